@@ -1,0 +1,269 @@
+"""Input validation: the one place where user input is checked.
+
+Every public function passes its inputs through :func:`check_binary` once; the
+layers below trust what comes out of it.  Messages have one shape:
+"`name` must be ...; got ...", followed by how to fix it where that helps.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+__all__ = [
+    "BinaryInput",
+    "check_binary",
+    "check_choice",
+    "check_on_undefined",
+    "check_probability",
+]
+
+PosLabelRule = Literal["strict", "greater"]
+
+
+@dataclass(frozen=True)
+class BinaryInput:
+    """Validated binary input.
+
+    Attributes
+    ----------
+    scores : ndarray
+        1-D finite numeric scores (zero-weight samples removed).
+    positive : ndarray of bool
+        ``y_true == pos_label`` for each kept sample.
+    weight : ndarray of float64 or None
+        Strictly positive weights of the kept samples, or None (all ones).
+    pos_label : object
+        The label treated as positive.
+    n_samples : int
+        Number of samples given, before zero-weight samples were set aside.
+    """
+
+    scores: np.ndarray
+    positive: np.ndarray
+    weight: np.ndarray | None
+    pos_label: Any
+    n_samples: int
+
+
+def _describe(values: np.ndarray, limit: int = 6) -> str:
+    items = [repr(v.item() if hasattr(v, "item") else v) for v in values[:limit]]
+    more = ", ..." if len(values) > limit else ""
+    return "[" + ", ".join(items) + more + "]"
+
+
+def _as_1d(x: Any, name: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        hint = ""
+        if name == "y_score" and arr.ndim == 2:
+            hint = (
+                "; for binary input pass the positive class's column, for example "
+                "`y_score[:, 1]`"
+            )
+        raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}{hint}")
+    return arr
+
+
+def _check_scores(y_score: Any) -> np.ndarray:
+    scores = _as_1d(y_score, "y_score")
+    kind = scores.dtype.kind
+    if kind == "b":
+        scores = scores.astype(np.float64)
+    elif kind == "O":
+        try:
+            scores = scores.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                "`y_score` must be numeric; got an object array with non-numeric "
+                f"values such as {_describe(scores)}"
+            ) from None
+    elif kind not in "iuf":
+        raise TypeError(
+            f"`y_score` must be numeric (int or float); got dtype {scores.dtype} "
+            f"with values such as {_describe(scores)}"
+        )
+    if kind == "f" or kind == "O":
+        finite = np.isfinite(scores)
+        if not finite.all():
+            bad = np.flatnonzero(~finite)
+            raise ValueError(
+                f"`y_score` must be finite; got {bad.size} NaN or infinite value(s), "
+                f"the first at index {bad[0]} ({scores[bad[0]]!r}). Remove or impute "
+                "those rows before evaluating; precall never drops rows silently"
+            )
+    return scores
+
+
+def _check_weight(sample_weight: Any, n: int) -> np.ndarray | None:
+    if sample_weight is None:
+        return None
+    w = _as_1d(sample_weight, "sample_weight")
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"`sample_weight` must be numeric; got dtype {w.dtype}")
+    w = w.astype(np.float64, copy=False)
+    if w.shape[0] != n:
+        raise ValueError(
+            f"`sample_weight` must have one weight per sample; got {w.shape[0]} "
+            f"weights for {n} samples"
+        )
+    if not np.isfinite(w).all():
+        bad = np.flatnonzero(~np.isfinite(w))
+        raise ValueError(
+            f"`sample_weight` must be finite; got {bad.size} NaN or infinite "
+            f"weight(s), the first at index {bad[0]}"
+        )
+    if (w < 0).any():
+        bad = np.flatnonzero(w < 0)
+        raise ValueError(
+            f"`sample_weight` must be non-negative; got {bad.size} negative "
+            f"weight(s), the first at index {bad[0]} ({w[bad[0]]!r})"
+        )
+    if not (w > 0).any():
+        raise ValueError("`sample_weight` must have at least one positive weight; got all zeros")
+    return w
+
+
+def _labels(y_true: np.ndarray) -> np.ndarray:
+    """Distinct labels, avoiding a full sort for the common 0/1 encodings."""
+    kind = y_true.dtype.kind
+    if kind == "b":
+        has_true = bool(y_true.any())
+        has_false = not bool(y_true.all())
+        return np.array([v for v, there in ((False, has_false), (True, has_true)) if there])
+    if kind in "iu" and y_true.size:
+        lo, hi = y_true.min(), y_true.max()
+        if hi - lo <= 1:
+            return np.unique(np.array([lo, hi], dtype=y_true.dtype))
+        if lo == -1 and hi == 1:
+            if (y_true == 0).any():
+                return np.array([-1, 0, 1], dtype=y_true.dtype)
+            return np.array([-1, 1], dtype=y_true.dtype)
+    if kind == "f":
+        if np.isnan(y_true).any():
+            raise ValueError("`y_true` must not contain NaN; got NaN label(s)")
+    if kind == "O":
+        try:
+            return np.unique(y_true)
+        except TypeError:
+            raise TypeError(
+                "`y_true` must hold labels of one comparable type (all numbers or all "
+                "strings); got a mixture"
+            ) from None
+    return np.unique(y_true)
+
+
+def _is_01_or_pm1(classes: np.ndarray) -> bool:
+    if classes.dtype.kind not in "biuf":
+        return False
+    values = set(classes.tolist())
+    return values <= {0, 1} or values <= {-1, 1}
+
+
+def _resolve_pos_label(classes: np.ndarray, pos_label: Any, rule: PosLabelRule) -> Any:
+    if pos_label is not None:
+        if classes.size >= 2 and pos_label not in classes.tolist():
+            raise ValueError(
+                f"`pos_label` must be one of the labels in `y_true`, "
+                f"{_describe(classes)}; got {pos_label!r}"
+            )
+        return pos_label
+    if classes.size > 2:
+        raise ValueError(
+            f"`y_true` must be binary; got {classes.size} labels {_describe(classes)}. "
+            "Pass `pos_label=` to evaluate one class against the rest"
+        )
+    if rule == "greater" and classes.size == 2:
+        return classes[-1].item()
+    if _is_01_or_pm1(classes):
+        return 1
+    if classes.size == 1 and rule == "greater":
+        return classes[0].item()
+    raise ValueError(
+        f"`y_true` takes the labels {_describe(classes)}, which are not {{0, 1}} or "
+        "{-1, 1}, so the positive class is ambiguous; pass `pos_label=` naming "
+        "the positive label"
+    )
+
+
+def check_binary(
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    *,
+    pos_label_rule: PosLabelRule = "strict",
+) -> BinaryInput:
+    """Validate binary-classification input.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As in the public functions.
+    pos_label_rule : {"strict", "greater"}
+        How ``pos_label=None`` is resolved. ``"strict"`` (scikit-learn's curves):
+        labels must be a subset of {0, 1} or {-1, 1}, and 1 is positive.
+        ``"greater"`` (scikit-learn's ``roc_auc_score``): of two labels, the
+        greater is positive.
+    """
+    labels = _as_1d(y_true, "y_true")
+    scores = _check_scores(y_score)
+    n = labels.shape[0]
+    if scores.shape[0] != n:
+        raise ValueError(
+            f"`y_true` and `y_score` must have the same length; got {n} labels and "
+            f"{scores.shape[0]} scores"
+        )
+    if n == 0:
+        raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
+    weight = _check_weight(sample_weight, n)
+    classes = _labels(labels)
+    pos = _resolve_pos_label(classes, pos_label, pos_label_rule)
+    if labels.dtype.kind in "US" and not isinstance(pos, str):
+        positive = np.zeros(n, dtype=bool)
+    else:
+        positive = np.asarray(labels == pos)
+        if positive.shape != (n,):
+            positive = np.zeros(n, dtype=bool)
+    if weight is not None and not (weight > 0).all():
+        keep = weight > 0
+        scores, positive, weight = scores[keep], positive[keep], weight[keep]
+    return BinaryInput(scores, positive, weight, pos, n)
+
+
+def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    """Check that ``value`` is one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(
+            f"`{name}` must be one of {', '.join(repr(c) for c in choices)}; got {value!r}"
+        )
+    return value
+
+
+def check_on_undefined(value: Any) -> Any:
+    """Check the undefined-metric policy: "warn", "nan", "raise" or a number."""
+    if isinstance(value, str):
+        return check_choice(value, "on_undefined", ("warn", "nan", "raise"))
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    raise TypeError(
+        "`on_undefined` must be 'warn', 'nan', 'raise' or a number to return "
+        f"instead; got {value!r}"
+    )
+
+
+def check_probability(value: Any, name: str, *, open_low: bool = True) -> float:
+    """Check a number in (0, 1] (or [0, 1] when ``open_low`` is False)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"`{name}` must be a number in (0, 1]; got {value!r}")
+    v = float(value)
+    low_ok = v > 0 if open_low else v >= 0
+    if not (low_ok and v <= 1):
+        interval = "(0, 1]" if open_low else "[0, 1]"
+        raise ValueError(f"`{name}` must be in {interval}; got {value!r}")
+    return v

@@ -1,0 +1,590 @@
+"""The ``precall`` command line: ``precall evaluate FILE.csv ...`` and ``precall demo``.
+
+This module is presentation only.  It reads a delimited text file with the
+standard library, checks every row (a bad row is an error naming the file, the
+line and the column; no row is ever dropped), hands the columns to
+:func:`precall.evaluate` and prints the :class:`precall.Evaluation` it returns.
+It computes no metric itself.
+
+Exit codes: 0 success, 2 bad usage or bad input (one line on stderr, never a
+traceback), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import json
+import math
+import os
+import sys
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from importlib import resources
+from typing import IO, Any, Iterator, Sequence
+
+import numpy as np
+
+import precall
+
+__all__ = ["main"]
+
+PROG = "precall"
+TIES = ("group", "stable")
+RECALL_GRIDS = ("reference", "exact")
+
+TIES_HELP = {
+    "group": "equal scores share one threshold, as scikit-learn",
+    "stable": "one operating point per row, equal scores in file order",
+}
+
+DEMO_DATA = "yardstick_two_class_example.csv"
+DEMO_SOURCE = (
+    "two_class_example from the R package yardstick (tidymodels), MIT license;\n"
+    "  https://github.com/tidymodels/yardstick  (500 rows: truth Class1/Class2, the\n"
+    "  predicted probabilities Class1 and Class2, and case_weight, the case weights of\n"
+    "  yardstick's tests); bundled as precall/data/" + DEMO_DATA
+)
+SEED_EXAMPLE = {
+    "y_score": [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84],
+    "y_true": [0, 0, 1, 0, 1, 1, 0, 1, 1, 1],
+}
+SEED_SOURCE = (
+    "Worked example 1 of the seed tutorials on Detectron's voc_ap (voc_eval.py):\n"
+    "  10 samples, no tied scores; evaluated with ties='stable' (one point per sample)"
+)
+
+_MAX_LABELS_SHOWN = 10
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+# ---------------------------------------------------------------------------
+# reading the table
+@dataclass(frozen=True)
+class Columns:
+    """The columns of a table needed for one evaluation, one entry per data row."""
+
+    labels: list[str]
+    scores: np.ndarray
+    weights: np.ndarray | None
+
+
+def _delimiter_for(path: str) -> str:
+    name = path.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return "\t" if name.endswith((".tsv", ".tab")) else ","
+
+
+def _open_text(path: str) -> IO[str]:
+    """Open ``path`` (plain or gzip'd) as text; OS errors become :class:`CliError`."""
+    try:
+        if os.path.isdir(path):
+            raise CliError(f"{path}: is a directory, not a file")
+        if path.lower().endswith(".gz"):
+            return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+        return open(path, encoding="utf-8-sig", newline="")
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except PermissionError:
+        raise CliError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise CliError(f"{path}: cannot open: {exc.strerror or exc}") from None
+
+
+def _rows(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line number where the row starts, fields)``; decoding errors become CliError."""
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise CliError(f"{name}: line {start}: malformed CSV: {exc}") from None
+        except UnicodeDecodeError:
+            raise CliError(f"{name}: line {start}: not valid UTF-8 text") from None
+        except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+            raise CliError(f"{name}: cannot read: {exc}") from None
+        yield start, row
+
+
+def _column_index(header: list[str], column: str, option: str, name: str) -> int:
+    matches = [i for i, h in enumerate(header) if h == column]
+    if not matches:
+        shown = ", ".join(repr(h) for h in header)
+        raise CliError(
+            f"{name}: line 1 (header): no column {column!r} (given by {option}); "
+            f"the columns are {shown}"
+        )
+    if len(matches) > 1:
+        raise CliError(
+            f"{name}: line 1 (header): column {column!r} (given by {option}) appears "
+            f"{len(matches)} times, as fields {', '.join(str(i + 1) for i in matches)}"
+        )
+    return matches[0]
+
+
+def _number(text: str, what: str, column: str, line: int, name: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        shown = "an empty field" if not text.strip() else repr(text)
+        raise CliError(
+            f"{name}: line {line}, column {column!r}: {what} must be a number; got {shown}"
+        ) from None
+    if not math.isfinite(value):
+        raise CliError(
+            f"{name}: line {line}, column {column!r}: {what} must be finite; got {text.strip()!r}"
+        )
+    return value
+
+
+def read_columns(
+    stream: IO[str],
+    name: str,
+    *,
+    label: str,
+    score: str,
+    weight: str | None = None,
+    delimiter: str = ",",
+) -> Columns:
+    """Read the label, score and (optional) weight columns of a delimited table.
+
+    ``name`` is the file name used in messages.  Line numbers are those of the
+    file: the header is line 1.  Every data row must have as many fields as the
+    header, a non-empty label, a finite numeric score and a finite non-negative
+    weight; anything else raises :class:`CliError`.  Blank lines are errors too,
+    except at the very end of the file.
+    """
+    reader = csv.reader(stream, delimiter=delimiter, strict=True)
+    rows = _rows(reader, name)
+    first = next(rows, None)
+    if first is None:
+        raise CliError(f"{name}: empty file (no header line, no data rows)")
+    header = [h.strip() for h in first[1]]
+    if first[0] != 1 or not any(header):
+        raise CliError(f"{name}: line {first[0]}: the first line must be a header naming the columns")
+    i_label = _column_index(header, label, "--label", name)
+    i_score = _column_index(header, score, "--score", name)
+    i_weight = None if weight is None else _column_index(header, weight, "--weight", name)
+    width = len(header)
+
+    labels: list[str] = []
+    scores: list[float] = []
+    weights: list[float] = []
+    blank_line: int | None = None
+    for line, row in rows:
+        if not row:
+            if blank_line is None:
+                blank_line = line
+            continue
+        if blank_line is not None:
+            raise CliError(
+                f"{name}: line {blank_line}: empty line between data rows; "
+                "remove it (precall does not skip rows)"
+            )
+        if len(row) != width:
+            missing = [c for c, i in ((label, i_label), (score, i_score), (weight, i_weight))
+                       if i is not None and i >= len(row)]
+            detail = f", so column {missing[0]!r} is missing" if missing else ""
+            raise CliError(
+                f"{name}: line {line}: {len(row)} fields, the header has {width}{detail}"
+            )
+        text = row[i_label].strip()
+        if not text:
+            raise CliError(f"{name}: line {line}, column {label!r}: empty label")
+        labels.append(text)
+        scores.append(_number(row[i_score], "the score", score, line, name))
+        if weight is not None:
+            w = _number(row[i_weight], "the weight", weight, line, name)  # type: ignore[index]
+            if w < 0:
+                raise CliError(
+                    f"{name}: line {line}, column {weight!r}: the weight must be "
+                    f"non-negative; got {row[i_weight].strip()!r}"  # type: ignore[index]
+                )
+            weights.append(w)
+    if not labels:
+        raise CliError(f"{name}: no data rows after the header (line 1)")
+    w_arr = None
+    if weight is not None:
+        w_arr = np.array(weights, dtype=np.float64)
+        if not w_arr.any():
+            raise CliError(
+                f"{name}: column {weight!r}: every weight is zero; at least one must be positive"
+            )
+    return Columns(labels, np.array(scores, dtype=np.float64), w_arr)
+
+
+# ---------------------------------------------------------------------------
+# the positive label
+def _default_positive(seen: list[str]) -> str | None:
+    """The positive label when the labels are {0, 1}, {-1, 1} or {false, true}; else None."""
+    lowered = {s.lower() for s in seen}
+    if len(lowered) == len(seen) and lowered <= {"true", "false"}:
+        for s in seen:
+            if s.lower() == "true":
+                return s
+        return "true"
+    try:
+        values = [float(s) for s in seen]
+    except ValueError:
+        return None
+    if len(set(values)) != len(seen):  # e.g. both "1" and "1.0": ambiguous
+        return None
+    if set(values) <= {0.0, 1.0} or set(values) <= {-1.0, 1.0}:
+        for s, v in zip(seen, values):
+            if v == 1.0:
+                return s
+        return "1"
+    return None
+
+
+def _show_labels(counts: Counter[str]) -> str:
+    items = [f"{lab!r} ({n} rows)" for lab, n in sorted(counts.items())[:_MAX_LABELS_SHOWN]]
+    more = f", ... ({len(counts)} labels in all)" if len(counts) > _MAX_LABELS_SHOWN else ""
+    return ", ".join(items) + more
+
+
+def resolve_pos_label(counts: Counter[str], pos_label: str | None, column: str, name: str) -> str:
+    """The positive label, as a string, or :class:`CliError` asking for ``--pos-label``."""
+    if pos_label is not None:
+        if pos_label not in counts:
+            raise CliError(
+                f"{name}: column {column!r}: --pos-label {pos_label!r} does not occur; "
+                f"the labels seen are {_show_labels(counts)}"
+            )
+        return pos_label
+    positive = _default_positive(sorted(counts))
+    if positive is None:
+        raise CliError(
+            f"{name}: column {column!r}: the labels are not {{0, 1}}, {{-1, 1}} or "
+            f"{{false, true}}, so the positive class is ambiguous; the labels seen are "
+            f"{_show_labels(counts)}; name the positive one with --pos-label"
+        )
+    return positive
+
+
+# ---------------------------------------------------------------------------
+# evaluation and output
+@dataclass(frozen=True)
+class Report:
+    """One evaluation with what the CLI knows about its input."""
+
+    source: str
+    n_rows: int
+    label_column: str
+    score_column: str
+    weight_column: str | None
+    pos_label: str
+    label_counts: dict[str, int]
+    evaluation: precall.Evaluation
+    warnings: list[str]
+
+
+def evaluate_columns(
+    columns: Columns,
+    *,
+    name: str,
+    label: str,
+    score: str,
+    weight: str | None,
+    pos_label: str | None,
+    ties: str,
+    recall_grid: str,
+) -> Report:
+    """Run :func:`precall.evaluate` once on the columns read from ``name``."""
+    counts = Counter(columns.labels)
+    positive = resolve_pos_label(counts, pos_label, label, name)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = precall.evaluate(
+                np.array(columns.labels),
+                columns.scores,
+                sample_weight=columns.weights,
+                pos_label=positive,
+                ties=ties,
+                recall_grid=recall_grid,
+            )
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{name}: {exc}") from None
+    return Report(
+        source=name,
+        n_rows=len(columns.labels),
+        label_column=label,
+        score_column=score,
+        weight_column=weight,
+        pos_label=positive,
+        label_counts=dict(sorted(counts.items())),
+        evaluation=result,
+        warnings=[str(w.message) for w in caught],
+    )
+
+
+def _description(method: str) -> str:
+    convention = precall.CONVENTIONS.get(method)
+    return getattr(convention, "summary", "") if convention is not None else ""
+
+
+def _fmt(value: float, digits: int) -> str:
+    return "nan" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _fmt_count(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.6g}"
+
+
+def format_text(report: Report, digits: int = 6) -> str:
+    """The text report: input summary, an aligned table of conventions, ROC-AUC, best F1."""
+    ev = report.evaluation
+    pos = report.pos_label
+    n_pos_rows = report.label_counts.get(pos, 0)
+    negatives = {k: v for k, v in report.label_counts.items() if k != pos}
+    neg_text = _show_labels(Counter(negatives)) if negatives else "none"
+    lines = [
+        f"file        {report.source} ({report.n_rows} rows)",
+        f"label       column {report.label_column!r}: positive {pos!r} ({n_pos_rows} rows), "
+        f"negative {neg_text}",
+        f"score       column {report.score_column!r}",
+        "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
+        f"ties        {ev.ties} ({TIES_HELP.get(ev.ties, '')}); recall grid {ev.recall_grid}",
+        "",
+    ]
+    names = list(precall.AP_METHODS)
+    width = max(len("convention"), *(len(m) for m in names), len("prevalence"))
+    values = [_fmt(ev.average_precision[m], digits) for m in names]
+    vwidth = max(len("AP"), *(len(v) for v in values))
+    lines.append(f"{'convention'.ljust(width)}  {'AP'.rjust(vwidth)}  description")
+    for m, v in zip(names, values):
+        lines.append(f"{m.ljust(width)}  {v.rjust(vwidth)}  {_description(m)}")
+    lines.append("")
+    lines.append(f"{'ROC-AUC'.ljust(width)}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}")
+    weight_word = "weight" if report.weight_column else "count"
+    lines.append(
+        f"{'prevalence'.ljust(width)}  {_fmt(ev.prevalence, digits).rjust(vwidth)}  "
+        f"positive {weight_word} {_fmt_count(ev.n_pos)}, negative {weight_word} "
+        f"{_fmt_count(ev.n_neg)}, {ev.n_samples} samples"
+    )
+    b = ev.best_f1
+    if b is None:
+        lines.append(f"{'best F1'.ljust(width)}  {'-'.rjust(vwidth)}  undefined: no positives")
+    else:
+        lines.append(
+            f"{'best F1'.ljust(width)}  {_fmt(b.f1, digits).rjust(vwidth)}  at score >= "
+            f"{b.threshold:.{digits}g}: precision {_fmt(b.precision, digits)}, "
+            f"recall {_fmt(b.recall, digits)}"
+        )
+    return "\n".join(lines)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if not math.isfinite(value) else value
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        return _json_safe(value.item())
+    return value
+
+
+def to_json_dict(report: Report) -> dict[str, Any]:
+    """One JSON-ready object: the input description and :meth:`Evaluation.to_dict`."""
+    out: dict[str, Any] = {
+        "input": {
+            "file": report.source,
+            "n_rows": report.n_rows,
+            "label_column": report.label_column,
+            "score_column": report.score_column,
+            "weight_column": report.weight_column,
+            "pos_label": report.pos_label,
+            "label_counts": report.label_counts,
+        },
+    }
+    out.update(report.evaluation.to_dict())
+    out["warnings"] = list(report.warnings)
+    return _json_safe(out)
+
+
+def _print_warnings(report: Report) -> None:
+    for message in report.warnings:
+        first = message.splitlines()[0] if message else message
+        print(f"{PROG}: warning: {report.source}: {first}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------
+# commands
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    path = args.file
+    delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
+    with _open_text(path) as stream:
+        columns = read_columns(
+            stream, path, label=args.label, score=args.score, weight=args.weight,
+            delimiter=delimiter,
+        )
+    report = evaluate_columns(
+        columns, name=path, label=args.label, score=args.score, weight=args.weight,
+        pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
+    )
+    _print_warnings(report)
+    if args.json:
+        print(json.dumps(to_json_dict(report), indent=2, allow_nan=False))
+    else:
+        print(format_text(report, digits=args.digits))
+    return 0
+
+
+def _demo_table(weight: str | None, ties: str) -> Report:
+    name = f"precall/data/{DEMO_DATA}"
+    resource = resources.files("precall") / "data" / DEMO_DATA
+    with resource.open("r", encoding="utf-8-sig", newline="") as stream:
+        columns = read_columns(stream, name, label="truth", score="Class1", weight=weight)
+    return evaluate_columns(
+        columns, name=name, label="truth", score="Class1", weight=weight,
+        pos_label="Class1", ties=ties, recall_grid="reference",
+    )
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    rule = "=" * 78
+    out = [
+        "precall demo: every average-precision convention, ROC-AUC and the best-F1 point,",
+        "each block from one precall.evaluate call.",
+        "",
+        rule,
+        "1. Bundled data, unweighted",
+        "Data: " + DEMO_SOURCE,
+        "Equivalent command:",
+        "  precall evaluate two_class_example.csv --label truth --score Class1 --pos-label Class1",
+        rule,
+    ]
+    unweighted = _demo_table(None, args.ties)
+    out += [format_text(unweighted, args.digits), "", rule, "2. The same data weighted by case_weight",
+            "  (... --weight case_weight)", rule]
+    weighted = _demo_table("case_weight", args.ties)
+    out += [format_text(weighted, args.digits), "", rule]
+
+    y_true, y_score = SEED_EXAMPLE["y_true"], SEED_EXAMPLE["y_score"]
+    table = precall.threshold_table(y_true, y_score, ties="stable")
+    result = precall.evaluate(y_true, y_score, ties="stable")
+    names = list(precall.AP_METHODS)
+    width = max(len("convention"), *(len(m) for m in names))
+    out += [
+        "3. " + SEED_SOURCE,
+        f"  scores = {y_score}",
+        f"  labels = {y_true}",
+        rule,
+        "Rank table (precall.threshold_table(..., ties='stable')):",
+        str(table),
+        "",
+        f"{'convention'.ljust(width)}  {'AP'.rjust(8)}  description",
+    ]
+    for m in names:
+        out.append(f"{m.ljust(width)}  {_fmt(result.average_precision[m], args.digits).rjust(8)}  "
+                   f"{_description(m)}")
+    out.append(f"{'ROC-AUC'.ljust(width)}  {_fmt(result.roc_auc, args.digits).rjust(8)}")
+    print("\n".join(out))
+    for report in (unweighted, weighted):
+        _print_warnings(report)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# argument parsing
+def _digits(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
+    if not 1 <= value <= 17:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 17; got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Precision-recall and ROC evaluation: every average-precision "
+        "convention by name, from one sort.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {precall.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ev = sub.add_parser(
+        "evaluate",
+        help="evaluate the scores in a CSV/TSV file",
+        description="Read a CSV (or .tsv; optionally .gz) file with a header line and print "
+        "every average-precision convention, ROC-AUC, the prevalence, the counts and the "
+        "best-F1 operating point, from one precall.evaluate call. Every row is used; a "
+        "malformed row is an error (exit code 2) naming its line and column.",
+    )
+    ev.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
+    ev.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
+    ev.add_argument("--score", required=True, metavar="COL",
+                    help="column with the scores (higher = more likely positive)")
+    ev.add_argument("--pos-label", metavar="V",
+                    help="the positive label, compared as text; every other label is negative. "
+                    "Needed unless the labels are {0,1}, {-1,1} or {false,true}")
+    ev.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
+    ev.add_argument("--ties", choices=TIES, default="group",
+                    help="group: equal scores share one threshold (scikit-learn, default); "
+                    "stable: one operating point per row, equal scores in file order")
+    ev.add_argument("--recall-grid", choices=RECALL_GRIDS, default="reference",
+                    help="recall grid of voc2007/coco: the reference codes' float grids "
+                    "(default) or exact k/10, k/100")
+    ev.add_argument("--delimiter", metavar="CHAR",
+                    help="field delimiter (default: tab for .tsv/.tab, comma otherwise)")
+    ev.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    ev.add_argument("--digits", type=_digits, default=6, metavar="N",
+                    help="decimals in the text output (default 6)")
+    ev.set_defaults(func=cmd_evaluate)
+
+    demo = sub.add_parser(
+        "demo",
+        help="evaluate the bundled example data and the seed worked example",
+        description="Evaluate the bundled yardstick two_class_example data (unweighted and "
+        "weighted) and the 10-sample worked example of the seed tutorials.",
+    )
+    demo.add_argument("--ties", choices=TIES, default="group",
+                      help="tie rule for the bundled data (default group)")
+    demo.add_argument("--digits", type=_digits, default=6, metavar="N",
+                      help="decimals in the output (default 6)")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 2 bad usage or input)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        print(f"{PROG}: error: a command is required (evaluate, demo)", file=sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except CliError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `precall demo | head`)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

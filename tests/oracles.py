@@ -1,0 +1,413 @@
+"""Slow, obviously-correct reference implementations written from the definitions.
+
+Everything here is plain Python loops over samples / operating points.  Nothing is
+imported from precall, and nothing is vectorised beyond building the two reference
+recall grids exactly the way the reference codes build them (that *is* the
+definition of ``recall_grid="reference"``).
+
+Conventions
+-----------
+An *operating point* k (k = 1..K, in order of decreasing threshold) has cumulative
+true-positive weight ``tp[k]`` and false-positive weight ``fp[k]`` of the samples
+"predicted positive" at that point.  ``n_pos`` / ``n_neg`` are the total positive /
+negative weights.  Recall is ``tp / n_pos``, precision ``tp / (tp + fp)``.
+
+* ties="group": one operating point per distinct score (samples with equal scores
+  enter together), exactly like scikit-learn's ``_binary_clf_curve``.
+* ties="stable": one operating point per sample, samples in descending score order,
+  equal scores kept in input order (pycocotools / Detectron / the seed tables).
+
+Zero-weight samples create no operating point in either mode.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = [
+    "Points",
+    "binarize",
+    "operating_points",
+    "ap_step",
+    "ap_voc2007",
+    "ap_voc2010",
+    "ap_coco",
+    "ap_trapezoid",
+    "ap_interpolated",
+    "average_precision",
+    "roc_auc_pairwise",
+    "best_f1",
+    "VOC07_REFERENCE_GRID",
+    "COCO_REFERENCE_GRID",
+    "METHODS",
+    "SEEDS",
+]
+
+METHODS = ("step", "voc2007", "voc2010", "coco", "trapezoid", "interpolated")
+
+# The float grids exactly as the reference codes build them.
+# Detectron voc_eval.voc_ap(use_07_metric=True): ``for t in np.arange(0., 1.1, 0.1)``
+VOC07_REFERENCE_GRID = [float(t) for t in np.arange(0.0, 1.1, 0.1)]
+# pycocotools Params.setDetParams:
+COCO_REFERENCE_GRID = [
+    float(t) for t in np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+]
+
+
+# --------------------------------------------------------------------------- labels
+def binarize(y_true, pos_label=None):
+    """Return a list of bools: is sample i positive?
+
+    pos_label=None follows scikit-learn: the labels must be a subset of {0, 1} or
+    {-1, 1} (bools allowed), and 1 is positive.
+    """
+    labels = list(y_true)
+    if pos_label is None:
+        distinct = set()
+        for v in labels:
+            distinct.add(v.item() if hasattr(v, "item") else v)
+        if not (distinct <= {0, 1} or distinct <= {-1, 1}):
+            raise ValueError("oracle: labels are not {0,1}/{-1,1}; pass pos_label")
+        pos_label = 1
+    return [bool(v == pos_label) for v in labels]
+
+
+# ------------------------------------------------------------------ operating points
+@dataclass
+class Points:
+    thresholds: list  # decreasing (group) / non-increasing (stable) scores
+    tp: list  # cumulative positive weight
+    fp: list  # cumulative negative weight
+    n_pos: float
+    n_neg: float
+
+    def __len__(self):
+        return len(self.tp)
+
+    @property
+    def recall(self):
+        return [t / self.n_pos for t in self.tp]
+
+    @property
+    def precision(self):
+        out = []
+        for t, f in zip(self.tp, self.fp):
+            out.append(t / (t + f) if (t + f) != 0 else 0.0)
+        return out
+
+
+def _stable_descending_order(scores):
+    """Indices in descending score order, equal scores in input order.
+
+    A plain insertion sort, so stability is evident.
+    """
+    order = []
+    for i in range(len(scores)):
+        pos = len(order)
+        # move left past every element with a strictly smaller score
+        while pos > 0 and scores[order[pos - 1]] < scores[i]:
+            pos -= 1
+        order.insert(pos, i)
+    return order
+
+
+def operating_points(y_true, y_score, sample_weight=None, pos_label=None, ties="group"):
+    """Confusion counts at every operating point (see module docstring)."""
+    is_pos = binarize(y_true, pos_label)
+    scores = [s.item() if hasattr(s, "item") else s for s in y_score]
+    n = len(scores)
+    assert len(is_pos) == n
+    if sample_weight is None:
+        weights = [1] * n  # integer counts
+    else:
+        weights = [float(w) for w in sample_weight]
+        assert len(weights) == n
+
+    keep = [i for i in range(n) if weights[i] != 0]
+    order = _stable_descending_order([scores[i] for i in keep])
+    order = [keep[j] for j in order]
+
+    thresholds, tp, fp = [], [], []
+    ctp = 0 if sample_weight is None else 0.0
+    cfp = 0 if sample_weight is None else 0.0
+    for pos, i in enumerate(order):
+        if is_pos[i]:
+            ctp += weights[i]
+        else:
+            cfp += weights[i]
+        if ties == "stable":
+            last_of_group = True
+        elif ties == "group":
+            last_of_group = pos == len(order) - 1 or scores[order[pos + 1]] != scores[i]
+        else:
+            raise ValueError(ties)
+        if last_of_group:
+            thresholds.append(scores[i])
+            tp.append(ctp)
+            fp.append(cfp)
+    # Totals are the cumulative sums at the last sample, accumulated in the same
+    # (sorted) order, so that recall at the lowest threshold is exactly 1 even with
+    # float weights (as scikit-learn's tps / tps[-1]).
+    n_pos, n_neg = ctp, cfp
+    return Points(thresholds, tp, fp, n_pos, n_neg)
+
+
+# ---------------------------------------------------------------- AP conventions
+def ap_step(pts: Points) -> float:
+    """sum_n (R_n - R_{n-1}) P_n with R_0 = 0 (scikit-learn's average_precision_score)."""
+    total = 0.0
+    prev_r = 0.0
+    for r, p in zip(pts.recall, pts.precision):
+        total += (r - prev_r) * p
+        prev_r = r
+    return total
+
+
+def _recall_at_least(tp, n_pos, t, grid):
+    """Is recall tp/n_pos >= t?  grid="reference": float comparison with the float
+    grid value; grid="exact": t is the Fraction k/10 or k/100 and the comparison is
+    made in exact rational arithmetic on the (float or int) counts."""
+    if grid == "reference":
+        return tp / n_pos >= t
+    return Fraction(tp) / Fraction(n_pos) >= t
+
+
+def ap_voc2007(pts: Points, grid="reference") -> float:
+    """Detectron voc_ap(use_07_metric=True), 11-point interpolation."""
+    if grid == "reference":
+        ts = VOC07_REFERENCE_GRID
+    elif grid == "exact":
+        ts = [Fraction(k, 10) for k in range(11)]
+    else:
+        raise ValueError(grid)
+    prec = pts.precision
+    ap = 0.0
+    for t in ts:
+        best = None
+        for k in range(len(pts)):
+            if _recall_at_least(pts.tp[k], pts.n_pos, t, grid):
+                if best is None or prec[k] > best:
+                    best = prec[k]
+        p = 0.0 if best is None else best
+        ap = ap + p / 11.0
+    return ap
+
+
+def ap_voc2010(pts: Points) -> float:
+    """Detectron voc_ap(use_07_metric=False), written out literally."""
+    mrec = [0.0] + list(pts.recall) + [1.0]
+    mpre = [0.0] + list(pts.precision) + [0.0]
+    # precision envelope: running max from the right
+    for i in range(len(mpre) - 1, 0, -1):
+        mpre[i - 1] = max(mpre[i - 1], mpre[i])
+    # sum of rectangles where recall changes
+    ap = 0.0
+    for i in range(len(mrec) - 1):
+        if mrec[i + 1] != mrec[i]:
+            ap += (mrec[i + 1] - mrec[i]) * mpre[i + 1]
+    return ap
+
+
+def ap_coco(pts: Points, grid="reference") -> float:
+    """pycocotools COCOeval.accumulate for one (category, area, maxDet, iouThr) cell,
+    followed by the mean over the 101 recall thresholds."""
+    eps = float(np.spacing(1))
+    rc = [t / pts.n_pos for t in pts.tp]
+    pr = [t / (f + t + eps) for t, f in zip(pts.tp, pts.fp)]
+    # envelope, as in pycocotools
+    for i in range(len(pr) - 1, 0, -1):
+        if pr[i] > pr[i - 1]:
+            pr[i - 1] = pr[i]
+    if grid == "reference":
+        ts = COCO_REFERENCE_GRID
+    elif grid == "exact":
+        ts = [Fraction(k, 100) for k in range(101)]
+    else:
+        raise ValueError(grid)
+    q = []
+    for t in ts:
+        # np.searchsorted(rc, t, side="left"): first index with rc[i] >= t
+        idx = None
+        for i in range(len(rc)):
+            if _recall_at_least(pts.tp[i], pts.n_pos, t, grid):
+                idx = i
+                break
+        q.append(0.0 if idx is None else pr[idx])
+    return math.fsum(q) / len(q)
+
+
+def ap_trapezoid(pts: Points) -> float:
+    """Trapezoidal area under the PR points, starting at (recall 0, precision 1)."""
+    rs = [0.0] + list(pts.recall)
+    ps = [1.0] + list(pts.precision)
+    area = 0.0
+    for k in range(1, len(rs)):
+        area += (rs[k] - rs[k - 1]) * (ps[k] + ps[k - 1]) / 2.0
+    return area
+
+
+def _simpson(f, a, b, n=400):
+    """Composite Simpson rule with n (even) panels on [a, b]."""
+    h = (b - a) / n
+    total = f(a) + f(b)
+    for i in range(1, n):
+        total += (4 if i % 2 else 2) * f(a + i * h)
+    return total * h / 3.0
+
+
+def ap_interpolated(pts: Points, panels=400) -> float:
+    """Davis & Goadrich (2006) interpolated area under the PR curve.
+
+    Between consecutive operating points A=(TPa,FPa) and B=(TPb,FPb), starting from
+    (0, 0), the curve passes through TP = TPa + x, FP = FPa + s x with
+    s = (FPb - FPa) / (TPb - TPa), x in [0, TPb - TPa]; precision there is
+    (TPa + x) / (TPa + FPa + (1 + s) x), recall (TPa + x) / P.  We integrate
+    precision d(recall) numerically (composite Simpson, many panels).
+    """
+    P = pts.n_pos
+    area = 0.0
+    tpa, fpa = 0.0, 0.0
+    for tpb, fpb in zip(pts.tp, pts.fp):
+        tpb, fpb = float(tpb), float(fpb)
+        if tpb != tpa:
+            s = (fpb - fpa) / (tpb - tpa)
+            L = tpb - tpa
+
+            if tpa + fpa == 0:
+                # From the origin the curve is a straight line through (0,0):
+                # precision is constant 1/(1+s) (the limit at x -> 0 as well).
+                def f(x, s=s):
+                    return 1.0 / (1.0 + s)
+            else:
+
+                def f(x, a=tpa, b=tpa + fpa, c=1.0 + s):
+                    return (a + x) / (b + c * x)
+
+            area += _simpson(f, 0.0, L, panels)
+        tpa, fpa = tpb, fpb
+    return area / P
+
+
+def ap_interpolated_closed_form(pts: Points) -> float:
+    """The same integral in closed form (independent check of the numeric one):
+    int_0^L (a + x)/(b + c x) dx = L/c + (a - b/c)/c * ln((b + c L)/b)."""
+    P = pts.n_pos
+    area = 0.0
+    tpa, fpa = 0.0, 0.0
+    for tpb, fpb in zip(pts.tp, pts.fp):
+        tpb, fpb = float(tpb), float(fpb)
+        if tpb != tpa:
+            s = (fpb - fpa) / (tpb - tpa)
+            L = tpb - tpa
+            a, b, c = tpa, tpa + fpa, 1.0 + s
+            if b == 0:
+                area += L / c
+            else:
+                area += L / c + (a - b / c) / c * math.log((b + c * L) / b)
+        tpa, fpa = tpb, fpb
+    return area / P
+
+
+_AP = {
+    "step": ap_step,
+    "voc2007": ap_voc2007,
+    "voc2010": ap_voc2010,
+    "coco": ap_coco,
+    "trapezoid": ap_trapezoid,
+    "interpolated": ap_interpolated,
+}
+
+
+def average_precision(
+    y_true,
+    y_score,
+    method="step",
+    ties="group",
+    sample_weight=None,
+    pos_label=None,
+    recall_grid="reference",
+):
+    pts = operating_points(y_true, y_score, sample_weight, pos_label, ties)
+    if method in ("voc2007", "coco"):
+        return _AP[method](pts, grid=recall_grid)
+    return _AP[method](pts)
+
+
+# ----------------------------------------------------------------------- ROC-AUC
+def roc_auc_pairwise(y_true, y_score, sample_weight=None, pos_label=None):
+    """P(score_pos > score_neg) + 0.5 P(score_pos == score_neg), pairs weighted by w_i w_j."""
+    is_pos = binarize(y_true, pos_label)
+    scores = [float(s) for s in y_score]
+    n = len(scores)
+    w = [1.0] * n if sample_weight is None else [float(x) for x in sample_weight]
+    num = 0.0
+    den = 0.0
+    for i in range(n):
+        if not is_pos[i]:
+            continue
+        for j in range(n):
+            if is_pos[j]:
+                continue
+            ww = w[i] * w[j]
+            den += ww
+            if scores[i] > scores[j]:
+                num += ww
+            elif scores[i] == scores[j]:
+                num += 0.5 * ww
+    return num / den
+
+
+# ----------------------------------------------------------------------- best F1
+def best_f1(pts: Points):
+    """max over operating points of F1 = 2 tp / (2 tp + fp + fn); returns
+    (best f1, list of thresholds attaining it (within 1e-12))."""
+    f1s = []
+    for t, f in zip(pts.tp, pts.fp):
+        fn = pts.n_pos - t
+        d = 2 * t + f + fn
+        f1s.append(2 * t / d if d else 0.0)
+    m = max(f1s)
+    return m, [th for th, v in zip(pts.thresholds, f1s) if abs(v - m) <= 1e-12]
+
+
+# ------------------------------------------------------------------- seed values
+SEEDS = {
+    1: dict(
+        scores=[0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84],
+        labels=[0, 0, 1, 0, 1, 1, 0, 1, 1, 1],
+        expected={
+            ("step", "group"): 0.768849,
+            ("voc2010", "group"): 0.791667,
+            ("voc2007", "group"): 0.803030,
+            ("trapezoid", "group"): 0.748016,
+        },
+        roc_auc=0.583333,
+    ),
+    2: dict(
+        scores=[0.23, 0.76, 0.01, 0.91, 0.13, 0.45, 0.12, 0.03, 0.38, 0.11,
+                0.03, 0.09, 0.65, 0.07, 0.12, 0.24, 0.1, 0.23, 0.46, 0.08],
+        labels=[0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1],
+        expected={
+            ("step", "group"): 0.643849,
+            ("voc2010", "stable"): 0.662067,
+            ("voc2007", "stable"): 0.670307,
+        },
+        roc_auc=0.732143,
+    ),
+    3: dict(
+        scores=[0.9, 0.8, 0.7, 0.6, 0.3, 0.2, 0.1],
+        labels=[0, 1, 1, 1, 0, 0, 0],
+        expected={
+            ("step", "group"): 0.638889,
+            ("voc2010", "group"): 0.75,
+            ("voc2007", "group"): 0.75,
+        },
+        roc_auc=0.75,
+        pr_precision=[3 / 7, 1 / 2, 3 / 5, 3 / 4, 2 / 3, 1 / 2, 0, 1],
+        pr_recall=[1, 1, 1, 1, 2 / 3, 1 / 3, 0, 0],
+    ),
+}

@@ -1,0 +1,309 @@
+"""precall.threshold_table / ThresholdTable against the loop oracle."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import oracles
+import precall
+
+TIES = ("group", "stable")
+
+
+def _random_case(rng, n, *, n_distinct=None, weighted=False, zero_weights=False):
+    y = rng.integers(0, 2, n)
+    if n_distinct is None:
+        s = rng.random(n)
+    else:
+        s = rng.integers(0, n_distinct, n) / n_distinct
+    w = None
+    if weighted:
+        w = rng.random(n) * 3
+        if zero_weights:
+            w[rng.random(n) < 0.25] = 0.0
+    return y, s, w
+
+
+def _assert_table_equals_oracle(table, pts, weighted):
+    np.testing.assert_array_equal(table.thresholds, np.asarray(pts.thresholds))
+    if weighted:
+        np.testing.assert_allclose(table.tp, pts.tp, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(table.fp, pts.fp, rtol=1e-12, atol=1e-12)
+        assert table.n_pos == pytest.approx(pts.n_pos, rel=1e-12, abs=1e-12)
+        assert table.n_neg == pytest.approx(pts.n_neg, rel=1e-12, abs=1e-12)
+    else:
+        np.testing.assert_array_equal(table.tp, pts.tp)
+        np.testing.assert_array_equal(table.fp, pts.fp)
+        assert table.n_pos == pts.n_pos
+        assert table.n_neg == pts.n_neg
+    assert len(table) == len(pts)
+
+
+# ------------------------------------------------------------------- counts
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 40, 200])
+@pytest.mark.parametrize("n_distinct", [None, 2, 5])
+def test_counts_unweighted(rng, ties, n, n_distinct):
+    for _ in range(5):
+        y, s, _ = _random_case(rng, n, n_distinct=n_distinct)
+        table = precall.threshold_table(y, s, ties=ties)
+        pts = oracles.operating_points(y, s, ties=ties)
+        _assert_table_equals_oracle(table, pts, weighted=False)
+        assert table.ties == ties
+        assert table.tp.dtype == np.int64, table.tp.dtype
+        assert table.fp.dtype == np.int64, table.fp.dtype
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("zero_weights", [False, True])
+@pytest.mark.parametrize("n_distinct", [None, 3])
+def test_counts_weighted(rng, ties, zero_weights, n_distinct):
+    for n in (1, 2, 5, 30, 150):
+        y, s, w = _random_case(rng, n, n_distinct=n_distinct, weighted=True, zero_weights=zero_weights)
+        if np.all(w == 0):
+            w[0] = 1.0
+        table = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+        pts = oracles.operating_points(y, s, sample_weight=w, ties=ties)
+        _assert_table_equals_oracle(table, pts, weighted=True)
+        assert table.tp.dtype == np.float64
+        assert table.fp.dtype == np.float64
+
+
+def test_counts_example_by_hand():
+    # scores 0.9 (pos), 0.4 (neg), 0.4 (pos), 0.1 (neg)
+    t = precall.threshold_table([1, 0, 1, 0], [0.9, 0.4, 0.4, 0.1])
+    np.testing.assert_array_equal(t.thresholds, [0.9, 0.4, 0.1])
+    np.testing.assert_array_equal(t.tp, [1, 2, 2])
+    np.testing.assert_array_equal(t.fp, [0, 1, 2])
+    s = precall.threshold_table([1, 0, 1, 0], [0.9, 0.4, 0.4, 0.1], ties="stable")
+    np.testing.assert_array_equal(s.thresholds, [0.9, 0.4, 0.4, 0.1])
+    np.testing.assert_array_equal(s.tp, [1, 1, 2, 2])  # the negative 0.4 comes first (input order)
+    np.testing.assert_array_equal(s.fp, [0, 1, 1, 2])
+    s2 = precall.threshold_table([1, 1, 0, 0], [0.9, 0.4, 0.4, 0.1], ties="stable")
+    np.testing.assert_array_equal(s2.tp, [1, 2, 2, 2])
+    np.testing.assert_array_equal(s2.fp, [0, 0, 1, 2])
+
+
+def test_zero_weight_samples_create_no_threshold():
+    y = [1, 0, 1, 0, 1]
+    s = [0.9, 0.8, 0.7, 0.6, 0.5]
+    w = [1.0, 0.0, 2.0, 1.0, 0.0]
+    for ties in TIES:
+        t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+        np.testing.assert_array_equal(t.thresholds, [0.9, 0.7, 0.6])
+        np.testing.assert_allclose(t.tp, [1.0, 3.0, 3.0])
+        np.testing.assert_allclose(t.fp, [0.0, 0.0, 1.0])
+        assert t.n_pos == 3.0
+        assert t.n_neg == 1.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32])
+@pytest.mark.parametrize("ties", TIES)
+def test_thresholds_keep_score_dtype(rng, dtype, ties):
+    y = rng.integers(0, 2, 30)
+    s = rng.integers(-5, 6, 30).astype(dtype)
+    t = precall.threshold_table(y, s, ties=ties)
+    assert t.thresholds.dtype == np.dtype(dtype)
+    pts = oracles.operating_points(y, s, ties=ties)
+    np.testing.assert_array_equal(t.thresholds, np.asarray(pts.thresholds, dtype=dtype))
+    np.testing.assert_array_equal(t.tp, pts.tp)
+
+
+@pytest.mark.parametrize(
+    "labels,pos_label",
+    [
+        (lambda y: y.astype(bool), None),
+        (lambda y: y.astype(bool), True),
+        (lambda y: np.where(y == 1, 1, -1), None),
+        (lambda y: np.where(y == 1, "spam", "ham"), "spam"),
+        (lambda y: np.where(y == 1, 7, 3), 7),
+        (lambda y: np.where(y == 1, 2.5, -1.0), 2.5),
+        (lambda y: np.where(y == 1, 0, 1), 0),  # positive class encoded as 0
+        (lambda y: list(np.where(y == 1, "a", "b")), "a"),  # plain python list
+    ],
+)
+@pytest.mark.parametrize("ties", TIES)
+def test_label_types(rng, labels, pos_label, ties):
+    y01 = rng.integers(0, 2, 25)
+    y01[:2] = [0, 1]
+    s = rng.integers(0, 6, 25) / 5
+    t = precall.threshold_table(labels(y01), s, pos_label=pos_label, ties=ties)
+    pts = oracles.operating_points(y01, s, ties=ties)
+    _assert_table_equals_oracle(t, pts, weighted=False)
+
+
+# ------------------------------------------------------------- derived columns
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_derived_columns(rng, ties, weighted):
+    y, s, w = _random_case(rng, 60, n_distinct=12, weighted=weighted)
+    y[:2] = [0, 1]
+    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+    pts = oracles.operating_points(y, s, sample_weight=w, ties=ties)
+    tp = np.asarray(pts.tp, dtype=float)
+    fp = np.asarray(pts.fp, dtype=float)
+    np.testing.assert_allclose(t.fn, pts.n_pos - tp, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(t.tn, pts.n_neg - fp, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(t.precision, pts.precision, rtol=1e-12)
+    np.testing.assert_allclose(t.recall, pts.recall, rtol=1e-12)
+    np.testing.assert_allclose(t.tpr, pts.recall, rtol=1e-12)
+    np.testing.assert_allclose(t.fpr, fp / pts.n_neg, rtol=1e-12)
+
+
+def test_precision_zero_where_nothing_predicted():
+    t = precall.ThresholdTable(
+        thresholds=np.array([3.0, 2.0, 1.0]),
+        tp=np.array([0, 1, 2]),
+        fp=np.array([0, 1, 2]),
+        n_pos=2,
+        n_neg=2,
+        ties="group",
+    )
+    np.testing.assert_array_equal(t.precision, [0.0, 0.5, 0.5])
+    np.testing.assert_array_equal(t.recall, [0.0, 0.5, 1.0])
+
+
+# ------------------------------------------------------------- constructor
+def _detection_table(n_pos=10):
+    # 6 detections, 4 true; 10 ground truths in all (6 never detected)
+    return precall.ThresholdTable(
+        thresholds=np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4]),
+        tp=np.array([1, 2, 2, 3, 3, 4]),
+        fp=np.array([0, 0, 1, 1, 2, 2]),
+        n_pos=n_pos,
+        n_neg=2,
+        ties="stable",
+    )
+
+
+def test_constructor_n_pos_larger_than_tp():
+    t = _detection_table(10)
+    assert t.n_pos == 10
+    np.testing.assert_allclose(t.recall, np.array([1, 2, 2, 3, 3, 4]) / 10)
+    np.testing.assert_allclose(t.fn, 10 - np.array([1, 2, 2, 3, 3, 4]))
+    pts = oracles.Points(
+        thresholds=[0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+        tp=[1, 2, 2, 3, 3, 4],
+        fp=[0, 0, 1, 1, 2, 2],
+        n_pos=10,
+        n_neg=2,
+    )
+    for m in oracles.METHODS:
+        expected = oracles._AP[m](pts)
+        assert t.average_precision(method=m) == pytest.approx(expected, rel=1e-9, abs=1e-9), m
+    # reference vs exact grid: recall reaches exactly 0.3 (3 of 10) here
+    assert t.average_precision(method="voc2007", recall_grid="exact") == pytest.approx(
+        oracles.ap_voc2007(pts, grid="exact"), abs=1e-12
+    )
+    assert t.average_precision(method="voc2007", recall_grid="reference") == pytest.approx(
+        oracles.ap_voc2007(pts, grid="reference"), abs=1e-12
+    )
+
+
+def test_constructor_keeps_values_and_len():
+    t = _detection_table()
+    np.testing.assert_array_equal(t.thresholds, [0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    np.testing.assert_array_equal(t.tp, [1, 2, 2, 3, 3, 4])
+    np.testing.assert_array_equal(t.fp, [0, 0, 1, 1, 2, 2])
+    assert len(t) == 6
+    assert t.ties == "stable"
+
+
+def test_frozen():
+    t = precall.threshold_table([0, 1, 1], [0.1, 0.5, 0.7])
+    for name, value in [
+        ("tp", np.array([9, 9, 9])),
+        ("fp", np.array([0, 0, 0])),
+        ("thresholds", np.array([1.0, 0.5, 0.1])),
+        ("n_pos", 5.0),
+        ("n_neg", 5.0),
+        ("ties", "stable"),
+    ]:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(t, name, value)
+    np.testing.assert_array_equal(t.tp, [1, 2, 2])
+
+
+def _kw(**over):
+    kw = dict(
+        thresholds=np.array([0.9, 0.5, 0.1]),
+        tp=np.array([1, 2, 2]),
+        fp=np.array([0, 0, 1]),
+        n_pos=2,
+        n_neg=1,
+        ties="group",
+    )
+    kw.update(over)
+    return kw
+
+
+@pytest.mark.parametrize(
+    "over,match",
+    [
+        (dict(thresholds=np.array([0.1, 0.5, 0.9])), "thresholds"),  # increasing
+        (dict(thresholds=np.array([0.9, 0.5, 0.5])), "thresholds"),  # equal with ties=group
+        (dict(thresholds=np.array([0.9, 0.1, 0.5]), ties="stable"), "thresholds"),
+        (dict(tp=np.array([2, 1, 2])), "tp"),  # tp decreasing
+        (dict(fp=np.array([1, 0, 1])), "fp"),  # fp decreasing
+        (dict(tp=np.array([-1, 2, 2])), "tp"),  # negative
+        (dict(tp=np.array([1, 2])), "tp|fp|thresholds|length"),  # lengths differ
+        (dict(n_pos=1), "n_pos"),  # fewer positives than tp[-1]
+        (dict(n_neg=0), "n_neg"),  # fewer negatives than fp[-1]
+        (dict(ties="sorted"), "ties"),
+        (dict(thresholds=np.array([0.9, np.nan, 0.1])), "thresholds"),
+    ],
+)
+def test_constructor_rejects_bad_input(over, match):
+    with pytest.raises(ValueError, match=match):
+        precall.ThresholdTable(**_kw(**over))
+
+
+def test_constructor_accepts_equal_thresholds_when_stable():
+    t = precall.ThresholdTable(**_kw(thresholds=np.array([0.9, 0.5, 0.5]), ties="stable"))
+    assert len(t) == 3
+
+
+# -------------------------------------------------------------- presentation
+def test_to_text_and_str_contain_thresholds():
+    t = precall.threshold_table([0, 1, 1, 0, 1], [0.25, 0.75, 0.5, 0.125, 0.875])
+    text = str(t)
+    assert text == t.to_text()
+    for th in ("0.875", "0.75", "0.5", "0.25", "0.125"):
+        assert th in text, (th, text)
+    for col in ("tp", "fp", "precision", "recall"):
+        assert col in text
+
+
+def test_to_text_max_rows():
+    y = np.arange(60) % 2
+    s = np.arange(60) / 4.0
+    t = precall.threshold_table(y, s)
+    full = t.to_text(max_rows=None)
+    short = t.to_text(max_rows=6)
+    assert len(full.splitlines()) >= 60
+    assert len(short.splitlines()) < 20
+    for th in s:
+        assert f"{th:g}" in full, th
+    # default is 20 rows
+    assert len(str(t).splitlines()) < 30
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_to_pandas(rng, ties):
+    pd = pytest.importorskip("pandas")
+    y, s, _ = _random_case(rng, 40, n_distinct=9)
+    t = precall.threshold_table(y, s, ties=ties)
+    df = t.to_pandas()
+    assert isinstance(df, pd.DataFrame)
+    assert len(df) == len(t)
+    for col in ("threshold", "tp", "fp", "fn", "tn", "precision", "recall", "fpr"):
+        assert col in df.columns, (col, list(df.columns))
+    pts = oracles.operating_points(y, s, ties=ties)
+    np.testing.assert_array_equal(df["threshold"].to_numpy(), pts.thresholds)
+    np.testing.assert_array_equal(df["tp"].to_numpy(), pts.tp)
+    np.testing.assert_array_equal(df["fp"].to_numpy(), pts.fp)
+    np.testing.assert_allclose(df["precision"].to_numpy(), pts.precision, rtol=1e-12)
+    np.testing.assert_allclose(df["recall"].to_numpy(), pts.recall, rtol=1e-12)
