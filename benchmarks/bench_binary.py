@@ -21,7 +21,8 @@ ties) it times, as the median of ``--repeats`` runs of ``time.perf_counter``:
   against scikit-learn's ``average_precision_score`` + ``roc_auc_score``
   (the two of those numbers scikit-learn can give).
 
-It checks that the numbers agree (absolute difference < 1e-9) and measures
+The two functions of each comparison run interleaved (a, b, a, b, ...), so
+both see the same machine load.  It checks that the numbers agree (absolute difference < 1e-9) and measures
 the peak extra memory of precall's calls with ``tracemalloc`` (NumPy reports
 its allocations to it), relative to ``y_score.nbytes`` (target <= 3).
 """
@@ -83,7 +84,8 @@ def machine_lines() -> list[str]:
         f"- CPU: {cpu_model()}; {os.cpu_count()} logical cores ({usable} usable)"
         + (f"; memory {mem}" if mem else ""),
         f"- Python {platform.python_version()} ({platform.python_implementation()}), "
-        f"numpy {np.__version__}, scikit-learn {sklearn.__version__}, precall {precall.__version__}",
+        f"numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
+        f"precall {precall.__version__}",
     ]
 
 
@@ -118,15 +120,21 @@ def make_case(n: int, dtype: type, rounded: bool, seed: int) -> Case:
 
 # ---------------------------------------------------------------------------
 # measuring
-def median_time(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    times = []
-    value = None
+def median_times(funcs: list[Callable[[], Any]], repeats: int) -> list[tuple[float, Any]]:
+    """Median wall time (and last value) of each function, the runs interleaved.
+
+    Interleaving (a, b, a, b, ...) exposes every function to the same machine
+    load, so the ratios are fairer than timing one function after the other.
+    """
+    times: list[list[float]] = [[] for _ in funcs]
+    values: list[Any] = [None] * len(funcs)
     gc.collect()
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        value = func()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), value
+        for i, func in enumerate(funcs):
+            t0 = time.perf_counter()
+            values[i] = func()
+            times[i].append(time.perf_counter() - t0)
+    return [(statistics.median(t), v) for t, v in zip(times, values)]
 
 
 def peak_memory(func: Callable[[], Any]) -> int:
@@ -175,8 +183,7 @@ def run_case(case: Case, repeats: int, res: Results) -> None:
     has_ties = None
     sk_values: dict[str, float] = {}
     for what, ours, theirs, compare in comparisons:
-        t_ours, v_ours = median_time(ours, repeats)
-        t_theirs, v_theirs = median_time(theirs, repeats)
+        (t_ours, v_ours), (t_theirs, v_theirs) = median_times([ours, theirs], repeats)
         res.rows.append((label, what, t_ours, t_theirs))
         sk_values[what] = v_theirs
         if compare is None:
@@ -191,8 +198,9 @@ def run_case(case: Case, repeats: int, res: Results) -> None:
         res.check(label, what, v_ours, v_theirs, "precall", "scikit-learn")
 
     # evaluate: every convention from one sort, against one AP call
-    t_eval, ev = median_time(lambda: precall.evaluate(y, s), repeats)
-    t_ap = next(r[2] for r in res.rows if r[0] == label and r[1] == "AP (step)")
+    (t_eval, ev), (t_ap, _) = median_times(
+        [lambda: precall.evaluate(y, s), lambda: precall.average_precision(y, s)], repeats
+    )
     t_sk_ap = next(r[3] for r in res.rows if r[0] == label and r[1] == "AP (step)")
     t_sk_roc = next(r[3] for r in res.rows if r[0] == label and r[1] == "ROC-AUC")
     res.evaluate_rows.append((label, t_eval, t_ap, t_sk_ap + t_sk_roc))
@@ -225,18 +233,21 @@ def markdown(res: Results, header: list[str]) -> str:
         out.append(f"| {case} | {what} | {t_ours:.4f} | {t_theirs:.4f} | {t_theirs / t_ours:.1f} |")
     out += [
         "",
-        f"### precall.evaluate (6 AP conventions + ROC-AUC + best F1) vs one average_precision call "
-        f"(target evaluate/AP <= {EVALUATE_TARGET})",
+        "### precall.evaluate (6 AP conventions + ROC-AUC + best F1) vs one "
+        f"average_precision call (target evaluate/AP <= {EVALUATE_TARGET})",
         "",
         "| case | evaluate s | precall AP s | evaluate/AP | sklearn AP + ROC-AUC s |",
         "|---|---:|---:|---:|---:|",
     ]
     for case, t_eval, t_ap, t_sk in res.evaluate_rows:
         flag = "" if t_eval / t_ap <= EVALUATE_TARGET else " (above target)"
-        out.append(f"| {case} | {t_eval:.4f} | {t_ap:.4f} | {t_eval / t_ap:.2f}{flag} | {t_sk:.4f} |")
+        out.append(
+            f"| {case} | {t_eval:.4f} | {t_ap:.4f} | {t_eval / t_ap:.2f}{flag} | {t_sk:.4f} |"
+        )
     out += [
         "",
-        f"### Peak extra memory (tracemalloc) / y_score.nbytes (target <= {MEMORY_TARGET:g} for precall)",
+        "### Peak extra memory (tracemalloc) / y_score.nbytes "
+        f"(target <= {MEMORY_TARGET:g} for precall)",
         "",
         "| case | y_score MB | average_precision | roc_auc | evaluate | sklearn AP (reference) |",
         "|---|---:|---:|---:|---:|---:|",
@@ -247,7 +258,7 @@ def markdown(res: Results, header: list[str]) -> str:
             ratio = peaks[key] / nbytes
             flag = " (above target)" if key != "sklearn AP" and ratio > MEMORY_TARGET else ""
             cells.append(f"{ratio:.2f}{flag}")
-        out.append(f"| {case} | {nbytes / 1e6:.0f} | " + " | ".join(cells) + " |")
+        out.append(f"| {case} | {nbytes / 1e6:.1f} | " + " | ".join(cells) + " |")
     out += ["", "### Agreement (|precall - sklearn| < 1e-9)", ""]
     mismatches = [n for n in res.notes if n.startswith("MISMATCH")]
     if not mismatches:

@@ -264,3 +264,17 @@ def test_table_methods_equal_functions(rng, kind):
         _assert_curves_equal(a, b)
     # defaults too
     _assert_curves_equal(getattr(table, method)(), ours_f(y, s, sample_weight=w))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64, np.int32, np.int64])
+@pytest.mark.parametrize("kind", list(CURVES))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_integer_scores_full_range(rng, dtype, kind, weighted):
+    info = np.iinfo(dtype)
+    s = rng.integers(info.min, info.max, 80, dtype=dtype, endpoint=True)
+    s = np.concatenate([s, s[:30]])
+    y = _both_classes(rng, s.size)
+    w = rng.integers(1, 4, s.size).astype(float) if weighted else None
+    for drop in (False, True):
+        ours, theirs = _both(kind, y, s, sample_weight=w, drop_intermediate=drop)
+        _assert_curves_equal(ours, theirs)

@@ -487,3 +487,21 @@ def test_table_evaluate_equals_function(rng, ties):
     assert a.roc_auc == pytest.approx(b.roc_auc, rel=1e-13)
     assert a.best_f1.f1 == pytest.approx(b.best_f1.f1, rel=1e-13)
     assert a.prevalence == pytest.approx(b.prevalence, rel=1e-13)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_uint32_scores_above_2_31(rng, weighted):
+    s = rng.integers(0, 2**32, 200, dtype=np.uint32)
+    y = rng.integers(0, 2, 200)
+    w = rng.integers(1, 4, 200).astype(float) if weighted else None
+    assert precall.average_precision(y, s, sample_weight=w) == pytest.approx(
+        skm.average_precision_score(y, s, sample_weight=w), rel=1e-12
+    )
+    assert precall.roc_auc(y, s, sample_weight=w) == pytest.approx(
+        skm.roc_auc_score(y, s, sample_weight=w), rel=1e-12
+    )
+    for m in METHODS:
+        for ties in TIES:
+            got = precall.average_precision(y, s, sample_weight=w, method=m, ties=ties)
+            exp = oracles.average_precision(y, s, m, ties, sample_weight=w)
+            assert got == pytest.approx(exp, abs=TOL[m]), (m, ties)

@@ -307,3 +307,80 @@ def test_to_pandas(rng, ties):
     np.testing.assert_array_equal(df["fp"].to_numpy(), pts.fp)
     np.testing.assert_allclose(df["precision"].to_numpy(), pts.precision, rtol=1e-12)
     np.testing.assert_allclose(df["recall"].to_numpy(), pts.recall, rtol=1e-12)
+
+
+# ------------------------------------------------------- unusual score dtypes
+_FULL_RANGE_DTYPES = [np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64]
+
+
+@pytest.mark.parametrize("dtype", _FULL_RANGE_DTYPES)
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_integer_scores_over_their_full_range(rng, dtype, ties, weighted):
+    """Scores anywhere in the dtype's range (uint32 above 2**31, int64 beyond 2**53 ...)
+    must be ordered by value."""
+    info = np.iinfo(dtype)
+    s = rng.integers(info.min, info.max, 120, dtype=dtype, endpoint=True)
+    s = np.concatenate([s, s[:40], np.array([info.min, info.max, info.max], dtype=dtype)])
+    y = rng.integers(0, 2, s.size)
+    w = rng.integers(1, 4, s.size).astype(float) if weighted else None
+    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+    pts = oracles.operating_points(y, s, sample_weight=w, ties=ties)
+    assert t.thresholds.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(t.thresholds, np.asarray(pts.thresholds, dtype=dtype))
+    np.testing.assert_array_equal(t.tp, pts.tp)
+    np.testing.assert_array_equal(t.fp, pts.fp)
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_uint32_above_2_31_minimal(ties, weighted):
+    s = np.array([1, 2**31, 3], dtype=np.uint32)
+    y = [1, 0, 1]
+    w = [1.0, 1.0, 1.0] if weighted else None
+    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+    np.testing.assert_array_equal(t.thresholds, np.array([2**31, 3, 1], dtype=np.uint32))
+    np.testing.assert_array_equal(t.tp, [0, 1, 2])
+    np.testing.assert_array_equal(t.fp, [1, 1, 1])
+
+
+@pytest.mark.skipif(
+    np.finfo(np.longdouble).eps == np.finfo(np.float64).eps,
+    reason="long double is float64 on this platform",
+)
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_longdouble_scores_closer_than_float64(ties, weighted):
+    one = np.longdouble(1)
+    e = np.finfo(np.longdouble).eps
+    s = np.array([one, one + e, one + 2 * e, one + e], dtype=np.longdouble)
+    y = [1, 0, 1, 1]
+    w = [1.0] * 4 if weighted else None
+    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+    pts = oracles.operating_points(y, s, sample_weight=w, ties=ties)
+    assert np.all(np.diff(t.thresholds) <= 0), t.thresholds - one
+    np.testing.assert_array_equal(t.thresholds, np.asarray(pts.thresholds, dtype=np.longdouble))
+    np.testing.assert_array_equal(t.tp, pts.tp)
+    np.testing.assert_array_equal(t.fp, pts.fp)
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_float_scores_differing_in_last_bits(rng, ties):
+    """Many float64 scores a few ulps apart (stresses any truncated-key sorting)."""
+    for n in (3000, 40000):
+        s = 1.0 + rng.integers(0, 2500, n) * np.finfo(float).eps
+        s[rng.random(n) < 0.3] *= -1
+        y = rng.integers(0, 2, n)
+        w = rng.integers(1, 3, n).astype(float)
+        order = np.argsort(-s, kind="stable")
+        t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+        tu = precall.threshold_table(y, s, ties=ties)
+        if ties == "stable":
+            np.testing.assert_array_equal(t.thresholds, s[order])
+            np.testing.assert_array_equal(t.tp, np.cumsum(w[order] * y[order]))
+            np.testing.assert_array_equal(tu.tp, np.cumsum(y[order]))
+        else:
+            distinct = np.unique(s)[::-1]
+            np.testing.assert_array_equal(t.thresholds, distinct)
+            np.testing.assert_array_equal(tu.thresholds, distinct)
+            np.testing.assert_array_equal(t.tp[-1], np.sum(w * y))

@@ -67,6 +67,13 @@ class Steps:
 _INT64_MAX = np.int64(np.iinfo(np.int64).max)
 
 
+def _flip_negative_magnitudes(v: np.ndarray, sign_bit: int) -> None:
+    """In place: IEEE bit patterns (as int64) to integers in numeric order."""
+    mask = v >> sign_bit  # 0 for positive, -1 for negative numbers
+    mask &= (1 << sign_bit) - 1
+    v ^= mask
+
+
 def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
     """Unsigned integers that decrease as the scores increase, and their bit width.
 
@@ -77,27 +84,35 @@ def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
     kind, size = scores.dtype.kind, scores.dtype.itemsize
     if kind == "f" and size <= 4:
         v = (scores.astype(np.float32) + np.float32(0.0)).view(np.int32).astype(np.int64)
-        v ^= (v >> 31) & 0x7FFF_FFFF
+        _flip_negative_magnitudes(v, 31)
         width = 32
     elif kind == "f":
         v = (scores.astype(np.float64, copy=False) + 0.0).view(np.int64)
-        v ^= (v >> 63) & _INT64_MAX
+        _flip_negative_magnitudes(v, 63)
         width = 64
     elif kind == "u" and size == 8:
         v = scores.view(np.int64) ^ np.int64(np.iinfo(np.int64).min)
         width = 64
+    elif size <= 4:  # 32-bit or narrower integers: shift into [0, 2**32)
+        v = scores.astype(np.int64)
+        if kind == "i":
+            v += 1 << 31
+        width = 32
     else:
         v = scores.astype(np.int64)
-        width = 32 if size <= 4 else 64
+        width = 64
     if width == 32:
-        d = np.int64((1 << 31) - 1) - v
+        if kind == "f":
+            v += 1 << 31  # signed 32-bit order -> [0, 2**32)
+        d = np.int64((1 << 32) - 1) - v
         return d.view(np.uint64), 32
     v ^= _INT64_MAX
     return v.view(np.uint64), 64
 
 
-def _stable_descending_order(scores: np.ndarray) -> np.ndarray:
-    """Indices sorting ``scores`` in decreasing order, equal scores in input order.
+def _stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The permutation sorting ``scores`` decreasingly, equal scores in input
+    order, and the sorted scores.
 
     One ``np.sort`` (SIMD) of the 64-bit keys ``score_key << b | index``, where
     ``b`` bits hold the index, replaces a merge-sort ``argsort`` (4x faster at
@@ -108,21 +123,26 @@ def _stable_descending_order(scores: np.ndarray) -> np.ndarray:
     """
     n = scores.shape[0]
     if n < 2:
-        return np.arange(n, dtype=np.int64)
+        return np.arange(n, dtype=np.int64), scores.copy()
+    if scores.dtype.itemsize > 8 or n > 2**40:
+        # wider than 64 bits (longdouble): a merge sort, stable by construction
+        order = n - 1 - np.argsort(scores[::-1], kind="stable")[::-1]
+        return order, scores[order]
     shift = max(1, (n - 1).bit_length())
-    desc, width = _descending_key(scores)
-    if width + shift > 64:
-        desc >>= np.uint64(width + shift - 64)
-    key = desc << np.uint64(shift)
+    key, width = _descending_key(scores)
+    drop = max(0, width + shift - 64)
+    if drop:
+        key >>= np.uint64(drop)
+    key <<= np.uint64(shift)
     key |= np.arange(n, dtype=np.uint64)
     key.sort()
-    group = key >> np.uint64(shift)
-    order = (key & np.uint64((1 << shift) - 1)).astype(np.int64)
-    del key
+    key &= np.uint64((1 << shift) - 1)
+    order = key.view(np.int64)
     s = scores[order]
     bad = np.flatnonzero(s[1:] > s[:-1])
     if bad.size:
         # collisions of truncated keys: re-sort each affected group exactly
+        group = _descending_key(s)[0] >> np.uint64(drop)
         groups = np.unique(group[bad])
         lo = np.searchsorted(group, groups, side="left")
         hi = np.searchsorted(group, groups, side="right")
@@ -131,7 +151,8 @@ def _stable_descending_order(scores: np.ndarray) -> np.ndarray:
         sub = order[pos]
         full_key, _ = _descending_key(scores[sub])
         order[pos] = sub[np.lexsort((sub, full_key))]
-    return order
+        s[pos] = scores[order[pos]]
+    return order, s
 
 
 def _group_ends(sorted_desc: np.ndarray) -> np.ndarray:
@@ -163,8 +184,7 @@ def build_table(data: BinaryInput, ties: Ties) -> "ThresholdTable":
         fp = total - tp
         n_pos, n_neg = float(p.size), float(scores.size - p.size)
     else:
-        order = _stable_descending_order(scores)
-        s = scores[order]
+        order, s = _stable_descending_sort(scores)
         y = positive[order]
         if weight is None:
             tp = np.cumsum(y, dtype=np.int64)
@@ -216,7 +236,9 @@ def _steps_unweighted(data: BinaryInput, ties: Ties) -> Steps | None:
     if tied.any():
         below_or_equal = below.copy()
         below_or_equal[tied] = np.searchsorted(q, values[tied], side="right")
+    del q
     if ties == "group":
+        del p
         return Steps(
             values[::-1], np.cumsum(counts[::-1]), counts[::-1], (n_neg - below)[::-1],
             (n_neg - below_or_equal)[::-1], float(n_pos), float(n_neg), True,
@@ -235,20 +257,25 @@ def _steps_unweighted(data: BinaryInput, ties: Ties) -> Steps | None:
 
 def _steps_weighted_grouped(data: BinaryInput) -> Steps:
     """Steps of weighted input with grouped ties."""
-    order = _stable_descending_order(data.scores)
-    s = data.scores[order]
+    order, s = _stable_descending_sort(data.scores)
+    ends = _group_ends(s)
+    thresholds = s[ends]
+    del s
     y = data.positive[order]
     w = data.weight[order]  # type: ignore[index]
+    del order
+    has_pos = np.logical_or.reduceat(y, np.append(0, ends[:-1] + 1))
     wp = np.where(y, w, 0.0)
-    tp_all = np.cumsum(wp)
-    fp_all = np.cumsum(w - wp)
-    ends = _group_ends(s)
-    tp, fp = tp_all[ends], fp_all[ends]
+    del y
+    w -= wp  # the negatives' weights (exactly w or 0)
+    tp = np.cumsum(wp, out=wp)[ends]
+    fp = np.cumsum(w, out=w)[ends]
+    n_pos, n_neg = float(wp[-1]), float(w[-1])
+    del wp, w
     dtp = np.diff(tp, prepend=0.0)
-    has_pos = np.add.reduceat(y, np.append(0, ends[:-1] + 1)) > 0
     idx = np.flatnonzero(has_pos)
     fp_prev = np.where(idx > 0, fp[np.maximum(idx - 1, 0)], 0.0)
-    return Steps(s[ends][idx], tp[idx], dtp[idx], fp[idx], fp_prev, float(tp_all[-1]), float(fp_all[-1]), False)
+    return Steps(thresholds[idx], tp[idx], dtp[idx], fp[idx], fp_prev, n_pos, n_neg, False)
 
 
 def build_steps(data: BinaryInput, ties: Ties) -> Steps:

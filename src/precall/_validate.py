@@ -94,7 +94,7 @@ def _check_scores(y_score: Any) -> np.ndarray:
             bad = np.flatnonzero(~finite)
             raise ValueError(
                 f"`y_score` must be finite; got {bad.size} NaN or infinite value(s), "
-                f"the first at index {bad[0]} ({scores[bad[0]]!r}). Remove or impute "
+                f"the first at index {bad[0]} ({scores[bad[0]].item()!r}). Remove or impute "
                 "those rows before evaluating; precall never drops rows silently"
             )
     return scores
@@ -122,7 +122,7 @@ def _check_weight(sample_weight: Any, n: int) -> np.ndarray | None:
         bad = np.flatnonzero(w < 0)
         raise ValueError(
             f"`sample_weight` must be non-negative; got {bad.size} negative "
-            f"weight(s), the first at index {bad[0]} ({w[bad[0]]!r})"
+            f"weight(s), the first at index {bad[0]} ({w[bad[0]].item()!r})"
         )
     if not (w > 0).any():
         raise ValueError("`sample_weight` must have at least one positive weight; got all zeros")
@@ -248,7 +248,12 @@ def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
 def check_on_undefined(value: Any) -> Any:
     """Check the undefined-metric policy: "warn", "nan", "raise" or a number."""
     if isinstance(value, str):
-        return check_choice(value, "on_undefined", ("warn", "nan", "raise"))
+        if value not in ("warn", "nan", "raise"):
+            raise ValueError(
+                "`on_undefined` must be 'warn', 'nan', 'raise' or a number to return "
+                f"instead; got {value!r}"
+            )
+        return value
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
     raise TypeError(

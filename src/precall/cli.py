@@ -168,8 +168,8 @@ def read_columns(
     if first is None:
         raise CliError(f"{name}: empty file (no header line, no data rows)")
     header = [h.strip() for h in first[1]]
-    if first[0] != 1 or not any(header):
-        raise CliError(f"{name}: line {first[0]}: the first line must be a header naming the columns")
+    if not any(header):
+        raise CliError(f"{name}: line 1: the first line must be a header naming the columns")
     i_label = _column_index(header, label, "--label", name)
     i_score = _column_index(header, score, "--score", name)
     i_weight = None if weight is None else _column_index(header, weight, "--weight", name)
@@ -246,7 +246,10 @@ def _default_positive(seen: list[str]) -> str | None:
 
 
 def _show_labels(counts: Counter[str]) -> str:
-    items = [f"{lab!r} ({n} rows)" for lab, n in sorted(counts.items())[:_MAX_LABELS_SHOWN]]
+    items = [
+        f"{lab!r} ({n} row{'' if n == 1 else 's'})"
+        for lab, n in sorted(counts.items())[:_MAX_LABELS_SHOWN]
+    ]
     more = f", ... ({len(counts)} labels in all)" if len(counts) > _MAX_LABELS_SHOWN else ""
     return ", ".join(items) + more
 
@@ -349,7 +352,8 @@ def format_text(report: Report, digits: int = 6) -> str:
     neg_text = _show_labels(Counter(negatives)) if negatives else "none"
     lines = [
         f"file        {report.source} ({report.n_rows} rows)",
-        f"label       column {report.label_column!r}: positive {pos!r} ({n_pos_rows} rows), "
+        f"label       column {report.label_column!r}: positive {pos!r} "
+        f"({n_pos_rows} row{'' if n_pos_rows == 1 else 's'}), "
         f"negative {neg_text}",
         f"score       column {report.score_column!r}",
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
@@ -466,8 +470,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         rule,
     ]
     unweighted = _demo_table(None, args.ties)
-    out += [format_text(unweighted, args.digits), "", rule, "2. The same data weighted by case_weight",
-            "  (... --weight case_weight)", rule]
+    out += [
+        format_text(unweighted, args.digits),
+        "",
+        rule,
+        "2. The same data weighted by case_weight",
+        "  (... --weight case_weight)",
+        rule,
+    ]
     weighted = _demo_table("case_weight", args.ties)
     out += [format_text(weighted, args.digits), "", rule]
 

@@ -261,15 +261,31 @@ def _ap_interpolated(s: Steps) -> float:
     # integral_0^d (a + x) / (b + c x) dx with b = a + fa, c = 1 + slope
     #   = d / c + (a * slope - fa) / c**2 * log(1 + c d / b)      (b > 0)
     #   = d / c                                                   (b = 0: a = fa = 0)
+    # (in place: the step arrays can hold millions of rows)
     d = s.dtp.astype(np.float64)
-    a = s.tp - d
     fa = s.fp_prev.astype(np.float64)
-    slope = (s.fp - fa) / d
+    a = s.tp - d
+    slope = s.fp - fa
+    slope /= d
+    c = slope + 1.0
     b = a + fa
-    c = 1.0 + slope
-    safe_b = np.where(b > 0, b, 1.0)
-    log_term = np.where(b > 0, (a * slope - fa) / (c * c) * np.log1p(c * d / safe_b), 0.0)
-    return float(np.sum(d / c + log_term) / s.n_pos)
+    area = d / c
+    log_coef = slope
+    log_coef *= a
+    log_coef -= fa  # a * slope - fa
+    del a, fa
+    log_coef /= c
+    log_coef /= c
+    ratio = d
+    ratio *= c
+    del c
+    started = b > 0
+    np.divide(ratio, b, out=ratio, where=started)
+    ratio[~started] = 0.0
+    np.log1p(ratio, out=ratio)
+    log_coef *= ratio
+    area += log_coef
+    return float(np.sum(area) / s.n_pos)
 
 
 def _roc_auc_full(s: Steps) -> float:

@@ -1,0 +1,375 @@
+"""The command line: ``precall evaluate`` / ``precall demo`` and ``python -m precall``.
+
+Numbers are checked against scikit-learn computed here on the same data;
+every malformed input must give exit code 2 and one line naming the file,
+the line and the column, never a traceback.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import precall
+from precall.cli import main
+
+sklearn_metrics = pytest.importorskip("sklearn.metrics")
+average_precision_score = sklearn_metrics.average_precision_score
+roc_auc_score = sklearn_metrics.roc_auc_score
+
+
+# ---------------------------------------------------------------------------
+# helpers
+def write_csv(path: Path, header: list[str], rows: list[list], delimiter: str = ",") -> Path:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f, delimiter=delimiter, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(7)
+    n = 200
+    y = (rng.random(n) < 0.3).astype(int)
+    score = np.round(rng.random(n) + 0.4 * y, 2)  # rounded: ties
+    weight = rng.uniform(0.1, 3.0, n)
+    return y, score, weight
+
+
+@pytest.fixture
+def csv_file(tmp_path, data):
+    y, score, weight = data
+    rows = [[int(a), repr(float(b)), repr(float(c))] for a, b, c in zip(y, score, weight)]
+    return write_csv(tmp_path / "scores.csv", ["y", "score", "w"], rows)
+
+
+def run_json(argv, capsys) -> dict:
+    code = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def run_error(argv, capsys) -> str:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("precall: error: ")
+    return lines[0]
+
+
+# ---------------------------------------------------------------------------
+# values
+def test_json_matches_sklearn(csv_file, data, capsys):
+    y, score, _ = data
+    result = run_json(["evaluate", str(csv_file), "--label", "y", "--score", "score"], capsys)
+    assert set(result["average_precision"]) == set(precall.AP_METHODS)
+    assert result["average_precision"]["step"] == pytest.approx(
+        average_precision_score(y, score), abs=1e-12
+    )
+    assert result["roc_auc"] == pytest.approx(roc_auc_score(y, score), abs=1e-12)
+    assert result["n_samples"] == len(y)
+    assert result["n_pos"] == y.sum()
+    assert result["n_neg"] == len(y) - y.sum()
+    assert result["prevalence"] == pytest.approx(y.mean())
+    assert result["input"]["pos_label"] == "1"
+    assert set(result["best_f1"]) == {"threshold", "f1", "precision", "recall"}
+    assert result["warnings"] == []
+
+
+def test_json_equals_library_evaluate(csv_file, data, capsys):
+    y, score, weight = data
+    result = run_json(
+        ["evaluate", str(csv_file), "--label", "y", "--score", "score", "--weight", "w",
+         "--ties", "stable"],
+        capsys,
+    )
+    expected = precall.evaluate(y, score, sample_weight=weight, ties="stable").to_dict()
+    for key, value in expected.items():
+        if isinstance(value, str):
+            assert result[key] == value, key
+        else:
+            assert result[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+
+
+def test_weighted_matches_sklearn(csv_file, data, capsys):
+    y, score, weight = data
+    result = run_json(
+        ["evaluate", str(csv_file), "--label", "y", "--score", "score", "--weight", "w"], capsys
+    )
+    assert result["average_precision"]["step"] == pytest.approx(
+        average_precision_score(y, score, sample_weight=weight), abs=1e-12
+    )
+    assert result["roc_auc"] == pytest.approx(
+        roc_auc_score(y, score, sample_weight=weight), abs=1e-12
+    )
+    assert result["n_pos"] == pytest.approx(weight[y == 1].sum())
+
+
+def test_text_output(csv_file, data, capsys):
+    y, score, _ = data
+    code = main(["evaluate", str(csv_file), "--label", "y", "--score", "score"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    values = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and (parts[0] in precall.AP_METHODS or parts[0] == "ROC-AUC"):
+            values[parts[0]] = float(parts[1])
+    assert set(values) == {*precall.AP_METHODS, "ROC-AUC"}
+    assert values["step"] == pytest.approx(average_precision_score(y, score), abs=1e-6)
+    assert values["ROC-AUC"] == pytest.approx(roc_auc_score(y, score), abs=1e-6)
+    for method in precall.AP_METHODS:  # each convention is described
+        assert precall.CONVENTIONS[method].summary in out
+    assert "best F1" in out and "prevalence" in out
+
+
+def test_string_labels_need_pos_label(tmp_path, capsys):
+    path = write_csv(tmp_path / "s.csv", ["truth", "p"],
+                     [["yes", 0.9], ["no", 0.2], ["yes", 0.6], ["no", 0.7]])
+    message = run_error(["evaluate", str(path), "--label", "truth", "--score", "p"], capsys)
+    assert str(path) in message and "'truth'" in message
+    assert "'no'" in message and "'yes'" in message and "--pos-label" in message
+
+    result = run_json(["evaluate", str(path), "--label", "truth", "--score", "p",
+                       "--pos-label", "yes"], capsys)
+    y = [1, 0, 1, 0]
+    s = [0.9, 0.2, 0.6, 0.7]
+    assert result["average_precision"]["step"] == pytest.approx(average_precision_score(y, s))
+    assert result["roc_auc"] == pytest.approx(roc_auc_score(y, s))
+
+
+def test_pos_label_absent(csv_file, capsys):
+    message = run_error(["evaluate", str(csv_file), "--label", "y", "--score", "score",
+                         "--pos-label", "2"], capsys)
+    assert "'2'" in message and "'y'" in message and "'0'" in message
+
+
+@pytest.mark.parametrize(
+    "labels, positive",
+    [(["-1", "1"], "1"), (["true", "false"], "true"), (["False", "True"], "True"),
+     (["0.0", "1.0"], "1.0")],
+)
+def test_default_positive_label(tmp_path, capsys, labels, positive):
+    rows = [[labels[i % 2], s] for i, s in enumerate([0.1, 0.8, 0.3, 0.4, 0.9, 0.2])]
+    path = write_csv(tmp_path / "b.csv", ["t", "s"], rows)
+    result = run_json(["evaluate", str(path), "--label", "t", "--score", "s"], capsys)
+    assert result["input"]["pos_label"] == positive
+    y = [int(r[0] == positive) for r in rows]
+    s = [r[1] for r in rows]
+    assert result["average_precision"]["step"] == pytest.approx(average_precision_score(y, s))
+
+
+def test_multiclass_one_vs_rest(tmp_path, capsys):
+    rows = [["a", 0.9], ["b", 0.8], ["c", 0.7], ["a", 0.6], ["b", 0.1], ["a", 0.3]]
+    path = write_csv(tmp_path / "m.csv", ["t", "s"], rows)
+    run_error(["evaluate", str(path), "--label", "t", "--score", "s"], capsys)
+    result = run_json(["evaluate", str(path), "--label", "t", "--score", "s",
+                       "--pos-label", "a"], capsys)
+    y = [int(r[0] == "a") for r in rows]
+    assert result["average_precision"]["step"] == pytest.approx(
+        average_precision_score(y, [r[1] for r in rows])
+    )
+
+
+def test_gzip_and_tsv(tmp_path, data, capsys):
+    y, score, _ = data
+    rows = [[int(a), float(b)] for a, b in zip(y, score)]
+    expected = average_precision_score(y, score)
+    for name, delimiter in (("d.csv.gz", ","), ("d.tsv", "\t"), ("d.tsv.gz", "\t")):
+        path = write_csv(tmp_path / name, ["y", "score"], rows, delimiter=delimiter)
+        result = run_json(["evaluate", str(path), "--label", "y", "--score", "score"], capsys)
+        assert result["average_precision"]["step"] == pytest.approx(expected, abs=1e-12), name
+
+
+def test_one_class_warns_and_json_is_valid(tmp_path, capsys):
+    path = write_csv(tmp_path / "one.csv", ["y", "s"], [[1, 0.2], [1, 0.5], [1, 0.9]])
+    code = main(["evaluate", str(path), "--label", "y", "--score", "s", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    result = json.loads(out)  # NaN is written as null
+    assert result["roc_auc"] is None
+    assert result["warnings"]
+    assert "precall: warning:" in err and str(path) in err
+
+
+# ---------------------------------------------------------------------------
+# malformed input: exit code 2, one line naming file, line and column
+GOOD = [["1", "0.9"], ["0", "0.4"], ["1", "0.7"], ["0", "0.1"]]
+
+
+@pytest.mark.parametrize(
+    "rows, line, column, words",
+    [
+        ([*GOOD[:2], ["1", "abc"], *GOOD[2:]], 4, "s", ["number", "'abc'"]),
+        ([*GOOD[:3], ["0", ""]], 5, "s", ["number", "empty"]),
+        ([*GOOD, ["0", "nan"]], 6, "s", ["finite", "'nan'"]),
+        ([["1", "inf"], *GOOD], 2, "s", ["finite", "'inf'"]),
+        ([*GOOD[:1], ["", "0.5"], *GOOD[1:]], 3, "y", ["empty label"]),
+    ],
+)
+def test_bad_score_or_label(tmp_path, capsys, rows, line, column, words):
+    path = write_csv(tmp_path / "bad.csv", ["y", "s"], rows)
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "s"], capsys)
+    assert str(path) in message
+    assert f"line {line}" in message
+    assert f"column '{column}'" in message
+    for word in words:
+        assert word in message
+
+
+def test_negative_weight(tmp_path, capsys):
+    rows = [["1", "0.9", "1"], ["0", "0.4", "2"], ["1", "0.7", "-0.5"]]
+    path = write_csv(tmp_path / "w.csv", ["y", "s", "w"], rows)
+    message = run_error(
+        ["evaluate", str(path), "--label", "y", "--score", "s", "--weight", "w"], capsys
+    )
+    assert str(path) in message and "line 4" in message and "column 'w'" in message
+    assert "non-negative" in message and "'-0.5'" in message
+
+
+@pytest.mark.parametrize("value, word", [("x", "number"), ("nan", "finite")])
+def test_bad_weight(tmp_path, capsys, value, word):
+    rows = [["1", "0.9", "1"], ["0", "0.4", value]]
+    path = write_csv(tmp_path / "w.csv", ["y", "s", "w"], rows)
+    message = run_error(
+        ["evaluate", str(path), "--label", "y", "--score", "s", "--weight", "w"], capsys
+    )
+    assert "line 3" in message and "column 'w'" in message and word in message
+
+
+def test_all_zero_weights(tmp_path, capsys):
+    path = write_csv(tmp_path / "z.csv", ["y", "s", "w"], [["1", "0.9", "0"], ["0", "0.4", "0"]])
+    message = run_error(
+        ["evaluate", str(path), "--label", "y", "--score", "s", "--weight", "w"], capsys
+    )
+    assert "column 'w'" in message and "zero" in message
+
+
+@pytest.mark.parametrize("option", ["--label", "--score", "--weight"])
+def test_missing_column(csv_file, capsys, option):
+    argv = {"--label": "y", "--score": "score"}
+    argv[option] = "nope"
+    args = ["evaluate", str(csv_file)]
+    for key, value in argv.items():
+        args += [key, value]
+    message = run_error(args, capsys)
+    assert str(csv_file) in message and "line 1" in message
+    assert "'nope'" in message and option in message
+    assert "'y', 'score', 'w'" in message  # the available columns
+
+
+def test_empty_file(tmp_path, capsys):
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "s"], capsys)
+    assert str(path) in message and "empty" in message
+
+
+def test_header_only(tmp_path, capsys):
+    path = tmp_path / "header.csv"
+    path.write_text("y,s\n")
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "s"], capsys)
+    assert str(path) in message and "no data rows" in message and "line 1" in message
+
+
+def test_missing_file(tmp_path, capsys):
+    path = tmp_path / "nowhere.csv"
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "s"], capsys)
+    assert str(path) in message and "no such file" in message
+
+
+def test_short_row_and_blank_line(tmp_path, capsys):
+    path = tmp_path / "ragged.csv"
+    path.write_text("y,s\n1,0.9\n0\n1,0.3\n")
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "s"], capsys)
+    assert "line 3" in message and "column 's'" in message and "1 fields" in message
+
+    path.write_text("y,s\n1,0.9\n\n0,0.3\n")
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "s"], capsys)
+    assert "line 3" in message and "empty line" in message
+
+    path.write_text("y,s\n1,0.9\n0,0.3\n\n\n")  # trailing blank lines are not rows
+    result = run_json(["evaluate", str(path), "--label", "y", "--score", "s"], capsys)
+    assert result["n_samples"] == 2
+
+
+def test_line_numbers_count_physical_lines(tmp_path, capsys):
+    # a quoted field spanning two lines: the bad row after it is on line 5
+    path = tmp_path / "quoted.csv"
+    path.write_text('y,s,note\n1,0.9,"two\nlines"\n0,0.3,x\n1,oops,y\n')
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "s"], capsys)
+    assert "line 5" in message and "'oops'" in message
+
+
+def test_usage_errors_return_2(capsys):
+    assert main([]) == 2
+    assert main(["evaluate"]) == 2
+    assert main(["evaluate", "x.csv", "--label", "y", "--score", "s", "--ties", "bad"]) == 2
+    capsys.readouterr()
+    assert main(["--version"]) == 0
+    assert precall.__version__ in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------
+# demo
+def test_demo(capsys):
+    code = main(["demo"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "yardstick" in out and "MIT" in out and "two_class_example" in out
+    assert "case_weight" in out
+    # the seed example: rank table and every convention
+    assert "ThresholdTable: 10 rows (ties='stable')" in out
+    for method in precall.AP_METHODS:
+        assert method in out
+    assert "0.768849" in out and "0.791667" in out and "0.803030" in out
+
+
+def test_demo_numbers_match_sklearn(capsys):
+    from importlib import resources
+
+    resource = resources.files("precall") / "data" / "yardstick_two_class_example.csv"
+    with resource.open("r", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    y = np.array([r["truth"] == "Class1" for r in rows], dtype=int)
+    s = np.array([float(r["Class1"]) for r in rows])
+    w = np.array([float(r["case_weight"]) for r in rows])
+    main(["demo"])
+    out = capsys.readouterr().out
+    assert f"{average_precision_score(y, s):.6f}" in out
+    assert f"{roc_auc_score(y, s):.6f}" in out
+    assert f"{average_precision_score(y, s, sample_weight=w):.6f}" in out
+    assert f"{roc_auc_score(y, s, sample_weight=w):.6f}" in out
+
+
+def test_python_dash_m_demo():
+    proc = subprocess.run(
+        [sys.executable, "-m", "precall", "demo"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "yardstick" in proc.stdout and "MIT" in proc.stdout
+
+
+def test_python_dash_m_error_exit_code(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "precall", "evaluate", str(tmp_path / "missing.csv"),
+         "--label", "y", "--score", "s"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("precall: error: ") and "Traceback" not in proc.stderr
