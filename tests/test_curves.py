@@ -241,7 +241,7 @@ def _binary_inputs(draw):
     return np.asarray(y), np.asarray(s, dtype=float) / 4.0, w
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(data=_binary_inputs(), kind=st.sampled_from(list(CURVES)), drop=st.booleans())
 def test_hypothesis_matches_sklearn(data, kind, drop):
     y, s, w = data

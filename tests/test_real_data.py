@@ -195,6 +195,36 @@ def test_asah_average_precision(asah, marker, ties):
 
 
 @pytest.mark.parametrize("marker", ["s100b", "ndka", "wfns"])
+def test_asah_read_with_pandas(shared_data_dir, marker):
+    """The columns exactly as pandas.read_csv returns them (string dtype labels)."""
+    pd = pytest.importorskip("pandas")
+    df = pd.read_csv(shared_data_dir / "pROC_aSAH.csv")
+    exp = skm.roc_auc_score(df["outcome"] == "Poor", df[marker])
+    assert precall.roc_auc(df["outcome"], df[marker], pos_label="Poor") == pytest.approx(exp, rel=1e-12)
+    assert precall.roc_auc(df["outcome"], df[marker]) == pytest.approx(exp, rel=1e-12)
+    assert precall.average_precision(df["outcome"], df[marker], pos_label="Poor") == pytest.approx(
+        skm.average_precision_score(df["outcome"], df[marker], pos_label="Poor"), rel=1e-12
+    )
+    # a filtered frame keeps its original (non-contiguous) index
+    sub = df[df["age"] > 50]
+    assert precall.roc_auc(sub["outcome"], sub[marker], pos_label="Poor") == pytest.approx(
+        skm.roc_auc_score(sub["outcome"] == "Poor", sub[marker]), rel=1e-12
+    )
+
+
+def test_two_class_read_with_pandas(shared_data_dir):
+    pd = pytest.importorskip("pandas")
+    df = pd.read_csv(shared_data_dir / "yardstick_two_class_example.csv")
+    y, s, w = df["truth"], df["Class1"], df["case_weight"]
+    assert precall.average_precision(y, s, pos_label="Class1", sample_weight=w) == pytest.approx(
+        skm.average_precision_score(y, s, pos_label="Class1", sample_weight=w), rel=1e-12
+    )
+    assert precall.roc_auc(y, df["Class2"], sample_weight=w) == pytest.approx(
+        skm.roc_auc_score(y, df["Class2"], sample_weight=w), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize("marker", ["s100b", "ndka", "wfns"])
 @pytest.mark.parametrize("drop", [False, True])
 def test_asah_curves(asah, marker, drop):
     y, s = asah["outcome"], asah[marker]

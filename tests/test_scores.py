@@ -505,3 +505,131 @@ def test_uint32_scores_above_2_31(rng, weighted):
             got = precall.average_precision(y, s, sample_weight=w, method=m, ties=ties)
             exp = oracles.average_precision(y, s, m, ties, sample_weight=w)
             assert got == pytest.approx(exp, abs=TOL[m]), (m, ties)
+
+
+# ------------------------------------------ bit-for-bit against the reference codes
+def _detectron_voc_ap(rec, prec, use_07_metric):
+    """Detectron (py-faster-rcnn) voc_eval.voc_ap, verbatim."""
+    if use_07_metric:
+        ap = 0.0
+        for t in np.arange(0.0, 1.1, 0.1):
+            if np.sum(rec >= t) == 0:
+                p = 0
+            else:
+                p = np.max(prec[rec >= t])
+            ap = ap + p / 11.0
+    else:
+        mrec = np.concatenate(([0.0], rec, [1.0]))
+        mpre = np.concatenate(([0.0], prec, [0.0]))
+        for i in range(mpre.size - 1, 0, -1):
+            mpre[i - 1] = np.maximum(mpre[i - 1], mpre[i])
+        i = np.where(mrec[1:] != mrec[:-1])[0]
+        ap = np.sum((mrec[i + 1] - mrec[i]) * mpre[i + 1])
+    return ap
+
+
+def _detectron_rec_prec(is_tp, confidence, npos):
+    """voc_eval's tail, with a stable sort so ties keep input order."""
+    sorted_ind = np.argsort(-np.asarray(confidence, dtype=float), kind="stable")
+    tp = np.asarray(is_tp, dtype=float)[sorted_ind]
+    fp = 1.0 - tp
+    fp = np.cumsum(fp)
+    tp = np.cumsum(tp)
+    rec = tp / float(npos)
+    prec = tp / np.maximum(tp + fp, np.finfo(np.float64).eps)
+    return rec, prec
+
+
+def _random_detections(rng, n):
+    y = rng.integers(0, 2, n)
+    y[0] = 1
+    s = np.round(rng.random(n), int(rng.integers(1, 4)))
+    return y, s
+
+
+@pytest.mark.parametrize("method", ["voc2007", "voc2010"])
+def test_voc_stable_bit_for_bit_equals_detectron(rng, method):
+    for n in (1, 2, 3, 7, 40, 300):
+        for _ in range(5):
+            y, s = _random_detections(rng, n)
+            rec, prec = _detectron_rec_prec(y, s, y.sum())
+            exp = float(_detectron_voc_ap(rec, prec, use_07_metric=method == "voc2007"))
+            got = precall.average_precision(y, s, method=method, ties="stable")
+            assert got == exp, (got, exp, y.tolist(), s.tolist())
+
+
+def test_coco_stable_bit_for_bit_equals_pycocotools(rng):
+    for n in (1, 2, 3, 7, 40, 300):
+        for _ in range(5):
+            y, s = _random_detections(rng, n)
+            got = precall.average_precision(y, s, method="coco", ties="stable")
+            assert got == _pycocotools_ap(y, s, y.sum()), (y.tolist(), s.tolist())
+
+
+@pytest.mark.parametrize("n_pos", [1, 2, 3, 7, 10])
+def test_coco_keeps_pycocotools_epsilon(n_pos):
+    # a perfect ranking: pycocotools' precision tp / (tp + np.spacing(1)) is just below 1
+    # when tp == 1 (for tp >= 2 the epsilon is absorbed by rounding)
+    y = np.array([1] * n_pos + [0] * 3)
+    s = np.linspace(1, 0, y.size)
+    exp = _pycocotools_ap(y, s, n_pos)
+    if n_pos == 1:
+        assert exp < 1.0
+    assert precall.average_precision(y, s, method="coco", ties="stable") == exp
+    assert precall.average_precision(y, s, method="coco") == exp
+
+
+# ------------------------------------------------------------ label containers
+def _object_labels(y):
+    return np.where(y == 1, "Poor", "Good").astype(object)
+
+
+def _pandas_string_labels(y):
+    pd = pytest.importorskip("pandas")
+    return pd.Series(np.where(y == 1, "Poor", "Good"), dtype="string")
+
+
+def _pandas_category_labels(y):
+    pd = pytest.importorskip("pandas")
+    return pd.Series(np.where(y == 1, "Poor", "Good"), dtype="category")
+
+
+@pytest.mark.parametrize(
+    "make", [_object_labels, _pandas_string_labels, _pandas_category_labels],
+    ids=["object-array", "pandas-string", "pandas-category"],
+)
+def test_roc_auc_string_containers_without_pos_label(rng, make):
+    """roc_auc's pos_label=None rule (greater label positive) for strings held in
+    object arrays / pandas string columns (what pandas.read_csv returns)."""
+    y, s, _ = _case(rng, 40)
+    labels = make(y)
+    exp = skm.roc_auc_score(np.asarray(labels, dtype=object) == "Poor", s)
+    assert precall.roc_auc(labels, s) == pytest.approx(exp, rel=1e-12)
+    assert precall.roc_auc(labels, s, pos_label="Poor") == pytest.approx(exp, rel=1e-12)
+    ev = precall.evaluate(labels, s, pos_label="Poor")
+    assert ev.roc_auc == pytest.approx(exp, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make", [_object_labels, _pandas_string_labels, _pandas_category_labels],
+    ids=["object-array", "pandas-string", "pandas-category"],
+)
+def test_roc_auc_string_containers_single_class(make):
+    labels = make(np.zeros(4, dtype=int))
+    with pytest.warns(precall.UndefinedMetricWarning):
+        assert math.isnan(precall.roc_auc(labels, [0.1, 0.2, 0.3, 0.4]))
+
+
+def test_bytes_labels_with_present_pos_label_not_silently_empty():
+    """b"b" is one of the two labels: the answer is either the right AP or an error,
+    never the no-positives value 0.0."""
+    y = np.array([b"a", b"b", b"b", b"a"])
+    s = [0.1, 0.9, 0.4, 0.5]
+    exp = skm.average_precision_score([0, 1, 1, 0], s)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = precall.average_precision(y, s, pos_label=b"b")
+    except (ValueError, TypeError):
+        return
+    assert got == pytest.approx(exp, rel=1e-12)

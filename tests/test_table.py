@@ -384,3 +384,35 @@ def test_float_scores_differing_in_last_bits(rng, ties):
             np.testing.assert_array_equal(t.thresholds, distinct)
             np.testing.assert_array_equal(tu.thresholds, distinct)
             np.testing.assert_array_equal(t.tp[-1], np.sum(w * y))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_float_scores_of_every_sign_and_size(rng, dtype, ties, weighted):
+    info = np.finfo(dtype)
+    special = np.array(
+        [0.0, -0.0, info.max, -info.max, info.tiny, -info.tiny, info.smallest_subnormal,
+         -info.smallest_subnormal, 1.0, -1.0, 0.0, -0.0],
+        dtype=dtype,
+    )
+    body = (rng.standard_normal(150) * 10.0 ** rng.integers(-3, 4, 150)).astype(dtype)
+    s = np.concatenate([body, special, body[:30]])
+    s = s[rng.permutation(s.size)]
+    y = rng.integers(0, 2, s.size)
+    w = rng.integers(1, 4, s.size).astype(float) if weighted else None
+    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+    pts = oracles.operating_points(y, s, sample_weight=w, ties=ties)
+    assert t.thresholds.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(t.thresholds, np.asarray(pts.thresholds, dtype=dtype))
+    np.testing.assert_array_equal(t.tp, pts.tp)
+    np.testing.assert_array_equal(t.fp, pts.fp)
+
+
+def test_to_pandas_without_pandas_names_the_extra(monkeypatch):
+    import sys
+
+    t = precall.threshold_table([0, 1], [0.2, 0.8])
+    monkeypatch.setitem(sys.modules, "pandas", None)  # makes `import pandas` fail
+    with pytest.raises(ImportError, match=r"\[pandas\]"):
+        t.to_pandas()

@@ -170,6 +170,13 @@ def test_bad_weights(fn, bad):
         _call(fn, Y, S, sample_weight=w)
 
 
+@pytest.mark.parametrize("fn", ALL)
+def test_all_zero_weights(fn):
+    # as scikit-learn: "Sample weights must contain at least one non-zero number."
+    with pytest.raises(ValueError, match="sample_weight"):
+        _call(fn, Y, S, sample_weight=[0.0] * len(Y))
+
+
 # --------------------------------------------------------------- options
 @pytest.mark.parametrize("method", ["STEP", "voc", "auc", "", "voc2012", None])
 def test_unknown_method(method):

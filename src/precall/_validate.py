@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = [
     "BinaryInput",
+    "check_bool",
     "check_binary",
     "check_choice",
     "check_on_undefined",
@@ -158,6 +159,11 @@ def _labels(y_true: np.ndarray) -> np.ndarray:
     return np.unique(y_true)
 
 
+def _scalar(x: Any) -> Any:
+    """A numpy scalar as the Python value; other objects unchanged."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def _is_01_or_pm1(classes: np.ndarray) -> bool:
     if classes.dtype.kind not in "biuf":
         return False
@@ -179,11 +185,11 @@ def _resolve_pos_label(classes: np.ndarray, pos_label: Any, rule: PosLabelRule) 
             "Pass `pos_label=` to evaluate one class against the rest"
         )
     if rule == "greater" and classes.size == 2:
-        return classes[-1].item()
+        return _scalar(classes[-1])
     if _is_01_or_pm1(classes):
         return 1
     if classes.size == 1 and rule == "greater":
-        return classes[0].item()
+        return _scalar(classes[0])
     raise ValueError(
         f"`y_true` takes the labels {_describe(classes)}, which are not {{0, 1}} or "
         "{-1, 1}, so the positive class is ambiguous; pass `pos_label=` naming "
@@ -224,16 +230,23 @@ def check_binary(
     weight = _check_weight(sample_weight, n)
     classes = _labels(labels)
     pos = _resolve_pos_label(classes, pos_label, pos_label_rule)
-    if labels.dtype.kind in "US" and not isinstance(pos, str):
+    try:
+        positive = np.asarray(labels == pos, dtype=bool)
+    except (TypeError, ValueError):  # pragma: no cover - incomparable types
         positive = np.zeros(n, dtype=bool)
-    else:
-        positive = np.asarray(labels == pos)
-        if positive.shape != (n,):
-            positive = np.zeros(n, dtype=bool)
+    if positive.shape != (n,):  # a comparison numpy could not broadcast
+        positive = np.zeros(n, dtype=bool)
     if weight is not None and not (weight > 0).all():
         keep = weight > 0
         scores, positive, weight = scores[keep], positive[keep], weight[keep]
     return BinaryInput(scores, positive, weight, pos, n)
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Check a boolean option."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`{name}` must be True or False; got {value!r}")
+    return bool(value)
 
 
 def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:

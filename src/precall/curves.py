@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._counts import ThresholdTable, build_table
-from ._validate import check_binary
+from ._validate import check_binary, check_bool
 from ._warnings import UndefinedMetricWarning
 
 __all__ = [
@@ -186,6 +186,7 @@ def precision_recall_curve(
     >>> t
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
+    drop_intermediate = check_bool(drop_intermediate, "drop_intermediate")
     data = check_binary(y_true, y_score, sample_weight, pos_label)
     return pr_curve_from_table(build_table(data, "group"), drop_intermediate=drop_intermediate)
 
@@ -224,6 +225,7 @@ def roc_curve(
     >>> thr
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
+    drop_intermediate = check_bool(drop_intermediate, "drop_intermediate")
     data = check_binary(y_true, y_score, sample_weight, pos_label)
     return roc_curve_from_table(build_table(data, "group"), drop_intermediate=drop_intermediate)
 
@@ -264,5 +266,6 @@ def det_curve(
     >>> fnr
     array([0. , 0.5, 0.5])
     """
+    drop_intermediate = check_bool(drop_intermediate, "drop_intermediate")
     data = check_binary(y_true, y_score, sample_weight, pos_label)
     return det_curve_from_table(build_table(data, "group"), drop_intermediate=drop_intermediate)
