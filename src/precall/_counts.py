@@ -67,11 +67,16 @@ class Steps:
 _INT64_MAX = np.int64(np.iinfo(np.int64).max)
 
 
+_CHUNK = 1 << 20  # elements per chunk for in-place passes (bounded temporaries)
+
+
 def _flip_negative_magnitudes(v: np.ndarray, sign_bit: int) -> None:
     """In place: IEEE bit patterns (as int64) to integers in numeric order."""
-    mask = v >> sign_bit  # 0 for positive, -1 for negative numbers
-    mask &= (1 << sign_bit) - 1
-    v ^= mask
+    for start in range(0, v.shape[0], _CHUNK):
+        part = v[start : start + _CHUNK]
+        mask = part >> sign_bit  # 0 for positive, -1 for negative numbers
+        mask &= (1 << sign_bit) - 1
+        part ^= mask
 
 
 def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
@@ -134,7 +139,9 @@ def _stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     if drop:
         key >>= np.uint64(drop)
     key <<= np.uint64(shift)
-    key |= np.arange(n, dtype=np.uint64)
+    for start in range(0, n, _CHUNK):
+        part = key[start : start + _CHUNK]
+        part |= np.arange(start, start + part.shape[0], dtype=np.uint64)
     key.sort()
     key &= np.uint64((1 << shift) - 1)
     order = key.view(np.int64)
@@ -157,9 +164,8 @@ def _stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 def _group_ends(sorted_desc: np.ndarray) -> np.ndarray:
     """Index of the last element of each run of equal values."""
-    n = sorted_desc.shape[0]
-    ends = np.flatnonzero(sorted_desc[1:] != sorted_desc[:-1])
-    return np.append(ends, n - 1)
+    ends = _run_ends(sorted_desc)
+    return np.arange(sorted_desc.shape[0]) if ends is None else ends
 
 
 def build_table(data: BinaryInput, ties: Ties) -> "ThresholdTable":
@@ -184,22 +190,13 @@ def build_table(data: BinaryInput, ties: Ties) -> "ThresholdTable":
         fp = total - tp
         n_pos, n_neg = float(p.size), float(scores.size - p.size)
     else:
-        order, s = _stable_descending_sort(scores)
-        y = positive[order]
-        if weight is None:
-            tp = np.cumsum(y, dtype=np.int64)
-            fp = np.arange(1, y.size + 1, dtype=np.int64) - tp
+        ranked = _rank(data)
+        rows = _run_ends(ranked.scores) if ties == "group" else None
+        if rows is None:
+            thresholds, tp, fp = ranked.scores, ranked.tp, ranked.fp
         else:
-            # float64 cumulative sums in stable order, as scikit-learn computes them
-            yf = y.astype(np.float64)
-            w = weight[order]
-            tp = np.cumsum(yf * w)
-            fp = np.cumsum((1.0 - yf) * w)
-        if ties == "group":
-            ends = _group_ends(s)
-            s, tp, fp = s[ends], tp[ends], fp[ends]
-        thresholds = s
-        n_pos, n_neg = float(tp[-1]), float(fp[-1])
+            thresholds, tp, fp = ranked.scores[rows], ranked.tp[rows], ranked.fp[rows]
+        n_pos, n_neg = ranked.n_pos, ranked.n_neg
     return ThresholdTable(
         thresholds=thresholds, tp=tp, fp=fp, n_pos=n_pos, n_neg=n_neg, ties=ties, _checked=True
     )
@@ -255,49 +252,99 @@ def _steps_unweighted(data: BinaryInput, ties: Ties) -> Steps | None:
     )
 
 
-def _steps_weighted_grouped(data: BinaryInput) -> Steps:
-    """Steps of weighted input with grouped ties."""
+@dataclass(frozen=True)
+class _Ranked:
+    """Samples in stable decreasing score order with per-sample cumulative TP
+    and FP (internal; the stage between the permutation and table or steps)."""
+
+    scores: np.ndarray
+    positive: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    exact: bool
+
+    @property
+    def n_pos(self) -> float:
+        return float(self.tp[-1])
+
+    @property
+    def n_neg(self) -> float:
+        return float(self.fp[-1])
+
+
+def _rank(data: BinaryInput) -> _Ranked:
+    """Sort once (stable, decreasing) and accumulate; arrays reused in place.
+
+    Weighted sums are float64 in stable order, exactly as scikit-learn forms
+    them (``cumsum(y * w)`` and ``cumsum((1 - y) * w)``).
+    """
     order, s = _stable_descending_sort(data.scores)
-    ends = _group_ends(s)
-    thresholds = s[ends]
-    del s
     y = data.positive[order]
-    w = data.weight[order]  # type: ignore[index]
+    if data.weight is None:
+        del order
+        tp = np.cumsum(y, dtype=np.int64)
+        fp = np.arange(1, y.shape[0] + 1, dtype=np.int64)
+        fp -= tp
+        return _Ranked(s, y, tp, fp, True)
+    w = data.weight[order]
     del order
-    has_pos = np.logical_or.reduceat(y, np.append(0, ends[:-1] + 1))
     wp = np.where(y, w, 0.0)
-    del y
     w -= wp  # the negatives' weights (exactly w or 0)
-    tp = np.cumsum(wp, out=wp)[ends]
-    fp = np.cumsum(w, out=w)[ends]
-    n_pos, n_neg = float(wp[-1]), float(w[-1])
-    del wp, w
-    dtp = np.diff(tp, prepend=0.0)
-    idx = np.flatnonzero(has_pos)
-    fp_prev = np.where(idx > 0, fp[np.maximum(idx - 1, 0)], 0.0)
-    return Steps(thresholds[idx], tp[idx], dtp[idx], fp[idx], fp_prev, n_pos, n_neg, False)
+    return _Ranked(s, y, np.cumsum(wp, out=wp), np.cumsum(w, out=w), False)
+
+
+def _run_ends(sorted_desc: np.ndarray) -> np.ndarray | None:
+    """Last index of each run of equal scores; None when all scores differ."""
+    distinct = sorted_desc[1:] != sorted_desc[:-1]
+    if distinct.all():
+        return None
+    return np.append(np.flatnonzero(distinct), sorted_desc.shape[0] - 1)
+
+
+def _steps_from_ranked(r: _Ranked, ties: Ties) -> Steps:
+    """The steps of ranked samples; only the step rows are gathered."""
+    ends = _run_ends(r.scores) if ties == "group" else None
+    if ends is None:  # a row per sample: the positive samples are the steps
+        idx = np.flatnonzero(r.positive)
+        rows = idx
+    else:
+        starts = np.append(0, ends[:-1] + 1)
+        idx = np.flatnonzero(np.logical_or.reduceat(r.positive, starts))
+        rows = ends[idx]
+    first = idx == 0
+    above = np.where(first, 0, idx - 1)
+    rows_above = above if ends is None else ends[above]
+    tp = r.tp[rows]
+    tp_above = np.where(first, 0, r.tp[rows_above])
+    fp_prev = np.where(first, 0, r.fp[rows_above])
+    return Steps(r.scores[rows], tp, tp - tp_above, r.fp[rows], fp_prev, r.n_pos, r.n_neg, r.exact)
 
 
 def build_steps(data: BinaryInput, ties: Ties) -> Steps:
-    """The steps of validated input, without building the full table when possible."""
-    return build_steps_and_grouped(data, ties)[0]
+    """The steps of validated input, without building the full table."""
+    if data.weight is None:
+        steps = _steps_unweighted(data, ties)
+        if steps is not None:
+            return steps
+    return _steps_from_ranked(_rank(data), ties)
 
 
 def build_steps_and_grouped(data: BinaryInput, ties: Ties) -> tuple[Steps, Steps]:
-    """The steps for ``ties`` and for grouped ties (ROC-AUC is always grouped).
+    """The steps for ``ties`` and for grouped ties (ROC-AUC is always grouped),
+    from one sort.
 
-    The two are the same object unless the stable order splits a run of equal
+    The two are the same object unless ``ties="stable"`` splits a run of equal
     scores shared by positives and negatives.
     """
     if data.weight is None:
         steps = _steps_unweighted(data, ties)
         if steps is not None:
             return steps, steps
-    elif ties == "group":
-        steps = _steps_weighted_grouped(data)
+    ranked = _rank(data)
+    steps = _steps_from_ranked(ranked, ties)
+    if ties == "group":
         return steps, steps
-    table = build_table(data, ties)
-    return table.steps(), table.grouped().steps()
+    return steps, _steps_from_ranked(ranked, "group")
 
 
 def _complement(total: float, counts: np.ndarray) -> np.ndarray:
