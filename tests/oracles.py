@@ -198,7 +198,7 @@ def ap_voc2007(pts: Points, grid="reference") -> float:
 
 
 def ap_voc2010(pts: Points) -> float:
-    """Detectron voc_ap(use_07_metric=False), written out literally."""
+    """The all-point envelope AP of Detectron's voc_ap, as plain loops from its definition."""
     mrec = [0.0] + list(pts.recall) + [1.0]
     mpre = [0.0] + list(pts.precision) + [0.0]
     # precision envelope: running max from the right

@@ -235,36 +235,25 @@ def test_recall_grid_irrelevant_for_gridless_methods(method):
 
 # ------------------------------------------------------------ pycocotools style
 def _pycocotools_ap(is_tp, scores, npig):
-    """COCOeval.evaluateImg/accumulate for one category, one IoU, all areas, literally."""
-    dtScores = np.asarray(scores, dtype=float)
-    inds = np.argsort(-dtScores, kind="mergesort")
-    dtm = np.asarray(is_tp, dtype=bool)[inds]
-    dtIg = np.zeros_like(dtm)
-    tps = np.logical_and(dtm, np.logical_not(dtIg))
-    fps = np.logical_and(np.logical_not(dtm), np.logical_not(dtIg))
-    tp_sum = np.cumsum(tps).astype(dtype=float)
-    fp_sum = np.cumsum(fps).astype(dtype=float)
-    recThrs = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
-    R = len(recThrs)
-    tp = np.array(tp_sum)
-    fp = np.array(fp_sum)
-    nd = len(tp)
-    rc = tp / npig
-    pr = tp / (fp + tp + np.spacing(1))
-    q = np.zeros((R,))
-    pr = pr.tolist()
-    q = q.tolist()
-    for i in range(nd - 1, 0, -1):
-        if pr[i] > pr[i - 1]:
-            pr[i - 1] = pr[i]
-    inds = np.searchsorted(rc, recThrs, side="left")
-    try:
-        for ri, pi in enumerate(inds):
-            q[ri] = pr[pi]
-    except IndexError:
-        pass
-    q = np.array(q)
-    return float(np.mean(q[q > -1]))
+    """The AP pycocotools' COCOeval.accumulate gives one category at one IoU
+    threshold, written here from its documented rules (not its code): a
+    mergesort ranking by decreasing score, float cumulative TP/FP, precision
+    TP / (TP + FP + np.spacing(1)), the running maximum from the right, the
+    first point with recall >= r for each of its 101 np.linspace recall
+    thresholds, precision 0 past the last recall, and np.mean of the 101 values."""
+    ranking = np.argsort(-np.asarray(scores, dtype=float), kind="mergesort")
+    hits = np.asarray(is_tp, dtype=bool)[ranking]
+    cum_tp = np.cumsum(hits).astype(float)
+    cum_fp = np.cumsum(~hits).astype(float)
+    recall = cum_tp / npig
+    precision = cum_tp / (cum_fp + cum_tp + np.spacing(1))
+    best_from_here = list(precision)
+    for k in reversed(range(1, len(best_from_here))):
+        best_from_here[k - 1] = max(best_from_here[k - 1], best_from_here[k])
+    thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+    first = np.searchsorted(recall, thresholds, side="left")
+    sampled = [best_from_here[k] if k < len(best_from_here) else 0.0 for k in first]
+    return float(np.mean(np.array(sampled)))
 
 
 def test_coco_stable_equals_pycocotools(rng):
@@ -509,23 +498,25 @@ def test_uint32_scores_above_2_31(rng, weighted):
 
 # ------------------------------------------ bit-for-bit against the reference codes
 def _detectron_voc_ap(rec, prec, use_07_metric):
-    """Detectron (py-faster-rcnn) voc_eval.voc_ap, verbatim."""
+    """Detectron's voc_ap, written here from its definition (not its code), with
+    the same floating-point operations so that results can be compared bit for bit.
+
+    11-point: for t in np.arange(0., 1.1, 0.1), the maximum precision at recall
+    >= t (0 if none), accumulated as ap += p / 11.  All-point: sentinels (0, 0)
+    in front and (1, 0) at the end, running maximum of precision from the right,
+    and the sum of (R_{i+1} - R_i) * P_{i+1} over the indices where recall changes.
+    """
     if use_07_metric:
-        ap = 0.0
+        total = 0.0
         for t in np.arange(0.0, 1.1, 0.1):
-            if np.sum(rec >= t) == 0:
-                p = 0
-            else:
-                p = np.max(prec[rec >= t])
-            ap = ap + p / 11.0
-    else:
-        mrec = np.concatenate(([0.0], rec, [1.0]))
-        mpre = np.concatenate(([0.0], prec, [0.0]))
-        for i in range(mpre.size - 1, 0, -1):
-            mpre[i - 1] = np.maximum(mpre[i - 1], mpre[i])
-        i = np.where(mrec[1:] != mrec[:-1])[0]
-        ap = np.sum((mrec[i + 1] - mrec[i]) * mpre[i + 1])
-    return ap
+            reached = rec >= t
+            total = total + (np.max(prec[reached]) if reached.any() else 0) / 11.0
+        return total
+    r = np.concatenate(([0.0], rec, [1.0]))
+    p = np.concatenate(([0.0], prec, [0.0]))
+    p = np.maximum.accumulate(p[::-1])[::-1]
+    change = np.flatnonzero(r[1:] != r[:-1])
+    return np.sum((r[change + 1] - r[change]) * p[change + 1])
 
 
 def _detectron_rec_prec(is_tp, confidence, npos):

@@ -313,6 +313,15 @@ def test_to_pandas(rng, ties):
 _FULL_RANGE_DTYPES = [np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64]
 
 
+def _assert_dtype_table_equals_oracle(y, s, w, ties, dtype):
+    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+    pts = oracles.operating_points(y, s, sample_weight=w, ties=ties)
+    assert t.thresholds.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(t.thresholds, np.asarray(pts.thresholds, dtype=dtype))
+    np.testing.assert_array_equal(t.tp, pts.tp)
+    np.testing.assert_array_equal(t.fp, pts.fp)
+
+
 @pytest.mark.parametrize("dtype", _FULL_RANGE_DTYPES)
 @pytest.mark.parametrize("ties", TIES)
 @pytest.mark.parametrize("weighted", [False, True])
@@ -324,12 +333,7 @@ def test_integer_scores_over_their_full_range(rng, dtype, ties, weighted):
     s = np.concatenate([s, s[:40], np.array([info.min, info.max, info.max], dtype=dtype)])
     y = rng.integers(0, 2, s.size)
     w = rng.integers(1, 4, s.size).astype(float) if weighted else None
-    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
-    pts = oracles.operating_points(y, s, sample_weight=w, ties=ties)
-    assert t.thresholds.dtype == np.dtype(dtype)
-    np.testing.assert_array_equal(t.thresholds, np.asarray(pts.thresholds, dtype=dtype))
-    np.testing.assert_array_equal(t.tp, pts.tp)
-    np.testing.assert_array_equal(t.fp, pts.fp)
+    _assert_dtype_table_equals_oracle(y, s, w, ties, dtype)
 
 
 @pytest.mark.parametrize("ties", TIES)
@@ -401,12 +405,7 @@ def test_float_scores_of_every_sign_and_size(rng, dtype, ties, weighted):
     s = s[rng.permutation(s.size)]
     y = rng.integers(0, 2, s.size)
     w = rng.integers(1, 4, s.size).astype(float) if weighted else None
-    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
-    pts = oracles.operating_points(y, s, sample_weight=w, ties=ties)
-    assert t.thresholds.dtype == np.dtype(dtype)
-    np.testing.assert_array_equal(t.thresholds, np.asarray(pts.thresholds, dtype=dtype))
-    np.testing.assert_array_equal(t.tp, pts.tp)
-    np.testing.assert_array_equal(t.fp, pts.fp)
+    _assert_dtype_table_equals_oracle(y, s, w, ties, dtype)
 
 
 def test_to_pandas_without_pandas_names_the_extra(monkeypatch):
