@@ -19,7 +19,8 @@ from .curves import (
     roc_curve,
 )
 from .evaluate import Evaluation, F1Point, evaluate
-from .scores import AP_METHODS, CONVENTIONS, Convention, average_precision, roc_auc
+from .averaging import average_precision, roc_auc
+from .scores import AP_METHODS, CONVENTIONS, Convention
 
 __version__ = "0.1.0"
 

@@ -285,3 +285,124 @@ def check_probability(value: Any, name: str, *, open_low: bool = True) -> float:
         interval = "(0, 1]" if open_low else "[0, 1]"
         raise ValueError(f"`{name}` must be in {interval}; got {value!r}")
     return v
+
+
+@dataclass(frozen=True)
+class MultiInput:
+    """Validated multi-class or multi-label input: one binary problem per column.
+
+    Attributes
+    ----------
+    scores : ndarray of shape (n, k)
+        Finite numeric scores, one column per class (zero-weight rows removed).
+    positive : ndarray of bool, shape (n, k)
+        Whether each sample belongs to each class.
+    weight : ndarray of float64 or None
+        Strictly positive row weights, or None.
+    classes : ndarray
+        The class of each column.
+    multilabel : bool
+        True for an indicator matrix ``y_true``; False for 1-D class labels.
+    """
+
+    scores: np.ndarray
+    positive: np.ndarray
+    weight: np.ndarray | None
+    classes: np.ndarray
+    multilabel: bool
+
+
+def is_multi(y_true: Any, y_score: Any, labels: Any = None) -> bool:
+    """Whether the input is multi-class or multi-label rather than binary.
+
+    A 2-D ``y_true`` is multi-label.  A 2-D ``y_score`` with 1-D labels is
+    multi-class when ``labels`` is given or ``y_true`` has more than two
+    labels; with binary labels it stays binary, so that a two-column
+    probability matrix gets the binary error that says which column to pass.
+    """
+    score_ndim = np.ndim(y_score)
+    true_ndim = np.ndim(y_true)
+    if score_ndim == 2 and np.shape(y_score)[1] == 1:
+        score_ndim = 1
+    if true_ndim == 2 and np.shape(y_true)[1] == 1:
+        true_ndim = 1
+    if true_ndim == 2:
+        return True
+    if score_ndim != 2 or true_ndim != 1:
+        return False
+    return labels is not None or _labels(np.asarray(y_true)).size > 2
+
+
+def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: Any = None) -> MultiInput:
+    """Validate multi-class (1-D labels) or multi-label (indicator matrix) input."""
+    scores = np.asarray(y_score)
+    if scores.ndim != 2:
+        raise ValueError(
+            "`y_score` must be 2-D, of shape (n_samples, n_classes), for multi-class or "
+            f"multi-label `y_true`; got shape {scores.shape}"
+        )
+    n, k = scores.shape
+    flat = _check_scores(scores.reshape(-1))
+    scores = flat.reshape(n, k)
+    truth = np.asarray(y_true)
+    if truth.shape[0] != n:
+        raise ValueError(
+            f"`y_true` and `y_score` must have the same number of samples; got "
+            f"{truth.shape[0]} and {n}"
+        )
+    if n == 0:
+        raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
+    weight = _check_weight(sample_weight, n)
+    if truth.ndim == 2 and truth.shape[1] != 1:
+        if truth.shape != scores.shape:
+            raise ValueError(
+                f"`y_score` must have the shape of the indicator matrix `y_true`, "
+                f"{truth.shape}; got {scores.shape}"
+            )
+        if truth.dtype.kind not in "biuf" or not np.isin(truth, (0, 1)).all():
+            raise ValueError(
+                "`y_true` as a 2-D array must be a 0/1 (or bool) indicator matrix, one "
+                "column per class"
+            )
+        positive = truth.astype(bool)
+        if labels is None:
+            classes = np.arange(k)
+        else:
+            classes = _check_labels(labels)
+            if classes.size != k:
+                raise ValueError(
+                    f"`labels` must name one class per column of `y_score`; got "
+                    f"{classes.size} labels for {k} columns"
+                )
+        multilabel = True
+    else:
+        truth = _as_1d(truth, "y_true")
+        present = _labels(truth)
+        if labels is None:
+            classes = present
+        else:
+            classes = _check_labels(labels)
+            missing = np.setdiff1d(present, classes)
+            if missing.size:
+                raise ValueError(
+                    f"`y_true` contains labels not in `labels`: {_describe(missing)}"
+                )
+        if classes.size != k:
+            raise ValueError(
+                f"`y_score` must have one column per class; got {k} columns for "
+                f"{classes.size} classes {_describe(classes)}"
+                + ("" if labels is not None else "; pass `labels=` to name the columns")
+            )
+        positive = truth[:, None] == classes[None, :]
+        multilabel = False
+    if weight is not None and not (weight > 0).all():
+        keep = weight > 0
+        scores, positive, weight = scores[keep], positive[keep], weight[keep]
+    return MultiInput(scores, positive, weight, classes, multilabel)
+
+
+def _check_labels(labels: Any) -> np.ndarray:
+    classes = _as_1d(labels, "labels")
+    if np.unique(classes).size != classes.size:
+        raise ValueError(f"`labels` must be unique; got {_describe(classes)}")
+    return classes

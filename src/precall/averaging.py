@@ -1,0 +1,228 @@
+"""Multi-class and multi-label input: a binary metric plus an averaging rule.
+
+Each column of ``y_score`` is one binary problem (its class against the rest);
+the binary metric (any AP convention, or ROC-AUC) is computed per column from
+that column's own sort, and the per-class values are averaged:
+
+``"macro"``     the plain mean over classes (mAP);
+``"weighted"``  the mean weighted by each class's positive weight (support);
+``"micro"``     the binary metric of all (sample, class) cells pooled;
+``"samples"``   the mean over samples of the metric of each row (its classes
+                ranked by score), weighted by ``sample_weight``;
+``None``        the per-class values.
+
+These equal scikit-learn's ``average_precision_score`` and ``roc_auc_score``
+(``multi_class="ovr"``) wherever scikit-learn accepts the input.  Classes with
+no positives follow the binary policy (``on_undefined``): by default AP 0 with a
+warning, counted as 0 in the mean, as scikit-learn does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ._counts import build_steps, build_table
+from ._validate import (
+    BinaryInput,
+    MultiInput,
+    check_choice,
+    check_multi,
+    check_on_undefined,
+    check_probability,
+    is_multi,
+)
+from .scores import (
+    AP_METHODS,
+    RECALL_GRIDS,
+    TIES,
+    ap_from_steps,
+    roc_auc_from_steps,
+    roc_auc_from_table,
+)
+from .scores import average_precision as binary_average_precision
+from .scores import roc_auc as binary_roc_auc
+
+__all__ = ["AVERAGES", "average_precision", "roc_auc"]
+
+AVERAGES: tuple[str, ...] = ("macro", "weighted", "micro", "samples")
+
+BinaryMetric = Callable[[BinaryInput], float]
+
+
+def _check_average(average: Any, allowed: tuple[str, ...]) -> str | None:
+    if average is None:
+        return None
+    if not isinstance(average, str) or average not in allowed:
+        raise ValueError(
+            f"`average` must be one of {', '.join(repr(a) for a in allowed)} or None; "
+            f"got {average!r}"
+        )
+    return average
+
+
+def _column(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None) -> BinaryInput:
+    return BinaryInput(np.ascontiguousarray(scores), np.ascontiguousarray(positive), weight, True, scores.shape[0])
+
+
+def _average(data: MultiInput, metric: BinaryMetric, average: str | None) -> float | np.ndarray:
+    """Apply ``metric`` per class (or pooled, or per sample) and average."""
+    s, y, w = data.scores, data.positive, data.weight
+    n, k = s.shape
+    if average == "micro":
+        return metric(_column(s.ravel(), y.ravel(), None if w is None else np.repeat(w, k)))
+    if average == "samples":
+        per_row = np.array([metric(_column(s[i], y[i], None)) for i in range(n)])
+        return float(np.average(per_row, weights=w))
+    per_class = np.array([metric(_column(s[:, c], y[:, c], w)) for c in range(k)])
+    if average is None:
+        return per_class
+    if average == "weighted":
+        support = y.sum(axis=0) if w is None else (y * w[:, None]).sum(axis=0)
+        if np.isclose(support.sum(), 0.0):
+            return 0.0
+        per_class[support == 0] = 0.0
+        return float(np.average(per_class, weights=support))
+    return float(np.mean(per_class))
+
+
+def average_precision(
+    y_true: Any,
+    y_score: Any,
+    *,
+    method: str = "step",
+    ties: str = "group",
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    average: str | None = "macro",
+    labels: Any = None,
+    recall_grid: str = "reference",
+    on_undefined: Any = "warn",
+) -> float | np.ndarray:
+    """Average precision (PR-AUC) by a named convention; binary, multi-class or multi-label.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Binary labels, class labels (multi-class, with a 2-D ``y_score``), or a
+        0/1 indicator matrix (multi-label).
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores; for multi-class and multi-label input one column per class.
+    method, ties, sample_weight, recall_grid, on_undefined
+        As in :func:`precall.scores.average_precision` (the binary function):
+        ``method`` is one of :data:`precall.AP_METHODS`, applied per class.
+    pos_label : label, default=None
+        Binary input only: the positive label.
+    average : {"macro", "weighted", "micro", "samples"} or None, default="macro"
+        How per-class values are combined (see :mod:`precall.averaging`);
+        ignored for binary input, as in scikit-learn.
+    labels : array-like, default=None
+        The class of each column of ``y_score``.  Default: the sorted labels
+        of ``y_true`` (multi-class) or ``0..k-1`` (multi-label).
+
+    Returns
+    -------
+    float, or ndarray of shape (n_classes,) when ``average=None``
+
+    Examples
+    --------
+    >>> import precall
+    >>> y = [0, 0, 1, 1, 2, 2]
+    >>> s = [[0.7, 0.2, 0.1], [0.4, 0.3, 0.3], [0.1, 0.8, 0.1],
+    ...      [0.2, 0.3, 0.5], [0.4, 0.4, 0.2], [0.1, 0.2, 0.7]]
+    >>> round(precall.average_precision(y, s), 4)
+    0.7778
+    >>> precall.average_precision(y, s, average=None).round(4)
+    array([0.8333, 0.75  , 0.75  ])
+    """
+    check_choice(method, "method", AP_METHODS)
+    check_choice(ties, "ties", TIES)
+    check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
+    policy = check_on_undefined(on_undefined)
+    if not is_multi(y_true, y_score, labels):
+        _check_average(average, AVERAGES)
+        return binary_average_precision(
+            y_true, y_score, method=method, ties=ties, sample_weight=sample_weight,
+            pos_label=pos_label, recall_grid=recall_grid, on_undefined=policy,
+        )
+    avg = _check_average(average, AVERAGES)
+    data = check_multi(y_true, y_score, sample_weight, labels)
+
+    def metric(col: BinaryInput) -> float:
+        steps = build_steps(col, ties)  # type: ignore[arg-type]
+        return ap_from_steps(steps, method=method, recall_grid=recall_grid, on_undefined=policy)
+
+    return _average(data, metric, avg)
+
+
+def roc_auc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    max_fpr: float | None = None,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    average: str | None = "macro",
+    multi_class: str = "ovr",
+    labels: Any = None,
+    on_undefined: Any = "warn",
+) -> float | np.ndarray:
+    """Area under the ROC curve; binary, one-vs-rest multi-class, or multi-label.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, labels
+        As in :func:`average_precision`.
+    max_fpr : float in (0, 1], default=None
+        McClish-standardised partial AUC (binary and multi-label input only, as
+        scikit-learn).
+    pos_label : label, default=None
+        Binary input only; None follows ``roc_auc_score`` (the greater label).
+    average : {"macro", "weighted", "micro", "samples"} or None, default="macro"
+        ``"samples"`` only for multi-label input.
+    multi_class : {"ovr"}, default="ovr"
+        One-vs-rest.  Unlike scikit-learn, the scores need not be
+        probabilities summing to 1: each class's AUC only ranks its column.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        For a class (or the input) with a single class present: NaN with a
+        warning by default, as scikit-learn.
+
+    Returns
+    -------
+    float, or ndarray of shape (n_classes,) when ``average=None``
+
+    Examples
+    --------
+    >>> import precall
+    >>> y = [0, 0, 1, 1, 2, 2]
+    >>> s = [[0.7, 0.2, 0.1], [0.4, 0.3, 0.3], [0.1, 0.8, 0.1],
+    ...      [0.2, 0.3, 0.5], [0.4, 0.4, 0.2], [0.1, 0.2, 0.7]]
+    >>> round(precall.roc_auc(y, s), 4)
+    0.8333
+    """
+    policy = check_on_undefined(on_undefined)
+    if not is_multi(y_true, y_score, labels):
+        _check_average(average, AVERAGES)
+        return binary_roc_auc(
+            y_true, y_score, max_fpr=max_fpr, sample_weight=sample_weight,
+            pos_label=pos_label, on_undefined=policy,
+        )
+    check_choice(multi_class, "multi_class", ("ovr",))
+    data = check_multi(y_true, y_score, sample_weight, labels)
+    allowed = AVERAGES if data.multilabel else ("macro", "weighted", "micro")
+    avg = _check_average(average, allowed)
+    if max_fpr is not None:
+        max_fpr = check_probability(max_fpr, "max_fpr")
+        if not data.multilabel and max_fpr != 1:
+            raise ValueError(
+                "`max_fpr` (partial AUC) is not available for multi-class input; got "
+                f"max_fpr={max_fpr!r}. Use max_fpr=None"
+            )
+
+    def metric(col: BinaryInput) -> float:
+        if max_fpr is None or max_fpr == 1:
+            return roc_auc_from_steps(build_steps(col, "group"), policy=policy)
+        return roc_auc_from_table(build_table(col, "group"), max_fpr=max_fpr, on_undefined=policy)
+
+    return _average(data, metric, avg)
