@@ -19,7 +19,7 @@ from .curves import (
     roc_curve,
 )
 from .evaluate import Evaluation, F1Point, evaluate
-from .averaging import average_precision, roc_auc
+from .averaging import average_precision, label_ranking_average_precision, roc_auc
 from .scores import AP_METHODS, CONVENTIONS, Convention
 
 __version__ = "0.1.0"
@@ -38,6 +38,7 @@ __all__ = [
     "average_precision",
     "det_curve",
     "evaluate",
+    "label_ranking_average_precision",
     "precision_recall_curve",
     "roc_auc",
     "roc_curve",

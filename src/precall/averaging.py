@@ -19,6 +19,7 @@ warning, counted as 0 in the mean, as scikit-learn does.
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Any, Callable
 
 import numpy as np
@@ -40,11 +41,12 @@ from .scores import (
     ap_from_steps,
     roc_auc_from_steps,
     roc_auc_from_table,
+    undefined,
 )
 from .scores import average_precision as binary_average_precision
 from .scores import roc_auc as binary_roc_auc
 
-__all__ = ["AVERAGES", "average_precision", "roc_auc"]
+__all__ = ["AVERAGES", "average_precision", "label_ranking_average_precision", "roc_auc"]
 
 AVERAGES: tuple[str, ...] = ("macro", "weighted", "micro", "samples")
 
@@ -181,9 +183,16 @@ def roc_auc(
         Binary input only; None follows ``roc_auc_score`` (the greater label).
     average : {"macro", "weighted", "micro", "samples"} or None, default="macro"
         ``"samples"`` only for multi-label input.
-    multi_class : {"ovr"}, default="ovr"
-        One-vs-rest.  Unlike scikit-learn, the scores need not be
-        probabilities summing to 1: each class's AUC only ranks its column.
+    multi_class : {"ovr", "ovo"}, default="ovr"
+        ``"ovr"``: each class against the rest.  ``"ovo"``: Hand & Till (2001),
+        the mean over pairs of classes (a, b) of the average of AUC(a vs b on
+        column a) and AUC(b vs a on column b), using only the samples of a and
+        b; ``average="weighted"`` weights each pair by its share of the samples.
+        Beyond scikit-learn, ``"ovo"`` accepts ``sample_weight``: each pairwise
+        AUC is the weighted binary AUC of the pair's samples, and a pair's
+        share is its share of the total weight.  Unlike scikit-learn, the
+        scores need not be probabilities summing to 1: each AUC only ranks
+        one column.
     on_undefined : "warn", "nan", "raise" or float, default="warn"
         For a class (or the input) with a single class present: NaN with a
         warning by default, as scikit-learn.
@@ -208,8 +217,18 @@ def roc_auc(
             y_true, y_score, max_fpr=max_fpr, sample_weight=sample_weight,
             pos_label=pos_label, on_undefined=policy,
         )
-    check_choice(multi_class, "multi_class", ("ovr",))
+    check_choice(multi_class, "multi_class", ("ovr", "ovo"))
     data = check_multi(y_true, y_score, sample_weight, labels)
+    if multi_class == "ovo":
+        if data.multilabel:
+            raise ValueError(
+                "`multi_class='ovo'` needs multi-class `y_true` (one label per sample); got "
+                "a multi-label indicator matrix. Use multi_class='ovr'"
+            )
+        if max_fpr is not None and max_fpr != 1:
+            raise ValueError("`max_fpr` (partial AUC) is not available for multi-class input")
+        avg = _check_average(average, ("macro", "weighted"))
+        return _hand_till(data, avg or "macro", policy)
     allowed = AVERAGES if data.multilabel else ("macro", "weighted", "micro")
     avg = _check_average(average, allowed)
     if max_fpr is not None:
@@ -226,3 +245,78 @@ def roc_auc(
         return roc_auc_from_table(build_table(col, "group"), max_fpr=max_fpr, on_undefined=policy)
 
     return _average(data, metric, avg)
+
+
+def _hand_till(data: MultiInput, average: str, policy: Any) -> float:
+    """One-vs-one ROC-AUC (Hand & Till 2001) over the pairs of present classes."""
+    y, s, w = data.positive, data.scores, data.weight
+    present = np.flatnonzero(y.any(axis=0))
+    total = y.shape[0] if w is None else float(w.sum())
+    pair_scores, shares = [], []
+    for a, b in combinations(present, 2):
+        mask = y[:, a] | y[:, b]
+        wm = None if w is None else w[mask]
+        auc_a = roc_auc_from_steps(build_steps(_column(s[mask, a], y[mask, a], wm), "group"), policy=policy)
+        auc_b = roc_auc_from_steps(build_steps(_column(s[mask, b], y[mask, b], wm), "group"), policy=policy)
+        pair_scores.append((auc_a + auc_b) / 2)
+        shares.append((mask.sum() if w is None else wm.sum()) / total)  # type: ignore[union-attr]
+    if not pair_scores:
+        return undefined(
+            "ROC AUC", "Only one class is present in y_true; one-vs-one ROC AUC needs two.",
+            float("nan"), policy, stacklevel=3,
+        )
+    return float(np.average(pair_scores, weights=shares if average == "weighted" else None))
+
+
+def label_ranking_average_precision(
+    y_true: Any, y_score: Any, *, sample_weight: Any = None
+) -> float:
+    """Label ranking average precision; scikit-learn's ``label_ranking_average_precision_score``.
+
+    For each sample, each relevant label j scores the fraction of relevant
+    labels among the labels ranked at or above j (score >= score of j); the
+    sample's value is the mean over its relevant labels, 1 when it has no
+    relevant label or only relevant labels; the result is the (weighted) mean
+    over samples.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_labels)
+        0/1 indicator matrix of relevant labels.
+    y_score : array-like of shape (n_samples, n_labels)
+        Scores of each label for each sample.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the samples.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import precall
+    >>> precall.label_ranking_average_precision([[1, 0, 0], [0, 0, 1]],
+    ...                                         [[0.75, 0.5, 1], [1, 0.2, 0.1]])
+    0.41666666666666663
+    """
+    if np.ndim(y_true) != 2:
+        raise ValueError(
+            "`y_true` must be a 2-D 0/1 indicator matrix (n_samples, n_labels); got an "
+            f"array of {np.ndim(y_true)} dimension(s)"
+        )
+    data = check_multi(y_true, y_score, sample_weight)
+    y, s = data.positive, data.scores
+    n, k = s.shape
+    per_sample = np.ones(n)
+    n_relevant = y.sum(axis=1)
+    ranked = np.flatnonzero((n_relevant > 0) & (n_relevant < k))
+    chunk = max(1, 4_000_000 // (k * k))
+    for start in range(0, ranked.size, chunk):
+        rows = ranked[start : start + chunk]
+        sr, yr = s[rows], y[rows]
+        at_or_above = sr[:, None, :] >= sr[:, :, None]  # [i, j, l]: label l ranked at or above j
+        rank = at_or_above.sum(axis=2)
+        relevant_above = (at_or_above & yr[:, None, :]).sum(axis=2)
+        ratio = np.where(yr, relevant_above / rank, 0.0)
+        per_sample[rows] = ratio.sum(axis=1) / n_relevant[rows]
+    return float(np.average(per_sample, weights=data.weight))
