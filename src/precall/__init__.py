@@ -19,7 +19,14 @@ from .curves import (
     roc_curve,
 )
 from .evaluate import Evaluation, F1Point, evaluate
-from .averaging import average_precision, label_ranking_average_precision, roc_auc
+from .averaging import (
+    MeanAveragePrecision,
+    average_precision,
+    label_ranking_average_precision,
+    mean_average_precision,
+    per_class_tables,
+    roc_auc,
+)
 from .scores import AP_METHODS, CONVENTIONS, Convention
 
 __version__ = "0.1.0"
@@ -31,6 +38,7 @@ __all__ = [
     "DetCurve",
     "Evaluation",
     "F1Point",
+    "MeanAveragePrecision",
     "PrecisionRecallCurve",
     "RocCurve",
     "ThresholdTable",
@@ -39,6 +47,8 @@ __all__ = [
     "det_curve",
     "evaluate",
     "label_ranking_average_precision",
+    "mean_average_precision",
+    "per_class_tables",
     "precision_recall_curve",
     "roc_auc",
     "roc_curve",

@@ -19,12 +19,13 @@ warning, counted as 0 in the mean, as scikit-learn does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Callable
 
 import numpy as np
 
-from ._counts import build_steps, build_table
+from ._counts import ThresholdTable, build_steps, build_table
 from ._validate import (
     BinaryInput,
     MultiInput,
@@ -46,7 +47,15 @@ from .scores import (
 from .scores import average_precision as binary_average_precision
 from .scores import roc_auc as binary_roc_auc
 
-__all__ = ["AVERAGES", "average_precision", "label_ranking_average_precision", "roc_auc"]
+__all__ = [
+    "AVERAGES",
+    "MeanAveragePrecision",
+    "average_precision",
+    "label_ranking_average_precision",
+    "mean_average_precision",
+    "per_class_tables",
+    "roc_auc",
+]
 
 AVERAGES: tuple[str, ...] = ("macro", "weighted", "micro", "samples")
 
@@ -320,3 +329,125 @@ def label_ranking_average_precision(
         ratio = np.where(yr, relevant_above / rank, 0.0)
         per_sample[rows] = ratio.sum(axis=1) / n_relevant[rows]
     return float(np.average(per_sample, weights=data.weight))
+
+
+@dataclass(frozen=True)
+class MeanAveragePrecision:
+    """Mean of per-class AP, with the per-class values and which were undefined.
+
+    Attributes
+    ----------
+    value : float
+        The mean AP (NaN when every class is undefined and ``absent="skip"``).
+    per_class : ndarray of shape (n_classes,)
+        AP of each class (NaN for undefined classes).
+    classes : ndarray
+        The class of each entry.
+    undefined : ndarray of bool
+        Classes with no positive in ``y_true`` (AP undefined).
+    method, ties, absent : str
+        The convention, the tie rule and the policy for undefined classes.
+    """
+
+    value: float
+    per_class: np.ndarray
+    classes: np.ndarray
+    undefined: np.ndarray
+    method: str
+    ties: str
+    absent: str
+
+    def to_text(self) -> str:
+        """Per-class table and the mean, as aligned text."""
+        names = [str(c) for c in self.classes.tolist()]
+        width = max([len("class")] + [len(n) for n in names])
+        lines = [f"{'class'.ljust(width)}  AP ({self.method}, ties={self.ties!r})"]
+        for name, ap, und in zip(names, self.per_class, self.undefined):
+            lines.append(f"{name.ljust(width)}  " + ("undefined (no positives)" if und else f"{ap:.6f}"))
+        rule = "counted as 0" if self.absent == "zero" else "skipped"
+        lines.append(f"{'mAP'.ljust(width)}  {self.value:.6f}  (undefined classes {rule})")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def mean_average_precision(
+    y_true: Any,
+    y_score: Any,
+    *,
+    method: str = "step",
+    ties: str = "group",
+    sample_weight: Any = None,
+    labels: Any = None,
+    recall_grid: str = "reference",
+    absent: str = "zero",
+) -> MeanAveragePrecision:
+    """Mean average precision over classes (mAP), with the per-class table.
+
+    Parameters
+    ----------
+    y_true, y_score, method, ties, sample_weight, labels, recall_grid
+        As in :func:`average_precision` (multi-class or multi-label input).
+    absent : {"zero", "skip"}, default="zero"
+        Classes with no positives have no AP.  ``"zero"`` counts them as 0 in
+        the mean (scikit-learn's ``average_precision_score``); ``"skip"``
+        leaves them out (pycocotools).  No warning is raised: the result's
+        ``undefined`` field names them.
+
+    Returns
+    -------
+    MeanAveragePrecision
+
+    Examples
+    --------
+    >>> import precall
+    >>> y = [[1, 0, 0], [0, 1, 0], [1, 1, 0]]
+    >>> s = [[0.9, 0.2, 0.1], [0.3, 0.8, 0.4], [0.6, 0.7, 0.2]]
+    >>> result = precall.mean_average_precision(y, s, absent="skip")
+    >>> result.undefined
+    array([False, False,  True])
+    >>> result.value
+    1.0
+    """
+    check_choice(method, "method", AP_METHODS)
+    check_choice(ties, "ties", TIES)
+    check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
+    check_choice(absent, "absent", ("zero", "skip"))
+    data = check_multi(y_true, y_score, sample_weight, labels)
+
+    def metric(col: BinaryInput) -> float:
+        steps = build_steps(col, ties)  # type: ignore[arg-type]
+        return ap_from_steps(steps, method=method, recall_grid=recall_grid, on_undefined="nan")
+
+    per_class = _average(data, metric, None)
+    undefined_classes = ~data.positive.any(axis=0)
+    if absent == "zero":
+        value = float(np.mean(np.where(undefined_classes, 0.0, per_class)))
+    else:
+        defined = per_class[~undefined_classes]
+        value = float(np.mean(defined)) if defined.size else float("nan")
+    return MeanAveragePrecision(
+        value, per_class, data.classes, undefined_classes, method, ties, absent  # type: ignore[arg-type]
+    )
+
+
+def per_class_tables(
+    y_true: Any, y_score: Any, *, sample_weight: Any = None, labels: Any = None, ties: str = "group"
+) -> dict[Any, ThresholdTable]:
+    """The :class:`ThresholdTable` of each class (one against the rest), by class.
+
+    Examples
+    --------
+    >>> import precall
+    >>> tables = precall.per_class_tables([0, 1, 2, 1], [[.8, .1, .1], [.2, .7, .1],
+    ...                                                  [.1, .2, .7], [.3, .4, .3]])
+    >>> sorted(tables), tables[1].tp
+    ([0, 1, 2], array([1, 2, 2, 2]))
+    """
+    check_choice(ties, "ties", TIES)
+    data = check_multi(y_true, y_score, sample_weight, labels)
+    return {
+        cls: build_table(_column(data.scores[:, c], data.positive[:, c], data.weight), ties)  # type: ignore[arg-type]
+        for c, cls in enumerate(data.classes.tolist())
+    }
