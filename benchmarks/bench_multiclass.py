@@ -1,0 +1,101 @@
+"""precall vs scikit-learn on multi-class and multi-label input (issue 3's speed targets).
+
+Cases: n = 1e6 samples x k = 100 classes (multi-label indicator and multi-class
+labels): macro AP and one-vs-rest macro ROC-AUC; n = 2e5 x k = 20 multi-class:
+one-vs-one (Hand & Till) ROC-AUC.  Both libraries run in one process on the same
+arrays; medians of --repeats runs (alternating); ratio = sklearn / precall.
+
+    python benchmarks/bench_multiclass.py [--scale 0.1] [--repeats 1] [--output FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+from typing import Any, Callable
+
+import numpy as np
+import sklearn
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+import precall
+
+
+def _time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply the sample sizes")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--output", help="also write the markdown table here")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(0)
+    rows: list[tuple[str, float, float, float]] = []
+
+    def compare(name: str, ours: Callable[[], Any], theirs: Callable[[], Any]) -> None:
+        t_ours, v_ours = _time(ours, args.repeats)
+        t_theirs, v_theirs = _time(theirs, args.repeats)
+        diff = float(np.max(np.abs(np.asarray(v_ours) - np.asarray(v_theirs))))
+        rows.append((name, t_ours, t_theirs, diff))
+        print(f"  {name}: precall {t_ours:.3f} s, sklearn {t_theirs:.3f} s, "
+              f"ratio {t_theirs / t_ours:.1f}, |diff| {diff:.1e}", flush=True)
+
+    n, k = int(1e6 * args.scale), 100
+    y_ml = (rng.random((n, k)) < 0.05).astype(np.int8)
+    s_ml = np.round(rng.random((n, k)) + 0.3 * y_ml, 3)
+    compare(f"multi-label n={n:.0e} k={k}: macro AP",
+            lambda: precall.average_precision(y_ml, s_ml),
+            lambda: average_precision_score(y_ml, s_ml))
+    compare(f"multi-label n={n:.0e} k={k}: macro ROC-AUC",
+            lambda: precall.roc_auc(y_ml, s_ml), lambda: roc_auc_score(y_ml, s_ml))
+    del y_ml, s_ml
+    y_mc = rng.integers(0, k, n)
+    s_mc = _softmax(rng.normal(size=(n, k)) + 2.0 * np.eye(k)[y_mc])
+    compare(f"multi-class n={n:.0e} k={k}: macro AP",
+            lambda: precall.average_precision(y_mc, s_mc),
+            lambda: average_precision_score(y_mc, s_mc))
+    compare(f"multi-class n={n:.0e} k={k}: OvR macro ROC-AUC",
+            lambda: precall.roc_auc(y_mc, s_mc, multi_class="ovr"),
+            lambda: roc_auc_score(y_mc, s_mc, multi_class="ovr"))
+    del y_mc, s_mc
+    n2, k2 = int(2e5 * args.scale), 20
+    y2 = rng.integers(0, k2, n2)
+    s2 = _softmax(rng.normal(size=(n2, k2)) + 1.5 * np.eye(k2)[y2])
+    compare(f"multi-class n={n2:.0e} k={k2}: OvO macro ROC-AUC",
+            lambda: precall.roc_auc(y2, s2, multi_class="ovo"),
+            lambda: roc_auc_score(y2, s2, multi_class="ovo"))
+
+    lines = [
+        "## precall vs scikit-learn: multi-class and multi-label",
+        "",
+        f"- {platform.platform()}; Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}, precall {precall.__version__}; repeats {args.repeats}",
+        "",
+        "| case | precall s | sklearn s | ratio (sklearn/precall) | max abs diff |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [f"| {c} | {a:.3f} | {b:.3f} | {b / a:.1f} | {d:.1e} |" for c, a, b, d in rows]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
