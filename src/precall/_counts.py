@@ -30,7 +30,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from .curves import DetCurve, PrecisionRecallCurve, RocCurve
     from .evaluate import Evaluation
 
-__all__ = ["Steps", "ThresholdTable", "Ties", "build_steps", "build_steps_and_grouped", "build_table"]
+__all__ = [
+    "Steps",
+    "ThresholdTable",
+    "Ties",
+    "build_steps",
+    "build_steps_and_grouped",
+    "build_table",
+    "steps_from_sorted",
+]
 
 Ties = Literal["group", "stable"]
 TIES: tuple[str, ...] = ("group", "stable")
@@ -218,6 +226,15 @@ def _steps_unweighted(data: BinaryInput, ties: Ties) -> Steps | None:
     score: their input order matters then, and only the full order gives it.
     """
     p, q = _sorted_split(data)
+    return steps_from_sorted(p, q, ties)
+
+
+def steps_from_sorted(p: np.ndarray, q: np.ndarray, ties: Ties = "group") -> Steps | None:
+    """Steps from the positives' and the negatives' scores, each sorted increasingly.
+
+    The arrays are only read.  Returns None for ``ties="stable"`` when a score is
+    shared across the classes (see :func:`_steps_unweighted`).
+    """
     n_pos, n_neg = p.size, q.size
     if n_pos == 0:
         empty = np.zeros(0, dtype=np.int64)
@@ -233,9 +250,7 @@ def _steps_unweighted(data: BinaryInput, ties: Ties) -> Steps | None:
     if tied.any():
         below_or_equal = below.copy()
         below_or_equal[tied] = np.searchsorted(q, values[tied], side="right")
-    del q
     if ties == "group":
-        del p
         return Steps(
             values[::-1], np.cumsum(counts[::-1]), counts[::-1], (n_neg - below)[::-1],
             (n_neg - below_or_equal)[::-1], float(n_pos), float(n_neg), True,
