@@ -181,3 +181,23 @@ def test_per_class_tables_equal_binary_tables(rng, ties):
         np.testing.assert_array_equal(tables[name].thresholds, expected.thresholds)
         np.testing.assert_array_equal(tables[name].tp, expected.tp)
         np.testing.assert_array_equal(tables[name].fp, expected.fp)
+
+
+@pytest.mark.parametrize("func", [precall.average_precision, precall.roc_auc])
+def test_multiclass_input_errors_name_the_argument(func):
+    y = [0, 1, 2]
+    good = np.array([[0.1, 0.2, 0.7], [0.3, 0.6, 0.1], [0.2, 0.2, 0.6]])
+    bad = good.copy()
+    bad[1, 1] = np.nan
+    with pytest.raises(ValueError, match=r"`y_score` must be finite.*row 1, column 1"):
+        func(y, bad)
+    with pytest.raises(ValueError, match=r"`y_score` must have one column per class"):
+        func(y, good[:, :2], labels=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"`y_true` as a 2-D array must be a 0/1"):
+        func([[0, 2, 0], [1, 0, 0], [0, 0, 1]], good)
+    with pytest.raises(ValueError, match=r"`y_true` contains labels not in `labels`"):
+        func([0, 1, 3], good, labels=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"same number of samples"):
+        func([0, 1, 2, 0], good)
+    with pytest.raises(TypeError, match=r"`y_score` must be numeric"):
+        func(y, good.astype(str))

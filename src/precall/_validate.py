@@ -342,8 +342,14 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
             f"multi-label `y_true`; got shape {scores.shape}"
         )
     n, k = scores.shape
-    flat = _check_scores(scores.reshape(-1))
-    scores = flat.reshape(n, k)
+    if scores.dtype.kind in "fc" and not np.isfinite(scores).all():
+        row, col = np.argwhere(~np.isfinite(scores))[0]
+        raise ValueError(
+            f"`y_score` must be finite; got {int((~np.isfinite(scores)).sum())} NaN or "
+            f"infinite value(s), the first at row {row}, column {col} "
+            f"({scores[row, col].item()!r}). Remove or impute those rows before evaluating"
+        )
+    scores = _check_scores(scores.reshape(-1)).reshape(n, k)
     truth = np.asarray(y_true)
     if truth.shape[0] != n:
         raise ValueError(
