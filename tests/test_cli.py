@@ -373,3 +373,126 @@ def test_python_dash_m_error_exit_code(tmp_path):
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith("precall: error: ") and "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# multi-class: --class-columns
+HPC_CLASSES = ["VF", "F", "M", "L"]
+
+
+@pytest.fixture
+def hpc_cv(shared_data_dir):
+    path = shared_data_dir / "yardstick_hpc_cv.csv"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.DictReader(f))
+    y = np.array([r["obs"] for r in rows])
+    scores = np.array([[float(r[c]) for c in HPC_CLASSES] for r in rows])
+    weights = np.array([float(r["case_weight"]) for r in rows])
+    return path, y, scores, weights
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_class_columns_match_sklearn(hpc_cv, capsys, weighted):
+    label_binarize = pytest.importorskip("sklearn.preprocessing").label_binarize
+    path, y, scores, weights = hpc_cv
+    argv = ["evaluate", str(path), "--label", "obs", "--class-columns", ",".join(HPC_CLASSES)]
+    w = None
+    if weighted:
+        argv += ["--weight", "case_weight"]
+        w = weights
+    result = run_json(argv, capsys)
+
+    assert result["classes"] == HPC_CLASSES
+    assert list(result["per_class"]) == HPC_CLASSES
+    y_bin = label_binarize(y, classes=HPC_CLASSES)
+    for k, c in enumerate(HPC_CLASSES):
+        entry = result["per_class"][c]
+        assert set(entry["average_precision"]) == set(precall.AP_METHODS)
+        expected = average_precision_score(y_bin[:, k], scores[:, k], sample_weight=w)
+        assert entry["average_precision"]["step"] == pytest.approx(expected, rel=1e-9)
+        support = np.sum(y == c) if w is None else w[y == c].sum()
+        assert entry["support"] == pytest.approx(support, rel=1e-12)
+
+    for average in ("macro", "weighted", "micro"):
+        assert set(result["average_precision"][average]) == set(precall.AP_METHODS)
+    assert result["average_precision"]["macro"]["step"] == pytest.approx(
+        average_precision_score(y_bin, scores, average="macro", sample_weight=w), rel=1e-9
+    )
+    # scikit-learn wants sorted labels here: reorder the columns to match (macro is
+    # invariant to the class order)
+    order = np.argsort(HPC_CLASSES)
+    assert result["roc_auc"]["ovr"]["macro"] == pytest.approx(
+        roc_auc_score(y, scores[:, order], multi_class="ovr",
+                      labels=[HPC_CLASSES[i] for i in order], average="macro",
+                      sample_weight=w),
+        rel=1e-9,
+    )
+    assert set(result["roc_auc"]["ovr"]) == {"macro", "weighted"}
+    assert result["roc_auc"]["ovo"]["macro"] == pytest.approx(
+        precall.roc_auc(y, scores, labels=HPC_CLASSES, multi_class="ovo", sample_weight=w),
+        rel=1e-12,
+    )
+    assert result["warnings"] == []
+
+
+def test_class_columns_text_and_method(hpc_cv, capsys):
+    path = hpc_cv[0]
+    code = main(["evaluate", str(path), "--label", "obs", "--class-columns", "VF,F,M,L"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    for word in ("support", *precall.AP_METHODS, "ROC-AUC", "macro", "weighted", "micro",
+                 "OvO macro", "VF", "L"):
+        assert word in out
+    result = run_json(["evaluate", str(path), "--label", "obs", "--class-columns", "VF,F,M,L",
+                       "--method", "voc2007", "--ties", "stable"], capsys)
+    assert set(result["average_precision"]["macro"]) == {"voc2007"}
+    assert result["ties"] == "stable"
+
+
+def _small_multiclass(tmp_path) -> Path:
+    rows = [["a", 0.7, 0.2, 0.1], ["b", 0.2, 0.5, 0.3], ["c", 0.1, 0.3, 0.6],
+            ["d", 0.3, 0.3, 0.4], ["a", 0.5, 0.4, 0.1]]
+    return write_csv(tmp_path / "mc.csv", ["y", "a", "b", "c"], rows)
+
+
+def test_class_columns_unknown_label(tmp_path, capsys):
+    path = _small_multiclass(tmp_path)
+    message = run_error(["evaluate", str(path), "--label", "y", "--class-columns", "a,b,c"],
+                        capsys)
+    assert str(path) in message and "line 5" in message and "column 'y'" in message
+    assert "'d'" in message and "'a', 'b', 'c'" in message
+
+
+def test_class_columns_with_score_is_usage_error(tmp_path, capsys):
+    path = _small_multiclass(tmp_path)
+    code = main(["evaluate", str(path), "--label", "y", "--score", "a",
+                 "--class-columns", "a,b,c"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not allowed with" in err and "Traceback" not in err
+
+
+def test_class_columns_missing_column(tmp_path, capsys):
+    path = _small_multiclass(tmp_path)
+    message = run_error(["evaluate", str(path), "--label", "y", "--class-columns", "a,b,zz"],
+                        capsys)
+    assert str(path) in message and "line 1" in message and "'zz'" in message
+    assert "--class-columns" in message and "'y', 'a', 'b', 'c'" in message
+
+
+@pytest.mark.parametrize("spec, word", [("a,a,b", "twice"), ("a,,b", "empty"), ("a", "two")])
+def test_class_columns_bad_spec(tmp_path, capsys, spec, word):
+    path = _small_multiclass(tmp_path)
+    message = run_error(["evaluate", str(path), "--label", "y", "--class-columns", spec], capsys)
+    assert word in message
+
+
+def test_class_columns_rejects_pos_label_and_method_needs_it(tmp_path, capsys):
+    path = _small_multiclass(tmp_path)
+    message = run_error(["evaluate", str(path), "--label", "y", "--class-columns", "a,b,c",
+                         "--pos-label", "a"], capsys)
+    assert "--pos-label" in message
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "a",
+                         "--pos-label", "a", "--method", "step"], capsys)
+    assert "--method" in message

@@ -4,7 +4,10 @@ This module is presentation only.  It reads a delimited text file with the
 standard library, checks every row (a bad row is an error naming the file, the
 line and the column; no row is ever dropped), hands the columns to
 :func:`precall.evaluate` and prints the :class:`precall.Evaluation` it returns.
-It computes no metric itself.
+With ``--class-columns C1,C2,...`` (one score column per class, named by its
+class) it instead calls :func:`precall.average_precision` and
+:func:`precall.roc_auc` with ``labels=[C1, C2, ...]`` for the per-class values
+and their averages.  It computes no metric itself.
 
 Exit codes: 0 success, 2 bad usage or bad input (one line on stderr, never a
 traceback), 130 interrupted.
@@ -67,7 +70,12 @@ class CliError(Exception):
 # reading the table
 @dataclass(frozen=True)
 class Columns:
-    """The columns of a table needed for one evaluation, one entry per data row."""
+    """The columns of a table needed for one evaluation, one entry per data row.
+
+    ``scores`` has shape ``(n_rows,)`` for one ``--score`` column, or
+    ``(n_rows, n_classes)`` for ``--class-columns`` (one column per class, in
+    the order given).
+    """
 
     labels: list[str]
     scores: np.ndarray
@@ -162,6 +170,50 @@ def read_columns(
     weight; anything else raises :class:`CliError`.  Blank lines are errors too,
     except at the very end of the file.
     """
+    return _read_table(
+        stream, name, label=label, score_columns=[(score, "--score")], weight=weight,
+        delimiter=delimiter, classes=None,
+    )
+
+
+def read_class_columns(
+    stream: IO[str],
+    name: str,
+    *,
+    label: str,
+    class_columns: Sequence[str],
+    weight: str | None = None,
+    delimiter: str = ",",
+) -> Columns:
+    """Read a multi-class table: the label column and one score column per class.
+
+    The class of each score column is the column's name, so every label must be
+    one of ``class_columns``; a row whose label is not raises :class:`CliError`
+    naming its line.  ``Columns.scores`` has one column per class, in the order
+    of ``class_columns``.  Otherwise as :func:`read_columns`.
+    """
+    return _read_table(
+        stream, name, label=label,
+        score_columns=[(c, "--class-columns") for c in class_columns], weight=weight,
+        delimiter=delimiter, classes=list(class_columns),
+    )
+
+
+def _read_table(
+    stream: IO[str],
+    name: str,
+    *,
+    label: str,
+    score_columns: list[tuple[str, str]],
+    weight: str | None,
+    delimiter: str,
+    classes: list[str] | None,
+) -> Columns:
+    """The reader behind :func:`read_columns` and :func:`read_class_columns`.
+
+    ``score_columns`` is a list of ``(column, option that named it)``; with one
+    column and ``classes=None`` the scores are 1-D, otherwise 2-D.
+    """
     reader = csv.reader(stream, delimiter=delimiter, strict=True)
     rows = _rows(reader, name)
     first = next(rows, None)
@@ -171,12 +223,13 @@ def read_columns(
     if not any(header):
         raise CliError(f"{name}: line 1: the first line must be a header naming the columns")
     i_label = _column_index(header, label, "--label", name)
-    i_score = _column_index(header, score, "--score", name)
+    i_scores = [(col, _column_index(header, col, option, name)) for col, option in score_columns]
     i_weight = None if weight is None else _column_index(header, weight, "--weight", name)
     width = len(header)
+    known = None if classes is None else set(classes)
 
     labels: list[str] = []
-    scores: list[float] = []
+    scores: list[list[float]] = []
     weights: list[float] = []
     blank_line: int | None = None
     for line, row in rows:
@@ -190,8 +243,8 @@ def read_columns(
                 "remove it (precall does not skip rows)"
             )
         if len(row) != width:
-            missing = [c for c, i in ((label, i_label), (score, i_score), (weight, i_weight))
-                       if i is not None and i >= len(row)]
+            wanted = [(label, i_label), *i_scores, (weight, i_weight)]
+            missing = [c for c, i in wanted if i is not None and i >= len(row)]
             detail = f", so column {missing[0]!r} is missing" if missing else ""
             raise CliError(
                 f"{name}: line {line}: {len(row)} fields, the header has {width}{detail}"
@@ -199,8 +252,14 @@ def read_columns(
         text = row[i_label].strip()
         if not text:
             raise CliError(f"{name}: line {line}, column {label!r}: empty label")
+        if known is not None and text not in known:
+            shown = ", ".join(repr(c) for c in classes)  # type: ignore[union-attr]
+            raise CliError(
+                f"{name}: line {line}, column {label!r}: label {text!r} is not a class; "
+                f"the classes are the --class-columns names {shown}"
+            )
         labels.append(text)
-        scores.append(_number(row[i_score], "the score", score, line, name))
+        scores.append([_number(row[i], "the score", col, line, name) for col, i in i_scores])
         if weight is not None:
             w = _number(row[i_weight], "the weight", weight, line, name)  # type: ignore[index]
             if w < 0:
@@ -218,7 +277,10 @@ def read_columns(
             raise CliError(
                 f"{name}: column {weight!r}: every weight is zero; at least one must be positive"
             )
-    return Columns(labels, np.array(scores, dtype=np.float64), w_arr)
+    s_arr = np.array(scores, dtype=np.float64).reshape(len(labels), len(i_scores))
+    if classes is None and len(i_scores) == 1:
+        s_arr = s_arr[:, 0]
+    return Columns(labels, s_arr, w_arr)
 
 
 # ---------------------------------------------------------------------------
@@ -417,7 +479,214 @@ def to_json_dict(report: Report) -> dict[str, Any]:
     return _json_safe(out)
 
 
-def _print_warnings(report: Report) -> None:
+# ---------------------------------------------------------------------------
+# multi-class evaluation (--class-columns)
+AVERAGES = ("macro", "weighted", "micro")
+
+
+@dataclass(frozen=True)
+class MultiReport:
+    """A multi-class evaluation: per-class and averaged values, all from the public API.
+
+    ``per_class_ap[method]`` and ``per_class_roc_auc`` list one value per class,
+    in the order of ``classes``; ``average_ap[average][method]`` is the macro,
+    weighted or micro AP; ``roc_auc_ovr[average]`` (macro, weighted) and
+    ``roc_auc_ovo_macro`` (Hand & Till) are the ROC-AUC averages.
+    """
+
+    source: str
+    n_rows: int
+    label_column: str
+    weight_column: str | None
+    classes: list[str]
+    support: list[float]
+    methods: list[str]
+    ties: str
+    recall_grid: str
+    per_class_ap: dict[str, list[float]]
+    per_class_roc_auc: list[float]
+    average_ap: dict[str, dict[str, float]]
+    roc_auc_ovr: dict[str, float]
+    roc_auc_ovo_macro: float
+    warnings: list[str]
+
+
+def evaluate_classes(
+    columns: Columns,
+    *,
+    name: str,
+    label: str,
+    classes: list[str],
+    weight: str | None,
+    methods: list[str],
+    ties: str,
+    recall_grid: str,
+) -> MultiReport:
+    """Per-class and averaged AP / ROC-AUC via :func:`precall.average_precision` and
+    :func:`precall.roc_auc` (``labels=classes``); no metric is computed here."""
+    y = np.array(columns.labels)
+    scores, w = columns.scores, columns.weights
+    common: dict[str, Any] = {"labels": classes, "sample_weight": w}
+    # support is shown, not used in any metric: the row count (or weight) per class
+    support = [
+        float(np.count_nonzero(y == c)) if w is None else float(w[y == c].sum())
+        for c in classes
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            per_class_ap: dict[str, list[float]] = {}
+            average_ap: dict[str, dict[str, float]] = {a: {} for a in AVERAGES}
+            for m in methods:
+                ap_kw = dict(common, method=m, ties=ties, recall_grid=recall_grid)
+                per_class_ap[m] = [
+                    float(v) for v in precall.average_precision(y, scores, average=None, **ap_kw)
+                ]
+                for a in AVERAGES:
+                    average_ap[a][m] = float(
+                        precall.average_precision(y, scores, average=a, **ap_kw)
+                    )
+            per_class_auc = [
+                float(v)
+                for v in precall.roc_auc(y, scores, average=None, multi_class="ovr", **common)
+            ]
+            ovr = {
+                a: float(precall.roc_auc(y, scores, average=a, multi_class="ovr", **common))
+                for a in ("macro", "weighted")
+            }
+            ovo = float(precall.roc_auc(y, scores, average="macro", multi_class="ovo", **common))
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{name}: {exc}") from None
+    messages: list[str] = []
+    for item in caught:  # the same warning repeats once per convention and average
+        text = str(item.message)
+        if text not in messages:
+            messages.append(text)
+    return MultiReport(
+        source=name,
+        n_rows=len(columns.labels),
+        label_column=label,
+        weight_column=weight,
+        classes=list(classes),
+        support=support,
+        methods=list(methods),
+        ties=ties,
+        recall_grid=recall_grid,
+        per_class_ap=per_class_ap,
+        per_class_roc_auc=per_class_auc,
+        average_ap=average_ap,
+        roc_auc_ovr=ovr,
+        roc_auc_ovo_macro=ovo,
+        warnings=messages,
+    )
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Aligned lines: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(wd) for c, wd in zip(cells[1:], widths[1:])]
+        return "  ".join([first, *rest]).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
+
+
+def format_multiclass_text(report: MultiReport, digits: int = 6) -> str:
+    """The text report of a multi-class evaluation: a per-class table, then the averages."""
+    weight_word = "weight" if report.weight_column else "rows"
+    lines = [
+        f"file        {report.source} ({report.n_rows} rows)",
+        f"label       column {report.label_column!r}: {len(report.classes)} classes",
+        "scores      columns " + ", ".join(repr(c) for c in report.classes)
+        + " (one per class; a column's name is its class)",
+        "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
+        f"ties        {report.ties} ({TIES_HELP.get(report.ties, '')}); "
+        f"recall grid {report.recall_grid}",
+        "",
+        "Per class (one-vs-rest): AP by convention, ROC-AUC; support = "
+        + ("total weight of the rows with that label" if report.weight_column
+           else "number of rows with that label"),
+    ]
+    methods = report.methods
+    header = ["class", f"support ({weight_word})", *methods, "ROC-AUC"]
+    rows = [
+        [c, _fmt_count(report.support[k]),
+         *(_fmt(report.per_class_ap[m][k], digits) for m in methods),
+         _fmt(report.per_class_roc_auc[k], digits)]
+        for k, c in enumerate(report.classes)
+    ]
+    lines += _table(header, rows)
+    lines += ["", "Averages (ROC-AUC: one-vs-rest, and one-vs-one by Hand & Till)"]
+    header = ["average", *methods, "ROC-AUC"]
+    auc_cell = {
+        "macro": _fmt(report.roc_auc_ovr["macro"], digits),
+        "weighted": _fmt(report.roc_auc_ovr["weighted"], digits),
+        "micro": "-",
+    }
+    rows = [
+        [a, *(_fmt(report.average_ap[a][m], digits) for m in methods), auc_cell[a]]
+        for a in AVERAGES
+    ]
+    rows.append(["OvO macro", *("-" for _ in methods), _fmt(report.roc_auc_ovo_macro, digits)])
+    lines += _table(header, rows)
+    lines += ["", "conventions:"]
+    width = max(len(m) for m in methods)
+    lines += [f"  {m.ljust(width)}  {_description(m)}" for m in methods]
+    return "\n".join(lines)
+
+
+def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
+    """One JSON-ready object with the same content as :func:`format_multiclass_text`."""
+    per_class = {
+        c: {
+            "support": report.support[k],
+            "average_precision": {m: report.per_class_ap[m][k] for m in report.methods},
+            "roc_auc": report.per_class_roc_auc[k],
+        }
+        for k, c in enumerate(report.classes)
+    }
+    out: dict[str, Any] = {
+        "input": {
+            "file": report.source,
+            "n_rows": report.n_rows,
+            "label_column": report.label_column,
+            "class_columns": list(report.classes),
+            "weight_column": report.weight_column,
+        },
+        "ties": report.ties,
+        "recall_grid": report.recall_grid,
+        "classes": list(report.classes),
+        "per_class": per_class,
+        "average_precision": report.average_ap,
+        "roc_auc": {
+            "ovr": dict(report.roc_auc_ovr),
+            "ovo": {"macro": report.roc_auc_ovo_macro},
+        },
+        "warnings": list(report.warnings),
+    }
+    return _json_safe(out)
+
+
+def _parse_class_columns(text: str) -> list[str]:
+    names = [c.strip() for c in text.split(",")]
+    if any(not c for c in names):
+        raise CliError(f"--class-columns {text!r}: empty column name; give C1,C2,...")
+    seen: set[str] = set()
+    for c in names:
+        if c in seen:
+            raise CliError(f"--class-columns {text!r}: column {c!r} is given twice")
+        seen.add(c)
+    if len(names) < 2:
+        raise CliError(
+            f"--class-columns {text!r}: needs at least two columns (one per class); "
+            "for one score column use --score"
+        )
+    return names
+
+
+def _print_warnings(report: Report | MultiReport) -> None:
     for message in report.warnings:
         first = message.splitlines()[0] if message else message
         print(f"{PROG}: warning: {report.source}: {first}", file=sys.stderr)
@@ -426,6 +695,11 @@ def _print_warnings(report: Report) -> None:
 # ---------------------------------------------------------------------------
 # commands
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    if args.class_columns is not None:
+        return _evaluate_multiclass(args)
+    if args.method is not None:
+        raise CliError("--method applies only with --class-columns; with --score every "
+                       "convention is shown")
     path = args.file
     delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
     with _open_text(path) as stream:
@@ -442,6 +716,31 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(json.dumps(to_json_dict(report), indent=2, allow_nan=False))
     else:
         print(format_text(report, digits=args.digits))
+    return 0
+
+
+def _evaluate_multiclass(args: argparse.Namespace) -> int:
+    if args.pos_label is not None:
+        raise CliError("--pos-label applies only with --score; with --class-columns each "
+                       "class is in turn the positive one")
+    classes = _parse_class_columns(args.class_columns)
+    methods = list(precall.AP_METHODS) if args.method is None else list(dict.fromkeys(args.method))
+    path = args.file
+    delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
+    with _open_text(path) as stream:
+        columns = read_class_columns(
+            stream, path, label=args.label, class_columns=classes, weight=args.weight,
+            delimiter=delimiter,
+        )
+    report = evaluate_classes(
+        columns, name=path, label=args.label, classes=classes, weight=args.weight,
+        methods=methods, ties=args.ties, recall_grid=args.recall_grid,
+    )
+    _print_warnings(report)
+    if args.json:
+        print(json.dumps(multiclass_json_dict(report), indent=2, allow_nan=False))
+    else:
+        print(format_multiclass_text(report, digits=args.digits))
     return 0
 
 
@@ -530,19 +829,32 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser(
         "evaluate",
         help="evaluate the scores in a CSV/TSV file",
-        description="Read a CSV (or .tsv; optionally .gz) file with a header line and print "
-        "every average-precision convention, ROC-AUC, the prevalence, the counts and the "
-        "best-F1 operating point, from one precall.evaluate call. Every row is used; a "
-        "malformed row is an error (exit code 2) naming its line and column.",
+        description="Read a CSV (or .tsv; optionally .gz) file with a header line. Binary "
+        "(--score COL): print every average-precision convention, ROC-AUC, the prevalence, "
+        "the counts and the best-F1 operating point, from one precall.evaluate call. "
+        "Multi-class (--class-columns C1,C2,...: one score column per class, the class of a "
+        "column being its name, so every label must be one of those names): print a "
+        "per-class table (support, AP by every convention, one-vs-rest ROC-AUC) and the "
+        "macro/weighted/micro AP, the macro/weighted one-vs-rest ROC-AUC and the macro "
+        "one-vs-one (Hand & Till) ROC-AUC. Every row is used; a malformed row is an error "
+        "(exit code 2) naming its line and column.",
     )
     ev.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
     ev.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
-    ev.add_argument("--score", required=True, metavar="COL",
-                    help="column with the scores (higher = more likely positive)")
+    scores = ev.add_mutually_exclusive_group(required=True)
+    scores.add_argument("--score", metavar="COL",
+                        help="binary: column with the scores (higher = more likely positive)")
+    scores.add_argument("--class-columns", metavar="C1,C2,...",
+                        help="multi-class: comma-separated score columns, one per class; the "
+                        "class of each column is its name, and every label in --label must "
+                        "be one of these names")
     ev.add_argument("--pos-label", metavar="V",
                     help="the positive label, compared as text; every other label is negative. "
                     "Needed unless the labels are {0,1}, {-1,1} or {false,true}")
     ev.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
+    ev.add_argument("--method", choices=precall.AP_METHODS, action="append", metavar="M",
+                    help="with --class-columns: show only this AP convention (repeatable; "
+                    "default every one: " + ", ".join(precall.AP_METHODS) + ")")
     ev.add_argument("--ties", choices=TIES, default="group",
                     help="group: equal scores share one threshold (scikit-learn, default); "
                     "stable: one operating point per row, equal scores in file order")
