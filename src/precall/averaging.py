@@ -77,6 +77,16 @@ def _column(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None)
     return BinaryInput(np.ascontiguousarray(scores), np.ascontiguousarray(positive), weight, True, scores.shape[0])
 
 
+def _ap_metric(method: str, ties: str, recall_grid: str, policy: Any) -> BinaryMetric:
+    """The binary AP of one column, by convention."""
+
+    def metric(col: BinaryInput) -> float:
+        steps = build_steps(col, ties)  # type: ignore[arg-type]
+        return ap_from_steps(steps, method=method, recall_grid=recall_grid, on_undefined=policy)
+
+    return metric
+
+
 def _average(data: MultiInput, metric: BinaryMetric, average: str | None) -> float | np.ndarray:
     """Apply ``metric`` per class (or pooled, or per sample) and average."""
     s, y, w = data.scores, data.positive, data.weight
@@ -160,10 +170,7 @@ def average_precision(
     avg = _check_average(average, AVERAGES)
     data = check_multi(y_true, y_score, sample_weight, labels)
 
-    def metric(col: BinaryInput) -> float:
-        steps = build_steps(col, ties)  # type: ignore[arg-type]
-        return ap_from_steps(steps, method=method, recall_grid=recall_grid, on_undefined=policy)
-
+    metric = _ap_metric(method, ties, recall_grid, policy)
     return _average(data, metric, avg)
 
 
@@ -433,10 +440,7 @@ def mean_average_precision(
     check_choice(absent, "absent", ("zero", "skip"))
     data = check_multi(y_true, y_score, sample_weight, labels)
 
-    def metric(col: BinaryInput) -> float:
-        steps = build_steps(col, ties)  # type: ignore[arg-type]
-        return ap_from_steps(steps, method=method, recall_grid=recall_grid, on_undefined="nan")
-
+    metric = _ap_metric(method, ties, recall_grid, "nan")
     per_class = _average(data, metric, None)
     undefined_classes = ~data.positive.any(axis=0)
     if absent == "zero":
