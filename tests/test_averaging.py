@@ -615,3 +615,66 @@ def test_error_y_true_label_missing_from_labels(func):
     y, s = _mc_input()
     with pytest.raises(ValueError, match="labels"):
         func(y, s, labels=[0, 1, 5])
+
+
+# ------------------------------------------- average="samples": row-wise kernels
+
+
+@pytest.mark.parametrize("max_fpr", [0.2, 0.5, 0.75])
+def test_samples_partial_roc_auc_equals_sklearn_and_binary_loop(max_fpr):
+    for seed in (15, 16, 17, 18, 35, 36):  # special == 3: every row has both classes
+        Y, s, w = multilabel_case(seed, n_range=(20, 60))
+        expected = _quiet(skm.roc_auc_score, Y, s, average="samples", max_fpr=max_fpr, sample_weight=w)
+        got = precall.roc_auc(Y, s, average="samples", max_fpr=max_fpr, sample_weight=w)
+        assert got == pytest.approx(expected, rel=RTOL, abs=ATOL), f"seed={seed}"
+
+        def metric(y, sc, _w):
+            return precall.roc_auc(y, sc, max_fpr=max_fpr)
+
+        assert got == pytest.approx(oracle(metric, Y, s, w, "samples"), rel=RTOL, abs=ATOL)
+
+
+def test_samples_rows_without_positives_follow_the_policy():
+    Y = np.array([[1, 0, 1], [0, 0, 0], [1, 1, 0], [0, 0, 0]])
+    s = np.array([[0.9, 0.1, 0.3], [0.2, 0.8, 0.7], [0.6, 0.5, 0.2], [0.4, 0.3, 0.9]])
+    row0 = precall.average_precision(Y[0], s[0])
+    row2 = precall.average_precision(Y[2], s[2])
+    with pytest.warns(precall.UndefinedMetricWarning, match="2 of 4 samples"):
+        assert precall.average_precision(Y, s, average="samples") == pytest.approx((row0 + row2) / 4)
+    assert np.isnan(precall.average_precision(Y, s, average="samples", on_undefined="nan"))
+    got = precall.average_precision(Y, s, average="samples", on_undefined=0.5)
+    assert got == pytest.approx((row0 + row2 + 1.0) / 4)
+    with pytest.raises(ValueError, match="undefined"):
+        precall.average_precision(Y, s, average="samples", on_undefined="raise")
+    with pytest.warns(precall.UndefinedMetricWarning, match="2 of 4 samples"):
+        assert np.isnan(precall.roc_auc(Y, s, average="samples"))
+
+
+def test_samples_over_several_row_blocks(monkeypatch):
+    """Rows are processed in blocks; the block size must not change the result."""
+    from precall import averaging
+
+    Y, s, w = multilabel_case(2, n_range=(100, 101))
+    reference = {m: precall.average_precision(Y, s, method=m, average="samples", sample_weight=w, on_undefined=0.0)
+                 for m in METHODS}
+    roc = _quiet(precall.roc_auc, Y, s, average="samples", sample_weight=w)
+    monkeypatch.setattr(averaging, "_ROW_CELLS", 7)  # a block of one or two rows
+    for m in METHODS:
+        got = precall.average_precision(Y, s, method=m, average="samples", sample_weight=w, on_undefined=0.0)
+        assert got == reference[m], m
+    np.testing.assert_equal(_quiet(precall.roc_auc, Y, s, average="samples", sample_weight=w), roc)
+
+
+def test_per_class_over_several_column_blocks(monkeypatch):
+    """Columns are transposed in tiles; tile sizes must not change the per-class values."""
+    from precall import averaging
+
+    Y, s, w = multilabel_case(4, n_range=(100, 101))
+    expected = _quiet(precall.average_precision, Y, s, average=None, sample_weight=w)
+    monkeypatch.setattr(averaging, "_BLOCK_COLUMNS", 2)
+    monkeypatch.setattr(averaging, "_BLOCK_ROWS", 7)
+    np.testing.assert_array_equal(_quiet(precall.average_precision, Y, s, average=None, sample_weight=w), expected)
+    np.testing.assert_array_equal(
+        _quiet(precall.average_precision, Y, s, average=None, sample_weight=w),
+        [_quiet(precall.average_precision, Y[:, c], s[:, c], sample_weight=w) for c in range(Y.shape[1])],
+    )

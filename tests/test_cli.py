@@ -429,7 +429,11 @@ def test_class_columns_match_sklearn(hpc_cv, capsys, weighted):
                       sample_weight=w),
         rel=1e-9,
     )
-    assert set(result["roc_auc"]["ovr"]) == {"macro", "weighted"}
+    assert set(result["roc_auc"]["ovr"]) == {"macro", "weighted", "micro"}
+    # micro one-vs-rest: every (row, class) cell pooled, as roc_auc_score on the indicator
+    assert result["roc_auc"]["ovr"]["micro"] == pytest.approx(
+        roc_auc_score(y_bin, scores, average="micro", sample_weight=w), rel=1e-9
+    )
     assert result["roc_auc"]["ovo"]["macro"] == pytest.approx(
         precall.roc_auc(y, scores, labels=HPC_CLASSES, multi_class="ovo", sample_weight=w),
         rel=1e-12,

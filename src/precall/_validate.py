@@ -342,14 +342,16 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
             f"multi-label `y_true`; got shape {scores.shape}"
         )
     n, k = scores.shape
-    if scores.dtype.kind in "fc" and not np.isfinite(scores).all():
-        row, col = np.argwhere(~np.isfinite(scores))[0]
+    try:
+        scores = _check_scores(scores.reshape(-1)).reshape(n, k)
+    except ValueError:
+        bad = ~np.isfinite(scores.astype(np.float64))
+        row, col = np.argwhere(bad)[0]
         raise ValueError(
-            f"`y_score` must be finite; got {int((~np.isfinite(scores)).sum())} NaN or "
-            f"infinite value(s), the first at row {row}, column {col} "
-            f"({scores[row, col].item()!r}). Remove or impute those rows before evaluating"
-        )
-    scores = _check_scores(scores.reshape(-1)).reshape(n, k)
+            f"`y_score` must be finite; got {int(bad.sum())} NaN or infinite value(s), the "
+            f"first at row {row}, column {col} ({scores[row, col].item()!r}). Remove or "
+            "impute those rows before evaluating"
+        ) from None
     truth = np.asarray(y_true)
     if truth.shape[0] != n:
         raise ValueError(
@@ -365,12 +367,7 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
                 f"`y_score` must have the shape of the indicator matrix `y_true`, "
                 f"{truth.shape}; got {scores.shape}"
             )
-        if truth.dtype.kind not in "biuf" or not np.isin(truth, (0, 1)).all():
-            raise ValueError(
-                "`y_true` as a 2-D array must be a 0/1 (or bool) indicator matrix, one "
-                "column per class"
-            )
-        positive = truth.astype(bool)
+        positive = _indicator(truth)
         if labels is None:
             classes = np.arange(k)
         else:
@@ -405,6 +402,27 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
         keep = weight > 0
         scores, positive, weight = scores[keep], positive[keep], weight[keep]
     return MultiInput(scores, positive, weight, classes, multilabel)
+
+
+def _indicator(truth: np.ndarray) -> np.ndarray:
+    """A 0/1 (or bool) indicator matrix as bool; without a copy for bool and 1-byte ints."""
+    kind = truth.dtype.kind
+    if kind == "b":
+        return truth
+    if kind in "iu":
+        ok = truth.size == 0 or (truth.min() >= 0 and truth.max() <= 1)
+    elif kind == "f":
+        ok = bool(((truth == 0) | (truth == 1)).all())
+    else:
+        ok = False
+    if not ok:
+        raise ValueError(
+            "`y_true` as a 2-D array must be a 0/1 (or bool) indicator matrix, one "
+            "column per class"
+        )
+    if kind in "iu" and truth.dtype.itemsize == 1:
+        return truth.view(bool)
+    return truth.astype(bool)
 
 
 def _check_labels(labels: Any) -> np.ndarray:

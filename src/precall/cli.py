@@ -490,7 +490,7 @@ class MultiReport:
 
     ``per_class_ap[method]`` and ``per_class_roc_auc`` list one value per class,
     in the order of ``classes``; ``average_ap[average][method]`` is the macro,
-    weighted or micro AP; ``roc_auc_ovr[average]`` (macro, weighted) and
+    weighted or micro AP; ``roc_auc_ovr[average]`` (macro, weighted, micro) and
     ``roc_auc_ovo_macro`` (Hand & Till) are the ROC-AUC averages.
     """
 
@@ -552,7 +552,7 @@ def evaluate_classes(
             ]
             ovr = {
                 a: float(precall.roc_auc(y, scores, average=a, multi_class="ovr", **common))
-                for a in ("macro", "weighted")
+                for a in AVERAGES
             }
             ovo = float(precall.roc_auc(y, scores, average="macro", multi_class="ovo", **common))
         except (ValueError, TypeError) as exc:
@@ -623,7 +623,7 @@ def format_multiclass_text(report: MultiReport, digits: int = 6) -> str:
     auc_cell = {
         "macro": _fmt(report.roc_auc_ovr["macro"], digits),
         "weighted": _fmt(report.roc_auc_ovr["weighted"], digits),
-        "micro": "-",
+        "micro": _fmt(report.roc_auc_ovr["micro"], digits),
     }
     rows = [
         [a, *(_fmt(report.average_ap[a][m], digits) for m in methods), auc_cell[a]]
@@ -835,7 +835,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Multi-class (--class-columns C1,C2,...: one score column per class, the class of a "
         "column being its name, so every label must be one of those names): print a "
         "per-class table (support, AP by every convention, one-vs-rest ROC-AUC) and the "
-        "macro/weighted/micro AP, the macro/weighted one-vs-rest ROC-AUC and the macro "
+        "macro/weighted/micro AP, the macro/weighted/micro one-vs-rest ROC-AUC and the macro "
         "one-vs-one (Hand & Till) ROC-AUC. Every row is used; a malformed row is an error "
         "(exit code 2) naming its line and column.",
     )

@@ -193,12 +193,12 @@ def undefined(metric: str, message: str, default: float, policy: Any, stacklevel
     return float(policy)
 
 
-_NO_POSITIVES = (
+NO_POSITIVES = (
     "No positive class found in y_true, recall is set to one for all thresholds; "
     "average precision is undefined and reported as 0.0 (scikit-learn's convention). "
     "Choose another result with on_undefined='nan', 'raise' or a number"
 )
-_ONE_CLASS_ROC = (
+ONE_CLASS_ROC = (
     "Only one class is present in y_true. ROC AUC score is not defined in that case. "
     "Choose another result than NaN with on_undefined='raise' or a number"
 )
@@ -335,14 +335,14 @@ def ap_from_steps(
     check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
     policy = check_on_undefined(on_undefined)
     if steps.n_pos == 0:
-        return undefined("average precision", _NO_POSITIVES, 0.0, policy)
+        return undefined("average precision", NO_POSITIVES, 0.0, policy)
     return _AP_KERNELS[method](steps, recall_grid)
 
 
 def all_ap_from_steps(steps: Steps, *, recall_grid: str, policy: Any) -> dict[str, float]:
     """Every AP convention of the same steps."""
     if steps.n_pos == 0:
-        value = undefined("average precision", _NO_POSITIVES, 0.0, policy, stacklevel=5)
+        value = undefined("average precision", NO_POSITIVES, 0.0, policy, stacklevel=5)
         return {m: value for m in AP_METHODS}
     return {m: _AP_KERNELS[m](steps, recall_grid) for m in AP_METHODS}
 
@@ -350,7 +350,7 @@ def all_ap_from_steps(steps: Steps, *, recall_grid: str, policy: Any) -> dict[st
 def roc_auc_from_steps(steps: Steps, *, policy: Any) -> float:
     """Full ROC-AUC of the steps, with the undefined policy for one class."""
     if steps.n_pos == 0 or steps.n_neg == 0:
-        return undefined("ROC AUC", _ONE_CLASS_ROC, float("nan"), policy, stacklevel=5)
+        return undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=5)
     return _roc_auc_full(steps)
 
 
@@ -360,7 +360,7 @@ def roc_auc_from_table(table: ThresholdTable, *, max_fpr: float | None = None, o
     if max_fpr is not None:
         max_fpr = check_probability(max_fpr, "max_fpr")
     if table.n_pos == 0 or table.n_neg == 0:
-        return undefined("ROC AUC", _ONE_CLASS_ROC, float("nan"), policy)
+        return undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy)
     if max_fpr is None or max_fpr == 1:
         return _roc_auc_full(table.steps())
     with warnings.catch_warnings():
