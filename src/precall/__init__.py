@@ -28,6 +28,7 @@ from .averaging import (
     roc_auc,
 )
 from .scores import AP_METHODS, CONVENTIONS, Convention
+from . import stats  # noqa: E402  (uses the public metrics above)
 
 __version__ = "0.1.0"
 
@@ -52,6 +53,7 @@ __all__ = [
     "precision_recall_curve",
     "roc_auc",
     "roc_curve",
+    "stats",
     "threshold_table",
 ]
 

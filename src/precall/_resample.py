@@ -1,0 +1,151 @@
+"""Resamples as counts over an input ranked once (internal; used by :mod:`precall.stats`).
+
+A *ranked column* is one binary problem (a score column against its positives)
+sorted once: every row gets the id of its *run* (its equal scores under
+``ties="group"``, the row alone under ``ties="stable"``), runs numbered in
+decreasing score order, and consecutive runs without a positive merged into one
+(they only add false positives between two steps, so no AP convention and no
+ROC area can tell them apart).  A row's *code* is ``2 * run + is_positive``.
+
+A resample (a bootstrap replicate, or the data less a jackknife group) is a
+multiset of rows.  Its per-run counts of positive and negative weight, one
+``np.bincount`` of the drawn rows' codes, are all that any metric of
+:mod:`precall._rowwise` needs: O(n) per replicate and no new sort.  A replicate
+is therefore evaluated exactly as the original rows with integer weights (the
+number of times each row was drawn, times its ``sample_weight``); with
+``ties="group"`` that equals evaluating the resampled rows themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ._counts import _stable_descending_sort
+from ._rowwise import RowSteps, steps_from_counts
+
+__all__ = [
+    "RankedColumn",
+    "draw_blocks",
+    "jackknife_groups",
+    "leave_out_steps",
+    "rank_column",
+    "resample_steps",
+]
+
+_CELLS = 1 << 22  # drawn rows (or count cells) per block: bounds the temporaries
+
+
+@dataclass(frozen=True)
+class RankedColumn:
+    """One binary problem ranked once: the code of every row and the number of runs."""
+
+    code: np.ndarray  # (n_rows,) int64: 2 * run + is_positive
+    n_runs: int
+
+
+def rank_column(scores: np.ndarray, positive: np.ndarray, ties: str) -> RankedColumn:
+    """Rank one column (one sort) and give every row its run code."""
+    n = scores.shape[0]
+    order, s = _stable_descending_sort(scores)
+    y = positive[order]
+    new_run = np.ones(n, dtype=bool)
+    if ties == "group":
+        new_run[1:] = s[1:] != s[:-1]
+    run = np.cumsum(new_run) - 1
+    n_runs = int(run[-1]) + 1 if n else 0
+    has_pos = np.zeros(n_runs, dtype=bool)
+    has_pos[run[y]] = True
+    # a block starts at every run with a positive and at the run after one
+    starts = np.ones(n_runs, dtype=bool)
+    starts[1:] = has_pos[1:] | has_pos[:-1]
+    block = np.cumsum(starts) - 1
+    code = np.empty(n, dtype=np.int64)
+    code[order] = 2 * block[run] + y
+    return RankedColumn(code, int(block[-1]) + 1 if n else 0)
+
+
+def _steps(counts: np.ndarray, m: int, n_runs: int) -> RowSteps:
+    c = counts.reshape(m, n_runs, 2)
+    return steps_from_counts(c[:, :, 1], c[:, :, 0])
+
+
+def resample_steps(col: RankedColumn, rows: np.ndarray, weight: np.ndarray | None) -> RowSteps:
+    """Per-run counts of ``m`` resamples, ``rows`` of shape (m, size) drawing row indices."""
+    m = rows.shape[0]
+    width = 2 * col.n_runs
+    codes = col.code[rows]
+    codes += (np.arange(m, dtype=np.int64) * width)[:, None]
+    w = None if weight is None else weight[rows].ravel()
+    counts = np.bincount(codes.ravel(), weights=w, minlength=m * width)
+    return _steps(counts, m, col.n_runs)
+
+
+def leave_out_steps(
+    col: RankedColumn, members: np.ndarray, sizes: np.ndarray, weight: np.ndarray | None
+) -> RowSteps:
+    """Per-run counts of the data less each group: group ``g`` is the next
+    ``sizes[g]`` entries of ``members`` (row indices)."""
+    g = sizes.shape[0]
+    width = 2 * col.n_runs
+    base = np.bincount(col.code, weights=weight, minlength=width)
+    group = np.repeat(np.arange(g, dtype=np.int64), sizes)
+    w = None if weight is None else weight[members]
+    removed = np.bincount(col.code[members] + group * width, weights=w, minlength=g * width)
+    counts = base[None, :] - removed.reshape(g, width)
+    return _steps(counts, g, col.n_runs)
+
+
+def draw_blocks(
+    rng: np.random.Generator, n: int, n_resamples: int, strata: list[np.ndarray] | None
+) -> Iterator[np.ndarray]:
+    """Bootstrap draws of row indices, (m, n) blocks of replicates.
+
+    Without strata a block is ``rng.integers(0, n, (m, n))``, the draw
+    ``scipy.stats.bootstrap`` makes (so a single block reproduces its resamples
+    with the same generator).  With strata, every stratum is resampled to its
+    own size, stratum after stratum.
+    """
+    per_block = max(1, min(n_resamples, _CELLS // max(n, 1)))
+    for start in range(0, n_resamples, per_block):
+        m = min(per_block, n_resamples - start)
+        if strata is None:
+            yield rng.integers(0, n, (m, n))
+            continue
+        rows = np.empty((m, n), dtype=np.int64)
+        offset = 0
+        for members in strata:
+            size = members.shape[0]
+            rows[:, offset : offset + size] = members[rng.integers(0, size, (m, size))]
+            offset += size
+        yield rows
+
+
+_JACKKNIFE_EXACT = 2000  # leave-one-out up to this many rows
+_JACKKNIFE_GROUPS = 1000  # above it: this many random groups of rows
+
+
+def jackknife_groups(
+    rng: np.random.Generator, n: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Blocks of jackknife groups as (members, sizes): leave-one-out for up to
+    2000 rows, else 1000 groups of a random partition of the rows."""
+    if n <= _JACKKNIFE_EXACT:
+        members, sizes = np.arange(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+    else:
+        members = rng.permutation(n).astype(np.int64)
+        sizes = np.diff(np.linspace(0, n, _JACKKNIFE_GROUPS + 1).round().astype(np.int64))
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    per_block = max(1, _CELLS // max(2 * n, 1))  # a group's counts span up to 2n cells
+    for g0 in range(0, sizes.shape[0], per_block):
+        g1 = min(g0 + per_block, sizes.shape[0])
+        yield members[bounds[g0] : bounds[g1]], sizes[g0:g1]
+
+
+def jackknife_description(n: int) -> str:
+    """How :func:`jackknife_groups` splits ``n`` rows, for result objects."""
+    if n <= _JACKKNIFE_EXACT:
+        return "leave-one-out"
+    return f"{_JACKKNIFE_GROUPS} random groups of rows"

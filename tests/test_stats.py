@@ -1,0 +1,485 @@
+"""precall.stats: DeLong against a brute-force structural-components implementation
+and pROC's published numbers; the bootstrap against its definition (the metric of
+the rows weighted by how often each was drawn), scipy.stats.bootstrap, and
+coverage on simulated data with a known AUC."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import bootstrap as scipy_bootstrap
+
+import precall
+from precall import stats
+
+AP_METHODS = precall.AP_METHODS
+
+
+# ------------------------------------------------------------------ brute force
+def _psi(x, y):
+    return (x > y) + 0.5 * (x == y)
+
+
+def delong_brute_force(y, S):
+    """AUCs and DeLong covariance from every (positive, negative) pair: O(m n k)."""
+    y = np.asarray(y).astype(bool)
+    S = np.asarray(S, dtype=float)
+    if S.ndim == 1:
+        S = S[:, None]
+    pos, neg = S[y], S[~y]
+    m, n = len(pos), len(neg)
+    kernel = _psi(pos[:, None, :], neg[None, :, :])  # (m, n, k)
+    auc = kernel.mean(axis=(0, 1))
+    v10 = kernel.mean(axis=1) - auc  # each positive's placement, centred
+    v01 = kernel.mean(axis=0) - auc
+    return auc, v10.T @ v10 / (m - 1) / m + v01.T @ v01 / (n - 1) / n
+
+
+def _normal_cdf(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def _quiet(f, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args, **kw)
+
+
+def _binary(rng, n, decimals=1, prevalence=0.4):
+    y = (rng.random(n) < prevalence).astype(int)
+    y[:2], y[2:4] = 1, 0
+    s = np.round(rng.random(n) + 0.4 * y, decimals)
+    return y, s
+
+
+# ------------------------------------------------------------------ DeLong
+@given(
+    st.lists(st.tuples(st.booleans(), st.integers(0, 6)), min_size=4, max_size=40),
+)
+def test_delong_variance_equals_brute_force(rows):
+    y = np.array([r[0] for r in rows] + [True, True, False, False], dtype=int)
+    s = np.array([r[1] for r in rows] + [3, 5, 2, 5], dtype=float)
+    auc, var = delong_brute_force(y, s)
+    assert stats.roc_auc_variance(y, s) == pytest.approx(var[0, 0], rel=1e-12, abs=1e-15)
+    ci = stats.roc_auc_ci(y, s)
+    assert ci.estimate == pytest.approx(auc[0], abs=1e-15)
+    assert ci.estimate == precall.roc_auc(y, s)
+
+
+def test_delong_variance_permutation_and_monotone_invariance(rng):
+    y, s = _binary(rng, 300)
+    v = stats.roc_auc_variance(y, s)
+    p = rng.permutation(len(y))
+    assert stats.roc_auc_variance(y[p], s[p]) == pytest.approx(v, rel=1e-13)
+    assert stats.roc_auc_variance(y, np.exp(3 * s) - 7) == pytest.approx(v, rel=1e-13)
+
+
+def test_delong_covariance_equals_brute_force(rng):
+    for _ in range(20):
+        n = int(rng.integers(6, 80))
+        y, s0 = _binary(rng, n)
+        S = np.column_stack([s0, np.round(s0 + rng.normal(0, 0.3, n), 1), rng.integers(0, 3, n)])
+        auc, cov = delong_brute_force(y, S)
+        got = stats.roc_auc_covariance(y, S)
+        np.testing.assert_allclose(got.auc, auc, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(got.covariance, cov, rtol=1e-12, atol=1e-16)
+        assert (got.n_pos, got.n_neg) == (int(y.sum()), int((1 - y).sum()))
+
+
+def test_delong_paired_test_equals_brute_force(rng):
+    for _ in range(20):
+        n = int(rng.integers(6, 80))
+        y, a = _binary(rng, n)
+        b = np.round(a + rng.normal(0, 0.4, n), 1)
+        auc, cov = delong_brute_force(y, np.column_stack([a, b]))
+        sd = math.sqrt(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1])
+        t = stats.roc_auc_test(y, a, b, level=0.9)
+        if sd < 1e-12:  # the same ranking: no difference to test
+            assert t.difference == 0 and t.statistic == 0 and t.p_value == 1
+            continue
+        z = (auc[0] - auc[1]) / sd
+        assert t.difference == pytest.approx(auc[0] - auc[1], abs=1e-15)
+        assert t.statistic == pytest.approx(z, rel=1e-11)
+        assert t.p_value == pytest.approx(2 * _normal_cdf(-abs(z)), rel=1e-11)
+        half = 1.6448536269514722 * sd  # z of 0.95
+        assert (t.low, t.high) == pytest.approx((t.difference - half, t.difference + half), rel=1e-11)
+        swapped = stats.roc_auc_test(y, b, a)
+        assert swapped.statistic == pytest.approx(-t.statistic, rel=1e-12)
+        assert swapped.p_value == pytest.approx(t.p_value, rel=1e-12)
+
+
+def test_delong_ci_is_the_clipped_normal_interval(rng):
+    y, s = _binary(rng, 60)
+    auc, var = delong_brute_force(y, s)
+    sd = math.sqrt(var[0, 0])
+    ci = stats.roc_auc_ci(y, s, level=0.8)
+    z80 = 1.2815515655446004
+    assert ci.low == pytest.approx(max(auc[0] - z80 * sd, 0.0), rel=1e-12)
+    assert ci.high == pytest.approx(min(auc[0] + z80 * sd, 1.0), rel=1e-12)
+    assert ci.standard_error == pytest.approx(sd, rel=1e-12)
+    assert tuple(ci) == (ci.low, ci.high) and ci.method == "delong" and ci.level == 0.8
+    perfect = stats.roc_auc_ci([0, 0, 0, 1, 1, 1], [1, 2, 3, 4, 5, 6])
+    assert (perfect.estimate, perfect.high) == (1.0, 1.0)
+
+
+def test_delong_identical_models_give_z_zero_p_one(rng):
+    y, s = _binary(rng, 50)
+    t = stats.roc_auc_test(y, s, s)
+    assert (t.difference, t.statistic, t.p_value) == (0.0, 0.0, 1.0)
+
+
+def test_delong_pos_label_and_string_labels(rng):
+    y, s = _binary(rng, 70)
+    labels = np.where(y == 1, "Poor", "Good")  # "Poor" > "Good": positive by default
+    assert stats.roc_auc_variance(labels, s) == stats.roc_auc_variance(y, s)
+    flipped = stats.roc_auc_variance(labels, -s, pos_label="Good")
+    assert flipped == pytest.approx(stats.roc_auc_variance(y, s), rel=1e-12)
+
+
+def test_delong_undefined_follows_the_policy():
+    with pytest.warns(precall.UndefinedMetricWarning, match="at least two positives"):
+        assert math.isnan(stats.roc_auc_variance([0, 0, 1], [0.1, 0.2, 0.3]))
+    with pytest.warns(precall.UndefinedMetricWarning):
+        ci = stats.roc_auc_ci([0, 0, 0], [0.1, 0.2, 0.3])
+    assert math.isnan(ci.low) and math.isnan(ci.high)
+    with pytest.raises(ValueError, match="at least two positives"):
+        stats.roc_auc_variance([0, 0, 1], [0.1, 0.2, 0.3], on_undefined="raise")
+    assert math.isnan(stats.roc_auc_variance([0, 1, 1], [0.1, 0.2, 0.3], on_undefined="nan"))
+    with pytest.raises(ValueError, match="at least two positives"):
+        stats.roc_auc_covariance([0, 0, 1], [[0.1, 1], [0.2, 2], [0.3, 3]])
+
+
+def test_delong_errors_name_the_argument():
+    y, s = [0, 1, 0, 1], [0.1, 0.4, 0.35, 0.8]
+    with pytest.raises(TypeError, match="sample_weight.*DeLong"):
+        stats.roc_auc_ci(y, s, sample_weight=[1, 1, 1, 1])
+    with pytest.raises(ValueError, match="`level`"):
+        stats.roc_auc_ci(y, s, level=1.0)
+    with pytest.raises(ValueError, match="`method`"):
+        stats.roc_auc_ci(y, s, method="wald")
+    with pytest.raises(ValueError, match="same length"):
+        stats.roc_auc_test(y, s, s[:3])
+    with pytest.raises(ValueError, match="1-D"):
+        stats.roc_auc_test(y, [s, s], s)
+    with pytest.raises(ValueError, match="`y_scores` must be 2-D"):
+        stats.roc_auc_covariance(y, s)
+    with pytest.raises(ValueError, match="NaN"):
+        stats.roc_auc_variance(y, [0.1, np.nan, 0.3, 0.2])
+
+
+# pROC's own test suite and documentation (tests/testthat/test-roc.test.R and the
+# ci.auc example) on the aSAH data: outcome Poor is the case class.
+PROC_PAIRED_Z = {
+    ("wfns", "s100b"): (2.20898359144091, 0.0271757822291882),
+    ("wfns", "ndka"): (2.79777591868904, 0.00514557970691098),
+    ("ndka", "s100b"): (-1.39077002573558, 0.164295175223054),
+}
+PROC_UNPAIRED_D = {
+    ("wfns", "s100b"): 1.43490640926908,
+    ("wfns", "ndka"): 3.10125096778969,
+    ("ndka", "s100b"): -1.55995743389685,
+}
+
+
+@pytest.fixture(scope="module")
+def asah(shared_data_dir):
+    path = shared_data_dir / "pROC_aSAH.csv"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    out = {"y": np.array([r["outcome"] == "Poor" for r in rows], dtype=int)}
+    for col in ("wfns", "s100b", "ndka"):
+        out[col] = np.array([float(r[col]) for r in rows])
+    return out
+
+
+@pytest.mark.parametrize("pair", sorted(PROC_PAIRED_Z))
+def test_asah_paired_delong_equals_proc(asah, pair):
+    a, b = pair
+    z, p = PROC_PAIRED_Z[pair]
+    t = stats.roc_auc_test(asah["y"], asah[a], asah[b])
+    assert t.statistic == pytest.approx(z, rel=1e-12)
+    assert t.p_value == pytest.approx(p, rel=1e-12)
+
+
+@pytest.mark.parametrize("pair", sorted(PROC_UNPAIRED_D))
+def test_asah_delong_variances_give_procs_unpaired_statistic(asah, pair):
+    a, b = pair
+    y = asah["y"]
+    d = (precall.roc_auc(y, asah[a]) - precall.roc_auc(y, asah[b])) / math.sqrt(
+        stats.roc_auc_variance(y, asah[a]) + stats.roc_auc_variance(y, asah[b])
+    )
+    assert d == pytest.approx(PROC_UNPAIRED_D[pair], rel=1e-12)
+
+
+def test_asah_ci_equals_procs_printed_interval(asah):
+    # pROC: "Area under the curve: 0.7314; 95% CI: 0.6301-0.8326 (DeLong)"
+    ci = stats.roc_auc_ci(asah["y"], asah["s100b"])
+    assert round(ci.estimate, 4) == 0.7314
+    assert (round(ci.low, 4), round(ci.high, 4)) == (0.6301, 0.8326)
+    auc, var = delong_brute_force(asah["y"], asah["s100b"])
+    assert ci.standard_error == pytest.approx(math.sqrt(var[0, 0]), rel=1e-12)
+
+
+# ------------------------------------------------------------------ bootstrap
+def _loop(metric_kwargs, func=precall.average_precision):
+    """The same metric as a plain callable: called on every resample."""
+
+    def metric(y_true, y_score, **kw):
+        return func(y_true, y_score, **metric_kwargs, **kw)
+
+    return metric
+
+
+def _draws(seed, y, n_resamples, stratified):
+    """The rows bootstrap_ci draws (its documented scheme), for the definition."""
+    rng = np.random.default_rng(seed)
+    n = len(y)
+    if not stratified:
+        return rng.integers(0, n, (n_resamples, n))
+    strata = [np.flatnonzero(y == c) for c in np.unique(y)]
+    return np.concatenate([m[rng.integers(0, m.size, (n_resamples, m.size))] for m in strata], axis=1)
+
+
+@pytest.mark.parametrize("method", AP_METHODS)
+@pytest.mark.parametrize("ties", ["group", "stable"])
+def test_counted_replicates_equal_the_weighted_metric(rng, method, ties):
+    """A replicate is the metric of the rows weighted by their draw counts."""
+    y, s = _binary(rng, 40)
+    w = rng.choice([0.5, 1.0, 2.0], size=len(y))
+    f = functools.partial(precall.average_precision, method=method, ties=ties)
+    res = stats.bootstrap_ci(f, y, s, sample_weight=w, n_resamples=30, random_state=7)
+    assert res.reuses_sort
+    for rows, got in zip(_draws(7, y, 30, True), res.replicates):
+        counts = np.bincount(rows, minlength=len(y))
+        expected = precall.average_precision(y, s, method=method, ties=ties, sample_weight=counts * w)
+        assert got == pytest.approx(expected, rel=1e-12, abs=1e-14)
+
+
+@pytest.mark.parametrize("method", AP_METHODS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_counted_ap_equals_calling_the_metric_on_each_resample(rng, method, weighted):
+    y, s = _binary(rng, 50)
+    w = rng.choice([0.5, 1.0, 3.0], size=len(y)) if weighted else None
+    fast = stats.bootstrap_ci(functools.partial(precall.average_precision, method=method), y, s,
+                              sample_weight=w, n_resamples=40, random_state=3)
+    slow = stats.bootstrap_ci(_loop({"method": method}), y, s, sample_weight=w, n_resamples=40,
+                              random_state=3)
+    assert fast.reuses_sort and not slow.reuses_sort
+    np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12, atol=1e-14)
+    assert fast.estimate == slow.estimate
+    assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high), rel=1e-12)
+
+
+@pytest.mark.parametrize("max_fpr", [None, 0.3])
+@pytest.mark.parametrize("stratified", [True, False])
+def test_counted_roc_auc_equals_calling_the_metric(rng, max_fpr, stratified):
+    y, s = _binary(rng, 45)
+    w = rng.choice([1.0, 2.0], size=len(y))
+    fast = stats.bootstrap_ci(functools.partial(precall.roc_auc, max_fpr=max_fpr), y, s,
+                              sample_weight=w, n_resamples=60, random_state=11, stratified=stratified,
+                              method="bca")
+    slow = stats.bootstrap_ci(_loop({"max_fpr": max_fpr}, precall.roc_auc), y, s, sample_weight=w,
+                              n_resamples=60, random_state=11, stratified=stratified, method="bca")
+    np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12, atol=1e-14)
+    assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high), rel=1e-12)
+    assert fast.acceleration == pytest.approx(slow.acceleration, rel=1e-9, abs=1e-14)
+    assert fast.stratified is stratified
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+@pytest.mark.parametrize("func", [precall.average_precision, precall.roc_auc])
+def test_counted_multiclass_equals_calling_the_metric(hpc_small, func, average):
+    y, s, w = hpc_small
+    f = functools.partial(func, average=average)
+    fast = stats.bootstrap_ci(f, y, s, sample_weight=w, n_resamples=20, random_state=5)
+    slow = stats.bootstrap_ci(_loop({"average": average}, func), y, s, sample_weight=w,
+                              n_resamples=20, random_state=5)
+    assert fast.reuses_sort
+    np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12)
+    assert fast.estimate == pytest.approx(func(y, s, sample_weight=w, average=average), rel=1e-15)
+
+
+@pytest.fixture(scope="module")
+def hpc_small(shared_data_dir):
+    path = shared_data_dir / "yardstick_hpc_cv.csv"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))[::7]  # ~500 rows keep the per-resample loop quick
+    y = np.array([r["obs"] for r in rows])
+    s = np.array([[float(r[c]) for c in ("F", "L", "M", "VF")] for r in rows])
+    return y, s, np.array([float(r["case_weight"]) for r in rows])
+
+
+def test_other_averages_are_called_per_resample(hpc_small):
+    y, s, _ = hpc_small
+    res = stats.bootstrap_ci(functools.partial(precall.roc_auc, multi_class="ovo"), y, s,
+                             n_resamples=10, random_state=0)
+    assert not res.reuses_sort and res.n_degenerate == 0
+    assert res.estimate == precall.roc_auc(y, s, multi_class="ovo")
+    Y = (y[:, None] == np.array(["F", "L", "M", "VF"])).astype(int)
+    res = stats.bootstrap_ci(functools.partial(precall.average_precision, average="micro"), Y, s,
+                             n_resamples=10, random_state=0)
+    assert not res.reuses_sort and not res.stratified  # multi-label: rows without strata
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+@pytest.mark.parametrize("metric", ["average_precision", "roc_auc"])
+def test_equals_scipy_bootstrap_on_the_same_resamples(rng, method, metric):
+    y, s = _binary(rng, 70)
+    f = getattr(precall, metric)
+    ours = stats.bootstrap_ci(metric, y, s, n_resamples=999, method=method, stratified=False,
+                              random_state=np.random.default_rng(2024))
+
+    def statistic(i, axis=-1):
+        return _quiet(f, y[i], s[i], on_undefined="nan")
+
+    theirs = scipy_bootstrap((np.arange(len(y)),), statistic, vectorized=False, paired=True,
+                             n_resamples=999, method=method, rng=np.random.default_rng(2024))
+    np.testing.assert_allclose(ours.replicates, theirs.bootstrap_distribution, rtol=1e-12)
+    assert ours.low == pytest.approx(theirs.confidence_interval.low, rel=1e-12)
+    assert ours.high == pytest.approx(theirs.confidence_interval.high, rel=1e-12)
+    assert ours.standard_error == pytest.approx(theirs.standard_error, rel=1e-12)
+
+
+def test_bca_with_grouped_jackknife_equals_calling_the_metric(rng):
+    y, s = _binary(rng, 2300, decimals=3, prevalence=0.2)
+    fast = stats.bootstrap_ci("average_precision", y, s, n_resamples=20, method="bca", random_state=1)
+    slow = stats.bootstrap_ci(_loop({}), y, s, n_resamples=20, method="bca", random_state=1)
+    assert fast.jackknife == "1000 random groups of rows"
+    assert fast.acceleration == pytest.approx(slow.acceleration, rel=1e-9)
+    assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high), rel=1e-12)
+
+
+def test_reproducible_with_a_seed_or_generator(rng):
+    y, s = _binary(rng, 80)
+    a = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=42)
+    b = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=np.random.default_rng(42))
+    np.testing.assert_array_equal(a.replicates, b.replicates)
+    c = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=43)
+    assert not np.array_equal(a.replicates, c.replicates)
+
+
+def test_stratified_replicates_keep_the_class_counts(rng):
+    y, s = _binary(rng, 30)
+    draws = _draws(9, y, 25, True)
+    assert (y[draws].sum(axis=1) == y.sum()).all()
+    res = stats.bootstrap_ci(_loop({}), y, s, n_resamples=25, random_state=9)
+    for rows, got in zip(draws, res.replicates):
+        rows = np.sort(rows)
+        assert got == precall.average_precision(y[rows], s[rows])
+
+
+def test_degenerate_replicates_are_counted_and_left_out():
+    y = np.array([1, 0, 0, 0, 0, 0, 0, 1])
+    s = np.array([0.9, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
+    res = stats.bootstrap_ci("roc_auc", y, s, n_resamples=400, stratified=False, random_state=3)
+    one_class = [len(np.unique(y[rows])) < 2 for rows in _draws(3, y, 400, False)]
+    assert res.n_degenerate == sum(one_class) > 0
+    assert np.isnan(res.replicates[one_class]).all()
+    finite = res.replicates[~np.isnan(res.replicates)]
+    assert (res.low, res.high) == pytest.approx(tuple(np.quantile(finite, [0.025, 0.975])), rel=1e-12)
+    assert stats.bootstrap_ci("roc_auc", y, s, n_resamples=400, random_state=3).n_degenerate == 0
+
+
+def test_paired_bootstrap_uses_the_same_resamples(rng):
+    y, a = _binary(rng, 60)
+    b = np.round(a + rng.normal(0, 0.3, len(y)), 2)
+    f = functools.partial(precall.average_precision, method="voc2007")
+    t = stats.bootstrap_test(f, y, a, b, n_resamples=200, random_state=4)
+    ra = stats.bootstrap_ci(f, y, a, n_resamples=200, random_state=4).replicates
+    rb = stats.bootstrap_ci(f, y, b, n_resamples=200, random_state=4).replicates
+    np.testing.assert_array_equal(t.replicates, ra - rb)
+    assert t.difference == f(y, a) - f(y, b)
+    sd = np.std(ra - rb, ddof=1)
+    assert t.standard_error == pytest.approx(sd, rel=1e-12)
+    assert t.statistic == pytest.approx(t.difference / sd, rel=1e-12)
+    assert t.p_value == pytest.approx(2 * _normal_cdf(-abs(t.difference / sd)), rel=1e-12)
+    assert (t.low, t.high) == pytest.approx(tuple(np.quantile(ra - rb, [0.025, 0.975])), rel=1e-12)
+    bca = stats.bootstrap_test(f, y, a, b, n_resamples=200, random_state=4, method="bca")
+    assert bca.method == "bca" and bca.low < bca.high
+
+
+def test_paired_bootstrap_roc_agrees_with_delong_on_large_data(rng):
+    n = 4000
+    y = (rng.random(n) < 0.3).astype(int)
+    a = rng.normal(size=n) + 1.0 * y
+    b = a + rng.normal(size=n) * 0.8
+    boot = stats.bootstrap_test("roc_auc", y, a, b, n_resamples=400, random_state=0)
+    delong = stats.roc_auc_test(y, a, b)
+    assert boot.difference == pytest.approx(delong.difference, abs=1e-15)
+    assert boot.standard_error == pytest.approx(delong.standard_error, rel=0.15)
+
+
+def _binormal_sample(rng, n_pos, n_neg, delta):
+    y = np.r_[np.ones(n_pos, dtype=int), np.zeros(n_neg, dtype=int)]
+    s = np.r_[rng.normal(delta, 1, n_pos), rng.normal(0, 1, n_neg)]
+    return y, s
+
+
+def test_coverage_on_the_binormal_model():
+    """95% intervals cover the true AUC = Phi(delta / sqrt 2) about 95% of the time."""
+    rng = np.random.default_rng(123)
+    delta = 1.0
+    true_auc = _normal_cdf(delta / math.sqrt(2))
+    hits = {"delong": 0, "percentile": 0, "bca": 0}
+    repetitions = 150
+    for _ in range(repetitions):
+        y, s = _binormal_sample(rng, 60, 90, delta)
+        intervals = {
+            "delong": stats.roc_auc_ci(y, s),
+            "percentile": stats.bootstrap_ci("roc_auc", y, s, n_resamples=300, random_state=rng),
+            "bca": stats.bootstrap_ci("roc_auc", y, s, n_resamples=300, method="bca", random_state=rng),
+        }
+        for name, ci in intervals.items():
+            hits[name] += ci.low <= true_auc <= ci.high
+    for name, h in hits.items():
+        assert 0.88 <= h / repetitions <= 0.99, (name, h)
+
+
+def test_bootstrap_errors_name_the_argument(rng):
+    y, s = _binary(rng, 20)
+    with pytest.raises(ValueError, match="`n_resamples`"):
+        stats.bootstrap_ci("roc_auc", y, s, n_resamples=1)
+    with pytest.raises(ValueError, match="`method`"):
+        stats.bootstrap_ci("roc_auc", y, s, method="basic")
+    with pytest.raises(ValueError, match="`level`"):
+        stats.bootstrap_ci("roc_auc", y, s, level=95)
+    with pytest.raises(TypeError, match="`stratified`"):
+        stats.bootstrap_ci("roc_auc", y, s, stratified="yes")
+    with pytest.raises(ValueError, match="`metric`"):
+        stats.bootstrap_ci("f1", y, s)
+    with pytest.raises(TypeError, match="`metric`"):
+        stats.bootstrap_ci(3, y, s)
+    with pytest.raises(TypeError, match="by keyword"):
+        stats.bootstrap_ci(functools.partial(precall.average_precision, y), y, s)
+    Y = np.column_stack([y, 1 - y])
+    S = np.column_stack([s, 1 - s])
+    with pytest.raises(TypeError, match="one number"):
+        stats.bootstrap_ci(functools.partial(precall.average_precision, average=None), Y, S)
+    with pytest.raises(ValueError, match="undefined"):
+        stats.bootstrap_ci(functools.partial(precall.roc_auc, on_undefined="nan"), np.zeros(5), np.arange(5))
+    with pytest.raises(ValueError, match="same length"):
+        stats.bootstrap_ci("roc_auc", y, s[:-1])
+    with pytest.raises(ValueError, match="negative"):
+        stats.bootstrap_ci("roc_auc", y, s, sample_weight=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="undefined for class"):
+        _quiet(stats.bootstrap_ci, functools.partial(precall.average_precision, labels=[0, 1, 2]),
+               [0, 1, 1, 0], np.eye(4)[:, :3])
+
+
+def test_bootstrap_result_text(rng):
+    y, s = _binary(rng, 30)
+    res = stats.bootstrap_ci(functools.partial(precall.average_precision, method="coco"), y, s,
+                             n_resamples=20, random_state=0)
+    text = str(res)
+    assert "method='coco'" in text and "20 resamples" in text and "0 degenerate" in text
