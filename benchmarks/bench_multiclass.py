@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
-import time
 import warnings
 from typing import Any, Callable
 
@@ -23,15 +21,7 @@ import sklearn
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import precall
-
-
-def _time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+from _timing import emit, median_time
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -51,8 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     def compare(name: str, ours: Callable[[], Any], theirs: Callable[[], Any]) -> None:
         with warnings.catch_warnings():  # rows without positives warn in both libraries
             warnings.simplefilter("ignore")
-            t_ours, v_ours = _time(ours, args.repeats)
-            t_theirs, v_theirs = _time(theirs, args.repeats)
+            t_ours, v_ours = median_time(ours, args.repeats)
+            t_theirs, v_theirs = median_time(theirs, args.repeats)
         diff = float(np.max(np.abs(np.asarray(v_ours) - np.asarray(v_theirs))))
         rows.append((name, t_ours, t_theirs, diff))
         print(f"  {name}: precall {t_ours:.3f} s, sklearn {t_theirs:.3f} s, "
@@ -97,11 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---:|---:|",
     ]
     lines += [f"| {c} | {a:.3f} | {b:.3f} | {b / a:.1f} | {d:.1e} |" for c, a, b, d in rows]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
+    emit(lines, args.output)
     return 0
 
 

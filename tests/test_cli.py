@@ -500,3 +500,111 @@ def test_class_columns_rejects_pos_label_and_method_needs_it(tmp_path, capsys):
     message = run_error(["evaluate", str(path), "--label", "y", "--score", "a",
                          "--pos-label", "a", "--method", "step"], capsys)
     assert "--method" in message
+
+
+# ---------------------------------------------------------------------------
+# --ci and compare (precall.stats)
+def test_evaluate_ci_matches_the_stats_api(csv_file, data, capsys):
+    import functools
+
+    from precall import stats
+
+    y, score, _ = data
+    result = run_json(["evaluate", str(csv_file), "--label", "y", "--score", "score", "--ci",
+                       "--resamples", "300", "--seed", "5", "--level", "0.9"], capsys)
+    iv = result["intervals"]
+    assert iv["level"] == 0.9 and iv["bootstrap"] == {
+        "method": "percentile", "n_resamples": 300, "seed": 5, "stratified": True}
+    for m in precall.AP_METHODS:
+        expected = stats.bootstrap_ci(functools.partial(precall.average_precision, method=m), y, score,
+                                      n_resamples=300, level=0.9, random_state=5)
+        got = iv["average_precision"][m]
+        assert (got["low"], got["high"]) == (expected.low, expected.high), m
+        assert got["low"] <= result["average_precision"][m] <= got["high"]
+    delong = stats.roc_auc_ci(y, score, level=0.9)
+    assert iv["roc_auc"]["method"] == "delong"
+    assert (iv["roc_auc"]["low"], iv["roc_auc"]["high"]) == (delong.low, delong.high)
+
+
+def test_evaluate_ci_weighted_bootstraps_roc_auc(csv_file, data, capsys):
+    y, score, w = data
+    result = run_json(["evaluate", str(csv_file), "--label", "y", "--score", "score", "--weight", "w", "--ci",
+                       "--resamples", "200", "--ci-method", "bca"], capsys)
+    roc = result["intervals"]["roc_auc"]
+    assert roc["method"] == "bca" and roc["n_degenerate"] == 0
+    assert roc["low"] < result["roc_auc"] < roc["high"]
+
+
+def test_evaluate_ci_text_shows_the_intervals(csv_file, capsys):
+    assert main(["evaluate", str(csv_file), "--label", "y", "--score", "score", "--ci",
+                 "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "95% CI" in out and "delong" in out and "100 stratified bootstrap resamples" in out
+    assert out.count("[") >= 7  # six conventions and ROC-AUC
+
+
+@pytest.fixture
+def two_models(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 150
+    y = (rng.random(n) < 0.4).astype(int)
+    a = np.round(rng.normal(size=n) + y, 3)
+    b = np.round(a + rng.normal(size=n), 3)
+    rows = [[int(t), repr(float(p)), repr(float(q))] for t, p, q in zip(y, a, b)]
+    return write_csv(tmp_path / "models.csv", ["y", "a", "b"], rows), y, a, b
+
+
+def test_compare_matches_the_stats_api(two_models, capsys):
+    import functools
+
+    from precall import stats
+
+    path, y, a, b = two_models
+    result = run_json(["compare", str(path), "--label", "y", "--score", "a", "--score", "b",
+                       "--metric", "roc_auc", "--metric", "voc2010", "--resamples", "250"], capsys)
+    tests = result["tests"]
+    assert [(t["metric"], t["method"]) for t in tests] == [
+        ("ROC-AUC", "delong"), ("ROC-AUC", "percentile"), ("AP voc2010", "percentile")]
+    delong = stats.roc_auc_test(y, a, b)
+    assert tests[0]["statistic"] == delong.statistic and tests[0]["p_value"] == delong.p_value
+    boot = stats.bootstrap_test(functools.partial(precall.average_precision, method="voc2010"),
+                                y, a, b, n_resamples=250, random_state=0)
+    assert (tests[2]["low"], tests[2]["high"], tests[2]["p_value"]) == (boot.low, boot.high, boot.p_value)
+    assert tests[2]["difference"] == pytest.approx(
+        precall.average_precision(y, a, method="voc2010") - precall.average_precision(y, b, method="voc2010"))
+
+
+def test_compare_text_and_subprocess(two_models):
+    path, *_ = two_models
+    proc = subprocess.run(
+        [sys.executable, "-m", "precall", "compare", str(path), "--label", "y", "--score", "a",
+         "--score", "b", "--resamples", "100"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "DeLong" in proc.stdout and "bootstrap percentile" in proc.stdout
+    assert "AP step" in proc.stdout and "95% CI of A - B" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--score", "a"], "at least two different --score"),
+        (["--score", "a", "--score", "nope"], "nope"),
+        (["--score", "a", "--score", "b", "--level", "1.5"], "--level"),
+        (["--score", "a", "--score", "b", "--resamples", "1"], "--resamples"),
+        (["--score", "a", "--score", "b", "--seed", "x"], "--seed"),
+    ],
+)
+def test_compare_bad_usage_exits_2(two_models, capsys, extra, message):
+    path, *_ = two_models
+    assert main(["compare", str(path), "--label", "y", *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_ci_with_class_columns_is_refused(tmp_path, capsys):
+    path = write_csv(tmp_path / "mc.csv", ["y", "A", "B", "C"],
+                     [["A", 0.5, 0.3, 0.2], ["B", 0.2, 0.5, 0.3], ["C", 0.1, 0.2, 0.7]])
+    assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--ci"]) == 2
+    assert "--ci applies to binary input" in capsys.readouterr().err

@@ -27,6 +27,7 @@ from ._counts import _stable_descending_sort
 from ._rowwise import RowSteps, steps_from_counts
 
 __all__ = [
+    "Draws",
     "RankedColumn",
     "draw_blocks",
     "jackknife_groups",
@@ -72,14 +73,44 @@ def _steps(counts: np.ndarray, m: int, n_runs: int) -> RowSteps:
     return steps_from_counts(c[:, :, 1], c[:, :, 0])
 
 
-def resample_steps(col: RankedColumn, rows: np.ndarray, weight: np.ndarray | None) -> RowSteps:
-    """Per-run counts of ``m`` resamples, ``rows`` of shape (m, size) drawing row indices."""
-    m = rows.shape[0]
+@dataclass(frozen=True)
+class Draws:
+    """A block of ``m`` bootstrap replicates: in each stratum, ``local[s]`` (m, size)
+    draws positions among the stratum's rows ``members[s]``."""
+
+    members: list[np.ndarray]
+    local: list[np.ndarray]
+
+    @property
+    def m(self) -> int:
+        return int(self.local[0].shape[0])
+
+    def rows(self) -> np.ndarray:
+        """The drawn row indices, (m, n), stratum after stratum."""
+        if len(self.local) == 1 and self.members[0] is _ALL:
+            return self.local[0]
+        return np.concatenate([mem[loc] for mem, loc in zip(self.members, self.local)], axis=1)
+
+
+_ALL = np.empty(0, dtype=np.int64)  # marks "every row, in order" (no strata)
+
+
+def resample_steps(col: RankedColumn, draws: Draws, weight: np.ndarray | None) -> RowSteps:
+    """Per-run counts of a block of replicates: one ``bincount`` per stratum of
+    the drawn rows' codes (offset by replicate), no row index materialised."""
+    m = draws.m
     width = 2 * col.n_runs
-    codes = col.code[rows]
-    codes += (np.arange(m, dtype=np.int64) * width)[:, None]
-    w = None if weight is None else weight[rows].ravel()
-    counts = np.bincount(codes.ravel(), weights=w, minlength=m * width)
+    offsets = (np.arange(m, dtype=np.int64) * width)[:, None]
+    counts = None
+    for members, local in zip(draws.members, draws.local):
+        code = col.code if members is _ALL else col.code[members]
+        codes = code[local]
+        codes += offsets
+        w = None
+        if weight is not None:
+            w = (weight if members is _ALL else weight[members])[local].ravel()
+        part = np.bincount(codes.ravel(), weights=w, minlength=m * width)
+        counts = part if counts is None else counts + part
     return _steps(counts, m, col.n_runs)
 
 
@@ -100,8 +131,8 @@ def leave_out_steps(
 
 def draw_blocks(
     rng: np.random.Generator, n: int, n_resamples: int, strata: list[np.ndarray] | None
-) -> Iterator[np.ndarray]:
-    """Bootstrap draws of row indices, (m, n) blocks of replicates.
+) -> Iterator[Draws]:
+    """Bootstrap draws, blocks of replicates.
 
     Without strata a block is ``rng.integers(0, n, (m, n))``, the draw
     ``scipy.stats.bootstrap`` makes (so a single block reproduces its resamples
@@ -112,15 +143,9 @@ def draw_blocks(
     for start in range(0, n_resamples, per_block):
         m = min(per_block, n_resamples - start)
         if strata is None:
-            yield rng.integers(0, n, (m, n))
-            continue
-        rows = np.empty((m, n), dtype=np.int64)
-        offset = 0
-        for members in strata:
-            size = members.shape[0]
-            rows[:, offset : offset + size] = members[rng.integers(0, size, (m, size))]
-            offset += size
-        yield rows
+            yield Draws([_ALL], [rng.integers(0, n, (m, n))])
+        else:
+            yield Draws(strata, [rng.integers(0, s.shape[0], (m, s.shape[0])) for s in strata])
 
 
 _JACKKNIFE_EXACT = 2000  # leave-one-out up to this many rows

@@ -86,8 +86,11 @@ def row_steps(scores: np.ndarray, positive: np.ndarray, ties: str) -> RowSteps:
 
 
 def _safe_divide(num: np.ndarray, den: np.ndarray, default: float) -> np.ndarray:
-    ok = den > 0
-    return np.where(ok, num / np.where(ok, den, 1), default)
+    """``num / den`` where ``den > 0``, else ``default`` (one pass, no temporaries)."""
+    num, den = np.broadcast_arrays(num, den)
+    out = np.full(num.shape, default, dtype=np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
 
 
 def _envelope(precision: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The ``precall`` command line: ``precall evaluate FILE.csv ...`` and ``precall demo``.
+"""The ``precall`` command line: ``precall evaluate FILE.csv ...``, ``precall compare`` and ``precall demo``.
 
 This module is presentation only.  It reads a delimited text file with the
 standard library, checks every row (a bad row is an error naming the file, the
@@ -7,7 +7,9 @@ line and the column; no row is ever dropped), hands the columns to
 With ``--class-columns C1,C2,...`` (one score column per class, named by its
 class) it instead calls :func:`precall.average_precision` and
 :func:`precall.roc_auc` with ``labels=[C1, C2, ...]`` for the per-class values
-and their averages.  It computes no metric itself.
+and their averages.  ``--ci`` adds intervals from :mod:`precall.stats`
+(bootstrap for AP, DeLong for ROC-AUC); ``precall compare`` runs its paired
+tests on two or more score columns.  It computes no metric itself.
 
 Exit codes: 0 success, 2 bad usage or bad input (one line on stderr, never a
 traceback), 130 interrupted.
@@ -17,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import gzip
+import itertools
 import json
 import math
 import os
@@ -26,7 +30,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
-from typing import IO, Any, Iterator, Sequence
+from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -350,6 +354,61 @@ class Report:
     label_counts: dict[str, int]
     evaluation: precall.Evaluation
     warnings: list[str]
+    intervals: Intervals | None = None
+
+
+@dataclass(frozen=True)
+class CiOptions:
+    """How ``--ci`` and ``compare`` compute intervals and tests."""
+
+    level: float = 0.95
+    method: str = "percentile"  # bootstrap interval: percentile or bca
+    n_resamples: int = 2000
+    seed: int | None = 0
+
+    def describe(self, weighted: bool) -> str:
+        roc = "bootstrap for ROC-AUC (weighted data)" if weighted else "DeLong for ROC-AUC"
+        seed = "no seed" if self.seed is None else f"seed {self.seed}"
+        return (
+            f"{self.level:.4g} intervals: {self.n_resamples} stratified bootstrap resamples "
+            f"({self.method}, {seed}) for AP; {roc}"
+        )
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """``--ci``: an interval for every AP convention and for ROC-AUC, from :mod:`precall.stats`."""
+
+    options: CiOptions
+    average_precision: dict[str, precall.stats.ConfidenceInterval]
+    roc_auc: precall.stats.ConfidenceInterval
+
+
+def _bootstrap_kwargs(ci: CiOptions) -> dict[str, Any]:
+    return {"n_resamples": ci.n_resamples, "level": ci.level, "method": ci.method,
+            "random_state": ci.seed}
+
+
+def compute_intervals(
+    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, pos_label: str,
+    ties: str, recall_grid: str, ci: CiOptions,
+) -> Intervals:
+    """The ``--ci`` intervals: bootstrap for each AP convention; DeLong for ROC-AUC
+    (bootstrap when weighted, since DeLong takes no weights)."""
+    ap = {}
+    for m in precall.AP_METHODS:
+        metric = functools.partial(precall.average_precision, method=m, ties=ties,
+                                   recall_grid=recall_grid, pos_label=pos_label)
+        ap[m] = precall.stats.bootstrap_ci(metric, labels, scores, sample_weight=weights,
+                                           **_bootstrap_kwargs(ci))
+    if weights is None:
+        roc = precall.stats.roc_auc_ci(labels, scores, pos_label=pos_label, level=ci.level)
+    else:
+        roc = precall.stats.bootstrap_ci(
+            functools.partial(precall.roc_auc, pos_label=pos_label), labels, scores,
+            sample_weight=weights, **_bootstrap_kwargs(ci),
+        )
+    return Intervals(ci, ap, roc)
 
 
 def evaluate_columns(
@@ -362,8 +421,10 @@ def evaluate_columns(
     pos_label: str | None,
     ties: str,
     recall_grid: str,
+    ci: CiOptions | None = None,
 ) -> Report:
-    """Run :func:`precall.evaluate` once on the columns read from ``name``."""
+    """Run :func:`precall.evaluate` once on the columns read from ``name``
+    (and, with ``ci``, :func:`compute_intervals`)."""
     counts = Counter(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
     with warnings.catch_warnings(record=True) as caught:
@@ -377,6 +438,12 @@ def evaluate_columns(
                 ties=ties,
                 recall_grid=recall_grid,
             )
+            intervals = None
+            if ci is not None:
+                intervals = compute_intervals(
+                    np.array(columns.labels), columns.scores, columns.weights, pos_label=positive,
+                    ties=ties, recall_grid=recall_grid, ci=ci,
+                )
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
     return Report(
@@ -389,6 +456,7 @@ def evaluate_columns(
         label_counts=dict(sorted(counts.items())),
         evaluation=result,
         warnings=[str(w.message) for w in caught],
+        intervals=intervals,
     )
 
 
@@ -399,6 +467,17 @@ def _description(method: str) -> str:
 
 def _fmt(value: float, digits: int) -> str:
     return "nan" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _fmt_interval(ci: Any, digits: int) -> str:
+    return f"[{_fmt(ci.low, digits)}, {_fmt(ci.high, digits)}]"
+
+
+def _interval_dict(ci: Any) -> dict[str, Any]:
+    out = {"low": ci.low, "high": ci.high, "method": ci.method, "standard_error": ci.standard_error}
+    if isinstance(ci, precall.stats.BootstrapResult):
+        out["n_degenerate"] = ci.n_degenerate
+    return out
 
 
 def _fmt_count(value: float) -> str:
@@ -426,11 +505,21 @@ def format_text(report: Report, digits: int = 6) -> str:
     width = max(len("convention"), *(len(m) for m in names), len("prevalence"))
     values = [_fmt(ev.average_precision[m], digits) for m in names]
     vwidth = max(len("AP"), *(len(v) for v in values))
-    lines.append(f"{'convention'.ljust(width)}  {'AP'.rjust(vwidth)}  description")
+    iv = report.intervals
+    cells = {}
+    if iv is not None:
+        cells = {m: _fmt_interval(iv.average_precision[m], digits) for m in names}
+        cells["roc"] = _fmt_interval(iv.roc_auc, digits)
+        lines.insert(-1, "intervals   " + iv.options.describe(report.weight_column is not None))
+    cwidth = max([len(f"{iv.options.level:.0%} CI")] + [len(c) for c in cells.values()]) if iv else 0
+    ci_head = f"  {f'{iv.options.level:.0%} CI'.ljust(cwidth)}" if iv else ""
+    lines.append(f"{'convention'.ljust(width)}  {'AP'.rjust(vwidth)}{ci_head}  description")
     for m, v in zip(names, values):
-        lines.append(f"{m.ljust(width)}  {v.rjust(vwidth)}  {_description(m)}")
+        ci_cell = f"  {cells[m].ljust(cwidth)}" if iv else ""
+        lines.append(f"{m.ljust(width)}  {v.rjust(vwidth)}{ci_cell}  {_description(m)}")
     lines.append("")
-    lines.append(f"{'ROC-AUC'.ljust(width)}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}")
+    roc_cell = f"  {cells['roc'].ljust(cwidth)}  {iv.roc_auc.method}" if iv else ""
+    lines.append(f"{'ROC-AUC'.ljust(width)}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}{roc_cell}")
     weight_word = "weight" if report.weight_column else "count"
     lines.append(
         f"{'prevalence'.ljust(width)}  {_fmt(ev.prevalence, digits).rjust(vwidth)}  "
@@ -475,6 +564,15 @@ def to_json_dict(report: Report) -> dict[str, Any]:
         },
     }
     out.update(report.evaluation.to_dict())
+    iv = report.intervals
+    if iv is not None:
+        out["intervals"] = {
+            "level": iv.options.level,
+            "bootstrap": {"method": iv.options.method, "n_resamples": iv.options.n_resamples,
+                          "seed": iv.options.seed, "stratified": True},
+            "average_precision": {m: _interval_dict(c) for m, c in iv.average_precision.items()},
+            "roc_auc": _interval_dict(iv.roc_auc),
+        }
     out["warnings"] = list(report.warnings)
     return _json_safe(out)
 
@@ -686,10 +784,166 @@ def _parse_class_columns(text: str) -> list[str]:
     return names
 
 
-def _print_warnings(report: Report | MultiReport) -> None:
+def _print_warnings(report: Report | MultiReport | Comparison) -> None:
     for message in report.warnings:
         first = message.splitlines()[0] if message else message
         print(f"{PROG}: warning: {report.source}: {first}", file=sys.stderr)
+
+
+def _emit(report: Any, args: argparse.Namespace, as_json: Callable[[Any], dict[str, Any]],
+          as_text: Callable[..., str]) -> int:
+    """Warnings to stderr, then the report as JSON (``--json``) or text; exit code 0."""
+    _print_warnings(report)
+    if args.json:
+        print(json.dumps(as_json(report), indent=2, allow_nan=False))
+    else:
+        print(as_text(report, digits=args.digits))
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# compare: paired tests of several score columns
+@dataclass(frozen=True)
+class Comparison:
+    """``precall compare``: every pair of score columns, every metric, from :mod:`precall.stats`."""
+
+    source: str
+    n_rows: int
+    label_column: str
+    score_columns: list[str]
+    weight_column: str | None
+    pos_label: str
+    label_counts: dict[str, int]
+    options: CiOptions
+    ties: str
+    rows: list[tuple[str, str, str, precall.stats.PairedComparison]]  # (A, B, metric, test)
+    warnings: list[str]
+
+
+COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
+
+
+def compare_columns(
+    columns: Columns, *, name: str, label: str, score_columns: list[str], weight: str | None,
+    pos_label: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
+) -> Comparison:
+    """Paired tests of every pair of score columns: DeLong (ROC-AUC, unweighted
+    data) and the paired bootstrap (every chosen metric)."""
+    counts = Counter(columns.labels)
+    positive = resolve_pos_label(counts, pos_label, label, name)
+    labels = np.array(columns.labels)
+    rows = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for (i, a), (j, b) in itertools.combinations(enumerate(score_columns), 2):
+                sa, sb = columns.scores[:, i], columns.scores[:, j]
+                for metric in metrics:
+                    if metric == "roc_auc":
+                        f = functools.partial(precall.roc_auc, pos_label=positive)
+                        if columns.weights is None:
+                            test = precall.stats.roc_auc_test(labels, sa, sb, level=ci.level,
+                                                              pos_label=positive)
+                            rows.append((a, b, "ROC-AUC", test))
+                    else:
+                        f = functools.partial(precall.average_precision, method=metric, ties=ties,
+                                              recall_grid=recall_grid, pos_label=positive)
+                    test = precall.stats.bootstrap_test(f, labels, sa, sb, sample_weight=columns.weights,
+                                                        **_bootstrap_kwargs(ci))
+                    rows.append((a, b, "ROC-AUC" if metric == "roc_auc" else f"AP {metric}", test))
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{name}: {exc}") from None
+    return Comparison(
+        name, len(columns.labels), label, list(score_columns), weight, positive,
+        dict(sorted(counts.items())), ci, ties, rows, [str(w.message) for w in caught],
+    )
+
+
+def _describe_tests(report: Comparison) -> str:
+    o = report.options
+    seed = "no seed" if o.seed is None else f"seed {o.seed}"
+    delong = "" if report.weight_column else "; DeLong for ROC-AUC too"
+    return (
+        f"paired, two-sided, {o.level:.4g} intervals; {o.n_resamples} stratified bootstrap "
+        f"resamples ({o.method}, {seed}) for every metric{delong}; ties {report.ties}"
+    )
+
+
+def format_comparison_text(report: Comparison, digits: int = 4) -> str:
+    """Input summary and one aligned row per (pair, metric, method)."""
+    pos = report.pos_label
+    negatives = {k: v for k, v in report.label_counts.items() if k != pos}
+    lines = [
+        f"file        {report.source} ({report.n_rows} rows)",
+        f"label       column {report.label_column!r}: positive {pos!r} "
+        f"({report.label_counts.get(pos, 0)} rows), negative "
+        f"{_show_labels(Counter(negatives)) if negatives else 'none'}",
+        "scores      " + ", ".join(repr(c) for c in report.score_columns),
+        "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
+        "tests       " + _describe_tests(report),
+        "",
+    ]
+    level = f"{report.options.level:.0%} CI of A - B"
+    header = ["A", "B", "metric", "A value", "B value", "A - B", level, "z", "p", "method"]
+    body = []
+    for a, b, metric, t in report.rows:
+        method = "DeLong" if t.method == "delong" else f"bootstrap {t.method}"
+        body.append([
+            a, b, metric, _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
+            _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
+            _fmt(t.statistic, 3), f"{t.p_value:.3g}", method,
+        ])
+    lines += _table(header, body)
+    return "\n".join(lines)
+
+
+def comparison_json_dict(report: Comparison) -> dict[str, Any]:
+    """One JSON-ready object: the input and every test."""
+    tests = []
+    for a, b, metric, t in report.rows:
+        tests.append({
+            "a": a, "b": b, "metric": metric, "method": t.method, "estimate_a": t.estimate_a,
+            "estimate_b": t.estimate_b, "difference": t.difference, "low": t.low, "high": t.high,
+            "level": t.level, "statistic": t.statistic, "p_value": t.p_value,
+            "standard_error": t.standard_error, "n_resamples": t.n_resamples,
+            "n_degenerate": t.n_degenerate,
+        })
+    return _json_safe({
+        "input": {
+            "file": report.source, "n_rows": report.n_rows, "label_column": report.label_column,
+            "score_columns": report.score_columns, "weight_column": report.weight_column,
+            "pos_label": report.pos_label, "label_counts": report.label_counts,
+        },
+        "bootstrap": {"method": report.options.method, "n_resamples": report.options.n_resamples,
+                      "seed": report.options.seed, "stratified": True},
+        "ties": report.ties,
+        "tests": tests,
+        "warnings": list(report.warnings),
+    })
+
+
+def _ci_options(args: argparse.Namespace) -> CiOptions:
+    return CiOptions(args.level, args.ci_method, args.resamples, args.seed)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    scores = list(dict.fromkeys(args.score))
+    if len(scores) < 2:
+        raise CliError("compare needs at least two different --score columns")
+    path = args.file
+    delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
+    with _open_text(path) as stream:
+        columns = _read_table(
+            stream, path, label=args.label, score_columns=[(c, "--score") for c in scores],
+            weight=args.weight, delimiter=delimiter, classes=None,
+        )
+    metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
+    report = compare_columns(
+        columns, name=path, label=args.label, score_columns=scores, weight=args.weight,
+        pos_label=args.pos_label, metrics=metrics, ties=args.ties, recall_grid=args.recall_grid,
+        ci=_ci_options(args),
+    )
+    return _emit(report, args, comparison_json_dict, format_comparison_text)
 
 
 # ---------------------------------------------------------------------------
@@ -710,16 +964,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     report = evaluate_columns(
         columns, name=path, label=args.label, score=args.score, weight=args.weight,
         pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
+        ci=_ci_options(args) if args.ci else None,
     )
-    _print_warnings(report)
-    if args.json:
-        print(json.dumps(to_json_dict(report), indent=2, allow_nan=False))
-    else:
-        print(format_text(report, digits=args.digits))
-    return 0
+    return _emit(report, args, to_json_dict, format_text)
 
 
 def _evaluate_multiclass(args: argparse.Namespace) -> int:
+    if args.ci:
+        raise CliError("--ci applies to binary input (--score); for multi-class data use "
+                       "precall.stats.bootstrap_ci with a macro average from Python")
     if args.pos_label is not None:
         raise CliError("--pos-label applies only with --score; with --class-columns each "
                        "class is in turn the positive one")
@@ -736,12 +989,7 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
         columns, name=path, label=args.label, classes=classes, weight=args.weight,
         methods=methods, ties=args.ties, recall_grid=args.recall_grid,
     )
-    _print_warnings(report)
-    if args.json:
-        print(json.dumps(multiclass_json_dict(report), indent=2, allow_nan=False))
-    else:
-        print(format_multiclass_text(report, digits=args.digits))
-    return 0
+    return _emit(report, args, multiclass_json_dict, format_multiclass_text)
 
 
 def _demo_table(weight: str | None, ties: str) -> Report:
@@ -807,14 +1055,50 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------
 # argument parsing
-def _digits(text: str) -> int:
+def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high] (no upper bound when high is None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bound}; got {value}")
+        return value
+
+    return parse
+
+
+_digits = _int_in(1, 17)
+_resamples = _int_in(2)
+
+
+def _seed(text: str) -> int | None:
+    return None if text.strip().lower() == "none" else _int_in(0)(text)
+
+
+def _level(text: str) -> float:
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
-    if not 1 <= value <= 17:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 17; got {value}")
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text!r}")
     return value
+
+
+def _add_ci_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--level", type=_level, default=0.95, metavar="L",
+                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--ci-method", choices=precall.stats.BOOTSTRAP_METHODS, default="percentile",
+                   help="bootstrap interval: percentile (default) or bca")
+    p.add_argument("--resamples", type=_resamples, default=2000, metavar="N",
+                   help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=_seed, default=0, metavar="N",
+                   help="random seed of the bootstrap (default 0, so runs repeat; 'none' for fresh "
+                   "randomness)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -866,7 +1150,38 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     ev.add_argument("--digits", type=_digits, default=6, metavar="N",
                     help="decimals in the text output (default 6)")
+    ev.add_argument("--ci", action="store_true",
+                    help="binary: add a confidence interval to every number (bootstrap for "
+                    "AP, DeLong for ROC-AUC; see --level, --ci-method, --resamples, --seed)")
+    _add_ci_options(ev)
     ev.set_defaults(func=cmd_evaluate)
+
+    cmp = sub.add_parser(
+        "compare",
+        help="paired tests: do two (or more) score columns differ on the same samples?",
+        description="Compare score columns of one file on the same rows: for every pair, "
+        "DeLong's test of the ROC-AUCs (pROC's roc.test; unweighted data) and a paired "
+        "stratified bootstrap of each chosen metric, with the difference, its confidence "
+        "interval, z and the two-sided p-value.",
+    )
+    cmp.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
+    cmp.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
+    cmp.add_argument("--score", required=True, action="append", metavar="COL",
+                     help="a score column (give two or more: --score A --score B)")
+    cmp.add_argument("--pos-label", metavar="V", help="the positive label, as for evaluate")
+    cmp.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
+    cmp.add_argument("--metric", choices=COMPARE_METRICS, action="append", metavar="M",
+                     help="roc_auc or an AP convention (repeatable; default roc_auc and step)")
+    cmp.add_argument("--ties", choices=TIES, default="group", help="tie rule for AP (default group)")
+    cmp.add_argument("--recall-grid", choices=RECALL_GRIDS, default="reference",
+                     help="recall grid of voc2007/coco (default reference)")
+    cmp.add_argument("--delimiter", metavar="CHAR",
+                     help="field delimiter (default: tab for .tsv/.tab, comma otherwise)")
+    cmp.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    cmp.add_argument("--digits", type=_digits, default=4, metavar="N",
+                     help="decimals in the text output (default 4)")
+    _add_ci_options(cmp)
+    cmp.set_defaults(func=cmd_compare)
 
     demo = sub.add_parser(
         "demo",
@@ -891,7 +1206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     if args.command is None:
         parser.print_usage(sys.stderr)
-        print(f"{PROG}: error: a command is required (evaluate, demo)", file=sys.stderr)
+        print(f"{PROG}: error: a command is required (evaluate, compare, demo)", file=sys.stderr)
         return 2
     try:
         return int(args.func(args))

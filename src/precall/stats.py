@@ -13,7 +13,8 @@ DeLong (ROC-AUC only)
     with ``m`` positives and ``n`` negatives; for several score columns the same
     sums with cross products give the covariance matrix.  The placements come
     from the two classes' sorted scores (Sun & Xu 2014: midranks, here as
-    ``searchsorted`` counts), so the cost is O(n log n).  The interval is
+    ``searchsorted`` counts of the positives among the negatives and cumulative
+    counts back), so the cost is that of the two sorts.  The interval is
     ``AUC +- z * sqrt(var)`` clipped to [0, 1], and the paired test of two
     columns is ``z = (AUC_a - AUC_b) / sqrt(var_a + var_b - 2 cov_ab)`` with a
     two-sided normal p-value and the interval ``difference +- z * sd``: pROC's
@@ -66,6 +67,7 @@ import numpy as np
 
 from . import averaging, scores
 from ._resample import (
+    Draws,
     RankedColumn,
     draw_blocks,
     jackknife_description,
@@ -286,29 +288,31 @@ def _z_statistic(difference: float, sd: float) -> float:
 
 # ---------------------------------------------------------------------------
 # DeLong
-def _midcount(sorted_ref: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """For each x: the elements of ``sorted_ref`` below x, plus half of those equal."""
-    left = np.searchsorted(sorted_ref, x, side="left")
-    out = left.astype(np.float64)
-    inside = left < sorted_ref.shape[0]
-    tied = np.zeros(x.shape[0], dtype=bool)
-    tied[inside] = sorted_ref[left[inside]] == x[inside]
-    if tied.any():
-        right = np.searchsorted(sorted_ref, x[tied], side="right")
-        out[tied] += (right - left[tied]) / 2.0
-    return out
+def _sorted_placements(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Placements from the positives' and the negatives' scores, each sorted
+    increasingly: V10 of each positive and V01 of each negative (in those sorted
+    orders), and the AUC as an exact ratio of counts.
 
-
-def _placements(
-    p: np.ndarray, q: np.ndarray, p_sorted: np.ndarray, q_sorted: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Each positive's V10 and each negative's V01 (in the order of ``p`` and
-    ``q``), and the AUC as an exact ratio of counts."""
+    Only the positives are searched among the negatives: ``lo_i`` / ``hi_i``
+    count the negatives below / at or below positive i.  A negative at index j
+    then has ``#{i: hi_i <= j}`` positives below it and ``#{i: lo_i <= j}`` at
+    or below it: two cumulative ``bincount``s, O(n + m log n) in all.
+    """
     m, n = p.shape[0], q.shape[0]
-    below = _midcount(q_sorted, p)  # negatives below each positive, ties half
-    above = m - _midcount(p_sorted, q)  # positives above each negative, ties half
-    auc = float(below.sum()) / (m * n)
-    return below / n, above / m, auc
+    lo = np.searchsorted(q, p, side="left")
+    hi = lo
+    inside = lo < n
+    tied = np.zeros(m, dtype=bool)
+    tied[inside] = q[lo[inside]] == p[inside]
+    if tied.any():  # only positives that share a score with a negative
+        hi = lo.copy()
+        hi[tied] = np.searchsorted(q, p[tied], side="right")
+    twice_below = lo + hi  # negatives below each positive, ties counting half, times 2
+    pos_below = np.cumsum(np.bincount(hi, minlength=n + 1)[:n])
+    pos_at_or_below = pos_below if hi is lo else np.cumsum(np.bincount(lo, minlength=n + 1)[:n])
+    twice_above = 2 * m - pos_below - pos_at_or_below  # positives above each negative, times 2
+    auc = float(twice_below.sum()) / (2.0 * m * n)
+    return twice_below / (2.0 * n), twice_above / (2.0 * m), auc
 
 
 _ONE_CLASS_DELONG = (
@@ -327,17 +331,17 @@ def _split_sorted(data: BinaryInput) -> tuple[np.ndarray, np.ndarray]:
 
 def _delong(data: BinaryInput, policy: Any) -> tuple[float, float]:
     """AUC and DeLong variance of validated, unweighted binary input."""
-    p, q = _split_sorted(data)  # queries in sorted order: cache-friendly searches
+    p, q = _split_sorted(data)
     m, n = p.shape[0], q.shape[0]
     if m < 2 or n < 2:
         auc = float("nan")
         if m and n:
-            auc = _placements(p, q, p, q)[2]
+            auc = _sorted_placements(p, q)[2]
         value = scores.undefined(
             "DeLong variance", _ONE_CLASS_DELONG.format(m=m, n=n), float("nan"), policy, stacklevel=4
         )
         return auc, value
-    v10, v01, auc = _placements(p, q, p, q)
+    v10, v01, auc = _sorted_placements(p, q)
     v10 -= auc
     v01 -= auc
     variance = float(v10 @ v10) / ((m - 1) * m) + float(v01 @ v01) / ((n - 1) * n)
@@ -423,7 +427,10 @@ def roc_auc_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None) -> 
     auc = np.empty(k)
     for j, data in enumerate(columns):
         p, q = data.scores[positive], data.scores[~positive]
-        v10[:, j], v01[:, j], auc[j] = _placements(p, q, np.sort(p), np.sort(q))
+        p_order, q_order = np.argsort(p), np.argsort(q)  # samples stay aligned across columns
+        v10_sorted, v01_sorted, auc[j] = _sorted_placements(p[p_order], q[q_order])
+        v10[p_order, j] = v10_sorted
+        v01[q_order, j] = v01_sorted
     v10 -= auc
     v01 -= auc
     covariance = (v10.T @ v10) / ((m - 1) * m) + (v01.T @ v01) / ((n - 1) * n)
@@ -719,12 +726,12 @@ class _Evaluator:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.counted.value(steps)  # type: ignore[union-attr]
 
-    def resampled(self, draws: np.ndarray) -> np.ndarray:
+    def resampled(self, draws: Draws) -> np.ndarray:
         w = self.rows.weight
         if self.counted is not None:
             return self._counted_values([resample_steps(c, draws, w) for c in self.counted.columns])
-        out = np.empty(draws.shape[0])
-        for i, rows in enumerate(draws):
+        out = np.empty(draws.m)
+        for i, rows in enumerate(draws.rows()):
             rows = np.sort(rows)  # the drawn rows, in input order
             out[i] = _call(self.metric, self.rows.y_true[rows], self.y_score[rows], None if w is None else w[rows])
         return out
