@@ -96,21 +96,22 @@ _ALL = np.empty(0, dtype=np.int64)  # marks "every row, in order" (no strata)
 
 
 def resample_steps(col: RankedColumn, draws: Draws, weight: np.ndarray | None) -> RowSteps:
-    """Per-run counts of a block of replicates: one ``bincount`` per stratum of
-    the drawn rows' codes (offset by replicate), no row index materialised."""
+    """Per-run counts of a block of replicates: for each replicate and stratum,
+    one ``bincount`` of the drawn rows' codes (no row index materialised).
+
+    One replicate at a time keeps the bins (2 x runs) in cache; a single
+    ``bincount`` over the whole block, with per-replicate offsets, scatters
+    into m times more bins and is about 3x slower.
+    """
     m = draws.m
     width = 2 * col.n_runs
-    offsets = (np.arange(m, dtype=np.int64) * width)[:, None]
-    counts = None
+    counts = np.zeros((m, width), dtype=np.int64 if weight is None else np.float64)
     for members, local in zip(draws.members, draws.local):
         code = col.code if members is _ALL else col.code[members]
-        codes = code[local]
-        codes += offsets
-        w = None
-        if weight is not None:
-            w = (weight if members is _ALL else weight[members])[local].ravel()
-        part = np.bincount(codes.ravel(), weights=w, minlength=m * width)
-        counts = part if counts is None else counts + part
+        w = None if weight is None else (weight if members is _ALL else weight[members])
+        for i in range(m):
+            rows = local[i]
+            counts[i] += np.bincount(code[rows], weights=None if w is None else w[rows], minlength=width)
     return _steps(counts, m, col.n_runs)
 
 
