@@ -73,6 +73,15 @@ def test_delong_variance_equals_brute_force(rows):
     assert ci.estimate == precall.roc_auc(y, s)
 
 
+def test_variance_alone_equals_the_covariance_diagonal(rng):
+    """Two code paths: per-segment sums (one column) and per-sample placements (columns)."""
+    for decimals in (0, 1, 3):
+        y, s = _binary(rng, 500, decimals=decimals)
+        cov = stats.roc_auc_covariance(y, np.column_stack([s, -s]))
+        assert stats.roc_auc_variance(y, s) == pytest.approx(cov.covariance[0, 0], rel=1e-12)
+        assert cov.covariance[0, 1] == pytest.approx(-cov.covariance[0, 0], rel=1e-12)
+
+
 def test_delong_variance_permutation_and_monotone_invariance(rng):
     y, s = _binary(rng, 300)
     v = stats.roc_auc_variance(y, s)

@@ -288,31 +288,59 @@ def _z_statistic(difference: float, sd: float) -> float:
 
 # ---------------------------------------------------------------------------
 # DeLong
+def _search_negatives(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each positive (``p`` and ``q`` sorted increasingly): the negatives
+    below it (``lo``) and at or below it (``hi``); ``hi`` is ``lo`` when no
+    positive shares a score with a negative."""
+    n = q.shape[0]
+    lo = np.searchsorted(q, p, side="left")
+    inside = lo < n
+    tied = np.zeros(p.shape[0], dtype=bool)
+    tied[inside] = q[lo[inside]] == p[inside]
+    if not tied.any():
+        return lo, lo
+    hi = lo.copy()
+    hi[tied] = np.searchsorted(q, p[tied], side="right")
+    return lo, hi
+
+
 def _sorted_placements(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Placements from the positives' and the negatives' scores, each sorted
     increasingly: V10 of each positive and V01 of each negative (in those sorted
     orders), and the AUC as an exact ratio of counts.
 
-    Only the positives are searched among the negatives: ``lo_i`` / ``hi_i``
-    count the negatives below / at or below positive i.  A negative at index j
-    then has ``#{i: hi_i <= j}`` positives below it and ``#{i: lo_i <= j}`` at
-    or below it: two cumulative ``bincount``s, O(n + m log n) in all.
+    Only the positives are searched among the negatives.  A negative at index j
+    has ``#{i: hi_i <= j}`` positives below it and ``#{i: lo_i <= j}`` at or
+    below it: two cumulative ``bincount``s, O(n + m log n) in all.
     """
     m, n = p.shape[0], q.shape[0]
-    lo = np.searchsorted(q, p, side="left")
-    hi = lo
-    inside = lo < n
-    tied = np.zeros(m, dtype=bool)
-    tied[inside] = q[lo[inside]] == p[inside]
-    if tied.any():  # only positives that share a score with a negative
-        hi = lo.copy()
-        hi[tied] = np.searchsorted(q, p[tied], side="right")
+    lo, hi = _search_negatives(p, q)
     twice_below = lo + hi  # negatives below each positive, ties counting half, times 2
     pos_below = np.cumsum(np.bincount(hi, minlength=n + 1)[:n])
     pos_at_or_below = pos_below if hi is lo else np.cumsum(np.bincount(lo, minlength=n + 1)[:n])
     twice_above = 2 * m - pos_below - pos_at_or_below  # positives above each negative, times 2
     auc = float(twice_below.sum()) / (2.0 * m * n)
     return twice_below / (2.0 * n), twice_above / (2.0 * m), auc
+
+
+def _sorted_variance(p: np.ndarray, q: np.ndarray) -> tuple[float, float]:
+    """AUC and DeLong variance from the sorted classes, in O(m) memory beyond the sort.
+
+    The negatives' placements take only 2m + 1 values: with ``E`` the sorted
+    union of every ``lo_i`` and ``hi_i``, the negatives at indices
+    ``E[t-1] <= j < E[t]`` all have ``2m - t`` (twice their positives above), so
+    their sum of squares is a sum over those 2m + 1 segments, weighted by length.
+    """
+    m, n = p.shape[0], q.shape[0]
+    lo, hi = _search_negatives(p, q)
+    twice_below = lo + hi
+    auc = float(twice_below.sum()) / (2.0 * m * n)
+    d10 = twice_below / (2.0 * n) - auc
+    edges = np.sort(np.concatenate([lo, hi]))
+    length = np.diff(edges, prepend=0, append=n)  # negatives per segment t = 0..2m
+    d01 = 1.0 - np.arange(2 * m + 1) / (2.0 * m) - auc
+    variance = float(d10 @ d10) / ((m - 1) * m) + float(length @ (d01 * d01)) / ((n - 1) * n)
+    return auc, variance
 
 
 _ONE_CLASS_DELONG = (
@@ -336,16 +364,13 @@ def _delong(data: BinaryInput, policy: Any) -> tuple[float, float]:
     if m < 2 or n < 2:
         auc = float("nan")
         if m and n:
-            auc = _sorted_placements(p, q)[2]
+            lo, hi = _search_negatives(p, q)
+            auc = float((lo + hi).sum()) / (2.0 * m * n)
         value = scores.undefined(
             "DeLong variance", _ONE_CLASS_DELONG.format(m=m, n=n), float("nan"), policy, stacklevel=4
         )
         return auc, value
-    v10, v01, auc = _sorted_placements(p, q)
-    v10 -= auc
-    v01 -= auc
-    variance = float(v10 @ v10) / ((m - 1) * m) + float(v01 @ v01) / ((n - 1) * n)
-    return auc, variance
+    return _sorted_variance(p, q)
 
 
 def _binary_unweighted(y_true: Any, y_score: Any, pos_label: Any) -> BinaryInput:
