@@ -571,6 +571,29 @@ class ThresholdTable:
         )
 
     # -- presentation ----------------------------------------------------
+    def plot(self, kind: str = "pr", *, ax: Any = None, label: str = "model", **kwargs: Any) -> Any:
+        """Draw this table's PR curve (``kind="pr"``) or ROC curve (``"roc"``) with
+        :mod:`precall.plot` (matplotlib, the ``plot`` extra); returns the Axes.
+
+        ``kwargs`` go to :func:`precall.plot.draw_pr` (``method``, ``envelope``,
+        ``eleven_point``, ``baseline``) or :func:`precall.plot.draw_roc`
+        (``shade``, ``max_fpr``).
+        """
+        from . import plot
+
+        if kind not in ("pr", "roc"):
+            raise ValueError(f"`kind` must be 'pr' or 'roc'; got {kind!r}")
+        ax = plot._axes(ax)
+        if kind == "pr":
+            plot.setup_pr_axes(ax)
+            plot.draw_pr(ax, self, label=label, **kwargs)
+            ax.legend(loc="lower left", fontsize=8)
+        else:
+            plot.setup_roc_axes(ax)
+            plot.draw_roc(ax, self, label=label, **kwargs)
+            ax.legend(loc="lower right", fontsize=8)
+        return ax
+
     def _columns(self) -> dict[str, np.ndarray]:
         cols: dict[str, np.ndarray] = {}
         if self.ties == "stable":

@@ -1,0 +1,297 @@
+"""Pictures of the curves: precision-recall and ROC, as the metrics measure them.
+
+matplotlib is the optional ``plot`` extra (``pip install 'precall[plot]'``),
+imported only when a function here is called.  Every function draws on the
+``ax`` it is given (or on a new figure's axes) and returns the ``Axes``.  The
+numbers come from the public API (:func:`precall.threshold_table` and the
+table's methods); nothing here computes a metric of its own.
+
+What is drawn
+    * The PR curve as the step curve that step AP (scikit-learn's) sums: each
+      recall interval (R_{n-1}, R_n] at the precision P_n of its threshold.
+    * ``envelope=True``: the precision envelope (maximum precision at recall >=
+      r), whose area is VOC2010 / Detectron ``voc_ap``.
+    * ``eleven_point=True``: the 11 points averaged by VOC2007.
+    * The random classifier's PR curve (precision = prevalence) and, with
+      ``iso_f1=True``, curves of equal F1.
+    * ROC with the area shaded (one model), the chance diagonal, and with
+      ``max_fpr`` the region FPR <= max_fpr whose McClish-standardised partial
+      AUC is given in the legend.
+    * Several models (``y_score`` a mapping ``{name: scores}``) overlaid with
+      their AP / AUC in the legend; multi-class or multi-label ``y_score``
+      (2-D) drawn one curve per class, one-vs-rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from . import averaging
+from ._counts import ThresholdTable
+from ._validate import is_multi
+
+__all__ = ["draw_pr", "draw_roc", "pr_curve", "roc_curve", "setup_pr_axes", "setup_roc_axes"]
+
+_ISO_F1 = (0.2, 0.4, 0.6, 0.8)
+_GRAY = "0.55"
+
+
+def _matplotlib() -> Any:
+    try:
+        import matplotlib
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "precall.plot needs matplotlib, the 'plot' extra: pip install 'precall[plot]'"
+        ) from None
+    return matplotlib
+
+
+def _axes(ax: Any) -> Any:
+    if ax is not None:
+        return ax
+    _matplotlib()
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=(5.5, 5.5))
+    return ax
+
+
+def _tables(
+    y_true: Any, y_score: Any, *, sample_weight: Any, pos_label: Any, labels: Any, ties: str,
+    label: str | None,
+) -> list[tuple[str, ThresholdTable]]:
+    """(name, table) for each curve: one model, several models, or each class."""
+    from . import threshold_table
+
+    if isinstance(y_score, Mapping):
+        if not y_score:
+            raise ValueError("`y_score` as a mapping must name at least one model; got an empty mapping")
+        return [
+            (str(name), threshold_table(y_true, s, sample_weight=sample_weight, pos_label=pos_label, ties=ties))
+            for name, s in y_score.items()
+        ]
+    if is_multi(y_true, y_score, labels):
+        tables = averaging.per_class_tables(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties)
+        return [(f"class {c}", t) for c, t in tables.items()]
+    table = threshold_table(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties)
+    return [(label if label is not None else "model", table)]
+
+
+def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False) -> Any:
+    """Labels, limits [0, 1], equal aspect and (optionally) iso-F1 curves of a PR plot."""
+    levels = _ISO_F1 if iso_f1 is True else tuple(iso_f1) if iso_f1 else ()
+    for f in levels:
+        r = np.linspace(f / 2 + 1e-9, 1, 200)
+        p = f * r / (2 * r - f)
+        keep = p <= 1
+        ax.plot(r[keep], p[keep], color=_GRAY, lw=0.6, alpha=0.6, ls="-", zorder=0)
+        ax.annotate(f"F1={f:g}", xy=(0.98, f / (2 - f)), fontsize=7, color=_GRAY, ha="right", va="bottom")
+    ax.set_xlabel("Recall")
+    ax.set_ylabel("Precision")
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    ax.set_aspect("equal")
+    ax.grid(True, alpha=0.25)
+    return ax
+
+
+def setup_roc_axes(ax: Any, *, chance: bool = True) -> Any:
+    """Labels, limits [0, 1], equal aspect and the chance diagonal of a ROC plot."""
+    if chance:
+        ax.plot([0, 1], [0, 1], color=_GRAY, ls="--", lw=1, label="chance (AUC = 0.5)")
+    ax.set_xlabel("False positive rate")
+    ax.set_ylabel("True positive rate (recall)")
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    ax.set_aspect("equal")
+    ax.grid(True, alpha=0.25)
+    return ax
+
+
+def draw_pr(
+    ax: Any,
+    table: ThresholdTable,
+    *,
+    label: str = "model",
+    method: str = "step",
+    envelope: bool = False,
+    eleven_point: bool = False,
+    baseline: bool = False,
+    baseline_color: Any = None,
+    color: Any = None,
+    **line_kw: Any,
+) -> Any:
+    """Draw one table's PR curve (and its envelope, 11 points, baseline) on ``ax``.
+
+    The legend gives the AP by ``method``; the baseline is drawn in the
+    curve's colour unless ``baseline_color`` is given.  Returns ``ax``.
+    """
+    curve = table.precision_recall_curve()
+    ap = table.average_precision(method=method, on_undefined="nan")
+    (line,) = ax.plot(curve.recall, curve.precision, drawstyle="steps-post", color=color,
+                      label=f"{label} (AP {method} = {ap:.3f})", **line_kw)
+    color = line.get_color()
+    recall, precision = curve.recall[::-1], curve.precision[::-1]  # recall increasing
+    if envelope:
+        env = np.maximum.accumulate(precision[::-1])[::-1]
+        ap10 = table.average_precision(method="voc2010", on_undefined="nan")
+        ax.plot(np.r_[0.0, recall, 1.0], np.r_[env[0], env, 0.0], drawstyle="steps-pre", color=color,
+                ls="--", lw=1, label=f"{label} envelope (AP voc2010 = {ap10:.3f})")
+    if eleven_point:
+        grid = np.linspace(0, 1, 11)
+        points = [precision[recall >= r].max() if (recall >= r).any() else 0.0 for r in grid]
+        ap07 = table.average_precision(method="voc2007", on_undefined="nan")
+        ax.plot(grid, points, ls="none", marker="o", ms=4, color=color,
+                label=f"{label} 11 points (AP voc2007 = {ap07:.3f})")
+    if baseline:
+        total = table.n_pos + table.n_neg
+        prevalence = table.n_pos / total if total else float("nan")
+        text = (f"random classifier (prevalence {prevalence:.3f})" if baseline_color is not None
+                else f"{label}: random ({prevalence:.3f})")
+        ax.axhline(prevalence, color=color if baseline_color is None else baseline_color, ls=":", lw=1,
+                   label=text)
+    return ax
+
+
+def draw_roc(
+    ax: Any,
+    table: ThresholdTable,
+    *,
+    label: str = "model",
+    shade: bool = True,
+    max_fpr: float | None = None,
+    color: Any = None,
+    **line_kw: Any,
+) -> Any:
+    """Draw one table's ROC curve on ``ax``, the area shaded; returns ``ax``."""
+    curve = table.roc_curve(drop_intermediate=False)
+    auc = table.roc_auc(on_undefined="nan")
+    text = f"{label} (AUC = {auc:.3f}"
+    if max_fpr is not None and max_fpr < 1:
+        text += f"; FPR <= {max_fpr:g}: {table.roc_auc(max_fpr=max_fpr, on_undefined='nan'):.3f}"
+    (line,) = ax.plot(curve.fpr, curve.tpr, color=color, label=text + ")", **line_kw)
+    if shade:
+        ax.fill_between(curve.fpr, curve.tpr, color=line.get_color(), alpha=0.15, lw=0)
+    return ax
+
+
+def _max_fpr_region(ax: Any, max_fpr: float | None) -> None:
+    if max_fpr is not None and max_fpr < 1:
+        ax.axvspan(0, max_fpr, color=_GRAY, alpha=0.12, lw=0,
+                   label=f"partial AUC region (FPR <= {max_fpr:g}, McClish)")
+
+
+def pr_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    labels: Any = None,
+    ties: str = "group",
+    method: str = "step",
+    envelope: bool = False,
+    eleven_point: bool = False,
+    baseline: bool = True,
+    iso_f1: bool | tuple[float, ...] = False,
+    label: str | None = None,
+    ax: Any = None,
+) -> Any:
+    """Precision-recall curve(s) of one model, several models, or each class.
+
+    Parameters
+    ----------
+    y_true, sample_weight, pos_label, labels, ties
+        As in :func:`precall.average_precision`.
+    y_score : array-like, or mapping of name to array-like
+        One model's scores; ``{name: scores}`` to overlay several models; a 2-D
+        array with multi-class or multi-label ``y_true`` for one curve per class.
+    method : str, default="step"
+        The AP convention quoted in the legend.
+    envelope, eleven_point : bool, default=False
+        Also draw the VOC2010 precision envelope / the VOC2007 11 points.
+    baseline : bool, default=True
+        The random classifier (precision = prevalence).
+    iso_f1 : bool or tuple of float, default=False
+        Curves of equal F1 (True: 0.2, 0.4, 0.6, 0.8).
+    label : str, default=None
+        Legend name of a single model.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from precall import plot
+    >>> ax = plot.pr_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], envelope=True)
+    >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
+    ['model (AP step = 0.833)', 'model envelope (AP voc2010 = 0.833)']
+    """
+    series = _tables(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
+                     ties=ties, label=label)
+    ax = _axes(ax)
+    setup_pr_axes(ax, iso_f1=iso_f1)
+    per_class = len(series) > 1 and not isinstance(y_score, Mapping)
+    for i, (name, table) in enumerate(series):
+        # one baseline for models on the same labels; one per class otherwise
+        draw_pr(ax, table, label=name, method=method, envelope=envelope, eleven_point=eleven_point,
+                baseline=baseline and (per_class or i == 0),
+                baseline_color=None if per_class else _GRAY)
+    ax.legend(loc="lower left", fontsize=8)
+    return ax
+
+
+def roc_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    labels: Any = None,
+    max_fpr: float | None = None,
+    shade: bool | None = None,
+    label: str | None = None,
+    ax: Any = None,
+) -> Any:
+    """ROC curve(s) of one model, several models, or each class (one-vs-rest).
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label, labels, label, ax
+        As in :func:`pr_curve`.
+    max_fpr : float, default=None
+        Shade the region FPR <= max_fpr and quote the partial AUC (McClish).
+    shade : bool, default=None
+        Shade the area under each curve; by default only for a single curve.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from precall import plot
+    >>> ax = plot.roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['chance (AUC = 0.5)', 'model (AUC = 0.750)']
+    """
+    series = _tables(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
+                     ties="group", label=label)
+    ax = _axes(ax)
+    setup_roc_axes(ax)
+    _max_fpr_region(ax, max_fpr)
+    shade = len(series) == 1 if shade is None else shade
+    for name, table in series:
+        draw_roc(ax, table, label=name, shade=shade, max_fpr=max_fpr)
+    ax.legend(loc="lower right", fontsize=8)
+    return ax

@@ -1,0 +1,207 @@
+"""precall.plot and ``precall plot``: rendered with Agg, checked through the
+returned Axes (lines, legend entries, the drawn points against the curves of
+the public API) and through the written files (size, not blank)."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+import precall  # noqa: E402
+from precall import plot  # noqa: E402
+from precall.cli import main  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def binary(rng):
+    n = 120
+    y = (rng.random(n) < 0.35).astype(int)
+    return y, np.round(rng.random(n) + 0.5 * y, 2)
+
+
+def _legend(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def _line(ax, startswith):
+    return next(line for line in ax.get_lines() if line.get_label().startswith(startswith))
+
+
+def test_pr_curve_draws_the_step_curve_step_ap_sums(binary):
+    y, s = binary
+    ax = plot.pr_curve(y, s, label="m")
+    curve = precall.precision_recall_curve(y, s)
+    line = _line(ax, "m (AP step")
+    np.testing.assert_array_equal(line.get_xdata(), curve.recall)
+    np.testing.assert_array_equal(line.get_ydata(), curve.precision)
+    assert line.get_drawstyle() == "steps-post"
+    # the area under the drawn step curve is step AP
+    r, p = line.get_xdata(), line.get_ydata()
+    assert np.sum((r[:-1] - r[1:]) * p[:-1]) == pytest.approx(precall.average_precision(y, s), abs=1e-12)
+    assert f"m (AP step = {precall.average_precision(y, s):.3f})" in _legend(ax)
+    baseline = _line(ax, "random classifier")
+    assert baseline.get_ydata()[0] == pytest.approx(y.mean())
+    assert ax.get_xlabel() == "Recall" and ax.get_ylabel() == "Precision"
+    assert ax.get_xlim() == pytest.approx((-0.01, 1.01)) and ax.get_aspect() == 1.0
+
+
+def test_pr_envelope_area_is_voc2010_and_eleven_points_average_voc2007(binary):
+    y, s = binary
+    ax = plot.pr_curve(y, s, envelope=True, eleven_point=True, baseline=False)
+    env = _line(ax, "model envelope")
+    r, p = env.get_xdata(), env.get_ydata()
+    assert env.get_drawstyle() == "steps-pre"
+    assert np.sum(np.diff(r) * p[1:]) == pytest.approx(precall.average_precision(y, s, method="voc2010"), abs=1e-12)
+    points = _line(ax, "model 11 points")
+    np.testing.assert_allclose(points.get_xdata(), np.linspace(0, 1, 11))
+    assert np.mean(points.get_ydata()) == pytest.approx(precall.average_precision(y, s, method="voc2007"), abs=1e-12)
+    assert len(_legend(ax)) == 3
+
+
+def test_pr_iso_f1_curves_have_constant_f1(binary):
+    y, s = binary
+    ax = plot.pr_curve(y, s, iso_f1=(0.5,))
+    iso = [line for line in ax.get_lines() if line.get_label().startswith("_")]
+    assert len(iso) == 1
+    r, p = iso[0].get_xdata(), iso[0].get_ydata()
+    np.testing.assert_allclose(2 * p * r / (p + r), 0.5)
+
+
+def test_several_models_one_legend_entry_each(binary, rng):
+    y, s = binary
+    models = {"a": s, "b": np.round(s + rng.normal(0, 0.3, len(s)), 2), "c": rng.random(len(s))}
+    ax = plot.pr_curve(y, models)
+    labels = _legend(ax)
+    for name, scores in models.items():
+        assert f"{name} (AP step = {precall.average_precision(y, scores):.3f})" in labels
+    assert sum(lab.startswith("random classifier") for lab in labels) == 1
+    ax = plot.roc_curve(y, models)
+    assert len(_legend(ax)) == 4  # chance + three models
+    assert not ax.collections  # several curves: no shading
+
+
+def test_per_class_curves(rng):
+    y = rng.integers(0, 3, 90)
+    z = rng.random((90, 3)) + np.eye(3)[y]
+    ax = plot.pr_curve(y, z, method="voc2010")
+    labels = _legend(ax)
+    per_class = precall.average_precision(y, z, method="voc2010", average=None)
+    for c in range(3):
+        assert f"class {c} (AP voc2010 = {per_class[c]:.3f})" in labels
+    ax = plot.roc_curve(y, z)
+    aucs = precall.roc_auc(y, z, average=None)
+    assert [f"class {c} (AUC = {aucs[c]:.3f})" for c in range(3)] == _legend(ax)[1:]
+
+
+def test_roc_curve_shading_diagonal_and_partial_region(binary):
+    y, s = binary
+    ax = plot.roc_curve(y, s, max_fpr=0.25, label="m")
+    curve = precall.roc_curve(y, s, drop_intermediate=False)
+    line = _line(ax, "m (AUC")
+    np.testing.assert_array_equal(line.get_xdata(), curve.fpr)
+    np.testing.assert_array_equal(line.get_ydata(), curve.tpr)
+    auc, pauc = precall.roc_auc(y, s), precall.roc_auc(y, s, max_fpr=0.25)
+    assert f"m (AUC = {auc:.3f}; FPR <= 0.25: {pauc:.3f})" in _legend(ax)
+    assert "chance (AUC = 0.5)" in _legend(ax)
+    assert any(lab.startswith("partial AUC region") for lab in _legend(ax))
+    assert len(ax.collections) == 1  # the shaded area
+    assert ax.get_xlabel() == "False positive rate"
+
+
+def test_threshold_table_plot(binary):
+    y, s = binary
+    table = precall.threshold_table(y, s)
+    ax = table.plot("pr", label="t", envelope=True)
+    assert _legend(ax)[0] == f"t (AP step = {table.average_precision():.3f})"
+    ax = table.plot("roc")
+    assert _legend(ax) == ["chance (AUC = 0.5)", f"model (AUC = {table.roc_auc():.3f})"]
+    with pytest.raises(ValueError, match="`kind`"):
+        table.plot("det")
+
+
+def test_given_axes_are_used_and_returned(binary):
+    y, s = binary
+    fig, ax = plt.subplots()
+    assert plot.pr_curve(y, s, ax=ax) is ax
+    assert plot.roc_curve(y, s, ax=ax) is ax
+
+
+def test_bad_input_names_the_argument(binary):
+    y, s = binary
+    with pytest.raises(ValueError, match="same length"):
+        plot.pr_curve(y, s[:-1])
+    with pytest.raises(ValueError, match="empty mapping"):
+        plot.roc_curve(y, {})
+
+
+# ------------------------------------------------------------------ precall plot
+def _png_pixels(path):
+    image = plt.imread(path)
+    assert image.ndim == 3 and image.shape[0] > 200 and image.shape[1] > 200
+    return image
+
+
+@pytest.fixture
+def csv_file(tmp_path, binary, rng):
+    y, s = binary
+    other = np.round(rng.random(len(y)), 2)
+    path = tmp_path / "scores.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["y", "a", "b", "w"])
+        for row in zip(y, s, other, rng.uniform(0.5, 2, len(y))):
+            w.writerow(row)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
+def test_plot_command_writes_each_format(csv_file, tmp_path, suffix, capsys):
+    out = tmp_path / f"fig{suffix}"
+    code = main(["plot", str(csv_file), "--label", "y", "--score", "a", "--score", "b", "-o", str(out),
+                 "--envelope", "--eleven-point", "--iso-f1", "--max-fpr", "0.3", "--weight", "w"])
+    assert code == 0, capsys.readouterr().err
+    assert out.stat().st_size > 5000
+    head = out.read_bytes()[:8]
+    assert head.startswith({".png": b"\x89PNG", ".svg": b"<?xml", ".pdf": b"%PDF"}[suffix])
+    if suffix == ".png":
+        image = _png_pixels(out)
+        assert image[..., :3].std() > 0.05  # not blank
+
+
+def test_plot_command_through_a_subprocess(csv_file, tmp_path):
+    out = tmp_path / "roc.png"
+    proc = subprocess.run([sys.executable, "-m", "precall", "plot", str(csv_file), "--label", "y",
+                           "--score", "a", "--kind", "roc", "-o", str(out)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    image = _png_pixels(out)
+    assert image.shape[1] < 1.3 * image.shape[0]  # one panel: about square
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--score", "a", "-o", "x.jpg"], "must end in .png, .svg, .pdf"),
+        (["--score", "nope", "-o", "x.png"], "nope"),
+        (["--score", "a", "-o", "x.png", "--max-fpr", "2"], "--max-fpr"),
+        (["--score", "a", "-o", "/nonexistent/dir/x.png"], "cannot write"),
+    ],
+)
+def test_plot_command_errors_exit_2(csv_file, capsys, extra, message):
+    assert main(["plot", str(csv_file), "--label", "y", *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
