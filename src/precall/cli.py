@@ -1159,6 +1159,11 @@ def _level(text: str) -> float:
     return value
 
 
+def _add_file_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
+    p.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
+
+
 def _add_ci_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--level", type=_level, default=0.95, metavar="L",
                    help="confidence level of the intervals (default 0.95)")
@@ -1193,8 +1198,7 @@ def build_parser() -> argparse.ArgumentParser:
         "one-vs-one (Hand & Till) ROC-AUC. Every row is used; a malformed row is an error "
         "(exit code 2) naming its line and column.",
     )
-    ev.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
-    ev.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
+    _add_file_arguments(ev)
     scores = ev.add_mutually_exclusive_group(required=True)
     scores.add_argument("--score", metavar="COL",
                         help="binary: column with the scores (higher = more likely positive)")
@@ -1234,8 +1238,7 @@ def build_parser() -> argparse.ArgumentParser:
         "stratified bootstrap of each chosen metric, with the difference, its confidence "
         "interval, z and the two-sided p-value.",
     )
-    cmp.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
-    cmp.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
+    _add_file_arguments(cmp)
     cmp.add_argument("--score", required=True, action="append", metavar="COL",
                      help="a score column (give two or more: --score A --score B)")
     cmp.add_argument("--pos-label", metavar="V", help="the positive label, as for evaluate")
@@ -1262,8 +1265,7 @@ def build_parser() -> argparse.ArgumentParser:
         "one or more score columns, or of each class with --class-columns. Needs matplotlib "
         "(pip install 'precall[plot]').",
     )
-    pl.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
-    pl.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
+    _add_file_arguments(pl)
     plot_scores = pl.add_mutually_exclusive_group(required=True)
     plot_scores.add_argument("--score", action="append", metavar="COL",
                              help="a score column (repeat to overlay several models)")
