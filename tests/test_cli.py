@@ -608,3 +608,43 @@ def test_ci_with_class_columns_is_refused(tmp_path, capsys):
                      [["A", 0.5, 0.3, 0.2], ["B", 0.2, 0.5, 0.3], ["C", 0.1, 0.2, 0.7]])
     assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--ci"]) == 2
     assert "--ci applies to binary input" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# explain
+SEED_ROWS = list(zip([0, 0, 1, 0, 1, 1, 0, 1, 1, 1], [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]))
+
+
+def test_explain_prints_the_rank_table_and_every_sum(tmp_path, capsys):
+    path = write_csv(tmp_path / "seed.csv", ["y", "s"], [list(r) for r in SEED_ROWS])
+    assert main(["explain", str(path), "--label", "y", "--score", "s", "--digits", "6"]) == 0
+    out = capsys.readouterr().out
+    y, s = zip(*SEED_ROWS)
+    for m in precall.AP_METHODS:
+        ap = precall.average_precision(y, s, method=m, ties="stable")
+        assert f"{m}: {precall.CONVENTIONS[m].summary}" in out
+        assert f"= {ap:.6f}" in out
+    # the seed table: rank 3 is the negative at 0.82, TP 2, FP 1, precision 2/3, envelope 3/4
+    row = next(line for line in out.splitlines() if line.startswith("3 "))
+    assert row.split() == ["3", "0.82", "neg", "2", "1", "3", "4", "0.666667", "0.333333", "0.750000"]
+    assert "0.00..0.30 (4 pt)" in out  # voc2007: four grid points at precision 1
+
+
+def test_explain_grouped_ties_one_method_and_truncation(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    rows = [[int(a), round(float(b), 2)] for a, b in zip(rng.integers(0, 2, 300), rng.random(300))]
+    path = write_csv(tmp_path / "big.csv", ["y", "s"], rows)
+    assert main(["explain", str(path), "--label", "y", "--score", "s", "--ties", "group",
+                 "--method", "coco", "--max-rows", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "coco:" in out and "step:" not in out and "rows)" in out
+    assert "+" in out.split("Rank table")[1].splitlines()[2]  # grouped label column: +pos / -neg
+
+
+def test_explain_needs_an_unambiguous_positive_label(tmp_path, capsys):
+    path = write_csv(tmp_path / "neg.csv", ["y", "s"], [[0, 0.1], [0, 0.2]])
+    assert main(["explain", str(path), "--label", "y", "--score", "s", "--pos-label", "0"]) == 0
+    capsys.readouterr()
+    path = write_csv(tmp_path / "neg2.csv", ["y", "s"], [["a", 0.1], ["b", 0.2]])
+    assert main(["explain", str(path), "--label", "y", "--score", "s"]) == 2
+    assert "--pos-label" in capsys.readouterr().err

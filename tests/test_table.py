@@ -415,3 +415,52 @@ def test_to_pandas_without_pandas_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # makes `import pandas` fail
     with pytest.raises(ImportError, match=r"\[pandas\]"):
         t.to_pandas()
+
+
+# ---------------------------------------------------------------------------
+# AP terms (what `precall explain` prints) and the precision envelope
+@pytest.mark.parametrize("method", precall.AP_METHODS)
+@pytest.mark.parametrize("ties", ["group", "stable"])
+@pytest.mark.parametrize("grid", ["reference", "exact"])
+def test_ap_terms_sum_to_the_ap(method, ties, grid):
+    rng = np.random.default_rng(11)
+    for it in range(40):
+        n = int(rng.integers(1, 50))
+        y = rng.integers(0, 2, n)
+        y[0] = 1
+        s = np.round(rng.random(n), 1)
+        w = None if it % 2 else rng.uniform(0.1, 3, n)
+        table = precall.threshold_table(y, s, ties=ties, sample_weight=w)
+        terms = table.ap_terms(method, recall_grid=grid)
+        expected = precall.average_precision(y, s, method=method, ties=ties, sample_weight=w, recall_grid=grid)
+        assert terms.value == expected
+        assert terms.contributions.sum() == pytest.approx(expected, abs=1e-13)
+        assert (terms.weight >= 0).all() and (terms.precision >= 0).all() and (terms.precision <= 1).all()
+        if method in ("voc2007", "coco"):
+            assert len(terms) == (11 if method == "voc2007" else 101)
+        else:  # one term per step (voc2010: plus the sentinel when recall stops short of 1)
+            assert terms.weight.sum() == pytest.approx(1.0)
+
+
+def test_ap_terms_of_the_seed_example():
+    y = [0, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    s = [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]
+    table = precall.threshold_table(y, s, ties="stable")
+    step = table.ap_terms("step")
+    np.testing.assert_allclose(step.precision, [1, 1, 3 / 4, 4 / 7, 5 / 8, 4 / 6])
+    np.testing.assert_allclose(step.weight, 1 / 6)
+    voc = table.ap_terms("voc2010")
+    np.testing.assert_allclose(voc.precision, [1, 1, 3 / 4, 2 / 3, 2 / 3, 2 / 3])
+    eleven = table.ap_terms("voc2007")
+    np.testing.assert_allclose(eleven.precision, [1, 1, 1, 1, 3 / 4, 3 / 4, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3])
+    np.testing.assert_allclose(table.precision_envelope,
+                               [1, 1, 3 / 4, 3 / 4, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 0.6])
+
+
+def test_voc2010_terms_keep_the_sentinel_when_recall_stops_short():
+    table = precall.ThresholdTable(thresholds=[0.9, 0.5], tp=[1, 1], fp=[0, 1], n_pos=4, n_neg=1)
+    terms = table.ap_terms("voc2010")
+    np.testing.assert_allclose(terms.recall, [0.25, 1.0])
+    np.testing.assert_allclose(terms.contributions, [0.25, 0.0])
+    with pytest.raises(ValueError, match="no terms"):
+        precall.ThresholdTable(thresholds=[0.9], tp=[0], fp=[1], n_pos=0, n_neg=1).ap_terms()

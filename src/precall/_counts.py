@@ -571,6 +571,18 @@ class ThresholdTable:
         )
 
     # -- presentation ----------------------------------------------------
+    def ap_terms(self, method: str = "step", *, recall_grid: str = "reference") -> Any:
+        """The terms that sum to this table's AP by ``method`` (:class:`precall.scores.APTerms`)."""
+        from .scores import ap_terms_from_steps
+
+        return ap_terms_from_steps(self.steps(), method=method, recall_grid=recall_grid)
+
+    @property
+    def precision_envelope(self) -> np.ndarray:
+        """The best precision at this row's recall or beyond (VOC's interpolated precision)."""
+        p = self.precision
+        return np.maximum.accumulate(p[::-1])[::-1]
+
     def plot(self, kind: str = "pr", *, ax: Any = None, label: str = "model", **kwargs: Any) -> Any:
         """Draw this table's PR curve (``kind="pr"``) or ROC curve (``"roc"``) with
         :mod:`precall.plot` (matplotlib, the ``plot`` extra); returns the Axes.

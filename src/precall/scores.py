@@ -84,6 +84,7 @@ from .curves import roc_curve_from_table
 
 __all__ = [
     "AP_METHODS",
+    "APTerms",
     "CONVENTIONS",
     "Convention",
     "average_precision",
@@ -275,7 +276,8 @@ def _ap_trapezoid(s: Steps) -> float:
     return float(np.sum(s.dtp * (_prev_precision(s) + prec)) / 2.0 / s.n_pos)
 
 
-def _ap_interpolated(s: Steps) -> float:
+def _interpolated_areas(s: Steps) -> np.ndarray:
+    """Davis & Goadrich's area of each step (in TP units: divide by P for AP)."""
     # Between A = (a, fa) and B = (a + d, fb): TP = a + x, FP = fa + slope * x.
     # integral_0^d (a + x) / (b + c x) dx with b = a + fa, c = 1 + slope
     #   = d / c + (a * slope - fa) / c**2 * log(1 + c d / b)      (b > 0)
@@ -304,7 +306,11 @@ def _ap_interpolated(s: Steps) -> float:
     np.log1p(ratio, out=ratio)
     log_coef *= ratio
     area += log_coef
-    return float(np.sum(area) / s.n_pos)
+    return area
+
+
+def _ap_interpolated(s: Steps) -> float:
+    return float(np.sum(_interpolated_areas(s)) / s.n_pos)
 
 
 def _roc_auc_full(s: Steps) -> float:
@@ -337,6 +343,74 @@ def ap_from_steps(
     if steps.n_pos == 0:
         return undefined("average precision", NO_POSITIVES, 0.0, policy)
     return _AP_KERNELS[method](steps, recall_grid)
+
+
+@dataclass(frozen=True)
+class APTerms:
+    """The terms whose sum is an average precision: why the conventions differ.
+
+    Term ``i`` is ``weight[i] * precision[i]``: a recall width (``step``,
+    ``voc2010``, ``trapezoid``, ``interpolated``: the recall gained at a step;
+    ``voc2007`` / ``coco``: 1/11 or 1/101 per grid point) times the precision
+    the convention uses there (the step's precision; the envelope; the
+    trapezoid's mean of the two ends; Davis & Goadrich's mean precision over
+    the step; the envelope at the grid point).  ``recall`` is the recall at the
+    end of the width, or the grid threshold.
+
+    Attributes
+    ----------
+    method : str
+    recall, weight, precision : ndarray
+    value : float
+        The AP as :func:`precall.average_precision` computes it; equal to
+        ``contributions.sum()`` up to rounding.
+    """
+
+    method: str
+    recall: np.ndarray
+    weight: np.ndarray
+    precision: np.ndarray
+    value: float
+
+    @property
+    def contributions(self) -> np.ndarray:
+        """``weight * precision`` for each term."""
+        return self.weight * self.precision
+
+    def __len__(self) -> int:
+        return int(self.recall.shape[0])
+
+
+def ap_terms_from_steps(steps: Steps, *, method: str = "step", recall_grid: str = "reference") -> APTerms:
+    """The terms of ``method``'s AP on the steps (see :class:`APTerms`)."""
+    check_choice(method, "method", AP_METHODS)
+    check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
+    if steps.n_pos == 0:
+        raise ValueError("average precision has no terms without positives (n_pos = 0)")
+    value = _AP_KERNELS[method](steps, recall_grid)
+    tp = steps.tp.astype(np.float64)
+    recall = tp / steps.n_pos
+    width = steps.dtp / steps.n_pos
+    precision = _precision(tp, steps.fp)
+    if method == "step":
+        return APTerms(method, recall, width, precision, value)
+    if method == "trapezoid":
+        return APTerms(method, recall, width, (_prev_precision(steps) + precision) / 2.0, value)
+    if method == "interpolated":
+        return APTerms(method, recall, width, _interpolated_areas(steps) / steps.dtp, value)
+    if method == "voc2010":
+        env = _envelope(precision)
+        tail = 1.0 - recall[-1]
+        if tail > 0:  # the (1, 0) sentinel: recall never reached counts with precision 0
+            return APTerms(method, np.append(recall, 1.0), np.append(width, tail), np.append(env, 0.0), value)
+        return APTerms(method, recall, width, env, value)
+    n_points, grid = (11, _VOC07_GRID) if method == "voc2007" else (101, _COCO_GRID)
+    if method == "coco":
+        precision = tp / (steps.fp + tp + np.spacing(1))
+    env = np.append(_envelope(precision), 0.0)
+    idx = _grid_points(steps, n_points, recall_grid, grid)
+    thresholds = grid if recall_grid == "reference" else np.arange(n_points) / (n_points - 1)
+    return APTerms(method, thresholds.copy(), np.full(n_points, 1.0 / n_points), env[idx], value)
 
 
 def all_ap_from_steps(steps: Steps, *, recall_grid: str, policy: Any) -> dict[str, float]:
