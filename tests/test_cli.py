@@ -648,3 +648,48 @@ def test_explain_needs_an_unambiguous_positive_label(tmp_path, capsys):
     path = write_csv(tmp_path / "neg2.csv", ["y", "s"], [["a", 0.1], ["b", 0.2]])
     assert main(["explain", str(path), "--label", "y", "--score", "s"]) == 2
     assert "--pos-label" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# operating points, --markdown, --csv
+def test_operating_points_match_the_table(csv_file, data, capsys):
+    y, score, _ = data
+    result = run_json(["evaluate", str(csv_file), "--label", "y", "--score", "score", "--at-recall", "0.8",
+                       "--at-precision", "0.7", "--at-threshold", "0.5", "--at-precision", "1.0"], capsys)
+    table = precall.threshold_table(y, score)
+    points = result["operating_points"]
+    assert [(p["target"], p["value"]) for p in points] == [
+        ("recall", 0.8), ("precision", 0.7), ("precision", 1.0), ("threshold", 0.5)]
+    for p in points:
+        try:
+            expected = table.operating_point(**{p["target"]: p["value"]})
+        except ValueError:
+            assert p["reached"] is False
+            continue
+        assert p["reached"] is True
+        for field in ("threshold", "tp", "fp", "tn", "fn", "precision", "recall", "fpr", "f1"):
+            assert p[field] == getattr(expected, field), field
+
+
+def test_markdown_and_csv_carry_the_json_numbers(csv_file, capsys):
+    argv = ["evaluate", str(csv_file), "--label", "y", "--score", "score", "--at-recall", "0.5"]
+    result = run_json(argv, capsys)
+    assert main([*argv, "--csv"]) == 0
+    rows = list(csv.reader(capsys.readouterr().out.splitlines()))
+    assert rows[0] == ["metric", "value", "ci_low", "ci_high"]
+    values = {r[0]: float(r[1]) for r in rows[1:]}
+    for m in precall.AP_METHODS:
+        assert values[f"AP {m}"] == result["average_precision"][m]
+    assert values["ROC-AUC"] == result["roc_auc"]
+    assert values["at recall 0.5: precision"] == result["operating_points"][0]["precision"]
+    assert main([*argv, "--markdown", "--digits", "4"]) == 0
+    out = capsys.readouterr().out
+    assert f"| AP step | {result['average_precision']['step']:.4f} |" in out
+    assert main([*argv, "--markdown", "--json"]) == 2  # one output format at a time
+
+
+def test_binary_only_options_are_refused_with_class_columns(tmp_path, capsys):
+    path = write_csv(tmp_path / "mc.csv", ["y", "A", "B", "C"],
+                     [["A", 0.5, 0.3, 0.2], ["B", 0.2, 0.5, 0.3], ["C", 0.1, 0.2, 0.7]])
+    assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--csv"]) == 2
+    assert "apply to binary input" in capsys.readouterr().err

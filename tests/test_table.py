@@ -464,3 +464,61 @@ def test_voc2010_terms_keep_the_sentinel_when_recall_stops_short():
     np.testing.assert_allclose(terms.contributions, [0.25, 0.0])
     with pytest.raises(ValueError, match="no terms"):
         precall.ThresholdTable(thresholds=[0.9], tp=[0], fp=[1], n_pos=0, n_neg=1).ap_terms()
+
+
+# ---------------------------------------------------------------------------
+# operating points, against a brute force over every threshold
+def _brute_points(y, s, w):
+    """(threshold, tp, fp, precision, recall) of predicting score >= t, each distinct t."""
+    out = []
+    for t in sorted(set(s), reverse=True):
+        pred = s >= t
+        tp, fp = w[pred & (y == 1)].sum(), w[pred & (y == 0)].sum()
+        out.append((t, tp, fp, tp / (tp + fp) if tp + fp else 0.0, tp / w[y == 1].sum()))
+    return out
+
+
+def test_operating_points_equal_brute_force():
+    rng = np.random.default_rng(5)
+    for it in range(60):
+        n = int(rng.integers(2, 40))
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        s = np.round(rng.random(n), 1)
+        w = np.ones(n) if it % 2 else rng.uniform(0.5, 2, n)
+        table = precall.threshold_table(y, s, sample_weight=None if it % 2 else w)
+        points = _brute_points(y, s, w)
+        for r in (0.0, 0.3, 0.5, 1.0):
+            expected = next(p for p in points if p[4] >= r - 1e-12)
+            got = table.operating_point(recall=r)
+            assert (got.threshold, got.recall) == pytest.approx((expected[0], expected[4]))
+        for p in (0.2, 0.5, 0.9):
+            ok = [q for q in points if q[3] >= p - 1e-12]
+            if not ok:
+                with pytest.raises(ValueError, match="never reached"):
+                    table.operating_point(precision=p)
+                continue
+            best = max(q[4] for q in ok)
+            expected = next(q for q in ok if q[4] == pytest.approx(best))
+            got = table.operating_point(precision=p)
+            assert (got.threshold, got.precision, got.recall) == pytest.approx(expected[0:1] + expected[3:])
+        for t in (-1.0, 0.25, 0.5, 2.0):
+            pred = s >= t
+            got = table.operating_point(threshold=t)
+            assert got.tp == pytest.approx(w[pred & (y == 1)].sum())
+            assert got.fp == pytest.approx(w[pred & (y == 0)].sum())
+            assert got.tn + got.fp == pytest.approx(w[y == 0].sum())
+            if got.precision + got.recall > 0:
+                assert got.f1 == pytest.approx(2 * got.precision * got.recall / (got.precision + got.recall))
+
+
+def test_operating_point_arguments():
+    table = precall.threshold_table([0, 1, 1], [0.2, 0.5, 0.9])
+    with pytest.raises(ValueError, match="exactly one"):
+        table.operating_point()
+    with pytest.raises(ValueError, match="exactly one"):
+        table.operating_point(recall=0.5, precision=0.5)
+    with pytest.raises(ValueError, match="`recall`"):
+        table.operating_point(recall=1.5)
+    with pytest.raises(ValueError, match="`threshold`"):
+        table.operating_point(threshold=float("nan"))

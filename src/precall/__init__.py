@@ -7,7 +7,7 @@ that one table.  See :mod:`precall.scores` for the conventions.
 
 from __future__ import annotations
 
-from ._counts import ThresholdTable
+from ._counts import OperatingPoint, ThresholdTable
 from ._validate import check_binary as _check_binary
 from ._warnings import UndefinedMetricWarning
 from .curves import (
@@ -40,6 +40,7 @@ __all__ = [
     "Evaluation",
     "F1Point",
     "MeanAveragePrecision",
+    "OperatingPoint",
     "PrecisionRecallCurve",
     "RocCurve",
     "ThresholdTable",

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .evaluate import Evaluation
 
 __all__ = [
+    "OperatingPoint",
     "Steps",
     "ThresholdTable",
     "Ties",
@@ -369,6 +370,25 @@ def _complement(total: float, counts: np.ndarray) -> np.ndarray:
     return total - counts
 
 
+@dataclass(frozen=True)
+class OperatingPoint:
+    """One row of a :class:`ThresholdTable`: predict positive at ``score >= threshold``.
+
+    ``precision`` is 0 when nothing is predicted positive (as the table's
+    column); ``f1`` is ``2 P R / (P + R)`` (0 when both are 0).
+    """
+
+    threshold: float
+    tp: float
+    fp: float
+    tn: float
+    fn: float
+    precision: float
+    recall: float
+    fpr: float
+    f1: float
+
+
 def _fmt(x: Any) -> str:
     if isinstance(x, (float, np.floating)):
         return f"{x:.6g}"
@@ -571,6 +591,66 @@ class ThresholdTable:
         )
 
     # -- presentation ----------------------------------------------------
+    def _point(self, row: int, threshold: float | None = None) -> OperatingPoint:
+        if row < 0:  # above the first row: nothing predicted positive
+            p = r = f = 0.0
+            return OperatingPoint(float(threshold), 0.0, 0.0, self.n_neg, self.n_pos, p, r, f, 0.0)
+        p, r = float(self.precision[row]), float(self.recall[row])
+        f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
+        return OperatingPoint(
+            float(self.thresholds[row]), float(self.tp[row]), float(self.fp[row]), float(self.tn[row]),
+            float(self.fn[row]), p, r, float(self.fpr[row]), f1,
+        )
+
+    def operating_point(
+        self, *, recall: float | None = None, precision: float | None = None, threshold: float | None = None
+    ) -> OperatingPoint:
+        """The operating point at a target recall, precision or threshold (give one).
+
+        ``recall=r``: the highest threshold whose recall is at least r.
+        ``precision=p``: of the rows with precision at least p, the one with the
+        highest recall (at its highest threshold).  ``threshold=t``: predict
+        positive every sample scored ``>= t`` (the last row at or above t; a
+        point predicting nothing when t exceeds every score).
+
+        Examples
+        --------
+        >>> import precall
+        >>> t = precall.threshold_table([1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.6, 0.2])
+        >>> t.operating_point(recall=0.6).threshold
+        0.7
+        >>> t.operating_point(precision=0.75).recall
+        1.0
+        """
+        given = [name for name, v in (("recall", recall), ("precision", precision), ("threshold", threshold))
+                 if v is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of `recall`, `precision`, `threshold`; got {given or 'none'}")
+        if threshold is not None:
+            t = float(threshold)
+            if not np.isfinite(t):
+                raise ValueError(f"`threshold` must be finite; got {threshold!r}")
+            # thresholds decrease: rows at or above t are a prefix
+            row = int(np.searchsorted(-self.thresholds, -t, side="right")) - 1
+            return self._point(row, t)
+        from ._validate import check_probability
+
+        target = check_probability(recall if recall is not None else precision, given[0], open_low=False)
+        if recall is not None:
+            reached = np.flatnonzero(self.recall >= target)
+            if reached.size == 0:
+                raise ValueError(
+                    f"`recall` {target:g} is never reached; the highest recall is {float(self.recall[-1]):g}"
+                )
+            return self._point(int(reached[0]))
+        ok = np.flatnonzero(self.precision >= target)
+        if ok.size == 0:
+            raise ValueError(
+                f"`precision` {target:g} is never reached; the highest precision is {float(self.precision.max()):g}"
+            )
+        best_recall = self.recall[ok].max()
+        return self._point(int(ok[self.recall[ok] == best_recall][0]))
+
     def ap_terms(self, method: str = "step", *, recall_grid: str = "reference") -> Any:
         """The terms that sum to this table's AP by ``method`` (:class:`precall.scores.APTerms`)."""
         from .scores import ap_terms_from_steps

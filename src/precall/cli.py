@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import functools
 import gzip
 import itertools
@@ -355,6 +356,7 @@ class Report:
     evaluation: precall.Evaluation
     warnings: list[str]
     intervals: Intervals | None = None
+    operating_points: tuple[tuple[str, float, precall.OperatingPoint | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -422,6 +424,7 @@ def evaluate_columns(
     ties: str,
     recall_grid: str,
     ci: CiOptions | None = None,
+    targets: Sequence[tuple[str, float]] = (),
 ) -> Report:
     """Run :func:`precall.evaluate` once on the columns read from ``name``
     (and, with ``ci``, :func:`compute_intervals`)."""
@@ -438,6 +441,17 @@ def evaluate_columns(
                 ties=ties,
                 recall_grid=recall_grid,
             )
+            points = []
+            if targets:
+                table = precall.threshold_table(np.array(columns.labels), columns.scores,
+                                                sample_weight=columns.weights, pos_label=positive,
+                                                ties=ties)
+                for kind, value in targets:
+                    try:
+                        point = table.operating_point(**{kind: value})
+                    except ValueError:  # not reached: reported as such
+                        point = None
+                    points.append((kind, value, point))
             intervals = None
             if ci is not None:
                 intervals = compute_intervals(
@@ -457,6 +471,7 @@ def evaluate_columns(
         evaluation=result,
         warnings=[str(w.message) for w in caught],
         intervals=intervals,
+        operating_points=tuple(points),
     )
 
 
@@ -535,7 +550,69 @@ def format_text(report: Report, digits: int = 6) -> str:
             f"{b.threshold:.{digits}g}: precision {_fmt(b.precision, digits)}, "
             f"recall {_fmt(b.recall, digits)}"
         )
+    for kind, value, point in report.operating_points:
+        name = f"at {kind} {'=' if kind == 'threshold' else '>='} {value:g}"
+        if point is None:
+            lines.append(f"{name.ljust(width)}  not reached")
+            continue
+        lines.append(
+            f"{name}: score >= {point.threshold:.{digits}g}, precision {_fmt(point.precision, digits)}, "
+            f"recall {_fmt(point.recall, digits)}, FPR {_fmt(point.fpr, digits)}, F1 "
+            f"{_fmt(point.f1, digits)} (TP {_fmt_count(point.tp)}, FP {_fmt_count(point.fp)}, "
+            f"TN {_fmt_count(point.tn)}, FN {_fmt_count(point.fn)})"
+        )
     return "\n".join(lines)
+
+
+def report_rows(report: Report) -> list[list[Any]]:
+    """The binary report as rows (metric, value, CI low, CI high) for --markdown and --csv."""
+    ev, iv = report.evaluation, report.intervals
+
+    def ci(c: Any) -> list[Any]:
+        return [c.low, c.high] if c is not None else ["", ""]
+
+    rows = [[f"AP {m}", ev.average_precision[m], *ci(iv.average_precision[m] if iv else None)]
+            for m in precall.AP_METHODS]
+    rows.append(["ROC-AUC", ev.roc_auc, *ci(iv.roc_auc if iv else None)])
+    rows += [["prevalence", ev.prevalence, "", ""], ["n_pos", ev.n_pos, "", ""], ["n_neg", ev.n_neg, "", ""]]
+    if ev.best_f1 is not None:
+        rows += [["best F1", ev.best_f1.f1, "", ""], ["best F1 threshold", ev.best_f1.threshold, "", ""]]
+    for kind, value, point in report.operating_points:
+        if point is not None:
+            for field_name in ("threshold", "precision", "recall", "fpr", "f1"):
+                rows.append([f"at {kind} {value:g}: {field_name}", getattr(point, field_name), "", ""])
+    return rows
+
+
+def format_markdown(report: Report, digits: int = 6) -> str:
+    """A GitHub-flavoured markdown table of :func:`report_rows`."""
+    level = f"{report.intervals.options.level:.0%} CI" if report.intervals else None
+    header = ["metric", "value"] + ([f"{level} low", f"{level} high"] if level else [])
+    lines = [f"**{report.source}**: label `{report.label_column}` (positive `{report.pos_label}`), "
+             f"score `{report.score_column}`, ties {report.evaluation.ties}", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" + "---:|" * (len(header) - 1)]
+    for name, value, low, high in report_rows(report):
+        cells = [name, _fmt_cell(value, digits)] + ([_fmt_cell(low, digits), _fmt_cell(high, digits)] if level else [])
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def format_csv(report: Report, digits: int = 6) -> str:
+    """CSV of :func:`report_rows` (full precision; ``digits`` is ignored)."""
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["metric", "value", "ci_low", "ci_high"])
+    for row in report_rows(report):
+        writer.writerow([repr(v) if isinstance(v, float) else v for v in row])
+    return buffer.getvalue().rstrip("\n")
+
+
+def _fmt_cell(value: Any, digits: int) -> str:
+    if isinstance(value, float):
+        return _fmt(value, digits) if not float(value).is_integer() or abs(value) < 1 else _fmt_count(value)
+    return str(value)
 
 
 def _json_safe(value: Any) -> Any:
@@ -573,6 +650,12 @@ def to_json_dict(report: Report) -> dict[str, Any]:
             "average_precision": {m: _interval_dict(c) for m, c in iv.average_precision.items()},
             "roc_auc": _interval_dict(iv.roc_auc),
         }
+    if report.operating_points:
+        out["operating_points"] = [
+            {"target": kind, "value": value, "reached": point is not None,
+             **(dataclasses.asdict(point) if point is not None else {})}
+            for kind, value, point in report.operating_points
+        ]
     out["warnings"] = list(report.warnings)
     return _json_safe(out)
 
@@ -1125,15 +1208,25 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             stream, path, label=args.label, score=args.score, weight=args.weight,
             delimiter=delimiter,
         )
+    targets = [("recall", v) for v in args.at_recall or []]
+    targets += [("precision", v) for v in args.at_precision or []]
+    targets += [("threshold", v) for v in args.at_threshold or []]
     report = evaluate_columns(
         columns, name=path, label=args.label, score=args.score, weight=args.weight,
         pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
-        ci=_ci_options(args) if args.ci else None,
+        ci=_ci_options(args) if args.ci else None, targets=targets,
     )
+    if args.markdown or args.csv:
+        _print_warnings(report)
+        print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
+        return 0
     return _emit(report, args, to_json_dict, format_text)
 
 
 def _evaluate_multiclass(args: argparse.Namespace) -> int:
+    if args.markdown or args.csv or args.at_recall or args.at_precision or args.at_threshold:
+        raise CliError("--markdown, --csv and --at-* apply to binary input (--score); with "
+                       "--class-columns use the text or --json output")
     if args.ci:
         raise CliError("--ci applies to binary input (--score); for multi-class data use "
                        "precall.stats.bootstrap_ci with a macro average from Python")
@@ -1253,6 +1346,23 @@ def _level(text: str) -> float:
     return value
 
 
+def _unit(text: str) -> float:
+    value = _finite(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text!r}")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite; got {text!r}")
+    return value
+
+
 def _add_file_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
     p.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
@@ -1315,7 +1425,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default) or exact k/10, k/100")
     ev.add_argument("--delimiter", metavar="CHAR",
                     help="field delimiter (default: tab for .tsv/.tab, comma otherwise)")
-    ev.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    fmt = ev.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    fmt.add_argument("--markdown", action="store_true", help="binary: print a markdown table")
+    fmt.add_argument("--csv", action="store_true", help="binary: print CSV (metric, value, ci_low, ci_high)")
+    ev.add_argument("--at-recall", type=_unit, action="append", metavar="R",
+                    help="binary: also report the operating point reaching recall R (repeatable)")
+    ev.add_argument("--at-precision", type=_unit, action="append", metavar="P",
+                    help="binary: the operating point of highest recall with precision >= P")
+    ev.add_argument("--at-threshold", type=_finite, action="append", metavar="T",
+                    help="binary: the operating point predicting positive at score >= T")
     ev.add_argument("--digits", type=_digits, default=6, metavar="N",
                     help="decimals in the text output (default 6)")
     ev.add_argument("--ci", action="store_true",
