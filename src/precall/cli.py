@@ -21,7 +21,6 @@ import argparse
 import csv
 import dataclasses
 import functools
-import gzip
 import itertools
 import json
 import math
@@ -31,11 +30,12 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
-from typing import IO, Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 import precall
+from precall.readers import Columns, InputError, read_delimited, read_file
 
 __all__ = ["main"]
 
@@ -69,223 +69,6 @@ _MAX_LABELS_SHOWN = 10
 
 class CliError(Exception):
     """A user-facing error: printed as one line, exit code 2."""
-
-
-# ---------------------------------------------------------------------------
-# reading the table
-@dataclass(frozen=True)
-class Columns:
-    """The columns of a table needed for one evaluation, one entry per data row.
-
-    ``scores`` has shape ``(n_rows,)`` for one ``--score`` column, or
-    ``(n_rows, n_classes)`` for ``--class-columns`` (one column per class, in
-    the order given).
-    """
-
-    labels: list[str]
-    scores: np.ndarray
-    weights: np.ndarray | None
-
-
-def _delimiter_for(path: str) -> str:
-    name = path.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return "\t" if name.endswith((".tsv", ".tab")) else ","
-
-
-def _open_text(path: str) -> IO[str]:
-    """Open ``path`` (plain or gzip'd) as text; OS errors become :class:`CliError`."""
-    try:
-        if os.path.isdir(path):
-            raise CliError(f"{path}: is a directory, not a file")
-        if path.lower().endswith(".gz"):
-            return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
-        return open(path, encoding="utf-8-sig", newline="")
-    except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
-    except PermissionError:
-        raise CliError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise CliError(f"{path}: cannot open: {exc.strerror or exc}") from None
-
-
-def _rows(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(line number where the row starts, fields)``; decoding errors become CliError."""
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise CliError(f"{name}: line {start}: malformed CSV: {exc}") from None
-        except UnicodeDecodeError:
-            raise CliError(f"{name}: line {start}: not valid UTF-8 text") from None
-        except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
-            raise CliError(f"{name}: cannot read: {exc}") from None
-        yield start, row
-
-
-def _column_index(header: list[str], column: str, option: str, name: str) -> int:
-    matches = [i for i, h in enumerate(header) if h == column]
-    if not matches:
-        shown = ", ".join(repr(h) for h in header)
-        raise CliError(
-            f"{name}: line 1 (header): no column {column!r} (given by {option}); "
-            f"the columns are {shown}"
-        )
-    if len(matches) > 1:
-        raise CliError(
-            f"{name}: line 1 (header): column {column!r} (given by {option}) appears "
-            f"{len(matches)} times, as fields {', '.join(str(i + 1) for i in matches)}"
-        )
-    return matches[0]
-
-
-def _number(text: str, what: str, column: str, line: int, name: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        shown = "an empty field" if not text.strip() else repr(text)
-        raise CliError(
-            f"{name}: line {line}, column {column!r}: {what} must be a number; got {shown}"
-        ) from None
-    if not math.isfinite(value):
-        raise CliError(
-            f"{name}: line {line}, column {column!r}: {what} must be finite; got {text.strip()!r}"
-        )
-    return value
-
-
-def read_columns(
-    stream: IO[str],
-    name: str,
-    *,
-    label: str,
-    score: str,
-    weight: str | None = None,
-    delimiter: str = ",",
-) -> Columns:
-    """Read the label, score and (optional) weight columns of a delimited table.
-
-    ``name`` is the file name used in messages.  Line numbers are those of the
-    file: the header is line 1.  Every data row must have as many fields as the
-    header, a non-empty label, a finite numeric score and a finite non-negative
-    weight; anything else raises :class:`CliError`.  Blank lines are errors too,
-    except at the very end of the file.
-    """
-    return _read_table(
-        stream, name, label=label, score_columns=[(score, "--score")], weight=weight,
-        delimiter=delimiter, classes=None,
-    )
-
-
-def read_class_columns(
-    stream: IO[str],
-    name: str,
-    *,
-    label: str,
-    class_columns: Sequence[str],
-    weight: str | None = None,
-    delimiter: str = ",",
-) -> Columns:
-    """Read a multi-class table: the label column and one score column per class.
-
-    The class of each score column is the column's name, so every label must be
-    one of ``class_columns``; a row whose label is not raises :class:`CliError`
-    naming its line.  ``Columns.scores`` has one column per class, in the order
-    of ``class_columns``.  Otherwise as :func:`read_columns`.
-    """
-    return _read_table(
-        stream, name, label=label,
-        score_columns=[(c, "--class-columns") for c in class_columns], weight=weight,
-        delimiter=delimiter, classes=list(class_columns),
-    )
-
-
-def _read_table(
-    stream: IO[str],
-    name: str,
-    *,
-    label: str,
-    score_columns: list[tuple[str, str]],
-    weight: str | None,
-    delimiter: str,
-    classes: list[str] | None,
-) -> Columns:
-    """The reader behind :func:`read_columns` and :func:`read_class_columns`.
-
-    ``score_columns`` is a list of ``(column, option that named it)``; with one
-    column and ``classes=None`` the scores are 1-D, otherwise 2-D.
-    """
-    reader = csv.reader(stream, delimiter=delimiter, strict=True)
-    rows = _rows(reader, name)
-    first = next(rows, None)
-    if first is None:
-        raise CliError(f"{name}: empty file (no header line, no data rows)")
-    header = [h.strip() for h in first[1]]
-    if not any(header):
-        raise CliError(f"{name}: line 1: the first line must be a header naming the columns")
-    i_label = _column_index(header, label, "--label", name)
-    i_scores = [(col, _column_index(header, col, option, name)) for col, option in score_columns]
-    i_weight = None if weight is None else _column_index(header, weight, "--weight", name)
-    width = len(header)
-    known = None if classes is None else set(classes)
-
-    labels: list[str] = []
-    scores: list[list[float]] = []
-    weights: list[float] = []
-    blank_line: int | None = None
-    for line, row in rows:
-        if not row:
-            if blank_line is None:
-                blank_line = line
-            continue
-        if blank_line is not None:
-            raise CliError(
-                f"{name}: line {blank_line}: empty line between data rows; "
-                "remove it (precall does not skip rows)"
-            )
-        if len(row) != width:
-            wanted = [(label, i_label), *i_scores, (weight, i_weight)]
-            missing = [c for c, i in wanted if i is not None and i >= len(row)]
-            detail = f", so column {missing[0]!r} is missing" if missing else ""
-            raise CliError(
-                f"{name}: line {line}: {len(row)} fields, the header has {width}{detail}"
-            )
-        text = row[i_label].strip()
-        if not text:
-            raise CliError(f"{name}: line {line}, column {label!r}: empty label")
-        if known is not None and text not in known:
-            shown = ", ".join(repr(c) for c in classes)  # type: ignore[union-attr]
-            raise CliError(
-                f"{name}: line {line}, column {label!r}: label {text!r} is not a class; "
-                f"the classes are the --class-columns names {shown}"
-            )
-        labels.append(text)
-        scores.append([_number(row[i], "the score", col, line, name) for col, i in i_scores])
-        if weight is not None:
-            w = _number(row[i_weight], "the weight", weight, line, name)  # type: ignore[index]
-            if w < 0:
-                raise CliError(
-                    f"{name}: line {line}, column {weight!r}: the weight must be "
-                    f"non-negative; got {row[i_weight].strip()!r}"  # type: ignore[index]
-                )
-            weights.append(w)
-    if not labels:
-        raise CliError(f"{name}: no data rows after the header (line 1)")
-    w_arr = None
-    if weight is not None:
-        w_arr = np.array(weights, dtype=np.float64)
-        if not w_arr.any():
-            raise CliError(
-                f"{name}: column {weight!r}: every weight is zero; at least one must be positive"
-            )
-    s_arr = np.array(scores, dtype=np.float64).reshape(len(labels), len(i_scores))
-    if classes is None and len(i_scores) == 1:
-        s_arr = s_arr[:, 0]
-    return Columns(labels, s_arr, w_arr)
 
 
 # ---------------------------------------------------------------------------
@@ -1014,12 +797,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(scores) < 2:
         raise CliError("compare needs at least two different --score columns")
     path = args.file
-    delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
-    with _open_text(path) as stream:
-        columns = _read_table(
-            stream, path, label=args.label, score_columns=[(c, "--score") for c in scores],
-            weight=args.weight, delimiter=delimiter, classes=None,
-        )
+    columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in scores],
+                        weight=args.weight, delimiter=args.delimiter)
     metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
     report = compare_columns(
         columns, name=path, label=args.label, score_columns=scores, weight=args.weight,
@@ -1103,10 +882,8 @@ def format_explanation(
 
 def cmd_explain(args: argparse.Namespace) -> int:
     path = args.file
-    delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
-    with _open_text(path) as stream:
-        columns = read_columns(stream, path, label=args.label, score=args.score, weight=args.weight,
-                               delimiter=delimiter)
+    columns = read_file(path, label=args.label, score_columns=[(args.score, "--score")],
+                        weight=args.weight, delimiter=args.delimiter)
     positive = resolve_pos_label(Counter(columns.labels), args.pos_label, args.label, path)
     try:
         table = precall.threshold_table(np.array(columns.labels), columns.scores,
@@ -1144,21 +921,17 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
     path = args.file
-    delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
     if args.class_columns is not None:
         classes = _parse_class_columns(args.class_columns)
-        with _open_text(path) as stream:
-            columns = read_class_columns(stream, path, label=args.label, class_columns=classes,
-                                         weight=args.weight, delimiter=delimiter)
+        columns = read_file(path, label=args.label, score_columns=[(c, "--class-columns") for c in classes],
+                            weight=args.weight, classes=classes, delimiter=args.delimiter)
         y_true: Any = np.array(columns.labels)
         y_score: Any = columns.scores
         common: dict[str, Any] = {"labels": classes}
     else:
         names = list(dict.fromkeys(args.score))
-        with _open_text(path) as stream:
-            columns = _read_table(stream, path, label=args.label,
-                                  score_columns=[(c, "--score") for c in names],
-                                  weight=args.weight, delimiter=delimiter, classes=None)
+        columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
+                            weight=args.weight, delimiter=args.delimiter)
         y_true = np.array(columns.labels)
         positive = resolve_pos_label(Counter(columns.labels), args.pos_label, args.label, path)
         scores = columns.scores.reshape(len(columns.labels), -1)
@@ -1202,12 +975,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise CliError("--method applies only with --class-columns; with --score every "
                        "convention is shown")
     path = args.file
-    delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
-    with _open_text(path) as stream:
-        columns = read_columns(
-            stream, path, label=args.label, score=args.score, weight=args.weight,
-            delimiter=delimiter,
-        )
+    columns = read_file(path, label=args.label, score_columns=[(args.score, "--score")],
+                        weight=args.weight, delimiter=args.delimiter)
     targets = [("recall", v) for v in args.at_recall or []]
     targets += [("precision", v) for v in args.at_precision or []]
     targets += [("threshold", v) for v in args.at_threshold or []]
@@ -1236,12 +1005,8 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
     classes = _parse_class_columns(args.class_columns)
     methods = list(precall.AP_METHODS) if args.method is None else list(dict.fromkeys(args.method))
     path = args.file
-    delimiter = args.delimiter if args.delimiter is not None else _delimiter_for(path)
-    with _open_text(path) as stream:
-        columns = read_class_columns(
-            stream, path, label=args.label, class_columns=classes, weight=args.weight,
-            delimiter=delimiter,
-        )
+    columns = read_file(path, label=args.label, score_columns=[(c, "--class-columns") for c in classes],
+                        weight=args.weight, classes=classes, delimiter=args.delimiter)
     report = evaluate_classes(
         columns, name=path, label=args.label, classes=classes, weight=args.weight,
         methods=methods, ties=args.ties, recall_grid=args.recall_grid,
@@ -1253,7 +1018,8 @@ def _demo_table(weight: str | None, ties: str) -> Report:
     name = f"precall/data/{DEMO_DATA}"
     resource = resources.files("precall") / "data" / DEMO_DATA
     with resource.open("r", encoding="utf-8-sig", newline="") as stream:
-        columns = read_columns(stream, name, label="truth", score="Class1", weight=weight)
+        columns = read_delimited(stream, name, label="truth", score_columns=[("Class1", "--score")],
+                                 weight=weight)
     return evaluate_columns(
         columns, name=name, label="truth", score="Class1", weight=weight,
         pos_label="Class1", ties=ties, recall_grid="reference",
@@ -1364,7 +1130,8 @@ def _finite(text: str) -> float:
 
 
 def _add_file_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="CSV file (.csv, .tsv, optionally gzip'd .gz)")
+    p.add_argument("file", metavar="FILE",
+                   help="the data: .csv, .tsv, .jsonl (optionally .gz), .parquet, .npz or .npy")
     p.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
 
 
@@ -1558,7 +1325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
-    except CliError as exc:
+    except (CliError, InputError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
