@@ -205,3 +205,74 @@ def test_plot_command_errors_exit_2(csv_file, capsys, extra, message):
     assert main(["plot", str(csv_file), "--label", "y", *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ precall report
+class _Collector:
+    """Text of every <td>, tags seen and any reference that would need the network."""
+
+    def __init__(self, text):
+        from html.parser import HTMLParser
+
+        self.cells, self.tags, self.external, self.scripts = [], [], [], 0
+        collector = self
+
+        class Parser(HTMLParser):
+            in_td = False
+
+            def handle_starttag(self, tag, attrs):
+                collector.tags.append(tag)
+                if tag == "script":
+                    collector.scripts += 1
+                for key, value in attrs:
+                    if key in ("src", "href", "xlink:href") and value and not value.startswith("#"):
+                        collector.external.append(value)
+                self.in_td = tag == "td"
+
+            def handle_data(self, data):
+                if self.in_td:
+                    collector.cells.append(data)
+
+            def handle_endtag(self, tag):
+                self.in_td = False
+
+        Parser().feed(text)
+
+
+def test_report_is_self_contained_and_carries_the_numbers(tmp_path, binary, rng, capsys):
+    y, s = binary
+    other = np.round(rng.random(len(y)), 2)
+    path = tmp_path / "models.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["y", "<script>alert(1)</script>", "b & c"])
+        w.writerows(zip(y, s, other))
+    out = tmp_path / "report.html"
+    code = main(["report", str(path), "--label", "y", "--score", "<script>alert(1)</script>",
+                 "--score", "b & c", "-o", str(out), "--rank-rows", "7"])
+    assert code == 0, capsys.readouterr().err
+    text = out.read_text()
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "b &amp; c" in text
+    parsed = _Collector(text)
+    assert parsed.scripts == 0 and parsed.external == []
+    assert parsed.tags.count("svg") == 2
+    for scores in (s, other):
+        ev = precall.evaluate(y, scores)
+        for m in precall.AP_METHODS:
+            assert f"{ev.average_precision[m]:.4f}" in parsed.cells
+        assert f"{ev.roc_auc:.4f}" in parsed.cells
+    table = precall.threshold_table(y, s)
+    assert f"{table.thresholds[0]:.6f}" in parsed.cells  # first rank-table row
+    assert parsed.tags.count("tr") == (1 + 2) + (1 + 6) + 2 * (1 + 7)  # summary, conventions, rank tables
+
+
+def test_report_errors_exit_2(tmp_path, binary, capsys):
+    y, s = binary
+    path = tmp_path / "d.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y", "s"], *zip(y, s)])
+    assert main(["report", str(path), "--label", "y", "--score", "s", "-o", str(tmp_path / "r.pdf")]) == 2
+    assert "must end in .html" in capsys.readouterr().err
+    assert main(["report", str(path), "--label", "y", "--score", "s", "-o", "/nonexistent/r.html"]) == 2
+    assert "cannot write" in capsys.readouterr().err
