@@ -21,6 +21,7 @@ import argparse
 import csv
 import dataclasses
 import functools
+import importlib.util
 import itertools
 import json
 import math
@@ -972,10 +973,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = args.output
     if not out.lower().endswith((".html", ".htm")):
         raise CliError(f"-o {out!r}: the report is HTML; the file name must end in .html")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise CliError("precall report needs matplotlib, the 'plot' extra: pip install 'precall[plot]'") from None
+    if importlib.util.find_spec("matplotlib") is None:
+        raise CliError("precall report needs matplotlib, the 'plot' extra: pip install 'precall[plot]'")
     from .report import html_report
 
     path = args.file
@@ -1170,9 +1169,16 @@ def _finite(text: str) -> float:
 
 
 def _add_file_arguments(p: argparse.ArgumentParser) -> None:
+    """FILE, --label, --pos-label, --weight and --delimiter: every command that reads data."""
     p.add_argument("file", metavar="FILE",
                    help="the data: .csv, .tsv, .jsonl (optionally .gz), .parquet, .npz or .npy")
     p.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
+    p.add_argument("--pos-label", metavar="V",
+                   help="the positive label, compared as text; every other label is negative. "
+                   "Needed unless the labels are {0,1}, {-1,1} or {false,true}")
+    p.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
+    p.add_argument("--delimiter", metavar="CHAR",
+                   help="field delimiter of text files (default: tab for .tsv/.tab, comma otherwise)")
 
 
 def _add_ci_options(p: argparse.ArgumentParser) -> None:
@@ -1217,10 +1223,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="multi-class: comma-separated score columns, one per class; the "
                         "class of each column is its name, and every label in --label must "
                         "be one of these names")
-    ev.add_argument("--pos-label", metavar="V",
-                    help="the positive label, compared as text; every other label is negative. "
-                    "Needed unless the labels are {0,1}, {-1,1} or {false,true}")
-    ev.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
     ev.add_argument("--method", choices=precall.AP_METHODS, action="append", metavar="M",
                     help="with --class-columns: show only this AP convention (repeatable; "
                     "default every one: " + ", ".join(precall.AP_METHODS) + ")")
@@ -1230,8 +1232,6 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--recall-grid", choices=RECALL_GRIDS, default="reference",
                     help="recall grid of voc2007/coco: the reference codes' float grids "
                     "(default) or exact k/10, k/100")
-    ev.add_argument("--delimiter", metavar="CHAR",
-                    help="field delimiter (default: tab for .tsv/.tab, comma otherwise)")
     fmt = ev.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     fmt.add_argument("--markdown", action="store_true", help="binary: print a markdown table")
@@ -1261,15 +1261,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_file_arguments(cmp)
     cmp.add_argument("--score", required=True, action="append", metavar="COL",
                      help="a score column (give two or more: --score A --score B)")
-    cmp.add_argument("--pos-label", metavar="V", help="the positive label, as for evaluate")
-    cmp.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
     cmp.add_argument("--metric", choices=COMPARE_METRICS, action="append", metavar="M",
                      help="roc_auc or an AP convention (repeatable; default roc_auc and step)")
     cmp.add_argument("--ties", choices=TIES, default="group", help="tie rule for AP (default group)")
     cmp.add_argument("--recall-grid", choices=RECALL_GRIDS, default="reference",
                      help="recall grid of voc2007/coco (default reference)")
-    cmp.add_argument("--delimiter", metavar="CHAR",
-                     help="field delimiter (default: tab for .tsv/.tab, comma otherwise)")
     cmp.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     cmp.add_argument("--digits", type=_digits, default=4, metavar="N",
                      help="decimals in the text output (default 4)")
@@ -1286,8 +1282,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_file_arguments(ex)
     ex.add_argument("--score", required=True, metavar="COL", help="column with the scores")
-    ex.add_argument("--pos-label", metavar="V", help="the positive label, as for evaluate")
-    ex.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
     ex.add_argument("--ties", choices=TIES, default="stable",
                     help="stable (default here, as the seed tables): one row per sample; group: one "
                     "row per distinct score")
@@ -1297,8 +1291,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="recall grid of voc2007/coco (default reference)")
     ex.add_argument("--max-rows", type=_int_in(2), default=60, metavar="N",
                     help="rank-table rows shown (first and last N/2; default 60)")
-    ex.add_argument("--delimiter", metavar="CHAR",
-                    help="field delimiter (default: tab for .tsv/.tab, comma otherwise)")
     ex.add_argument("--digits", type=_digits, default=4, metavar="N",
                     help="decimals (default 4)")
     ex.set_defaults(func=cmd_explain)
@@ -1314,16 +1306,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_file_arguments(rp)
     rp.add_argument("--score", required=True, action="append", metavar="COL",
                     help="a score column (repeat to compare several models)")
-    rp.add_argument("--pos-label", metavar="V", help="the positive label, as for evaluate")
-    rp.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
     rp.add_argument("-o", "--output", required=True, metavar="OUT.html", help="the HTML file to write")
     rp.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
     rp.add_argument("--rank-rows", type=_int_in(2, 10000), default=20, metavar="N",
                     help="rows of each rank table, evenly spaced by rank (default 20)")
     rp.add_argument("--max-fpr", type=_level, metavar="F", help="shade and quote the partial ROC-AUC")
     rp.add_argument("--title", help="the report's title")
-    rp.add_argument("--delimiter", metavar="CHAR",
-                    help="field delimiter (default: tab for .tsv/.tab, comma otherwise)")
     rp.set_defaults(func=cmd_report)
 
     pl = sub.add_parser(
@@ -1341,8 +1329,6 @@ def build_parser() -> argparse.ArgumentParser:
                              help="a score column (repeat to overlay several models)")
     plot_scores.add_argument("--class-columns", metavar="C1,C2,...",
                              help="multi-class: one score column per class, one curve per class")
-    pl.add_argument("--pos-label", metavar="V", help="the positive label, as for evaluate")
-    pl.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
     pl.add_argument("-o", "--output", required=True, metavar="OUT",
                     help="output file: .png, .svg or .pdf")
     pl.add_argument("--kind", choices=("pr", "roc", "both"), default="both",
@@ -1355,8 +1341,6 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--max-fpr", type=_level, metavar="F",
                     help="shade FPR <= F on the ROC plot and quote the partial AUC")
     pl.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
-    pl.add_argument("--delimiter", metavar="CHAR",
-                    help="field delimiter (default: tab for .tsv/.tab, comma otherwise)")
     pl.add_argument("--title", help="figure title")
     pl.add_argument("--dpi", type=_int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
     pl.set_defaults(func=cmd_plot)
