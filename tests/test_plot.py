@@ -263,7 +263,8 @@ def test_report_is_self_contained_and_carries_the_numbers(tmp_path, binary, rng,
             assert f"{ev.average_precision[m]:.4f}" in parsed.cells
         assert f"{ev.roc_auc:.4f}" in parsed.cells
     table = precall.threshold_table(y, s)
-    assert f"{table.thresholds[0]:.6f}" in parsed.cells  # first rank-table row
+    assert f"{table.thresholds[0]:.6g}" in parsed.cells  # first rank-table row
+    assert f"{table.precision[-1]:.4f}" in parsed.cells and f"{table.tp[-1]}" in parsed.cells
     assert parsed.tags.count("tr") == (1 + 2) + (1 + 6) + 2 * (1 + 7)  # summary, conventions, rank tables
 
 

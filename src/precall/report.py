@@ -31,6 +31,7 @@ thead th { background: #f3f3f3; }
 .figures { display: flex; flex-wrap: wrap; gap: 1em; }
 .figures svg { max-width: 34em; height: auto; }
 .note { color: #555; font-size: 0.9em; }
+table.text td, table.text th { text-align: left; }
 """
 
 
@@ -39,17 +40,24 @@ def _e(value: Any) -> str:
 
 
 def _num(value: float, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "nan"
-    if float(value).is_integer() and abs(value) >= 1:
-        return f"{value:.0f}"
-    return f"{value:.{digits}f}"
+    """A rate or metric: fixed decimals."""
+    return "nan" if value is None or np.isnan(value) else f"{value:.{digits}f}"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def _count(value: float) -> str:
+    """A count (or a weight sum): no decimals when whole."""
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.6g}"
+
+
+def _score(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _table(header: list[str], rows: list[list[str]], css: str = "") -> str:
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    klass = f' class="{css}"' if css else ""
+    return f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _svg(draw: Any) -> str:
@@ -68,8 +76,10 @@ def _svg(draw: Any) -> str:
 def _rank_rows(table: precall.ThresholdTable, n_rows: int) -> list[list[str]]:
     """``n_rows`` rows of the table, evenly spaced by rank (first and last included)."""
     idx = np.unique(np.linspace(0, len(table) - 1, min(n_rows, len(table))).round().astype(int))
-    cols = (table.thresholds, table.tp, table.fp, table.tn, table.fn, table.precision, table.recall, table.fpr)
-    return [[str(i + 1), *(_num(float(c[i]), 6 if k == 0 else 4) for k, c in enumerate(cols))] for i in idx]
+    counts = (table.tp, table.fp, table.tn, table.fn)
+    rates = (table.precision, table.recall, table.fpr)
+    return [[str(i + 1), _score(float(table.thresholds[i])), *(_count(float(c[i])) for c in counts),
+             *(_num(float(c[i])) for c in rates)] for i in idx]
 
 
 def html_report(
@@ -125,12 +135,12 @@ def html_report(
         f1 = r.best_f1
         summary.append([
             _e(name), *(_num(r.average_precision[m]) for m in precall.AP_METHODS), _num(r.roc_auc),
-            _num(f1.f1) if f1 else "-", _num(f1.threshold, 6) if f1 else "-",
+            _num(f1.f1) if f1 else "-", _score(f1.threshold) if f1 else "-",
         ])
     conventions = _table(["convention", "what it is", "reference"], [
         [_e(m), _e(precall.CONVENTIONS[m].summary), _e(precall.CONVENTIONS[m].used_by)]
         for m in precall.AP_METHODS
-    ])
+    ], css="text")
     pr_svg = _svg(lambda ax: plot.pr_curve(y_true, dict(y_score), sample_weight=sample_weight,
                                            pos_label=pos_label, ties=ties, envelope=len(names) == 1, ax=ax))
     roc_svg = _svg(lambda ax: plot.roc_curve(y_true, dict(y_score), sample_weight=sample_weight,
@@ -146,8 +156,8 @@ def html_report(
         f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
         f'<p class="note">data {_e(source)}; labels {_e(label_column)}, positive '
-        f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_num(first.n_pos)}, "
-        f"negative {weight_word} {_num(first.n_neg)}, prevalence {_num(first.prevalence)}; ties "
+        f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_count(first.n_pos)}, "
+        f"negative {weight_word} {_count(first.n_neg)}, prevalence {_num(first.prevalence)}; ties "
         f"{_e(ties)}; precall {_e(precall.__version__)}</p>",
         "<h2>Summary</h2>",
         _table(header, summary),
