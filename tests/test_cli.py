@@ -693,3 +693,25 @@ def test_binary_only_options_are_refused_with_class_columns(tmp_path, capsys):
                      [["A", 0.5, 0.3, 0.2], ["B", 0.2, 0.5, 0.3], ["C", 0.1, 0.2, 0.7]])
     assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--csv"]) == 2
     assert "apply to binary input" in capsys.readouterr().err
+
+
+def test_several_scores_side_by_side(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 80)
+    a, b = np.round(rng.random(80) + 0.3 * y, 2), np.round(rng.random(80), 2)
+    path = write_csv(tmp_path / "ab.csv", ["y", "a", "b"], [[int(p), q, r] for p, q, r in zip(y, a, b)])
+    base = ["evaluate", str(path), "--label", "y"]
+    both = run_json([*base, "--score", "a", "--score", "b"], capsys)["models"]
+    assert list(both) == ["a", "b"]
+    for name in ("a", "b"):
+        alone = run_json([*base, "--score", name], capsys)
+        assert both[name] == alone
+    assert main([*base, "--score", "a", "--score", "b", "--csv"]) == 0
+    rows = list(csv.reader(capsys.readouterr().out.splitlines()))
+    assert rows[0] == ["metric", "a", "b"]
+    step = next(r for r in rows if r[0] == "AP step")
+    assert [float(step[1]), float(step[2])] == [both["a"]["average_precision"]["step"],
+                                                both["b"]["average_precision"]["step"]]
+    assert main([*base, "--score", "a", "--score", "b"]) == 0
+    out = capsys.readouterr().out
+    assert "metric" in out and f"{both['b']['roc_auc']:.6f}" in out

@@ -393,6 +393,45 @@ def format_csv(report: Report, digits: int = 6) -> str:
     return buffer.getvalue().rstrip("\n")
 
 
+def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = "text") -> str:
+    """Several models of one file, a column each: text, markdown or CSV of :func:`report_rows`."""
+    first = reports[0]
+    per_model = [report_rows(r) for r in reports]
+    with_ci = first.intervals is not None
+    header = ["metric"]
+    for r in reports:
+        header += [r.score_column] + ([f"{r.score_column} low", f"{r.score_column} high"] if with_ci else [])
+    body: list[list[Any]] = []
+    for i, row in enumerate(per_model[0]):
+        cells: list[Any] = [row[0]]
+        for rows in per_model:
+            cells += rows[i][1:] if with_ci else rows[i][1:2]
+        body.append(cells)
+    if style == "csv":
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows([[repr(v) if isinstance(v, float) else v for v in row] for row in body])
+        return buffer.getvalue().rstrip("\n")
+    text_rows = [[str(row[0]), *(_fmt_cell(v, digits) for v in row[1:])] for row in body]
+    if style == "markdown":
+        lines = [f"**{first.source}**: label `{first.label_column}` (positive `{first.pos_label}`), "
+                 f"ties {first.evaluation.ties}", "", "| " + " | ".join(header) + " |",
+                 "|" + "---|" + "---:|" * (len(header) - 1)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in text_rows])
+    lines = [
+        f"file        {first.source} ({first.n_rows} rows)",
+        f"label       column {first.label_column!r}: positive {first.pos_label!r}",
+        "weight      " + (f"column {first.weight_column!r}" if first.weight_column else "none"),
+        f"ties        {first.evaluation.ties}; recall grid {first.evaluation.recall_grid}",
+    ]
+    if with_ci:
+        lines.append("intervals   " + first.intervals.options.describe(first.weight_column is not None))  # type: ignore[union-attr]
+    return "\n".join([*lines, "", *_table(header, text_rows)])
+
+
 def _fmt_cell(value: Any, digits: int) -> str:
     if isinstance(value, float):
         return _fmt(value, digits) if not float(value).is_integer() or abs(value) < 1 else _fmt_count(value)
@@ -1014,16 +1053,32 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise CliError("--method applies only with --class-columns; with --score every "
                        "convention is shown")
     path = args.file
-    columns = read_file(path, label=args.label, score_columns=[(args.score, "--score")],
+    names = list(dict.fromkeys(args.score))
+    columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
                         weight=args.weight, delimiter=args.delimiter)
     targets = [("recall", v) for v in args.at_recall or []]
     targets += [("precision", v) for v in args.at_precision or []]
     targets += [("threshold", v) for v in args.at_threshold or []]
-    report = evaluate_columns(
-        columns, name=path, label=args.label, score=args.score, weight=args.weight,
-        pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
-        ci=_ci_options(args) if args.ci else None, targets=targets,
-    )
+    scores = columns.scores.reshape(len(columns.labels), -1)
+    reports = [
+        evaluate_columns(
+            Columns(columns.labels, scores[:, j], columns.weights), name=path, label=args.label,
+            score=name, weight=args.weight, pos_label=args.pos_label, ties=args.ties,
+            recall_grid=args.recall_grid, ci=_ci_options(args) if args.ci else None, targets=targets,
+        )
+        for j, name in enumerate(names)
+    ]
+    if len(reports) > 1:
+        for report in reports:
+            _print_warnings(report)
+        if args.json:
+            print(json.dumps({"models": {r.score_column: to_json_dict(r) for r in reports}}, indent=2,
+                             allow_nan=False))
+        else:
+            print(format_side_by_side(reports, digits=args.digits, style=(
+                "markdown" if args.markdown else "csv" if args.csv else "text")))
+        return 0
+    report = reports[0]
     if args.markdown or args.csv:
         _print_warnings(report)
         print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
@@ -1217,8 +1272,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_file_arguments(ev)
     scores = ev.add_mutually_exclusive_group(required=True)
-    scores.add_argument("--score", metavar="COL",
-                        help="binary: column with the scores (higher = more likely positive)")
+    scores.add_argument("--score", metavar="COL", action="append",
+                        help="binary: column with the scores (higher = more likely positive); "
+                        "repeat to show several models side by side")
     scores.add_argument("--class-columns", metavar="C1,C2,...",
                         help="multi-class: comma-separated score columns, one per class; the "
                         "class of each column is its name, and every label in --label must "
