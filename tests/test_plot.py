@@ -277,3 +277,16 @@ def test_report_errors_exit_2(tmp_path, binary, capsys):
     assert "must end in .html" in capsys.readouterr().err
     assert main(["report", str(path), "--label", "y", "--score", "s", "-o", "/nonexistent/r.html"]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_curve_results_plot_themselves(binary):
+    y, s = binary
+    pr = precall.precision_recall_curve(y, s)
+    ax = pr.plot(label="m")
+    line = _line(ax, "m")
+    np.testing.assert_array_equal(line.get_xdata(), pr.recall)
+    assert line.get_drawstyle() == "steps-post" and _legend(ax) == ["m"]
+    roc = precall.roc_curve(y, s)
+    ax = roc.plot(label="m")
+    np.testing.assert_array_equal(_line(ax, "m").get_ydata(), roc.tpr)
+    assert _legend(ax) == ["chance (AUC = 0.5)", "m"]

@@ -36,6 +36,17 @@ class PrecisionRecallCurve(NamedTuple):
     recall: np.ndarray
     thresholds: np.ndarray
 
+    def plot(self, *, ax: Any = None, label: str | None = None, **line_kw: Any) -> Any:
+        """Draw the curve as steps (the curve step AP sums) with :mod:`precall.plot`; returns the Axes."""
+        from . import plot
+
+        ax = plot._axes(ax)
+        plot.setup_pr_axes(ax)
+        ax.plot(self.recall, self.precision, drawstyle="steps-post", label=label, **line_kw)
+        if label is not None:
+            ax.legend(loc="lower left", fontsize=8)
+        return ax
+
 
 class RocCurve(NamedTuple):
     """False and true positive rates at every kept threshold (increasing FPR).
@@ -46,6 +57,16 @@ class RocCurve(NamedTuple):
     fpr: np.ndarray
     tpr: np.ndarray
     thresholds: np.ndarray
+
+    def plot(self, *, ax: Any = None, label: str | None = None, **line_kw: Any) -> Any:
+        """Draw the curve with the chance diagonal (:mod:`precall.plot`); returns the Axes."""
+        from . import plot
+
+        ax = plot._axes(ax)
+        plot.setup_roc_axes(ax)
+        ax.plot(self.fpr, self.tpr, label=label, **line_kw)
+        ax.legend(loc="lower right", fontsize=8)
+        return ax
 
 
 class DetCurve(NamedTuple):
