@@ -1,0 +1,484 @@
+"""Object detection: COCO mAP on precall's ranking core.
+
+Detection evaluation is *matching* (which detection hits which ground-truth
+box) followed by exactly the ranking precall already has: the detections of a
+class, ranked by score, are true or false positives, ``n_pos`` is the number of
+ground truths (more than the final TP when some are never found), and an AP
+convention turns that count table into a number.  Here the matching produces
+:class:`precall.ThresholdTable` s; the areas come from
+:meth:`precall.ThresholdTable.ap_terms` (the ``coco`` convention), so nothing
+re-implements a curve or an area.
+
+COCO protocol (:func:`evaluate_coco`), as pycocotools' ``COCOeval`` (bbox):
+
+* images and classes: every image and class of the ground truth (sorted ids);
+  detections of other classes are not evaluated; classes without ground truth
+  in an area range are skipped (-1 in the arrays, left out of the means);
+* per image and class: detections by decreasing score (stable), at most
+  ``max_dets[-1]``; IoU of boxes ``[x, y, w, h]``, and for crowd ground truths
+  intersection over the *detection's* area;
+* ground truths are *ignored* when crowd, flagged ``ignore``, or outside the area
+  range (by their ``area`` field); for each IoU threshold, each detection in
+  score order takes the available ground truth of highest IoU >= threshold
+  (later ones win ties), non-ignored ones first; a crowd ground truth can be
+  taken any number of times, others once; a detection matched to an ignored
+  ground truth, or unmatched with its area (``w * h``) outside the range, is
+  ignored (neither TP nor FP);
+* per class, area range and ``max_dets`` value: the first ``max_dets``
+  detections of each image, merged in decreasing score order (stable, images in
+  id order), form the count table with ``n_pos`` = non-ignored ground truths;
+  precision at the 101 recall thresholds is the ``coco`` convention's envelope;
+  recall is the final recall;
+* the 12 summary numbers are means over the valid entries, in pycocotools'
+  order.
+
+Deliberate differences from pycocotools (documented, cocoapi issues):
+
+* the first summary number (AP at IoU .50:.95, all areas) uses ``max_dets[-1]``,
+  not a hard-coded 100 (cocoapi #558): equal for the default ``max_dets``;
+* a ground truth's own ``ignore`` flag is honoured (pycocotools overwrites it
+  with ``iscrowd``);
+* ``ties="group"`` ranks equal scores as one step of the merged ranking, and
+  within an image matches (and truncates to ``max_dets``) equal-score
+  detections in the order of their boxes (x, then y, w, h), so results do not depend
+  on the input order (cocoapi #650); ``ties="stable"`` (default) is
+  pycocotools' order (input order among equal scores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._counts import ThresholdTable
+
+__all__ = ["CocoEvaluation", "DetectionSet", "evaluate_coco", "load_coco"]
+
+AREA_RANGES: dict[str, tuple[float, float]] = {
+    "all": (0.0, 1e5**2),
+    "small": (0.0, 32.0**2),
+    "medium": (32.0**2, 96.0**2),
+    "large": (96.0**2, 1e5**2),
+}
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
+
+
+@dataclass(frozen=True)
+class DetectionSet:
+    """Ground truths and detections of a set of images, as flat arrays.
+
+    Boxes are ``[x, y, w, h]`` float64.  Ground truths: ``gt_image``,
+    ``gt_class``, ``gt_box``, ``gt_area`` (the area used for area ranges),
+    ``gt_crowd``, ``gt_ignore``.  Detections: ``dt_image``, ``dt_class``,
+    ``dt_box``, ``dt_score``.  Rows keep the order of the input files (it
+    decides ties).  ``images`` and ``classes`` list the evaluated ids, sorted;
+    ``class_names`` maps a class id to its name.
+    """
+
+    images: np.ndarray
+    classes: np.ndarray
+    gt_image: np.ndarray
+    gt_class: np.ndarray
+    gt_box: np.ndarray
+    gt_area: np.ndarray
+    gt_crowd: np.ndarray
+    gt_ignore: np.ndarray
+    dt_image: np.ndarray
+    dt_class: np.ndarray
+    dt_box: np.ndarray
+    dt_score: np.ndarray
+    class_names: dict[Any, str] = field(default_factory=dict)
+
+
+def _load_json(obj: Any, what: str) -> Any:
+    if isinstance(obj, (str, os.PathLike)):
+        try:
+            with open(obj, encoding="utf-8") as fh:
+                return json.load(fh)
+        except OSError as exc:
+            raise ValueError(f"{what} {os.fspath(obj)!r}: cannot read: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"{what} {os.fspath(obj)!r}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            ) from None
+    return obj
+
+
+def _boxes(records: list[dict[str, Any]], what: str) -> np.ndarray:
+    boxes = np.zeros((len(records), 4))
+    for i, r in enumerate(records):
+        b = r.get("bbox")
+        if not isinstance(b, (list, tuple)) or len(b) != 4:
+            raise ValueError(f"{what} {i}: 'bbox' must be [x, y, w, h]; got {b!r}")
+        boxes[i] = b
+    if not np.isfinite(boxes).all():
+        i = int(np.flatnonzero(~np.isfinite(boxes).all(axis=1))[0])
+        raise ValueError(f"{what} {i}: 'bbox' must be finite; got {records[i]['bbox']!r}")
+    return boxes
+
+
+def load_coco(gt: Any, results: Any) -> DetectionSet:
+    """Read COCO ground truth and bbox results (paths, or already-parsed JSON).
+
+    ``results`` is the COCO results format: a list of ``{"image_id",
+    "category_id", "bbox", "score"}``, or a dict with an ``"annotations"`` list.
+    Every result must name an image of the ground truth (as pycocotools
+    requires); results of classes the ground truth does not have are kept but
+    not evaluated.
+    """
+    g = _load_json(gt, "ground truth")
+    r = _load_json(results, "results")
+    if not isinstance(g, dict) or "annotations" not in g or "images" not in g:
+        raise ValueError("ground truth: a COCO dataset needs 'images' and 'annotations' lists")
+    if isinstance(r, dict):
+        r = r.get("annotations", None)
+    if not isinstance(r, list):
+        raise ValueError("results: a COCO results file is a list of detections (or a dict with 'annotations')")
+    images = np.array(sorted({img["id"] for img in g["images"]}))
+    categories = g.get("categories") or []
+    classes = np.array(sorted({c["id"] for c in categories}))
+    names = {c["id"]: str(c.get("name", c["id"])) for c in categories}
+    anns = g["annotations"]
+    for i, a in enumerate(anns):
+        for key in ("image_id", "category_id", "bbox"):
+            if key not in a:
+                raise ValueError(f"ground truth annotation {i}: no {key!r}")
+    gt_box = _boxes(anns, "ground truth annotation")
+    gt_area = np.array([float(a["area"]) if "area" in a else float(b[2] * b[3]) for a, b in zip(anns, gt_box)])
+    gt_crowd = np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool)
+    gt_ignore = np.array([bool(a.get("ignore", 0)) for a in anns], dtype=bool)
+    image_set = set(images.tolist())
+    for i, d in enumerate(r):
+        for key in ("image_id", "category_id", "bbox", "score"):
+            if key not in d:
+                raise ValueError(f"results detection {i}: no {key!r}")
+        if d["image_id"] not in image_set:
+            raise ValueError(
+                f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"
+            )
+    dt_box = _boxes(r, "results detection")
+    dt_score = np.array([float(d["score"]) for d in r])
+    if not np.isfinite(dt_score).all():
+        i = int(np.flatnonzero(~np.isfinite(dt_score))[0])
+        raise ValueError(f"results detection {i}: 'score' must be finite; got {r[i]['score']!r}")
+    return DetectionSet(
+        images=images, classes=classes,
+        gt_image=np.array([a["image_id"] for a in anns]), gt_class=np.array([a["category_id"] for a in anns]),
+        gt_box=gt_box, gt_area=gt_area, gt_crowd=gt_crowd, gt_ignore=gt_ignore,
+        dt_image=np.array([d["image_id"] for d in r]), dt_class=np.array([d["category_id"] for d in r]),
+        dt_box=dt_box, dt_score=dt_score, class_names=names,
+    )
+
+
+# ---------------------------------------------------------------------------
+# matching
+def _iou(dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray) -> np.ndarray:
+    """IoU of boxes (..., D, 4) x (..., G, 4) -> (..., D, G), as pycocotools' ``bbIou``:
+    for crowd ground truths the intersection over the detection's area."""
+    dx, dy, dw, dh = (dt[..., :, None, i] for i in range(4))
+    gx, gy, gw, gh = (gt[..., None, :, i] for i in range(4))
+    w = np.minimum(dx + dw, gx + gw) - np.maximum(dx, gx)
+    h = np.minimum(dy + dh, gy + gh) - np.maximum(dy, gy)
+    inter = np.where((w > 0) & (h > 0), w * h, 0.0)
+    da, ga = dw * dh, gw * gh
+    union = np.where(crowd[..., None, :], da, da + ga - inter)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(inter > 0, inter / union, 0.0)
+    return out
+
+
+@dataclass
+class _Groups:
+    """(image, class) groups padded to D detections and G ground truths."""
+
+    image: np.ndarray  # (B,) index into images
+    cls: np.ndarray  # (B,) index into classes
+    dt_rows: np.ndarray  # (B, D) detection row (-1 padding), by decreasing score (stable)
+    gt_rows: np.ndarray  # (B, G) ground-truth row (-1 padding), input order
+
+
+def _groups(data: DetectionSet, max_det: int, ties: str) -> list[_Groups]:
+    """Group detections and ground truths by (image, class), in buckets of similar size."""
+    img_index = {v: i for i, v in enumerate(data.images.tolist())}
+    cls_index = {v: i for i, v in enumerate(data.classes.tolist())}
+    gt_keep = np.array([c in cls_index and m in img_index for c, m in zip(data.gt_class.tolist(), data.gt_image.tolist())], dtype=bool)
+    dt_keep = np.array([c in cls_index for c in data.dt_class.tolist()], dtype=bool)
+    K = len(cls_index)
+    gt_rows = np.flatnonzero(gt_keep)
+    dt_rows = np.flatnonzero(dt_keep)
+    gt_key = np.array([img_index[m] * K + cls_index[c] for m, c in zip(data.gt_image[gt_rows].tolist(), data.gt_class[gt_rows].tolist())], dtype=np.int64)
+    dt_key = np.array([img_index[m] * K + cls_index[c] for m, c in zip(data.dt_image[dt_rows].tolist(), data.dt_class[dt_rows].tolist())], dtype=np.int64)
+    # detections: by group, then decreasing score, stable; ground truths: by group, input order
+    if ties == "stable":
+        tie_break: tuple[np.ndarray, ...] = (np.arange(dt_rows.size),)
+    else:  # equal scores in box order: the result does not depend on the input order
+        tie_break = tuple(data.dt_box[dt_rows, i] for i in (3, 2, 1, 0))
+    dt_order = np.lexsort((*tie_break, -data.dt_score[dt_rows], dt_key))
+    dt_rows, dt_key = dt_rows[dt_order], dt_key[dt_order]
+    gt_order = np.argsort(gt_key, kind="stable")
+    gt_rows, gt_key = gt_rows[gt_order], gt_key[gt_order]
+    keys = np.union1d(gt_key, dt_key)
+    d_lo, d_hi = np.searchsorted(dt_key, keys, "left"), np.searchsorted(dt_key, keys, "right")
+    g_lo, g_hi = np.searchsorted(gt_key, keys, "left"), np.searchsorted(gt_key, keys, "right")
+    n_dt = np.minimum(d_hi - d_lo, max_det)
+    n_gt = g_hi - g_lo
+    out = []
+    size = np.maximum(n_dt, 1) * np.maximum(n_gt, 1)
+    bucket = np.ceil(np.log2(size)).astype(int)
+    for b in np.unique(bucket):
+        sel = np.flatnonzero(bucket == b)
+        D, G = max(int(n_dt[sel].max()), 1), max(int(n_gt[sel].max()), 1)
+        dr = np.full((sel.size, D), -1, dtype=np.int64)
+        gr = np.full((sel.size, G), -1, dtype=np.int64)
+        for j, s in enumerate(sel):
+            dr[j, : n_dt[s]] = dt_rows[d_lo[s] : d_lo[s] + n_dt[s]]
+            gr[j, : n_gt[s]] = gt_rows[g_lo[s] : g_hi[s]]
+        out.append(_Groups(keys[sel] // K, keys[sel] % K, dr, gr))
+    return out
+
+
+@dataclass
+class _Matched:
+    """For every evaluated detection (one row each), per area range and IoU threshold."""
+
+    image: np.ndarray  # (N,) image index
+    cls: np.ndarray  # (N,) class index
+    rank: np.ndarray  # (N,) rank of the detection in its (image, class) group
+    score: np.ndarray  # (N,)
+    tp: np.ndarray  # (A, T, N) bool: matched to a non-ignored ground truth
+    ignored: np.ndarray  # (A, T, N) bool
+    n_gt: np.ndarray  # (A, K) non-ignored ground truths per class
+
+
+def _match(
+    data: DetectionSet, thresholds: np.ndarray, area_ranges: list[tuple[float, float]], max_det: int, ties: str
+) -> _Matched:
+    T, A, K = thresholds.size, len(area_ranges), data.classes.size
+    thr = np.minimum(thresholds, 1 - 1e-10)
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored")}
+    n_gt = np.zeros((A, K), dtype=np.int64)
+    dt_area = data.dt_box[:, 2] * data.dt_box[:, 3]
+    for grp in _groups(data, max_det, ties):
+        B, D = grp.dt_rows.shape
+        G = grp.gt_rows.shape[1]
+        dvalid, gvalid = grp.dt_rows >= 0, grp.gt_rows >= 0
+        drow, grow = np.where(dvalid, grp.dt_rows, 0), np.where(gvalid, grp.gt_rows, 0)
+        crowd = data.gt_crowd[grow] & gvalid
+        ious = _iou(data.dt_box[drow], data.gt_box[grow], crowd)  # (B, D, G)
+        ious[~(dvalid[:, :, None] & gvalid[:, None, :])] = -1.0
+        tp = np.zeros((A, T, B, D), dtype=bool)
+        ignored = np.zeros((A, T, B, D), dtype=bool)
+        for a, (lo, hi) in enumerate(area_ranges):
+            area = data.gt_area[grow]
+            gt_ig = data.gt_ignore[grow] | data.gt_crowd[grow] | (area < lo) | (area > hi)
+            gt_ig &= gvalid
+            np.add.at(n_gt[a], grp.cls, (gvalid & ~gt_ig).sum(axis=1))
+            taken = np.zeros((B, T, G), dtype=bool)
+            reusable = crowd[:, None, :]
+            for d in range(D):
+                iou_d = ious[:, d, None, :]  # (B, 1, G)
+                ok = (~taken | reusable) & (iou_d >= thr[None, :, None])  # (B, T, G)
+                best = np.full((B, T), -1, dtype=np.int64)
+                for group_ig in (False, True):  # non-ignored ground truths first
+                    cand = ok & (gt_ig[:, None, :] == group_ig)
+                    value = np.where(cand, iou_d, -np.inf)
+                    last = G - 1 - np.argmax(value[..., ::-1], axis=-1)  # last index of the maximum
+                    found = cand.any(axis=-1) & (best < 0)
+                    best = np.where(found, last, best)
+                matched = best >= 0
+                b_idx, t_idx = np.nonzero(matched)
+                taken[b_idx, t_idx, best[b_idx, t_idx]] = True
+                m_ig = np.zeros((B, T), dtype=bool)
+                m_ig[b_idx, t_idx] = gt_ig[b_idx, best[b_idx, t_idx]]
+                tp[a, :, :, d] = (matched & ~m_ig).T
+                outside = (dt_area[drow[:, d]] < lo) | (dt_area[drow[:, d]] > hi)
+                ignored[a, :, :, d] = (m_ig | (~matched & outside[:, None])).T
+        sel = dvalid.ravel()
+        parts["image"].append(np.repeat(grp.image, D)[sel])
+        parts["cls"].append(np.repeat(grp.cls, D)[sel])
+        parts["rank"].append(np.tile(np.arange(D), B)[sel])
+        parts["score"].append(data.dt_score[drow].ravel()[sel])
+        parts["tp"].append(tp.reshape(A, T, B * D)[:, :, sel])
+        parts["ignored"].append(ignored.reshape(A, T, B * D)[:, :, sel])
+    cat = {k: np.concatenate(v, axis=-1) if v else np.zeros((A, T, 0) if k in ("tp", "ignored") else 0) for k, v in parts.items()}
+    return _Matched(cat["image"], cat["cls"], cat["rank"], cat["score"], cat["tp"].astype(bool),
+                    cat["ignored"].astype(bool), n_gt)
+
+
+# ---------------------------------------------------------------------------
+# accumulation and summary
+@dataclass(frozen=True)
+class CocoEvaluation:
+    """COCO evaluation results.
+
+    Attributes
+    ----------
+    stats : ndarray of shape (12,)
+        pycocotools' summary, in its order: AP@[.5:.95], AP@.5, AP@.75, AP small,
+        medium, large; AR@max_dets[0], AR@max_dets[1], AR@max_dets[2]; AR small,
+        medium, large (-1 where undefined).
+    precision : ndarray of shape (T, R, K, A, M)
+        Interpolated precision at each IoU threshold, recall threshold, class,
+        area range and max_dets (-1 for classes without ground truth).
+    recall : ndarray of shape (T, K, A, M)
+    per_class : list of dict
+        Per class: id, name, AP, AP50, AP75 (all areas, max_dets[-1]), the
+        number of non-ignored ground truths and of detections.
+    iou_thresholds, recall_thresholds, max_dets, area_ranges
+        The parameters used.
+    """
+
+    stats: np.ndarray
+    precision: np.ndarray
+    recall: np.ndarray
+    per_class: list[dict[str, Any]]
+    iou_thresholds: np.ndarray
+    recall_thresholds: np.ndarray
+    max_dets: tuple[int, ...]
+    area_ranges: dict[str, tuple[float, float]]
+    tables: dict[Any, ThresholdTable] = field(repr=False, default_factory=dict)
+
+    STAT_NAMES = (
+        "AP", "AP50", "AP75", "AP_small", "AP_medium", "AP_large",
+        "AR_max1", "AR_max10", "AR_max100", "AR_small", "AR_medium", "AR_large",
+    )
+
+    def to_text(self) -> str:
+        """pycocotools-style summary lines."""
+        m = self.max_dets
+        rows = [
+            (1, "0.50:0.95", "all", m[-1]), (1, "0.50", "all", m[-1]), (1, "0.75", "all", m[-1]),
+            (1, "0.50:0.95", "small", m[-1]), (1, "0.50:0.95", "medium", m[-1]), (1, "0.50:0.95", "large", m[-1]),
+            (0, "0.50:0.95", "all", m[0]), (0, "0.50:0.95", "all", m[1] if len(m) > 1 else m[0]),
+            (0, "0.50:0.95", "all", m[-1]), (0, "0.50:0.95", "small", m[-1]),
+            (0, "0.50:0.95", "medium", m[-1]), (0, "0.50:0.95", "large", m[-1]),
+        ]
+        lines = []
+        for (ap, iou, area, md), value in zip(rows, self.stats):
+            title = "Average Precision" if ap else "Average Recall"
+            kind = "(AP)" if ap else "(AR)"
+            lines.append(f" {title:<18} {kind} @[ IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d} ] = {value:0.3f}")
+        return "\n".join(lines)
+
+
+def _mean_valid(values: np.ndarray) -> float:
+    valid = values[values > -1]
+    return float(np.mean(valid)) if valid.size else -1.0
+
+
+def evaluate_coco(
+    data: DetectionSet,
+    *,
+    iou_thresholds: Any = None,
+    max_dets: tuple[int, ...] = (1, 10, 100),
+    area_ranges: dict[str, tuple[float, float]] | None = None,
+    ties: str = "stable",
+) -> CocoEvaluation:
+    """COCO bbox evaluation (pycocotools' ``COCOeval`` semantics; see the module docstring).
+
+    Parameters
+    ----------
+    data : DetectionSet
+        From :func:`load_coco`.
+    iou_thresholds : array-like, default=None
+        Default 0.50:0.05:0.95 (pycocotools' ``np.linspace``, float for float).
+    max_dets : tuple of int, default=(1, 10, 100)
+        Detections per image and class kept; ascending.
+    area_ranges : dict of name to (low, high), default=None
+        Default all / small / medium / large (pycocotools' ranges).  The
+        summary needs the names ``all``, ``small``, ``medium``, ``large``.
+    ties : {"stable", "group"}, default="stable"
+        ``"stable"``: pycocotools' order; ``"group"``: equal scores are one step.
+
+    Returns
+    -------
+    CocoEvaluation
+    """
+    if ties not in ("stable", "group"):
+        raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
+    thresholds = IOU_THRESHOLDS if iou_thresholds is None else np.asarray(iou_thresholds, dtype=np.float64)
+    if thresholds.ndim != 1 or thresholds.size == 0 or ((thresholds < 0) | (thresholds > 1)).any():
+        raise ValueError(f"`iou_thresholds` must be a non-empty 1-D array in [0, 1]; got {iou_thresholds!r}")
+    max_dets = tuple(int(m) for m in max_dets)
+    if not max_dets or any(m < 1 for m in max_dets) or list(max_dets) != sorted(max_dets):
+        raise ValueError(f"`max_dets` must be increasing positive integers; got {max_dets!r}")
+    ranges = dict(AREA_RANGES if area_ranges is None else area_ranges)
+    range_list = list(ranges.values())
+    matched = _match(data, thresholds, range_list, max_dets[-1], ties)
+    T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
+    recall_thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+    R = recall_thresholds.size
+    precision = -np.ones((T, R, K, A, M))
+    recall = -np.ones((T, K, A, M))
+    # merged order: decreasing score, stable by image then rank (pycocotools' concatenation)
+    order = np.lexsort((matched.rank, matched.image, -matched.score, matched.cls))
+    cls_sorted = matched.cls[order]
+    bounds = np.searchsorted(cls_sorted, np.arange(K + 1))
+    tables: dict[Any, ThresholdTable] = {}
+    for k in range(K):
+        rows = order[bounds[k] : bounds[k + 1]]
+        for a in range(A):
+            npig = int(matched.n_gt[a, k])
+            if npig == 0:
+                continue
+            for m, md in enumerate(max_dets):
+                kept = rows[matched.rank[rows] < md]
+                for t in range(T):
+                    counted = kept[~matched.ignored[a, t, kept]]
+                    if counted.size == 0:
+                        precision[t, :, k, a, m] = 0.0
+                        recall[t, k, a, m] = 0.0
+                        continue
+                    is_tp = matched.tp[a, t, counted]
+                    table = ThresholdTable(
+                        thresholds=matched.score[counted], tp=np.cumsum(is_tp), fp=np.cumsum(~is_tp),
+                        n_pos=npig, n_neg=float((~is_tp).sum()), ties="stable", _checked=True,
+                    )  # valid by construction: scores sorted, counts cumulative
+                    if ties == "group":
+                        table = table.grouped()
+                    recall[t, k, a, m] = table.tp[-1] / npig
+                    if table.tp[-1] == 0:
+                        precision[t, :, k, a, m] = 0.0
+                        continue
+                    precision[t, :, k, a, m] = table.ap_terms("coco").precision
+                    if a == 0 and m == M - 1:
+                        tables[(data.classes[k].item(), float(thresholds[t]))] = table
+    names = list(ranges)
+
+    def summarize(ap: bool, iou: float | None = None, area: str = "all", md: int = max_dets[-1]) -> float:
+        if area not in ranges or md not in max_dets:
+            return -1.0
+        a, m = names.index(area), max_dets.index(md)
+        if ap:
+            s = precision[:, :, :, a, m]
+            if iou is not None:
+                s = s[np.flatnonzero(np.isclose(thresholds, iou))]
+        else:
+            s = recall[:, :, a, m]
+        return _mean_valid(s)
+
+    md = max_dets
+    stats = np.array([
+        summarize(True), summarize(True, 0.5, md=md[-1]), summarize(True, 0.75, md=md[-1]),
+        summarize(True, area="small", md=md[-1]), summarize(True, area="medium", md=md[-1]),
+        summarize(True, area="large", md=md[-1]),
+        summarize(False, md=md[0]), summarize(False, md=md[1] if len(md) > 1 else md[0]), summarize(False, md=md[-1]),
+        summarize(False, area="small", md=md[-1]), summarize(False, area="medium", md=md[-1]),
+        summarize(False, area="large", md=md[-1]),
+    ])
+    per_class = []
+    counts = np.bincount(matched.cls, minlength=K)
+    for k, cid in enumerate(data.classes.tolist()):
+        p = precision[:, :, k, 0, M - 1]
+        per_class.append({
+            "id": cid, "name": data.class_names.get(cid, str(cid)),
+            "AP": _mean_valid(p),
+            "AP50": _mean_valid(p[np.isclose(thresholds, 0.5)]) if np.isclose(thresholds, 0.5).any() else -1.0,
+            "AP75": _mean_valid(p[np.isclose(thresholds, 0.75)]) if np.isclose(thresholds, 0.75).any() else -1.0,
+            "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
+        })
+    return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, tables)
