@@ -172,3 +172,25 @@ def test_loader_errors_name_the_record():
         detection.load_coco({"annotations": []}, results)
     with pytest.raises(ValueError, match="`max_dets`"):
         detection.evaluate_coco(detection.load_coco(gt, results), max_dets=(10, 1))
+
+
+def test_class_tables_give_the_precision_rows(coco_example):
+    gt, results = coco_example
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    checked = 0
+    for k, row in enumerate(ev.per_class):
+        if row["n_gt"] == 0 or row["n_det"] == 0:
+            continue
+        for t, iou in enumerate(ev.iou_thresholds):
+            try:
+                table = ev.threshold_table(row["id"], iou_threshold=float(iou))
+            except ValueError:
+                continue
+            assert table.average_precision(method="coco") == pytest.approx(ev.precision[t, :, k, 0, -1].mean(), abs=1e-12)
+            np.testing.assert_array_equal(table.ap_terms("coco").precision, ev.precision[t, :, k, 0, -1])
+            checked += 1
+    assert checked > 100
+    with pytest.raises(ValueError, match="`class_id`"):
+        ev.threshold_table(-1)
+    with pytest.raises(ValueError, match="`iou_threshold`"):
+        ev.threshold_table(ev.per_class[0]["id"], iou_threshold=0.42)

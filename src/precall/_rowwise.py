@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RowSteps", "row_ap", "row_roc_auc", "row_steps", "steps_from_counts"]
+__all__ = ["RowSteps", "row_ap", "row_coco_precision", "row_roc_auc", "row_steps", "steps_from_counts"]
 
 _VOC07_GRID = np.arange(0.0, 1.1, 0.1)  # as scores._VOC07_GRID (Detectron's floats)
 _COCO_GRID = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
@@ -42,11 +42,16 @@ class RowSteps:
     n_neg: np.ndarray
 
 
-def steps_from_counts(pos: np.ndarray, neg: np.ndarray) -> RowSteps:
-    """Counts per run (m, R) of positives and negatives, runs in decreasing score order."""
+def steps_from_counts(pos: np.ndarray, neg: np.ndarray, n_pos: np.ndarray | None = None) -> RowSteps:
+    """Counts per run (m, R) of positives and negatives, runs in decreasing score order.
+
+    ``n_pos`` (m,) is the total positive weight of each problem when it
+    exceeds the positives ranked (detection: ground truths never found).
+    """
     tp = np.cumsum(pos, axis=1)
     fp = np.cumsum(neg, axis=1)
-    return RowSteps(tp, fp, pos, tp - pos, fp - neg, tp[:, -1:], fp[:, -1:])
+    total = tp[:, -1:] if n_pos is None else np.asarray(n_pos, dtype=np.float64).reshape(-1, 1)
+    return RowSteps(tp, fp, pos, tp - pos, fp - neg, total, fp[:, -1:])
 
 
 def _descending_stable(scores: np.ndarray) -> np.ndarray:
@@ -97,19 +102,19 @@ def _envelope(precision: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
 
 
-def _grid_values(r: RowSteps, env: np.ndarray, n_points: int, grid: str, reference: np.ndarray) -> list[np.ndarray]:
-    """The envelope at the first rank reaching each recall threshold (0 past the end)."""
-    padded = np.concatenate([env, np.zeros((env.shape[0], 1))], axis=1)
-    recall = r.tp / r.n_pos
-    values = []
-    for j in range(n_points):
-        if grid == "reference":
-            below = recall < reference[j]
-        else:  # exact: TP * (n_points - 1) >= j * P, on the counts
-            below = r.tp * (n_points - 1) < j * r.n_pos
-        idx = below.sum(axis=1, keepdims=True)
-        values.append(np.take_along_axis(padded, idx, axis=1)[:, 0])
-    return values
+def _grid_values(r: RowSteps, env: np.ndarray, n_points: int, grid: str, reference: np.ndarray) -> np.ndarray:
+    """(m, n_points): the envelope at the first rank reaching each recall threshold (0 past the end)."""
+    m = env.shape[0]
+    padded = np.concatenate([env, np.zeros((m, 1))], axis=1)
+    idx = np.empty((m, n_points), dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for i in range(m):  # cumulative counts only grow: one search per row
+            if grid == "reference":
+                idx[i] = np.searchsorted(r.tp[i] / r.n_pos[i, 0], reference, side="left")
+            else:  # exact: first rank with TP * (n_points - 1) >= j * P, on the counts
+                scaled = r.tp[i] * float(n_points - 1)
+                idx[i] = np.searchsorted(scaled, np.arange(n_points) * r.n_pos[i, 0], side="left")
+    return np.take_along_axis(padded, idx, axis=1)
 
 
 def row_ap(r: RowSteps, method: str, grid: str) -> np.ndarray:
@@ -124,12 +129,12 @@ def row_ap(r: RowSteps, method: str, grid: str) -> np.ndarray:
             out = np.sum(r.dtp / P * _envelope(precision), axis=1, keepdims=True)
         elif method == "voc2007":
             acc = np.zeros(r.tp.shape[0])
-            for v in _grid_values(r, _envelope(precision), 11, grid, _VOC07_GRID):
-                acc = acc + v / 11.0  # Detectron's order of additions
+            values = _grid_values(r, _envelope(precision), 11, grid, _VOC07_GRID)
+            for j in range(11):
+                acc = acc + values[:, j] / 11.0  # Detectron's order of additions
             out = acc[:, None]
         elif method == "coco":
-            env = _envelope(tp / (r.fp + tp + np.spacing(1)))
-            out = np.mean(np.stack(_grid_values(r, env, 101, grid, _COCO_GRID), axis=1), axis=1, keepdims=True)
+            out = np.mean(row_coco_precision(r, grid), axis=1, keepdims=True)
         elif method == "trapezoid":
             prev = _safe_divide(r.tp_prev.astype(np.float64), r.tp_prev + r.fp_prev, 1.0)
             out = np.sum(r.dtp * (prev + precision), axis=1, keepdims=True) / 2.0 / P
@@ -140,6 +145,15 @@ def row_ap(r: RowSteps, method: str, grid: str) -> np.ndarray:
     out = out[:, 0]
     out[r.n_pos[:, 0] == 0] = np.nan
     return out
+
+
+def row_coco_precision(r: RowSteps, grid: str = "reference") -> np.ndarray:
+    """(m, 101): pycocotools' interpolated precision at each recall threshold of
+    each row (the envelope of ``TP / (TP + FP + eps)``, 0 past the last recall)."""
+    tp = r.tp.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        env = _envelope(tp / (r.fp + tp + np.spacing(1)))
+        return _grid_values(r, env, 101, grid, _COCO_GRID)
 
 
 def _interpolated_areas(r: RowSteps) -> np.ndarray:

@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from ._counts import ThresholdTable
+from ._rowwise import row_coco_precision, steps_from_counts
 
 __all__ = ["CocoEvaluation", "DetectionSet", "evaluate_coco", "load_coco"]
 
@@ -340,7 +341,30 @@ class CocoEvaluation:
     recall_thresholds: np.ndarray
     max_dets: tuple[int, ...]
     area_ranges: dict[str, tuple[float, float]]
-    tables: dict[Any, ThresholdTable] = field(repr=False, default_factory=dict)
+    _ranked: dict[Any, tuple[np.ndarray, ...]] = field(repr=False, default_factory=dict)
+
+    def threshold_table(self, class_id: Any, *, iou_threshold: float = 0.5, area: str = "all") -> ThresholdTable:
+        """The count table of one class at one IoU threshold and area range (``max_dets[-1]``
+        detections per image): detections ranked by score, ``n_pos`` the non-ignored ground
+        truths.  Plot it with ``.plot("pr")``; its ``average_precision(method="coco")`` is
+        the mean of this class's row of :attr:`precision`."""
+        if class_id not in self._ranked:
+            raise ValueError(f"`class_id` {class_id!r} is not an evaluated class; the classes are "
+                             f"{list(self._ranked)}")
+        t = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold))
+        if t.size == 0:
+            raise ValueError(f"`iou_threshold` {iou_threshold!r} is not one of {self.iou_thresholds.tolist()}")
+        if area not in self.area_ranges:
+            raise ValueError(f"`area` must be one of {list(self.area_ranges)}; got {area!r}")
+        a = list(self.area_ranges).index(area)
+        score, tp, ignored, n_gt = self._ranked[class_id]
+        counted = ~ignored[a, t[0]]
+        is_tp = tp[a, t[0]][counted]
+        if not counted.any():
+            raise ValueError(f"class {class_id!r} has no counted detection at IoU {iou_threshold} ({area})")
+        return ThresholdTable(thresholds=score[counted], tp=np.cumsum(is_tp), fp=np.cumsum(~is_tp),
+                              n_pos=max(int(n_gt[a]), int(is_tp.sum())), n_neg=float((~is_tp).sum()),
+                              ties="stable")
 
     STAT_NAMES = (
         "AP", "AP50", "AP75", "AP_small", "AP_medium", "AP_large",
@@ -363,6 +387,23 @@ class CocoEvaluation:
             kind = "(AP)" if ap else "(AR)"
             lines.append(f" {title:<18} {kind} @[ IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d} ] = {value:0.3f}")
         return "\n".join(lines)
+
+
+def _interpolated(
+    tp: np.ndarray, ignored: np.ndarray, score: np.ndarray, n_pos: int, ties: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(T, 101) interpolated precision and (T,) recall of one class: each IoU
+    threshold is a row of per-detection counts (an ignored detection counts
+    neither as TP nor FP), the coco convention on all rows at once."""
+    pos = (tp & ~ignored).astype(np.float64)
+    neg = (~tp & ~ignored).astype(np.float64)
+    if score.size and ties == "group":  # equal scores: one run
+        starts = np.flatnonzero(np.r_[True, score[1:] != score[:-1]])
+        pos, neg = np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1)
+    if pos.shape[1] == 0:
+        return np.zeros((tp.shape[0], 101)), np.zeros(tp.shape[0])
+    steps = steps_from_counts(pos, neg, np.full(pos.shape[0], float(n_pos)))
+    return row_coco_precision(steps), steps.tp[:, -1] / n_pos
 
 
 def _mean_valid(values: np.ndarray) -> float:
@@ -416,9 +457,8 @@ def evaluate_coco(
     recall = -np.ones((T, K, A, M))
     # merged order: decreasing score, stable by image then rank (pycocotools' concatenation)
     order = np.lexsort((matched.rank, matched.image, -matched.score, matched.cls))
-    cls_sorted = matched.cls[order]
-    bounds = np.searchsorted(cls_sorted, np.arange(K + 1))
-    tables: dict[Any, ThresholdTable] = {}
+    bounds = np.searchsorted(matched.cls[order], np.arange(K + 1))
+    ranked: dict[Any, tuple[np.ndarray, ...]] = {}
     for k in range(K):
         rows = order[bounds[k] : bounds[k + 1]]
         for a in range(A):
@@ -427,26 +467,12 @@ def evaluate_coco(
                 continue
             for m, md in enumerate(max_dets):
                 kept = rows[matched.rank[rows] < md]
-                for t in range(T):
-                    counted = kept[~matched.ignored[a, t, kept]]
-                    if counted.size == 0:
-                        precision[t, :, k, a, m] = 0.0
-                        recall[t, k, a, m] = 0.0
-                        continue
-                    is_tp = matched.tp[a, t, counted]
-                    table = ThresholdTable(
-                        thresholds=matched.score[counted], tp=np.cumsum(is_tp), fp=np.cumsum(~is_tp),
-                        n_pos=npig, n_neg=float((~is_tp).sum()), ties="stable", _checked=True,
-                    )  # valid by construction: scores sorted, counts cumulative
-                    if ties == "group":
-                        table = table.grouped()
-                    recall[t, k, a, m] = table.tp[-1] / npig
-                    if table.tp[-1] == 0:
-                        precision[t, :, k, a, m] = 0.0
-                        continue
-                    precision[t, :, k, a, m] = table.ap_terms("coco").precision
-                    if a == 0 and m == M - 1:
-                        tables[(data.classes[k].item(), float(thresholds[t]))] = table
+                if m == M - 1 and a == 0:
+                    ranked[data.classes[k].item()] = (
+                        matched.score[kept], matched.tp[:, :, kept], matched.ignored[:, :, kept], matched.n_gt[:, k])
+                precision[:, :, k, a, m], recall[:, k, a, m] = _interpolated(
+                    matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], npig, ties
+                )
     names = list(ranges)
 
     def summarize(ap: bool, iou: float | None = None, area: str = "all", md: int = max_dets[-1]) -> float:
@@ -481,4 +507,4 @@ def evaluate_coco(
             "AP75": _mean_valid(p[np.isclose(thresholds, 0.75)]) if np.isclose(thresholds, 0.75).any() else -1.0,
             "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
         })
-    return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, tables)
+    return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked)
