@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-from typing import Any, Callable
 
 import numpy as np
 import sklearn

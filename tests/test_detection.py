@@ -194,3 +194,20 @@ def test_class_tables_give_the_precision_rows(coco_example):
         ev.threshold_table(-1)
     with pytest.raises(ValueError, match="`iou_threshold`"):
         ev.threshold_table(ev.per_class[0]["id"], iou_threshold=0.42)
+
+
+def test_cli_detection_coco(shared_data_dir, capsys):
+    from precall.cli import main
+
+    folder = shared_data_dir / "coco_val2014_100"
+    gt, res = folder / "instances_val2014_100.json", folder / "instances_val2014_fakebbox100_results.json"
+    assert main(["detection", "coco", str(gt), str(res), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    with open(gt) as fh, open(res) as fr:
+        theirs = _pycocotools(json.load(fh), json.load(fr))
+    np.testing.assert_allclose(list(out["stats"].values()), theirs.stats, atol=1e-12)
+    assert main(["detection", "coco", str(gt), str(res), "--per-class"]) == 0
+    text = capsys.readouterr().out
+    assert "maxDets=100 ] = 0.505" in text and "#detections" in text
+    assert main(["detection", "coco", str(gt), str(folder / "nope.json")]) == 2
+    assert "no such file" in capsys.readouterr().err

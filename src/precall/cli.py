@@ -1007,6 +1007,34 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------
+# detection
+def cmd_detection_coco(args: argparse.Namespace) -> int:
+    from . import detection
+
+    for path in (args.gt, args.results):
+        if not os.path.isfile(path):
+            raise CliError(f"{path}: no such file")
+    try:
+        data = detection.load_coco(args.gt, args.results)
+        ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties)
+    except (ValueError, TypeError) as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        out = {"stats": dict(zip(detection.CocoEvaluation.STAT_NAMES, ev.stats.tolist())),
+               "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
+        print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
+        return 0
+    lines = [f"ground truth {args.gt}; results {args.results}; ties {args.ties}", "", ev.to_text()]
+    if args.per_class:
+        rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3), str(r["n_gt"]),
+                 str(r["n_det"])] for r in ev.per_class]
+        lines += ["", *_table(["class", "AP", "AP50", "AP75", "#GT", "#detections"], rows),
+                  "(AP -1: no ground truth of that class)"]
+    print("\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------------------
 # report
 def cmd_report(args: argparse.Namespace) -> int:
     out = args.output
@@ -1351,6 +1379,26 @@ def build_parser() -> argparse.ArgumentParser:
                     help="decimals (default 4)")
     ex.set_defaults(func=cmd_explain)
 
+    det = sub.add_parser("detection", help="object-detection mAP (COCO)",
+                         description="Object-detection evaluation on precall's ranking core.")
+    det_sub = det.add_subparsers(dest="protocol", metavar="PROTOCOL", required=True)
+    coco = det_sub.add_parser(
+        "coco",
+        help="COCO bbox evaluation: pycocotools' 12 numbers, exactly",
+        description="Evaluate COCO-format bbox results against COCO ground truth with pycocotools' "
+        "rules (crowds, area ranges, max detections per image); print the 12 summary numbers "
+        "(and a per-class table).",
+    )
+    coco.add_argument("gt", metavar="GT.json", help="COCO ground truth (images, annotations, categories)")
+    coco.add_argument("results", metavar="RESULTS.json", help="COCO results: a list of detections")
+    coco.add_argument("--per-class", action="store_true", help="also print AP, AP50, AP75 per class")
+    coco.add_argument("--max-dets", type=_int_in(1), nargs=3, default=[1, 10, 100], metavar="N",
+                      help="detections per image for the three AR numbers (default 1 10 100)")
+    coco.add_argument("--ties", choices=("stable", "group"), default="stable",
+                      help="stable: pycocotools' order (default); group: equal scores as one step")
+    coco.add_argument("--json", action="store_true", help="print one JSON object")
+    coco.set_defaults(func=cmd_detection_coco)
+
     rp = sub.add_parser(
         "report",
         help="write one self-contained HTML report (summary, PR and ROC figures, rank tables)",
@@ -1424,7 +1472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     if args.command is None:
         parser.print_usage(sys.stderr)
-        print(f"{PROG}: error: a command is required (evaluate, compare, explain, plot, report, demo)", file=sys.stderr)
+        print(f"{PROG}: error: a command is required (evaluate, compare, explain, plot, report, detection, demo)", file=sys.stderr)
         return 2
     try:
         return int(args.func(args))
