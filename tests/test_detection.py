@@ -211,3 +211,202 @@ def test_cli_detection_coco(shared_data_dir, capsys):
     assert "maxDets=100 ] = 0.505" in text and "#detections" in text
     assert main(["detection", "coco", str(gt), str(folder / "nope.json")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ PASCAL VOC protocol
+def _voc_ap_reference(rec, prec, use_07):
+    """Detectron's voc_ap, written from its definition."""
+    if use_07:
+        ap = 0.0
+        for t in np.arange(0.0, 1.1, 0.1):
+            p = 0.0 if np.sum(rec >= t) == 0 else np.max(prec[rec >= t])
+            ap = ap + p / 11.0
+        return ap
+    mrec = np.concatenate(([0.0], rec, [1.0]))
+    mpre = np.concatenate(([0.0], prec, [0.0]))
+    for i in range(mpre.size - 1, 0, -1):
+        mpre[i - 1] = max(mpre[i - 1], mpre[i])
+    i = np.where(mrec[1:] != mrec[:-1])[0]
+    return np.sum((mrec[i + 1] - mrec[i]) * mpre[i + 1])
+
+
+def _voc_eval_loop(gts, dts, cls, thr=0.5, use_07=False):
+    """Detectron's voc_eval rules, one detection at a time (stable order among equal scores)."""
+    recs = {}
+    for image, c, box, difficult in gts:
+        if c == cls:
+            recs.setdefault(image, []).append([box, difficult, False])
+    npos = sum(1 for rs in recs.values() for r in rs if not r[1])
+    mine = [d for d in dts if d[1] == cls]
+    order = sorted(range(len(mine)), key=lambda i: -mine[i][3])
+    tp, fp = [], []
+    for i in order:
+        image, _, bb, _ = mine[i]
+        R = recs.get(image, [])
+        ovmax, jmax = -np.inf, -1
+        for j, (g, _, _) in enumerate(R):
+            iw = max(min(g[2], bb[2]) - max(g[0], bb[0]) + 1.0, 0.0)
+            ih = max(min(g[3], bb[3]) - max(g[1], bb[1]) + 1.0, 0.0)
+            inters = iw * ih
+            uni = (bb[2] - bb[0] + 1.0) * (bb[3] - bb[1] + 1.0) + (g[2] - g[0] + 1.0) * (g[3] - g[1] + 1.0) - inters
+            if inters / uni > ovmax:
+                ovmax, jmax = inters / uni, j
+        if ovmax > thr:
+            if not R[jmax][1]:
+                if not R[jmax][2]:
+                    tp.append(1), fp.append(0)
+                    R[jmax][2] = True
+                else:
+                    tp.append(0), fp.append(1)
+        else:
+            tp.append(0), fp.append(1)
+    tp, fp = np.cumsum(tp), np.cumsum(fp)
+    if tp.size == 0:
+        return 0.0
+    rec = tp / float(npos)
+    prec = tp / np.maximum(tp + fp, np.finfo(np.float64).eps)
+    return _voc_ap_reference(rec, prec, use_07)
+
+
+def _voc_set(seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    gt_dir, det_dir = tmp_path / f"g{seed}", tmp_path / f"d{seed}"
+    gt_dir.mkdir()
+    det_dir.mkdir()
+    gts, dts = [], []
+    for i in range(12):
+        image = f"img{i:03d}"
+        g_lines, d_lines = [], []
+        for _ in range(int(rng.integers(0, 5))):
+            cls = ["cat", "dog", "bird"][int(rng.integers(0, 3))]
+            x, y = rng.integers(0, 300, 2)
+            w, h = rng.integers(5, 150, 2)
+            difficult = bool(rng.random() < 0.15)
+            g_lines.append(f"{cls} {x} {y} {w} {h} {int(difficult)}")
+            gts.append((image, cls, [x, y, x + w, y + h], difficult))
+            for _ in range(int(rng.integers(0, 4))):
+                dx, dy, dw, dh = rng.integers(-12, 13, 4)
+                score = round(float(rng.random()), 1)
+                box = [x + dx, y + dy, w + dw, h + dh]
+                d_lines.append(f"{cls} {score} {' '.join(str(v) for v in box)}")
+                dts.append((image, cls, [box[0], box[1], box[0] + box[2], box[1] + box[3]], score))
+        (gt_dir / f"{image}.txt").write_text("\n".join(g_lines) + "\n")
+        (det_dir / f"{image}.txt").write_text("\n".join(d_lines) + "\n")
+    return str(gt_dir), str(det_dir), gts, dts
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("method", ["voc2010", "voc2007"])
+def test_voc_equals_detectron_rules(tmp_path, seed, method):
+    gt_dir, det_dir, gts, dts = _voc_set(seed, tmp_path)
+    data = detection.load_text(gt_dir, det_dir)
+    for thr in (0.3, 0.5, 0.7):
+        ev = detection.evaluate_voc(data, iou_threshold=thr, method=method)
+        for cls in ("cat", "dog", "bird"):
+            if not any(g[1] == cls and not g[3] for g in gts):
+                assert cls not in ev.ap
+                continue
+            expected = _voc_eval_loop(gts, dts, cls, thr, use_07=method == "voc2007")
+            assert ev.ap[cls] == pytest.approx(expected, abs=1e-12), (cls, thr)
+        assert ev.map == pytest.approx(np.mean(list(ev.ap.values())))
+
+
+ODM_PUBLISHED = {  # rafaelpadilla/review_object_detection_metrics, tests/test_case_1.py
+    "voc2007": {0.1: 0.3333333333, 0.3: 0.2683982683, 0.5: 0.0303030303, 0.75: 0.0},
+    "voc2010": {0.1: 0.3371980676, 0.3: 0.2456866804, 0.5: 0.0222222222, 0.75: 0.0},
+}
+
+
+@pytest.mark.parametrize("method", sorted(ODM_PUBLISHED))
+def test_odm_test_case_1_published_values(shared_data_dir, method):
+    folder = shared_data_dir / "odm_test_case_1"
+    data = detection.load_text(str(folder / "gts"), str(folder / "dets"))
+    for iou, expected in ODM_PUBLISHED[method].items():
+        ev = detection.evaluate_voc(data, iou_threshold=iou, method=method, pixel_offset=1, inclusive=True)
+        assert ev.ap["object"] == pytest.approx(expected, abs=1e-10)
+
+
+def test_odm_toyexample_loads_voc_xml(shared_data_dir):
+    folder = shared_data_dir / "odm_toyexample"
+    data = detection.load_voc(str(folder / "gts_vocxml"), str(folder / "dets_classname_abs_xywh"), box_format="xywh")
+    ev = detection.evaluate_voc(data)
+    assert list(ev.ap) == ["cat"] and 0 < ev.map <= 1
+    table = ev.tables["cat"]
+    assert table.average_precision(method="voc2010") == ev.ap["cat"]
+    assert table.n_pos == ev.n_gt["cat"] == int((~data.gt_ignore).sum())
+
+
+def test_voc_group_ties_do_not_depend_on_order(tmp_path):
+    gt_dir, det_dir, gts, dts = _voc_set(9, tmp_path)
+    data = detection.load_text(gt_dir, det_dir)
+    base = detection.evaluate_voc(data, ties="group")
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        p = rng.permutation(len(data.dt_score))
+        shuffled = detection._assemble(
+            [(data.gt_image[i], data.gt_class[i], data._xyxy[0][i].tolist(), data.gt_ignore[i]) for i in range(len(data.gt_image))],
+            [(data.dt_image[i], data.dt_class[i], data._xyxy[1][i].tolist(), data.dt_score[i]) for i in p],
+            list(data.images), "xyxy")
+        assert detection.evaluate_voc(shuffled, ties="group").ap == base.ap
+
+
+def test_text_and_voc_loaders_name_file_and_line(tmp_path):
+    g, d = tmp_path / "g", tmp_path / "d"
+    g.mkdir()
+    d.mkdir()
+    (g / "a.txt").write_text("cat 1 2 3 4\ncat 1 2 three 4\n")
+    (d / "a.txt").write_text("cat 0.5 1 2 3 4\n")
+    with pytest.raises(ValueError, match=r"a.txt: line 2: the box coordinates must be numbers"):
+        detection.load_text(str(g), str(d))
+    (g / "a.txt").write_text("cat 1 2 3 4\n")
+    (d / "a.txt").write_text("cat 0.5 1 2 3\n")
+    with pytest.raises(ValueError, match=r"a.txt: line 1: expected 6 fields"):
+        detection.load_text(str(g), str(d))
+    (d / "a.txt").write_text("cat nan 1 2 3 4\n")
+    with pytest.raises(ValueError, match=r"line 1: the score must be finite"):
+        detection.load_text(str(g), str(d))
+    with pytest.raises(ValueError, match="`box_format`"):
+        detection.load_text(str(g), str(d), box_format="ltrb")
+    x = tmp_path / "x"
+    x.mkdir()
+    (x / "img.xml").write_text("<annotation><object><name>cat</name>")
+    with pytest.raises(ValueError, match="img.xml: line 1: malformed XML"):
+        detection.load_voc(str(x), str(d))
+
+
+def test_relative_cxcywh_equals_absolute_xywh(tmp_path):
+    folders = {k: tmp_path / k for k in ("ga", "da", "gr", "dr")}
+    for f in folders.values():
+        f.mkdir()
+    W, H = 200.0, 100.0
+    boxes = [(10, 20, 40, 30), (100, 50, 60, 40)]
+    (folders["ga"] / "im.txt").write_text("".join(f"car {x} {y} {w} {h}\n" for x, y, w, h in boxes))
+    (folders["da"] / "im.txt").write_text("".join(f"car 0.{i + 5} {x + 2} {y} {w} {h}\n" for i, (x, y, w, h) in enumerate(boxes)))
+    rel = lambda x, y, w, h: f"{(x + w / 2) / W} {(y + h / 2) / H} {w / W} {h / H}"  # noqa: E731
+    (folders["gr"] / "im.txt").write_text("".join(f"car {rel(*b)}\n" for b in boxes))
+    (folders["dr"] / "im.txt").write_text(
+        "".join(f"car 0.{i + 5} {rel(x + 2, y, w, h)}\n" for i, (x, y, w, h) in enumerate(boxes)))
+    absolute = detection.load_text(str(folders["ga"]), str(folders["da"]))
+    relative = detection.load_text(str(folders["gr"]), str(folders["dr"]), box_format="cxcywh", relative=True,
+                                   image_sizes={"im": (W, H)})
+    np.testing.assert_allclose(relative.dt_box, absolute.dt_box, atol=1e-9)
+    for thr in (0.5, 0.8):
+        assert detection.evaluate_voc(relative, iou_threshold=thr, pixel_offset=0).ap == pytest.approx(
+            detection.evaluate_voc(absolute, iou_threshold=thr, pixel_offset=0).ap)
+    with pytest.raises(ValueError, match="image_sizes"):
+        detection.load_text(str(folders["gr"]), str(folders["dr"]), relative=True)
+
+
+def test_cli_detection_voc_and_text(shared_data_dir, capsys):
+    from precall.cli import main
+
+    folder = shared_data_dir / "odm_test_case_1"
+    assert main(["detection", "text", str(folder / "gts"), str(folder / "dets"), "--iou", "0.3",
+                 "--metric", "voc2007", "--inclusive", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ap"]["object"] == pytest.approx(0.2683982683, abs=1e-10)
+    toy = shared_data_dir / "odm_toyexample"
+    assert main(["detection", "voc", str(toy / "gts_vocxml"), str(toy / "dets_classname_abs_xywh"),
+                 "--box-format", "xywh"]) == 0
+    assert "mAP" in capsys.readouterr().out
+    assert main(["detection", "voc", str(toy / "nope"), str(toy)]) == 2
+    assert "not a directory" in capsys.readouterr().err

@@ -1034,6 +1034,27 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_detection_voc(args: argparse.Namespace) -> int:
+    from . import detection
+
+    try:
+        if args.protocol == "voc":
+            data = detection.load_voc(args.annotations, args.detections, box_format=args.box_format)
+        else:
+            data = detection.load_text(args.gt_dir, args.det_dir, box_format=args.box_format)
+        ev = detection.evaluate_voc(data, iou_threshold=args.iou, method=args.metric,
+                                    pixel_offset=args.pixel_offset, inclusive=args.inclusive, ties=args.ties)
+    except (ValueError, TypeError, OSError) as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        print(json.dumps(_json_safe({"ap": {str(k): v for k, v in ev.ap.items()}, "mAP": ev.map,
+                                     "method": ev.method, "iou_threshold": ev.iou_threshold,
+                                     "n_gt": {str(k): v for k, v in ev.n_gt.items()}}), indent=2))
+    else:
+        print(ev.to_text())
+    return 0
+
+
 # ---------------------------------------------------------------------------
 # report
 def cmd_report(args: argparse.Namespace) -> int:
@@ -1379,7 +1400,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="decimals (default 4)")
     ex.set_defaults(func=cmd_explain)
 
-    det = sub.add_parser("detection", help="object-detection mAP (COCO)",
+    det = sub.add_parser("detection", help="object-detection mAP (COCO, PASCAL VOC, text files)",
                          description="Object-detection evaluation on precall's ranking core.")
     det_sub = det.add_subparsers(dest="protocol", metavar="PROTOCOL", required=True)
     coco = det_sub.add_parser(
@@ -1398,6 +1419,29 @@ def build_parser() -> argparse.ArgumentParser:
                       help="stable: pycocotools' order (default); group: equal scores as one step")
     coco.add_argument("--json", action="store_true", help="print one JSON object")
     coco.set_defaults(func=cmd_detection_coco)
+    voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
+                             description="PASCAL VOC XML annotations and detections (a per-class file pattern "
+                             "with {} for the class name, lines 'image score x1 y1 x2 y2'; or a directory of "
+                             "per-image files 'class score x y w h' in --box-format).")
+    voc.add_argument("annotations", metavar="ANNOTATIONS_DIR")
+    voc.add_argument("detections", metavar="DETECTIONS")
+    text = det_sub.add_parser("text", help="per-image text files (class x y w h / class score x y w h)",
+                              description="Ground truths 'class x y w h [difficult]' and detections "
+                              "'class score x y w h', one file per image (the file name is the image).")
+    text.add_argument("gt_dir", metavar="GT_DIR")
+    text.add_argument("det_dir", metavar="DET_DIR")
+    for sp, default_format in ((voc, "xyxy"), (text, "xywh")):
+        sp.add_argument("--iou", type=_unit, default=0.5, help="IoU threshold (default 0.5)")
+        sp.add_argument("--metric", choices=precall.AP_METHODS, default="voc2010",
+                        help="AP convention (default voc2010; voc2007 for the 11-point metric)")
+        sp.add_argument("--box-format", choices=("xyxy", "xywh", "cxcywh"), default=default_format,
+                        help=f"coordinates of per-image text files (default {default_format})")
+        sp.add_argument("--pixel-offset", type=float, default=1.0,
+                        help="added to box sides in the IoU (VOC: 1, the default; 0: continuous boxes)")
+        sp.add_argument("--inclusive", action="store_true", help="IoU >= threshold counts (default >)")
+        sp.add_argument("--ties", choices=("stable", "group"), default="stable", help="tie rule (default stable)")
+        sp.add_argument("--json", action="store_true", help="print one JSON object")
+        sp.set_defaults(func=cmd_detection_voc)
 
     rp = sub.add_parser(
         "report",

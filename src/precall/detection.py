@@ -57,7 +57,10 @@ import numpy as np
 from ._counts import ThresholdTable
 from ._rowwise import row_coco_precision, steps_from_counts
 
-__all__ = ["CocoEvaluation", "DetectionSet", "evaluate_coco", "load_coco"]
+__all__ = [
+    "CocoEvaluation", "DetectionSet", "VocEvaluation", "evaluate_coco", "evaluate_voc", "load_coco", "load_text",
+    "load_voc",
+]
 
 AREA_RANGES: dict[str, tuple[float, float]] = {
     "all": (0.0, 1e5**2),
@@ -508,3 +511,287 @@ def evaluate_coco(
             "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
         })
     return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked)
+
+
+# ---------------------------------------------------------------------------
+# PASCAL VOC protocol and the text / VOC XML loaders
+BOX_FORMATS = ("xyxy", "xywh", "cxcywh")
+
+
+def _to_xyxy(boxes: np.ndarray, box_format: str) -> np.ndarray:
+    if box_format == "xyxy":
+        return boxes.copy()
+    if box_format == "xywh":
+        return np.column_stack([boxes[:, 0], boxes[:, 1], boxes[:, 0] + boxes[:, 2], boxes[:, 1] + boxes[:, 3]])
+    cx, cy, w, h = boxes.T
+    return np.column_stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def _xyxy_to_xywh(b: np.ndarray) -> np.ndarray:
+    return np.column_stack([b[:, 0], b[:, 1], b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]])
+
+
+def _parse_lines(path: str, fields: int, what: str) -> list[tuple[int, list[str]]]:
+    """Non-blank lines of ``path`` split on white space, each with ``fields`` fields."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != fields:
+                raise ValueError(f"{path}: line {line_no}: expected {fields} fields ({what}); got {len(parts)}")
+            out.append((line_no, parts))
+    return out
+
+
+def _numbers(path: str, line_no: int, texts: list[str], names: str) -> list[float]:
+    try:
+        values = [float(t) for t in texts]
+    except ValueError:
+        raise ValueError(f"{path}: line {line_no}: {names} must be numbers; got {' '.join(texts)!r}") from None
+    if not all(np.isfinite(values)):
+        raise ValueError(f"{path}: line {line_no}: {names} must be finite; got {' '.join(texts)!r}")
+    return values
+
+
+def _text_files(folder: str, what: str) -> list[str]:
+    if not os.path.isdir(folder):
+        raise ValueError(f"{what} {folder!r}: not a directory")
+    return sorted(f for f in os.listdir(folder) if f.endswith(".txt"))
+
+
+def _assemble(gts: list[tuple], dts: list[tuple], images: list[str], box_format: str) -> DetectionSet:
+    """DetectionSet from (image, class, xyxy box, difficult) and (image, class, xyxy box, score) rows."""
+    classes = sorted({g[1] for g in gts} | {d[1] for d in dts})
+    gt_box = _xyxy_to_xywh(np.array([g[2] for g in gts], dtype=np.float64).reshape(-1, 4))
+    dt_box = _xyxy_to_xywh(np.array([d[2] for d in dts], dtype=np.float64).reshape(-1, 4))
+    data = DetectionSet(
+        images=np.array(sorted(set(images)), dtype=object), classes=np.array(classes, dtype=object),
+        gt_image=np.array([g[0] for g in gts], dtype=object), gt_class=np.array([g[1] for g in gts], dtype=object),
+        gt_box=gt_box, gt_area=gt_box[:, 2] * gt_box[:, 3], gt_crowd=np.zeros(len(gts), dtype=bool),
+        gt_ignore=np.array([g[3] for g in gts], dtype=bool),
+        dt_image=np.array([d[0] for d in dts], dtype=object), dt_class=np.array([d[1] for d in dts], dtype=object),
+        dt_box=dt_box, dt_score=np.array([d[3] for d in dts], dtype=np.float64),
+        class_names={c: str(c) for c in classes},
+    )
+    object.__setattr__(data, "_xyxy", (np.array([g[2] for g in gts]).reshape(-1, 4),
+                                       np.array([d[2] for d in dts]).reshape(-1, 4)))
+    return data
+
+
+def load_text(
+    gt_dir: str,
+    det_dir: str,
+    *,
+    box_format: str = "xywh",
+    relative: bool = False,
+    image_sizes: dict[str, tuple[float, float]] | None = None,
+) -> DetectionSet:
+    """Per-image text files: ground truths ``class x y w h`` (an optional sixth field
+    ``difficult``), detections ``class score x y w h``; the image is the file name
+    without ``.txt``.  ``box_format`` reads the four numbers as ``xywh``, ``xyxy``
+    or ``cxcywh``; ``relative=True`` scales them by ``image_sizes[image] = (width,
+    height)`` (YOLO-style files).  A malformed line raises ``ValueError`` naming the
+    file and the line."""
+    if box_format not in BOX_FORMATS:
+        raise ValueError(f"`box_format` must be one of {BOX_FORMATS}; got {box_format!r}")
+    if relative and image_sizes is None:
+        raise ValueError("`relative=True` needs `image_sizes`: {image: (width, height)}")
+    gts: list[tuple] = []
+    dts: list[tuple] = []
+    images: list[str] = []
+
+    def box(path: str, image: str, line_no: int, texts: list[str]) -> list[float]:
+        b = np.array(_numbers(path, line_no, texts, "the box coordinates"))
+        if relative:
+            if image not in image_sizes:  # type: ignore[operator]
+                raise ValueError(f"{path}: image {image!r} has no entry in `image_sizes`")
+            w, h = image_sizes[image]  # type: ignore[index]
+            b = b * [w, h, w, h]
+        return _to_xyxy(b[None, :], box_format)[0].tolist()
+
+    for name in _text_files(gt_dir, "gt_dir"):
+        path, image = os.path.join(gt_dir, name), name[:-4]
+        images.append(image)
+        with open(path, encoding="utf-8") as fh:
+            lines = [(i, ln.split()) for i, ln in enumerate(fh, 1) if ln.split()]
+        for line_no, parts in lines:
+            if len(parts) not in (5, 6):
+                raise ValueError(f"{path}: line {line_no}: expected 'class x y w h [difficult]'; got {len(parts)} fields")
+            difficult = len(parts) == 6 and parts[5] not in ("0", "false", "False")
+            gts.append((image, parts[0], box(path, image, line_no, parts[1:5]), difficult))
+    for name in _text_files(det_dir, "det_dir"):
+        path, image = os.path.join(det_dir, name), name[:-4]
+        images.append(image)
+        for line_no, parts in _parse_lines(path, 6, "class score x y w h"):
+            score = _numbers(path, line_no, parts[1:2], "the score")[0]
+            dts.append((image, parts[0], box(path, image, line_no, parts[2:6]), score))
+    return _assemble(gts, dts, images, box_format)
+
+
+def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy") -> DetectionSet:
+    """PASCAL VOC XML annotations (``difficult`` honoured) and detections.
+
+    ``detections`` is either a Detectron-style per-class file pattern containing
+    ``{}`` (formatted with each class name; lines ``image_id score x1 y1 x2 y2``),
+    or a directory of per-image text files ``class score x y w h`` read in
+    ``box_format``.  The image is the XML file name without ``.xml``.
+    """
+    import xml.etree.ElementTree as ET
+
+    if not os.path.isdir(annotations_dir):
+        raise ValueError(f"annotations_dir {annotations_dir!r}: not a directory")
+    gts: list[tuple] = []
+    images: list[str] = []
+    for name in sorted(f for f in os.listdir(annotations_dir) if f.endswith(".xml")):
+        path, image = os.path.join(annotations_dir, name), name[:-4]
+        images.append(image)
+        try:
+            root = ET.parse(path).getroot()
+        except ET.ParseError as exc:
+            raise ValueError(f"{path}: line {exc.position[0]}: malformed XML: {exc}") from None
+        for obj in root.iter("object"):
+            cls = (obj.findtext("name") or "").strip()
+            bb = obj.find("bndbox")
+            if not cls or bb is None:
+                raise ValueError(f"{path}: an <object> without <name> or <bndbox>")
+            texts = [(bb.findtext(k) or "").strip() for k in ("xmin", "ymin", "xmax", "ymax")]
+            coords = _numbers(path, 0, texts, "the <bndbox> coordinates")
+            difficult = (obj.findtext("difficult") or "0").strip() == "1"
+            gts.append((image, cls, coords, difficult))
+    dts: list[tuple] = []
+    if "{}" in detections:
+        for cls in sorted({g[1] for g in gts}):
+            path = detections.format(cls)
+            if not os.path.exists(path):
+                continue
+            for line_no, parts in _parse_lines(path, 6, "image_id score x1 y1 x2 y2"):
+                values = _numbers(path, line_no, parts[1:], "the score and box")
+                dts.append((parts[0], cls, values[1:], values[0]))
+    else:
+        if box_format not in BOX_FORMATS:
+            raise ValueError(f"`box_format` must be one of {BOX_FORMATS}; got {box_format!r}")
+        for name in _text_files(detections, "detections"):
+            path, image = os.path.join(detections, name), name[:-4]
+            for line_no, parts in _parse_lines(path, 6, "class score x y w h"):
+                values = _numbers(path, line_no, parts[1:], "the score and box")
+                dts.append((image, parts[0], _to_xyxy(np.array([values[1:]]), box_format)[0].tolist(), values[0]))
+    known = set(images)
+    for d in dts:
+        if d[0] not in known:
+            raise ValueError(f"detection on image {d[0]!r}, which has no annotation file in {annotations_dir!r}")
+    return _assemble(gts, dts, images, box_format)
+
+
+@dataclass(frozen=True)
+class VocEvaluation:
+    """PASCAL VOC results: AP per class (classes without ground truth left out) and their mean.
+
+    ``tables[class]`` is the class's count table (plot it, or take any other AP
+    convention from it).
+    """
+
+    ap: dict[Any, float]
+    map: float
+    method: str
+    iou_threshold: float
+    tables: dict[Any, ThresholdTable] = field(repr=False)
+    n_gt: dict[Any, int] = field(default_factory=dict)
+
+    def to_text(self) -> str:
+        width = max([len("class")] + [len(str(c)) for c in self.ap])
+        lines = [f"{'class'.ljust(width)}  AP ({self.method}, IoU threshold {self.iou_threshold:g})"]
+        lines += [f"{str(c).ljust(width)}  {v:.6f}" for c, v in self.ap.items()]
+        lines.append(f"{'mAP'.ljust(width)}  {self.map:.6f}")
+        return "\n".join(lines)
+
+
+def _xyxy_boxes(data: DetectionSet) -> tuple[np.ndarray, np.ndarray]:
+    stored = getattr(data, "_xyxy", None)
+    if stored is not None:
+        return stored
+    return _to_xyxy(data.gt_box, "xywh"), _to_xyxy(data.dt_box, "xywh")
+
+
+def evaluate_voc(
+    data: DetectionSet,
+    *,
+    iou_threshold: float = 0.5,
+    method: str = "voc2010",
+    pixel_offset: float = 1.0,
+    inclusive: bool = False,
+    ties: str = "stable",
+) -> VocEvaluation:
+    """PASCAL VOC detection AP per class and mAP, Detectron's ``voc_eval`` rules by default.
+
+    Per class, detections ranked by score; each takes the ground truth of its image
+    with the highest IoU (the first among equals), computed with box sides ``x2 -
+    x1 + pixel_offset``; above ``iou_threshold`` (``>=`` with ``inclusive=True``) it
+    is a TP the first time that ground truth is taken, a FP after; a detection
+    whose best ground truth is ``difficult`` is neither, and difficult ground
+    truths are not counted in ``n_pos``; below the threshold it is a FP.  Then
+    ``method`` (any :data:`precall.AP_METHODS`, default VOC2010's all-point
+    envelope) on the count table.  ``pixel_offset=1, inclusive=True`` reproduce
+    the rafaelpadilla evaluators; ``pixel_offset=0`` continuous boxes.
+    """
+    from .scores import AP_METHODS
+
+    if method not in AP_METHODS:
+        raise ValueError(f"`method` must be one of {AP_METHODS}; got {method!r}")
+    if ties not in ("stable", "group"):
+        raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
+    gt_xyxy, dt_xyxy = _xyxy_boxes(data)
+    ap: dict[Any, float] = {}
+    tables: dict[Any, ThresholdTable] = {}
+    n_gt: dict[Any, int] = {}
+    for cls in data.classes.tolist():
+        g_rows = np.flatnonzero(data.gt_class == cls)
+        n_pos = int((~data.gt_ignore[g_rows]).sum())
+        n_gt[cls] = n_pos
+        if n_pos == 0:
+            continue  # AP undefined without ground truth: left out of the mean
+        d_rows = np.flatnonzero(data.dt_class == cls)
+        keys = (np.arange(d_rows.size), -data.dt_score[d_rows]) if ties == "stable" else \
+            tuple(dt_xyxy[d_rows, i] for i in (3, 2, 1, 0)) + (-data.dt_score[d_rows],)
+        d_rows = d_rows[np.lexsort(keys)]
+        best = np.full(d_rows.size, -1, dtype=np.int64)  # matched ground-truth row
+        overlap = np.zeros(d_rows.size)
+        by_image: dict[Any, np.ndarray] = {}
+        for r in g_rows.tolist():
+            by_image.setdefault(data.gt_image[r], []).append(r)  # type: ignore[attr-defined]
+        for i, r in enumerate(d_rows.tolist()):
+            cand = by_image.get(data.dt_image[r])
+            if not cand:
+                continue
+            g = gt_xyxy[cand]
+            b = dt_xyxy[r]
+            iw = np.maximum(np.minimum(g[:, 2], b[2]) - np.maximum(g[:, 0], b[0]) + pixel_offset, 0.0)
+            ih = np.maximum(np.minimum(g[:, 3], b[3]) - np.maximum(g[:, 1], b[1]) + pixel_offset, 0.0)
+            inters = iw * ih
+            uni = ((b[2] - b[0] + pixel_offset) * (b[3] - b[1] + pixel_offset)
+                   + (g[:, 2] - g[:, 0] + pixel_offset) * (g[:, 3] - g[:, 1] + pixel_offset) - inters)
+            ov = inters / uni
+            j = int(np.argmax(ov))
+            overlap[i], best[i] = ov[j], cand[j]
+        hit = (overlap >= iou_threshold) if inclusive else (overlap > iou_threshold)
+        hit &= best >= 0
+        difficult = hit & data.gt_ignore[np.where(best >= 0, best, 0)]
+        counted = ~difficult
+        first = np.zeros(d_rows.size, dtype=bool)  # the first (in rank order) to take its ground truth
+        taking = np.flatnonzero(hit & counted)
+        _, first_of = np.unique(best[taking], return_index=True)
+        first[taking[first_of]] = True
+        is_tp = first[counted]
+        scores = data.dt_score[d_rows][counted]
+        if scores.size == 0:
+            ap[cls] = 0.0
+            continue
+        table = ThresholdTable(thresholds=scores, tp=np.cumsum(is_tp), fp=np.cumsum(~is_tp), n_pos=n_pos,
+                               n_neg=float((~is_tp).sum()), ties="stable")
+        if ties == "group":
+            table = table.grouped()
+        tables[cls] = table
+        ap[cls] = table.average_precision(method=method)
+    mean = float(np.mean(list(ap.values()))) if ap else float("nan")
+    return VocEvaluation(ap, mean, method, float(iou_threshold), tables, n_gt)
