@@ -410,3 +410,41 @@ def test_cli_detection_voc_and_text(shared_data_dir, capsys):
     assert "mAP" in capsys.readouterr().out
     assert main(["detection", "voc", str(toy / "nope"), str(toy)]) == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+def test_custom_recall_thresholds_equal_pycocotools():
+    gt, results = synthetic(11)
+    rec = np.linspace(0.0, 1.0, 11)
+    ours = detection.evaluate_coco(detection.load_coco(gt, results), recall_thresholds=rec)
+    theirs = _pycocotools(gt, results, recThrs=rec)
+    np.testing.assert_allclose(ours.precision, theirs.eval["precision"], atol=1e-12)
+    np.testing.assert_allclose(ours.stats, theirs.stats, atol=1e-12)
+    with pytest.raises(ValueError, match="`recall_thresholds`"):
+        detection.evaluate_coco(detection.load_coco(gt, results), recall_thresholds=[0.5, 0.2])
+    with pytest.raises(ValueError, match="`iou_type`"):
+        detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")
+
+
+def test_map_under_any_convention(coco_example):
+    gt, results = coco_example
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    assert ev.mean_average_precision("coco", iou_threshold=0.5) == pytest.approx(ev.stats[1], abs=1e-12)
+    assert ev.mean_average_precision("coco", iou_threshold=0.75) == pytest.approx(ev.stats[2], abs=1e-12)
+    voc = ev.mean_average_precision("voc2010", iou_threshold=0.5)
+    assert voc != ev.stats[1] and 0 < voc < 1
+
+
+def test_cli_detection_coco_plots(shared_data_dir, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from precall.cli import main
+
+    folder = shared_data_dir / "coco_val2014_100"
+    out = tmp_path / "plots"
+    assert main(["detection", "coco", str(folder / "instances_val2014_100.json"),
+                 str(folder / "instances_val2014_fakebbox100_results.json"), "--plot", str(out)]) == 0
+    files = sorted(out.iterdir())
+    ev = detection.evaluate_coco(detection.load_coco(folder / "instances_val2014_100.json",
+                                                     folder / "instances_val2014_fakebbox100_results.json"))
+    assert len(files) == sum(1 for r in ev.per_class if r["n_gt"] > 0)
+    assert all(f.read_bytes()[:4] == b"\x89PNG" and f.stat().st_size > 5000 for f in files)
+    assert "1_person.png" in [f.name for f in files]

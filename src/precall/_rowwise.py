@@ -147,12 +147,18 @@ def row_ap(r: RowSteps, method: str, grid: str) -> np.ndarray:
     return out
 
 
-def row_coco_precision(r: RowSteps, grid: str = "reference") -> np.ndarray:
-    """(m, 101): pycocotools' interpolated precision at each recall threshold of
-    each row (the envelope of ``TP / (TP + FP + eps)``, 0 past the last recall)."""
+def row_coco_precision(r: RowSteps, grid: str = "reference", thresholds: np.ndarray | None = None) -> np.ndarray:
+    """(m, R): pycocotools' interpolated precision at each recall threshold of
+    each row (the envelope of ``TP / (TP + FP + eps)``, 0 past the last recall).
+
+    ``thresholds``: the recall thresholds (default pycocotools' 101); with them
+    only ``grid="reference"`` applies.
+    """
     tp = r.tp.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         env = _envelope(tp / (r.fp + tp + np.spacing(1)))
+        if thresholds is not None:
+            return _grid_values(r, env, thresholds.size, "reference", thresholds)
         return _grid_values(r, env, 101, grid, _COCO_GRID)
 
 

@@ -1019,6 +1019,8 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties)
     except (ValueError, TypeError) as exc:
         raise CliError(str(exc)) from None
+    if args.plot:
+        _plot_classes(ev, args.plot)
     if args.json:
         out = {"stats": dict(zip(detection.CocoEvaluation.STAT_NAMES, ev.stats.tolist())),
                "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
@@ -1032,6 +1034,44 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
                   "(AP -1: no ground truth of that class)"]
     print("\n".join(lines))
     return 0
+
+
+def _plot_classes(ev: Any, folder: str) -> None:
+    """One PNG per class with ground truth: its PR curves at IoU 0.5 and 0.75 (``--plot DIR``)."""
+    if importlib.util.find_spec("matplotlib") is None:
+        raise CliError("--plot needs matplotlib, the 'plot' extra: pip install 'precall[plot]'")
+    from matplotlib.figure import Figure
+
+    from . import plot
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"--plot {folder!r}: cannot create the folder: {exc.strerror or exc}") from None
+    written = 0
+    for row in ev.per_class:
+        if row["n_gt"] == 0:
+            continue
+        fig = Figure(figsize=(5.5, 5.5))
+        ax = fig.subplots()
+        plot.setup_pr_axes(ax)
+        drawn = 0
+        for iou in (0.5, 0.75):
+            try:
+                table = ev.threshold_table(row["id"], iou_threshold=iou)
+            except ValueError:  # no counted detection at this IoU
+                continue
+            plot.draw_pr(ax, table, label=f"IoU {iou:g}", method="coco")
+            drawn += 1
+        ax.set_title(f"{row['name']} ({row['n_gt']} ground truths)")
+        if drawn:
+            ax.legend(loc="lower left", fontsize=8)
+        else:
+            ax.text(0.5, 0.5, "no detection of this class", ha="center", va="center")
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(row["name"]))
+        fig.savefig(os.path.join(folder, f"{row['id']}_{safe}.png"), dpi=90)
+        written += 1
+    print(f"wrote {written} figures to {folder}", file=sys.stderr)
 
 
 def cmd_detection_voc(args: argparse.Namespace) -> int:
@@ -1418,6 +1458,7 @@ def build_parser() -> argparse.ArgumentParser:
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",
                       help="stable: pycocotools' order (default); group: equal scores as one step")
     coco.add_argument("--json", action="store_true", help="print one JSON object")
+    coco.add_argument("--plot", metavar="DIR", help="write each class's PR curves (IoU 0.5, 0.75) as PNGs in DIR")
     coco.set_defaults(func=cmd_detection_coco)
     voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
                              description="PASCAL VOC XML annotations and detections (a per-class file pattern "

@@ -346,6 +346,27 @@ class CocoEvaluation:
     area_ranges: dict[str, tuple[float, float]]
     _ranked: dict[Any, tuple[np.ndarray, ...]] = field(repr=False, default_factory=dict)
 
+    def mean_average_precision(self, method: str = "voc2010", *, iou_threshold: float = 0.5, area: str = "all") -> float:
+        """mAP at one IoU threshold by any AP convention (:data:`precall.AP_METHODS`): the mean
+        over classes with ground truth of :meth:`threshold_table` ``.average_precision(method)``
+        (0 for a class whose detections are all ignored or absent)."""
+        values = []
+        for cid, (_, _, _, n_gt) in self._ranked.items():
+            a = list(self.area_ranges).index(area) if area in self.area_ranges else None
+            if a is None:
+                raise ValueError(f"`area` must be one of {list(self.area_ranges)}; got {area!r}")
+            if n_gt[a] == 0:
+                continue
+            try:
+                table = self.threshold_table(cid, iou_threshold=iou_threshold, area=area)
+            except ValueError as exc:
+                if "no counted detection" not in str(exc):
+                    raise
+                values.append(0.0)
+                continue
+            values.append(table.average_precision(method=method))
+        return float(np.mean(values)) if values else float("nan")
+
     def threshold_table(self, class_id: Any, *, iou_threshold: float = 0.5, area: str = "all") -> ThresholdTable:
         """The count table of one class at one IoU threshold and area range (``max_dets[-1]``
         detections per image): detections ranked by score, ``n_pos`` the non-ignored ground
@@ -393,7 +414,7 @@ class CocoEvaluation:
 
 
 def _interpolated(
-    tp: np.ndarray, ignored: np.ndarray, score: np.ndarray, n_pos: int, ties: str
+    tp: np.ndarray, ignored: np.ndarray, score: np.ndarray, n_pos: int, ties: str, rec_thresholds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(T, 101) interpolated precision and (T,) recall of one class: each IoU
     threshold is a row of per-detection counts (an ignored detection counts
@@ -404,9 +425,9 @@ def _interpolated(
         starts = np.flatnonzero(np.r_[True, score[1:] != score[:-1]])
         pos, neg = np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1)
     if pos.shape[1] == 0:
-        return np.zeros((tp.shape[0], 101)), np.zeros(tp.shape[0])
+        return np.zeros((tp.shape[0], rec_thresholds.size)), np.zeros(tp.shape[0])
     steps = steps_from_counts(pos, neg, np.full(pos.shape[0], float(n_pos)))
-    return row_coco_precision(steps), steps.tp[:, -1] / n_pos
+    return row_coco_precision(steps, thresholds=rec_thresholds), steps.tp[:, -1] / n_pos
 
 
 def _mean_valid(values: np.ndarray) -> float:
@@ -418,7 +439,9 @@ def evaluate_coco(
     data: DetectionSet,
     *,
     iou_thresholds: Any = None,
+    recall_thresholds: Any = None,
     max_dets: tuple[int, ...] = (1, 10, 100),
+    iou_type: str = "bbox",
     area_ranges: dict[str, tuple[float, float]] | None = None,
     ties: str = "stable",
 ) -> CocoEvaluation:
@@ -430,8 +453,12 @@ def evaluate_coco(
         From :func:`load_coco`.
     iou_thresholds : array-like, default=None
         Default 0.50:0.05:0.95 (pycocotools' ``np.linspace``, float for float).
+    recall_thresholds : array-like, default=None
+        Default pycocotools' 101 thresholds ``np.linspace(0, 1, 101)``.
     max_dets : tuple of int, default=(1, 10, 100)
         Detections per image and class kept; ascending.
+    iou_type : {"bbox"}, default="bbox"
+        Only boxes: mask (``"segm"``) and keypoint IoU are not implemented.
     area_ranges : dict of name to (low, high), default=None
         Default all / small / medium / large (pycocotools' ranges).  The
         summary needs the names ``all``, ``small``, ``medium``, ``large``.
@@ -444,6 +471,9 @@ def evaluate_coco(
     """
     if ties not in ("stable", "group"):
         raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
+    if iou_type != "bbox":
+        raise ValueError(f"`iou_type` {iou_type!r} is not supported: only 'bbox' (mask and keypoint IoU are not "
+                         "implemented)")
     thresholds = IOU_THRESHOLDS if iou_thresholds is None else np.asarray(iou_thresholds, dtype=np.float64)
     if thresholds.ndim != 1 or thresholds.size == 0 or ((thresholds < 0) | (thresholds > 1)).any():
         raise ValueError(f"`iou_thresholds` must be a non-empty 1-D array in [0, 1]; got {iou_thresholds!r}")
@@ -454,7 +484,11 @@ def evaluate_coco(
     range_list = list(ranges.values())
     matched = _match(data, thresholds, range_list, max_dets[-1], ties)
     T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
-    recall_thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+    if recall_thresholds is None:
+        recall_thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+    recall_thresholds = np.asarray(recall_thresholds, dtype=np.float64)
+    if recall_thresholds.ndim != 1 or recall_thresholds.size == 0 or (np.diff(recall_thresholds) <= 0).any():
+        raise ValueError("`recall_thresholds` must be a non-empty increasing 1-D array, e.g. np.linspace(0, 1, 101)")
     R = recall_thresholds.size
     precision = -np.ones((T, R, K, A, M))
     recall = -np.ones((T, K, A, M))
@@ -474,7 +508,8 @@ def evaluate_coco(
                     ranked[data.classes[k].item()] = (
                         matched.score[kept], matched.tp[:, :, kept], matched.ignored[:, :, kept], matched.n_gt[:, k])
                 precision[:, :, k, a, m], recall[:, k, a, m] = _interpolated(
-                    matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], npig, ties
+                    matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], npig, ties,
+                    recall_thresholds,
                 )
     names = list(ranges)
 
