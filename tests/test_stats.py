@@ -492,3 +492,15 @@ def test_bootstrap_result_text(rng):
                              n_resamples=20, random_state=0)
     text = str(res)
     assert "method='coco'" in text and "20 resamples" in text and "0 degenerate" in text
+
+
+@pytest.mark.parametrize("method", ["voc2007", "coco"])
+@pytest.mark.parametrize("grid", ["reference", "exact"])
+def test_grid_conventions_on_long_rows_equal_calling_the_metric(rng, method, grid):
+    """More than 256 runs: the grid values are searched row by row (the other branch)."""
+    y = (rng.random(700) < 0.5).astype(int)
+    s = rng.random(700) + 0.3 * y
+    f = functools.partial(precall.average_precision, method=method, recall_grid=grid)
+    fast = stats.bootstrap_ci(f, y, s, n_resamples=15, random_state=2)
+    slow = stats.bootstrap_ci(_loop({"method": method, "recall_grid": grid}), y, s, n_resamples=15, random_state=2)
+    np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12)

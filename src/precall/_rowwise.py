@@ -103,17 +103,31 @@ def _envelope(precision: np.ndarray) -> np.ndarray:
 
 
 def _grid_values(r: RowSteps, env: np.ndarray, n_points: int, grid: str, reference: np.ndarray) -> np.ndarray:
-    """(m, n_points): the envelope at the first rank reaching each recall threshold (0 past the end)."""
-    m = env.shape[0]
+    """(m, n_points): the envelope at the first rank reaching each recall threshold (0 past the end).
+
+    Long rows (many runs: detection, bootstrap) search each row once; short rows
+    (``average="samples"``: a few classes, many rows) compare every threshold
+    with every rank at once.
+    """
+    m, runs = env.shape
     padded = np.concatenate([env, np.zeros((m, 1))], axis=1)
     idx = np.empty((m, n_points), dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        for i in range(m):  # cumulative counts only grow: one search per row
-            if grid == "reference":
-                idx[i] = np.searchsorted(r.tp[i] / r.n_pos[i, 0], reference, side="left")
-            else:  # exact: first rank with TP * (n_points - 1) >= j * P, on the counts
-                scaled = r.tp[i] * float(n_points - 1)
-                idx[i] = np.searchsorted(scaled, np.arange(n_points) * r.n_pos[i, 0], side="left")
+        if runs >= 256:
+            for i in range(m):  # cumulative counts only grow: one search per row
+                if grid == "reference":
+                    idx[i] = np.searchsorted(r.tp[i] / r.n_pos[i, 0], reference, side="left")
+                else:  # exact: first rank with TP * (n_points - 1) >= j * P, on the counts
+                    scaled = r.tp[i] * float(n_points - 1)
+                    idx[i] = np.searchsorted(scaled, np.arange(n_points) * r.n_pos[i, 0], side="left")
+        else:
+            recall = r.tp / r.n_pos
+            for j in range(n_points):
+                if grid == "reference":
+                    below = recall < reference[j]
+                else:
+                    below = r.tp * (n_points - 1) < j * r.n_pos
+                idx[:, j] = below.sum(axis=1)
     return np.take_along_axis(padded, idx, axis=1)
 
 
