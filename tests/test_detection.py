@@ -448,3 +448,10 @@ def test_cli_detection_coco_plots(shared_data_dir, tmp_path, capsys):
     assert len(files) == sum(1 for r in ev.per_class if r["n_gt"] > 0)
     assert all(f.read_bytes()[:4] == b"\x89PNG" and f.stat().st_size > 5000 for f in files)
     assert "1_person.png" in [f.name for f in files]
+
+
+def test_progress_is_reported_up_to_one():
+    gt, results = synthetic(2)
+    seen = []
+    detection.evaluate_coco(detection.load_coco(gt, results), progress=seen.append)
+    assert seen[-1] == 1.0 and seen == sorted(seen) and len(seen) > 3

@@ -1016,7 +1016,8 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
             raise CliError(f"{path}: no such file")
     try:
         data = detection.load_coco(args.gt, args.results)
-        ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties)
+        ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties,
+                                     progress=_terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(str(exc)) from None
     if args.plot:
@@ -1034,6 +1035,22 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
                   "(AP -1: no ground truth of that class)"]
     print("\n".join(lines))
     return 0
+
+
+def _terminal_progress(label: str, size: int) -> Callable[[float], None] | None:
+    """``\rLABEL: 42%`` on a terminal for large inputs (more than 100 000 items); None otherwise."""
+    if size <= 100_000 or not sys.stderr.isatty():
+        return None
+    shown = [-1]
+
+    def report(fraction: float) -> None:
+        pct = int(100 * fraction)
+        if pct != shown[0]:
+            shown[0] = pct
+            end = "\n" if pct >= 100 else ""
+            print(f"\r{label}: {pct:3d}%", end=end, file=sys.stderr, flush=True)
+
+    return report
 
 
 def _plot_classes(ev: Any, folder: str) -> None:

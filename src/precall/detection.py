@@ -259,14 +259,21 @@ class _Matched:
 
 
 def _match(
-    data: DetectionSet, thresholds: np.ndarray, area_ranges: list[tuple[float, float]], max_det: int, ties: str
+    data: DetectionSet, thresholds: np.ndarray, area_ranges: list[tuple[float, float]], max_det: int, ties: str,
+    progress: Any = None,
 ) -> _Matched:
     T, A, K = thresholds.size, len(area_ranges), data.classes.size
     thr = np.minimum(thresholds, 1 - 1e-10)
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored")}
     n_gt = np.zeros((A, K), dtype=np.int64)
     dt_area = data.dt_box[:, 2] * data.dt_box[:, 3]
-    for grp in _groups(data, max_det, ties):
+    groups = _groups(data, max_det, ties)
+    total = sum(g.dt_rows.size for g in groups) or 1
+    done = 0
+    for grp in groups:
+        done += grp.dt_rows.size
+        if progress is not None:
+            progress(0.8 * done / total)
         B, D = grp.dt_rows.shape
         G = grp.gt_rows.shape[1]
         dvalid, gvalid = grp.dt_rows >= 0, grp.gt_rows >= 0
@@ -464,6 +471,8 @@ def evaluate_coco(
         summary needs the names ``all``, ``small``, ``medium``, ``large``.
     ties : {"stable", "group"}, default="stable"
         ``"stable"``: pycocotools' order; ``"group"``: equal scores are one step.
+    progress : callable, default=None
+        Called with the fraction done (0 to 1) as the evaluation proceeds.
 
     Returns
     -------
@@ -482,7 +491,7 @@ def evaluate_coco(
         raise ValueError(f"`max_dets` must be increasing positive integers; got {max_dets!r}")
     ranges = dict(AREA_RANGES if area_ranges is None else area_ranges)
     range_list = list(ranges.values())
-    matched = _match(data, thresholds, range_list, max_dets[-1], ties)
+    matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress)
     T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
     if recall_thresholds is None:
         recall_thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
@@ -497,6 +506,8 @@ def evaluate_coco(
     bounds = np.searchsorted(matched.cls[order], np.arange(K + 1))
     ranked: dict[Any, tuple[np.ndarray, ...]] = {}
     for k in range(K):
+        if progress is not None:
+            progress(0.8 + 0.2 * k / max(K, 1))
         rows = order[bounds[k] : bounds[k + 1]]
         for a in range(A):
             npig = int(matched.n_gt[a, k])
@@ -511,6 +522,8 @@ def evaluate_coco(
                     matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], npig, ties,
                     recall_thresholds,
                 )
+    if progress is not None:
+        progress(1.0)
     names = list(ranges)
 
     def summarize(ap: bool, iou: float | None = None, area: str = "all", md: int = max_dets[-1]) -> float:
