@@ -451,6 +451,7 @@ def evaluate_coco(
     iou_type: str = "bbox",
     area_ranges: dict[str, tuple[float, float]] | None = None,
     ties: str = "stable",
+    progress: Any = None,
 ) -> CocoEvaluation:
     """COCO bbox evaluation (pycocotools' ``COCOeval`` semantics; see the module docstring).
 
