@@ -434,20 +434,21 @@ def test_map_under_any_convention(coco_example):
     assert voc != ev.stats[1] and 0 < voc < 1
 
 
-def test_cli_detection_coco_plots(shared_data_dir, tmp_path, capsys):
+def test_cli_detection_coco_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     from precall.cli import main
 
-    folder = shared_data_dir / "coco_val2014_100"
+    gt, results = synthetic(4)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
     out = tmp_path / "plots"
-    assert main(["detection", "coco", str(folder / "instances_val2014_100.json"),
-                 str(folder / "instances_val2014_fakebbox100_results.json"), "--plot", str(out)]) == 0
-    files = sorted(out.iterdir())
-    ev = detection.evaluate_coco(detection.load_coco(folder / "instances_val2014_100.json",
-                                                     folder / "instances_val2014_fakebbox100_results.json"))
-    assert len(files) == sum(1 for r in ev.per_class if r["n_gt"] > 0)
-    assert all(f.read_bytes()[:4] == b"\x89PNG" and f.stat().st_size > 5000 for f in files)
-    assert "1_person.png" in [f.name for f in files]
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--plot", str(out)]) == 0
+    files = sorted(f.name for f in out.iterdir())
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    expected = sorted(f"{r['id']}_{r['name']}.png" for r in ev.per_class if r["n_gt"] > 0)
+    assert files == expected
+    assert all((out / f).read_bytes()[:4] == b"\x89PNG" and (out / f).stat().st_size > 5000 for f in files)
 
 
 def test_progress_is_reported_up_to_one():
