@@ -456,3 +456,15 @@ def test_progress_is_reported_up_to_one():
     seen = []
     detection.evaluate_coco(detection.load_coco(gt, results), progress=seen.append)
     assert seen[-1] == 1.0 and seen == sorted(seen) and len(seen) > 3
+
+
+def test_load_coco_errors_name_the_file(tmp_path):
+    gt, results = synthetic(1)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps([dict(results[0], score="high")]))
+    with pytest.raises(ValueError, match=r"res.json: results detection 0"):
+        detection.load_coco(str(gt_path), str(res_path))
+    res_path.write_text("[{\"image_id\": 1,\n")
+    with pytest.raises(ValueError, match=r"res.json.*line 2"):
+        detection.load_coco(str(gt_path), str(res_path))

@@ -116,8 +116,9 @@ def _boxes(records: list[dict[str, Any]], what: str) -> np.ndarray:
     boxes = np.zeros((len(records), 4))
     for i, r in enumerate(records):
         b = r.get("bbox")
-        if not isinstance(b, (list, tuple)) or len(b) != 4:
-            raise ValueError(f"{what} {i}: 'bbox' must be [x, y, w, h]; got {b!r}")
+        if not isinstance(b, (list, tuple)) or len(b) != 4 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in b):
+            raise ValueError(f"{what} {i}: 'bbox' must be [x, y, w, h] (numbers); got {b!r}")
         boxes[i] = b
     if not np.isfinite(boxes).all():
         i = int(np.flatnonzero(~np.isfinite(boxes).all(axis=1))[0])
@@ -132,8 +133,20 @@ def load_coco(gt: Any, results: Any) -> DetectionSet:
     "category_id", "bbox", "score"}``, or a dict with an ``"annotations"`` list.
     Every result must name an image of the ground truth (as pycocotools
     requires); results of classes the ground truth does not have are kept but
-    not evaluated.
+    not evaluated.  Errors name the file (when given a path) and the record.
     """
+    try:
+        return _load_coco(gt, results)
+    except ValueError as exc:
+        message = str(exc)
+        for source, prefix in ((gt, "ground truth"), (results, "results")):
+            if isinstance(source, (str, os.PathLike)) and message.startswith(prefix + " ") and \
+                    os.fspath(source) not in message:
+                message = f"{os.fspath(source)}: {message}"
+        raise ValueError(message) from None
+
+
+def _load_coco(gt: Any, results: Any) -> DetectionSet:
     g = _load_json(gt, "ground truth")
     r = _load_json(results, "results")
     if not isinstance(g, dict) or "annotations" not in g or "images" not in g:
@@ -165,7 +178,11 @@ def load_coco(gt: Any, results: Any) -> DetectionSet:
                 f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"
             )
     dt_box = _boxes(r, "results detection")
-    dt_score = np.array([float(d["score"]) for d in r])
+    dt_score = np.zeros(len(r))
+    for i, d in enumerate(r):
+        if isinstance(d["score"], bool) or not isinstance(d["score"], (int, float)):
+            raise ValueError(f"results detection {i}: 'score' must be a number; got {d['score']!r}")
+        dt_score[i] = d["score"]
     if not np.isfinite(dt_score).all():
         i = int(np.flatnonzero(~np.isfinite(dt_score))[0])
         raise ValueError(f"results detection {i}: 'score' must be finite; got {r[i]['score']!r}")
