@@ -422,6 +422,8 @@ def test_custom_recall_thresholds_equal_pycocotools():
     with pytest.raises(ValueError, match="`recall_thresholds`"):
         detection.evaluate_coco(detection.load_coco(gt, results), recall_thresholds=[0.5, 0.2])
     with pytest.raises(ValueError, match="`iou_type`"):
+        detection.evaluate_coco(detection.load_coco(gt, results), iou_type="keypoints")
+    with pytest.raises(ValueError, match="no 'segmentation'"):
         detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")
 
 
@@ -468,3 +470,116 @@ def test_load_coco_errors_name_the_file(tmp_path):
     res_path.write_text("[{\"image_id\": 1,\n")
     with pytest.raises(ValueError, match=r"res.json.*line 2"):
         detection.load_coco(str(gt_path), str(res_path))
+
+
+# ------------------------------------------------------------------ segmentation masks
+def test_pycocotools_segm_example_all_twelve_numbers(coco_example, shared_data_dir):
+    gt, _ = coco_example
+    with open(shared_data_dir / "coco_val2014_100" / "instances_val2014_fakesegm100_results.json") as fh:
+        results = json.load(fh)
+    ours = detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")
+    theirs = _pycocotools_segm(gt, results)
+    _assert_same(ours, theirs)
+    published = [0.320, 0.562, 0.299, 0.387, 0.310, 0.327, 0.268, 0.415, 0.417, 0.469, 0.377, 0.381]
+    np.testing.assert_allclose(ours.stats.round(3), published)
+
+
+def _pycocotools_segm(gt_dict, results):
+    with contextlib.redirect_stdout(io.StringIO()):
+        gt = COCO()
+        gt.dataset = copy.deepcopy(gt_dict)
+        gt.createIndex()
+        ev = COCOeval(gt, gt.loadRes(copy.deepcopy(results)), "segm")
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+    return ev
+
+
+def test_masks_decode_as_pycocotools(coco_example):
+    from pycocotools import mask as mask_utils
+
+    from precall._masks import mask_bbox, to_mask
+
+    gt, _ = coco_example
+    sizes = {img["id"]: (img["height"], img["width"]) for img in gt["images"]}
+    for ann in gt["annotations"][::3]:
+        h, w = sizes[ann["image_id"]]
+        rles = mask_utils.frPyObjects(ann["segmentation"], h, w)
+        rle = mask_utils.merge(rles) if isinstance(rles, list) else rles
+        expected = mask_utils.decode(rle).ravel(order="F").astype(bool)
+        ours = to_mask(ann["segmentation"], h, w)
+        np.testing.assert_array_equal(ours, expected)
+        np.testing.assert_allclose(mask_bbox(ours, h, w), mask_utils.toBbox(rle))
+
+
+def _polygon_set(seed):
+    """Synthetic segmentation set: polygons, crowd counts lists, compressed result masks."""
+    from pycocotools import mask as mask_utils
+
+    rng = np.random.default_rng(seed)
+    H, W = 120, 160
+    images = [{"id": i + 1, "height": H, "width": W} for i in range(8)]
+    categories = [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]
+    anns, results = [], []
+
+    def polygon(x, y, w, h):
+        n = int(rng.integers(3, 8))
+        angles = np.sort(rng.uniform(0, 2 * np.pi, n))
+        px = np.clip(x + w / 2 + w / 2 * np.cos(angles), 0, W - 1)
+        py = np.clip(y + h / 2 + h / 2 * np.sin(angles), 0, H - 1)
+        return [float(v) for pair in zip(px, py) for v in pair]
+
+    for img in images:
+        for _ in range(int(rng.integers(0, 4))):
+            cat = int(rng.integers(1, 3))
+            x, y = rng.uniform(0, W - 30), rng.uniform(0, H - 30)
+            w, h = rng.uniform(6, 60, 2)
+            if rng.random() < 0.15:  # crowd: an uncompressed counts list
+                m = np.zeros((H, W), dtype=np.uint8, order="F")
+                m[int(y): int(y + h), int(x): int(x + w)] = 1
+                flat = m.ravel(order="F")
+                change = np.flatnonzero(np.diff(np.r_[0, flat, 1 - flat[-1]]))
+                counts = np.diff(np.r_[0, change, flat.size]).tolist()
+                counts = [int(c) for c in counts if c] if flat[0] == 0 else [0] + [int(c) for c in counts if c]
+                seg, crowd = {"counts": counts, "size": [H, W]}, 1
+            else:
+                seg, crowd = [polygon(x, y, w, h)], 0
+            anns.append({"id": len(anns) + 1, "image_id": img["id"], "category_id": cat, "segmentation": seg,
+                         "area": float(w * h * 0.7), "bbox": [float(x), float(y), float(w), float(h)],
+                         "iscrowd": crowd})
+            for _ in range(int(rng.integers(0, 3))):
+                jx, jy = rng.normal(0, 4, 2)
+                rles = mask_utils.frPyObjects([polygon(x + jx, y + jy, w, h)], H, W)
+                rle = mask_utils.merge(rles)
+                rle["counts"] = rle["counts"].decode("ascii")
+                results.append({"image_id": img["id"], "category_id": cat, "segmentation": rle,
+                                "score": float(np.round(rng.random(), 1))})
+    return {"images": images, "annotations": anns, "categories": categories}, results
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_segm_sets_equal_pycocotools(seed):
+    gt, results = _polygon_set(seed)
+    ours = detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")
+    _assert_same(ours, _pycocotools_segm(gt, results))
+
+
+def test_loaders_do_not_modify_the_callers_records(coco_example, shared_data_dir):
+    gt, _ = coco_example
+    with open(shared_data_dir / "coco_val2014_100" / "instances_val2014_fakesegm100_results.json") as fh:
+        results = json.load(fh)
+    before = copy.deepcopy(results)
+    detection.load_coco(gt, results)
+    assert results == before
+
+
+def test_cli_detection_coco_segm(shared_data_dir, capsys):
+    from precall.cli import main
+
+    folder = shared_data_dir / "coco_val2014_100"
+    assert main(["detection", "coco", str(folder / "instances_val2014_100.json"),
+                 str(folder / "instances_val2014_fakesegm100_results.json"), "--iou-type", "segm", "--json"]) == 0
+    stats = list(json.loads(capsys.readouterr().out)["stats"].values())
+    np.testing.assert_allclose(np.round(stats, 3), [0.320, 0.562, 0.299, 0.387, 0.310, 0.327, 0.268, 0.415,
+                                                    0.417, 0.469, 0.377, 0.381])

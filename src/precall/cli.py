@@ -1016,7 +1016,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
             raise CliError(f"{path}: no such file")
     try:
         data = detection.load_coco(args.gt, args.results)
-        ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties,
+        ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties, iou_type=args.iou_type,
                                      progress=_terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(str(exc)) from None
@@ -1462,7 +1462,7 @@ def build_parser() -> argparse.ArgumentParser:
     det_sub = det.add_subparsers(dest="protocol", metavar="PROTOCOL", required=True)
     coco = det_sub.add_parser(
         "coco",
-        help="COCO bbox evaluation: pycocotools' 12 numbers, exactly",
+        help="COCO bbox or segm evaluation: pycocotools' 12 numbers, exactly",
         description="Evaluate COCO-format bbox results against COCO ground truth with pycocotools' "
         "rules (crowds, area ranges, max detections per image); print the 12 summary numbers "
         "(and a per-class table).",
@@ -1470,6 +1470,8 @@ def build_parser() -> argparse.ArgumentParser:
     coco.add_argument("gt", metavar="GT.json", help="COCO ground truth (images, annotations, categories)")
     coco.add_argument("results", metavar="RESULTS.json", help="COCO results: a list of detections")
     coco.add_argument("--per-class", action="store_true", help="also print AP, AP50, AP75 per class")
+    coco.add_argument("--iou-type", choices=("bbox", "segm"), default="bbox",
+                      help="box IoU (default) or mask IoU of the segmentations")
     coco.add_argument("--max-dets", type=_int_in(1), nargs=3, default=[1, 10, 100], metavar="N",
                       help="detections per image for the three AR numbers (default 1 10 100)")
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",

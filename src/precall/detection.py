@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from ._counts import ThresholdTable
+from ._masks import mask_iou
 from ._rowwise import row_coco_precision, steps_from_counts
 
 __all__ = [
@@ -96,6 +97,10 @@ class DetectionSet:
     dt_box: np.ndarray
     dt_score: np.ndarray
     class_names: dict[Any, str] = field(default_factory=dict)
+    dt_area: np.ndarray | None = None  # area for the area ranges (default w * h)
+    gt_segm: list[Any] | None = None  # COCO segmentations, for iou_type="segm"
+    dt_segm: list[Any] | None = None
+    image_hw: dict[Any, tuple[int, int]] | None = None
 
 
 def _load_json(obj: Any, what: str) -> Any:
@@ -169,14 +174,33 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
     gt_crowd = np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool)
     gt_ignore = np.array([bool(a.get("ignore", 0)) for a in anns], dtype=bool)
     image_set = set(images.tolist())
+    image_hw = {img["id"]: (int(img.get("height", 0)), int(img.get("width", 0))) for img in g["images"]}
+    # pycocotools' loadRes: box results if the first has a box, else segmentation results
+    # (area = mask area, box = the mask's extent when absent)
+    segm_results = bool(r) and not (r[0].get("bbox") not in (None, []))
     for i, d in enumerate(r):
-        for key in ("image_id", "category_id", "bbox", "score"):
+        for key in ("image_id", "category_id", "segmentation" if segm_results else "bbox", "score"):
             if key not in d:
                 raise ValueError(f"results detection {i}: no {key!r}")
         if d["image_id"] not in image_set:
             raise ValueError(
                 f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"
             )
+    dt_area = None
+    if segm_results:
+        from ._masks import mask_area, mask_bbox, to_mask
+
+        r = list(r)  # boxes are added to copies: the caller's records stay as they were
+        dt_area = np.zeros(len(r))
+        for i, d in enumerate(r):
+            h, w = image_hw[d["image_id"]]
+            try:
+                mask = to_mask(d["segmentation"], h, w)
+            except ValueError as exc:
+                raise ValueError(f"results detection {i}: 'segmentation': {exc}") from None
+            dt_area[i] = mask_area(mask)
+            if "bbox" not in d:
+                d = r[i] = dict(d, bbox=mask_bbox(mask, h, w))
     dt_box = _boxes(r, "results detection")
     dt_score = np.zeros(len(r))
     for i, d in enumerate(r):
@@ -191,7 +215,9 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         gt_image=np.array([a["image_id"] for a in anns]), gt_class=np.array([a["category_id"] for a in anns]),
         gt_box=gt_box, gt_area=gt_area, gt_crowd=gt_crowd, gt_ignore=gt_ignore,
         dt_image=np.array([d["image_id"] for d in r]), dt_class=np.array([d["category_id"] for d in r]),
-        dt_box=dt_box, dt_score=dt_score, class_names=names,
+        dt_box=dt_box, dt_score=dt_score, class_names=names, dt_area=dt_area,
+        gt_segm=[a.get("segmentation") for a in anns],
+        dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,
     )
 
 
@@ -275,15 +301,40 @@ class _Matched:
     n_gt: np.ndarray  # (A, K) non-ignored ground truths per class
 
 
+def _mask_source(data: DetectionSet) -> Any:
+    """``get(kind, row)``: the decoded mask of a ground truth or detection (cached)."""
+    from ._masks import to_mask
+
+    cache: dict[tuple[str, int], np.ndarray] = {}
+
+    def get(kind: str, row: int) -> np.ndarray:
+        key = (kind, row)
+        if key not in cache:
+            segms, images = (data.gt_segm, data.gt_image) if kind == "gt" else (data.dt_segm, data.dt_image)
+            h, w = data.image_hw[images[row]]  # type: ignore[index]
+            seg = segms[row]  # type: ignore[index]
+            if seg is None:
+                what = "ground truth annotation" if kind == "gt" else "results detection"
+                raise ValueError(f"{what} {row}: no 'segmentation' (iou_type='segm' needs one for every record)")
+            try:
+                cache[key] = to_mask(seg, h, w)
+            except ValueError as exc:
+                raise ValueError(f"{kind} {row}: 'segmentation': {exc}") from None
+        return cache[key]
+
+    return get
+
+
 def _match(
     data: DetectionSet, thresholds: np.ndarray, area_ranges: list[tuple[float, float]], max_det: int, ties: str,
-    progress: Any = None,
+    progress: Any = None, iou_type: str = "bbox",
 ) -> _Matched:
     T, A, K = thresholds.size, len(area_ranges), data.classes.size
     thr = np.minimum(thresholds, 1 - 1e-10)
+    masks = _mask_source(data) if iou_type == "segm" else None
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored")}
     n_gt = np.zeros((A, K), dtype=np.int64)
-    dt_area = data.dt_box[:, 2] * data.dt_box[:, 3]
+    dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
     groups = _groups(data, max_det, ties)
     total = sum(g.dt_rows.size for g in groups) or 1
     done = 0
@@ -296,7 +347,15 @@ def _match(
         dvalid, gvalid = grp.dt_rows >= 0, grp.gt_rows >= 0
         drow, grow = np.where(dvalid, grp.dt_rows, 0), np.where(gvalid, grp.gt_rows, 0)
         crowd = data.gt_crowd[grow] & gvalid
-        ious = _iou(data.dt_box[drow], data.gt_box[grow], crowd)  # (B, D, G)
+        if masks is None:
+            ious = _iou(data.dt_box[drow], data.gt_box[grow], crowd)  # (B, D, G)
+        else:
+            ious = np.zeros((B, D, G))
+            for b in range(B):
+                d_ok, g_ok = grp.dt_rows[b][dvalid[b]], grp.gt_rows[b][gvalid[b]]
+                ious[b, : d_ok.size, : g_ok.size] = mask_iou(
+                    [masks("dt", r) for r in d_ok.tolist()], [masks("gt", r) for r in g_ok.tolist()],
+                    data.gt_crowd[g_ok])
         ious[~(dvalid[:, :, None] & gvalid[:, None, :])] = -1.0
         tp = np.zeros((A, T, B, D), dtype=bool)
         ignored = np.zeros((A, T, B, D), dtype=bool)
@@ -482,8 +541,10 @@ def evaluate_coco(
         Default pycocotools' 101 thresholds ``np.linspace(0, 1, 101)``.
     max_dets : tuple of int, default=(1, 10, 100)
         Detections per image and class kept; ascending.
-    iou_type : {"bbox"}, default="bbox"
-        Only boxes: mask (``"segm"``) and keypoint IoU are not implemented.
+    iou_type : {"bbox", "segm"}, default="bbox"
+        Box IoU, or mask IoU of the COCO segmentations (polygons and run-length
+        counts decoded as pycocotools does; a detection's area is then its mask
+        area).  Keypoints are not implemented.
     area_ranges : dict of name to (low, high), default=None
         Default all / small / medium / large (pycocotools' ranges).  The
         summary needs the names ``all``, ``small``, ``medium``, ``large``.
@@ -498,9 +559,10 @@ def evaluate_coco(
     """
     if ties not in ("stable", "group"):
         raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
-    if iou_type != "bbox":
-        raise ValueError(f"`iou_type` {iou_type!r} is not supported: only 'bbox' (mask and keypoint IoU are not "
-                         "implemented)")
+    if iou_type not in ("bbox", "segm"):
+        raise ValueError(f"`iou_type` must be 'bbox' or 'segm' (keypoints are not implemented); got {iou_type!r}")
+    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
+        raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
     thresholds = IOU_THRESHOLDS if iou_thresholds is None else np.asarray(iou_thresholds, dtype=np.float64)
     if thresholds.ndim != 1 or thresholds.size == 0 or ((thresholds < 0) | (thresholds > 1)).any():
         raise ValueError(f"`iou_thresholds` must be a non-empty 1-D array in [0, 1]; got {iou_thresholds!r}")
@@ -509,7 +571,7 @@ def evaluate_coco(
         raise ValueError(f"`max_dets` must be increasing positive integers; got {max_dets!r}")
     ranges = dict(AREA_RANGES if area_ranges is None else area_ranges)
     range_list = list(ranges.values())
-    matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress)
+    matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress, iou_type)
     T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
     if recall_thresholds is None:
         recall_thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
