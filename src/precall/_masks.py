@@ -19,7 +19,6 @@ areas and IoUs are the same integers:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -56,34 +55,33 @@ def _from_counts(counts: list[int], h: int, w: int) -> np.ndarray:
     return np.repeat(values, runs)
 
 
-def _boundary_points(xy: np.ndarray) -> tuple[list[int], list[int]]:
-    """The polygon's edges walked in unit steps on the 5x grid: (u, v) per step."""
+def _boundary_points(xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The polygon's edges walked in unit steps on the 5x grid: (u, v) per step.
+
+    Each edge is walked along its longer axis from its lower end, the other
+    coordinate rounded (C's ``(int)(a + s * t + .5)``); all edges at once.
+    """
     scale = 5.0
-    k = xy.size // 2
-    x = [int(scale * xy[2 * j] + 0.5) for j in range(k)]
-    y = [int(scale * xy[2 * j + 1] + 0.5) for j in range(k)]
-    x.append(x[0])
-    y.append(y[0])
-    u: list[int] = []
-    v: list[int] = []
-    for j in range(k):
-        xs, xe, ys, ye = x[j], x[j + 1], y[j], y[j + 1]
-        dx, dy = abs(xe - xs), abs(ys - ye)
-        flip = (dx >= dy and xs > xe) or (dx < dy and ys > ye)
-        if flip:
-            xs, xe, ys, ye = xe, xs, ye, ys
-        if dx >= dy:
-            slope = (ye - ys) / dx if dx else 0.0
-            for d in range(dx + 1):
-                t = dx - d if flip else d
-                u.append(t + xs)
-                v.append(int(ys + slope * t + 0.5))
-        else:
-            slope = (xe - xs) / dy
-            for d in range(dy + 1):
-                t = dy - d if flip else d
-                v.append(t + ys)
-                u.append(int(xs + slope * t + 0.5))
+    x = np.trunc(scale * xy[0::2] + 0.5).astype(np.int64)
+    y = np.trunc(scale * xy[1::2] + 0.5).astype(np.int64)
+    x, y = np.append(x, x[0]), np.append(y, y[0])
+    xs, xe, ys, ye = x[:-1], x[1:], y[:-1], y[1:]
+    dx, dy = np.abs(xe - xs), np.abs(ys - ye)
+    along_x = dx >= dy
+    flip = (along_x & (xs > xe)) | (~along_x & (ys > ye))
+    xs, xe = np.where(flip, xe, xs), np.where(flip, xs, xe)
+    ys, ye = np.where(flip, ye, ys), np.where(flip, ys, ye)
+    length = np.where(along_x, dx, dy)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a repeated vertex: no slope, one point
+        slope = np.where(along_x, (ye - ys) / np.maximum(dx, 1), (xe - xs) / np.maximum(dy, 1))
+    count = length + 1
+    edge = np.repeat(np.arange(xs.size), count)
+    d = np.arange(edge.size) - np.repeat(np.cumsum(count) - count, count)
+    step = np.where(flip[edge], length[edge] - d, d)
+    rounded = np.where(along_x[edge], ys[edge], xs[edge]) + slope[edge] * step + 0.5
+    rounded = np.trunc(rounded).astype(np.int64)
+    u = np.where(along_x[edge], step + xs[edge], rounded)
+    v = np.where(along_x[edge], rounded, step + ys[edge])
     return u, v
 
 
@@ -93,34 +91,16 @@ def _from_polygon(polygon: Any, h: int, w: int) -> np.ndarray:
         raise ValueError(f"a polygon needs at least 3 points (x, y pairs); got {xy.size} numbers")
     u, v = _boundary_points(xy)
     scale = 5.0
-    starts = []
-    for j in range(1, len(u)):
-        if u[j] == u[j - 1]:
-            continue
-        xd = (float(u[j] if u[j] < u[j - 1] else u[j] - 1) + 0.5) / scale - 0.5
-        if math.floor(xd) != xd or xd < 0 or xd > w - 1:
-            continue
-        yd = (float(v[j] if v[j] < v[j - 1] else v[j - 1]) + 0.5) / scale - 0.5
-        yd = math.ceil(min(max(yd, 0.0), float(h)))
-        starts.append(int(xd) * h + int(yd))
-    # the column-major positions where the mask flips, as run lengths
-    positions = sorted(starts) + [h * w]
-    runs, previous = [], 0
-    for p in positions:
-        runs.append(p - previous)
-        previous = p
-    counts = [runs[0]]
-    j = 1
-    while j < len(runs):  # a zero-length run merges its neighbours
-        if runs[j] > 0:
-            counts.append(runs[j])
-            j += 1
-        else:
-            j += 1
-            if j < len(runs):
-                counts[-1] += runs[j]
-                j += 1
-    return _from_counts(counts, h, w)
+    moved = np.flatnonzero(u[1:] != u[:-1]) + 1  # steps that change column on the 5x grid
+    cur, prev = u[moved], u[moved - 1]
+    xd = (np.where(cur < prev, cur, cur - 1) + 0.5) / scale - 0.5
+    keep = (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)  # pixel-centre crossings inside the image
+    yd = (np.where(v[moved] < v[moved - 1], v[moved], v[moved - 1]) + 0.5) / scale - 0.5
+    yd = np.ceil(np.clip(yd, 0.0, float(h)))
+    flips = xd[keep].astype(np.int64) * h + yd[keep].astype(np.int64)
+    # the mask flips at each boundary position (column-major); equal positions cancel in pairs
+    count = np.bincount(flips, minlength=h * w + 1)[: h * w]
+    return (np.cumsum(count) & 1).astype(bool)
 
 
 def to_mask(segmentation: Any, h: int, w: int) -> np.ndarray:
