@@ -8,6 +8,7 @@ that one table.  See :mod:`precall.scores` for the conventions.
 from __future__ import annotations
 
 from ._counts import OperatingPoint, ThresholdTable
+from .accumulate import Accumulator
 from ._validate import check_binary as _check_binary
 from ._warnings import UndefinedMetricWarning
 from .curves import (
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AP_METHODS",
+    "Accumulator",
     "CONVENTIONS",
     "Convention",
     "DetCurve",

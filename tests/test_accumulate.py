@@ -1,0 +1,154 @@
+"""precall.Accumulator: any split into batches, merged in any order, gives the table
+the in-memory path builds from all rows; the payload round-trips and foreign or
+corrupt payloads are rejected."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import precall
+
+
+def _tables_equal(a, b, exact=True):
+    np.testing.assert_array_equal(a.thresholds, b.thresholds)
+    if exact:
+        np.testing.assert_array_equal(a.tp, b.tp)
+        np.testing.assert_array_equal(a.fp, b.fp)
+        assert (a.n_pos, a.n_neg) == (b.n_pos, b.n_neg)
+    else:
+        np.testing.assert_allclose(a.tp, b.tp, rtol=1e-12)
+        np.testing.assert_allclose(a.fp, b.fp, rtol=1e-12)
+        assert a.n_pos == pytest.approx(b.n_pos, rel=1e-12) and a.n_neg == pytest.approx(b.n_neg, rel=1e-12)
+
+
+rows = st.lists(st.tuples(st.booleans(), st.integers(-3, 6), st.integers(0, 3)), min_size=1, max_size=60)
+
+
+@given(rows, st.lists(st.integers(0, 60), max_size=5), st.booleans(), st.randoms(use_true_random=False))
+def test_batches_and_merges_equal_one_shot(data, cuts, weighted, rnd):
+    y = np.array([r[0] for r in data], dtype=int)
+    s = np.array([r[1] / 2 for r in data])  # ties, negatives, -0.0
+    w = np.array([float(r[2]) for r in data]) if weighted else None
+    if w is not None and not (w > 0).any():
+        w[0] = 1.0
+    bounds = sorted({0, len(y), *[c % (len(y) + 1) for c in cuts]})
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        acc = precall.Accumulator()
+        acc.update(y[lo:hi], s[lo:hi], sample_weight=None if w is None else w[lo:hi])
+        parts.append(acc)
+    rnd.shuffle(parts)  # commutative
+    merged = parts[0]
+    for p in parts[1:]:
+        merged = merged.merge(p)
+    one = precall.Accumulator().update(y, s, sample_weight=w)
+    expected = precall.threshold_table(y, s, sample_weight=w)
+    _tables_equal(one.table(), expected, exact=w is None)
+    _tables_equal(merged.table(), expected, exact=w is None)
+    # one accumulator fed every batch in turn
+    fed = precall.Accumulator()
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        fed.update(y[lo:hi], s[lo:hi], sample_weight=None if w is None else w[lo:hi])
+    _tables_equal(fed.table(), expected, exact=w is None)
+
+
+def test_merge_is_associative(rng):
+    y = rng.integers(0, 2, 300)
+    s = np.round(rng.random(300), 2)
+    a, b, c = (precall.Accumulator().update(y[i::3], s[i::3]) for i in range(3))
+    left = a.merge(b).merge(c).table()
+    right = a.merge(b.merge(c)).table()
+    _tables_equal(left, right)
+    _tables_equal(left, precall.threshold_table(y, s))
+
+
+def test_metrics_from_the_table_equal_in_memory(rng):
+    y = rng.integers(0, 2, 2000)
+    s = np.round(rng.random(2000) + 0.3 * y, 3)
+    acc = precall.Accumulator()
+    for lo in range(0, 2000, 128):
+        acc.update(y[lo:lo + 128], s[lo:lo + 128])
+    table = acc.table()
+    for m in precall.AP_METHODS:
+        assert table.average_precision(method=m) == precall.average_precision(y, s, method=m)
+    assert table.roc_auc() == precall.roc_auc(y, s)
+
+
+def test_pos_label_and_string_labels(rng):
+    y = np.where(rng.random(100) < 0.4, "spam", "ham")
+    s = rng.random(100)
+    acc = precall.Accumulator(pos_label="spam").update(y[:50], s[:50]).update(y[50:], s[50:])
+    _tables_equal(acc.table(), precall.threshold_table(y, s, pos_label="spam"))
+    with pytest.raises(ValueError, match="pos_label"):
+        precall.Accumulator().update(y, s)
+
+
+def test_multiclass_one_table_per_class(rng):
+    y = rng.integers(0, 3, 240)
+    z = np.round(rng.random((240, 3)), 2)
+    acc = precall.Accumulator(labels=[0, 1, 2])
+    for lo in range(0, 240, 50):
+        acc.update(y[lo:lo + 50], z[lo:lo + 50])
+    expected = precall.per_class_tables(y, z)
+    for c, table in acc.tables().items():
+        _tables_equal(table, expected[c])
+    with pytest.raises(ValueError, match="name the class"):
+        acc.table()
+    with pytest.raises(ValueError, match="binary"):
+        precall.Accumulator().update(y, z)
+
+
+def test_round_trip_and_rejections(rng):
+    y = rng.integers(0, 2, 50)
+    s = rng.random(50)
+    w = rng.uniform(0.5, 2, 50)
+    for acc in (precall.Accumulator().update(y, s), precall.Accumulator().update(y, s, sample_weight=w),
+                precall.Accumulator(labels=["a", "b"]).update(np.c_[y, 1 - y], np.c_[s, 1 - s])):
+        again = precall.Accumulator.from_bytes(acc.to_bytes())
+        for (_, t1), (_, t2) in zip(acc.tables().items(), again.tables().items()):
+            _tables_equal(t1, t2)
+        assert again.merge(acc).n_distinct == acc.n_distinct
+    payload = precall.Accumulator().update(y, s).to_bytes()
+    with pytest.raises(ValueError, match="not a precall Accumulator payload"):
+        precall.Accumulator.from_bytes(b"garbage")
+    with pytest.raises(ValueError, match="not a precall Accumulator payload"):
+        precall.Accumulator.from_bytes(payload[: len(payload) // 2])
+    buffer = io.BytesIO()
+    np.savez(buffer, x=np.arange(3))
+    with pytest.raises(ValueError, match="not a precall Accumulator payload"):
+        precall.Accumulator.from_bytes(buffer.getvalue())
+    with pytest.raises(TypeError, match="bytes"):
+        precall.Accumulator.from_bytes("text")
+
+
+def test_corrupt_state_and_other_errors(rng):
+    import json
+
+    acc = precall.Accumulator().update([0, 1, 1], [0.3, 0.2, 0.9])
+    with np.load(io.BytesIO(acc.to_bytes())) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays["scores_0"] = arrays["scores_0"][::-1].copy()  # unsorted
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with pytest.raises(ValueError, match="corrupt"):
+        precall.Accumulator.from_bytes(buffer.getvalue())
+    meta = json.loads(bytes(arrays["meta"]).decode())
+    meta["version"] = 99
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with pytest.raises(ValueError, match="version 99"):
+        precall.Accumulator.from_bytes(buffer.getvalue())
+    with pytest.raises(ValueError, match="no row"):
+        precall.Accumulator().table()
+    with pytest.raises(ValueError, match="same `pos_label`"):
+        precall.Accumulator(pos_label=1).merge(precall.Accumulator(pos_label=0))
+    with pytest.raises(TypeError, match="Accumulator"):
+        precall.Accumulator().merge(3)
+    with pytest.raises(ValueError, match="NaN"):
+        precall.Accumulator().update([0, 1], [0.1, float("nan")])
