@@ -152,3 +152,61 @@ def test_corrupt_state_and_other_errors(rng):
         precall.Accumulator().merge(3)
     with pytest.raises(ValueError, match="NaN"):
         precall.Accumulator().update([0, 1], [0.1, float("nan")])
+
+
+# ------------------------------------------------------------------ binned mode
+@given(rows, st.integers(1, 12), st.booleans(), st.sampled_from(["group", "stable"]))
+def test_binned_bounds_always_contain_the_exact_value(data, n_bins, weighted, ties):
+    y = np.array([r[0] for r in data], dtype=int)
+    s = np.array([r[1] for r in data], dtype=float)
+    w = np.array([float(r[2]) for r in data]) if weighted else None
+    if w is not None and not (w > 0).any():
+        w[0] = 1.0
+    acc = precall.Accumulator(bins=n_bins, score_range=(-3, 6)).update(y, s, sample_weight=w)
+    has_pos = bool((y[w > 0] if w is not None else y).any())
+    for m in precall.AP_METHODS:
+        b = acc.average_precision(method=m)
+        exact = precall.average_precision(y, s, method=m, sample_weight=w, ties=ties, on_undefined="nan")
+        if not has_pos:
+            assert np.isnan(b.value) and np.isnan(exact)
+            continue
+        assert b.low - 1e-12 <= exact <= b.high + 1e-12, (m, b, exact)
+        assert b.low - 1e-12 <= b.value <= b.high + 1e-12
+    b = acc.roc_auc()
+    exact = precall.roc_auc(y, s, sample_weight=w, on_undefined="nan")
+    if np.isnan(exact):
+        assert np.isnan(b.value)
+    else:
+        assert b.low - 1e-12 <= exact <= b.high + 1e-12
+
+
+def test_binned_with_one_score_per_bin_is_exact(rng):
+    y = rng.integers(0, 2, 200)
+    s = rng.integers(0, 20, 200).astype(float)
+    acc = precall.Accumulator(bins=np.arange(-0.5, 20.5, 1.0)).update(y, s)  # a bin per distinct score
+    for m in precall.AP_METHODS:
+        assert acc.average_precision(method=m).value == pytest.approx(precall.average_precision(y, s, method=m))
+    b = acc.roc_auc()
+    assert b.value == pytest.approx(precall.roc_auc(y, s))
+
+
+def test_binned_merge_and_round_trip(rng):
+    y = rng.integers(0, 2, 500)
+    s = rng.random(500)
+    parts = [precall.Accumulator(bins=50, score_range=(0, 1)).update(y[i::2], s[i::2]) for i in range(2)]
+    merged = parts[0].merge(parts[1])
+    whole = precall.Accumulator(bins=50, score_range=(0, 1)).update(y, s)
+    assert merged.average_precision() == whole.average_precision()
+    again = precall.Accumulator.from_bytes(merged.to_bytes())
+    assert again.roc_auc() == whole.roc_auc()
+    with pytest.raises(ValueError, match="same bins"):
+        merged.merge(precall.Accumulator())
+    with pytest.raises(ValueError, match="no exact table"):
+        merged.table()
+    with pytest.raises(ValueError, match="score_range"):
+        precall.Accumulator(bins=10)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        precall.Accumulator(bins=[0.0, 0.5, 0.5])
+    exact = precall.Accumulator().update(y, s)
+    b = exact.average_precision(method="coco")
+    assert b.low == b.value == b.high == precall.average_precision(y, s, method="coco")

@@ -12,12 +12,43 @@ the state between processes in a versioned ``.npz`` payload (no pickle).
 Counts stay integers while no batch has weights (the table is then identical to
 the in-memory one, bit for bit); with weights they are float64 sums (equal to
 the in-memory table to rounding, about 1e-15 relative).
+
+Binned mode (``Accumulator(bins=N, score_range=(lo, hi))`` or ``bins=edges``)
+keeps only each bin's positive and negative weight: O(N) memory whatever the
+data (scores outside the range count in the end bins).  Inside a bin the order
+is unknown, so ``average_precision()`` and ``roc_auc()`` return a
+:class:`Bounded` value: the metric with each bin as one threshold, and bounds
+that hold for every arrangement inside the bins (ties grouped or not, any
+weights).  The bins' end points (cumulative TP and FP at each bin boundary) are
+the same in every arrangement; inside bin b, entered with (T, F) and holding
+(P_b, N_b):
+
+* every precision inside the bin is at most U_b = (T + P_b) / (T + F + P_b)
+  (all positives first) and, at positive weight x, at least
+  (T + x) / (T + F + N_b + x) (all negatives first);
+* step AP: each positive's precision <= U_b, so the "positives first, one step"
+  table bounds it above; below, the precision at x is increasing, so any
+  arrangement's sum is at least its integral, the Davis & Goadrich area of the
+  "negatives first" table;
+* the envelope conventions (voc2010, voc2007, coco): inner points only add to
+  the envelope (so the table of bin end points bounds below) and none exceeds
+  U_b at a recall below the bin's end (so "positives first" bounds above);
+* trapezoid: below, "negatives first" with the positives as one step (the
+  trapezoid rule under-estimates the concave precision curve); above, the
+  integral of the "positives first" curve, which every trapezoid sum under it
+  stays below;
+* interpolated: "negatives first" and "positives first" tables;
+* ROC-AUC: the pairs inside a bin count 0 (low), 1/2 (value) or 1 (high).
+
+The tests check with hypothesis that the exact value (grouped or stable ties,
+with weights) always lies inside.
 """
 
 from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,7 +56,7 @@ import numpy as np
 from ._counts import ThresholdTable
 from ._validate import check_binary, check_multi, is_multi
 
-__all__ = ["Accumulator"]
+__all__ = ["Accumulator", "Bounded"]
 
 _FORMAT = "precall.Accumulator"
 _VERSION = 1
@@ -72,13 +103,23 @@ class Accumulator:
     True
     """
 
-    def __init__(self, *, pos_label: Any = None, labels: Any = None) -> None:
+    def __init__(
+        self, *, pos_label: Any = None, labels: Any = None, bins: Any = None,
+        score_range: tuple[float, float] | None = None,
+    ) -> None:
         self.pos_label = pos_label
         self.labels = None if labels is None else np.asarray(labels)
+        self.edges = _edges(bins, score_range)
         k = 1 if self.labels is None else self.labels.size
-        self._scores = [np.zeros(0) for _ in range(k)]
-        self._pos = [np.zeros(0, dtype=np.int64) for _ in range(k)]
-        self._neg = [np.zeros(0, dtype=np.int64) for _ in range(k)]
+        if self.edges is None:
+            self._scores = [np.zeros(0) for _ in range(k)]
+            self._pos = [np.zeros(0, dtype=np.int64) for _ in range(k)]
+            self._neg = [np.zeros(0, dtype=np.int64) for _ in range(k)]
+        else:  # one slot per bin, in increasing score order
+            n_bins = self.edges.size - 1
+            self._scores = [(self.edges[:-1] + self.edges[1:]) / 2 for _ in range(k)]
+            self._pos = [np.zeros(n_bins, dtype=np.int64) for _ in range(k)]
+            self._neg = [np.zeros(n_bins, dtype=np.int64) for _ in range(k)]
 
     # -- feeding ------------------------------------------------------------
     @property
@@ -87,6 +128,19 @@ class Accumulator:
 
     def _add(self, c: int, scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None) -> None:
         s = scores.astype(np.float64) + 0.0  # -0.0 is 0.0, as in the in-memory sort
+        if self.edges is not None:  # binned: scores outside the range go to the end bins
+            slot = np.clip(np.searchsorted(self.edges, s, side="right") - 1, 0, self.edges.size - 2)
+            n_bins = self.edges.size - 1
+            if weight is None:
+                p = np.bincount(slot[positive], minlength=n_bins)
+                n = np.bincount(slot[~positive], minlength=n_bins)
+            else:
+                p = np.bincount(slot, weights=np.where(positive, weight, 0.0), minlength=n_bins)
+                n = np.bincount(slot, weights=np.where(positive, 0.0, weight), minlength=n_bins)
+            dtype = np.result_type(self._pos[c].dtype, p.dtype)
+            self._pos[c] = self._pos[c].astype(dtype) + p
+            self._neg[c] = self._neg[c].astype(dtype) + n
+            return
         distinct, inverse = np.unique(s, return_inverse=True)
         if weight is None:
             p = np.bincount(inverse[positive], minlength=distinct.size)
@@ -98,7 +152,22 @@ class Accumulator:
             self._scores[c], self._pos[c], self._neg[c], distinct, p, n)
 
     def update(self, y_true: Any, y_score: Any, *, sample_weight: Any = None) -> "Accumulator":
-        """Add a batch (validated as the in-memory functions validate it); returns ``self``."""
+        """Add a batch (validated as the in-memory functions validate it); returns ``self``.
+
+        A batch whose weights are all zero is checked and adds nothing.
+        """
+        if sample_weight is not None:
+            w = np.asarray(sample_weight)
+            if w.size and w.dtype.kind in "iuf" and not np.any(w):
+                if self.multi:
+                    check_multi(y_true, y_score, None, self.labels)
+                else:
+                    check_binary(y_true, y_score, None, self.pos_label)
+                if np.shape(w) != (np.shape(y_true)[0],):
+                    raise ValueError(
+                        f"`sample_weight` must have one weight per sample ({np.shape(y_true)[0]}); got shape "
+                        f"{np.shape(w)}")
+                return self
         if self.multi:
             data = check_multi(y_true, y_score, sample_weight, self.labels)
             for c in range(data.scores.shape[1]):
@@ -121,7 +190,16 @@ class Accumulator:
             self.labels is not None and other.labels is not None and np.array_equal(self.labels, other.labels))
         if not same_labels or self.pos_label != other.pos_label:
             raise ValueError("can only merge accumulators with the same `pos_label` and `labels`")
-        out = Accumulator(pos_label=self.pos_label, labels=self.labels)
+        same_bins = (self.edges is None and other.edges is None) or (
+            self.edges is not None and other.edges is not None and np.array_equal(self.edges, other.edges))
+        if not same_bins:
+            raise ValueError("can only merge accumulators with the same bins (or both exact)")
+        out = Accumulator(pos_label=self.pos_label, labels=self.labels, bins=self.edges)
+        if self.edges is not None:
+            for c in range(len(self._pos)):
+                out._pos[c] = self._pos[c] + other._pos[c]
+                out._neg[c] = self._neg[c] + other._neg[c]
+            return out
         for c in range(len(self._scores)):
             out._scores[c], out._pos[c], out._neg[c] = _merge_states(
                 self._scores[c], self._pos[c], self._neg[c], other._scores[c], other._pos[c], other._neg[c])
@@ -131,6 +209,11 @@ class Accumulator:
     def table(self, label: Any = None) -> ThresholdTable:
         """The grouped :class:`ThresholdTable` of everything seen (of class ``label``
         for multi-class input), as :func:`precall.threshold_table` builds it."""
+        if self.edges is not None:
+            raise ValueError(
+                "a binned accumulator has no exact table: use average_precision() or roc_auc(), which "
+                "return the value with guaranteed bounds"
+            )
         c = self._index(label)
         scores, pos, neg = self._scores[c], self._pos[c], self._neg[c]
         seen = (pos > 0) | (neg > 0)  # zero-weight rows add no threshold, as in memory
@@ -158,6 +241,55 @@ class Accumulator:
             raise ValueError(f"`label` {label!r} is not one of {self.labels.tolist()}")  # type: ignore[union-attr]
         return int(hits[0])
 
+    def average_precision(self, *, method: str = "step", recall_grid: str = "reference",
+                          label: Any = None) -> "Bounded":
+        """AP by ``method`` with guaranteed bounds (equal to the value when exact).
+
+        Binned: within a bin the order of positives and negatives is unknown.
+        The value treats each bin as one threshold; the bounds hold for every
+        arrangement inside the bins (the argument is in the module docstring).
+        """
+        from .scores import AP_METHODS
+
+        if method not in AP_METHODS:
+            raise ValueError(f"`method` must be one of {AP_METHODS}; got {method!r}")
+        if self.edges is None:
+            v = self.table(label).average_precision(method=method, recall_grid=recall_grid, on_undefined="nan")
+            return Bounded(v, v, v)
+        pos, neg = self._binned(label)
+        grouped = _bin_table(pos, neg, "grouped")
+        value = grouped.average_precision(method=method, recall_grid=recall_grid, on_undefined="nan")
+        low_table, low_method = (_bin_table(pos, neg, "negatives first"), method)
+        high_table, high_method = (_bin_table(pos, neg, "positives first"), method)
+        if method in ("voc2010", "voc2007", "coco"):
+            low_table = grouped  # only the bins' end points are certain
+        elif method == "step":
+            low_method = "interpolated"  # positives spread after the negatives: the integral
+        elif method == "trapezoid":
+            high_method = "interpolated"  # positives spread ahead of the negatives: the integral
+        low = low_table.average_precision(method=low_method, recall_grid=recall_grid, on_undefined="nan")
+        high = high_table.average_precision(method=high_method, recall_grid=recall_grid, on_undefined="nan")
+        return Bounded(value, low, high)
+
+    def roc_auc(self, *, label: Any = None) -> "Bounded":
+        """ROC-AUC with guaranteed bounds: the pairs inside a bin count 0 (low), 1/2
+        (value, a bin as one threshold) or 1 (high)."""
+        if self.edges is None:
+            v = self.table(label).roc_auc(on_undefined="nan")
+            return Bounded(v, v, v)
+        pos, neg = self._binned(label)
+        total = float(pos.sum()) * float(neg.sum())
+        if total == 0:
+            return Bounded(float("nan"), float("nan"), float("nan"))
+        below = neg.sum() - np.cumsum(neg[::-1])[::-1]  # negatives in lower bins
+        cross = float(np.sum(pos * below))
+        inside = float(np.sum(pos * neg))
+        return Bounded((cross + inside / 2) / total, cross / total, (cross + inside) / total)
+
+    def _binned(self, label: Any) -> tuple[np.ndarray, np.ndarray]:
+        c = self._index(label)
+        return self._pos[c], self._neg[c]
+
     @property
     def n_distinct(self) -> int:
         return int(sum(s.size for s in self._scores))
@@ -177,10 +309,13 @@ class Accumulator:
                 "format": _FORMAT, "version": _VERSION,
                 "pos_label": _plain(self.pos_label),
                 "labels": None if self.labels is None else [_plain(v) for v in self.labels.tolist()],
+                "binned": self.edges is not None,
             })
         except TypeError:
             raise TypeError("`pos_label` and `labels` must be strings, numbers or booleans to be shipped") from None
         arrays = {"meta": np.frombuffer(meta.encode("utf-8"), dtype=np.uint8)}
+        if self.edges is not None:
+            arrays["edges"] = self.edges
         for c in range(len(self._scores)):
             arrays[f"scores_{c}"] = self._scores[c]
             arrays[f"pos_{c}"] = self._pos[c]
@@ -207,7 +342,11 @@ class Accumulator:
                 f"Accumulator payload version {meta.get('version')!r} is not supported (this precall "
                 f"reads version {_VERSION})"
             )
-        out = cls(pos_label=meta.get("pos_label"), labels=meta.get("labels"))
+        edges = arrays.get("edges") if meta.get("binned") else None
+        try:
+            out = cls(pos_label=meta.get("pos_label"), labels=meta.get("labels"), bins=edges)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"corrupt Accumulator payload: {exc}") from None
         for c in range(len(out._scores)):
             try:
                 s, p, n = arrays[f"scores_{c}"], arrays[f"pos_{c}"], arrays[f"neg_{c}"]
@@ -215,12 +354,65 @@ class Accumulator:
                 raise ValueError(f"corrupt Accumulator payload: missing {exc}") from None
             ok = (s.ndim == p.ndim == n.ndim == 1 and s.shape == p.shape == n.shape and s.dtype.kind == "f"
                   and p.dtype.kind in "if" and n.dtype.kind in "if" and np.isfinite(s).all()
-                  and (np.diff(s) > 0).all() and (p >= 0).all() and (n >= 0).all())
+                  and (np.diff(s) > 0).all() and (p >= 0).all() and (n >= 0).all()
+                  and (out.edges is None or s.size == out.edges.size - 1))
             if not ok:
                 raise ValueError(f"corrupt Accumulator payload: table {c} is not sorted distinct scores "
                                  "with non-negative counts")
             out._scores[c], out._pos[c], out._neg[c] = s, p, n
         return out
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """A metric value with guaranteed bounds ``low <= exact <= high``."""
+
+    value: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{self.value:.6g} (bounds [{self.low:.6g}, {self.high:.6g}])"
+
+
+def _edges(bins: Any, score_range: Any) -> np.ndarray | None:
+    if bins is None:
+        if score_range is not None:
+            raise ValueError("`score_range` goes with `bins=N`")
+        return None
+    if np.ndim(bins) == 0:
+        if isinstance(bins, bool) or int(bins) != bins or int(bins) < 1:
+            raise ValueError(f"`bins` must be a positive number of bins or an array of edges; got {bins!r}")
+        if score_range is None:
+            raise ValueError("`bins=N` needs `score_range=(low, high)` (or pass the edges themselves)")
+        lo, hi = (float(v) for v in score_range)
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise ValueError(f"`score_range` must be finite with low < high; got {score_range!r}")
+        return np.linspace(lo, hi, int(bins) + 1)
+    edges = np.asarray(bins, dtype=np.float64)
+    if edges.ndim != 1 or edges.size < 2 or not np.isfinite(edges).all() or (np.diff(edges) <= 0).any():
+        raise ValueError("`bins` as edges must be a finite, strictly increasing 1-D array of at least 2 values")
+    return edges
+
+
+def _bin_table(pos: np.ndarray, neg: np.ndarray, arrangement: str) -> ThresholdTable:
+    """The count table of binned counts (bins in increasing score order): each bin as one
+    threshold, or as two points in a row, its positives first or its negatives first."""
+    used = np.flatnonzero((pos > 0) | (neg > 0))[::-1]  # decreasing score
+    if used.size == 0:
+        raise ValueError("the accumulator has seen no row with positive weight yet")
+    p, n = pos[used], neg[used]
+    rank = -np.arange(used.size, dtype=np.float64)  # any decreasing thresholds
+    if arrangement == "grouped":
+        tp, fp = np.cumsum(p), np.cumsum(n)
+        return ThresholdTable(thresholds=rank, tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
+    zero = np.zeros_like(p)
+    first_p, first_n = (p, zero) if arrangement == "positives first" else (zero, n)
+    second_p, second_n = (zero, n) if arrangement == "positives first" else (p, zero)
+    dp = np.column_stack([first_p, second_p]).ravel()
+    dn = np.column_stack([first_n, second_n]).ravel()
+    tp, fp = np.cumsum(dp), np.cumsum(dn)
+    return ThresholdTable(thresholds=np.repeat(rank, 2), tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="stable")
 
 
 def _plain(value: Any) -> Any:
