@@ -193,3 +193,33 @@ def test_large_csv_reports_progress_when_forced(tmp_path, capsys):
     cols = read_file(str(path), label="y", score_columns=[("s", "--score")], progress=True)
     assert len(cols.labels) == 30000
     assert "big.csv" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl.gz", ".parquet", ".npz"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_stream_equals_in_memory(tmp_path, table, suffix, weighted):
+    path = _write(tmp_path / f"data{suffix}", table)
+    base = ["evaluate", path, "--label", "y", "--score", "a", "--pos-label", "pos", "--json"]
+    if weighted:
+        base += ["--weight", "w"]
+    whole = _run(*base)
+    streamed = _run(*base, "--stream", "--chunk-rows", "17")
+    assert whole.returncode == 0 and streamed.returncode == 0, streamed.stderr
+    a, b = json.loads(whole.stdout), json.loads(streamed.stdout)
+    for m in precall.AP_METHODS:
+        assert b["average_precision"][m] == pytest.approx(a["average_precision"][m], rel=1e-12, abs=1e-15)
+    assert b["roc_auc"] == pytest.approx(a["roc_auc"], rel=1e-12)
+    assert b["best_f1"] == pytest.approx(a["best_f1"], rel=1e-12)
+    assert b["input"] == a["input"]
+
+
+def test_stream_errors(tmp_path, table):
+    path = _write(tmp_path / "data.csv", table)
+    proc = _run("evaluate", path, "--label", "y", "--score", "a", "--pos-label", "pos", "--stream", "--ci")
+    assert proc.returncode == 2 and "--stream" in proc.stderr
+    cols = {k: np.array(v) for k, v in table.items()}
+    cols["a"] = cols["a"].astype(float)
+    cols["a"][120] = np.inf
+    bad = _write(tmp_path / "bad.csv", cols)
+    proc = _run("evaluate", bad, "--label", "y", "--score", "a", "--pos-label", "pos", "--stream", "--chunk-rows", "50")
+    assert proc.returncode == 2 and "line 122" in proc.stderr and "column 'a'" in proc.stderr

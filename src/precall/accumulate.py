@@ -220,8 +220,8 @@ class Accumulator:
         scores, pos, neg = scores[seen][::-1], pos[seen][::-1], neg[seen][::-1]
         if scores.size == 0:
             raise ValueError("the accumulator has seen no row with positive weight yet")
-        return ThresholdTable(thresholds=scores, tp=np.cumsum(pos), fp=np.cumsum(neg), n_pos=pos.sum(),
-                              n_neg=neg.sum(), ties="group")
+        tp, fp = np.cumsum(pos), np.cumsum(neg)
+        return ThresholdTable(thresholds=scores, tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
 
     def tables(self) -> dict[Any, ThresholdTable]:
         """Multi-class / multi-label: the table of each class, by class."""

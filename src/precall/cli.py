@@ -36,7 +36,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import precall
-from precall.readers import Columns, InputError, read_delimited, read_file
+from precall.readers import Columns, InputError, iter_file, read_delimited, read_file
 
 __all__ = ["main"]
 
@@ -1152,7 +1152,52 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------
 # commands
+def _evaluate_stream(args: argparse.Namespace) -> int:
+    """``--stream``: the file in chunks through an exact :class:`precall.Accumulator`."""
+    if args.class_columns is not None or len(args.score) != 1:
+        raise CliError("--stream takes one --score column (binary input)")
+    if args.ties != "group" or args.ci or args.at_recall or args.at_precision or args.at_threshold:
+        raise CliError("--stream evaluates with grouped ties and no --ci / --at-*; drop those options")
+    path, score = args.file, args.score[0]
+    counts: Counter[str] = Counter()
+    acc = positive = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for chunk in iter_file(path, label=args.label, score_columns=[(score, "--score")], weight=args.weight,
+                               delimiter=args.delimiter, chunk_rows=args.chunk_rows):
+            counts.update(chunk.labels)
+            if acc is None:
+                positive = resolve_pos_label(Counter(chunk.labels), args.pos_label, args.label, path)
+                acc = precall.Accumulator(pos_label=positive)
+            try:
+                acc.update(np.array(chunk.labels), chunk.scores, sample_weight=chunk.weights)
+            except (ValueError, TypeError) as exc:
+                raise CliError(f"{path}: {exc}") from None
+        if acc is None:
+            raise CliError(f"{path}: no data rows")
+        if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
+            raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
+                           f"positive label of the first chunk ({positive!r}); name it with --pos-label")
+        try:
+            evaluation = acc.table().evaluate(recall_grid=args.recall_grid)
+        except ValueError as exc:
+            raise CliError(f"{path}: {exc}") from None
+    report = Report(
+        source=path, n_rows=sum(counts.values()), label_column=args.label, score_column=score,
+        weight_column=args.weight, pos_label=positive, label_counts=dict(sorted(counts.items())),  # type: ignore[arg-type]
+        evaluation=dataclasses.replace(evaluation, n_samples=sum(counts.values())),
+        warnings=[str(w.message) for w in caught],
+    )
+    if args.markdown or args.csv:
+        _print_warnings(report)
+        print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
+        return 0
+    return _emit(report, args, to_json_dict, format_text)
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    if args.stream:
+        return _evaluate_stream(args)
     if args.class_columns is not None:
         return _evaluate_multiclass(args)
     if args.method is not None:
@@ -1406,6 +1451,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="binary: the operating point predicting positive at score >= T")
     ev.add_argument("--digits", type=_digits, default=6, metavar="N",
                     help="decimals in the text output (default 6)")
+    ev.add_argument("--stream", action="store_true",
+                    help="binary: read the file in chunks through an exact streaming accumulator (memory "
+                    "grows with the distinct scores, not the rows): for files larger than memory")
+    ev.add_argument("--chunk-rows", type=_int_in(1), default=1 << 18, metavar="N",
+                    help="with --stream: rows per chunk of text files (default 262144)")
     ev.add_argument("--ci", action="store_true",
                     help="binary: add a confidence interval to every number (bootstrap for "
                     "AP, DeLong for ROC-AUC; see --level, --ci-method, --resamples, --seed)")

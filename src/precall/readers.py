@@ -34,7 +34,7 @@ from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "InputError", "read_delimited", "read_file"]
+__all__ = ["Columns", "InputError", "iter_file", "read_delimited", "read_file"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -129,9 +129,13 @@ def _finish(
     weight: str | None,
     classes: list[str] | None,
     where: Callable[[int], str],
+    whole: bool = True,
 ) -> Columns:
-    """Check the assembled columns (``where(i)`` names data row i) and shape the scores."""
-    if not labels:
+    """Check the assembled columns (``where(i)`` names data row i) and shape the scores.
+
+    ``whole=False`` for one chunk of a file: the checks that need every row (some
+    row at all, some positive weight) are left to :func:`_concat`."""
+    if whole and not labels:
         raise InputError(f"{name}: no data rows")
     empty = [i for i, text in enumerate(labels) if not text]
     if empty:
@@ -160,7 +164,7 @@ def _finish(
                 f"{name}: {where(i)}, column {weight!r}: the weight must be finite and "
                 f"non-negative; got {str(float(weights[i]))!r}"
             )
-        if not weights.any():
+        if whole and not weights.any():
             raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
     if classes is None and scores.shape[1] == 1:
         scores = scores[:, 0]
@@ -236,22 +240,23 @@ def _number(text: str, what: str, column: str, where: str, name: str) -> float:
         raise InputError(f"{name}: {where}, column {column!r}: {what} must be a number; got {shown}") from None
 
 
-def read_delimited(
-    stream: IO[str],
-    name: str,
-    *,
-    label: str,
-    score_columns: ScoreColumns,
-    weight: str | None = None,
-    delimiter: str = ",",
-    classes: list[str] | None = None,
-) -> Columns:
-    """Read a delimited table with a header line from a text stream.
+def _concat(name: str, chunks: Iterator[Columns], weight: str | None, empty: str) -> Columns:
+    """One Columns from a file's chunks, with the checks that need every row."""
+    parts = list(chunks)
+    labels = [lab for part in parts for lab in part.labels]
+    if not labels:
+        raise InputError(f"{name}: {empty}")
+    scores = np.concatenate([part.scores for part in parts])
+    weights = None if weight is None else np.concatenate([part.weights for part in parts])  # type: ignore[misc]
+    if weights is not None and not weights.any():
+        raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
+    return Columns(labels, scores, weights)
 
-    ``name`` is the file name used in messages; line numbers are the file's
-    (the header is line 1).  Every data row must have as many fields as the
-    header; blank lines are errors except at the very end.
-    """
+
+def _delimited_chunks(
+    stream: IO[str], name: str, *, label: str, score_columns: ScoreColumns, weight: str | None,
+    delimiter: str, classes: list[str] | None, chunk_rows: int,
+) -> Iterator[Columns]:
     reader = csv.reader(stream, delimiter=delimiter, strict=True)
     rows = _csv_rows(reader, name)
     first = next(rows, None)
@@ -270,6 +275,14 @@ def read_delimited(
     scores: list[list[float]] = []
     weights: list[float] = []
     lines: list[int] = []
+
+    def flush() -> Columns:
+        s = np.array(scores, dtype=np.float64).reshape(len(labels), len(i_scores))
+        w = np.array(weights, dtype=np.float64) if weight is not None else None
+        at = list(lines)
+        return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
+                       classes=classes, where=lambda i: f"line {at[i]}", whole=False)
+
     blank_line: int | None = None
     for line, row in rows:
         if not row:
@@ -291,25 +304,53 @@ def read_delimited(
         if i_weight is not None:
             weights.append(_number(row[i_weight], "the weight", weight, where, name))  # type: ignore[arg-type]
         lines.append(line)
-    if not labels:
-        raise InputError(f"{name}: no data rows after the header (line 1)")
-    s = np.array(scores, dtype=np.float64).reshape(len(labels), len(i_scores))
-    w = np.array(weights, dtype=np.float64) if weight is not None else None
-    return _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
-                   classes=classes, where=lambda i: f"line {lines[i]}")
+        if len(labels) >= chunk_rows:
+            yield flush()
+            labels.clear(), scores.clear(), weights.clear(), lines.clear()
+    if labels:
+        yield flush()
+
+
+def read_delimited(
+    stream: IO[str],
+    name: str,
+    *,
+    label: str,
+    score_columns: ScoreColumns,
+    weight: str | None = None,
+    delimiter: str = ",",
+    classes: list[str] | None = None,
+) -> Columns:
+    """Read a delimited table with a header line from a text stream.
+
+    ``name`` is the file name used in messages; line numbers are the file's
+    (the header is line 1).  Every data row must have as many fields as the
+    header; blank lines are errors except at the very end.
+    """
+    chunks = _delimited_chunks(stream, name, label=label, score_columns=score_columns, weight=weight,
+                               delimiter=delimiter, classes=classes, chunk_rows=1 << 62)
+    return _concat(name, chunks, weight, "no data rows after the header (line 1)")
 
 
 # ---------------------------------------------------------------------------
 # JSON Lines
-def _read_jsonl(
+def _jsonl_chunks(
     stream: IO[str], name: str, *, label: str, score_columns: ScoreColumns, weight: str | None,
-    classes: list[str] | None,
-) -> Columns:
+    classes: list[str] | None, chunk_rows: int,
+) -> Iterator[Columns]:
     labels: list[str] = []
     scores: list[list[float]] = []
     weights: list[float] = []
     lines: list[int] = []
     wanted = [(label, "--label"), *score_columns] + ([(weight, "--weight")] if weight else [])
+
+    def flush() -> Columns:
+        s = np.array(scores, dtype=np.float64).reshape(len(labels), len(score_columns))
+        w = np.array(weights, dtype=np.float64) if weight is not None else None
+        at = list(lines)
+        return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
+                       classes=classes, where=lambda i: f"line {at[i]}", whole=False)
+
     try:
         for line, text in enumerate(stream, 1):
             if not text.strip():
@@ -334,14 +375,15 @@ def _read_jsonl(
             if weight is not None:
                 weights.append(_json_number(record[weight], "the weight", weight, line, name))
             lines.append(line)
+            if len(labels) >= chunk_rows:
+                yield flush()
+                labels.clear(), scores.clear(), weights.clear(), lines.clear()
     except UnicodeDecodeError:
         raise InputError(f"{name}: not valid UTF-8 text") from None
     except (OSError, EOFError) as exc:
         raise InputError(f"{name}: cannot read: {exc}") from None
-    s = np.array(scores, dtype=np.float64).reshape(len(labels), len(score_columns))
-    w = np.array(weights, dtype=np.float64) if weight is not None else None
-    return _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
-                   classes=classes, where=lambda i: f"line {lines[i]}")
+    if labels:
+        yield flush()
 
 
 def _json_number(value: Any, what: str, column: str, line: int, name: str) -> float:
@@ -367,7 +409,7 @@ def _numeric(values: Any, column: str, name: str, what: str) -> np.ndarray:
 
 def _from_arrays(
     name: str, get: Callable[[str, str], Any], *, label: str, score_columns: ScoreColumns,
-    weight: str | None, classes: list[str] | None,
+    weight: str | None, classes: list[str] | None, first_row: int = 0, whole: bool = True,
 ) -> Columns:
     raw_labels = np.asarray(get(label, "--label"))
     if raw_labels.ndim != 1:
@@ -380,7 +422,7 @@ def _from_arrays(
             raise InputError(f"{name}: column {c!r} has {arr.shape[0]} rows, column {label!r} has {len(labels)}")
     scores = np.column_stack(columns) if columns else np.empty((len(labels), 0))
     return _finish(name, labels, scores, w, label=label, score_columns=score_columns, weight=weight,
-                   classes=classes, where=_row)
+                   classes=classes, where=lambda i: _row(first_row + i), whole=whole)
 
 
 def _read_numpy(path: str, **kw: Any) -> Columns:
@@ -407,7 +449,8 @@ def _read_numpy(path: str, **kw: Any) -> Columns:
     return _from_arrays(path, get, **kw)
 
 
-def _read_parquet(path: str, progress: _Progress, **kw: Any) -> Columns:
+def _parquet_chunks(path: str, progress: _Progress, **kw: Any) -> Iterator[Columns]:
+    """One Columns per row group (checked, row numbers counted over the whole file)."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -424,28 +467,60 @@ def _read_parquet(path: str, progress: _Progress, **kw: Any) -> Columns:
         if column not in names:
             raise InputError(f"{path}: no column {column!r} (given by {option}); the columns are {names}")
     columns = list(dict.fromkeys(c for c, _ in wanted))
-    parts: dict[str, list[Any]] = {c: [] for c in columns}
-    done = 0
+    done, read = 0, 0
     for g in range(pf.num_row_groups):
         batch = pf.read_row_group(g, columns=columns)
+        arrays = {}
         for c in columns:
             col = batch.column(c)
             if col.null_count:
                 first = int(np.flatnonzero(np.asarray(col.is_null()))[0])
                 raise InputError(f"{path}: {_row(done + first)}, column {c!r}: a null (missing) value")
-            parts[c].append(col.to_numpy(zero_copy_only=False))
+            arrays[c] = col.to_numpy(zero_copy_only=False)
+        yield _from_arrays(path, lambda c, option: arrays[c], first_row=done, whole=False, **kw)
         done += batch.num_rows
-        progress.update(int(pf.metadata.row_group(g).total_byte_size) * (g + 1))
-    if not done:
-        raise InputError(f"{path}: no data rows")
-
-    def get(column: str, option: str) -> Any:
-        return np.concatenate(parts[column])
-
-    return _from_arrays(path, get, **kw)
+        read += int(pf.metadata.row_group(g).total_byte_size)
+        progress.update(read)
 
 
 # ---------------------------------------------------------------------------
+def iter_file(
+    path: str,
+    *,
+    label: str,
+    score_columns: ScoreColumns,
+    weight: str | None = None,
+    classes: list[str] | None = None,
+    delimiter: str | None = None,
+    progress: bool | None = None,
+    chunk_rows: int = 1 << 18,
+) -> Iterator[Columns]:
+    """:func:`read_file` in chunks of about ``chunk_rows`` rows (Parquet: one row group
+    each; ``.npz`` / ``.npy``: one chunk), each chunk checked as it is read, so a
+    file larger than memory can be streamed.  The checks that need the whole file
+    (some data row; some positive weight) are the caller's."""
+    stem = _stem(path)
+    size = os.path.getsize(path) if os.path.isfile(path) else 0
+    meter = _Progress(path, size, progress)
+    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes}
+    try:
+        if stem.endswith((".parquet", ".pq")):
+            _open_binary(path).close()
+            yield from _parquet_chunks(path, meter, **kw)
+        elif stem.endswith((".npz", ".npy")):
+            _open_binary(path).close()
+            yield _read_numpy(path, **kw)
+        else:
+            with _open_text(path, meter) as stream:
+                if stem.endswith((".jsonl", ".ndjson")):
+                    yield from _jsonl_chunks(stream, path, chunk_rows=chunk_rows, **kw)
+                else:
+                    yield from _delimited_chunks(stream, path, delimiter=delimiter or _delimiter_for(path),
+                                                 chunk_rows=chunk_rows, **kw)
+    finally:
+        meter.close()
+
+
 def read_file(
     path: str,
     *,
@@ -462,21 +537,9 @@ def read_file(
     (multi-class: one score column per class) requires every label to be one
     of them.  ``progress=None`` shows progress for large files on a terminal.
     """
-    stem = _stem(path)
-    size = os.path.getsize(path) if os.path.isfile(path) else 0
-    meter = _Progress(path, size, progress)
-    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes}
-    try:
-        if stem.endswith((".parquet", ".pq")):
-            _open_binary(path).close()
-            return _read_parquet(path, meter, **kw)
-        if stem.endswith((".npz", ".npy")):
-            _open_binary(path).close()
-            return _read_numpy(path, **kw)
-        with _open_text(path, meter) as stream:
-            if stem.endswith((".jsonl", ".ndjson")):
-                return _read_jsonl(stream, path, **kw)
-            return read_delimited(stream, path, delimiter=delimiter or _delimiter_for(path), **kw)
-    finally:
-        meter.close()
+    chunks = iter_file(path, label=label, score_columns=score_columns, weight=weight, classes=classes,
+                       delimiter=delimiter, progress=progress, chunk_rows=1 << 62)
+    empty = "no data rows" if _stem(path).endswith((".jsonl", ".ndjson", ".parquet", ".pq", ".npz", ".npy")) \
+        else "no data rows after the header (line 1)"
+    return _concat(path, chunks, weight, empty)
 
