@@ -210,3 +210,18 @@ def test_binned_merge_and_round_trip(rng):
     exact = precall.Accumulator().update(y, s)
     b = exact.average_precision(method="coco")
     assert b.low == b.value == b.high == precall.average_precision(y, s, method="coco")
+
+
+def test_bulk_merges_of_buffered_batches(rng, monkeypatch):
+    from precall import accumulate
+
+    monkeypatch.setattr(accumulate, "_BUFFER_MIN", 5)  # merge every few batches
+    y = rng.integers(0, 2, 3000)
+    s = np.round(rng.random(3000), 3)
+    w = rng.uniform(0.5, 2, 3000)
+    for weights in (None, w):
+        acc = precall.Accumulator()
+        for lo in range(0, 3000, 37):
+            acc.update(y[lo:lo + 37], s[lo:lo + 37], sample_weight=None if weights is None else weights[lo:lo + 37])
+        assert not acc._pending[0] or len(acc._pending[0]) < 100  # merged along the way
+        _tables_equal(acc.table(), precall.threshold_table(y, s, sample_weight=weights), exact=weights is None)

@@ -59,22 +59,21 @@ from ._validate import check_binary, check_multi, is_multi
 __all__ = ["Accumulator", "Bounded"]
 
 _FORMAT = "precall.Accumulator"
+_BUFFER_MIN = 1 << 20  # distinct scores of waiting batches before a bulk merge
 _VERSION = 1
 
 
-def _merge_states(
-    scores: np.ndarray, pos: np.ndarray, neg: np.ndarray, more_scores: np.ndarray, more_pos: np.ndarray,
-    more_neg: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Union of two (sorted distinct scores, weights) states; equal scores summed."""
-    all_scores = np.concatenate([scores, more_scores])
+def _merge_states(*states: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Union of (sorted distinct scores, positive weights, negative weights) states; equal scores summed."""
+    all_scores = np.concatenate([s for s, _, _ in states])
     distinct, inverse = np.unique(all_scores, return_inverse=True)
-    dtype = np.result_type(pos.dtype, more_pos.dtype)
-    p = np.zeros(distinct.size, dtype=dtype)
-    n = np.zeros(distinct.size, dtype=dtype)
-    np.add.at(p, inverse, np.concatenate([pos, more_pos]).astype(dtype))
-    np.add.at(n, inverse, np.concatenate([neg, more_neg]).astype(dtype))
-    return distinct, p, n
+    dtype = np.result_type(*(p.dtype for _, p, _ in states))
+    sums = []
+    for k in (1, 2):
+        w = np.bincount(inverse, weights=np.concatenate([st[k] for st in states]).astype(np.float64),
+                        minlength=distinct.size)
+        sums.append(w.astype(dtype) if dtype.kind in "iu" else w)  # integer counts below 2**53 stay exact
+    return distinct, sums[0], sums[1]
 
 
 class Accumulator:
@@ -111,6 +110,7 @@ class Accumulator:
         self.labels = None if labels is None else np.asarray(labels)
         self.edges = _edges(bins, score_range)
         k = 1 if self.labels is None else self.labels.size
+        self._pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(k)]
         if self.edges is None:
             self._scores = [np.zeros(0) for _ in range(k)]
             self._pos = [np.zeros(0, dtype=np.int64) for _ in range(k)]
@@ -148,8 +148,19 @@ class Accumulator:
         else:
             p = np.bincount(inverse, weights=np.where(positive, weight, 0.0), minlength=distinct.size)
             n = np.bincount(inverse, weights=np.where(positive, 0.0, weight), minlength=distinct.size)
-        self._scores[c], self._pos[c], self._neg[c] = _merge_states(
-            self._scores[c], self._pos[c], self._neg[c], distinct, p, n)
+        # batches wait in a buffer and are merged in bulk once they outgrow the state:
+        # n rows cost O(n log n) in all, not O(n x state size)
+        self._pending[c].append((distinct, p, n))
+        waiting = sum(d.size for d, _, _ in self._pending[c])
+        if waiting > max(self._scores[c].size, _BUFFER_MIN):
+            self._flush(c)
+
+    def _flush(self, c: int | None = None) -> None:
+        for i in range(len(self._pending)) if c is None else (c,):
+            if self._pending[i]:
+                self._scores[i], self._pos[i], self._neg[i] = _merge_states(
+                    (self._scores[i], self._pos[i], self._neg[i]), *self._pending[i])
+                self._pending[i] = []
 
     def update(self, y_true: Any, y_score: Any, *, sample_weight: Any = None) -> "Accumulator":
         """Add a batch (validated as the in-memory functions validate it); returns ``self``.
@@ -195,6 +206,8 @@ class Accumulator:
         if not same_bins:
             raise ValueError("can only merge accumulators with the same bins (or both exact)")
         out = Accumulator(pos_label=self.pos_label, labels=self.labels, bins=self.edges)
+        self._flush()
+        other._flush()
         if self.edges is not None:
             for c in range(len(self._pos)):
                 out._pos[c] = self._pos[c] + other._pos[c]
@@ -202,7 +215,7 @@ class Accumulator:
             return out
         for c in range(len(self._scores)):
             out._scores[c], out._pos[c], out._neg[c] = _merge_states(
-                self._scores[c], self._pos[c], self._neg[c], other._scores[c], other._pos[c], other._neg[c])
+                (self._scores[c], self._pos[c], self._neg[c]), (other._scores[c], other._pos[c], other._neg[c]))
         return out
 
     # -- results --------------------------------------------------------------
@@ -215,6 +228,7 @@ class Accumulator:
                 "return the value with guaranteed bounds"
             )
         c = self._index(label)
+        self._flush(c)
         scores, pos, neg = self._scores[c], self._pos[c], self._neg[c]
         seen = (pos > 0) | (neg > 0)  # zero-weight rows add no threshold, as in memory
         scores, pos, neg = scores[seen][::-1], pos[seen][::-1], neg[seen][::-1]
@@ -292,9 +306,11 @@ class Accumulator:
 
     @property
     def n_distinct(self) -> int:
+        self._flush()
         return int(sum(s.size for s in self._scores))
 
     def __repr__(self) -> str:
+        self._flush()
         kind = "binary" if not self.multi else f"{self.labels.size} classes"  # type: ignore[union-attr]
         text = f"Accumulator({kind}, {self.n_distinct} distinct scores"
         if not self.multi:
@@ -304,6 +320,7 @@ class Accumulator:
     # -- shipping ---------------------------------------------------------------
     def to_bytes(self) -> bytes:
         """The state as a versioned ``.npz`` payload (no pickle): see :meth:`from_bytes`."""
+        self._flush()
         try:
             meta = json.dumps({
                 "format": _FORMAT, "version": _VERSION,
