@@ -67,6 +67,7 @@ def _merge_states(*states: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[n
     """Union of (sorted distinct scores, positive weights, negative weights) states; equal scores summed."""
     all_scores = np.concatenate([s for s, _, _ in states])
     distinct, inverse = np.unique(all_scores, return_inverse=True)
+    del all_scores
     dtype = np.result_type(*(p.dtype for _, p, _ in states))
     sums = []
     for k in (1, 2):
@@ -112,7 +113,7 @@ class Accumulator:
         k = 1 if self.labels is None else self.labels.size
         self._pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(k)]
         if self.edges is None:
-            self._scores = [np.zeros(0) for _ in range(k)]
+            self._scores = [np.zeros(0, dtype=np.float32) for _ in range(k)]
             self._pos = [np.zeros(0, dtype=np.int64) for _ in range(k)]
             self._neg = [np.zeros(0, dtype=np.int64) for _ in range(k)]
         else:  # one slot per bin, in increasing score order
@@ -127,7 +128,9 @@ class Accumulator:
         return self.labels is not None
 
     def _add(self, c: int, scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None) -> None:
-        s = scores.astype(np.float64) + 0.0  # -0.0 is 0.0, as in the in-memory sort
+        # float32 scores stay float32 (half the state); -0.0 is 0.0, as in the in-memory sort
+        s = scores.astype(np.float32 if scores.dtype == np.float32 else np.float64) + scores.dtype.type(0) \
+            if scores.dtype.kind == "f" else scores.astype(np.float64)
         if self.edges is not None:  # binned: scores outside the range go to the end bins
             slot = np.clip(np.searchsorted(self.edges, s, side="right") - 1, 0, self.edges.size - 2)
             n_bins = self.edges.size - 1
