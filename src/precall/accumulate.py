@@ -129,8 +129,8 @@ class Accumulator:
 
     def _add(self, c: int, scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None) -> None:
         # float32 scores stay float32 (half the state); -0.0 is 0.0, as in the in-memory sort
-        s = scores.astype(np.float32 if scores.dtype == np.float32 else np.float64) + scores.dtype.type(0) \
-            if scores.dtype.kind == "f" else scores.astype(np.float64)
+        dtype = np.float32 if scores.dtype == np.float32 else np.float64
+        s = scores.astype(dtype) + dtype(0.0)
         if self.edges is not None:  # binned: scores outside the range go to the end bins
             slot = np.clip(np.searchsorted(self.edges, s, side="right") - 1, 0, self.edges.size - 2)
             n_bins = self.edges.size - 1

@@ -690,10 +690,14 @@ def _parse_class_columns(text: str) -> list[str]:
     return names
 
 
-def _print_warnings(report: Report | MultiReport | Comparison) -> None:
-    for message in report.warnings:
+def _print_warning_messages(source: str, messages: Sequence[str]) -> None:
+    for message in messages:
         first = message.splitlines()[0] if message else message
-        print(f"{PROG}: warning: {report.source}: {first}", file=sys.stderr)
+        print(f"{PROG}: warning: {source}: {first}", file=sys.stderr)
+
+
+def _print_warnings(report: Report | MultiReport | Comparison) -> None:
+    _print_warning_messages(report.source, report.warnings)
 
 
 def _emit(report: Any, args: argparse.Namespace, as_json: Callable[[Any], dict[str, Any]],
@@ -1000,8 +1004,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
         fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
     except OSError as exc:
         raise CliError(f"-o {out!r}: cannot write the figure: {exc.strerror or exc}") from None
-    for w in caught:
-        print(f"{PROG}: warning: {path}: {str(w.message).splitlines()[0]}", file=sys.stderr)
+    _print_warning_messages(path, [str(w.message) for w in caught])
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
@@ -1144,8 +1147,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             fh.write(text)
     except OSError as exc:
         raise CliError(f"-o {out!r}: cannot write the report: {exc.strerror or exc}") from None
-    for w in caught:
-        print(f"{PROG}: warning: {path}: {str(w.message).splitlines()[0]}", file=sys.stderr)
+    _print_warning_messages(path, [str(w.message) for w in caught])
     print(f"wrote {out}", file=sys.stderr)
     return 0
 

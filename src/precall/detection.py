@@ -101,6 +101,7 @@ class DetectionSet:
     gt_segm: list[Any] | None = None  # COCO segmentations, for iou_type="segm"
     dt_segm: list[Any] | None = None
     image_hw: dict[Any, tuple[int, int]] | None = None
+    _xyxy: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # boxes as read (VOC, text)
 
 
 def _load_json(obj: Any, what: str) -> Any:
@@ -694,7 +695,7 @@ def _assemble(gts: list[tuple], dts: list[tuple], images: list[str], box_format:
     classes = sorted({g[1] for g in gts} | {d[1] for d in dts})
     gt_box = _xyxy_to_xywh(np.array([g[2] for g in gts], dtype=np.float64).reshape(-1, 4))
     dt_box = _xyxy_to_xywh(np.array([d[2] for d in dts], dtype=np.float64).reshape(-1, 4))
-    data = DetectionSet(
+    return DetectionSet(
         images=np.array(sorted(set(images)), dtype=object), classes=np.array(classes, dtype=object),
         gt_image=np.array([g[0] for g in gts], dtype=object), gt_class=np.array([g[1] for g in gts], dtype=object),
         gt_box=gt_box, gt_area=gt_box[:, 2] * gt_box[:, 3], gt_crowd=np.zeros(len(gts), dtype=bool),
@@ -702,10 +703,10 @@ def _assemble(gts: list[tuple], dts: list[tuple], images: list[str], box_format:
         dt_image=np.array([d[0] for d in dts], dtype=object), dt_class=np.array([d[1] for d in dts], dtype=object),
         dt_box=dt_box, dt_score=np.array([d[3] for d in dts], dtype=np.float64),
         class_names={c: str(c) for c in classes},
+        # the corners as read: x + w need not give x2 back to the last bit
+        _xyxy=(np.array([g[2] for g in gts], dtype=np.float64).reshape(-1, 4),
+               np.array([d[2] for d in dts], dtype=np.float64).reshape(-1, 4)),
     )
-    object.__setattr__(data, "_xyxy", (np.array([g[2] for g in gts]).reshape(-1, 4),
-                                       np.array([d[2] for d in dts]).reshape(-1, 4)))
-    return data
 
 
 def load_text(
@@ -836,9 +837,8 @@ class VocEvaluation:
 
 
 def _xyxy_boxes(data: DetectionSet) -> tuple[np.ndarray, np.ndarray]:
-    stored = getattr(data, "_xyxy", None)
-    if stored is not None:
-        return stored
+    if data._xyxy is not None:
+        return data._xyxy
     return _to_xyxy(data.gt_box, "xywh"), _to_xyxy(data.dt_box, "xywh")
 
 

@@ -33,7 +33,9 @@ from . import averaging
 from ._counts import ThresholdTable
 from ._validate import is_multi
 
-__all__ = ["draw_pr", "draw_roc", "pr_curve", "roc_curve", "setup_pr_axes", "setup_roc_axes"]
+__all__ = [
+    "draw_pr", "draw_roc", "pr_curve", "pr_tables", "roc_curve", "roc_tables", "setup_pr_axes", "setup_roc_axes",
+]
 
 _ISO_F1 = (0.2, 0.4, 0.6, 0.8)
 _GRAY = "0.55"
@@ -237,11 +239,30 @@ def pr_curve(
     """
     series = _tables(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
                      ties=ties, label=label)
+    per_class = len(series) > 1 and not isinstance(y_score, Mapping)
+    return pr_tables(series, per_class=per_class, method=method, envelope=envelope, eleven_point=eleven_point,
+                     baseline=baseline, iso_f1=iso_f1, ax=ax)
+
+
+def pr_tables(
+    series: list[tuple[str, ThresholdTable]],
+    *,
+    per_class: bool = False,
+    method: str = "step",
+    envelope: bool = False,
+    eleven_point: bool = False,
+    baseline: bool = True,
+    iso_f1: bool | tuple[float, ...] = False,
+    ax: Any = None,
+) -> Any:
+    """:func:`pr_curve` of tables already built: ``(name, table)`` for each curve.
+
+    ``per_class``: the tables are classes of one problem (a baseline each);
+    otherwise models on the same labels (one gray baseline).
+    """
     ax = _axes(ax)
     setup_pr_axes(ax, iso_f1=iso_f1)
-    per_class = len(series) > 1 and not isinstance(y_score, Mapping)
     for i, (name, table) in enumerate(series):
-        # one baseline for models on the same labels; one per class otherwise
         draw_pr(ax, table, label=name, method=method, envelope=envelope, eleven_point=eleven_point,
                 baseline=baseline and (per_class or i == 0),
                 baseline_color=None if per_class else _GRAY)
@@ -287,11 +308,20 @@ def roc_curve(
     """
     series = _tables(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
                      ties="group", label=label)
+    return roc_tables(series, max_fpr=max_fpr, shade=shade, ax=ax)
+
+
+def roc_tables(
+    series: list[tuple[str, ThresholdTable]], *, max_fpr: float | None = None, shade: bool | None = None,
+    ax: Any = None,
+) -> Any:
+    """:func:`roc_curve` of tables already built (``(name, table)``; ROC uses each
+    table's grouped form, as :func:`precall.roc_auc`)."""
     ax = _axes(ax)
     setup_roc_axes(ax)
     _max_fpr_region(ax, max_fpr)
     shade = len(series) == 1 if shade is None else shade
     for name, table in series:
-        draw_roc(ax, table, label=name, shade=shade, max_fpr=max_fpr)
+        draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=max_fpr)
     ax.legend(loc="lower right", fontsize=8)
     return ax

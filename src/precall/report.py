@@ -118,15 +118,13 @@ def html_report(
     from . import plot
 
     names = list(y_score)
-    results = {
-        name: precall.evaluate(y_true, y_score[name], sample_weight=sample_weight, pos_label=pos_label, ties=ties)
-        for name in names
-    }
+    # one sort per model: the table gives the numbers, the figures and the rank table
     tables = {
         name: precall.threshold_table(y_true, y_score[name], sample_weight=sample_weight, pos_label=pos_label,
                                       ties=ties)
         for name in names
     }
+    results = {name: tables[name].evaluate() for name in names}
     first = results[names[0]]
     header = ["model", *(f"AP {m}" for m in precall.AP_METHODS), "ROC-AUC", "best F1", "at score >="]
     summary = []
@@ -141,10 +139,9 @@ def html_report(
         [_e(m), _e(precall.CONVENTIONS[m].summary), _e(precall.CONVENTIONS[m].used_by)]
         for m in precall.AP_METHODS
     ], css="text")
-    pr_svg = _svg(lambda ax: plot.pr_curve(y_true, dict(y_score), sample_weight=sample_weight,
-                                           pos_label=pos_label, ties=ties, envelope=len(names) == 1, ax=ax))
-    roc_svg = _svg(lambda ax: plot.roc_curve(y_true, dict(y_score), sample_weight=sample_weight,
-                                             pos_label=pos_label, max_fpr=max_fpr, ax=ax))
+    series = list(tables.items())
+    pr_svg = _svg(lambda ax: plot.pr_tables(series, envelope=len(names) == 1, ax=ax))
+    roc_svg = _svg(lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax))
     rank_header = ["rank", "score >=", "TP", "FP", "TN", "FN", "precision", "recall", "FPR"]
     ranks = "".join(
         f"<h3>{_e(name)}</h3>" + _table(rank_header, _rank_rows(tables[name], rank_rows)) for name in names
