@@ -212,10 +212,7 @@ def test_binned_merge_and_round_trip(rng):
     assert b.low == b.value == b.high == precall.average_precision(y, s, method="coco")
 
 
-def test_bulk_merges_of_buffered_batches(rng, monkeypatch):
-    from precall import accumulate
-
-    monkeypatch.setattr(accumulate, "_BUFFER_MIN", 5)  # merge every few batches
+def test_runs_are_merged_like_a_binary_counter(rng):
     y = rng.integers(0, 2, 3000)
     s = np.round(rng.random(3000), 3)
     w = rng.uniform(0.5, 2, 3000)
@@ -223,5 +220,21 @@ def test_bulk_merges_of_buffered_batches(rng, monkeypatch):
         acc = precall.Accumulator()
         for lo in range(0, 3000, 37):
             acc.update(y[lo:lo + 37], s[lo:lo + 37], sample_weight=None if weights is None else weights[lo:lo + 37])
-        assert not acc._pending[0] or len(acc._pending[0]) < 100  # merged along the way
+            sizes = [r[0].size for r in acc._pending[0].stack]
+            assert all(a > b for a, b in zip(sizes, sizes[1:]))  # decreasing: at most log2(batches) runs
         _tables_equal(acc.table(), precall.threshold_table(y, s, sample_weight=weights), exact=weights is None)
+
+
+def test_counts_widen_before_they_overflow():
+    from precall import accumulate
+
+    big = np.array([2**31 + 5], dtype=np.uint32)
+    a = (np.array([0.5], dtype=np.float32), big, np.zeros(1, dtype=np.uint32))
+    merged = accumulate._merge_two(a, a)
+    assert merged[1].dtype == np.int64 and merged[1][0] == 2**32 + 10
+    small = accumulate._merge_two((a[0], np.array([3], np.uint32), a[2]), (np.array([0.25, 0.5], np.float32),
+                                  np.array([1, 4], np.uint32), np.array([2, 0], np.uint32)))
+    assert small[1].dtype == np.uint32
+    np.testing.assert_array_equal(small[0], [0.25, 0.5])
+    np.testing.assert_array_equal(small[1], [1, 7])
+    np.testing.assert_array_equal(small[2], [2, 0])

@@ -56,8 +56,48 @@ def test_dataframe_columns_and_errors(client):
                           "score": np.round(rng.random(3000), 3)})
     ddf = dd.from_pandas(frame, npartitions=7)
     got = pdask.average_precision(ddf["label"], ddf["score"], pos_label="spam")
-    assert got == precall.average_precision(frame["label"], frame["score"], pos_label="spam")
+    assert got == pytest.approx(precall.average_precision(frame["label"], frame["score"], pos_label="spam"),
+                                rel=1e-12)
+    table = pdask.threshold_table(ddf["label"], ddf["score"], pos_label="spam")
+    expected = precall.threshold_table(frame["label"], frame["score"], pos_label="spam")
+    np.testing.assert_array_equal(table.tp, expected.tp)
     with pytest.raises(TypeError, match="dask array"):
         pdask.roc_auc(frame["label"].to_numpy(), frame["score"].to_numpy())
     with pytest.raises(ValueError, match="same length"):
         pdask.roc_auc(da.zeros(5, chunks=2), da.zeros(4, chunks=2))
+
+
+def _assert_evaluations_equal(got, expected):
+    for m in precall.AP_METHODS:
+        assert got.average_precision[m] == pytest.approx(expected.average_precision[m], rel=1e-12, abs=1e-15), m
+    assert got.roc_auc == pytest.approx(expected.roc_auc, rel=1e-12)
+    assert (got.n_pos, got.n_neg, got.n_samples) == pytest.approx((expected.n_pos, expected.n_neg,
+                                                                  expected.n_samples), rel=1e-12)
+    assert got.best_f1.threshold == expected.best_f1.threshold
+    assert got.best_f1.f1 == pytest.approx(expected.best_f1.f1, rel=1e-12)
+
+
+@pytest.mark.parametrize("grid", ["reference", "exact"])
+def test_score_ranges_on_a_cluster_equal_in_memory(client, grid):
+    rng = np.random.default_rng(11)
+    n = 30_000
+    y = (rng.random(n) < 0.1).astype(int)
+    s = np.where(rng.random(n) < 0.5, np.round(rng.random(n), 1), rng.random(n)) + 0.3 * y  # heavy ties
+    dy, ds = da.from_array(y, chunks=3001), da.from_array(s, chunks=3001)
+    for n_ranges in (1, 3, 10):
+        ev = pdask.evaluate(dy, ds, n_ranges=n_ranges, recall_grid=grid)
+        expected = precall.evaluate(y, s, recall_grid=grid)
+        _assert_evaluations_equal(ev, expected)
+        assert ev.roc_auc == expected.roc_auc  # exact integer sums without weights
+
+
+def test_undefined_results_warn_on_the_client(client):
+    y = da.zeros(100, chunks=30, dtype=int)
+    s = da.from_array(np.linspace(0, 1, 100), chunks=30)
+    with pytest.warns(precall.UndefinedMetricWarning):
+        ev = pdask.evaluate(y, s)
+    assert ev.average_precision["step"] == 0.0 and np.isnan(ev.roc_auc)
+    with pytest.raises(ValueError, match="undefined"):
+        pdask.roc_auc(y, s, on_undefined="raise")
+    with pytest.raises(ValueError, match="n_ranges"):
+        pdask.evaluate(y, s, n_ranges=0)

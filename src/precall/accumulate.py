@@ -59,22 +59,95 @@ from ._validate import check_binary, check_multi, is_multi
 __all__ = ["Accumulator", "Bounded"]
 
 _FORMAT = "precall.Accumulator"
-_BUFFER_MIN = 1 << 20  # distinct scores of waiting batches before a bulk merge
 _VERSION = 1
 
 
-def _merge_states(*states: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Union of (sorted distinct scores, positive weights, negative weights) states; equal scores summed."""
-    all_scores = np.concatenate([s for s, _, _ in states])
-    distinct, inverse = np.unique(all_scores, return_inverse=True)
-    del all_scores
-    dtype = np.result_type(*(p.dtype for _, p, _ in states))
-    sums = []
-    for k in (1, 2):
-        w = np.bincount(inverse, weights=np.concatenate([st[k] for st in states]).astype(np.float64),
-                        minlength=distinct.size)
-        sums.append(w.astype(dtype) if dtype.kind in "iu" else w)  # integer counts below 2**53 stay exact
-    return distinct, sums[0], sums[1]
+_Run = tuple  # (sorted distinct scores, positive weights, negative weights)
+_U32 = 1 << 32
+
+
+def _count_dtype(*runs: _Run) -> np.dtype:
+    """uint32 counts while no count can reach 2**32 (12 bytes per float32 score), else int64 or float64."""
+    dtype = np.result_type(*(r[1].dtype for r in runs))
+    if dtype == np.uint32 and sum(int(r[1].sum(dtype=np.int64)) + int(r[2].sum(dtype=np.int64))
+                                  for r in runs) >= _U32:
+        return np.dtype(np.int64)
+    return dtype
+
+
+def _runs(sorted_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of a sorted array and how often each occurs."""
+    if sorted_scores.size == 0:
+        return sorted_scores, np.zeros(0, dtype=np.uint32)
+    starts = np.flatnonzero(sorted_scores[1:] != sorted_scores[:-1]) + 1
+    counts = np.diff(starts, prepend=0, append=sorted_scores.size)
+    return sorted_scores[np.insert(starts, 0, 0)], counts.astype(np.uint32 if sorted_scores.size < _U32 else np.int64)
+
+
+def _merge_two(a: _Run, b: _Run) -> _Run:
+    """Linear merge of two states: the union of the scores, weights of equal scores summed.
+
+    Memory: the output plus O(len(b)) index arrays; no sort.
+    """
+    if a[0].size < b[0].size:
+        a, b = b, a
+    (sa, pa, na), (sb, pb, nb) = a, b
+    dtype = _count_dtype(a, b)
+    pos = np.searchsorted(sa, sb)
+    hit = pos < sa.size
+    hit[hit] = sa[pos[hit]] == sb[hit]
+    new = ~hit
+    shift = np.cumsum(new)  # new scores of b up to each of b's scores
+    size = sa.size + int(shift[-1]) if sb.size else sa.size
+    at_new = (pos + shift - 1)[new]  # output slot of each new score
+    at_hit = (pos + shift)[hit]  # output slot of the equal score of a
+    del pos, shift
+    old = np.ones(size, dtype=bool)
+    old[at_new] = False
+    out = []
+    for x, y, kind in ((sa, sb, np.result_type(sa.dtype, sb.dtype)), (pa, pb, dtype), (na, nb, dtype)):
+        z = np.empty(size, dtype=kind)
+        z[old] = x
+        z[at_new] = y[new]
+        if x is not sa:
+            z[at_hit] += y[hit].astype(kind, copy=False)
+        out.append(z)
+    return out[0], out[1], out[2]
+
+
+class _Runs:
+    """Sorted runs waiting to be merged, kept like a binary counter: a run is merged
+    with the one below it when that one is no larger, so n rows cost O(n log n) in
+    linear merges and the runs never hold much more than the largest."""
+
+    def __init__(self) -> None:
+        self.stack: list[_Run] = []
+
+    def push(self, run: _Run) -> None:
+        self.stack.append(run)
+        while len(self.stack) > 1 and self.stack[-2][0].size <= self.stack[-1][0].size:
+            top = self.stack.pop()
+            self.stack[-1] = _merge_two(self.stack[-1], top)
+
+    def collapse(self, empty: _Run) -> _Run:
+        while len(self.stack) > 1:
+            top = self.stack.pop()
+            self.stack[-1] = _merge_two(self.stack[-1], top)
+        return self.stack[0] if self.stack else empty
+
+
+def _batch_run(s: np.ndarray, positive: np.ndarray, weight: np.ndarray | None) -> _Run:
+    """One batch as a state: the positives' and the negatives' scores sorted apart
+    (``np.sort``, no argsort) without weights; ``np.unique`` sums with them."""
+    if weight is None:
+        ps, pc = _runs(np.sort(s[positive]))
+        ns, nc = _runs(np.sort(s[~positive]))
+        zero_p, zero_n = np.zeros(ps.size, dtype=nc.dtype), np.zeros(ns.size, dtype=pc.dtype)
+        return _merge_two((ps, pc, zero_p), (ns, zero_n, nc))
+    distinct, inverse = np.unique(s, return_inverse=True)
+    p = np.bincount(inverse, weights=np.where(positive, weight, 0.0), minlength=distinct.size)
+    n = np.bincount(inverse, weights=np.where(positive, 0.0, weight), minlength=distinct.size)
+    return distinct, p, n
 
 
 class Accumulator:
@@ -111,11 +184,11 @@ class Accumulator:
         self.labels = None if labels is None else np.asarray(labels)
         self.edges = _edges(bins, score_range)
         k = 1 if self.labels is None else self.labels.size
-        self._pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(k)]
+        self._pending = [_Runs() for _ in range(k)]  # exact: batches' states waiting to be merged
         if self.edges is None:
             self._scores = [np.zeros(0, dtype=np.float32) for _ in range(k)]
-            self._pos = [np.zeros(0, dtype=np.int64) for _ in range(k)]
-            self._neg = [np.zeros(0, dtype=np.int64) for _ in range(k)]
+            self._pos = [np.zeros(0, dtype=np.uint32) for _ in range(k)]
+            self._neg = [np.zeros(0, dtype=np.uint32) for _ in range(k)]
         else:  # one slot per bin, in increasing score order
             n_bins = self.edges.size - 1
             self._scores = [(self.edges[:-1] + self.edges[1:]) / 2 for _ in range(k)]
@@ -144,26 +217,19 @@ class Accumulator:
             self._pos[c] = self._pos[c].astype(dtype) + p
             self._neg[c] = self._neg[c].astype(dtype) + n
             return
-        distinct, inverse = np.unique(s, return_inverse=True)
-        if weight is None:
-            p = np.bincount(inverse[positive], minlength=distinct.size)
-            n = np.bincount(inverse[~positive], minlength=distinct.size)
-        else:
-            p = np.bincount(inverse, weights=np.where(positive, weight, 0.0), minlength=distinct.size)
-            n = np.bincount(inverse, weights=np.where(positive, 0.0, weight), minlength=distinct.size)
-        # batches wait in a buffer and are merged in bulk once they outgrow the state:
-        # n rows cost O(n log n) in all, not O(n x state size)
-        self._pending[c].append((distinct, p, n))
-        waiting = sum(d.size for d, _, _ in self._pending[c])
-        if waiting > max(self._scores[c].size, _BUFFER_MIN):
-            self._flush(c)
+        # each batch becomes a sorted run; runs of similar size are merged linearly
+        # (a binary counter): n rows cost O(n log n), memory stays near the state's
+        self._pending[c].push(_batch_run(s, positive, weight))
 
     def _flush(self, c: int | None = None) -> None:
+        if self.edges is not None:
+            return
         for i in range(len(self._pending)) if c is None else (c,):
-            if self._pending[i]:
-                self._scores[i], self._pos[i], self._neg[i] = _merge_states(
-                    (self._scores[i], self._pos[i], self._neg[i]), *self._pending[i])
-                self._pending[i] = []
+            stack = self._pending[i].stack
+            if stack:
+                run = self._pending[i].collapse(stack[0])
+                self._scores[i], self._pos[i], self._neg[i] = run
+                stack[:] = [run]
 
     def update(self, y_true: Any, y_score: Any, *, sample_weight: Any = None) -> "Accumulator":
         """Add a batch (validated as the in-memory functions validate it); returns ``self``.
@@ -217,8 +283,10 @@ class Accumulator:
                 out._neg[c] = self._neg[c] + other._neg[c]
             return out
         for c in range(len(self._scores)):
-            out._scores[c], out._pos[c], out._neg[c] = _merge_states(
-                (self._scores[c], self._pos[c], self._neg[c]), (other._scores[c], other._pos[c], other._neg[c]))
+            for state in (self, other):
+                if state._scores[c].size:
+                    out._pending[c].push((state._scores[c], state._pos[c], state._neg[c]))
+            out._flush(c)
         return out
 
     # -- results --------------------------------------------------------------
@@ -234,10 +302,14 @@ class Accumulator:
         self._flush(c)
         scores, pos, neg = self._scores[c], self._pos[c], self._neg[c]
         seen = (pos > 0) | (neg > 0)  # zero-weight rows add no threshold, as in memory
-        scores, pos, neg = scores[seen][::-1], pos[seen][::-1], neg[seen][::-1]
+        if not seen.all():
+            scores, pos, neg = scores[seen], pos[seen], neg[seen]
+        del seen
         if scores.size == 0:
             raise ValueError("the accumulator has seen no row with positive weight yet")
-        tp, fp = np.cumsum(pos), np.cumsum(neg)
+        count = np.int64 if pos.dtype.kind in "iu" else np.float64
+        tp, fp = np.cumsum(pos[::-1], dtype=count), np.cumsum(neg[::-1], dtype=count)
+        scores = scores[::-1]
         return ThresholdTable(thresholds=scores, tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
 
     def tables(self) -> dict[Any, ThresholdTable]:
@@ -373,13 +445,15 @@ class Accumulator:
             except KeyError as exc:
                 raise ValueError(f"corrupt Accumulator payload: missing {exc}") from None
             ok = (s.ndim == p.ndim == n.ndim == 1 and s.shape == p.shape == n.shape and s.dtype.kind == "f"
-                  and p.dtype.kind in "if" and n.dtype.kind in "if" and np.isfinite(s).all()
+                  and p.dtype.kind in "iuf" and n.dtype.kind in "iuf" and np.isfinite(s).all()
                   and (np.diff(s) > 0).all() and (p >= 0).all() and (n >= 0).all()
                   and (out.edges is None or s.size == out.edges.size - 1))
             if not ok:
                 raise ValueError(f"corrupt Accumulator payload: table {c} is not sorted distinct scores "
                                  "with non-negative counts")
             out._scores[c], out._pos[c], out._neg[c] = s, p, n
+            if out.edges is None and s.size:
+                out._pending[c].push((s, p, n))
         return out
 
 

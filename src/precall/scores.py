@@ -236,15 +236,32 @@ _VOC07_GRID = np.arange(0.0, 1.1, 0.1)  # Detectron's voc_ap grid, float artefac
 _COCO_GRID = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
 
 
-def _ap_voc2007(s: Steps, grid: str) -> float:
-    env = np.append(_envelope(_precision(s.tp.astype(np.float64), s.fp)), 0.0)
-    idx = _grid_points(s, 11, grid, _VOC07_GRID)
+def grid_precisions(s: Steps, method: str, grid: str) -> np.ndarray:
+    """The envelope at each recall threshold of "voc2007" (11) or "coco" (101): the
+    best precision at recall >= the threshold, 0 where no step reaches it."""
+    tp = s.tp.astype(np.float64)
+    if method == "voc2007":
+        n_points, reference, pr = 11, _VOC07_GRID, _precision(tp, s.fp)
+    else:
+        n_points, reference, pr = 101, _COCO_GRID, tp / (s.fp + tp + np.spacing(1))  # pycocotools' denominator
+    env = np.append(_envelope(pr), 0.0)
+    return env[_grid_points(s, n_points, grid, reference)]
+
+
+def grid_average(points: np.ndarray, method: str, grid: str) -> float:
+    """The mean of :func:`grid_precisions`, summed as each reference does."""
+    if method == "coco":
+        return float(np.mean(points))
     if grid == "exact":
-        return math.fsum(env[idx].tolist()) / 11.0  # correctly rounded: 1.0 when perfect
+        return math.fsum(points.tolist()) / 11.0  # correctly rounded: 1.0 when perfect
     ap = 0.0
-    for p in env[idx]:  # accumulated as Detectron does (may give 1 + 2**-52)
+    for p in points:  # accumulated as Detectron does (may give 1 + 2**-52)
         ap = ap + p / 11.0
     return float(ap)
+
+
+def _ap_voc2007(s: Steps, grid: str) -> float:
+    return grid_average(grid_precisions(s, "voc2007", grid), "voc2007", grid)
 
 
 def _ap_voc2010(s: Steps) -> float:
@@ -257,11 +274,7 @@ def _ap_voc2010(s: Steps) -> float:
 
 
 def _ap_coco(s: Steps, grid: str) -> float:
-    tp = s.tp.astype(np.float64)
-    pr = tp / (s.fp + tp + np.spacing(1))  # pycocotools' denominator
-    env = np.append(_envelope(pr), 0.0)
-    idx = _grid_points(s, 101, grid, _COCO_GRID)
-    return float(np.mean(env[idx]))
+    return grid_average(grid_precisions(s, "coco", grid), "coco", grid)
 
 
 def _prev_precision(s: Steps) -> np.ndarray:

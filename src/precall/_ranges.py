@@ -1,0 +1,298 @@
+"""Exact metrics from score ranges: the range-partitioned algorithm behind ``precall.dask``.
+
+The rows are cut into ranges of the score (boundaries from a sample), so equal
+scores always land in the same range.  Range ``r`` (ranges numbered from the
+highest scores down) sorts only its own rows and gets its steps (the rows where
+TP grows, see :class:`precall._counts.Steps`) with local counts; adding the
+*exclusive prefix* of the ranges' totals, ``(TP0, FP0)`` = the positive and
+negative weight of every range above, turns them into the global steps of that
+part of the table.  Every metric is then a reduction over ranges:
+
+* step AP, trapezoid, Davis & Goadrich and ROC-AUC are sums of per-step terms
+  that only involve the step and the point just above it (inside the step's
+  own fields once shifted): each range returns its partial sum;
+* "voc2007" and "coco" take, at each recall threshold, the best precision at
+  recall >= the threshold: each range returns its best per threshold (0 where
+  none of its steps reaches it) and the global value is the maximum over ranges
+  (exact: a maximum does not round);
+* "voc2010" weights each step's recall gain by the envelope, the best precision
+  at this step or any later one.  A range needs the best precision of the
+  ranges below it (lower scores, higher recall): the *suffix maximum* of the
+  ranges' own best precisions is passed back, and the range sums
+  ``gain * max(local envelope, suffix maximum)``;
+* the best F1 is the maximum over ranges (the highest range among equals, as the
+  in-memory ``argmax`` takes the first).
+
+Nothing but a range's own rows and O(1) numbers per range (101 for the coco
+grid) ever meets in one place.  The functions here are plain numpy; ``wire``
+connects them with any ``delayed`` (``dask.delayed`` or, for tests, calling at
+once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from ._counts import Steps, build_steps, steps_from_sorted
+from ._validate import BinaryInput
+from .evaluate import Evaluation, F1Point
+from .scores import (
+    AP_METHODS,
+    NO_POSITIVES,
+    ONE_CLASS_ROC,
+    _envelope,
+    _interpolated_areas,
+    _precision,
+    _prev_precision,
+    grid_average,
+    grid_precisions,
+    undefined,
+)
+
+__all__ = ["Part", "boundaries", "combine", "sample", "split", "wire", "with_policy"]
+
+_SAMPLE = 1024  # sample points per partition for the boundaries
+
+
+def sample(data: BinaryInput, k: int = _SAMPLE) -> tuple[np.ndarray, float]:
+    """Every ``n/k``-th score of a partition, and the number of rows each stands for."""
+    n = data.scores.size
+    if n == 0:
+        return data.scores[:0].astype(np.float64), 0.0
+    stride = max(1, n // k)
+    picked = data.scores[::stride].astype(np.float64)
+    return picked, n / picked.size
+
+
+def boundaries(samples: list[tuple[np.ndarray, float]], n_ranges: int) -> np.ndarray:
+    """At most ``n_ranges - 1`` increasing distinct cut points at the sample's quantiles.
+
+    A row with score ``s`` goes to range ``searchsorted(cuts, s, side="right")``
+    (0 = lowest scores), so equal scores share a range.
+    """
+    values = np.concatenate([v for v, _ in samples]) if samples else np.zeros(0)
+    if values.size == 0 or n_ranges <= 1:
+        return np.zeros(0)
+    weights = np.concatenate([np.full(v.size, w) for v, w in samples])
+    order = np.argsort(values, kind="stable")
+    values, cum = values[order], np.cumsum(weights[order])
+    targets = cum[-1] * np.arange(1, n_ranges) / n_ranges
+    cuts = values[np.minimum(np.searchsorted(cum, targets), values.size - 1)]
+    return np.unique(cuts)
+
+
+Piece = Any  # unweighted: (positives' scores, negatives' scores), each sorted; weighted: a BinaryInput
+
+
+def split(data: BinaryInput, cuts: np.ndarray) -> tuple[list[Piece], np.ndarray]:
+    """A partition's rows by range (lowest scores first), and each range's
+    (positive weight, negative weight).
+
+    Without weights the positives' and the negatives' scores are sorted apart
+    (``np.sort``) and cut with ``searchsorted`` at the cut points: the pieces
+    are sorted slices.  With weights each row's range is found and the rows are
+    grouped by range with a counting sort.
+    """
+    n_ranges = cuts.size + 1
+    if data.weight is None:
+        p, q = np.sort(data.scores[data.positive]), np.sort(data.scores[~data.positive])
+        ep = np.concatenate(([0], np.searchsorted(p, cuts, side="left"), [p.size]))
+        eq = np.concatenate(([0], np.searchsorted(q, cuts, side="left"), [q.size]))
+        pieces = [(p[ep[r]:ep[r + 1]], q[eq[r]:eq[r + 1]]) for r in range(n_ranges)]
+        return pieces, np.column_stack([np.diff(ep), np.diff(eq)]).astype(np.float64)
+    which = np.searchsorted(cuts, data.scores, side="right").astype(np.uint16 if n_ranges < 1 << 16 else np.int64)
+    order = np.argsort(which, kind="stable")  # a radix sort for 16-bit keys
+    ends = np.concatenate(([0], np.cumsum(np.bincount(which, minlength=n_ranges))))
+    s, y, w = data.scores[order], data.positive[order], data.weight[order]
+    del order, which
+    pieces, totals = [], np.zeros((n_ranges, 2))
+    for r in range(n_ranges):
+        a, b = ends[r], ends[r + 1]
+        pieces.append(BinaryInput(s[a:b], y[a:b], w[a:b], data.pos_label, int(b - a)))
+        wp = np.where(y[a:b], w[a:b], 0.0)
+        totals[r] = (wp.sum(), w[a:b].sum() - wp.sum())
+    return pieces, totals
+
+
+def offsets(totals: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Each range's exclusive prefix (TP0, FP0) from the top, and the global (P, N)."""
+    per_range = np.sum(totals, axis=0)  # (ranges, 2), lowest scores first
+    exact = float(per_range.max(initial=0)) < 2**53 and np.array_equal(per_range, np.round(per_range))
+    above = np.cumsum(per_range[::-1], axis=0)[::-1] - per_range  # weight of the ranges above
+    return (above.astype(np.int64) if exact else above), per_range.sum(axis=0)
+
+
+def range_steps(pieces: list[Piece], prefix: np.ndarray, grand: np.ndarray) -> Steps:
+    """The global steps of one range: its rows sorted, its local steps shifted by the prefix."""
+    if not pieces:
+        return _no_steps(grand)
+    if isinstance(pieces[0], tuple):  # sorted slices of the positives and the negatives
+        p = np.sort(np.concatenate([x for x, _ in pieces]))
+        q = np.sort(np.concatenate([x for _, x in pieces]))
+        if p.size + q.size == 0:
+            return _no_steps(grand)
+        local = steps_from_sorted(p, q, "group")
+    else:
+        data = BinaryInput(
+            np.concatenate([x.scores for x in pieces]), np.concatenate([x.positive for x in pieces]),
+            np.concatenate([x.weight for x in pieces]), pieces[0].pos_label, sum(x.n_samples for x in pieces))
+        if data.scores.size == 0:
+            return _no_steps(grand)
+        local = build_steps(data, "group")
+    tp0, fp0 = prefix
+    return Steps(local.thresholds, local.tp + tp0, local.dtp, local.fp + fp0, local.fp_prev + fp0,
+                 float(grand[0]), float(grand[1]), local.exact)
+
+
+@dataclass(frozen=True)
+class Part:
+    """What one range contributes (internal)."""
+
+    sums: dict[str, Any]  # step, trapezoid, interpolated (precision x TP), roc (TP x FP; int when exact)
+    grids: dict[str, np.ndarray]  # voc2007 / coco: best precision per recall threshold
+    best_precision: float  # over the range's steps (0 if none): the suffix maximum for voc2010
+    best_f1: F1Point | None
+    exact: bool
+
+
+def summarize(s: Steps, recall_grid: str) -> Part:
+    """The contributions of a range that need nothing from the other ranges."""
+    tp = s.tp.astype(np.float64)
+    precision = _precision(tp, s.fp)
+    if s.exact:
+        roc: Any = int(np.sum(s.dtp * (s.fp_prev + s.fp), dtype=np.int64))
+    else:
+        roc = float(np.sum(s.dtp * (s.fp_prev + s.fp)))
+    sums = {
+        "step": float(np.sum(s.dtp * precision)),
+        "trapezoid": float(np.sum(s.dtp * (_prev_precision(s) + precision))),
+        "interpolated": float(np.sum(_interpolated_areas(s))) if s.tp.size else 0.0,
+        "roc": roc,
+    }
+    grids = {m: grid_precisions(s, m, recall_grid) if s.n_pos > 0 else np.zeros(0) for m in ("voc2007", "coco")}
+    best = None
+    if s.tp.size:
+        f1 = 2.0 * tp / (tp + s.fp + s.n_pos)
+        k = int(np.argmax(f1))
+        best = F1Point(float(s.thresholds[k]), float(f1[k]), float(precision[k]), float(tp[k] / s.n_pos))
+    return Part(sums, grids, float(precision.max(initial=0.0)), best, s.exact)
+
+
+def voc2010_sum(s: Steps, below: float) -> float:
+    """The range's part of Detectron's all-point AP: recall gain x envelope, the
+    envelope raised to ``below`` (the best precision of the ranges under it)."""
+    if s.tp.size == 0:
+        return 0.0
+    recall = s.tp / s.n_pos
+    before = np.append((s.tp[0] - s.dtp[0]) / s.n_pos, recall[:-1])
+    env = np.maximum(_envelope(_precision(s.tp.astype(np.float64), s.fp)), below)
+    return float(np.sum((recall - before) * env))
+
+
+def suffix_best(parts: list[Part]) -> list[float]:
+    """For each range (lowest scores first), the best precision of the ranges below it."""
+    out, best = [], 0.0
+    for p in parts:
+        out.append(best)
+        best = max(best, p.best_precision)
+    return out
+
+
+def combine(parts: list[Part], voc2010: list[float], grand: np.ndarray, *, n_samples: int,
+            recall_grid: str, policy: Any) -> Evaluation:
+    """The :class:`Evaluation` of all ranges (lowest scores first)."""
+    n_pos, n_neg = float(grand[0]), float(grand[1])
+    if n_pos == 0:
+        value = undefined("average precision", NO_POSITIVES, 0.0, policy, stacklevel=5)
+        ap = {m: value for m in AP_METHODS}
+    else:
+        total = {k: sum(p.sums[k] for p in parts) for k in ("step", "trapezoid", "interpolated")}
+        ap = {
+            "step": total["step"] / n_pos,
+            "voc2007": grid_average(np.max([p.grids["voc2007"] for p in parts], axis=0), "voc2007", recall_grid),
+            "voc2010": float(sum(voc2010)),
+            "coco": grid_average(np.max([p.grids["coco"] for p in parts], axis=0), "coco", recall_grid),
+            "trapezoid": total["trapezoid"] / 2.0 / n_pos,
+            "interpolated": total["interpolated"] / n_pos,
+        }
+    if n_pos == 0 or n_neg == 0:
+        auc = undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=5)
+    elif all(p.exact for p in parts):
+        twice = 2 * int(n_pos) * int(n_neg)
+        auc = (twice - sum(int(p.sums["roc"]) for p in parts)) / twice
+    else:
+        auc = 1.0 - float(sum(p.sums["roc"] for p in parts)) / (2.0 * n_pos * n_neg)
+    best = None
+    for p in reversed(parts):  # from the highest scores: the first maximum wins, as argmax
+        if p.best_f1 is not None and (best is None or p.best_f1.f1 > best.f1):
+            best = p.best_f1
+    total_weight = n_pos + n_neg
+    return Evaluation(
+        average_precision=ap, roc_auc=auc, prevalence=n_pos / total_weight if total_weight > 0 else float("nan"),
+        n_pos=n_pos, n_neg=n_neg, n_samples=n_samples, best_f1=best, ties="group", recall_grid=recall_grid,
+    )
+
+
+def with_policy(ev: Evaluation, policy: Any) -> Evaluation:
+    """Apply the undefined-result policy to an evaluation combined with ``policy="nan"``
+    (where the caller is: a worker's warnings would not reach the user)."""
+    if ev.n_pos > 0 and ev.n_neg > 0:
+        return ev
+    ap = ev.average_precision
+    if ev.n_pos == 0:
+        value = undefined("average precision", NO_POSITIVES, 0.0, policy, stacklevel=4)
+        ap = {m: value for m in AP_METHODS}
+    auc = undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=4)
+    return replace(ev, average_precision=ap, roc_auc=auc)
+
+
+def wire(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int, recall_grid: str,
+         policy: Any) -> Any:
+    """The whole computation as calls of ``delayed`` (``dask.delayed`` builds a graph;
+    ``lambda f, **kw: f`` runs it at once).  ``partitions`` are (delayed) ``BinaryInput``s."""
+    samples = [delayed(sample)(p) for p in partitions]
+    cuts = delayed(boundaries)(samples, n_ranges)
+    splits = [delayed(split, nout=2)(p, cuts) for p in partitions]
+    pieces = [s[0] for s in splits]
+    offs = delayed(offsets, nout=2)([s[1] for s in splits])
+    prefix, grand = offs[0], offs[1]
+    n = delayed(_n_ranges)(cuts)
+    parts, steps = [], []
+    for r in range(n_ranges):
+        st = delayed(_range_or_empty)(r, n, [delayed(_piece)(p, r) for p in pieces], prefix, grand)
+        steps.append(st)
+        parts.append(delayed(summarize)(st, recall_grid))
+    below = delayed(suffix_best)(parts)
+    voc = [delayed(voc2010_sum)(st, delayed(_item)(below, r)) for r, st in enumerate(steps)]
+    n_samples = delayed(sum)([delayed(_n_samples)(p) for p in partitions])
+    return delayed(combine)(parts, voc, grand, n_samples=n_samples, recall_grid=recall_grid, policy=policy)
+
+
+def _n_ranges(cuts: np.ndarray) -> int:
+    return int(cuts.size) + 1
+
+
+def _piece(pieces: list[Piece], r: int) -> Piece | None:
+    return pieces[r] if r < len(pieces) else None
+
+
+def _range_or_empty(r: int, n: int, pieces: list[Piece | None], prefix: np.ndarray, grand: np.ndarray) -> Steps:
+    if r >= n:
+        return _no_steps(grand)
+    return range_steps([p for p in pieces if p is not None], prefix[r], grand)
+
+
+def _no_steps(grand: np.ndarray) -> Steps:
+    empty = np.zeros(0, dtype=np.int64)
+    return Steps(np.zeros(0), empty, empty, empty, empty, float(grand[0]), float(grand[1]), True)
+
+
+def _item(values: list[float], r: int) -> float:
+    return values[r] if r < len(values) else 0.0
+
+
+def _n_samples(data: BinaryInput) -> int:
+    return data.n_samples
