@@ -195,15 +195,23 @@ def test_large_csv_reports_progress_when_forced(tmp_path, capsys):
     assert "big.csv" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".jsonl.gz", ".parquet", ".npz"])
+STREAM = ("--stream", "--chunk-rows", "17")
+DASK = ("--engine", "dask", "--scheduler", "threads")
+
+
+@pytest.mark.parametrize("suffix, engine", [(".csv", STREAM), (".jsonl.gz", STREAM), (".parquet", STREAM),
+                                            (".npz", STREAM), (".csv", DASK), (".parquet", DASK),
+                                            (".jsonl", DASK)])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_stream_equals_in_memory(tmp_path, table, suffix, weighted):
+def test_one_pass_engines_equal_in_memory(tmp_path, table, suffix, engine, weighted):
+    if engine is DASK:
+        pytest.importorskip("dask.dataframe")
     path = _write(tmp_path / f"data{suffix}", table)
     base = ["evaluate", path, "--label", "y", "--score", "a", "--pos-label", "pos", "--json"]
     if weighted:
         base += ["--weight", "w"]
     whole = _run(*base)
-    streamed = _run(*base, "--stream", "--chunk-rows", "17")
+    streamed = _run(*base, *engine)
     assert whole.returncode == 0 and streamed.returncode == 0, streamed.stderr
     a, b = json.loads(whole.stdout), json.loads(streamed.stdout)
     for m in precall.AP_METHODS:
@@ -223,3 +231,27 @@ def test_stream_errors(tmp_path, table):
     bad = _write(tmp_path / "bad.csv", cols)
     proc = _run("evaluate", bad, "--label", "y", "--score", "a", "--pos-label", "pos", "--stream", "--chunk-rows", "50")
     assert proc.returncode == 2 and "line 122" in proc.stderr and "column 'a'" in proc.stderr
+
+
+def test_dask_engine_on_a_local_cluster_and_errors(tmp_path, table):
+    pytest.importorskip("distributed")
+    path = _write(tmp_path / "data.csv", table)
+    base = ["evaluate", path, "--label", "y", "--score", "a", "--pos-label", "pos", "--json"]
+    whole, cluster = _run(*base), _run(*base, "--engine", "dask")  # default: a local cluster of processes
+    assert cluster.returncode == 0, cluster.stderr
+    assert json.loads(cluster.stdout)["average_precision"] == pytest.approx(
+        json.loads(whole.stdout)["average_precision"], rel=1e-12)
+    for extra, message in ((["--engine", "dask", "--ci"], "--engine dask"),
+                           (["--scheduler", "threads"], "--scheduler goes with --engine dask"),
+                           (["--engine", "dask", "--score", "b"], "one --score")):
+        proc = _run(*base, *extra)
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    cols = {k: np.array(v) for k, v in table.items()}
+    cols["a"] = cols["a"].astype(float)
+    cols["a"][120] = np.nan
+    bad = _write(tmp_path / "bad.csv", cols)
+    proc = _run("evaluate", bad, "--label", "y", "--score", "a", "--pos-label", "pos", "--engine", "dask",
+                "--scheduler", "synchronous")
+    assert proc.returncode == 2 and "NaN" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    proc = _run("evaluate", path, "--label", "nope", "--score", "a", "--engine", "dask", "--scheduler", "threads")
+    assert proc.returncode == 2 and "nope" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

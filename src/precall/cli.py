@@ -18,6 +18,7 @@ traceback), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import functools
@@ -31,12 +32,12 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 import precall
-from precall.readers import Columns, InputError, iter_file, read_delimited, read_file
+from precall.readers import Columns, InputError, label_text, iter_file, read_delimited, read_file
 
 __all__ = ["main"]
 
@@ -1154,41 +1155,137 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------
 # commands
-def _evaluate_stream(args: argparse.Namespace) -> int:
-    """``--stream``: the file in chunks through an exact :class:`precall.Accumulator`."""
+def _check_single_binary(args: argparse.Namespace, option: str) -> None:
     if args.class_columns is not None or len(args.score) != 1:
-        raise CliError("--stream takes one --score column (binary input)")
+        raise CliError(f"{option} takes one --score column (binary input)")
     if args.ties != "group" or args.ci or args.at_recall or args.at_precision or args.at_threshold:
-        raise CliError("--stream evaluates with grouped ties and no --ci / --at-*; drop those options")
+        raise CliError(f"{option} evaluates with grouped ties and no --ci / --at-*; drop those options")
+
+
+def _evaluate_stream(args: argparse.Namespace) -> tuple[precall.Evaluation, Counter[str], str]:
+    """``--stream``: the file in chunks through an exact :class:`precall.Accumulator`."""
     path, score = args.file, args.score[0]
     counts: Counter[str] = Counter()
     acc = positive = None
+    for chunk in iter_file(path, label=args.label, score_columns=[(score, "--score")], weight=args.weight,
+                           delimiter=args.delimiter, chunk_rows=args.chunk_rows):
+        counts.update(chunk.labels)
+        if acc is None:
+            positive = resolve_pos_label(Counter(chunk.labels), args.pos_label, args.label, path)
+            acc = precall.Accumulator(pos_label=positive)
+        try:
+            acc.update(np.array(chunk.labels), chunk.scores, sample_weight=chunk.weights)
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{path}: {exc}") from None
+    if acc is None:
+        raise CliError(f"{path}: no data rows")
+    if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
+        raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
+                       f"positive label of the first chunk ({positive!r}); name it with --pos-label")
+    try:
+        evaluation = acc.table().evaluate(recall_grid=args.recall_grid)
+    except ValueError as exc:
+        raise CliError(f"{path}: {exc}") from None
+    return evaluation, counts, positive  # type: ignore[return-value]
+
+
+_DASK_SCHEDULERS = ("synchronous", "threads", "processes")
+
+
+def _evaluate_dask(args: argparse.Namespace) -> tuple[precall.Evaluation, Counter[str], str]:
+    """``--engine dask``: the file read by dask.dataframe, evaluated by score ranges on a
+    Dask cluster (a local one by default, ``--scheduler`` an address or a local scheduler)."""
+    try:
+        import dask
+        import dask.dataframe as dd
+        import pandas
+
+        import precall.dask as pdask
+    except ImportError:
+        raise CliError("--engine dask needs the 'dask' extra: pip install 'precall[dask]'") from None
+    path, score = args.file, args.score[0]
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+    columns = [args.label, score] + ([args.weight] if args.weight else [])
+    lower = path.lower()
+    try:
+        if lower.endswith((".parquet", ".pq")) or os.path.isdir(path):
+            frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
+        elif lower.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+            frame = dd.read_json(path, lines=True, blocksize=None if lower.endswith(".gz") else 1 << 26)
+        elif lower.endswith((".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")):
+            sep = args.delimiter or ("\t" if ".tsv" in lower else ",")
+            frame = dd.read_csv(path, sep=sep, dtype={args.label: str},
+                                blocksize=None if lower.endswith(".gz") else "64MiB")
+        else:
+            raise CliError(f"{path}: --engine dask reads Parquet, CSV / TSV and JSON Lines files; use --stream "
+                           "for other formats")
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise CliError(f"{path}: no column {missing[0]!r}; the columns are {list(frame.columns)}")
+        frame = frame[columns]
+    except (ValueError, OSError, KeyError) as exc:
+        raise CliError(f"{path}: {exc}") from None
+    with _dask_scheduler(dask, args.scheduler):
+        raw = frame[args.label].value_counts(dropna=False).compute()
+        counts: Counter[str] = Counter()
+        texts = {}
+        for value, n in raw.items():
+            if pandas.isna(value):
+                raise CliError(f"{path}: column {args.label!r}: {n} rows have no label; fill or drop them")
+            texts[value] = label_text(value)
+            counts[texts[value]] += int(n)
+        positive = resolve_pos_label(counts, args.pos_label, args.label, path)
+        is_positive = frame[args.label].isin([v for v, text in texts.items() if text == positive])
+        weight = frame[args.weight] if args.weight else None
+        try:
+            evaluation = pdask.evaluate(is_positive, frame[score], sample_weight=weight, pos_label=True,
+                                        recall_grid=args.recall_grid)
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{path}: {exc}") from None
+    return evaluation, counts, positive
+
+
+@contextlib.contextmanager
+def _dask_scheduler(dask: Any, scheduler: str | None) -> Iterator[None]:
+    """A local Dask cluster for the evaluation (default), a named local scheduler, or an address."""
+    if scheduler in _DASK_SCHEDULERS:
+        with dask.config.set(scheduler=scheduler):
+            yield
+        return
+    try:
+        import distributed
+    except ImportError:
+        raise CliError("--engine dask without a local --scheduler needs distributed: pip install "
+                       "'precall[dask]'") from None
+    if scheduler is None:
+        with distributed.LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                                      dashboard_address=None, silence_logs=40) as cluster, \
+                distributed.Client(cluster):
+            yield
+        return
+    try:
+        client = distributed.Client(scheduler, timeout=30)
+    except (OSError, ValueError, TimeoutError) as exc:
+        raise CliError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
+    with client:
+        yield
+
+
+def _evaluate_one_pass(args: argparse.Namespace) -> int:
+    """``--stream`` or ``--engine dask``: binary input without holding the rows in memory."""
+    option = "--stream" if args.engine == "stream" else "--engine dask"
+    _check_single_binary(args, option)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for chunk in iter_file(path, label=args.label, score_columns=[(score, "--score")], weight=args.weight,
-                               delimiter=args.delimiter, chunk_rows=args.chunk_rows):
-            counts.update(chunk.labels)
-            if acc is None:
-                positive = resolve_pos_label(Counter(chunk.labels), args.pos_label, args.label, path)
-                acc = precall.Accumulator(pos_label=positive)
-            try:
-                acc.update(np.array(chunk.labels), chunk.scores, sample_weight=chunk.weights)
-            except (ValueError, TypeError) as exc:
-                raise CliError(f"{path}: {exc}") from None
-        if acc is None:
-            raise CliError(f"{path}: no data rows")
-        if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
-            raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
-                           f"positive label of the first chunk ({positive!r}); name it with --pos-label")
-        try:
-            evaluation = acc.table().evaluate(recall_grid=args.recall_grid)
-        except ValueError as exc:
-            raise CliError(f"{path}: {exc}") from None
+        evaluation, counts, positive = (_evaluate_stream if args.engine == "stream" else _evaluate_dask)(args)
+    n_rows = sum(counts.values())
     report = Report(
-        source=path, n_rows=sum(counts.values()), label_column=args.label, score_column=score,
-        weight_column=args.weight, pos_label=positive, label_counts=dict(sorted(counts.items())),  # type: ignore[arg-type]
-        evaluation=dataclasses.replace(evaluation, n_samples=sum(counts.values())),
-        warnings=[str(w.message) for w in caught],
+        source=args.file, n_rows=n_rows, label_column=args.label, score_column=args.score[0],
+        weight_column=args.weight, pos_label=positive, label_counts=dict(sorted(counts.items())),
+        evaluation=dataclasses.replace(evaluation, n_samples=n_rows),
+        warnings=[str(w.message) for w in caught if not issubclass(w.category, (DeprecationWarning,
+                                                                                FutureWarning))],
     )
     if args.markdown or args.csv:
         _print_warnings(report)
@@ -1199,7 +1296,13 @@ def _evaluate_stream(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.stream:
-        return _evaluate_stream(args)
+        if args.engine not in ("memory", "stream"):
+            raise CliError("--stream is --engine stream; give one of them")
+        args.engine = "stream"
+    if args.scheduler is not None and args.engine != "dask":
+        raise CliError("--scheduler goes with --engine dask")
+    if args.engine != "memory":
+        return _evaluate_one_pass(args)
     if args.class_columns is not None:
         return _evaluate_multiclass(args)
     if args.method is not None:
@@ -1458,6 +1561,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "grows with the distinct scores, not the rows): for files larger than memory")
     ev.add_argument("--chunk-rows", type=_int_in(1), default=1 << 18, metavar="N",
                     help="with --stream: rows per chunk of text files (default 262144)")
+    ev.add_argument("--engine", choices=("memory", "stream", "dask"), default="memory",
+                    help="binary, one --score: 'memory' (default) loads the columns; 'stream' is --stream; "
+                    "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "
+                    "Dask cluster (the 'dask' extra)")
+    ev.add_argument("--scheduler", metavar="ADDRESS",
+                    help="with --engine dask: a distributed scheduler's address (tcp://host:8786), or "
+                    "'threads' / 'processes' / 'synchronous' for dask's local schedulers; default: a "
+                    "local cluster of one worker process per core")
     ev.add_argument("--ci", action="store_true",
                     help="binary: add a confidence interval to every number (bootstrap for "
                     "AP, DeLong for ROC-AUC; see --level, --ci-method, --resamples, --seed)")

@@ -108,14 +108,17 @@ def _blocks(y_true: Any, y_score: Any, sample_weight: Any) -> list[tuple[Any, An
     return out
 
 
-def _checked(y: Any, s: Any, w: Any, pos_label: Any) -> BinaryInput:
+def _checked(y: Any, s: Any, w: Any, pos_label: Any, index: int) -> BinaryInput:
     y, s = np.asarray(y), np.asarray(s)
     if y.shape != s.shape:
         raise ValueError(f"`y_true` and `y_score` partitions must have the same length; got {y.shape} and {s.shape} "
-                         "(use columns of one DataFrame, or arrays of equal length)")
+                         f"in partition {index} (use columns of one DataFrame, or arrays of equal length)")
     if y.size == 0:
         return BinaryInput(s.astype(np.float64), np.zeros(0, dtype=bool), None, pos_label, 0)
-    return check_binary(y, s, None if w is None else np.asarray(w), pos_label)
+    try:
+        return check_binary(y, s, None if w is None else np.asarray(w), pos_label)
+    except ValueError as exc:
+        raise ValueError(f"partition {index} (indices below count from its start): {exc}") from None
 
 
 def accumulate(
@@ -152,7 +155,7 @@ def evaluate(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label:
         n_ranges = min(len(blocks), 64)
     if isinstance(n_ranges, bool) or int(n_ranges) != n_ranges or n_ranges < 1:
         raise ValueError(f"`n_ranges` must be a positive integer; got {n_ranges!r}")
-    parts = [dask.delayed(_checked)(y, s, w, pos_label) for y, s, w in blocks]
+    parts = [dask.delayed(_checked)(y, s, w, pos_label, i) for i, (y, s, w) in enumerate(blocks)]
     graph = _ranges.wire(parts, dask.delayed, n_ranges=int(n_ranges), recall_grid=recall_grid, policy="nan")
     (ev,) = dask.compute(graph)
     if ev.n_samples == 0:

@@ -34,7 +34,7 @@ from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "InputError", "iter_file", "read_delimited", "read_file"]
+__all__ = ["Columns", "InputError", "iter_file", "label_text", "read_delimited", "read_file"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -171,7 +171,8 @@ def _finish(
     return Columns(labels, scores, weights)
 
 
-def _label_text(value: Any) -> str:
+def label_text(value: Any) -> str:
+    """A label as the CLI compares it: booleans as true/false, integral floats as integers."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -370,7 +371,7 @@ def _jsonl_chunks(
             value = record[label]
             if value is None or isinstance(value, (dict, list)):
                 raise InputError(f"{name}: line {line}, column {label!r}: the label must be a string or a number; got {value!r}")
-            labels.append(_label_text(value))
+            labels.append(label_text(value))
             scores.append([_json_number(record[c], "the score", c, line, name) for c, _ in score_columns])
             if weight is not None:
                 weights.append(_json_number(record[weight], "the weight", weight, line, name))
@@ -414,7 +415,7 @@ def _from_arrays(
     raw_labels = np.asarray(get(label, "--label"))
     if raw_labels.ndim != 1:
         raise InputError(f"{name}: column {label!r} must be 1-D; got shape {raw_labels.shape}")
-    labels = [_label_text(v) for v in raw_labels.tolist()]
+    labels = [label_text(v) for v in raw_labels.tolist()]
     columns = [_numeric(get(c, option), c, name, "the score") for c, option in score_columns]
     w = None if weight is None else _numeric(get(weight, "--weight"), weight, name, "the weight")
     for c, arr in [*zip([c for c, _ in score_columns], columns), *([(weight, w)] if w is not None else [])]:
