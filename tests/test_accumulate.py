@@ -212,7 +212,10 @@ def test_binned_merge_and_round_trip(rng):
     assert b.low == b.value == b.high == precall.average_precision(y, s, method="coco")
 
 
-def test_runs_are_merged_like_a_binary_counter(rng):
+def test_runs_are_merged_like_a_binary_counter(rng, monkeypatch):
+    from precall import accumulate
+
+    monkeypatch.setattr(accumulate, "_ROWS", 100)  # unweighted rows sorted 100 at a time
     y = rng.integers(0, 2, 3000)
     s = np.round(rng.random(3000), 3)
     w = rng.uniform(0.5, 2, 3000)
@@ -222,6 +225,8 @@ def test_runs_are_merged_like_a_binary_counter(rng):
             acc.update(y[lo:lo + 37], s[lo:lo + 37], sample_weight=None if weights is None else weights[lo:lo + 37])
             sizes = [r[0].size for r in acc._pending[0].stack]
             assert all(a > b for a, b in zip(sizes, sizes[1:]))  # decreasing: at most log2(batches) runs
+            assert acc._pending[0].n_rows < 100
+        assert len(acc._pending[0].stack) > 1  # several runs were waiting
         _tables_equal(acc.table(), precall.threshold_table(y, s, sample_weight=weights), exact=weights is None)
 
 
@@ -238,3 +243,34 @@ def test_counts_widen_before_they_overflow():
     np.testing.assert_array_equal(small[0], [0.25, 0.5])
     np.testing.assert_array_equal(small[1], [1, 7])
     np.testing.assert_array_equal(small[2], [2, 0])
+
+
+@given(rows, st.booleans(), st.sampled_from(["reference", "exact"]))
+def test_evaluate_from_the_state_equals_in_memory(data, weighted, grid):
+    y = np.array([r[0] for r in data], dtype=int)
+    s = np.array([r[1] / 2 for r in data])
+    w = np.array([float(r[2]) for r in data]) if weighted else None
+    if w is not None and not (w > 0).any():
+        w[0] = 1.0
+    acc = precall.Accumulator()
+    half = max(1, len(y) // 2)
+    acc.update(y[:half], s[:half], sample_weight=None if w is None else w[:half])
+    if half < len(y):
+        acc.update(y[half:], s[half:], sample_weight=None if w is None else w[half:])
+    got = acc.evaluate(recall_grid=grid, on_undefined="nan")
+    expected = precall.evaluate(y, s, sample_weight=w, recall_grid=grid, on_undefined="nan")
+    for m in precall.AP_METHODS:
+        if np.isnan(expected.average_precision[m]):  # no positives
+            assert np.isnan(got.average_precision[m]) and np.isnan(acc.average_precision(method=m).value)
+            continue
+        if w is None:  # integer counts: the same steps, the same sums
+            assert got.average_precision[m] == expected.average_precision[m]
+        assert got.average_precision[m] == pytest.approx(expected.average_precision[m], rel=1e-12, abs=1e-15)
+        b = acc.average_precision(method=m, recall_grid=grid)
+        assert b.low == b.value == b.high == pytest.approx(expected.average_precision[m], rel=1e-12, abs=1e-15)
+    assert got.roc_auc == pytest.approx(expected.roc_auc, rel=1e-12, nan_ok=True)
+    assert acc.roc_auc().value == pytest.approx(expected.roc_auc, rel=1e-12, nan_ok=True)
+    assert (got.n_pos, got.n_neg) == pytest.approx((expected.n_pos, expected.n_neg), rel=1e-12)
+    assert (got.best_f1 is None) == (expected.best_f1 is None)
+    if got.best_f1 is not None:
+        assert got.best_f1.threshold == expected.best_f1.threshold

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ._counts import ThresholdTable
+from ._counts import Steps, ThresholdTable
 from ._validate import check_binary, check_multi, is_multi
 
 __all__ = ["Accumulator", "Bounded"]
@@ -64,6 +64,7 @@ _VERSION = 1
 
 _Run = tuple  # (sorted distinct scores, positive weights, negative weights)
 _U32 = 1 << 32
+_ROWS = 1 << 24  # unweighted rows sorted together into one run (about 80 MB of float32 scores and labels)
 
 
 def _count_dtype(*runs: _Run) -> np.dtype:
@@ -122,6 +123,24 @@ class _Runs:
 
     def __init__(self) -> None:
         self.stack: list[_Run] = []
+        self.rows: list[tuple[np.ndarray, np.ndarray]] = []  # unweighted batches not yet sorted
+        self.n_rows = 0
+
+    def add_rows(self, positives: np.ndarray, negatives: np.ndarray) -> None:
+        """Unweighted rows wait until there are ``_ROWS`` of them, then become one run:
+        sorting many rows at once is cheaper than merging many small runs."""
+        self.rows.append((positives, negatives))
+        self.n_rows += positives.size + negatives.size
+        if self.n_rows >= _ROWS:
+            self._sort_rows()
+
+    def _sort_rows(self) -> None:
+        if self.rows:
+            ps, pc = _runs(np.sort(np.concatenate([p for p, _ in self.rows])))
+            ns, nc = _runs(np.sort(np.concatenate([n for _, n in self.rows])))
+            self.rows, self.n_rows = [], 0
+            self.push(_merge_two((ps, pc, np.zeros(ps.size, dtype=nc.dtype)),
+                                 (ns, np.zeros(ns.size, dtype=pc.dtype), nc)))
 
     def push(self, run: _Run) -> None:
         self.stack.append(run)
@@ -129,25 +148,41 @@ class _Runs:
             top = self.stack.pop()
             self.stack[-1] = _merge_two(self.stack[-1], top)
 
-    def collapse(self, empty: _Run) -> _Run:
+    def collapse(self) -> _Run:
+        """Everything waiting as one run (there must be something)."""
+        self._sort_rows()
         while len(self.stack) > 1:
             top = self.stack.pop()
             self.stack[-1] = _merge_two(self.stack[-1], top)
-        return self.stack[0] if self.stack else empty
+        return self.stack[0]
 
 
-def _batch_run(s: np.ndarray, positive: np.ndarray, weight: np.ndarray | None) -> _Run:
-    """One batch as a state: the positives' and the negatives' scores sorted apart
-    (``np.sort``, no argsort) without weights; ``np.unique`` sums with them."""
-    if weight is None:
-        ps, pc = _runs(np.sort(s[positive]))
-        ns, nc = _runs(np.sort(s[~positive]))
-        zero_p, zero_n = np.zeros(ps.size, dtype=nc.dtype), np.zeros(ns.size, dtype=pc.dtype)
-        return _merge_two((ps, pc, zero_p), (ns, zero_n, nc))
+def _weighted_run(s: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> _Run:
+    """One weighted batch as a state: ``np.unique`` and weight sums."""
     distinct, inverse = np.unique(s, return_inverse=True)
     p = np.bincount(inverse, weights=np.where(positive, weight, 0.0), minlength=distinct.size)
     n = np.bincount(inverse, weights=np.where(positive, 0.0, weight), minlength=distinct.size)
     return distinct, p, n
+
+
+def _steps(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> Steps:
+    """The grouped steps of a state (increasing scores) without building the table:
+    O(steps) memory beyond the state, as the FP count at each step is the sum of the
+    negatives since the step before (``np.add.reduceat``)."""
+    p, n = pos[::-1], neg[::-1]
+    count = np.int64 if p.dtype.kind in "iu" and n.dtype.kind in "iu" else np.float64
+    idx = np.flatnonzero(p)
+    dtp = p[idx].astype(count)
+    n_neg = n.sum(dtype=count)
+    if idx.size == 0:
+        return Steps(scores[:0], dtp, dtp, dtp, dtp, 0.0, float(n_neg), count is np.int64)
+    starts = np.concatenate(([0], idx[:-1] + 1))
+    fp = np.add.reduceat(n, starts, dtype=count)
+    fp[-1] = n[starts[-1]:idx[-1] + 1].sum(dtype=count)  # reduceat's last segment runs to the end
+    np.cumsum(fp, out=fp)
+    tp = np.cumsum(dtp)
+    return Steps(scores[::-1][idx], tp, dtp, fp, fp - n[idx].astype(count), float(tp[-1]), float(n_neg),
+                 count is np.int64)
 
 
 class Accumulator:
@@ -217,19 +252,24 @@ class Accumulator:
             self._pos[c] = self._pos[c].astype(dtype) + p
             self._neg[c] = self._neg[c].astype(dtype) + n
             return
-        # each batch becomes a sorted run; runs of similar size are merged linearly
-        # (a binary counter): n rows cost O(n log n), memory stays near the state's
-        self._pending[c].push(_batch_run(s, positive, weight))
+        # batches become sorted runs (unweighted rows sorted _ROWS at a time, the
+        # positives' and the negatives' scores apart with np.sort); runs of similar size
+        # are merged linearly (a binary counter): n rows cost O(n log n), memory stays
+        # near the state's
+        if weight is None:
+            self._pending[c].add_rows(s[positive], s[~positive])
+        else:
+            self._pending[c].push(_weighted_run(s, positive, weight))
 
     def _flush(self, c: int | None = None) -> None:
         if self.edges is not None:
             return
         for i in range(len(self._pending)) if c is None else (c,):
-            stack = self._pending[i].stack
-            if stack:
-                run = self._pending[i].collapse(stack[0])
+            runs = self._pending[i]
+            if runs.stack or runs.rows:
+                run = runs.collapse()
                 self._scores[i], self._pos[i], self._neg[i] = run
-                stack[:] = [run]
+                runs.stack[:] = [run]
 
     def update(self, y_true: Any, y_score: Any, *, sample_weight: Any = None) -> "Accumulator":
         """Add a batch (validated as the in-memory functions validate it); returns ``self``.
@@ -330,6 +370,32 @@ class Accumulator:
             raise ValueError(f"`label` {label!r} is not one of {self.labels.tolist()}")  # type: ignore[union-attr]
         return int(hits[0])
 
+    def steps(self, label: Any = None) -> Steps:
+        """The grouped steps of everything seen (internal: what every metric needs)."""
+        if self.edges is not None:
+            raise ValueError("a binned accumulator has no exact steps: use average_precision() or roc_auc()")
+        c = self._index(label)
+        self._flush(c)
+        if not (self._pos[c].any() or self._neg[c].any()):
+            raise ValueError("the accumulator has seen no row with positive weight yet")
+        return _steps(self._scores[c], self._pos[c], self._neg[c])
+
+    def evaluate(self, *, recall_grid: str = "reference", on_undefined: Any = "warn", label: Any = None) -> Any:
+        """:func:`precall.evaluate` (grouped ties) of everything seen, from the steps
+        alone: the full table is never built, so the peak stays near the state's size.
+
+        >>> import precall
+        >>> acc = precall.Accumulator().update([0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.2])
+        >>> acc.evaluate().average_precision == precall.evaluate([0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.2]
+        ...                                                      ).average_precision
+        True
+        """
+        from .evaluate import evaluation_from_steps
+
+        steps = self.steps(label)
+        return evaluation_from_steps(steps, steps, ties="group", n_samples=None, recall_grid=recall_grid,
+                                     on_undefined=on_undefined)
+
     def average_precision(self, *, method: str = "step", recall_grid: str = "reference",
                           label: Any = None) -> "Bounded":
         """AP by ``method`` with guaranteed bounds (equal to the value when exact).
@@ -343,7 +409,9 @@ class Accumulator:
         if method not in AP_METHODS:
             raise ValueError(f"`method` must be one of {AP_METHODS}; got {method!r}")
         if self.edges is None:
-            v = self.table(label).average_precision(method=method, recall_grid=recall_grid, on_undefined="nan")
+            from .scores import ap_from_steps
+
+            v = ap_from_steps(self.steps(label), method=method, recall_grid=recall_grid, on_undefined="nan")
             return Bounded(v, v, v)
         pos, neg = self._binned(label)
         grouped = _bin_table(pos, neg, "grouped")
@@ -364,7 +432,9 @@ class Accumulator:
         """ROC-AUC with guaranteed bounds: the pairs inside a bin count 0 (low), 1/2
         (value, a bin as one threshold) or 1 (high)."""
         if self.edges is None:
-            v = self.table(label).roc_auc(on_undefined="nan")
+            from .scores import roc_auc_from_steps
+
+            v = roc_auc_from_steps(self.steps(label), policy="nan")
             return Bounded(v, v, v)
         pos, neg = self._binned(label)
         total = float(pos.sum()) * float(neg.sum())

@@ -1183,7 +1183,7 @@ def _evaluate_stream(args: argparse.Namespace) -> tuple[precall.Evaluation, Coun
         raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
                        f"positive label of the first chunk ({positive!r}); name it with --pos-label")
     try:
-        evaluation = acc.table().evaluate(recall_grid=args.recall_grid)
+        evaluation = acc.evaluate(recall_grid=args.recall_grid)  # from the steps: no full table
     except ValueError as exc:
         raise CliError(f"{path}: {exc}") from None
     return evaluation, counts, positive  # type: ignore[return-value]
@@ -1204,12 +1204,12 @@ def _evaluate_dask(args: argparse.Namespace) -> tuple[precall.Evaluation, Counte
     except ImportError:
         raise CliError("--engine dask needs the 'dask' extra: pip install 'precall[dask]'") from None
     path, score = args.file, args.score[0]
-    if not os.path.exists(path):
+    if "://" not in path and not os.path.exists(path):  # remote paths are for the workers to read
         raise CliError(f"{path}: no such file")
     columns = [args.label, score] + ([args.weight] if args.weight else [])
     lower = path.lower()
     try:
-        if lower.endswith((".parquet", ".pq")) or os.path.isdir(path):
+        if lower.endswith((".parquet", ".pq", "/")) or os.path.isdir(path):  # a file or a folder of them
             frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
         elif lower.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
             frame = dd.read_json(path, lines=True, blocksize=None if lower.endswith(".gz") else 1 << 26)
