@@ -411,3 +411,17 @@ SEEDS = {
         pr_recall=[1, 1, 1, 1, 2 / 3, 1 / 3, 0, 0],
     ),
 }
+
+
+def assert_tables_equal(a, b, exact: bool = True) -> None:
+    """Two count tables agree: the same thresholds, and counts equal (``exact``) or
+    within 1e-12 relative (weights summed in another order)."""
+    np.testing.assert_array_equal(a.thresholds, b.thresholds)
+    if exact:
+        np.testing.assert_array_equal(a.tp, b.tp)
+        np.testing.assert_array_equal(a.fp, b.fp)
+        assert (a.n_pos, a.n_neg) == (b.n_pos, b.n_neg)
+    else:
+        np.testing.assert_allclose(a.tp, b.tp, rtol=1e-12)
+        np.testing.assert_allclose(a.fp, b.fp, rtol=1e-12)
+        np.testing.assert_allclose([a.n_pos, a.n_neg], [b.n_pos, b.n_neg], rtol=1e-12)

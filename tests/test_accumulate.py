@@ -11,19 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import oracles
 import precall
 
 
-def _tables_equal(a, b, exact=True):
-    np.testing.assert_array_equal(a.thresholds, b.thresholds)
-    if exact:
-        np.testing.assert_array_equal(a.tp, b.tp)
-        np.testing.assert_array_equal(a.fp, b.fp)
-        assert (a.n_pos, a.n_neg) == (b.n_pos, b.n_neg)
-    else:
-        np.testing.assert_allclose(a.tp, b.tp, rtol=1e-12)
-        np.testing.assert_allclose(a.fp, b.fp, rtol=1e-12)
-        assert a.n_pos == pytest.approx(b.n_pos, rel=1e-12) and a.n_neg == pytest.approx(b.n_neg, rel=1e-12)
+_tables_equal = oracles.assert_tables_equal
 
 
 rows = st.lists(st.tuples(st.booleans(), st.integers(-3, 6), st.integers(0, 3)), min_size=1, max_size=60)

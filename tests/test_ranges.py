@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import oracles
 import precall
 from precall import _ranges
 from precall._validate import check_binary
@@ -82,3 +83,16 @@ def test_boundaries_keep_equal_scores_together():
         lows = [x.min() for x in scores if x.size]
         assert all(h < lo for h, lo in zip(highs, lows[1:]))
         np.testing.assert_array_equal(totals.sum(axis=0), [2, 3] if weights is None else [2.5, 5.0])
+
+
+@given(rows, st.lists(st.integers(0, 80), max_size=4), st.integers(1, 9), st.booleans())
+def test_range_tables_concatenate_to_the_in_memory_table(data, cuts, n_ranges, weighted):
+    y = np.array([r[0] for r in data], dtype=int)
+    s = np.array([r[1] / 4 for r in data])
+    w = np.array([r[2] / 2 for r in data]) if weighted else None
+    bounds = [0, *sorted({c % (len(y) + 1) for c in cuts}), len(y)]
+    parts = [check_binary(y[a:b], s[a:b], None if w is None else w[a:b], None)
+             for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    table = _ranges.wire_table(parts, _now, n_ranges=n_ranges)
+    expected = precall.threshold_table(y, s, sample_weight=w)
+    oracles.assert_tables_equal(table, expected, exact=not weighted)

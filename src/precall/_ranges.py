@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._counts import Steps, build_steps, steps_from_sorted
+from ._counts import Steps, ThresholdTable, build_steps, build_table, steps_from_sorted
 from ._validate import BinaryInput
 from .evaluate import Evaluation, F1Point
 from .scores import (
@@ -52,7 +52,7 @@ from .scores import (
     undefined,
 )
 
-__all__ = ["Part", "boundaries", "combine", "sample", "split", "wire", "with_policy"]
+__all__ = ["Part", "assemble", "boundaries", "combine", "sample", "split", "wire", "wire_table", "with_policy"]
 
 _SAMPLE = 1024  # sample points per partition for the boundaries
 
@@ -125,26 +125,52 @@ def offsets(totals: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return (above.astype(np.int64) if exact else above), per_range.sum(axis=0)
 
 
-def range_steps(pieces: list[Piece], prefix: np.ndarray, grand: np.ndarray) -> Steps:
-    """The global steps of one range: its rows sorted, its local steps shifted by the prefix."""
+def _gather(pieces: list[Piece]) -> Any:
+    """A range's rows from its pieces: (sorted positives, sorted negatives) without
+    weights, a ``BinaryInput`` with them, None when the range is empty."""
     if not pieces:
-        return _no_steps(grand)
+        return None
     if isinstance(pieces[0], tuple):  # sorted slices of the positives and the negatives
         p = np.sort(np.concatenate([x for x, _ in pieces]))
         q = np.sort(np.concatenate([x for _, x in pieces]))
-        if p.size + q.size == 0:
-            return _no_steps(grand)
-        local = steps_from_sorted(p, q, "group")
-    else:
-        data = BinaryInput(
-            np.concatenate([x.scores for x in pieces]), np.concatenate([x.positive for x in pieces]),
-            np.concatenate([x.weight for x in pieces]), pieces[0].pos_label, sum(x.n_samples for x in pieces))
-        if data.scores.size == 0:
-            return _no_steps(grand)
-        local = build_steps(data, "group")
+        return (p, q) if p.size + q.size else None
+    data = BinaryInput(
+        np.concatenate([x.scores for x in pieces]), np.concatenate([x.positive for x in pieces]),
+        np.concatenate([x.weight for x in pieces]), pieces[0].pos_label, sum(x.n_samples for x in pieces))
+    return data if data.scores.size else None
+
+
+def range_steps(pieces: list[Piece], prefix: np.ndarray, grand: np.ndarray) -> Steps:
+    """The global steps of one range: its rows sorted, its local steps shifted by the prefix."""
+    data = _gather(pieces)
+    if data is None:
+        return _no_steps(grand)
+    local = steps_from_sorted(*data, "group") if isinstance(data, tuple) else build_steps(data, "group")
     tp0, fp0 = prefix
     return Steps(local.thresholds, local.tp + tp0, local.dtp, local.fp + fp0, local.fp_prev + fp0,
                  float(grand[0]), float(grand[1]), local.exact)
+
+
+def range_table(pieces: list[Piece], prefix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The rows of the global grouped table that fall in one range: (thresholds, TP, FP)."""
+    data = _gather(pieces)
+    if data is None:
+        return None
+    if isinstance(data, tuple):
+        p, q = data
+        data = BinaryInput(np.concatenate([p, q]), np.concatenate([np.ones(p.size, bool), np.zeros(q.size, bool)]),
+                           None, None, p.size + q.size)
+    local = build_table(data, "group")
+    return local.thresholds, local.tp + prefix[0], local.fp + prefix[1]
+
+
+def assemble(rows: list[Any]) -> ThresholdTable:
+    """The grouped table from the ranges' rows (lowest scores first)."""
+    present = [r for r in reversed(rows) if r is not None]  # from the highest scores
+    if not present:
+        raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
+    thresholds, tp, fp = (np.concatenate([r[k] for r in present]) for k in range(3))
+    return ThresholdTable(thresholds=thresholds, tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
 
 
 @dataclass(frozen=True)
@@ -249,26 +275,36 @@ def with_policy(ev: Evaluation, policy: Any) -> Evaluation:
     return replace(ev, average_precision=ap, roc_auc=auc)
 
 
-def wire(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int, recall_grid: str,
-         policy: Any) -> Any:
-    """The whole computation as calls of ``delayed`` (``dask.delayed`` builds a graph;
-    ``lambda f, **kw: f`` runs it at once).  ``partitions`` are (delayed) ``BinaryInput``s."""
+def _layout(partitions: list[Any], delayed: Callable[..., Any], n_ranges: int) -> tuple[list[Any], Any, Any]:
+    """Cut points from the partitions' samples, the partitions split by range: each range's
+    pieces (a list per range, lowest scores first), the prefix totals and the grand totals."""
     samples = [delayed(sample)(p) for p in partitions]
     cuts = delayed(boundaries)(samples, n_ranges)
     splits = [delayed(split, nout=2)(p, cuts) for p in partitions]
-    pieces = [s[0] for s in splits]
     offs = delayed(offsets, nout=2)([s[1] for s in splits])
-    prefix, grand = offs[0], offs[1]
     n = delayed(_n_ranges)(cuts)
-    parts, steps = [], []
-    for r in range(n_ranges):
-        st = delayed(_range_or_empty)(r, n, [delayed(_piece)(p, r) for p in pieces], prefix, grand)
-        steps.append(st)
-        parts.append(delayed(summarize)(st, recall_grid))
+    per_range = [delayed(_pieces)(r, n, [delayed(_piece)(s[0], r) for s in splits]) for r in range(n_ranges)]
+    return per_range, offs[0], offs[1]
+
+
+def wire(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int, recall_grid: str,
+         policy: Any) -> Any:
+    """The whole evaluation as calls of ``delayed`` (``dask.delayed`` builds a graph;
+    ``lambda f, **kw: f`` runs it at once).  ``partitions`` are (delayed) ``BinaryInput``s."""
+    per_range, prefix, grand = _layout(partitions, delayed, n_ranges)
+    steps = [delayed(range_steps)(pieces, delayed(_item)(prefix, r), grand) for r, pieces in enumerate(per_range)]
+    parts = [delayed(summarize)(st, recall_grid) for st in steps]
     below = delayed(suffix_best)(parts)
     voc = [delayed(voc2010_sum)(st, delayed(_item)(below, r)) for r, st in enumerate(steps)]
     n_samples = delayed(sum)([delayed(_n_samples)(p) for p in partitions])
     return delayed(combine)(parts, voc, grand, n_samples=n_samples, recall_grid=recall_grid, policy=policy)
+
+
+def wire_table(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int) -> Any:
+    """The grouped table, range by range (it must fit on the client)."""
+    per_range, prefix, _ = _layout(partitions, delayed, n_ranges)
+    rows = [delayed(range_table)(pieces, delayed(_item)(prefix, r)) for r, pieces in enumerate(per_range)]
+    return delayed(assemble)(rows)
 
 
 def _n_ranges(cuts: np.ndarray) -> int:
@@ -279,10 +315,8 @@ def _piece(pieces: list[Piece], r: int) -> Piece | None:
     return pieces[r] if r < len(pieces) else None
 
 
-def _range_or_empty(r: int, n: int, pieces: list[Piece | None], prefix: np.ndarray, grand: np.ndarray) -> Steps:
-    if r >= n:
-        return _no_steps(grand)
-    return range_steps([p for p in pieces if p is not None], prefix[r], grand)
+def _pieces(r: int, n: int, pieces: list[Piece | None]) -> list[Piece]:
+    return [p for p in pieces if p is not None] if r < n else []
 
 
 def _no_steps(grand: np.ndarray) -> Steps:
@@ -290,8 +324,8 @@ def _no_steps(grand: np.ndarray) -> Steps:
     return Steps(np.zeros(0), empty, empty, empty, empty, float(grand[0]), float(grand[1]), True)
 
 
-def _item(values: list[float], r: int) -> float:
-    return values[r] if r < len(values) else 0.0
+def _item(values: Any, r: int) -> Any:
+    return values[r] if r < len(values) else None  # a range past the cut points: empty, never read
 
 
 def _n_samples(data: BinaryInput) -> int:

@@ -10,11 +10,14 @@ Two algorithms, both exact:
   :mod:`precall._ranges`).  No worker ever holds more than its ranges' rows;
   the client receives O(1) numbers per range.  Results equal the in-memory ones
   to about 1e-15 (ROC-AUC without weights exactly).
-* ``accumulate`` and ``threshold_table`` build one exact
-  :class:`precall.Accumulator` per partition, shipped between workers as the
-  accumulator's versioned payload and tree-reduced with ``merge``: the result is
-  the same :class:`precall.ThresholdTable` as :func:`precall.threshold_table`
-  (bit for bit without weights), so the distinct scores must fit in memory.
+  ``threshold_table`` cuts the same way and concatenates the ranges' rows of
+  the table on the client (which must hold the table).
+* ``accumulate`` builds one exact :class:`precall.Accumulator` per partition,
+  shipped between workers as the accumulator's versioned payload and
+  tree-reduced with ``merge``: the state can then be updated, merged or saved.
+
+Both tables equal :func:`precall.threshold_table` on all the rows (bit for bit
+without weights).
 
 Examples
 --------
@@ -135,9 +138,25 @@ def accumulate(
     return Accumulator.from_bytes(payload)
 
 
-def threshold_table(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None) -> ThresholdTable:
-    """:func:`precall.threshold_table` (grouped ties) of dask data."""
-    return accumulate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label).table()
+def threshold_table(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None,
+                    n_ranges: int | None = None) -> ThresholdTable:
+    """:func:`precall.threshold_table` (grouped ties) of dask data: each score range's rows
+    of the table built on a worker, shifted by the ranges above, concatenated on the client
+    (which must hold the table)."""
+    dask = _dask()
+    parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, n_ranges)
+    (table,) = dask.compute(_ranges.wire_table(parts, dask.delayed, n_ranges=n_ranges))
+    return table
+
+
+def _parts(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, n_ranges: int | None) -> tuple[list[Any], int]:
+    dask = _dask()
+    blocks = _blocks(y_true, y_score, sample_weight)
+    if n_ranges is None:
+        n_ranges = min(len(blocks), 64)
+    if isinstance(n_ranges, bool) or int(n_ranges) != n_ranges or n_ranges < 1:
+        raise ValueError(f"`n_ranges` must be a positive integer; got {n_ranges!r}")
+    return [dask.delayed(_checked)(y, s, w, pos_label, i) for i, (y, s, w) in enumerate(blocks)], int(n_ranges)
 
 
 def evaluate(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None,
@@ -150,13 +169,8 @@ def evaluate(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label:
     dask = _dask()
     check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
     policy = check_on_undefined(on_undefined)
-    blocks = _blocks(y_true, y_score, sample_weight)
-    if n_ranges is None:
-        n_ranges = min(len(blocks), 64)
-    if isinstance(n_ranges, bool) or int(n_ranges) != n_ranges or n_ranges < 1:
-        raise ValueError(f"`n_ranges` must be a positive integer; got {n_ranges!r}")
-    parts = [dask.delayed(_checked)(y, s, w, pos_label, i) for i, (y, s, w) in enumerate(blocks)]
-    graph = _ranges.wire(parts, dask.delayed, n_ranges=int(n_ranges), recall_grid=recall_grid, policy="nan")
+    parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, n_ranges)
+    graph = _ranges.wire(parts, dask.delayed, n_ranges=n_ranges, recall_grid=recall_grid, policy="nan")
     (ev,) = dask.compute(graph)
     if ev.n_samples == 0:
         raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
