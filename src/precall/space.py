@@ -118,7 +118,7 @@ def _unit_interval(x: Any, name: str) -> np.ndarray:
     bad = ~((a >= 0) & (a <= 1))  # also NaN
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`{name}` must hold rates in [0, 1]; got {a[i]!r} at index {i}")
+        raise ValueError(f"`{name}` must hold rates in [0, 1]; got {float(a[i])!r} at index {i}")
     return a
 
 
@@ -262,7 +262,7 @@ def roc_from_pr(precision: Any, recall: Any, *, n_pos: float, n_neg: float) -> R
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"`precision` is 0 at index {i} with recall {recall[i]!r} > 0: no operating point has "
+            f"`precision` is 0 at index {i} with recall {float(recall[i])!r} > 0: no operating point has "
             "true positives and precision 0"
         )
     fp = np.zeros_like(tp)
@@ -273,7 +273,7 @@ def roc_from_pr(precision: Any, recall: Any, *, n_pos: float, n_neg: float) -> R
         i = int(np.flatnonzero(over)[0])
         floor = float(min_precision(recall[i], n_pos=p, n_neg=n))
         raise ValueError(
-            f"`precision` {precision[i]!r} at recall {recall[i]!r} (index {i}) is below {floor!r}, the "
+            f"`precision` {float(precision[i])!r} at recall {float(recall[i])!r} (index {i}) is below {floor!r}, the "
             f"lowest precision any ranking of n_pos={p:g}, n_neg={n:g} reaches at that recall "
             "(the unachievable region); check the counts"
         )
