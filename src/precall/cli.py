@@ -1264,7 +1264,6 @@ def _evaluate_stream(args: argparse.Namespace) -> int:
         weight_column=args.weight, pos_label=positive, label_counts=dict(sorted(counts.items())),  # type: ignore[arg-type]
         evaluation=dataclasses.replace(evaluation, n_samples=sum(counts.values())),
         warnings=[str(w.message) for w in caught],
-        at_prevalence=_stream_prevalences(acc, args, path),
     )
     if args.markdown or args.csv:
         _print_warnings(report)
@@ -1273,12 +1272,13 @@ def _evaluate_stream(args: argparse.Namespace) -> int:
     return _emit(report, args, to_json_dict, format_text)
 
 
-def _stream_prevalences(acc: precall.Accumulator, args: argparse.Namespace,
-                        path: str) -> tuple[tuple[float, precall.Evaluation], ...]:
-    try:
-        return at_prevalences(acc.table(), args.prevalence or (), args.recall_grid)
-    except ValueError as exc:
-        raise CliError(f"{path}: {exc}") from None
+def _evaluate_checked(args: argparse.Namespace) -> int:
+    """``precall evaluate``: ``--prevalence`` checked against the other options, then
+    :func:`cmd_evaluate`."""
+    if args.prevalence and args.stream:
+        raise CliError("--prevalence needs the in-memory evaluation; drop --stream, or compute "
+                       "Accumulator.table().at_prevalence(pi) from Python")
+    return cmd_evaluate(args)
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -1549,8 +1549,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--digits", type=_digits, default=6, metavar="N",
                     help="decimals in the text output (default 6)")
     ev.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
-                    help="binary: also report every AP at this prevalence (share of positives, e.g. the "
-                    "deployment rate 0.001), negatives reweighted; repeatable")
+                    help="binary, in memory (not --stream): also report every AP at this prevalence (share "
+                    "of positives, e.g. the deployment rate 0.001), negatives reweighted; repeatable")
     ev.add_argument("--stream", action="store_true",
                     help="binary: read the file in chunks through an exact streaming accumulator (memory "
                     "grows with the distinct scores, not the rows): for files larger than memory")
@@ -1560,7 +1560,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="binary: add a confidence interval to every number (bootstrap for "
                     "AP, DeLong for ROC-AUC; see --level, --ci-method, --resamples, --seed)")
     _add_ci_options(ev)
-    ev.set_defaults(func=cmd_evaluate)
+    ev.set_defaults(func=_evaluate_checked)
 
     cmp = sub.add_parser(
         "compare",
@@ -1590,7 +1590,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the seed-style rank table (rank, score, label, TP, FP, TN, FN, "
         "precision, recall, precision envelope) and, for each AP convention, the terms "
         "(recall width x precision) whose sum is its value, so the differences between the "
-        "conventions can be read off. Meant for small files: long tables are cut to --max-rows.",
+        "conventions can be read off; then what to read the AP against: the baseline (prevalence), the "
+        "minimum AP for the class counts, the normalised AP and AUPRG (and the AP at each --prevalence). "
+        "Meant for small files: long tables are cut to --max-rows.",
     )
     _add_file_arguments(ex)
     ex.add_argument("--score", required=True, metavar="COL", help="column with the scores")

@@ -50,9 +50,9 @@ interpolated  ``1 - (N/P) log(1 + P/N)`` (the area under the minimum  negatives 
 Sample weights are read as repeated rows: whole weights on the positives count
 as that many positives; with fractional positive weights there is no count,
 the minimum depends on how the weight is split, and it is reported as NaN.
-The negatives' weight may be anything (only its total matters).  For detection tables (``n_pos`` larger than the final TP)
-the bound assumes every positive is ranked; ground truths never detected can
-take the AP below it.
+The negatives' weight may be anything (only its total matters).  For
+detection tables (``n_pos`` larger than the final TP) the bound assumes every
+positive is ranked; ground truths never detected can take the AP below it.
 """
 
 from __future__ import annotations
