@@ -45,6 +45,11 @@ __all__ = [
     "COCO_REFERENCE_GRID",
     "METHODS",
     "SEEDS",
+    "average_precision_exact",
+    "davis_goadrich_points",
+    "min_ap_brute_force",
+    "prg_from_definition",
+    "rankings",
 ]
 
 METHODS = ("step", "voc2007", "voc2010", "coco", "trapezoid", "interpolated")
@@ -411,6 +416,119 @@ SEEDS = {
         pr_recall=[1, 1, 1, 1, 2 / 3, 1 / 3, 0, 0],
     ),
 }
+
+
+# ------------------------------------------------------------- PR space, imbalance
+def rankings(n_pos, n_neg, ties):
+    """Every ranking of n_pos positives and n_neg negatives, as (labels, scores).
+
+    ties="stable": every order of the labels (distinct scores).  ties="group":
+    every weak order, i.e. every sequence of tied runs (a run holds some
+    positives and some negatives; positives and negatives are interchangeable
+    among themselves, so a run is its two counts).
+    """
+    if ties == "stable":
+        n = n_pos + n_neg
+        for positions in _combinations(n, n_pos):
+            labels = [1 if i in positions else 0 for i in range(n)]
+            yield labels, list(range(n, 0, -1))
+        return
+
+    def runs(p, q):
+        if p == 0 and q == 0:
+            yield []
+            return
+        for a in range(p + 1):
+            for b in range(q + 1):
+                if a + b:
+                    for rest in runs(p - a, q - b):
+                        yield [(a, b)] + rest
+
+    for seq in runs(n_pos, n_neg):
+        labels, scores = [], []
+        for k, (a, b) in enumerate(seq):
+            labels += [1] * a + [0] * b
+            scores += [len(seq) - k] * (a + b)
+        yield labels, scores
+
+
+def _combinations(n, k):
+    if k == 0:
+        yield set()
+        return
+    for first in range(n):
+        for rest in _combinations(n - first - 1, k - 1):
+            yield {first} | {first + 1 + r for r in rest}
+
+
+def average_precision_exact(y_true, y_score, method="step", ties="group", sample_weight=None, recall_grid="reference"):
+    """:func:`average_precision`, with the closed form for "interpolated" (the
+    numeric integration loses ~1e-8 on steep segments)."""
+    if method == "interpolated":
+        return ap_interpolated_closed_form(operating_points(y_true, y_score, sample_weight, None, ties))
+    return average_precision(y_true, y_score, method, ties, sample_weight, recall_grid=recall_grid)
+
+
+def min_ap_brute_force(n_pos, n_neg, method, ties, recall_grid="reference"):
+    """The smallest AP of ``method`` over every ranking of the class counts."""
+    return min(
+        average_precision_exact(labels, scores, method=method, ties=ties, recall_grid=recall_grid)
+        for labels, scores in rankings(n_pos, n_neg, ties)
+    )
+
+
+def prg_from_definition(pts: Points):
+    """Flach & Kull (2015): the precision-recall-gain points with recall gain in
+    [0, 1] and the trapezoidal area under them, in exact rational arithmetic.
+
+    precGain = (prec - pi) / ((1 - pi) prec), recGain = (rec - pi) / ((1 - pi) rec),
+    pi = P / (P + N).  The operating points are the origin (nothing predicted
+    positive) and every point of ``pts``; the curve starts where recall gain
+    crosses 0, on the straight segment (in counts, i.e. in ROC space) between
+    the last point with recall gain < 0 and the first with recall gain >= 0.
+    Returns (recall gains, precision gains, area) as Fractions.
+    """
+    P, N = Fraction(pts.n_pos), Fraction(pts.n_neg)
+    pi = P / (P + N)
+
+    def gains(tp, fp):
+        prec, rec = tp / (tp + fp), tp / P
+        return (rec - pi) / ((1 - pi) * rec), (prec - pi) / ((1 - pi) * prec)
+
+    counts = [(Fraction(0), Fraction(0))] + [(Fraction(t), Fraction(f)) for t, f in zip(pts.tp, pts.fp)]
+    rg, pg = [], []
+    for k, (tp, fp) in enumerate(counts):
+        if tp == 0 or tp / P < pi:
+            continue
+        if not rg and tp / P > pi:  # first point past the crossing: add the crossing
+            tp0, fp0 = counts[k - 1]
+            target = pi * P
+            fp_cross = fp0 + (target - tp0) * (fp - fp0) / (tp - tp0)
+            r0, p0 = gains(target, fp_cross)
+            rg.append(r0)
+            pg.append(p0)
+        r, p = gains(tp, fp)
+        rg.append(r)
+        pg.append(p)
+    area = sum(((rg[i] - rg[i - 1]) * (pg[i] + pg[i - 1]) / 2 for i in range(1, len(rg))), Fraction(0))
+    return rg, pg, area
+
+
+def davis_goadrich_points(tp, fp):
+    """Davis & Goadrich (2006), sec. 4: between consecutive points A and B, for each
+    whole x with TP_A < x < TP_B, FP = FP_A + (x - TP_A)(FP_B - FP_A)/(TP_B - TP_A);
+    returns (tp, fp) lists with the original points in place (Fractions)."""
+    out_tp, out_fp = [Fraction(tp[0])], [Fraction(fp[0])]
+    for k in range(1, len(tp)):
+        ta, fa, tb, fb = Fraction(tp[k - 1]), Fraction(fp[k - 1]), Fraction(tp[k]), Fraction(fp[k])
+        x = ta + 1
+        while x < tb:
+            out_tp.append(x)
+            out_fp.append(fa + (x - ta) * (fb - fa) / (tb - ta))
+            x += 1
+        out_tp.append(tb)
+        out_fp.append(fb)
+    return out_tp, out_fp
 
 
 def assert_tables_equal(a, b, exact: bool = True) -> None:

@@ -98,6 +98,10 @@ def test_json_equals_library_evaluate(csv_file, data, capsys):
         capsys,
     )
     expected = precall.evaluate(y, score, sample_weight=weight, ties="stable").to_dict()
+    # undefined for weighted positives: NaN in Python, null in JSON
+    for key in ("min_average_precision", "normalized_average_precision"):
+        assert all(np.isnan(v) for v in expected.pop(key).values())
+        assert all(v is None for v in result[key].values())
     for key, value in expected.items():
         if isinstance(value, str):
             assert result[key] == value, key
@@ -715,3 +719,108 @@ def test_several_scores_side_by_side(tmp_path, capsys):
     assert main([*base, "--score", "a", "--score", "b"]) == 0
     out = capsys.readouterr().out
     assert "metric" in out and f"{both['b']['roc_auc']:.6f}" in out
+
+
+# ---------------------------------------------------------------------------
+# class imbalance: --prevalence, min AP, normalised AP, AUPRG
+def _deployment_weights(y, weight, pi):
+    """Negatives' weights scaled so that positives are pi of the total (the definition)."""
+    w = np.ones(len(y)) if weight is None else np.asarray(weight, dtype=float)
+    factor = (1 - pi) / pi * w[y == 1].sum() / w[y == 0].sum()
+    return np.where(y == 1, w, w * factor)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_prevalence_json_matches_sklearn_on_reweighted_data(csv_file, data, capsys, weighted):
+    y, score, weight = data
+    argv = ["evaluate", str(csv_file), "--label", "y", "--score", "score", "--prevalence", "0.001",
+            "--prevalence", "0.05"] + (["--weight", "w"] if weighted else [])
+    result = run_json(argv, capsys)
+    assert [e["requested"] for e in result["at_prevalence"]] == [0.001, 0.05]
+    for entry in result["at_prevalence"]:
+        pi = entry["requested"]
+        w2 = _deployment_weights(y, weight if weighted else None, pi)
+        assert entry["average_precision"]["step"] == pytest.approx(
+            average_precision_score(y, score, sample_weight=w2), rel=1e-9)
+        assert entry["prevalence"] == pytest.approx(pi, rel=1e-12)
+        assert entry["roc_auc"] == pytest.approx(result["roc_auc"], rel=1e-12)
+    # the test-set numbers are unchanged, and carry their context
+    assert result["average_precision"]["step"] == pytest.approx(
+        average_precision_score(y, score, sample_weight=weight if weighted else None), rel=1e-12)
+    library = precall.evaluate(y, score, sample_weight=weight if weighted else None)
+    assert result["auprg"] == library.auprg
+    if weighted:  # fractional weights on the positives: no count, no minimum
+        assert result["min_average_precision"]["step"] is None
+    else:
+        assert result["min_average_precision"]["step"] == precall.min_average_precision(
+            int(y.sum()), int((1 - y).sum()))
+        assert result["normalized_average_precision"] == library.normalized_average_precision
+
+
+def test_prevalence_text_and_csv(csv_file, data, capsys):
+    y, score, _ = data
+    argv = ["evaluate", str(csv_file), "--label", "y", "--score", "score", "--prevalence", "0.01"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("convention"))
+    assert header.split()[:6] == ["convention", "AP", "min", "AP", "normalised", "AP"] and "AP at 0.01" in header
+    step = next(line.split() for line in out.splitlines() if line.startswith("step "))
+    at = precall.average_precision(y, score, prevalence=0.01)
+    assert float(step[1]) == pytest.approx(average_precision_score(y, score), abs=5e-7)
+    assert float(step[2]) == pytest.approx(precall.min_average_precision(int(y.sum()), int((1 - y).sum())), abs=5e-7)
+    assert float(step[4]) == pytest.approx(at, abs=5e-7)
+    assert "AUPRG" in out and "random-classifier baseline" in out
+    assert main([*argv, "--csv"]) == 0
+    values = {r[0]: float(r[1]) for r in list(csv.reader(capsys.readouterr().out.splitlines()))[1:]}
+    assert values["AP step at prevalence 0.01"] == at
+    assert values["AUPRG"] == precall.auprg(y, score)
+    assert values["min AP voc2010"] == pytest.approx(y.mean(), rel=1e-12)  # the envelope's minimum: pi
+
+
+@pytest.mark.parametrize("engine", [("--stream", "--chunk-rows", "37"), ("--engine", "dask", "--scheduler", "threads")])
+def test_one_pass_engines_carry_the_context_and_prevalence(csv_file, capsys, engine):
+    if "dask" in engine:
+        pytest.importorskip("dask.dataframe")
+    argv = ["evaluate", str(csv_file), "--label", "y", "--score", "score", "--weight", "w",
+            "--prevalence", "0.02", "--prevalence", "0.3"]
+    memory, other = run_json(argv, capsys), run_json([*argv, *engine], capsys)
+    assert other["auprg"] == pytest.approx(memory["auprg"], rel=1e-12)
+    assert other["min_average_precision"] == memory["min_average_precision"]  # None: weights are not counts
+    assert len(other["at_prevalence"]) == 2
+    for a, b in zip(memory["at_prevalence"], other["at_prevalence"]):
+        assert a["requested"] == b["requested"]
+        assert b["average_precision"] == pytest.approx(a["average_precision"], rel=1e-12)
+        assert b["auprg"] == pytest.approx(a["auprg"], rel=1e-12)
+        assert b["roc_auc"] == pytest.approx(a["roc_auc"], rel=1e-12)
+        assert b["prevalence"] == pytest.approx(a["requested"], rel=1e-12)
+
+
+def test_prevalence_bad_usage(csv_file, tmp_path, capsys):
+    base = ["evaluate", str(csv_file), "--label", "y", "--score", "score"]
+    assert main([*base, "--prevalence", "1"]) == 2
+    assert "must be in (0, 1)" in capsys.readouterr().err
+    path = write_csv(tmp_path / "mc.csv", ["y", "A", "B"], [["A", 0.5, 0.3], ["B", 0.2, 0.5]])
+    message = run_error(["evaluate", str(path), "--label", "y", "--class-columns", "A,B", "--prevalence", "0.1"],
+                        capsys)
+    assert "--prevalence applies to binary input" in message
+    only = write_csv(tmp_path / "one.csv", ["y", "s"], [[1, 0.2], [1, 0.5]])
+    message = run_error(["evaluate", str(only), "--label", "y", "--score", "s", "--prevalence", "0.1"], capsys)
+    assert "`prevalence` 0.1: the data have no negatives" in message
+
+
+def test_explain_shows_the_context(tmp_path, capsys):
+    seed = list(zip([0, 0, 1, 0, 1, 1, 0, 1, 1, 1],
+                                        [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]))
+    path = write_csv(tmp_path / "seed.csv", ["y", "s"], [list(r) for r in seed])
+    y, s = [r[0] for r in seed], [r[1] for r in seed]
+    assert main(["explain", str(path), "--label", "y", "--score", "s", "--prevalence", "0.1", "--digits", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "baseline (random ranking: precision = prevalence) 0.600000" in out
+    ev = precall.evaluate(y, s, ties="stable")
+    at = precall.evaluate(y, s, ties="stable", prevalence=0.1)
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("  ") and
+            line.split() and line.split()[0] in precall.AP_METHODS}
+    for m in precall.AP_METHODS:
+        assert rows[m][1:] == [f"{v:.6f}" for v in (ev.average_precision[m], ev.min_average_precision[m],
+                                                    ev.normalized_average_precision[m], at.average_precision[m])]
+    assert f"AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {ev.auprg:.6f}" in out

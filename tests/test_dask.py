@@ -66,6 +66,8 @@ def _assert_evaluations_equal(got, expected):
     for m in precall.AP_METHODS:
         assert got.average_precision[m] == pytest.approx(expected.average_precision[m], rel=1e-12, abs=1e-15), m
     assert got.roc_auc == pytest.approx(expected.roc_auc, rel=1e-12)
+    assert got.auprg == pytest.approx(expected.auprg, rel=1e-12)
+    assert got.normalized_average_precision == pytest.approx(expected.normalized_average_precision, rel=1e-12)
     assert (got.n_pos, got.n_neg, got.n_samples) == pytest.approx((expected.n_pos, expected.n_neg,
                                                                   expected.n_samples), rel=1e-12)
     assert got.best_f1.threshold == expected.best_f1.threshold

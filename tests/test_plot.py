@@ -290,3 +290,55 @@ def test_curve_results_plot_themselves(binary):
     ax = roc.plot(label="m")
     np.testing.assert_array_equal(_line(ax, "m").get_ydata(), roc.tpr)
     assert _legend(ax) == ["chance (AUC = 0.5)", "m"]
+
+
+# ---------------------------------------------------------------------------
+# prevalence overlays and the unachievable region
+def test_pr_curve_at_several_prevalences_draws_the_api_curves(binary):
+    y, s = binary
+    ax = plot.pr_curve(y, s, label="m", prevalence=[0.01, 0.2])
+    table = precall.threshold_table(y, s)
+    for pi, t in [(y.mean(), table), (0.01, table.at_prevalence(0.01)), (0.2, table.at_prevalence(0.2))]:
+        line = _line(ax, f"m at prevalence {pi:.3g} (AP step")
+        curve = precall.precision_recall_curve(y, s, prevalence=None if t is table else pi)
+        np.testing.assert_array_equal(line.get_xdata(), curve.recall)
+        np.testing.assert_allclose(line.get_ydata(), curve.precision, rtol=1e-15)
+        ap = precall.average_precision(y, s, prevalence=None if t is table else pi)
+        assert line.get_label() == f"m at prevalence {pi:.3g} (AP step = {ap:.3f})"
+        # the unachievable region: the area below r P / (r P + N') for these counts
+        fill = next(c for c in ax.collections if c.get_label() == f"unachievable at prevalence {pi:.3g}")
+        x, top = fill.get_paths()[0].vertices.T
+        upper = top > 0
+        np.testing.assert_allclose(top[upper], x[upper] * t.n_pos / (x[upper] * t.n_pos + t.n_neg), rtol=1e-12)
+        assert top.max() == pytest.approx(t.n_pos / (t.n_pos + t.n_neg), rel=1e-12)  # reaches pi at recall 1
+        # the baseline: precision = prevalence
+        assert any(ln.get_ydata()[0] == pytest.approx(pi) for ln in ax.get_lines() if ln.get_linestyle() == ":")
+    # the ROC panel beside: drawn once, the ROC curve of the data
+    roc_ax = ax.figure.axes[1]
+    roc_lines = [ln for ln in roc_ax.get_lines() if ln.get_label().startswith("m (every prevalence)")]
+    assert len(roc_lines) == 1
+    fpr, tpr, _ = precall.roc_curve(y, s, drop_intermediate=False)
+    np.testing.assert_array_equal(roc_lines[0].get_xdata(), fpr)
+    np.testing.assert_array_equal(roc_lines[0].get_ydata(), tpr)
+
+
+def test_pr_curve_prevalence_needs_one_model(binary):
+    y, s = binary
+    with pytest.raises(ValueError, match="`prevalence` overlays one model's PR curve"):
+        plot.pr_curve(y, {"a": s, "b": s[::-1]}, prevalence=0.1)
+    with pytest.raises(ValueError, match="`prevalence` must be in the open interval"):
+        plot.pr_curve(y, s, prevalence=[0.1, 1.0])
+    fig, (a, b) = plt.subplots(1, 2)
+    assert plot.pr_curve(y, s, prevalence=0.3, ax=a, roc_ax=b) is a
+    assert len(b.get_lines()) == 2  # chance diagonal and the curve
+
+
+def test_unachievable_region_on_a_plain_pr_plot(binary):
+    y, s = binary
+    ax = plot.pr_curve(y, s, unachievable=True)
+    fill = next(c for c in ax.collections if c.get_label().startswith("unachievable"))
+    x, top = fill.get_paths()[0].vertices.T
+    upper = top > 0  # the polygon's upper edge (the rest is its base, precision 0)
+    assert upper.sum() >= 200  # every drawn recall in (0, 1]
+    np.testing.assert_allclose(top[upper], precall.min_precision(x[upper], n_pos=y.sum(), n_neg=(1 - y).sum()),
+                               rtol=1e-12)

@@ -29,6 +29,18 @@ from .averaging import (
     roc_auc,
 )
 from .scores import AP_METHODS, CONVENTIONS, Convention
+from .space import (
+    PrecisionRecallGainCurve,
+    PrecisionRecallPoints,
+    RocPoints,
+    auprg,
+    min_average_precision,
+    min_precision,
+    normalized_average_precision,
+    pr_from_roc,
+    precision_recall_gain_curve,
+    roc_from_pr,
+)
 from . import stats  # noqa: E402  (uses the public metrics above)
 
 __version__ = "0.1.0"
@@ -44,18 +56,28 @@ __all__ = [
     "MeanAveragePrecision",
     "OperatingPoint",
     "PrecisionRecallCurve",
+    "PrecisionRecallGainCurve",
+    "PrecisionRecallPoints",
     "RocCurve",
+    "RocPoints",
     "ThresholdTable",
     "UndefinedMetricWarning",
+    "auprg",
     "average_precision",
     "det_curve",
     "evaluate",
     "label_ranking_average_precision",
     "mean_average_precision",
+    "min_average_precision",
+    "min_precision",
+    "normalized_average_precision",
     "per_class_tables",
+    "pr_from_roc",
     "precision_recall_curve",
+    "precision_recall_gain_curve",
     "roc_auc",
     "roc_curve",
+    "roc_from_pr",
     "stats",
     "threshold_table",
 ]

@@ -38,6 +38,8 @@ __all__ = [
     "build_steps",
     "build_steps_and_grouped",
     "build_table",
+    "negative_scale",
+    "reweight_steps",
     "steps_from_sorted",
 ]
 
@@ -363,6 +365,34 @@ def build_steps_and_grouped(data: BinaryInput, ties: Ties) -> tuple[Steps, Steps
     return steps, _steps_from_ranked(ranked, "group")
 
 
+def negative_scale(n_pos: float, n_neg: float, prevalence: Any) -> float:
+    """The factor on the negatives' weight that makes positives ``prevalence`` of the total.
+
+    ``(1 - pi) / pi * n_pos / n_neg``: after it, ``n_pos / (n_pos + scaled n_neg) = pi``.
+    Raises ``ValueError`` for a prevalence outside (0, 1) or a class without weight.
+    """
+    from ._validate import check_prevalence
+
+    pi = check_prevalence(prevalence)
+    for name, total in (("positives", n_pos), ("negatives", n_neg)):
+        if total <= 0:
+            raise ValueError(
+                f"cannot reweight to `prevalence` {pi:g}: the data have no {name} (total weight "
+                f"{total:g}), so the precision at another class ratio is unknown; evaluate data "
+                "with both classes, or drop `prevalence`"
+            )
+    return (1.0 - pi) / pi * n_pos / n_neg
+
+
+def reweight_steps(steps: Steps, prevalence: Any) -> Steps:
+    """The steps with the negatives' weight scaled to reach ``prevalence`` (float64 counts)."""
+    c = negative_scale(steps.n_pos, steps.n_neg, prevalence)
+    return Steps(
+        steps.thresholds, steps.tp.astype(np.float64), steps.dtp.astype(np.float64),
+        steps.fp * c, steps.fp_prev * c, steps.n_pos, steps.n_neg * c, False,
+    )
+
+
 def _complement(total: float, counts: np.ndarray) -> np.ndarray:
     """``total - counts``, staying in integers when both are whole numbers."""
     if counts.dtype.kind in "iu" and float(total).is_integer():
@@ -526,6 +556,49 @@ class ThresholdTable:
         return ThresholdTable(
             thresholds=self.thresholds[ends], tp=self.tp[ends], fp=self.fp[ends],
             n_pos=self.n_pos, n_neg=self.n_neg, ties="group", _checked=True,
+        )
+
+    def at_prevalence(self, prevalence: float) -> "ThresholdTable":
+        """The table reweighted so that positives make up ``prevalence`` of the weight.
+
+        Every negative's weight is multiplied by ``(1 - pi) / pi * n_pos / n_neg``
+        (``pi = prevalence``); the positives are unchanged.  The PR curve and
+        every AP convention of the result answer "what would this be if
+        positives were ``pi`` of the population", assuming the scores of each
+        class are distributed as in this data.  TPR and FPR, hence the ROC
+        curve and ROC-AUC, do not change.  The counts become float64.
+
+        Parameters
+        ----------
+        prevalence : float in (0, 1)
+            The share of positives to evaluate at (e.g. the deployment rate).
+
+        Returns
+        -------
+        ThresholdTable
+
+        Raises
+        ------
+        ValueError
+            If ``prevalence`` is not in (0, 1), or the table has no positive
+            or no negative weight.
+
+        Examples
+        --------
+        >>> import precall
+        >>> t = precall.threshold_table([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1])
+        >>> u = t.at_prevalence(0.2)          # 2 positives: negatives now weigh 8
+        >>> u.n_pos, u.n_neg
+        (2.0, 8.0)
+        >>> u.fp
+        array([0., 4., 4., 8.])
+        >>> round(t.average_precision(), 4), round(u.average_precision(), 4)
+        (0.8333, 0.6667)
+        """
+        c = negative_scale(self.n_pos, self.n_neg, prevalence)
+        return ThresholdTable(
+            thresholds=self.thresholds, tp=self.tp.astype(np.float64), fp=self.fp * c,
+            n_pos=self.n_pos, n_neg=self.n_neg * c, ties=self.ties, _checked=True,
         )
 
     def steps(self) -> Steps:

@@ -36,9 +36,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._counts import Steps, ThresholdTable, build_steps, build_table, steps_from_sorted
+from ._counts import Steps, ThresholdTable, build_steps, build_table, negative_scale, reweight_steps, steps_from_sorted
 from ._validate import BinaryInput
 from .evaluate import Evaluation, F1Point
+from .space import _unit_positives, auprg_from_steps, min_average_precision, normalized_average_precision
 from .scores import (
     AP_METHODS,
     NO_POSITIVES,
@@ -52,7 +53,8 @@ from .scores import (
     undefined,
 )
 
-__all__ = ["Part", "assemble", "boundaries", "combine", "sample", "split", "wire", "wire_table", "with_policy"]
+__all__ = ["Part", "assemble", "boundaries", "combine", "local_steps", "local_table", "offsets", "sample", "shift",
+           "split", "wire", "wire_table", "with_policy"]
 
 _SAMPLE = 1024  # sample points per partition for the boundaries
 
@@ -87,9 +89,8 @@ def boundaries(samples: list[tuple[np.ndarray, float]], n_ranges: int) -> np.nda
 Piece = Any  # unweighted: (positives' scores, negatives' scores), each sorted; weighted: a BinaryInput
 
 
-def split(data: BinaryInput, cuts: np.ndarray) -> tuple[list[Piece], np.ndarray]:
-    """A partition's rows by range (lowest scores first), and each range's
-    (positive weight, negative weight).
+def split(data: BinaryInput, cuts: np.ndarray) -> list[Piece]:
+    """A partition's rows by range (lowest scores first).
 
     Without weights the positives' and the negatives' scores are sorted apart
     (``np.sort``) and cut with ``searchsorted`` at the cut points: the pieces
@@ -101,28 +102,12 @@ def split(data: BinaryInput, cuts: np.ndarray) -> tuple[list[Piece], np.ndarray]
         p, q = np.sort(data.scores[data.positive]), np.sort(data.scores[~data.positive])
         ep = np.concatenate(([0], np.searchsorted(p, cuts, side="left"), [p.size]))
         eq = np.concatenate(([0], np.searchsorted(q, cuts, side="left"), [q.size]))
-        pieces = [(p[ep[r]:ep[r + 1]], q[eq[r]:eq[r + 1]]) for r in range(n_ranges)]
-        return pieces, np.column_stack([np.diff(ep), np.diff(eq)]).astype(np.float64)
+        return [(p[ep[r]:ep[r + 1]], q[eq[r]:eq[r + 1]]) for r in range(n_ranges)]
     which = np.searchsorted(cuts, data.scores, side="right").astype(np.uint16 if n_ranges < 1 << 16 else np.int64)
     order = np.argsort(which, kind="stable")  # a radix sort for 16-bit keys
     ends = np.concatenate(([0], np.cumsum(np.bincount(which, minlength=n_ranges))))
     s, y, w = data.scores[order], data.positive[order], data.weight[order]
-    del order, which
-    pieces, totals = [], np.zeros((n_ranges, 2))
-    for r in range(n_ranges):
-        a, b = ends[r], ends[r + 1]
-        pieces.append(BinaryInput(s[a:b], y[a:b], w[a:b], data.pos_label, int(b - a)))
-        wp = np.where(y[a:b], w[a:b], 0.0)
-        totals[r] = (wp.sum(), w[a:b].sum() - wp.sum())
-    return pieces, totals
-
-
-def offsets(totals: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Each range's exclusive prefix (TP0, FP0) from the top, and the global (P, N)."""
-    per_range = np.sum(totals, axis=0)  # (ranges, 2), lowest scores first
-    exact = float(per_range.max(initial=0)) < 2**53 and np.array_equal(per_range, np.round(per_range))
-    above = np.cumsum(per_range[::-1], axis=0)[::-1] - per_range  # weight of the ranges above
-    return (above.astype(np.int64) if exact else above), per_range.sum(axis=0)
+    return [BinaryInput(s[a:b], y[a:b], w[a:b], data.pos_label, int(b - a)) for a, b in zip(ends[:-1], ends[1:])]
 
 
 def _gather(pieces: list[Piece]) -> Any:
@@ -140,19 +125,16 @@ def _gather(pieces: list[Piece]) -> Any:
     return data if data.scores.size else None
 
 
-def range_steps(pieces: list[Piece], prefix: np.ndarray, grand: np.ndarray) -> Steps:
-    """The global steps of one range: its rows sorted, its local steps shifted by the prefix."""
+def local_steps(pieces: list[Piece]) -> Steps | None:
+    """A range's steps with its own counts (TP and FP from 0 at its top), or None if empty."""
     data = _gather(pieces)
     if data is None:
-        return _no_steps(grand)
-    local = steps_from_sorted(*data, "group") if isinstance(data, tuple) else build_steps(data, "group")
-    tp0, fp0 = prefix
-    return Steps(local.thresholds, local.tp + tp0, local.dtp, local.fp + fp0, local.fp_prev + fp0,
-                 float(grand[0]), float(grand[1]), local.exact)
+        return None
+    return steps_from_sorted(*data, "group") if isinstance(data, tuple) else build_steps(data, "group")
 
 
-def range_table(pieces: list[Piece], prefix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The rows of the global grouped table that fall in one range: (thresholds, TP, FP)."""
+def local_table(pieces: list[Piece]) -> ThresholdTable | None:
+    """A range's grouped table with its own counts, or None if empty."""
     data = _gather(pieces)
     if data is None:
         return None
@@ -160,7 +142,43 @@ def range_table(pieces: list[Piece], prefix: np.ndarray) -> tuple[np.ndarray, np
         p, q = data
         data = BinaryInput(np.concatenate([p, q]), np.concatenate([np.ones(p.size, bool), np.zeros(q.size, bool)]),
                            None, None, p.size + q.size)
-    local = build_table(data, "group")
+    return build_table(data, "group")
+
+
+def totals(local: Steps | ThresholdTable | None) -> tuple[float, float, bool]:
+    """A range's positive and negative weight (its last cumulative counts), and whether integer."""
+    if local is None:
+        return 0.0, 0.0, True
+    exact = local.exact if isinstance(local, Steps) else local.tp.dtype.kind in "iu"
+    return float(local.n_pos), float(local.n_neg), exact
+
+
+def offsets(per_range: list[tuple[float, float, bool]]) -> tuple[list[tuple[Any, Any]], tuple[Any, Any]]:
+    """Each range's exclusive prefix (TP0, FP0) from the top (ranges lowest scores first),
+    and the grand totals, added in the same order: the last range's final TP is
+    ``TP0 + its total``, the very sum that gives P, so its recall reaches exactly 1."""
+    kind = int if all(e for _, _, e in per_range) else float
+    tp, fp = kind(0), kind(0)
+    prefix: list[tuple[Any, Any]] = [(0, 0)] * len(per_range)
+    for r in range(len(per_range) - 1, -1, -1):
+        prefix[r] = (tp, fp)
+        tp, fp = tp + kind(per_range[r][0]), fp + kind(per_range[r][1])
+    return prefix, (tp, fp)
+
+
+def shift(local: Steps | None, prefix: tuple[Any, Any] | None, grand: tuple[Any, Any]) -> Steps:
+    """The global steps of a range: its local steps shifted by the weight of the ranges above."""
+    if local is None or prefix is None:
+        return _no_steps(grand)
+    tp0, fp0 = prefix
+    return Steps(local.thresholds, local.tp + tp0, local.dtp, local.fp + fp0, local.fp_prev + fp0,
+                 float(grand[0]), float(grand[1]), local.exact)
+
+
+def shift_table(local: ThresholdTable | None, prefix: tuple[Any, Any] | None) -> Any:
+    """The rows of the global table in a range: (thresholds, TP, FP)."""
+    if local is None or prefix is None:
+        return None
     return local.thresholds, local.tp + prefix[0], local.fp + prefix[1]
 
 
@@ -182,6 +200,8 @@ class Part:
     best_precision: float  # over the range's steps (0 if none): the suffix maximum for voc2010
     best_f1: F1Point | None
     exact: bool
+    auprg: float  # the range's part of the area under the PR-gain curve (local given the shifted steps)
+    unit_positives: bool  # whole positive weights: the minimum AP is defined
 
 
 def summarize(s: Steps, recall_grid: str) -> Part:
@@ -204,7 +224,8 @@ def summarize(s: Steps, recall_grid: str) -> Part:
         f1 = 2.0 * tp / (tp + s.fp + s.n_pos)
         k = int(np.argmax(f1))
         best = F1Point(float(s.thresholds[k]), float(f1[k]), float(precision[k]), float(tp[k] / s.n_pos))
-    return Part(sums, grids, float(precision.max(initial=0.0)), best, s.exact)
+    auprg = auprg_from_steps(s) if s.tp.size and s.n_pos > 0 and s.n_neg > 0 else 0.0
+    return Part(sums, grids, float(precision.max(initial=0.0)), best, s.exact, auprg, _unit_positives(s))
 
 
 def voc2010_sum(s: Steps, below: float) -> float:
@@ -227,7 +248,7 @@ def suffix_best(parts: list[Part]) -> list[float]:
     return out
 
 
-def combine(parts: list[Part], voc2010: list[float], grand: np.ndarray, *, n_samples: int,
+def combine(parts: list[Part], voc2010: list[float], grand: Any, *, n_samples: int,
             recall_grid: str, policy: Any) -> Evaluation:
     """The :class:`Evaluation` of all ranges (lowest scores first)."""
     n_pos, n_neg = float(grand[0]), float(grand[1])
@@ -256,9 +277,17 @@ def combine(parts: list[Part], voc2010: list[float], grand: np.ndarray, *, n_sam
         if p.best_f1 is not None and (best is None or p.best_f1.f1 > best.f1):
             best = p.best_f1
     total_weight = n_pos + n_neg
+    if n_pos > 0 and n_pos.is_integer() and all(p.unit_positives for p in parts):
+        low = {m: min_average_precision(n_pos, n_neg, method=m, ties="group", recall_grid=recall_grid)
+               for m in AP_METHODS}
+    else:
+        low = {m: float("nan") for m in AP_METHODS}
     return Evaluation(
         average_precision=ap, roc_auc=auc, prevalence=n_pos / total_weight if total_weight > 0 else float("nan"),
         n_pos=n_pos, n_neg=n_neg, n_samples=n_samples, best_f1=best, ties="group", recall_grid=recall_grid,
+        min_average_precision=low,
+        normalized_average_precision={m: normalized_average_precision(ap[m], low[m]) for m in AP_METHODS},
+        auprg=float(sum(p.auprg for p in parts)) if n_pos > 0 and n_neg > 0 else float("nan"),
     )
 
 
@@ -275,36 +304,50 @@ def with_policy(ev: Evaluation, policy: Any) -> Evaluation:
     return replace(ev, average_precision=ap, roc_auc=auc)
 
 
-def _layout(partitions: list[Any], delayed: Callable[..., Any], n_ranges: int) -> tuple[list[Any], Any, Any]:
-    """Cut points from the partitions' samples, the partitions split by range: each range's
-    pieces (a list per range, lowest scores first), the prefix totals and the grand totals."""
+def _layout(partitions: list[Any], delayed: Callable[..., Any], n_ranges: int) -> list[Any]:
+    """Cut points from the partitions' samples and the partitions split by range: each
+    range's pieces (a list per range, lowest scores first)."""
     samples = [delayed(sample)(p) for p in partitions]
     cuts = delayed(boundaries)(samples, n_ranges)
-    splits = [delayed(split, nout=2)(p, cuts) for p in partitions]
-    offs = delayed(offsets, nout=2)([s[1] for s in splits])
+    splits = [delayed(split)(p, cuts) for p in partitions]
     n = delayed(_n_ranges)(cuts)
-    per_range = [delayed(_pieces)(r, n, [delayed(_piece)(s[0], r) for s in splits]) for r in range(n_ranges)]
-    return per_range, offs[0], offs[1]
+    return [delayed(_pieces)(r, n, [delayed(_piece)(s, r) for s in splits]) for r in range(n_ranges)]
 
 
 def wire(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int, recall_grid: str,
-         policy: Any) -> Any:
+         policy: Any, prevalences: tuple[float | None, ...] = (None,)) -> list[Any]:
     """The whole evaluation as calls of ``delayed`` (``dask.delayed`` builds a graph;
-    ``lambda f, **kw: f`` runs it at once).  ``partitions`` are (delayed) ``BinaryInput``s."""
-    per_range, prefix, grand = _layout(partitions, delayed, n_ranges)
-    steps = [delayed(range_steps)(pieces, delayed(_item)(prefix, r), grand) for r, pieces in enumerate(per_range)]
-    parts = [delayed(summarize)(st, recall_grid) for st in steps]
-    below = delayed(suffix_best)(parts)
-    voc = [delayed(voc2010_sum)(st, delayed(_item)(below, r)) for r, st in enumerate(steps)]
+    ``lambda f, **kw: f`` runs it at once).  ``partitions`` are (delayed) ``BinaryInput``s.
+
+    One evaluation per entry of ``prevalences`` (None: as the data are; a number: the
+    negatives reweighted to it, :func:`precall._counts.reweight_steps`), all from the
+    same range steps.
+    """
+    local = [delayed(local_steps)(pieces) for pieces in _layout(partitions, delayed, n_ranges)]
+    offs = delayed(offsets, nout=2)([delayed(totals)(x) for x in local])
+    prefix, grand = offs[0], offs[1]
+    steps = [delayed(shift)(x, delayed(_item)(prefix, r), grand) for r, x in enumerate(local)]
     n_samples = delayed(sum)([delayed(_n_samples)(p) for p in partitions])
-    return delayed(combine)(parts, voc, grand, n_samples=n_samples, recall_grid=recall_grid, policy=policy)
+    out = []
+    for pi in prevalences:
+        at = steps if pi is None else [delayed(reweight_steps)(st, pi) for st in steps]
+        parts = [delayed(summarize)(st, recall_grid) for st in at]
+        below = delayed(suffix_best)(parts)
+        voc = [delayed(voc2010_sum)(st, delayed(_item)(below, r)) for r, st in enumerate(at)]
+        out.append(delayed(combine)(parts, voc, grand if pi is None else delayed(_grand_at)(grand, pi),
+                                    n_samples=n_samples, recall_grid=recall_grid, policy=policy))
+    return out
 
 
 def wire_table(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int) -> Any:
     """The grouped table, range by range (it must fit on the client)."""
-    per_range, prefix, _ = _layout(partitions, delayed, n_ranges)
-    rows = [delayed(range_table)(pieces, delayed(_item)(prefix, r)) for r, pieces in enumerate(per_range)]
-    return delayed(assemble)(rows)
+    local = [delayed(local_table)(pieces) for pieces in _layout(partitions, delayed, n_ranges)]
+    prefix = delayed(offsets, nout=2)([delayed(totals)(x) for x in local])[0]
+    return delayed(assemble)([delayed(shift_table)(x, delayed(_item)(prefix, r)) for r, x in enumerate(local)])
+
+
+def _grand_at(grand: tuple[Any, Any], prevalence: float) -> tuple[float, float]:
+    return float(grand[0]), float(grand[1]) * negative_scale(float(grand[0]), float(grand[1]), prevalence)
 
 
 def _n_ranges(cuts: np.ndarray) -> int:
@@ -319,7 +362,7 @@ def _pieces(r: int, n: int, pieces: list[Piece | None]) -> list[Piece]:
     return [p for p in pieces if p is not None] if r < n else []
 
 
-def _no_steps(grand: np.ndarray) -> Steps:
+def _no_steps(grand: Any) -> Steps:
     empty = np.zeros(0, dtype=np.int64)
     return Steps(np.zeros(0), empty, empty, empty, empty, float(grand[0]), float(grand[1]), True)
 

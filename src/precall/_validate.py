@@ -19,6 +19,7 @@ __all__ = [
     "check_binary",
     "check_choice",
     "check_on_undefined",
+    "check_prevalence",
     "check_probability",
 ]
 
@@ -284,6 +285,38 @@ def check_probability(value: Any, name: str, *, open_low: bool = True) -> float:
     if not (low_ok and v <= 1):
         interval = "(0, 1]" if open_low else "[0, 1]"
         raise ValueError(f"`{name}` must be in {interval}; got {value!r}")
+    return v
+
+
+def check_prevalence(value: Any, name: str = "prevalence") -> float:
+    """Check a class prevalence: a number in the open interval (0, 1)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(
+            f"`{name}` must be a number in (0, 1), the share of positives to evaluate at "
+            f"(e.g. 0.001); got {value!r}"
+        )
+    v = float(value)
+    if not 0.0 < v < 1.0:
+        raise ValueError(
+            f"`{name}` must be in the open interval (0, 1), the share of positives to evaluate "
+            f"at (e.g. 0.001); got {value!r}"
+        )
+    return v
+
+
+def check_count(value: Any, name: str, *, positive: bool = False, whole: bool = False) -> float:
+    """Check a total weight or count: finite and >= 0 (> 0 with ``positive``;
+    a whole number with ``whole``)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"`{name}` must be a number; got {value!r}")
+    v = float(value)
+    bound = "> 0" if positive else ">= 0"
+    if not (np.isfinite(v) and (v > 0 if positive else v >= 0)):
+        raise ValueError(f"`{name}` must be finite and {bound}; got {value!r}")
+    if whole and not v.is_integer():
+        raise ValueError(
+            f"`{name}` must be a whole number (a count of samples); got {value!r}"
+        )
     return v
 
 

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ._counts import Steps, ThresholdTable
+from ._counts import Steps, ThresholdTable, reweight_steps
 from ._validate import check_binary, check_multi, is_multi
 
 __all__ = ["Accumulator", "Bounded"]
@@ -380,9 +380,11 @@ class Accumulator:
             raise ValueError("the accumulator has seen no row with positive weight yet")
         return _steps(self._scores[c], self._pos[c], self._neg[c])
 
-    def evaluate(self, *, recall_grid: str = "reference", on_undefined: Any = "warn", label: Any = None) -> Any:
+    def evaluate(self, *, recall_grid: str = "reference", on_undefined: Any = "warn", label: Any = None,
+                 prevalence: float | None = None) -> Any:
         """:func:`precall.evaluate` (grouped ties) of everything seen, from the steps
         alone: the full table is never built, so the peak stays near the state's size.
+        ``prevalence`` as in :func:`precall.evaluate` (the negatives reweighted).
 
         >>> import precall
         >>> acc = precall.Accumulator().update([0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.2])
@@ -393,6 +395,8 @@ class Accumulator:
         from .evaluate import evaluation_from_steps
 
         steps = self.steps(label)
+        if prevalence is not None:
+            steps = reweight_steps(steps, prevalence)
         return evaluation_from_steps(steps, steps, ties="group", n_samples=None, recall_grid=recall_grid,
                                      on_undefined=on_undefined)
 

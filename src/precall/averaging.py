@@ -173,6 +173,7 @@ def average_precision(
     labels: Any = None,
     recall_grid: str = "reference",
     on_undefined: Any = "warn",
+    prevalence: float | None = None,
 ) -> float | np.ndarray:
     """Average precision (PR-AUC) by a named convention; binary, multi-class or multi-label.
 
@@ -194,6 +195,10 @@ def average_precision(
     labels : array-like, default=None
         The class of each column of ``y_score``.  Default: the sorted labels
         of ``y_true`` (multi-class) or ``0..k-1`` (multi-label).
+    prevalence : float in (0, 1), default=None
+        Binary input only: the AP with the negatives reweighted so that
+        positives are this share of the data (see
+        :func:`precall.scores.average_precision`).
 
     Returns
     -------
@@ -218,7 +223,13 @@ def average_precision(
         _check_average(average, AVERAGES)
         return binary_average_precision(
             y_true, y_score, method=method, ties=ties, sample_weight=sample_weight,
-            pos_label=pos_label, recall_grid=recall_grid, on_undefined=policy,
+            pos_label=pos_label, recall_grid=recall_grid, on_undefined=policy, prevalence=prevalence,
+        )
+    if prevalence is not None:
+        raise ValueError(
+            f"`prevalence` applies to binary input; got multi-class or multi-label input and "
+            f"prevalence={prevalence!r}. Evaluate each class as a binary problem "
+            "(precall.per_class_tables(...)[c].at_prevalence(pi)) with its own prevalence"
         )
     avg = _check_average(average, AVERAGES)
     data = check_multi(y_true, y_score, sample_weight, labels)

@@ -142,6 +142,7 @@ class Report:
     warnings: list[str]
     intervals: Intervals | None = None
     operating_points: tuple[tuple[str, float, precall.OperatingPoint | None], ...] = ()
+    at_prevalence: tuple[tuple[float, precall.Evaluation], ...] = ()  # --prevalence PI
 
 
 @dataclass(frozen=True)
@@ -210,9 +211,11 @@ def evaluate_columns(
     recall_grid: str,
     ci: CiOptions | None = None,
     targets: Sequence[tuple[str, float]] = (),
+    prevalences: Sequence[float] = (),
 ) -> Report:
     """Run :func:`precall.evaluate` once on the columns read from ``name``
-    (and, with ``ci``, :func:`compute_intervals`)."""
+    (and, with ``ci``, :func:`compute_intervals`; with ``prevalences``, the
+    table reweighted to each, :func:`at_prevalences`)."""
     counts = Counter(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
     with warnings.catch_warnings(record=True) as caught:
@@ -227,7 +230,8 @@ def evaluate_columns(
                 recall_grid=recall_grid,
             )
             points = []
-            if targets:
+            table = None
+            if targets or prevalences:
                 table = precall.threshold_table(np.array(columns.labels), columns.scores,
                                                 sample_weight=columns.weights, pos_label=positive,
                                                 ties=ties)
@@ -237,6 +241,7 @@ def evaluate_columns(
                     except ValueError:  # not reached: reported as such
                         point = None
                     points.append((kind, value, point))
+            at_prevalence = at_prevalences(table, prevalences, recall_grid) if table is not None else ()
             intervals = None
             if ci is not None:
                 intervals = compute_intervals(
@@ -257,7 +262,28 @@ def evaluate_columns(
         warnings=[str(w.message) for w in caught],
         intervals=intervals,
         operating_points=tuple(points),
+        at_prevalence=at_prevalence,
     )
+
+
+def at_prevalences(
+    table: precall.ThresholdTable, prevalences: Sequence[float], recall_grid: str
+) -> tuple[tuple[float, precall.Evaluation], ...]:
+    """``--prevalence``: the evaluation of the table reweighted to each prevalence
+    (:meth:`precall.ThresholdTable.at_prevalence`; ROC-AUC is unchanged)."""
+    return tuple((pi, table.at_prevalence(pi).evaluate(recall_grid=recall_grid))
+                 for pi in dict.fromkeys(prevalences))
+
+
+def _context_columns(report: Report, digits: int) -> tuple[list[str], dict[str, list[str]]]:
+    """The columns beside each convention's AP: its minimum for these class counts,
+    the AP normalised by it, and the AP at each ``--prevalence``."""
+    ev = report.evaluation
+    header = ["min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in report.at_prevalence]
+    cells = {m: [_fmt(ev.min_average_precision[m], digits), _fmt(ev.normalized_average_precision[m], digits)]
+             + [_fmt(e.average_precision[m], digits) for _, e in report.at_prevalence]
+             for m in precall.AP_METHODS}
+    return header, cells
 
 
 def _description(method: str) -> str:
@@ -313,17 +339,27 @@ def format_text(report: Report, digits: int = 6) -> str:
         lines.insert(-1, "intervals   " + iv.options.describe(report.weight_column is not None))
     cwidth = max([len(f"{iv.options.level:.0%} CI")] + [len(c) for c in cells.values()]) if iv else 0
     ci_head = f"  {f'{iv.options.level:.0%} CI'.ljust(cwidth)}" if iv else ""
-    lines.append(f"{'convention'.ljust(width)}  {'AP'.rjust(vwidth)}{ci_head}  description")
+    context_head, context = _context_columns(report, digits)
+    widths = [max(len(h), *(len(context[m][j]) for m in names)) for j, h in enumerate(context_head)]
+    context_head_text = "".join(f"  {h.rjust(w)}" for h, w in zip(context_head, widths))
+    lines.append(f"{'convention'.ljust(width)}  {'AP'.rjust(vwidth)}{ci_head}{context_head_text}  description")
     for m, v in zip(names, values):
         ci_cell = f"  {cells[m].ljust(cwidth)}" if iv else ""
-        lines.append(f"{m.ljust(width)}  {v.rjust(vwidth)}{ci_cell}  {_description(m)}")
+        context_text = "".join(f"  {c.rjust(w)}" for c, w in zip(context[m], widths))
+        lines.append(f"{m.ljust(width)}  {v.rjust(vwidth)}{ci_cell}{context_text}  {_description(m)}")
+    lines.append("min AP: the lowest AP any ranking of these class counts gets (Boyd et al. 2012); "
+                 "normalised: (AP - min AP) / (1 - min AP)")
     lines.append("")
     roc_cell = f"  {cells['roc'].ljust(cwidth)}  {iv.roc_auc.method}" if iv else ""
-    lines.append(f"{'ROC-AUC'.ljust(width)}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}{roc_cell}")
+    same = "  (the same at every prevalence)" if report.at_prevalence and not iv else ""
+    lines.append(f"{'ROC-AUC'.ljust(width)}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}{roc_cell}{same}")
+    at = "".join(f"; at prevalence {pi:g}: {_fmt(e.auprg, digits)}" for pi, e in report.at_prevalence)
+    lines.append(f"{'AUPRG'.ljust(width)}  {_fmt(ev.auprg, digits).rjust(vwidth)}  area under the "
+                 f"precision-recall-gain curve (Flach & Kull 2015){at}")
     weight_word = "weight" if report.weight_column else "count"
     lines.append(
         f"{'prevalence'.ljust(width)}  {_fmt(ev.prevalence, digits).rjust(vwidth)}  "
-        f"positive {weight_word} {_fmt_count(ev.n_pos)}, negative {weight_word} "
+        f"the random-classifier baseline; positive {weight_word} {_fmt_count(ev.n_pos)}, negative {weight_word} "
         f"{_fmt_count(ev.n_neg)}, {ev.n_samples} samples"
     )
     b = ev.best_f1
@@ -359,6 +395,14 @@ def report_rows(report: Report) -> list[list[Any]]:
     rows = [[f"AP {m}", ev.average_precision[m], *ci(iv.average_precision[m] if iv else None)]
             for m in precall.AP_METHODS]
     rows.append(["ROC-AUC", ev.roc_auc, *ci(iv.roc_auc if iv else None)])
+    rows += [[f"min AP {m}", ev.min_average_precision[m], "", ""] for m in precall.AP_METHODS]
+    rows += [[f"normalised AP {m}", ev.normalized_average_precision[m], "", ""] for m in precall.AP_METHODS]
+    rows.append(["AUPRG", ev.auprg, "", ""])
+    for pi, e in report.at_prevalence:
+        rows += [[f"AP {m} at prevalence {pi:g}", e.average_precision[m], "", ""] for m in precall.AP_METHODS]
+        rows += [[f"normalised AP {m} at prevalence {pi:g}", e.normalized_average_precision[m], "", ""]
+                 for m in precall.AP_METHODS]
+        rows.append([f"AUPRG at prevalence {pi:g}", e.auprg, "", ""])
     rows += [["prevalence", ev.prevalence, "", ""], ["n_pos", ev.n_pos, "", ""], ["n_neg", ev.n_neg, "", ""]]
     if ev.best_f1 is not None:
         rows += [["best F1", ev.best_f1.f1, "", ""], ["best F1 threshold", ev.best_f1.threshold, "", ""]]
@@ -480,6 +524,8 @@ def to_json_dict(report: Report) -> dict[str, Any]:
              **(dataclasses.asdict(point) if point is not None else {})}
             for kind, value, point in report.operating_points
         ]
+    if report.at_prevalence:
+        out["at_prevalence"] = [{"requested": pi, **e.to_dict()} for pi, e in report.at_prevalence]
     out["warnings"] = list(report.warnings)
     return _json_safe(out)
 
@@ -888,9 +934,10 @@ def _term_rows(terms: Any, digits: int) -> list[list[str]]:
 
 def format_explanation(
     table: precall.ThresholdTable, *, source: str, label: str, score: str, pos_label: str,
-    methods: list[str], recall_grid: str, max_rows: int, digits: int,
+    methods: list[str], recall_grid: str, max_rows: int, digits: int, prevalences: Sequence[float] = (),
 ) -> str:
-    """The seed-style rank table and, per convention, the terms that sum to its AP."""
+    """The seed-style rank table, per convention the terms that sum to its AP, and
+    what to read the AP against (:func:`format_context`)."""
     ties_text = "one row per sample, equal scores in file order" if table.ties == "stable" else \
         "one row per distinct score (label column: positives / negatives at that score)"
     lines = [
@@ -922,7 +969,34 @@ def format_explanation(
         lines.append(f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}")
     lines += ["", "AP by convention: " + ", ".join(
         f"{m} {_fmt(table.average_precision(method=m, recall_grid=recall_grid), digits)}" for m in methods)]
+    lines += ["", *format_context(table, methods=methods, recall_grid=recall_grid, digits=digits,
+                                  prevalences=prevalences)]
     return "\n".join(lines)
+
+
+def format_context(
+    table: precall.ThresholdTable, *, methods: list[str], recall_grid: str, digits: int,
+    prevalences: Sequence[float] = (),
+) -> list[str]:
+    """``explain``: the baseline, the minimum AP and the normalised AP of each
+    convention, AUPRG, and the AP at each ``--prevalence`` (from ``table.evaluate()``)."""
+    ev = table.evaluate(recall_grid=recall_grid, on_undefined="nan")
+    at = at_prevalences(table, prevalences, recall_grid)
+    lines = [
+        "What to read the AP against:",
+        f"  baseline (random ranking: precision = prevalence) {_fmt(ev.prevalence, digits)}",
+        f"  min AP: the lowest AP any ranking of {_fmt_count(table.n_pos)} positives and "
+        f"{_fmt_count(table.n_neg)} negatives gets (all negatives first; Boyd et al. 2012)",
+        "  normalised AP = (AP - min AP) / (1 - min AP)",
+    ]
+    header = ["convention", "AP", "min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in at]
+    rows = [[m, _fmt(ev.average_precision[m], digits), _fmt(ev.min_average_precision[m], digits),
+             _fmt(ev.normalized_average_precision[m], digits),
+             *(_fmt(e.average_precision[m], digits) for _, e in at)] for m in methods]
+    lines += ["  " + s for s in _table(header, rows)]
+    auprg = f"  AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {_fmt(ev.auprg, digits)}"
+    lines.append(auprg + "".join(f"; at prevalence {pi:g}: {_fmt(e.auprg, digits)}" for pi, e in at))
+    return lines
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -938,7 +1012,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         methods = list(dict.fromkeys(args.method)) if args.method else list(precall.AP_METHODS)
         text = format_explanation(table, source=path, label=args.label, score=args.score,
                                   pos_label=positive, methods=methods, recall_grid=args.recall_grid,
-                                  max_rows=args.max_rows, digits=args.digits)
+                                  max_rows=args.max_rows, digits=args.digits,
+                                  prevalences=args.prevalence or ())
     except (ValueError, TypeError) as exc:
         raise CliError(f"{path}: {exc}") from None
     print(text)
@@ -1162,7 +1237,10 @@ def _check_single_binary(args: argparse.Namespace, option: str) -> None:
         raise CliError(f"{option} evaluates with grouped ties and no --ci / --at-*; drop those options")
 
 
-def _evaluate_stream(args: argparse.Namespace) -> tuple[precall.Evaluation, Counter[str], str]:
+Evaluations = tuple[precall.Evaluation, tuple[tuple[float, precall.Evaluation], ...]]
+
+
+def _evaluate_stream(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
     """``--stream``: the file in chunks through an exact :class:`precall.Accumulator`."""
     path, score = args.file, args.score[0]
     counts: Counter[str] = Counter()
@@ -1182,17 +1260,19 @@ def _evaluate_stream(args: argparse.Namespace) -> tuple[precall.Evaluation, Coun
     if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
         raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
                        f"positive label of the first chunk ({positive!r}); name it with --pos-label")
-    try:
-        evaluation = acc.evaluate(recall_grid=args.recall_grid)  # from the steps: no full table
+    try:  # from the steps: the full table is never built
+        evaluation = acc.evaluate(recall_grid=args.recall_grid)
+        at = tuple((pi, acc.evaluate(recall_grid=args.recall_grid, prevalence=pi))
+                   for pi in dict.fromkeys(args.prevalence or ()))
     except ValueError as exc:
         raise CliError(f"{path}: {exc}") from None
-    return evaluation, counts, positive  # type: ignore[return-value]
+    return (evaluation, at), counts, positive  # type: ignore[return-value]
 
 
 _DASK_SCHEDULERS = ("synchronous", "threads", "processes")
 
 
-def _evaluate_dask(args: argparse.Namespace) -> tuple[precall.Evaluation, Counter[str], str]:
+def _evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
     """``--engine dask``: the file read by dask.dataframe, evaluated by score ranges on a
     Dask cluster (a local one by default, ``--scheduler`` an address or a local scheduler)."""
     try:
@@ -1238,12 +1318,13 @@ def _evaluate_dask(args: argparse.Namespace) -> tuple[precall.Evaluation, Counte
         positive = resolve_pos_label(counts, args.pos_label, args.label, path)
         is_positive = frame[args.label].isin([v for v, text in texts.items() if text == positive])
         weight = frame[args.weight] if args.weight else None
-        try:
-            evaluation = pdask.evaluate(is_positive, frame[score], sample_weight=weight, pos_label=True,
-                                        recall_grid=args.recall_grid)
+        prevalences = list(dict.fromkeys(args.prevalence or ()))
+        try:  # one pass: every prevalence reduces the same range steps
+            evaluation, *at = pdask.evaluations(is_positive, frame[score], sample_weight=weight, pos_label=True,
+                                                recall_grid=args.recall_grid, prevalences=[None, *prevalences])
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
-    return evaluation, counts, positive
+    return (evaluation, tuple(zip(prevalences, at))), counts, positive
 
 
 @contextlib.contextmanager
@@ -1278,7 +1359,7 @@ def _evaluate_one_pass(args: argparse.Namespace) -> int:
     _check_single_binary(args, option)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        evaluation, counts, positive = (_evaluate_stream if args.engine == "stream" else _evaluate_dask)(args)
+        (evaluation, at), counts, positive = (_evaluate_stream if args.engine == "stream" else _evaluate_dask)(args)
     n_rows = sum(counts.values())
     report = Report(
         source=args.file, n_rows=n_rows, label_column=args.label, score_column=args.score[0],
@@ -1286,6 +1367,7 @@ def _evaluate_one_pass(args: argparse.Namespace) -> int:
         evaluation=dataclasses.replace(evaluation, n_samples=n_rows),
         warnings=[str(w.message) for w in caught if not issubclass(w.category, (DeprecationWarning,
                                                                                 FutureWarning))],
+        at_prevalence=tuple((pi, dataclasses.replace(e, n_samples=n_rows)) for pi, e in at),
     )
     if args.markdown or args.csv:
         _print_warnings(report)
@@ -1321,6 +1403,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             Columns(columns.labels, scores[:, j], columns.weights), name=path, label=args.label,
             score=name, weight=args.weight, pos_label=args.pos_label, ties=args.ties,
             recall_grid=args.recall_grid, ci=_ci_options(args) if args.ci else None, targets=targets,
+            prevalences=args.prevalence or (),
         )
         for j, name in enumerate(names)
     ]
@@ -1352,6 +1435,9 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
     if args.pos_label is not None:
         raise CliError("--pos-label applies only with --score; with --class-columns each "
                        "class is in turn the positive one")
+    if args.prevalence:
+        raise CliError("--prevalence applies to binary input (--score); with --class-columns each "
+                       "class has its own prevalence")
     classes = _parse_class_columns(args.class_columns)
     methods = list(precall.AP_METHODS) if args.method is None else list(dict.fromkeys(args.method))
     path = args.file
@@ -1469,6 +1555,13 @@ def _unit(text: str) -> float:
     return value
 
 
+def _prevalence(text: str) -> float:
+    value = _finite(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), the share of positives, e.g. 0.001; got {text!r}")
+    return value
+
+
 def _finite(text: str) -> float:
     try:
         value = float(text)
@@ -1556,6 +1649,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="binary: the operating point predicting positive at score >= T")
     ev.add_argument("--digits", type=_digits, default=6, metavar="N",
                     help="decimals in the text output (default 6)")
+    ev.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
+                    help="binary, in memory (not --stream): also report every AP at this prevalence (share "
+                    "of positives, e.g. the deployment rate 0.001), negatives reweighted; repeatable")
     ev.add_argument("--stream", action="store_true",
                     help="binary: read the file in chunks through an exact streaming accumulator (memory "
                     "grows with the distinct scores, not the rows): for files larger than memory")
@@ -1603,7 +1699,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the seed-style rank table (rank, score, label, TP, FP, TN, FN, "
         "precision, recall, precision envelope) and, for each AP convention, the terms "
         "(recall width x precision) whose sum is its value, so the differences between the "
-        "conventions can be read off. Meant for small files: long tables are cut to --max-rows.",
+        "conventions can be read off; then what to read the AP against: the baseline (prevalence), the "
+        "minimum AP for the class counts, the normalised AP and AUPRG (and the AP at each --prevalence). "
+        "Meant for small files: long tables are cut to --max-rows.",
     )
     _add_file_arguments(ex)
     ex.add_argument("--score", required=True, metavar="COL", help="column with the scores")
@@ -1618,6 +1716,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rank-table rows shown (first and last N/2; default 60)")
     ex.add_argument("--digits", type=_digits, default=4, metavar="N",
                     help="decimals (default 4)")
+    ex.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
+                    help="also show each AP at this prevalence (negatives reweighted); repeatable")
     ex.set_defaults(func=cmd_explain)
 
     det = sub.add_parser("detection", help="object-detection mAP (COCO, PASCAL VOC, text files)",

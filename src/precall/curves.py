@@ -173,6 +173,7 @@ def precision_recall_curve(
     pos_label: Any = None,
     sample_weight: Any = None,
     drop_intermediate: bool = False,
+    prevalence: float | None = None,
 ) -> PrecisionRecallCurve:
     """Precision-recall pairs at every distinct score; scikit-learn's curve.
 
@@ -189,6 +190,11 @@ def precision_recall_curve(
         Non-negative weights.  Zero-weight samples add no threshold.
     drop_intermediate : bool, default=False
         Drop the rows where TP does not change from the rows on both sides.
+    prevalence : float in (0, 1), default=None
+        The curve if positives made up this share of the data: the negatives
+        are reweighted by ``(1 - pi) / pi * n_pos / n_neg``
+        (:meth:`ThresholdTable.at_prevalence`).  Recall does not change,
+        precision does.
 
     Returns
     -------
@@ -209,7 +215,10 @@ def precision_recall_curve(
     """
     drop_intermediate = check_bool(drop_intermediate, "drop_intermediate")
     data = check_binary(y_true, y_score, sample_weight, pos_label)
-    return pr_curve_from_table(build_table(data, "group"), drop_intermediate=drop_intermediate)
+    table = build_table(data, "group")
+    if prevalence is not None:
+        table = table.at_prevalence(prevalence)
+    return pr_curve_from_table(table, drop_intermediate=drop_intermediate)
 
 
 def roc_curve(

@@ -31,18 +31,18 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from . import _ranges
 from ._counts import ThresholdTable
-from ._validate import BinaryInput, check_binary, check_choice, check_on_undefined
+from ._validate import BinaryInput, check_binary, check_choice, check_on_undefined, check_prevalence
 from .accumulate import Accumulator
 from .evaluate import Evaluation
 from .scores import AP_METHODS, RECALL_GRIDS
 
-__all__ = ["accumulate", "average_precision", "evaluate", "roc_auc", "threshold_table"]
+__all__ = ["accumulate", "average_precision", "evaluate", "evaluations", "roc_auc", "threshold_table"]
 
 
 def _dask() -> Any:
@@ -160,21 +160,34 @@ def _parts(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, n_rang
 
 
 def evaluate(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None,
-             recall_grid: str = "reference", on_undefined: Any = "warn", n_ranges: int | None = None) -> Evaluation:
+             recall_grid: str = "reference", on_undefined: Any = "warn", prevalence: float | None = None,
+             n_ranges: int | None = None) -> Evaluation:
     """:func:`precall.evaluate` (grouped ties) of dask data, by score ranges.
 
+    ``prevalence`` as in :func:`precall.evaluate` (the negatives reweighted).
     ``n_ranges`` (default: the number of partitions, at most 64) is how many
     score ranges the rows are cut into; each range is sorted on one worker.
     """
+    return evaluations(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, recall_grid=recall_grid,
+                       on_undefined=on_undefined, prevalences=(prevalence,), n_ranges=n_ranges)[0]
+
+
+def evaluations(y_true: Any, y_score: Any, *, prevalences: Sequence[float | None], sample_weight: Any = None,
+                pos_label: Any = None, recall_grid: str = "reference", on_undefined: Any = "warn",
+                n_ranges: int | None = None) -> list[Evaluation]:
+    """:func:`evaluate` at several prevalences (None: the data's own) from one pass:
+    the ranges are sorted once and every evaluation reduces the same steps."""
     dask = _dask()
     check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
     policy = check_on_undefined(on_undefined)
+    prevalences = tuple(None if pi is None else check_prevalence(pi) for pi in prevalences)
     parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, n_ranges)
-    graph = _ranges.wire(parts, dask.delayed, n_ranges=n_ranges, recall_grid=recall_grid, policy="nan")
-    (ev,) = dask.compute(graph)
-    if ev.n_samples == 0:
+    graph = _ranges.wire(parts, dask.delayed, n_ranges=n_ranges, recall_grid=recall_grid, policy="nan",
+                         prevalences=prevalences)
+    results = dask.compute(*graph)
+    if results[0].n_samples == 0:
         raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
-    return _ranges.with_policy(ev, policy)
+    return [_ranges.with_policy(ev, policy) for ev in results]
 
 
 def average_precision(y_true: Any, y_score: Any, *, method: str = "step", sample_weight: Any = None,

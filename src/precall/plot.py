@@ -20,6 +20,11 @@ What is drawn
     * Several models (``y_score`` a mapping ``{name: scores}``) overlaid with
       their AP / AUC in the legend; multi-class or multi-label ``y_score``
       (2-D) drawn one curve per class, one-vs-rest.
+    * ``prevalence=[...]``: one model's PR curve at the test set's prevalence
+      and at each given one (:meth:`precall.ThresholdTable.at_prevalence`), each
+      with its baseline and its unachievable region (precision below
+      ``r P / (r P + N)``, :func:`precall.min_precision`) shaded; the ROC curve,
+      the same at every prevalence, drawn once on a panel beside.
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ import numpy as np
 
 from . import averaging
 from ._counts import ThresholdTable
-from ._validate import is_multi
+from ._validate import check_prevalence, is_multi
+from .space import min_precision
 
 __all__ = [
-    "draw_pr", "draw_roc", "pr_curve", "pr_tables", "roc_curve", "roc_tables", "setup_pr_axes", "setup_roc_axes",
+    "draw_pr", "draw_roc", "draw_unachievable", "pr_curve", "pr_prevalences", "pr_tables", "roc_curve", "roc_tables",
+    "setup_pr_axes", "setup_roc_axes",
 ]
 
 _ISO_F1 = (0.2, 0.4, 0.6, 0.8)
@@ -158,6 +165,17 @@ def draw_pr(
     return ax
 
 
+def draw_unachievable(ax: Any, table: ThresholdTable, *, color: Any = _GRAY, label: str | None = None,
+                      points: int = 201) -> Any:
+    """Shade the unachievable region of ``table``'s class counts: precision below
+    ``r P / (r P + N)`` at recall ``r`` (Boyd et al. 2012), no ranking goes there."""
+    r = np.linspace(0.0, 1.0, points)
+    floor = min_precision(r, n_pos=table.n_pos, n_neg=table.n_neg)
+    ax.fill_between(r, 0.0, floor, color=color, alpha=0.12, lw=0,
+                    label=label if label is not None else "unachievable (no ranking reaches it)")
+    return ax
+
+
 def draw_roc(
     ax: Any,
     table: ThresholdTable,
@@ -201,6 +219,9 @@ def pr_curve(
     iso_f1: bool | tuple[float, ...] = False,
     label: str | None = None,
     ax: Any = None,
+    prevalence: Any = None,
+    unachievable: bool | None = None,
+    roc_ax: Any = None,
 ) -> Any:
     """Precision-recall curve(s) of one model, several models, or each class.
 
@@ -222,11 +243,23 @@ def pr_curve(
     label : str, default=None
         Legend name of a single model.
     ax : matplotlib Axes, default=None
-        Where to draw; a new figure when None.
+        Where to draw; a new figure when None (with ``prevalence``: a new
+        figure with the ROC panel beside, ``ax.figure.axes[1]``).
+    prevalence : float or sequence of float in (0, 1), default=None
+        One model only: also draw its PR curve at each of these prevalences
+        (the deployment rates), with the AP of each in the legend, and its
+        ROC curve once beside (:func:`pr_prevalences`).
+    unachievable : bool, default=None
+        Shade the unachievable region (precision below ``r P / (r P + N)``);
+        by default only with ``prevalence``, for each prevalence drawn.
+    roc_ax : matplotlib Axes, default=None
+        With ``prevalence`` and a given ``ax``: where to draw the ROC curve
+        (not drawn when None).
 
     Returns
     -------
     matplotlib.axes.Axes
+        The PR axes.
 
     Examples
     --------
@@ -236,12 +269,78 @@ def pr_curve(
     >>> ax = plot.pr_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], envelope=True)
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
     ['model (AP step = 0.833)', 'model envelope (AP voc2010 = 0.833)']
+    >>> ax = plot.pr_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], prevalence=[0.1])
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]  # doctest: +NORMALIZE_WHITESPACE
+    ['model at prevalence 0.5 (AP step = 0.833)', 'unachievable at prevalence 0.5',
+     'model at prevalence 0.1 (AP step = 0.591)', 'unachievable at prevalence 0.1']
     """
     series = _tables(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
                      ties=ties, label=label)
+    if prevalence is not None:
+        if len(series) != 1:
+            raise ValueError(
+                f"`prevalence` overlays one model's PR curve at several prevalences; got {len(series)} "
+                "curves (several models or classes). Plot one model at a time"
+            )
+        return pr_prevalences(series[0][1], prevalence, label=series[0][0], method=method, iso_f1=iso_f1,
+                              unachievable=True if unachievable is None else unachievable, ax=ax, roc_ax=roc_ax)
     per_class = len(series) > 1 and not isinstance(y_score, Mapping)
-    return pr_tables(series, per_class=per_class, method=method, envelope=envelope, eleven_point=eleven_point,
-                     baseline=baseline, iso_f1=iso_f1, ax=ax)
+    ax = pr_tables(series, per_class=per_class, method=method, envelope=envelope, eleven_point=eleven_point,
+                   baseline=baseline, iso_f1=iso_f1, ax=ax)
+    if unachievable:
+        for _, table in series:
+            draw_unachievable(ax, table)
+        ax.legend(loc="lower left", fontsize=8)
+    return ax
+
+
+def _prevalences(prevalence: Any) -> list[float]:
+    values = [prevalence] if np.ndim(prevalence) == 0 else list(prevalence)
+    if not values:
+        raise ValueError("`prevalence` must name at least one prevalence in (0, 1); got an empty sequence")
+    return [check_prevalence(v) for v in values]
+
+
+def pr_prevalences(
+    table: ThresholdTable,
+    prevalence: Any,
+    *,
+    label: str = "model",
+    method: str = "step",
+    iso_f1: bool | tuple[float, ...] = False,
+    unachievable: bool = True,
+    ax: Any = None,
+    roc_ax: Any = None,
+) -> Any:
+    """One table's PR curve at its own prevalence and at each of ``prevalence``
+    (:meth:`~precall.ThresholdTable.at_prevalence`), each with its baseline and
+    (dotted, precision = prevalence) and (``unachievable``) its unachievable
+    region; the ROC curve once on ``roc_ax``.
+
+    With ``ax=None`` a figure with two panels is made (PR, then ROC); returns
+    the PR axes.
+    """
+    values = _prevalences(prevalence)
+    if ax is None:
+        _matplotlib()
+        import matplotlib.pyplot as plt
+
+        fig, (ax, roc_ax) = plt.subplots(1, 2, figsize=(11, 5.5))
+    setup_pr_axes(ax, iso_f1=iso_f1)
+    total = table.n_pos + table.n_neg
+    own = table.n_pos / total if total else float("nan")
+    for pi, t in [(own, table)] + [(pi, table.at_prevalence(pi)) for pi in values]:
+        draw_pr(ax, t, label=f"{label} at prevalence {pi:.3g}", method=method)
+        color = ax.get_lines()[-1].get_color()
+        ax.axhline(pi, color=color, ls=":", lw=1, label="_random baseline")  # precision = prevalence
+        if unachievable:
+            draw_unachievable(ax, t, color=color, label=f"unachievable at prevalence {pi:.3g}")
+    ax.legend(loc="upper right", fontsize=7)
+    if roc_ax is not None:
+        setup_roc_axes(roc_ax)
+        draw_roc(roc_ax, table.grouped(), label=f"{label} (every prevalence)")
+        roc_ax.legend(loc="lower right", fontsize=8)
+    return ax
 
 
 def pr_tables(

@@ -77,7 +77,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._counts import Steps, ThresholdTable, build_steps, build_table
+from ._counts import Steps, ThresholdTable, build_steps, build_table, reweight_steps
 from ._validate import check_binary, check_choice, check_on_undefined, check_probability
 from ._warnings import UndefinedMetricWarning
 from .curves import roc_curve_from_table
@@ -478,6 +478,7 @@ def average_precision(
     pos_label: Any = None,
     recall_grid: str = "reference",
     on_undefined: Any = "warn",
+    prevalence: float | None = None,
 ) -> float:
     """Average precision (PR-AUC) by a named convention.
 
@@ -507,6 +508,11 @@ def average_precision(
         an :class:`UndefinedMetricWarning` (scikit-learn's behaviour), ``"nan"``
         returns NaN, ``"raise"`` raises ``ValueError``, a number is returned
         as given.
+    prevalence : float in (0, 1), default=None
+        The AP if positives made up this share of the data (the deployment
+        rate rather than the test set's): the negatives are reweighted by
+        ``(1 - pi) / pi * n_pos / n_neg`` (:meth:`ThresholdTable.at_prevalence`).
+        Needs both classes.
 
     Returns
     -------
@@ -522,6 +528,8 @@ def average_precision(
     0.768849
     >>> round(precall.average_precision(y, s, method="voc2010"), 6)
     0.791667
+    >>> round(precall.average_precision(y, s, prevalence=0.01), 6)  # at 1% positives
+    0.342181
     """
     check_choice(method, "method", AP_METHODS)
     check_choice(ties, "ties", TIES)
@@ -529,6 +537,8 @@ def average_precision(
     policy = check_on_undefined(on_undefined)
     data = check_binary(y_true, y_score, sample_weight, pos_label)
     steps = build_steps(data, ties)  # type: ignore[arg-type]
+    if prevalence is not None:
+        steps = reweight_steps(steps, prevalence)
     return ap_from_steps(steps, method=method, recall_grid=recall_grid, on_undefined=policy)
 
 
