@@ -452,19 +452,23 @@ def auprg_from_steps(steps: Steps) -> float:
     p, n = steps.n_pos, steps.n_neg
     if p <= 0 or n <= 0 or not steps.tp.size:
         return float("nan")
-    b = steps.tp.astype(np.float64)
-    fb = steps.fp.astype(np.float64)
-    a = b - steps.dtp
-    fa = steps.fp_prev.astype(np.float64)
     t0 = p * p / (p + n)  # recall = prevalence: recall gain 0
-    keep = b >= t0
-    b, fb, a, fa = b[keep], fb[keep], a[keep], fa[keep]
-    cross = a < t0
-    fa = np.where(cross, fa + (t0 - a) * (fb - fa) / (b - a), fa)
-    a = np.where(cross, t0, a)
+    # TP grows strictly from step to step, and the point above a step has the previous
+    # step's TP: the steps at or past recall gain 0 are a suffix, and only its first
+    # step can start below it
+    k = int(np.searchsorted(steps.tp, t0, side="left"))
+    b = steps.tp[k:].astype(np.float64)
+    fb = steps.fp[k:].astype(np.float64)
+    a = b - steps.dtp[k:]
+    fa = steps.fp_prev[k:].astype(np.float64)
+    if a.size and a[0] < t0:
+        fa[0] = fa[0] + (t0 - a[0]) * (fb[0] - fa[0]) / (b[0] - a[0])
+        a[0] = t0
     rg_a, pg_a = _gains(a, fa, p, n)
     rg_b, pg_b = _gains(b, fb, p, n)
-    return float(np.sum((rg_b - rg_a) * (pg_a + pg_b)) / 2.0)
+    rg_b -= rg_a
+    pg_b += pg_a
+    return float(np.sum(rg_b * pg_b) / 2.0)
 
 
 def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
