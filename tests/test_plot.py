@@ -192,6 +192,28 @@ def test_plot_command_through_a_subprocess(csv_file, tmp_path):
     assert image.shape[1] < 1.3 * image.shape[0]  # one panel: about square
 
 
+def test_plot_command_draws_each_prevalence(csv_file, tmp_path, capsys, monkeypatch):
+    from matplotlib.figure import Figure
+
+    saved = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k)))
+    out = tmp_path / "prev.png"
+    code = main(["plot", str(csv_file), "--label", "y", "--score", "a", "-o", str(out), "--prevalence", "0.05",
+                 "--prevalence", "0.5"])
+    assert code == 0, capsys.readouterr().err
+    pr_ax, roc_ax = saved[0].axes
+    legend = [t.get_text() for t in pr_ax.get_legend().get_texts()]
+    y = np.loadtxt(csv_file, delimiter=",", skiprows=1)
+    for pi in (0.05, 0.5):
+        ap = precall.average_precision(y[:, 0], y[:, 1], prevalence=pi)
+        assert f"a at prevalence {pi:g} (AP step = {ap:.3f})" in legend  # "a": the score column
+    assert roc_ax.get_xlabel().startswith("False positive rate")
+    message = main(["plot", str(csv_file), "--label", "y", "--score", "a", "--score", "b", "-o", str(out),
+                    "--prevalence", "0.1"])
+    assert message == 2 and "one model" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [

@@ -355,7 +355,7 @@ def test_table_average_precision_equals_function(rng, ties, weighted):
 def _check_best_f1(bf, pts):
     best, _ = oracles.best_f1(pts)
     assert bf.f1 == pytest.approx(best, rel=1e-12)
-    f1s, matches = [], []
+    matches = []
     for k in range(len(pts)):
         tp, fp = pts.tp[k], pts.fp[k]
         fn = pts.n_pos - tp

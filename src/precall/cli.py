@@ -1065,6 +1065,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
         try:
             for ax, kind in zip(axes, kinds):
                 if kind == "pr":
+                    if args.prevalence:  # one model at its own and each given prevalence
+                        plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
+                                      method=args.method, iso_f1=args.iso_f1, ax=ax,
+                                      prevalence=list(dict.fromkeys(args.prevalence)), **common)
+                        continue
                     plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
                                   method=args.method, envelope=args.envelope,
                                   eleven_point=args.eleven_point, iso_f1=args.iso_f1, ax=ax, **common)
@@ -1812,6 +1817,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--max-fpr", type=_level, metavar="F",
                     help="shade FPR <= F on the ROC plot and quote the partial AUC")
     pl.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
+    pl.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
+                    help="one --score: also draw the PR curve at prevalence PI (repeatable), each with its "
+                    "baseline and unachievable region shaded; the ROC curve does not change")
     pl.add_argument("--title", help="figure title")
     pl.add_argument("--dpi", type=_int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
     pl.set_defaults(func=cmd_plot)
