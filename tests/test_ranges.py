@@ -24,7 +24,7 @@ def run_ranges(y, s, w, cuts, n_ranges, recall_grid="reference"):
     bounds = [0, *cuts, len(y)]
     parts = [check_binary(y[a:b], s[a:b], None if w is None else w[a:b], None)
              for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    (ev,) = _ranges.wire(parts, _now, n_ranges=n_ranges, recall_grid=recall_grid, policy="nan")
+    (ev,) = _ranges.wire(parts, _now, n_ranges=n_ranges, recall_grid=recall_grid)
     return _ranges.with_policy(ev, "nan")
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "build_steps",
     "build_steps_and_grouped",
     "build_table",
+    "distinct_counts",
     "negative_scale",
     "reweight_steps",
     "steps_from_sorted",
@@ -232,6 +233,15 @@ def _steps_unweighted(data: BinaryInput, ties: Ties) -> Steps | None:
     return steps_from_sorted(p, q, ties)
 
 
+def distinct_counts(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of an increasingly sorted array and how often each occurs (int64)."""
+    n = sorted_values.size
+    if n == 0:
+        return sorted_values, np.zeros(0, dtype=np.int64)
+    starts = np.insert(np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1, 0, 0)
+    return sorted_values[starts], np.diff(np.append(starts, n))
+
+
 def steps_from_sorted(p: np.ndarray, q: np.ndarray, ties: Ties = "group") -> Steps | None:
     """Steps from the positives' and the negatives' scores, each sorted increasingly.
 
@@ -242,10 +252,7 @@ def steps_from_sorted(p: np.ndarray, q: np.ndarray, ties: Ties = "group") -> Ste
     if n_pos == 0:
         empty = np.zeros(0, dtype=np.int64)
         return Steps(p, empty, empty, empty, empty, 0.0, float(n_neg), True)
-    starts = np.flatnonzero(p[1:] != p[:-1]) + 1
-    starts = np.insert(starts, 0, 0)
-    values = p[starts]  # distinct positive scores, increasing
-    counts = np.diff(np.append(starts, n_pos))
+    values, counts = distinct_counts(p)  # distinct positive scores, increasing
     below = np.searchsorted(q, values, side="left")  # negatives scored < value
     tied = below < n_neg
     tied[tied] = q[below[tied]] == values[tied]  # a negative has exactly this score

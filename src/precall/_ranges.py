@@ -38,8 +38,8 @@ import numpy as np
 
 from ._counts import Steps, ThresholdTable, build_steps, build_table, negative_scale, reweight_steps, steps_from_sorted
 from ._validate import BinaryInput
-from .evaluate import Evaluation, F1Point
-from .space import _unit_positives, auprg_from_steps, min_average_precision, normalized_average_precision
+from .accumulate import state_from_sorted, table_of_state
+from .evaluate import Evaluation, F1Point, _best_f1
 from .scores import (
     AP_METHODS,
     NO_POSITIVES,
@@ -47,11 +47,15 @@ from .scores import (
     _envelope,
     _interpolated_areas,
     _precision,
-    _prev_precision,
     grid_average,
     grid_precisions,
+    roc_auc_from_sum,
+    step_sum,
+    trapezoid_sum,
+    twice_fp_area,
     undefined,
 )
+from .space import _unit_positives, auprg_from_steps, min_average_precision, normalized_average_precision
 
 __all__ = ["Part", "assemble", "boundaries", "combine", "local_steps", "local_table", "offsets", "sample", "shift",
            "split", "wire", "wire_table", "with_policy"]
@@ -138,10 +142,8 @@ def local_table(pieces: list[Piece]) -> ThresholdTable | None:
     data = _gather(pieces)
     if data is None:
         return None
-    if isinstance(data, tuple):
-        p, q = data
-        data = BinaryInput(np.concatenate([p, q]), np.concatenate([np.ones(p.size, bool), np.zeros(q.size, bool)]),
-                           None, None, p.size + q.size)
+    if isinstance(data, tuple):  # already sorted: counted and merged, not sorted again
+        return table_of_state(*state_from_sorted(*data))
     return build_table(data, "group")
 
 
@@ -206,26 +208,16 @@ class Part:
 
 def summarize(s: Steps, recall_grid: str) -> Part:
     """The contributions of a range that need nothing from the other ranges."""
-    tp = s.tp.astype(np.float64)
-    precision = _precision(tp, s.fp)
-    if s.exact:
-        roc: Any = int(np.sum(s.dtp * (s.fp_prev + s.fp), dtype=np.int64))
-    else:
-        roc = float(np.sum(s.dtp * (s.fp_prev + s.fp)))
     sums = {
-        "step": float(np.sum(s.dtp * precision)),
-        "trapezoid": float(np.sum(s.dtp * (_prev_precision(s) + precision))),
+        "step": step_sum(s),
+        "trapezoid": trapezoid_sum(s),
         "interpolated": float(np.sum(_interpolated_areas(s))) if s.tp.size else 0.0,
-        "roc": roc,
+        "roc": twice_fp_area(s),
     }
     grids = {m: grid_precisions(s, m, recall_grid) if s.n_pos > 0 else np.zeros(0) for m in ("voc2007", "coco")}
-    best = None
-    if s.tp.size:
-        f1 = 2.0 * tp / (tp + s.fp + s.n_pos)
-        k = int(np.argmax(f1))
-        best = F1Point(float(s.thresholds[k]), float(f1[k]), float(precision[k]), float(tp[k] / s.n_pos))
+    best_precision = float(_precision(s.tp.astype(np.float64), s.fp).max(initial=0.0))
     auprg = auprg_from_steps(s) if s.tp.size and s.n_pos > 0 and s.n_neg > 0 else 0.0
-    return Part(sums, grids, float(precision.max(initial=0.0)), best, s.exact, auprg, _unit_positives(s))
+    return Part(sums, grids, best_precision, _best_f1(s), s.exact, auprg, _unit_positives(s))
 
 
 def voc2010_sum(s: Steps, below: float) -> float:
@@ -249,12 +241,12 @@ def suffix_best(parts: list[Part]) -> list[float]:
 
 
 def combine(parts: list[Part], voc2010: list[float], grand: Any, *, n_samples: int,
-            recall_grid: str, policy: Any) -> Evaluation:
-    """The :class:`Evaluation` of all ranges (lowest scores first)."""
+            recall_grid: str) -> Evaluation:
+    """The :class:`Evaluation` of all ranges (lowest scores first); NaN where a result
+    is undefined (see :func:`with_policy`)."""
     n_pos, n_neg = float(grand[0]), float(grand[1])
     if n_pos == 0:
-        value = undefined("average precision", NO_POSITIVES, 0.0, policy, stacklevel=5)
-        ap = {m: value for m in AP_METHODS}
+        ap = {m: float("nan") for m in AP_METHODS}
     else:
         total = {k: sum(p.sums[k] for p in parts) for k in ("step", "trapezoid", "interpolated")}
         ap = {
@@ -266,12 +258,9 @@ def combine(parts: list[Part], voc2010: list[float], grand: Any, *, n_samples: i
             "interpolated": total["interpolated"] / n_pos,
         }
     if n_pos == 0 or n_neg == 0:
-        auc = undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=5)
-    elif all(p.exact for p in parts):
-        twice = 2 * int(n_pos) * int(n_neg)
-        auc = (twice - sum(int(p.sums["roc"]) for p in parts)) / twice
+        auc = float("nan")
     else:
-        auc = 1.0 - float(sum(p.sums["roc"] for p in parts)) / (2.0 * n_pos * n_neg)
+        auc = roc_auc_from_sum(sum(p.sums["roc"] for p in parts), n_pos, n_neg, all(p.exact for p in parts))
     best = None
     for p in reversed(parts):  # from the highest scores: the first maximum wins, as argmax
         if p.best_f1 is not None and (best is None or p.best_f1.f1 > best.f1):
@@ -292,8 +281,8 @@ def combine(parts: list[Part], voc2010: list[float], grand: Any, *, n_samples: i
 
 
 def with_policy(ev: Evaluation, policy: Any) -> Evaluation:
-    """Apply the undefined-result policy to an evaluation combined with ``policy="nan"``
-    (where the caller is: a worker's warnings would not reach the user)."""
+    """Apply the undefined-result policy to a combined evaluation, where the caller is
+    (a worker's warnings would not reach the user)."""
     if ev.n_pos > 0 and ev.n_neg > 0:
         return ev
     ap = ev.average_precision
@@ -315,7 +304,7 @@ def _layout(partitions: list[Any], delayed: Callable[..., Any], n_ranges: int) -
 
 
 def wire(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int, recall_grid: str,
-         policy: Any, prevalences: tuple[float | None, ...] = (None,)) -> list[Any]:
+         prevalences: tuple[float | None, ...] = (None,)) -> list[Any]:
     """The whole evaluation as calls of ``delayed`` (``dask.delayed`` builds a graph;
     ``lambda f, **kw: f`` runs it at once).  ``partitions`` are (delayed) ``BinaryInput``s.
 
@@ -335,7 +324,7 @@ def wire(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int, r
         below = delayed(suffix_best)(parts)
         voc = [delayed(voc2010_sum)(st, delayed(_item)(below, r)) for r, st in enumerate(at)]
         out.append(delayed(combine)(parts, voc, grand if pi is None else delayed(_grand_at)(grand, pi),
-                                    n_samples=n_samples, recall_grid=recall_grid, policy=policy))
+                                    n_samples=n_samples, recall_grid=recall_grid))
     return out
 
 

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ._counts import Steps, ThresholdTable, reweight_steps
+from ._counts import Steps, ThresholdTable, distinct_counts, reweight_steps
 from ._validate import check_binary, check_multi, is_multi
 
 __all__ = ["Accumulator", "Bounded"]
@@ -77,12 +77,9 @@ def _count_dtype(*runs: _Run) -> np.dtype:
 
 
 def _runs(sorted_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values of a sorted array and how often each occurs."""
-    if sorted_scores.size == 0:
-        return sorted_scores, np.zeros(0, dtype=np.uint32)
-    starts = np.flatnonzero(sorted_scores[1:] != sorted_scores[:-1]) + 1
-    counts = np.diff(starts, prepend=0, append=sorted_scores.size)
-    return sorted_scores[np.insert(starts, 0, 0)], counts.astype(np.uint32 if sorted_scores.size < _U32 else np.int64)
+    """Distinct values of a sorted array and how often each occurs (uint32 when they fit)."""
+    values, counts = distinct_counts(sorted_scores)
+    return values, counts.astype(np.uint32) if sorted_scores.size < _U32 else counts
 
 
 def _merge_two(a: _Run, b: _Run) -> _Run:
@@ -136,11 +133,10 @@ class _Runs:
 
     def _sort_rows(self) -> None:
         if self.rows:
-            ps, pc = _runs(np.sort(np.concatenate([p for p, _ in self.rows])))
-            ns, nc = _runs(np.sort(np.concatenate([n for _, n in self.rows])))
+            p = np.sort(np.concatenate([p for p, _ in self.rows]))
+            n = np.sort(np.concatenate([n for _, n in self.rows]))
             self.rows, self.n_rows = [], 0
-            self.push(_merge_two((ps, pc, np.zeros(ps.size, dtype=nc.dtype)),
-                                 (ns, np.zeros(ns.size, dtype=pc.dtype), nc)))
+            self.push(state_from_sorted(p, n))
 
     def push(self, run: _Run) -> None:
         self.stack.append(run)
@@ -155,6 +151,28 @@ class _Runs:
             top = self.stack.pop()
             self.stack[-1] = _merge_two(self.stack[-1], top)
         return self.stack[0]
+
+
+def state_from_sorted(positives: np.ndarray, negatives: np.ndarray) -> _Run:
+    """The state of unweighted rows given the positives' and the negatives' scores, each
+    sorted increasingly: (distinct scores, positive counts, negative counts)."""
+    ps, pc = _runs(positives)
+    ns, nc = _runs(negatives)
+    return _merge_two((ps, pc, np.zeros(ps.size, dtype=nc.dtype)), (ns, np.zeros(ns.size, dtype=pc.dtype), nc))
+
+
+def table_of_state(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> ThresholdTable:
+    """The grouped :class:`ThresholdTable` of a state (increasing scores); scores whose
+    weight is all zero add no threshold, as in memory."""
+    seen = (pos > 0) | (neg > 0)
+    if not seen.all():
+        scores, pos, neg = scores[seen], pos[seen], neg[seen]
+    del seen
+    if scores.size == 0:
+        raise ValueError("the accumulator has seen no row with positive weight yet")
+    count = np.int64 if pos.dtype.kind in "iu" else np.float64
+    tp, fp = np.cumsum(pos[::-1], dtype=count), np.cumsum(neg[::-1], dtype=count)
+    return ThresholdTable(thresholds=scores[::-1], tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
 
 
 def _weighted_run(s: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> _Run:
@@ -340,17 +358,7 @@ class Accumulator:
             )
         c = self._index(label)
         self._flush(c)
-        scores, pos, neg = self._scores[c], self._pos[c], self._neg[c]
-        seen = (pos > 0) | (neg > 0)  # zero-weight rows add no threshold, as in memory
-        if not seen.all():
-            scores, pos, neg = scores[seen], pos[seen], neg[seen]
-        del seen
-        if scores.size == 0:
-            raise ValueError("the accumulator has seen no row with positive weight yet")
-        count = np.int64 if pos.dtype.kind in "iu" else np.float64
-        tp, fp = np.cumsum(pos[::-1], dtype=count), np.cumsum(neg[::-1], dtype=count)
-        scores = scores[::-1]
-        return ThresholdTable(thresholds=scores, tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
+        return table_of_state(self._scores[c], self._pos[c], self._neg[c])
 
     def tables(self) -> dict[Any, ThresholdTable]:
         """Multi-class / multi-label: the table of each class, by class."""
@@ -392,13 +400,21 @@ class Accumulator:
         ...                                                      ).average_precision
         True
         """
+        return self.evaluations((prevalence,), recall_grid=recall_grid, on_undefined=on_undefined, label=label)[0]
+
+    def evaluations(self, prevalences: Any, *, recall_grid: str = "reference", on_undefined: Any = "warn",
+                    label: Any = None) -> list[Any]:
+        """:meth:`evaluate` at each of ``prevalences`` (None: the data's own), from one
+        computation of the steps."""
         from .evaluate import evaluation_from_steps
 
         steps = self.steps(label)
-        if prevalence is not None:
-            steps = reweight_steps(steps, prevalence)
-        return evaluation_from_steps(steps, steps, ties="group", n_samples=None, recall_grid=recall_grid,
-                                     on_undefined=on_undefined)
+        out = []
+        for pi in prevalences:
+            at = steps if pi is None else reweight_steps(steps, pi)
+            out.append(evaluation_from_steps(at, at, ties="group", n_samples=None, recall_grid=recall_grid,
+                                             on_undefined=on_undefined))
+        return out
 
     def average_precision(self, *, method: str = "step", recall_grid: str = "reference",
                           label: Any = None) -> "Bounded":

@@ -1265,13 +1265,12 @@ def _evaluate_stream(args: argparse.Namespace) -> tuple[Evaluations, Counter[str
     if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
         raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
                        f"positive label of the first chunk ({positive!r}); name it with --pos-label")
-    try:  # from the steps: the full table is never built
-        evaluation = acc.evaluate(recall_grid=args.recall_grid)
-        at = tuple((pi, acc.evaluate(recall_grid=args.recall_grid, prevalence=pi))
-                   for pi in dict.fromkeys(args.prevalence or ()))
+    prevalences = list(dict.fromkeys(args.prevalence or ()))
+    try:  # from the steps, computed once: the full table is never built
+        evaluation, *at = acc.evaluations([None, *prevalences], recall_grid=args.recall_grid)
     except ValueError as exc:
         raise CliError(f"{path}: {exc}") from None
-    return (evaluation, at), counts, positive  # type: ignore[return-value]
+    return (evaluation, tuple(zip(prevalences, at))), counts, positive  # type: ignore[return-value]
 
 
 _DASK_SCHEDULERS = ("synchronous", "threads", "processes")

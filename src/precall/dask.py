@@ -182,7 +182,7 @@ def evaluations(y_true: Any, y_score: Any, *, prevalences: Sequence[float | None
     policy = check_on_undefined(on_undefined)
     prevalences = tuple(None if pi is None else check_prevalence(pi) for pi in prevalences)
     parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, n_ranges)
-    graph = _ranges.wire(parts, dask.delayed, n_ranges=n_ranges, recall_grid=recall_grid, policy="nan",
+    graph = _ranges.wire(parts, dask.delayed, n_ranges=n_ranges, recall_grid=recall_grid,
                          prevalences=prevalences)
     results = dask.compute(*graph)
     if results[0].n_samples == 0:

@@ -211,9 +211,13 @@ def _precision(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return tp / (tp + fp)
 
 
+def step_sum(s: Steps) -> float:
+    """Sum of (positive weight x precision) over the steps: step AP times P."""
+    return float(np.sum(s.dtp * _precision(s.tp.astype(np.float64), s.fp)))
+
+
 def _ap_step(s: Steps) -> float:
-    tp = s.tp.astype(np.float64)
-    return float(np.sum(s.dtp * _precision(tp, s.fp)) / s.n_pos)
+    return step_sum(s) / s.n_pos
 
 
 def _envelope(precision: np.ndarray) -> np.ndarray:
@@ -284,9 +288,14 @@ def _prev_precision(s: Steps) -> np.ndarray:
     return np.where(ps > 0, tp_prev / np.where(ps > 0, ps, 1.0), 1.0)
 
 
-def _ap_trapezoid(s: Steps) -> float:
+def trapezoid_sum(s: Steps) -> float:
+    """Sum of (positive weight x (precision above + precision)): trapezoid AP times 2P."""
     prec = _precision(s.tp.astype(np.float64), s.fp)
-    return float(np.sum(s.dtp * (_prev_precision(s) + prec)) / 2.0 / s.n_pos)
+    return float(np.sum(s.dtp * (_prev_precision(s) + prec)))
+
+
+def _ap_trapezoid(s: Steps) -> float:
+    return trapezoid_sum(s) / 2.0 / s.n_pos
 
 
 def _interpolated_areas(s: Steps) -> np.ndarray:
@@ -326,14 +335,25 @@ def _ap_interpolated(s: Steps) -> float:
     return float(np.sum(_interpolated_areas(s)) / s.n_pos)
 
 
+def twice_fp_area(s: Steps) -> int | float:
+    """Sum of (positive weight x (FP above + FP)): twice the ROC area above the curve
+    times P x N, an integer without weights."""
+    if s.exact:
+        return int(np.sum(s.dtp * (s.fp_prev + s.fp), dtype=np.int64))
+    return float(np.sum(s.dtp * (s.fp_prev + s.fp)))
+
+
+def roc_auc_from_sum(twice_above: int | float, n_pos: float, n_neg: float, exact: bool) -> float:
+    """ROC-AUC from :func:`twice_fp_area` (summed over any split of the steps)."""
+    if exact:
+        total = 2 * int(n_pos) * int(n_neg)
+        return (total - int(twice_above)) / total
+    return 1.0 - float(twice_above) / (2.0 * n_pos * n_neg)
+
+
 def _roc_auc_full(s: Steps) -> float:
     """Trapezoidal ROC-AUC = 1 - integral of FPR dTPR, exact in integers without weights."""
-    if s.exact:
-        twice_above = int(np.sum(s.dtp * (s.fp_prev + s.fp), dtype=np.int64))
-        total = 2 * int(s.n_pos) * int(s.n_neg)
-        return (total - twice_above) / total
-    above = float(np.sum(s.dtp * (s.fp_prev + s.fp))) / (2.0 * s.n_pos * s.n_neg)
-    return 1.0 - above
+    return roc_auc_from_sum(twice_fp_area(s), s.n_pos, s.n_neg, s.exact)
 
 
 _AP_KERNELS: dict[str, Callable[[Steps, str], float]] = {
