@@ -343,7 +343,7 @@ def test_voc_group_ties_do_not_depend_on_order(tmp_path):
     rng = np.random.default_rng(1)
     for _ in range(3):
         p = rng.permutation(len(data.dt_score))
-        shuffled = detection._assemble(
+        shuffled = detection.io._assemble(
             [(data.gt_image[i], data.gt_class[i], data._xyxy[0][i].tolist(), data.gt_ignore[i]) for i in range(len(data.gt_image))],
             [(data.dt_image[i], data.dt_class[i], data._xyxy[1][i].tolist(), data.dt_score[i]) for i in p],
             list(data.images), "xyxy")
@@ -499,7 +499,7 @@ def _pycocotools_segm(gt_dict, results):
 def test_masks_decode_as_pycocotools(coco_example):
     from pycocotools import mask as mask_utils
 
-    from precall._masks import mask_bbox, to_mask
+    from precall.detection._rle import mask_bbox, to_mask
 
     gt, _ = coco_example
     sizes = {img["id"]: (img["height"], img["width"]) for img in gt["images"]}

@@ -1,0 +1,253 @@
+"""What every command shares: errors, the positive label, option types, warnings, progress (internal)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import precall
+
+PROG = "precall"
+TIES = ("group", "stable")
+RECALL_GRIDS = ("reference", "exact")
+
+TIES_HELP = {
+    "group": "equal scores share one threshold, as scikit-learn",
+    "stable": "one operating point per row, equal scores in file order",
+}
+
+_MAX_LABELS_SHOWN = 10
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+# ---------------------------------------------------------------------------
+# the positive label
+def _default_positive(seen: list[str]) -> str | None:
+    """The positive label when the labels are {0, 1}, {-1, 1} or {false, true}; else None."""
+    lowered = {s.lower() for s in seen}
+    if len(lowered) == len(seen) and lowered <= {"true", "false"}:
+        for s in seen:
+            if s.lower() == "true":
+                return s
+        return "true"
+    try:
+        values = [float(s) for s in seen]
+    except ValueError:
+        return None
+    if len(set(values)) != len(seen):  # e.g. both "1" and "1.0": ambiguous
+        return None
+    if set(values) <= {0.0, 1.0} or set(values) <= {-1.0, 1.0}:
+        for s, v in zip(seen, values):
+            if v == 1.0:
+                return s
+        return "1"
+    return None
+
+
+def _show_labels(counts: Counter[str]) -> str:
+    items = [
+        f"{lab!r} ({n} row{'' if n == 1 else 's'})"
+        for lab, n in sorted(counts.items())[:_MAX_LABELS_SHOWN]
+    ]
+    more = f", ... ({len(counts)} labels in all)" if len(counts) > _MAX_LABELS_SHOWN else ""
+    return ", ".join(items) + more
+
+
+def resolve_pos_label(counts: Counter[str], pos_label: str | None, column: str, name: str) -> str:
+    """The positive label, as a string, or :class:`CliError` asking for ``--pos-label``."""
+    if pos_label is not None:
+        if pos_label not in counts:
+            raise CliError(
+                f"{name}: column {column!r}: --pos-label {pos_label!r} does not occur; "
+                f"the labels seen are {_show_labels(counts)}"
+            )
+        return pos_label
+    positive = _default_positive(sorted(counts))
+    if positive is None:
+        raise CliError(
+            f"{name}: column {column!r}: the labels are not {{0, 1}}, {{-1, 1}} or "
+            f"{{false, true}}, so the positive class is ambiguous; the labels seen are "
+            f"{_show_labels(counts)}; name the positive one with --pos-label"
+        )
+    return positive
+
+
+
+@dataclass(frozen=True)
+class CiOptions:
+    """How ``--ci`` and ``compare`` compute intervals and tests."""
+
+    level: float = 0.95
+    method: str = "percentile"  # bootstrap interval: percentile or bca
+    n_resamples: int = 2000
+    seed: int | None = 0
+
+    def describe(self, weighted: bool) -> str:
+        roc = "bootstrap for ROC-AUC (weighted data)" if weighted else "DeLong for ROC-AUC"
+        seed = "no seed" if self.seed is None else f"seed {self.seed}"
+        return (
+            f"{self.level:.4g} intervals: {self.n_resamples} stratified bootstrap resamples "
+            f"({self.method}, {seed}) for AP; {roc}"
+        )
+
+
+
+def _bootstrap_kwargs(ci: CiOptions) -> dict[str, Any]:
+    return {"n_resamples": ci.n_resamples, "level": ci.level, "method": ci.method,
+            "random_state": ci.seed}
+
+
+
+def _parse_class_columns(text: str) -> list[str]:
+    names = [c.strip() for c in text.split(",")]
+    if any(not c for c in names):
+        raise CliError(f"--class-columns {text!r}: empty column name; give C1,C2,...")
+    seen: set[str] = set()
+    for c in names:
+        if c in seen:
+            raise CliError(f"--class-columns {text!r}: column {c!r} is given twice")
+        seen.add(c)
+    if len(names) < 2:
+        raise CliError(
+            f"--class-columns {text!r}: needs at least two columns (one per class); "
+            "for one score column use --score"
+        )
+    return names
+
+
+def _print_warning_messages(source: str, messages: Sequence[str]) -> None:
+    for message in messages:
+        first = message.splitlines()[0] if message else message
+        print(f"{PROG}: warning: {source}: {first}", file=sys.stderr)
+
+
+def _print_warnings(report: Any) -> None:
+    """Print the warnings a report collected (it has `.source` and `.warnings`)."""
+    _print_warning_messages(report.source, report.warnings)
+
+
+def _emit(report: Any, args: argparse.Namespace, as_json: Callable[[Any], dict[str, Any]],
+          as_text: Callable[..., str]) -> int:
+    """Warnings to stderr, then the report as JSON (``--json``) or text; exit code 0."""
+    _print_warnings(report)
+    if args.json:
+        print(json.dumps(as_json(report), indent=2, allow_nan=False))
+    else:
+        print(as_text(report, digits=args.digits))
+    return 0
+
+
+
+def _ci_options(args: argparse.Namespace) -> CiOptions:
+    return CiOptions(args.level, args.ci_method, args.resamples, args.seed)
+
+
+
+def _terminal_progress(label: str, size: int) -> Callable[[float], None] | None:
+    """``\rLABEL: 42%`` on a terminal for large inputs (more than 100 000 items); None otherwise."""
+    if size <= 100_000 or not sys.stderr.isatty():
+        return None
+    shown = [-1]
+
+    def report(fraction: float) -> None:
+        pct = int(100 * fraction)
+        if pct != shown[0]:
+            shown[0] = pct
+            end = "\n" if pct >= 100 else ""
+            print(f"\r{label}: {pct:3d}%", end=end, file=sys.stderr, flush=True)
+
+    return report
+
+
+
+# ---------------------------------------------------------------------------
+# argument parsing
+def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high] (no upper bound when high is None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bound}; got {value}")
+        return value
+
+    return parse
+
+
+_digits = _int_in(1, 17)
+_resamples = _int_in(2)
+
+
+def _seed(text: str) -> int | None:
+    return None if text.strip().lower() == "none" else _int_in(0)(text)
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text!r}")
+    return value
+
+
+def _unit(text: str) -> float:
+    value = _finite(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text!r}")
+    return value
+
+
+def _prevalence(text: str) -> float:
+    value = _finite(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), the share of positives, e.g. 0.001; got {text!r}")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite; got {text!r}")
+    return value
+
+
+def _add_file_arguments(p: argparse.ArgumentParser) -> None:
+    """FILE, --label, --pos-label, --weight and --delimiter: every command that reads data."""
+    p.add_argument("file", metavar="FILE",
+                   help="the data: .csv, .tsv, .jsonl (optionally .gz), .parquet, .npz or .npy")
+    p.add_argument("--label", required=True, metavar="COL", help="column with the true labels")
+    p.add_argument("--pos-label", metavar="V",
+                   help="the positive label, compared as text; every other label is negative. "
+                   "Needed unless the labels are {0,1}, {-1,1} or {false,true}")
+    p.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
+    p.add_argument("--delimiter", metavar="CHAR",
+                   help="field delimiter of text files (default: tab for .tsv/.tab, comma otherwise)")
+
+
+def _add_ci_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--level", type=_level, default=0.95, metavar="L",
+                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--ci-method", choices=precall.stats.BOOTSTRAP_METHODS, default="percentile",
+                   help="bootstrap interval: percentile (default) or bca")
+    p.add_argument("--resamples", type=_resamples, default=2000, metavar="N",
+                   help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=_seed, default=0, metavar="N",
+                   help="random seed of the bootstrap (default 0, so runs repeat; 'none' for fresh "
+                   "randomness)")

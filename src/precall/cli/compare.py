@@ -1,0 +1,195 @@
+"""``precall compare``: paired tests of score columns on the same rows."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import itertools
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import precall
+from precall.readers import Columns, read_file
+
+from ._common import (
+    RECALL_GRIDS,
+    TIES,
+    CiOptions,
+    CliError,
+    _add_ci_options,
+    _add_file_arguments,
+    _bootstrap_kwargs,
+    _ci_options,
+    _digits,
+    _emit,
+    _show_labels,
+    resolve_pos_label,
+)
+from ._format import _fmt, _json_safe, _table
+
+
+# ---------------------------------------------------------------------------
+# compare: paired tests of several score columns
+@dataclass(frozen=True)
+class Comparison:
+    """``precall compare``: every pair of score columns, every metric, from :mod:`precall.stats`."""
+
+    source: str
+    n_rows: int
+    label_column: str
+    score_columns: list[str]
+    weight_column: str | None
+    pos_label: str
+    label_counts: dict[str, int]
+    options: CiOptions
+    ties: str
+    rows: list[tuple[str, str, str, precall.stats.PairedComparison]]  # (A, B, metric, test)
+    warnings: list[str]
+
+
+COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
+
+
+def compare_columns(
+    columns: Columns, *, name: str, label: str, score_columns: list[str], weight: str | None,
+    pos_label: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
+) -> Comparison:
+    """Paired tests of every pair of score columns: DeLong (ROC-AUC, unweighted
+    data) and the paired bootstrap (every chosen metric)."""
+    counts = Counter(columns.labels)
+    positive = resolve_pos_label(counts, pos_label, label, name)
+    labels = np.array(columns.labels)
+    rows = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for (i, a), (j, b) in itertools.combinations(enumerate(score_columns), 2):
+                sa, sb = columns.scores[:, i], columns.scores[:, j]
+                for metric in metrics:
+                    if metric == "roc_auc":
+                        f = functools.partial(precall.roc_auc, pos_label=positive)
+                        if columns.weights is None:
+                            test = precall.stats.roc_auc_test(labels, sa, sb, level=ci.level,
+                                                              pos_label=positive)
+                            rows.append((a, b, "ROC-AUC", test))
+                    else:
+                        f = functools.partial(precall.average_precision, method=metric, ties=ties,
+                                              recall_grid=recall_grid, pos_label=positive)
+                    test = precall.stats.bootstrap_test(f, labels, sa, sb, sample_weight=columns.weights,
+                                                        **_bootstrap_kwargs(ci))
+                    rows.append((a, b, "ROC-AUC" if metric == "roc_auc" else f"AP {metric}", test))
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{name}: {exc}") from None
+    return Comparison(
+        name, len(columns.labels), label, list(score_columns), weight, positive,
+        dict(sorted(counts.items())), ci, ties, rows, [str(w.message) for w in caught],
+    )
+
+
+def _describe_tests(report: Comparison) -> str:
+    o = report.options
+    seed = "no seed" if o.seed is None else f"seed {o.seed}"
+    delong = "" if report.weight_column else "; DeLong for ROC-AUC too"
+    return (
+        f"paired, two-sided, {o.level:.4g} intervals; {o.n_resamples} stratified bootstrap "
+        f"resamples ({o.method}, {seed}) for every metric{delong}; ties {report.ties}"
+    )
+
+
+def format_comparison_text(report: Comparison, digits: int = 4) -> str:
+    """Input summary and one aligned row per (pair, metric, method)."""
+    pos = report.pos_label
+    negatives = {k: v for k, v in report.label_counts.items() if k != pos}
+    lines = [
+        f"file        {report.source} ({report.n_rows} rows)",
+        f"label       column {report.label_column!r}: positive {pos!r} "
+        f"({report.label_counts.get(pos, 0)} rows), negative "
+        f"{_show_labels(Counter(negatives)) if negatives else 'none'}",
+        "scores      " + ", ".join(repr(c) for c in report.score_columns),
+        "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
+        "tests       " + _describe_tests(report),
+        "",
+    ]
+    level = f"{report.options.level:.0%} CI of A - B"
+    header = ["A", "B", "metric", "A value", "B value", "A - B", level, "z", "p", "method"]
+    body = []
+    for a, b, metric, t in report.rows:
+        method = "DeLong" if t.method == "delong" else f"bootstrap {t.method}"
+        body.append([
+            a, b, metric, _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
+            _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
+            _fmt(t.statistic, 3), f"{t.p_value:.3g}", method,
+        ])
+    lines += _table(header, body)
+    return "\n".join(lines)
+
+
+def comparison_json_dict(report: Comparison) -> dict[str, Any]:
+    """One JSON-ready object: the input and every test."""
+    tests = []
+    for a, b, metric, t in report.rows:
+        tests.append({
+            "a": a, "b": b, "metric": metric, "method": t.method, "estimate_a": t.estimate_a,
+            "estimate_b": t.estimate_b, "difference": t.difference, "low": t.low, "high": t.high,
+            "level": t.level, "statistic": t.statistic, "p_value": t.p_value,
+            "standard_error": t.standard_error, "n_resamples": t.n_resamples,
+            "n_degenerate": t.n_degenerate,
+        })
+    return _json_safe({
+        "input": {
+            "file": report.source, "n_rows": report.n_rows, "label_column": report.label_column,
+            "score_columns": report.score_columns, "weight_column": report.weight_column,
+            "pos_label": report.pos_label, "label_counts": report.label_counts,
+        },
+        "bootstrap": {"method": report.options.method, "n_resamples": report.options.n_resamples,
+                      "seed": report.options.seed, "stratified": True},
+        "ties": report.ties,
+        "tests": tests,
+        "warnings": list(report.warnings),
+    })
+
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    scores = list(dict.fromkeys(args.score))
+    if len(scores) < 2:
+        raise CliError("compare needs at least two different --score columns")
+    path = args.file
+    columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in scores],
+                        weight=args.weight, delimiter=args.delimiter)
+    metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
+    report = compare_columns(
+        columns, name=path, label=args.label, score_columns=scores, weight=args.weight,
+        pos_label=args.pos_label, metrics=metrics, ties=args.ties, recall_grid=args.recall_grid,
+        ci=_ci_options(args),
+    )
+    return _emit(report, args, comparison_json_dict, format_comparison_text)
+
+
+
+def register(sub: Any) -> None:
+    cmp = sub.add_parser(
+        "compare",
+        help="paired tests: do two (or more) score columns differ on the same samples?",
+        description="Compare score columns of one file on the same rows: for every pair, "
+        "DeLong's test of the ROC-AUCs (pROC's roc.test; unweighted data) and a paired "
+        "stratified bootstrap of each chosen metric, with the difference, its confidence "
+        "interval, z and the two-sided p-value.",
+    )
+    _add_file_arguments(cmp)
+    cmp.add_argument("--score", required=True, action="append", metavar="COL",
+                     help="a score column (give two or more: --score A --score B)")
+    cmp.add_argument("--metric", choices=COMPARE_METRICS, action="append", metavar="M",
+                     help="roc_auc or an AP convention (repeatable; default roc_auc and step)")
+    cmp.add_argument("--ties", choices=TIES, default="group", help="tie rule for AP (default group)")
+    cmp.add_argument("--recall-grid", choices=RECALL_GRIDS, default="reference",
+                     help="recall grid of voc2007/coco (default reference)")
+    cmp.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    cmp.add_argument("--digits", type=_digits, default=4, metavar="N",
+                     help="decimals in the text output (default 4)")
+    _add_ci_options(cmp)
+    cmp.set_defaults(func=cmd_compare)

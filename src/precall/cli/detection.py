@@ -1,0 +1,155 @@
+"""``precall detection coco | voc | text``: object-detection mAP."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+from typing import Any
+
+import precall
+
+from ._common import CliError, _int_in, _terminal_progress, _unit
+from ._format import _fmt, _json_safe, _table
+
+
+# ---------------------------------------------------------------------------
+# detection
+def cmd_detection_coco(args: argparse.Namespace) -> int:
+    from .. import detection
+
+    for path in (args.gt, args.results):
+        if not os.path.isfile(path):
+            raise CliError(f"{path}: no such file")
+    try:
+        data = detection.load_coco(args.gt, args.results)
+        ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties, iou_type=args.iou_type,
+                                     progress=_terminal_progress("evaluating", len(data.dt_score)))
+    except (ValueError, TypeError) as exc:
+        raise CliError(str(exc)) from None
+    if args.plot:
+        _plot_classes(ev, args.plot)
+    if args.json:
+        out = {"stats": dict(zip(detection.CocoEvaluation.STAT_NAMES, ev.stats.tolist())),
+               "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
+        print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
+        return 0
+    lines = [f"ground truth {args.gt}; results {args.results}; ties {args.ties}", "", ev.to_text()]
+    if args.per_class:
+        rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3), str(r["n_gt"]),
+                 str(r["n_det"])] for r in ev.per_class]
+        lines += ["", *_table(["class", "AP", "AP50", "AP75", "#GT", "#detections"], rows),
+                  "(AP -1: no ground truth of that class)"]
+    print("\n".join(lines))
+    return 0
+
+
+
+def _plot_classes(ev: Any, folder: str) -> None:
+    """One PNG per class with ground truth: its PR curves at IoU 0.5 and 0.75 (``--plot DIR``)."""
+    if importlib.util.find_spec("matplotlib") is None:
+        raise CliError("--plot needs matplotlib, the 'plot' extra: pip install 'precall[plot]'")
+    from matplotlib.figure import Figure
+
+    from .. import plot
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"--plot {folder!r}: cannot create the folder: {exc.strerror or exc}") from None
+    written = 0
+    for row in ev.per_class:
+        if row["n_gt"] == 0:
+            continue
+        fig = Figure(figsize=(5.5, 5.5))
+        ax = fig.subplots()
+        plot.setup_pr_axes(ax)
+        drawn = 0
+        for iou in (0.5, 0.75):
+            try:
+                table = ev.threshold_table(row["id"], iou_threshold=iou)
+            except ValueError:  # no counted detection at this IoU
+                continue
+            plot.draw_pr(ax, table, label=f"IoU {iou:g}", method="coco")
+            drawn += 1
+        ax.set_title(f"{row['name']} ({row['n_gt']} ground truths)")
+        if drawn:
+            ax.legend(loc="lower left", fontsize=8)
+        else:
+            ax.text(0.5, 0.5, "no detection of this class", ha="center", va="center")
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(row["name"]))
+        fig.savefig(os.path.join(folder, f"{row['id']}_{safe}.png"), dpi=90)
+        written += 1
+    print(f"wrote {written} figures to {folder}", file=sys.stderr)
+
+
+def cmd_detection_voc(args: argparse.Namespace) -> int:
+    from .. import detection
+
+    try:
+        if args.protocol == "voc":
+            data = detection.load_voc(args.annotations, args.detections, box_format=args.box_format)
+        else:
+            data = detection.load_text(args.gt_dir, args.det_dir, box_format=args.box_format)
+        ev = detection.evaluate_voc(data, iou_threshold=args.iou, method=args.metric,
+                                    pixel_offset=args.pixel_offset, inclusive=args.inclusive, ties=args.ties)
+    except (ValueError, TypeError, OSError) as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        print(json.dumps(_json_safe({"ap": {str(k): v for k, v in ev.ap.items()}, "mAP": ev.map,
+                                     "method": ev.method, "iou_threshold": ev.iou_threshold,
+                                     "n_gt": {str(k): v for k, v in ev.n_gt.items()}}), indent=2))
+    else:
+        print(ev.to_text())
+    return 0
+
+
+
+def register(sub: Any) -> None:
+    det = sub.add_parser("detection", help="object-detection mAP (COCO, PASCAL VOC, text files)",
+                         description="Object-detection evaluation on precall's ranking core.")
+    det_sub = det.add_subparsers(dest="protocol", metavar="PROTOCOL", required=True)
+    coco = det_sub.add_parser(
+        "coco",
+        help="COCO bbox or segm evaluation: pycocotools' 12 numbers, exactly",
+        description="Evaluate COCO-format bbox results against COCO ground truth with pycocotools' "
+        "rules (crowds, area ranges, max detections per image); print the 12 summary numbers "
+        "(and a per-class table).",
+    )
+    coco.add_argument("gt", metavar="GT.json", help="COCO ground truth (images, annotations, categories)")
+    coco.add_argument("results", metavar="RESULTS.json", help="COCO results: a list of detections")
+    coco.add_argument("--per-class", action="store_true", help="also print AP, AP50, AP75 per class")
+    coco.add_argument("--iou-type", choices=("bbox", "segm"), default="bbox",
+                      help="box IoU (default) or mask IoU of the segmentations")
+    coco.add_argument("--max-dets", type=_int_in(1), nargs=3, default=[1, 10, 100], metavar="N",
+                      help="detections per image for the three AR numbers (default 1 10 100)")
+    coco.add_argument("--ties", choices=("stable", "group"), default="stable",
+                      help="stable: pycocotools' order (default); group: equal scores as one step")
+    coco.add_argument("--json", action="store_true", help="print one JSON object")
+    coco.add_argument("--plot", metavar="DIR", help="write each class's PR curves (IoU 0.5, 0.75) as PNGs in DIR")
+    coco.set_defaults(func=cmd_detection_coco)
+    voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
+                             description="PASCAL VOC XML annotations and detections (a per-class file pattern "
+                             "with {} for the class name, lines 'image score x1 y1 x2 y2'; or a directory of "
+                             "per-image files 'class score x y w h' in --box-format).")
+    voc.add_argument("annotations", metavar="ANNOTATIONS_DIR")
+    voc.add_argument("detections", metavar="DETECTIONS")
+    text = det_sub.add_parser("text", help="per-image text files (class x y w h / class score x y w h)",
+                              description="Ground truths 'class x y w h [difficult]' and detections "
+                              "'class score x y w h', one file per image (the file name is the image).")
+    text.add_argument("gt_dir", metavar="GT_DIR")
+    text.add_argument("det_dir", metavar="DET_DIR")
+    for sp, default_format in ((voc, "xyxy"), (text, "xywh")):
+        sp.add_argument("--iou", type=_unit, default=0.5, help="IoU threshold (default 0.5)")
+        sp.add_argument("--metric", choices=precall.AP_METHODS, default="voc2010",
+                        help="AP convention (default voc2010; voc2007 for the 11-point metric)")
+        sp.add_argument("--box-format", choices=("xyxy", "xywh", "cxcywh"), default=default_format,
+                        help=f"coordinates of per-image text files (default {default_format})")
+        sp.add_argument("--pixel-offset", type=float, default=1.0,
+                        help="added to box sides in the IoU (VOC: 1, the default; 0: continuous boxes)")
+        sp.add_argument("--inclusive", action="store_true", help="IoU >= threshold counts (default >)")
+        sp.add_argument("--ties", choices=("stable", "group"), default="stable", help="tie rule (default stable)")
+        sp.add_argument("--json", action="store_true", help="print one JSON object")
+        sp.set_defaults(func=cmd_detection_voc)

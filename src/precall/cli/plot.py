@@ -1,0 +1,133 @@
+"""``precall plot``: PR and ROC figures to a file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+import precall
+from precall.readers import read_file
+
+from ._common import (
+    TIES,
+    CliError,
+    _add_file_arguments,
+    _int_in,
+    _level,
+    _parse_class_columns,
+    _prevalence,
+    _print_warning_messages,
+    resolve_pos_label,
+)
+
+# ---------------------------------------------------------------------------
+# plot
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    out = args.output
+    suffix = os.path.splitext(out)[1].lower()
+    if suffix not in PLOT_FORMATS:
+        raise CliError(f"-o {out!r}: the file name must end in {', '.join(PLOT_FORMATS)}")
+    if args.class_columns is not None and args.pos_label is not None:
+        raise CliError("--pos-label applies only with --score; with --class-columns each class is "
+                       "in turn the positive one")
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise CliError("precall plot needs matplotlib, the 'plot' extra: "
+                       "pip install 'precall[plot]'") from None
+    from .. import plot
+
+    path = args.file
+    if args.class_columns is not None:
+        classes = _parse_class_columns(args.class_columns)
+        columns = read_file(path, label=args.label, score_columns=[(c, "--class-columns") for c in classes],
+                            weight=args.weight, classes=classes, delimiter=args.delimiter)
+        y_true: Any = np.array(columns.labels)
+        y_score: Any = columns.scores
+        common: dict[str, Any] = {"labels": classes}
+    else:
+        names = list(dict.fromkeys(args.score))
+        columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
+                            weight=args.weight, delimiter=args.delimiter)
+        y_true = np.array(columns.labels)
+        positive = resolve_pos_label(Counter(columns.labels), args.pos_label, args.label, path)
+        scores = columns.scores.reshape(len(columns.labels), -1)
+        y_score = {name: scores[:, j] for j, name in enumerate(names)}
+        common = {"pos_label": positive}
+    kinds = ["pr", "roc"] if args.kind == "both" else [args.kind]
+    fig = Figure(figsize=(5.8 * len(kinds), 5.8))
+    axes = fig.subplots(1, len(kinds), squeeze=False)[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for ax, kind in zip(axes, kinds):
+                if kind == "pr":
+                    if args.prevalence:  # one model at its own and each given prevalence
+                        plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
+                                      method=args.method, iso_f1=args.iso_f1, ax=ax,
+                                      prevalence=list(dict.fromkeys(args.prevalence)), **common)
+                        continue
+                    plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
+                                  method=args.method, envelope=args.envelope,
+                                  eleven_point=args.eleven_point, iso_f1=args.iso_f1, ax=ax, **common)
+                else:
+                    plot.roc_curve(y_true, y_score, sample_weight=columns.weights, max_fpr=args.max_fpr,
+                                   ax=ax, **common)
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{path}: {exc}") from None
+    if args.title:
+        fig.suptitle(args.title)
+    fig.tight_layout()
+    try:
+        fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
+    except OSError as exc:
+        raise CliError(f"-o {out!r}: cannot write the figure: {exc.strerror or exc}") from None
+    _print_warning_messages(path, [str(w.message) for w in caught])
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+
+def register(sub: Any) -> None:
+    pl = sub.add_parser(
+        "plot",
+        help="draw PR and/or ROC curves to a PNG, SVG or PDF file",
+        description="Draw the precision-recall curve (the step curve step AP measures, with the "
+        "prevalence baseline; optionally the VOC2010 envelope, the VOC2007 11 points and iso-F1 "
+        "curves) and/or the ROC curve (area shaded, chance diagonal, optional max-FPR region) of "
+        "one or more score columns, or of each class with --class-columns. Needs matplotlib "
+        "(pip install 'precall[plot]').",
+    )
+    _add_file_arguments(pl)
+    plot_scores = pl.add_mutually_exclusive_group(required=True)
+    plot_scores.add_argument("--score", action="append", metavar="COL",
+                             help="a score column (repeat to overlay several models)")
+    plot_scores.add_argument("--class-columns", metavar="C1,C2,...",
+                             help="multi-class: one score column per class, one curve per class")
+    pl.add_argument("-o", "--output", required=True, metavar="OUT",
+                    help="output file: .png, .svg or .pdf")
+    pl.add_argument("--kind", choices=("pr", "roc", "both"), default="both",
+                    help="which curves (default both, side by side)")
+    pl.add_argument("--method", choices=precall.AP_METHODS, default="step",
+                    help="AP convention quoted in the legend (default step)")
+    pl.add_argument("--envelope", action="store_true", help="draw the VOC2010 precision envelope")
+    pl.add_argument("--eleven-point", action="store_true", help="mark the VOC2007 11 points")
+    pl.add_argument("--iso-f1", action="store_true", help="draw curves of equal F1")
+    pl.add_argument("--max-fpr", type=_level, metavar="F",
+                    help="shade FPR <= F on the ROC plot and quote the partial AUC")
+    pl.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
+    pl.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
+                    help="one --score: also draw the PR curve at prevalence PI (repeatable), each with its "
+                    "baseline and unachievable region shaded; the ROC curve does not change")
+    pl.add_argument("--title", help="figure title")
+    pl.add_argument("--dpi", type=_int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
+    pl.set_defaults(func=cmd_plot)

@@ -1,0 +1,184 @@
+"""COCO matching: which detection takes which ground truth, per area range and IoU threshold (internal)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._rle import mask_iou
+from .io import DetectionSet
+
+
+def _iou(dt: np.ndarray, gt: np.ndarray, crowd: np.ndarray) -> np.ndarray:
+    """IoU of boxes (..., D, 4) x (..., G, 4) -> (..., D, G), as pycocotools' ``bbIou``:
+    for crowd ground truths the intersection over the detection's area."""
+    dx, dy, dw, dh = (dt[..., :, None, i] for i in range(4))
+    gx, gy, gw, gh = (gt[..., None, :, i] for i in range(4))
+    w = np.minimum(dx + dw, gx + gw) - np.maximum(dx, gx)
+    h = np.minimum(dy + dh, gy + gh) - np.maximum(dy, gy)
+    inter = np.where((w > 0) & (h > 0), w * h, 0.0)
+    da, ga = dw * dh, gw * gh
+    union = np.where(crowd[..., None, :], da, da + ga - inter)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(inter > 0, inter / union, 0.0)
+    return out
+
+
+@dataclass
+class _Groups:
+    """(image, class) groups padded to D detections and G ground truths."""
+
+    image: np.ndarray  # (B,) index into images
+    cls: np.ndarray  # (B,) index into classes
+    dt_rows: np.ndarray  # (B, D) detection row (-1 padding), by decreasing score (stable)
+    gt_rows: np.ndarray  # (B, G) ground-truth row (-1 padding), input order
+
+
+def _groups(data: DetectionSet, max_det: int, ties: str) -> list[_Groups]:
+    """Group detections and ground truths by (image, class), in buckets of similar size."""
+    img_index = {v: i for i, v in enumerate(data.images.tolist())}
+    cls_index = {v: i for i, v in enumerate(data.classes.tolist())}
+    gt_keep = np.array([c in cls_index and m in img_index for c, m in zip(data.gt_class.tolist(), data.gt_image.tolist())], dtype=bool)
+    dt_keep = np.array([c in cls_index for c in data.dt_class.tolist()], dtype=bool)
+    K = len(cls_index)
+    gt_rows = np.flatnonzero(gt_keep)
+    dt_rows = np.flatnonzero(dt_keep)
+    gt_key = np.array([img_index[m] * K + cls_index[c] for m, c in zip(data.gt_image[gt_rows].tolist(), data.gt_class[gt_rows].tolist())], dtype=np.int64)
+    dt_key = np.array([img_index[m] * K + cls_index[c] for m, c in zip(data.dt_image[dt_rows].tolist(), data.dt_class[dt_rows].tolist())], dtype=np.int64)
+    # detections: by group, then decreasing score, stable; ground truths: by group, input order
+    if ties == "stable":
+        tie_break: tuple[np.ndarray, ...] = (np.arange(dt_rows.size),)
+    else:  # equal scores in box order: the result does not depend on the input order
+        tie_break = tuple(data.dt_box[dt_rows, i] for i in (3, 2, 1, 0))
+    dt_order = np.lexsort((*tie_break, -data.dt_score[dt_rows], dt_key))
+    dt_rows, dt_key = dt_rows[dt_order], dt_key[dt_order]
+    gt_order = np.argsort(gt_key, kind="stable")
+    gt_rows, gt_key = gt_rows[gt_order], gt_key[gt_order]
+    keys = np.union1d(gt_key, dt_key)
+    d_lo, d_hi = np.searchsorted(dt_key, keys, "left"), np.searchsorted(dt_key, keys, "right")
+    g_lo, g_hi = np.searchsorted(gt_key, keys, "left"), np.searchsorted(gt_key, keys, "right")
+    n_dt = np.minimum(d_hi - d_lo, max_det)
+    n_gt = g_hi - g_lo
+    out = []
+    size = np.maximum(n_dt, 1) * np.maximum(n_gt, 1)
+    bucket = np.ceil(np.log2(size)).astype(int)
+    for b in np.unique(bucket):
+        sel = np.flatnonzero(bucket == b)
+        D, G = max(int(n_dt[sel].max()), 1), max(int(n_gt[sel].max()), 1)
+        dr = np.full((sel.size, D), -1, dtype=np.int64)
+        gr = np.full((sel.size, G), -1, dtype=np.int64)
+        for j, s in enumerate(sel):
+            dr[j, : n_dt[s]] = dt_rows[d_lo[s] : d_lo[s] + n_dt[s]]
+            gr[j, : n_gt[s]] = gt_rows[g_lo[s] : g_hi[s]]
+        out.append(_Groups(keys[sel] // K, keys[sel] % K, dr, gr))
+    return out
+
+
+@dataclass
+class _Matched:
+    """For every evaluated detection (one row each), per area range and IoU threshold."""
+
+    image: np.ndarray  # (N,) image index
+    cls: np.ndarray  # (N,) class index
+    rank: np.ndarray  # (N,) rank of the detection in its (image, class) group
+    score: np.ndarray  # (N,)
+    tp: np.ndarray  # (A, T, N) bool: matched to a non-ignored ground truth
+    ignored: np.ndarray  # (A, T, N) bool
+    n_gt: np.ndarray  # (A, K) non-ignored ground truths per class
+
+
+def _mask_source(data: DetectionSet) -> Any:
+    """``get(kind, row)``: the decoded mask of a ground truth or detection (cached)."""
+    from ._rle import to_mask
+
+    cache: dict[tuple[str, int], np.ndarray] = {}
+
+    def get(kind: str, row: int) -> np.ndarray:
+        key = (kind, row)
+        if key not in cache:
+            segms, images = (data.gt_segm, data.gt_image) if kind == "gt" else (data.dt_segm, data.dt_image)
+            h, w = data.image_hw[images[row]]  # type: ignore[index]
+            seg = segms[row]  # type: ignore[index]
+            if seg is None:
+                what = "ground truth annotation" if kind == "gt" else "results detection"
+                raise ValueError(f"{what} {row}: no 'segmentation' (iou_type='segm' needs one for every record)")
+            try:
+                cache[key] = to_mask(seg, h, w)
+            except ValueError as exc:
+                raise ValueError(f"{kind} {row}: 'segmentation': {exc}") from None
+        return cache[key]
+
+    return get
+
+
+def _match(
+    data: DetectionSet, thresholds: np.ndarray, area_ranges: list[tuple[float, float]], max_det: int, ties: str,
+    progress: Any = None, iou_type: str = "bbox",
+) -> _Matched:
+    T, A, K = thresholds.size, len(area_ranges), data.classes.size
+    thr = np.minimum(thresholds, 1 - 1e-10)
+    masks = _mask_source(data) if iou_type == "segm" else None
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored")}
+    n_gt = np.zeros((A, K), dtype=np.int64)
+    dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
+    groups = _groups(data, max_det, ties)
+    total = sum(g.dt_rows.size for g in groups) or 1
+    done = 0
+    for grp in groups:
+        done += grp.dt_rows.size
+        if progress is not None:
+            progress(0.8 * done / total)
+        B, D = grp.dt_rows.shape
+        G = grp.gt_rows.shape[1]
+        dvalid, gvalid = grp.dt_rows >= 0, grp.gt_rows >= 0
+        drow, grow = np.where(dvalid, grp.dt_rows, 0), np.where(gvalid, grp.gt_rows, 0)
+        crowd = data.gt_crowd[grow] & gvalid
+        if masks is None:
+            ious = _iou(data.dt_box[drow], data.gt_box[grow], crowd)  # (B, D, G)
+        else:
+            ious = np.zeros((B, D, G))
+            for b in range(B):
+                d_ok, g_ok = grp.dt_rows[b][dvalid[b]], grp.gt_rows[b][gvalid[b]]
+                ious[b, : d_ok.size, : g_ok.size] = mask_iou(
+                    [masks("dt", r) for r in d_ok.tolist()], [masks("gt", r) for r in g_ok.tolist()],
+                    data.gt_crowd[g_ok])
+        ious[~(dvalid[:, :, None] & gvalid[:, None, :])] = -1.0
+        tp = np.zeros((A, T, B, D), dtype=bool)
+        ignored = np.zeros((A, T, B, D), dtype=bool)
+        for a, (lo, hi) in enumerate(area_ranges):
+            area = data.gt_area[grow]
+            gt_ig = data.gt_ignore[grow] | data.gt_crowd[grow] | (area < lo) | (area > hi)
+            gt_ig &= gvalid
+            np.add.at(n_gt[a], grp.cls, (gvalid & ~gt_ig).sum(axis=1))
+            taken = np.zeros((B, T, G), dtype=bool)
+            reusable = crowd[:, None, :]
+            for d in range(D):
+                iou_d = ious[:, d, None, :]  # (B, 1, G)
+                ok = (~taken | reusable) & (iou_d >= thr[None, :, None])  # (B, T, G)
+                best = np.full((B, T), -1, dtype=np.int64)
+                for group_ig in (False, True):  # non-ignored ground truths first
+                    cand = ok & (gt_ig[:, None, :] == group_ig)
+                    value = np.where(cand, iou_d, -np.inf)
+                    last = G - 1 - np.argmax(value[..., ::-1], axis=-1)  # last index of the maximum
+                    found = cand.any(axis=-1) & (best < 0)
+                    best = np.where(found, last, best)
+                matched = best >= 0
+                b_idx, t_idx = np.nonzero(matched)
+                taken[b_idx, t_idx, best[b_idx, t_idx]] = True
+                m_ig = np.zeros((B, T), dtype=bool)
+                m_ig[b_idx, t_idx] = gt_ig[b_idx, best[b_idx, t_idx]]
+                tp[a, :, :, d] = (matched & ~m_ig).T
+                outside = (dt_area[drow[:, d]] < lo) | (dt_area[drow[:, d]] > hi)
+                ignored[a, :, :, d] = (m_ig | (~matched & outside[:, None])).T
+        sel = dvalid.ravel()
+        parts["image"].append(np.repeat(grp.image, D)[sel])
+        parts["cls"].append(np.repeat(grp.cls, D)[sel])
+        parts["rank"].append(np.tile(np.arange(D), B)[sel])
+        parts["score"].append(data.dt_score[drow].ravel()[sel])
+        parts["tp"].append(tp.reshape(A, T, B * D)[:, :, sel])
+        parts["ignored"].append(ignored.reshape(A, T, B * D)[:, :, sel])
+    cat = {k: np.concatenate(v, axis=-1) if v else np.zeros((A, T, 0) if k in ("tp", "ignored") else 0) for k, v in parts.items()}
+    return _Matched(cat["image"], cat["cls"], cat["rank"], cat["score"], cat["tp"].astype(bool),
+                    cat["ignored"].astype(bool), n_gt)

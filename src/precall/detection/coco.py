@@ -1,0 +1,311 @@
+"""COCO evaluation (pycocotools' ``COCOeval``) on precall's ranking core.
+
+Detection evaluation is *matching* (which detection hits which ground-truth
+box) followed by exactly the ranking precall already has: the detections of a
+class, ranked by score, are true or false positives, ``n_pos`` is the number of
+ground truths (more than the final TP when some are never found), and an AP
+convention turns that count table into a number.  Here the matching produces
+:class:`precall.ThresholdTable` s; the areas come from
+:meth:`precall.ThresholdTable.ap_terms` (the ``coco`` convention), so nothing
+re-implements a curve or an area.
+
+COCO protocol (:func:`evaluate_coco`), as pycocotools' ``COCOeval`` (bbox):
+
+* images and classes: every image and class of the ground truth (sorted ids);
+  detections of other classes are not evaluated; classes without ground truth
+  in an area range are skipped (-1 in the arrays, left out of the means);
+* per image and class: detections by decreasing score (stable), at most
+  ``max_dets[-1]``; IoU of boxes ``[x, y, w, h]``, and for crowd ground truths
+  intersection over the *detection's* area;
+* ground truths are *ignored* when crowd, flagged ``ignore``, or outside the area
+  range (by their ``area`` field); for each IoU threshold, each detection in
+  score order takes the available ground truth of highest IoU >= threshold
+  (later ones win ties), non-ignored ones first; a crowd ground truth can be
+  taken any number of times, others once; a detection matched to an ignored
+  ground truth, or unmatched with its area (``w * h``) outside the range, is
+  ignored (neither TP nor FP);
+* per class, area range and ``max_dets`` value: the first ``max_dets``
+  detections of each image, merged in decreasing score order (stable, images in
+  id order), form the count table with ``n_pos`` = non-ignored ground truths;
+  precision at the 101 recall thresholds is the ``coco`` convention's envelope;
+  recall is the final recall;
+* the 12 summary numbers are means over the valid entries, in pycocotools'
+  order.
+
+Deliberate differences from pycocotools (documented, cocoapi issues):
+
+* the first summary number (AP at IoU .50:.95, all areas) uses ``max_dets[-1]``,
+  not a hard-coded 100 (cocoapi #558): equal for the default ``max_dets``;
+* a ground truth's own ``ignore`` flag is honoured (pycocotools overwrites it
+  with ``iscrowd``);
+* ``ties="group"`` ranks equal scores as one step of the merged ranking, and
+  within an image matches (and truncates to ``max_dets``) equal-score
+  detections in the order of their boxes (x, then y, w, h), so results do not depend
+  on the input order (cocoapi #650); ``ties="stable"`` (default) is
+  pycocotools' order (input order among equal scores).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._counts import ThresholdTable
+from .._rowwise import row_coco_precision, steps_from_counts
+from ._match import _match
+from .io import DetectionSet
+
+__all__ = ["AREA_RANGES", "IOU_THRESHOLDS", "CocoEvaluation", "evaluate_coco"]
+
+AREA_RANGES: dict[str, tuple[float, float]] = {
+    "all": (0.0, 1e5**2),
+    "small": (0.0, 32.0**2),
+    "medium": (32.0**2, 96.0**2),
+    "large": (96.0**2, 1e5**2),
+}
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
+
+
+@dataclass(frozen=True)
+class CocoEvaluation:
+    """COCO evaluation results.
+
+    Attributes
+    ----------
+    stats : ndarray of shape (12,)
+        pycocotools' summary, in its order: AP@[.5:.95], AP@.5, AP@.75, AP small,
+        medium, large; AR@max_dets[0], AR@max_dets[1], AR@max_dets[2]; AR small,
+        medium, large (-1 where undefined).
+    precision : ndarray of shape (T, R, K, A, M)
+        Interpolated precision at each IoU threshold, recall threshold, class,
+        area range and max_dets (-1 for classes without ground truth).
+    recall : ndarray of shape (T, K, A, M)
+    per_class : list of dict
+        Per class: id, name, AP, AP50, AP75 (all areas, max_dets[-1]), the
+        number of non-ignored ground truths and of detections.
+    iou_thresholds, recall_thresholds, max_dets, area_ranges
+        The parameters used.
+    """
+
+    stats: np.ndarray
+    precision: np.ndarray
+    recall: np.ndarray
+    per_class: list[dict[str, Any]]
+    iou_thresholds: np.ndarray
+    recall_thresholds: np.ndarray
+    max_dets: tuple[int, ...]
+    area_ranges: dict[str, tuple[float, float]]
+    _ranked: dict[Any, tuple[np.ndarray, ...]] = field(repr=False, default_factory=dict)
+
+    def mean_average_precision(self, method: str = "voc2010", *, iou_threshold: float = 0.5, area: str = "all") -> float:
+        """mAP at one IoU threshold by any AP convention (:data:`precall.AP_METHODS`): the mean
+        over classes with ground truth of :meth:`threshold_table` ``.average_precision(method)``
+        (0 for a class whose detections are all ignored or absent)."""
+        values = []
+        for cid, (_, _, _, n_gt) in self._ranked.items():
+            a = list(self.area_ranges).index(area) if area in self.area_ranges else None
+            if a is None:
+                raise ValueError(f"`area` must be one of {list(self.area_ranges)}; got {area!r}")
+            if n_gt[a] == 0:
+                continue
+            try:
+                table = self.threshold_table(cid, iou_threshold=iou_threshold, area=area)
+            except ValueError as exc:
+                if "no counted detection" not in str(exc):
+                    raise
+                values.append(0.0)
+                continue
+            values.append(table.average_precision(method=method))
+        return float(np.mean(values)) if values else float("nan")
+
+    def threshold_table(self, class_id: Any, *, iou_threshold: float = 0.5, area: str = "all") -> ThresholdTable:
+        """The count table of one class at one IoU threshold and area range (``max_dets[-1]``
+        detections per image): detections ranked by score, ``n_pos`` the non-ignored ground
+        truths.  Plot it with ``.plot("pr")``; its ``average_precision(method="coco")`` is
+        the mean of this class's row of :attr:`precision`."""
+        if class_id not in self._ranked:
+            raise ValueError(f"`class_id` {class_id!r} is not an evaluated class; the classes are "
+                             f"{list(self._ranked)}")
+        t = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold))
+        if t.size == 0:
+            raise ValueError(f"`iou_threshold` {iou_threshold!r} is not one of {self.iou_thresholds.tolist()}")
+        if area not in self.area_ranges:
+            raise ValueError(f"`area` must be one of {list(self.area_ranges)}; got {area!r}")
+        a = list(self.area_ranges).index(area)
+        score, tp, ignored, n_gt = self._ranked[class_id]
+        counted = ~ignored[a, t[0]]
+        is_tp = tp[a, t[0]][counted]
+        if not counted.any():
+            raise ValueError(f"class {class_id!r} has no counted detection at IoU {iou_threshold} ({area})")
+        return ThresholdTable(thresholds=score[counted], tp=np.cumsum(is_tp), fp=np.cumsum(~is_tp),
+                              n_pos=max(int(n_gt[a]), int(is_tp.sum())), n_neg=float((~is_tp).sum()),
+                              ties="stable")
+
+    STAT_NAMES = (
+        "AP", "AP50", "AP75", "AP_small", "AP_medium", "AP_large",
+        "AR_max1", "AR_max10", "AR_max100", "AR_small", "AR_medium", "AR_large",
+    )
+
+    def to_text(self) -> str:
+        """pycocotools-style summary lines."""
+        m = self.max_dets
+        rows = [
+            (1, "0.50:0.95", "all", m[-1]), (1, "0.50", "all", m[-1]), (1, "0.75", "all", m[-1]),
+            (1, "0.50:0.95", "small", m[-1]), (1, "0.50:0.95", "medium", m[-1]), (1, "0.50:0.95", "large", m[-1]),
+            (0, "0.50:0.95", "all", m[0]), (0, "0.50:0.95", "all", m[1] if len(m) > 1 else m[0]),
+            (0, "0.50:0.95", "all", m[-1]), (0, "0.50:0.95", "small", m[-1]),
+            (0, "0.50:0.95", "medium", m[-1]), (0, "0.50:0.95", "large", m[-1]),
+        ]
+        lines = []
+        for (ap, iou, area, md), value in zip(rows, self.stats):
+            title = "Average Precision" if ap else "Average Recall"
+            kind = "(AP)" if ap else "(AR)"
+            lines.append(f" {title:<18} {kind} @[ IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d} ] = {value:0.3f}")
+        return "\n".join(lines)
+
+
+def _interpolated(
+    tp: np.ndarray, ignored: np.ndarray, score: np.ndarray, n_pos: int, ties: str, rec_thresholds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(T, 101) interpolated precision and (T,) recall of one class: each IoU
+    threshold is a row of per-detection counts (an ignored detection counts
+    neither as TP nor FP), the coco convention on all rows at once."""
+    pos = (tp & ~ignored).astype(np.float64)
+    neg = (~tp & ~ignored).astype(np.float64)
+    if score.size and ties == "group":  # equal scores: one run
+        starts = np.flatnonzero(np.r_[True, score[1:] != score[:-1]])
+        pos, neg = np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1)
+    if pos.shape[1] == 0:
+        return np.zeros((tp.shape[0], rec_thresholds.size)), np.zeros(tp.shape[0])
+    steps = steps_from_counts(pos, neg, np.full(pos.shape[0], float(n_pos)))
+    return row_coco_precision(steps, thresholds=rec_thresholds), steps.tp[:, -1] / n_pos
+
+
+def _mean_valid(values: np.ndarray) -> float:
+    valid = values[values > -1]
+    return float(np.mean(valid)) if valid.size else -1.0
+
+
+def evaluate_coco(
+    data: DetectionSet,
+    *,
+    iou_thresholds: Any = None,
+    recall_thresholds: Any = None,
+    max_dets: tuple[int, ...] = (1, 10, 100),
+    iou_type: str = "bbox",
+    area_ranges: dict[str, tuple[float, float]] | None = None,
+    ties: str = "stable",
+    progress: Any = None,
+) -> CocoEvaluation:
+    """COCO bbox evaluation (pycocotools' ``COCOeval`` semantics; see the module docstring).
+
+    Parameters
+    ----------
+    data : DetectionSet
+        From :func:`load_coco`.
+    iou_thresholds : array-like, default=None
+        Default 0.50:0.05:0.95 (pycocotools' ``np.linspace``, float for float).
+    recall_thresholds : array-like, default=None
+        Default pycocotools' 101 thresholds ``np.linspace(0, 1, 101)``.
+    max_dets : tuple of int, default=(1, 10, 100)
+        Detections per image and class kept; ascending.
+    iou_type : {"bbox", "segm"}, default="bbox"
+        Box IoU, or mask IoU of the COCO segmentations (polygons and run-length
+        counts decoded as pycocotools does; a detection's area is then its mask
+        area).  Keypoints are not implemented.
+    area_ranges : dict of name to (low, high), default=None
+        Default all / small / medium / large (pycocotools' ranges).  The
+        summary needs the names ``all``, ``small``, ``medium``, ``large``.
+    ties : {"stable", "group"}, default="stable"
+        ``"stable"``: pycocotools' order; ``"group"``: equal scores are one step.
+    progress : callable, default=None
+        Called with the fraction done (0 to 1) as the evaluation proceeds.
+
+    Returns
+    -------
+    CocoEvaluation
+    """
+    if ties not in ("stable", "group"):
+        raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
+    if iou_type not in ("bbox", "segm"):
+        raise ValueError(f"`iou_type` must be 'bbox' or 'segm' (keypoints are not implemented); got {iou_type!r}")
+    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
+        raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
+    thresholds = IOU_THRESHOLDS if iou_thresholds is None else np.asarray(iou_thresholds, dtype=np.float64)
+    if thresholds.ndim != 1 or thresholds.size == 0 or ((thresholds < 0) | (thresholds > 1)).any():
+        raise ValueError(f"`iou_thresholds` must be a non-empty 1-D array in [0, 1]; got {iou_thresholds!r}")
+    max_dets = tuple(int(m) for m in max_dets)
+    if not max_dets or any(m < 1 for m in max_dets) or list(max_dets) != sorted(max_dets):
+        raise ValueError(f"`max_dets` must be increasing positive integers; got {max_dets!r}")
+    ranges = dict(AREA_RANGES if area_ranges is None else area_ranges)
+    range_list = list(ranges.values())
+    matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress, iou_type)
+    T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
+    if recall_thresholds is None:
+        recall_thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+    recall_thresholds = np.asarray(recall_thresholds, dtype=np.float64)
+    if recall_thresholds.ndim != 1 or recall_thresholds.size == 0 or (np.diff(recall_thresholds) <= 0).any():
+        raise ValueError("`recall_thresholds` must be a non-empty increasing 1-D array, e.g. np.linspace(0, 1, 101)")
+    R = recall_thresholds.size
+    precision = -np.ones((T, R, K, A, M))
+    recall = -np.ones((T, K, A, M))
+    # merged order: decreasing score, stable by image then rank (pycocotools' concatenation)
+    order = np.lexsort((matched.rank, matched.image, -matched.score, matched.cls))
+    bounds = np.searchsorted(matched.cls[order], np.arange(K + 1))
+    ranked: dict[Any, tuple[np.ndarray, ...]] = {}
+    for k in range(K):
+        if progress is not None:
+            progress(0.8 + 0.2 * k / max(K, 1))
+        rows = order[bounds[k] : bounds[k + 1]]
+        for a in range(A):
+            npig = int(matched.n_gt[a, k])
+            if npig == 0:
+                continue
+            for m, md in enumerate(max_dets):
+                kept = rows[matched.rank[rows] < md]
+                if m == M - 1 and a == 0:
+                    ranked[data.classes[k].item()] = (
+                        matched.score[kept], matched.tp[:, :, kept], matched.ignored[:, :, kept], matched.n_gt[:, k])
+                precision[:, :, k, a, m], recall[:, k, a, m] = _interpolated(
+                    matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], npig, ties,
+                    recall_thresholds,
+                )
+    if progress is not None:
+        progress(1.0)
+    names = list(ranges)
+
+    def summarize(ap: bool, iou: float | None = None, area: str = "all", md: int = max_dets[-1]) -> float:
+        if area not in ranges or md not in max_dets:
+            return -1.0
+        a, m = names.index(area), max_dets.index(md)
+        if ap:
+            s = precision[:, :, :, a, m]
+            if iou is not None:
+                s = s[np.flatnonzero(np.isclose(thresholds, iou))]
+        else:
+            s = recall[:, :, a, m]
+        return _mean_valid(s)
+
+    md = max_dets
+    stats = np.array([
+        summarize(True), summarize(True, 0.5, md=md[-1]), summarize(True, 0.75, md=md[-1]),
+        summarize(True, area="small", md=md[-1]), summarize(True, area="medium", md=md[-1]),
+        summarize(True, area="large", md=md[-1]),
+        summarize(False, md=md[0]), summarize(False, md=md[1] if len(md) > 1 else md[0]), summarize(False, md=md[-1]),
+        summarize(False, area="small", md=md[-1]), summarize(False, area="medium", md=md[-1]),
+        summarize(False, area="large", md=md[-1]),
+    ])
+    per_class = []
+    counts = np.bincount(matched.cls, minlength=K)
+    for k, cid in enumerate(data.classes.tolist()):
+        p = precision[:, :, k, 0, M - 1]
+        per_class.append({
+            "id": cid, "name": data.class_names.get(cid, str(cid)),
+            "AP": _mean_valid(p),
+            "AP50": _mean_valid(p[np.isclose(thresholds, 0.5)]) if np.isclose(thresholds, 0.5).any() else -1.0,
+            "AP75": _mean_valid(p[np.isclose(thresholds, 0.75)]) if np.isclose(thresholds, 0.75).any() else -1.0,
+            "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
+        })
+    return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked)

@@ -1,0 +1,336 @@
+"""Reading detection data: COCO JSON, PASCAL VOC XML and per-image text files.
+
+Everything becomes a :class:`DetectionSet`: flat arrays of ground truths and
+detections in input order (the order decides ties).  Errors name the file and
+the record or line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BOX_FORMATS", "DetectionSet", "load_coco", "load_text", "load_voc"]
+
+@dataclass(frozen=True)
+class DetectionSet:
+    """Ground truths and detections of a set of images, as flat arrays.
+
+    Boxes are ``[x, y, w, h]`` float64.  Ground truths: ``gt_image``,
+    ``gt_class``, ``gt_box``, ``gt_area`` (the area used for area ranges),
+    ``gt_crowd``, ``gt_ignore``.  Detections: ``dt_image``, ``dt_class``,
+    ``dt_box``, ``dt_score``.  Rows keep the order of the input files (it
+    decides ties).  ``images`` and ``classes`` list the evaluated ids, sorted;
+    ``class_names`` maps a class id to its name.
+    """
+
+    images: np.ndarray
+    classes: np.ndarray
+    gt_image: np.ndarray
+    gt_class: np.ndarray
+    gt_box: np.ndarray
+    gt_area: np.ndarray
+    gt_crowd: np.ndarray
+    gt_ignore: np.ndarray
+    dt_image: np.ndarray
+    dt_class: np.ndarray
+    dt_box: np.ndarray
+    dt_score: np.ndarray
+    class_names: dict[Any, str] = field(default_factory=dict)
+    dt_area: np.ndarray | None = None  # area for the area ranges (default w * h)
+    gt_segm: list[Any] | None = None  # COCO segmentations, for iou_type="segm"
+    dt_segm: list[Any] | None = None
+    image_hw: dict[Any, tuple[int, int]] | None = None
+    _xyxy: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # boxes as read (VOC, text)
+
+
+def _load_json(obj: Any, what: str) -> Any:
+    if isinstance(obj, (str, os.PathLike)):
+        try:
+            with open(obj, encoding="utf-8") as fh:
+                return json.load(fh)
+        except OSError as exc:
+            raise ValueError(f"{what} {os.fspath(obj)!r}: cannot read: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"{what} {os.fspath(obj)!r}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            ) from None
+    return obj
+
+
+def _boxes(records: list[dict[str, Any]], what: str) -> np.ndarray:
+    boxes = np.zeros((len(records), 4))
+    for i, r in enumerate(records):
+        b = r.get("bbox")
+        if not isinstance(b, (list, tuple)) or len(b) != 4 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in b):
+            raise ValueError(f"{what} {i}: 'bbox' must be [x, y, w, h] (numbers); got {b!r}")
+        boxes[i] = b
+    if not np.isfinite(boxes).all():
+        i = int(np.flatnonzero(~np.isfinite(boxes).all(axis=1))[0])
+        raise ValueError(f"{what} {i}: 'bbox' must be finite; got {records[i]['bbox']!r}")
+    return boxes
+
+
+def load_coco(gt: Any, results: Any) -> DetectionSet:
+    """Read COCO ground truth and bbox results (paths, or already-parsed JSON).
+
+    ``results`` is the COCO results format: a list of ``{"image_id",
+    "category_id", "bbox", "score"}``, or a dict with an ``"annotations"`` list.
+    Every result must name an image of the ground truth (as pycocotools
+    requires); results of classes the ground truth does not have are kept but
+    not evaluated.  Errors name the file (when given a path) and the record.
+    """
+    try:
+        return _load_coco(gt, results)
+    except ValueError as exc:
+        message = str(exc)
+        for source, prefix in ((gt, "ground truth"), (results, "results")):
+            if isinstance(source, (str, os.PathLike)) and message.startswith(prefix + " ") and \
+                    os.fspath(source) not in message:
+                message = f"{os.fspath(source)}: {message}"
+        raise ValueError(message) from None
+
+
+def _load_coco(gt: Any, results: Any) -> DetectionSet:
+    g = _load_json(gt, "ground truth")
+    r = _load_json(results, "results")
+    if not isinstance(g, dict) or "annotations" not in g or "images" not in g:
+        raise ValueError("ground truth: a COCO dataset needs 'images' and 'annotations' lists")
+    if isinstance(r, dict):
+        r = r.get("annotations", None)
+    if not isinstance(r, list):
+        raise ValueError("results: a COCO results file is a list of detections (or a dict with 'annotations')")
+    images = np.array(sorted({img["id"] for img in g["images"]}))
+    categories = g.get("categories") or []
+    classes = np.array(sorted({c["id"] for c in categories}))
+    names = {c["id"]: str(c.get("name", c["id"])) for c in categories}
+    anns = g["annotations"]
+    for i, a in enumerate(anns):
+        for key in ("image_id", "category_id", "bbox"):
+            if key not in a:
+                raise ValueError(f"ground truth annotation {i}: no {key!r}")
+    gt_box = _boxes(anns, "ground truth annotation")
+    gt_area = np.array([float(a["area"]) if "area" in a else float(b[2] * b[3]) for a, b in zip(anns, gt_box)])
+    gt_crowd = np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool)
+    gt_ignore = np.array([bool(a.get("ignore", 0)) for a in anns], dtype=bool)
+    image_set = set(images.tolist())
+    image_hw = {img["id"]: (int(img.get("height", 0)), int(img.get("width", 0))) for img in g["images"]}
+    # pycocotools' loadRes: box results if the first has a box, else segmentation results
+    # (area = mask area, box = the mask's extent when absent)
+    segm_results = bool(r) and not (r[0].get("bbox") not in (None, []))
+    for i, d in enumerate(r):
+        for key in ("image_id", "category_id", "segmentation" if segm_results else "bbox", "score"):
+            if key not in d:
+                raise ValueError(f"results detection {i}: no {key!r}")
+        if d["image_id"] not in image_set:
+            raise ValueError(
+                f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"
+            )
+    dt_area = None
+    if segm_results:
+        from ._rle import mask_area, mask_bbox, to_mask
+
+        r = list(r)  # boxes are added to copies: the caller's records stay as they were
+        dt_area = np.zeros(len(r))
+        for i, d in enumerate(r):
+            h, w = image_hw[d["image_id"]]
+            try:
+                mask = to_mask(d["segmentation"], h, w)
+            except ValueError as exc:
+                raise ValueError(f"results detection {i}: 'segmentation': {exc}") from None
+            dt_area[i] = mask_area(mask)
+            if "bbox" not in d:
+                d = r[i] = dict(d, bbox=mask_bbox(mask, h, w))
+    dt_box = _boxes(r, "results detection")
+    dt_score = np.zeros(len(r))
+    for i, d in enumerate(r):
+        if isinstance(d["score"], bool) or not isinstance(d["score"], (int, float)):
+            raise ValueError(f"results detection {i}: 'score' must be a number; got {d['score']!r}")
+        dt_score[i] = d["score"]
+    if not np.isfinite(dt_score).all():
+        i = int(np.flatnonzero(~np.isfinite(dt_score))[0])
+        raise ValueError(f"results detection {i}: 'score' must be finite; got {r[i]['score']!r}")
+    return DetectionSet(
+        images=images, classes=classes,
+        gt_image=np.array([a["image_id"] for a in anns]), gt_class=np.array([a["category_id"] for a in anns]),
+        gt_box=gt_box, gt_area=gt_area, gt_crowd=gt_crowd, gt_ignore=gt_ignore,
+        dt_image=np.array([d["image_id"] for d in r]), dt_class=np.array([d["category_id"] for d in r]),
+        dt_box=dt_box, dt_score=dt_score, class_names=names, dt_area=dt_area,
+        gt_segm=[a.get("segmentation") for a in anns],
+        dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,
+    )
+
+
+
+BOX_FORMATS = ("xyxy", "xywh", "cxcywh")
+
+
+def _to_xyxy(boxes: np.ndarray, box_format: str) -> np.ndarray:
+    if box_format == "xyxy":
+        return boxes.copy()
+    if box_format == "xywh":
+        return np.column_stack([boxes[:, 0], boxes[:, 1], boxes[:, 0] + boxes[:, 2], boxes[:, 1] + boxes[:, 3]])
+    cx, cy, w, h = boxes.T
+    return np.column_stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def _xyxy_to_xywh(b: np.ndarray) -> np.ndarray:
+    return np.column_stack([b[:, 0], b[:, 1], b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]])
+
+
+def _parse_lines(path: str, fields: int, what: str) -> list[tuple[int, list[str]]]:
+    """Non-blank lines of ``path`` split on white space, each with ``fields`` fields."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != fields:
+                raise ValueError(f"{path}: line {line_no}: expected {fields} fields ({what}); got {len(parts)}")
+            out.append((line_no, parts))
+    return out
+
+
+def _numbers(path: str, line_no: int, texts: list[str], names: str) -> list[float]:
+    try:
+        values = [float(t) for t in texts]
+    except ValueError:
+        raise ValueError(f"{path}: line {line_no}: {names} must be numbers; got {' '.join(texts)!r}") from None
+    if not all(np.isfinite(values)):
+        raise ValueError(f"{path}: line {line_no}: {names} must be finite; got {' '.join(texts)!r}")
+    return values
+
+
+def _text_files(folder: str, what: str) -> list[str]:
+    if not os.path.isdir(folder):
+        raise ValueError(f"{what} {folder!r}: not a directory")
+    return sorted(f for f in os.listdir(folder) if f.endswith(".txt"))
+
+
+def _assemble(gts: list[tuple], dts: list[tuple], images: list[str], box_format: str) -> DetectionSet:
+    """DetectionSet from (image, class, xyxy box, difficult) and (image, class, xyxy box, score) rows."""
+    classes = sorted({g[1] for g in gts} | {d[1] for d in dts})
+    gt_box = _xyxy_to_xywh(np.array([g[2] for g in gts], dtype=np.float64).reshape(-1, 4))
+    dt_box = _xyxy_to_xywh(np.array([d[2] for d in dts], dtype=np.float64).reshape(-1, 4))
+    return DetectionSet(
+        images=np.array(sorted(set(images)), dtype=object), classes=np.array(classes, dtype=object),
+        gt_image=np.array([g[0] for g in gts], dtype=object), gt_class=np.array([g[1] for g in gts], dtype=object),
+        gt_box=gt_box, gt_area=gt_box[:, 2] * gt_box[:, 3], gt_crowd=np.zeros(len(gts), dtype=bool),
+        gt_ignore=np.array([g[3] for g in gts], dtype=bool),
+        dt_image=np.array([d[0] for d in dts], dtype=object), dt_class=np.array([d[1] for d in dts], dtype=object),
+        dt_box=dt_box, dt_score=np.array([d[3] for d in dts], dtype=np.float64),
+        class_names={c: str(c) for c in classes},
+        # the corners as read: x + w need not give x2 back to the last bit
+        _xyxy=(np.array([g[2] for g in gts], dtype=np.float64).reshape(-1, 4),
+               np.array([d[2] for d in dts], dtype=np.float64).reshape(-1, 4)),
+    )
+
+
+def load_text(
+    gt_dir: str,
+    det_dir: str,
+    *,
+    box_format: str = "xywh",
+    relative: bool = False,
+    image_sizes: dict[str, tuple[float, float]] | None = None,
+) -> DetectionSet:
+    """Per-image text files: ground truths ``class x y w h`` (an optional sixth field
+    ``difficult``), detections ``class score x y w h``; the image is the file name
+    without ``.txt``.  ``box_format`` reads the four numbers as ``xywh``, ``xyxy``
+    or ``cxcywh``; ``relative=True`` scales them by ``image_sizes[image] = (width,
+    height)`` (YOLO-style files).  A malformed line raises ``ValueError`` naming the
+    file and the line."""
+    if box_format not in BOX_FORMATS:
+        raise ValueError(f"`box_format` must be one of {BOX_FORMATS}; got {box_format!r}")
+    if relative and image_sizes is None:
+        raise ValueError("`relative=True` needs `image_sizes`: {image: (width, height)}")
+    gts: list[tuple] = []
+    dts: list[tuple] = []
+    images: list[str] = []
+
+    def box(path: str, image: str, line_no: int, texts: list[str]) -> list[float]:
+        b = np.array(_numbers(path, line_no, texts, "the box coordinates"))
+        if relative:
+            if image not in image_sizes:  # type: ignore[operator]
+                raise ValueError(f"{path}: image {image!r} has no entry in `image_sizes`")
+            w, h = image_sizes[image]  # type: ignore[index]
+            b = b * [w, h, w, h]
+        return _to_xyxy(b[None, :], box_format)[0].tolist()
+
+    for name in _text_files(gt_dir, "gt_dir"):
+        path, image = os.path.join(gt_dir, name), name[:-4]
+        images.append(image)
+        with open(path, encoding="utf-8") as fh:
+            lines = [(i, ln.split()) for i, ln in enumerate(fh, 1) if ln.split()]
+        for line_no, parts in lines:
+            if len(parts) not in (5, 6):
+                raise ValueError(f"{path}: line {line_no}: expected 'class x y w h [difficult]'; got {len(parts)} fields")
+            difficult = len(parts) == 6 and parts[5] not in ("0", "false", "False")
+            gts.append((image, parts[0], box(path, image, line_no, parts[1:5]), difficult))
+    for name in _text_files(det_dir, "det_dir"):
+        path, image = os.path.join(det_dir, name), name[:-4]
+        images.append(image)
+        for line_no, parts in _parse_lines(path, 6, "class score x y w h"):
+            score = _numbers(path, line_no, parts[1:2], "the score")[0]
+            dts.append((image, parts[0], box(path, image, line_no, parts[2:6]), score))
+    return _assemble(gts, dts, images, box_format)
+
+
+def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy") -> DetectionSet:
+    """PASCAL VOC XML annotations (``difficult`` honoured) and detections.
+
+    ``detections`` is either a Detectron-style per-class file pattern containing
+    ``{}`` (formatted with each class name; lines ``image_id score x1 y1 x2 y2``),
+    or a directory of per-image text files ``class score x y w h`` read in
+    ``box_format``.  The image is the XML file name without ``.xml``.
+    """
+    import xml.etree.ElementTree as ET
+
+    if not os.path.isdir(annotations_dir):
+        raise ValueError(f"annotations_dir {annotations_dir!r}: not a directory")
+    gts: list[tuple] = []
+    images: list[str] = []
+    for name in sorted(f for f in os.listdir(annotations_dir) if f.endswith(".xml")):
+        path, image = os.path.join(annotations_dir, name), name[:-4]
+        images.append(image)
+        try:
+            root = ET.parse(path).getroot()
+        except ET.ParseError as exc:
+            raise ValueError(f"{path}: line {exc.position[0]}: malformed XML: {exc}") from None
+        for obj in root.iter("object"):
+            cls = (obj.findtext("name") or "").strip()
+            bb = obj.find("bndbox")
+            if not cls or bb is None:
+                raise ValueError(f"{path}: an <object> without <name> or <bndbox>")
+            texts = [(bb.findtext(k) or "").strip() for k in ("xmin", "ymin", "xmax", "ymax")]
+            coords = _numbers(path, 0, texts, "the <bndbox> coordinates")
+            difficult = (obj.findtext("difficult") or "0").strip() == "1"
+            gts.append((image, cls, coords, difficult))
+    dts: list[tuple] = []
+    if "{}" in detections:
+        for cls in sorted({g[1] for g in gts}):
+            path = detections.format(cls)
+            if not os.path.exists(path):
+                continue
+            for line_no, parts in _parse_lines(path, 6, "image_id score x1 y1 x2 y2"):
+                values = _numbers(path, line_no, parts[1:], "the score and box")
+                dts.append((parts[0], cls, values[1:], values[0]))
+    else:
+        if box_format not in BOX_FORMATS:
+            raise ValueError(f"`box_format` must be one of {BOX_FORMATS}; got {box_format!r}")
+        for name in _text_files(detections, "detections"):
+            path, image = os.path.join(detections, name), name[:-4]
+            for line_no, parts in _parse_lines(path, 6, "class score x y w h"):
+                values = _numbers(path, line_no, parts[1:], "the score and box")
+                dts.append((image, parts[0], _to_xyxy(np.array([values[1:]]), box_format)[0].tolist(), values[0]))
+    known = set(images)
+    for d in dts:
+        if d[0] not in known:
+            raise ValueError(f"detection on image {d[0]!r}, which has no annotation file in {annotations_dir!r}")
+    return _assemble(gts, dts, images, box_format)

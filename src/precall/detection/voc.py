@@ -1,0 +1,125 @@
+"""PASCAL VOC evaluation (Detectron's ``voc_eval``) on precall's count tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._counts import ThresholdTable
+from .io import DetectionSet, _to_xyxy
+
+__all__ = ["VocEvaluation", "evaluate_voc"]
+
+
+@dataclass(frozen=True)
+class VocEvaluation:
+    """PASCAL VOC results: AP per class (classes without ground truth left out) and their mean.
+
+    ``tables[class]`` is the class's count table (plot it, or take any other AP
+    convention from it).
+    """
+
+    ap: dict[Any, float]
+    map: float
+    method: str
+    iou_threshold: float
+    tables: dict[Any, ThresholdTable] = field(repr=False)
+    n_gt: dict[Any, int] = field(default_factory=dict)
+
+    def to_text(self) -> str:
+        width = max([len("class")] + [len(str(c)) for c in self.ap])
+        lines = [f"{'class'.ljust(width)}  AP ({self.method}, IoU threshold {self.iou_threshold:g})"]
+        lines += [f"{str(c).ljust(width)}  {v:.6f}" for c, v in self.ap.items()]
+        lines.append(f"{'mAP'.ljust(width)}  {self.map:.6f}")
+        return "\n".join(lines)
+
+
+def _xyxy_boxes(data: DetectionSet) -> tuple[np.ndarray, np.ndarray]:
+    if data._xyxy is not None:
+        return data._xyxy
+    return _to_xyxy(data.gt_box, "xywh"), _to_xyxy(data.dt_box, "xywh")
+
+
+def evaluate_voc(
+    data: DetectionSet,
+    *,
+    iou_threshold: float = 0.5,
+    method: str = "voc2010",
+    pixel_offset: float = 1.0,
+    inclusive: bool = False,
+    ties: str = "stable",
+) -> VocEvaluation:
+    """PASCAL VOC detection AP per class and mAP, Detectron's ``voc_eval`` rules by default.
+
+    Per class, detections ranked by score; each takes the ground truth of its image
+    with the highest IoU (the first among equals), computed with box sides ``x2 -
+    x1 + pixel_offset``; above ``iou_threshold`` (``>=`` with ``inclusive=True``) it
+    is a TP the first time that ground truth is taken, a FP after; a detection
+    whose best ground truth is ``difficult`` is neither, and difficult ground
+    truths are not counted in ``n_pos``; below the threshold it is a FP.  Then
+    ``method`` (any :data:`precall.AP_METHODS`, default VOC2010's all-point
+    envelope) on the count table.  ``pixel_offset=1, inclusive=True`` reproduce
+    the rafaelpadilla evaluators; ``pixel_offset=0`` continuous boxes.
+    """
+    from ..scores import AP_METHODS
+
+    if method not in AP_METHODS:
+        raise ValueError(f"`method` must be one of {AP_METHODS}; got {method!r}")
+    if ties not in ("stable", "group"):
+        raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
+    gt_xyxy, dt_xyxy = _xyxy_boxes(data)
+    ap: dict[Any, float] = {}
+    tables: dict[Any, ThresholdTable] = {}
+    n_gt: dict[Any, int] = {}
+    for cls in data.classes.tolist():
+        g_rows = np.flatnonzero(data.gt_class == cls)
+        n_pos = int((~data.gt_ignore[g_rows]).sum())
+        n_gt[cls] = n_pos
+        if n_pos == 0:
+            continue  # AP undefined without ground truth: left out of the mean
+        d_rows = np.flatnonzero(data.dt_class == cls)
+        keys = (np.arange(d_rows.size), -data.dt_score[d_rows]) if ties == "stable" else \
+            tuple(dt_xyxy[d_rows, i] for i in (3, 2, 1, 0)) + (-data.dt_score[d_rows],)
+        d_rows = d_rows[np.lexsort(keys)]
+        best = np.full(d_rows.size, -1, dtype=np.int64)  # matched ground-truth row
+        overlap = np.zeros(d_rows.size)
+        by_image: dict[Any, np.ndarray] = {}
+        for r in g_rows.tolist():
+            by_image.setdefault(data.gt_image[r], []).append(r)  # type: ignore[attr-defined]
+        for i, r in enumerate(d_rows.tolist()):
+            cand = by_image.get(data.dt_image[r])
+            if not cand:
+                continue
+            g = gt_xyxy[cand]
+            b = dt_xyxy[r]
+            iw = np.maximum(np.minimum(g[:, 2], b[2]) - np.maximum(g[:, 0], b[0]) + pixel_offset, 0.0)
+            ih = np.maximum(np.minimum(g[:, 3], b[3]) - np.maximum(g[:, 1], b[1]) + pixel_offset, 0.0)
+            inters = iw * ih
+            uni = ((b[2] - b[0] + pixel_offset) * (b[3] - b[1] + pixel_offset)
+                   + (g[:, 2] - g[:, 0] + pixel_offset) * (g[:, 3] - g[:, 1] + pixel_offset) - inters)
+            ov = inters / uni
+            j = int(np.argmax(ov))
+            overlap[i], best[i] = ov[j], cand[j]
+        hit = (overlap >= iou_threshold) if inclusive else (overlap > iou_threshold)
+        hit &= best >= 0
+        difficult = hit & data.gt_ignore[np.where(best >= 0, best, 0)]
+        counted = ~difficult
+        first = np.zeros(d_rows.size, dtype=bool)  # the first (in rank order) to take its ground truth
+        taking = np.flatnonzero(hit & counted)
+        _, first_of = np.unique(best[taking], return_index=True)
+        first[taking[first_of]] = True
+        is_tp = first[counted]
+        scores = data.dt_score[d_rows][counted]
+        if scores.size == 0:
+            ap[cls] = 0.0
+            continue
+        table = ThresholdTable(thresholds=scores, tp=np.cumsum(is_tp), fp=np.cumsum(~is_tp), n_pos=n_pos,
+                               n_neg=float((~is_tp).sum()), ties="stable")
+        if ties == "group":
+            table = table.grouped()
+        tables[cls] = table
+        ap[cls] = table.average_precision(method=method)
+    mean = float(np.mean(list(ap.values()))) if ap else float("nan")
+    return VocEvaluation(ap, mean, method, float(iou_threshold), tables, n_gt)
