@@ -36,33 +36,14 @@ except ImportError:  # pragma: no cover - hypothesis is a test dependency
     pass
 
 
-def _shared_data_dir() -> Path | None:
-    env = os.environ.get("PRECALL_SHARED_DATA")
-    candidates = []
-    if env:
-        candidates.append(Path(env))
-    candidates.append(REPO_DIR.parent / "shared" / "data")
-    for c in candidates:
-        if c.is_dir():
-            return c
-    return None
+DATA_DIR = TESTS_DIR / "data"
 
 
 @pytest.fixture(scope="session")
 def shared_data_dir() -> Path:
-    """Directory with the public reference data sets (see its README.md).
-
-    Found through the environment variable PRECALL_SHARED_DATA, else
-    <repo>/../shared/data.  Tests that need it are skipped when it is absent.
-    """
-    d = _shared_data_dir()
-    if d is None:
-        pytest.skip(
-            "shared reference data not found: set PRECALL_SHARED_DATA to the folder "
-            "holding pROC_aSAH.csv / yardstick_two_class_example.csv "
-            f"(looked in {REPO_DIR.parent / 'shared' / 'data'})"
-        )
-    return d
+    """The public reference data sets the tests compare against (``tests/data``; sources and
+    licences in its README.md).  They ship with the repository, so no test skips for want of them."""
+    return DATA_DIR
 
 
 @pytest.fixture
