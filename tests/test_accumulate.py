@@ -205,7 +205,7 @@ def test_binned_merge_and_round_trip(rng):
 
 
 def test_runs_are_merged_like_a_binary_counter(rng, monkeypatch):
-    from precall import accumulate
+    from precall.scale import accumulator as accumulate
 
     monkeypatch.setattr(accumulate, "_ROWS", 100)  # unweighted rows sorted 100 at a time
     y = rng.integers(0, 2, 3000)
@@ -223,7 +223,7 @@ def test_runs_are_merged_like_a_binary_counter(rng, monkeypatch):
 
 
 def test_counts_widen_before_they_overflow():
-    from precall import accumulate
+    from precall.scale import accumulator as accumulate
 
     big = np.array([2**31 + 5], dtype=np.uint32)
     a = (np.array([0.5], dtype=np.float32), big, np.zeros(1, dtype=np.uint32))

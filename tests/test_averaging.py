@@ -652,7 +652,7 @@ def test_samples_rows_without_positives_follow_the_policy():
 
 def test_samples_over_several_row_blocks(monkeypatch):
     """Rows are processed in blocks; the block size must not change the result."""
-    from precall import averaging
+    from precall import multiclass as averaging
 
     Y, s, w = multilabel_case(2, n_range=(100, 101))
     reference = {m: precall.average_precision(Y, s, method=m, average="samples", sample_weight=w, on_undefined=0.0)
@@ -667,7 +667,7 @@ def test_samples_over_several_row_blocks(monkeypatch):
 
 def test_per_class_over_several_column_blocks(monkeypatch):
     """Columns are transposed in tiles; tile sizes must not change the per-class values."""
-    from precall import averaging
+    from precall import multiclass as averaging
 
     Y, s, w = multilabel_case(4, n_range=(100, 101))
     expected = _quiet(precall.average_precision, Y, s, average=None, sample_weight=w)

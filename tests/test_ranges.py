@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 import oracles
 import precall
-from precall import _ranges
-from precall._validate import check_binary
+from precall.scale import ranges as _ranges
+from precall._core.validate import check_binary
 
 
 def _now(f, **_):  # "delayed" that runs at once

@@ -2,15 +2,29 @@
 
 Sort the scores once; cumulative counts of the labels give TP and FP at every
 threshold (:class:`ThresholdTable`); every curve and every area follows from
-that one table.  See :mod:`precall.scores` for the conventions.
+that one table.  :data:`CONVENTIONS` names each convention (formula, grid,
+sentinels, tie rule, minimum, reference).
+
+The package reads top-down (``docs/design.md``): ``_core`` (the one front door
+of validation, the one sort, the steps, the kernel of each convention), then
+``table`` and ``curves``, ``space``, ``multiclass`` and ``metrics``, then
+``stats``, ``scale`` (streaming, binned, score ranges), ``detection``, and the
+presentation: ``plot`` (with ``report``), ``readers`` and ``cli``.  ``plot``,
+``report``, ``dask`` and ``detection`` are loaded on first use (matplotlib and
+dask only then).
 """
 
 from __future__ import annotations
 
-from ._counts import OperatingPoint, ThresholdTable
-from .accumulate import Accumulator
-from ._validate import check_binary as _check_binary
-from ._warnings import UndefinedMetricWarning
+import importlib
+from typing import Any
+
+from . import stats
+from ._core.conventions import CONVENTIONS, APTerms, Convention
+from ._core.evaluation import Evaluation, F1Point, normalized_average_precision
+from ._core.undefined import UndefinedMetricWarning
+from ._core.validate import AP_METHODS
+from ._version import __version__
 from .curves import (
     DetCurve,
     PrecisionRecallCurve,
@@ -19,16 +33,15 @@ from .curves import (
     precision_recall_curve,
     roc_curve,
 )
-from .evaluate import Evaluation, F1Point, evaluate
-from .averaging import (
+from .metrics import average_precision, evaluate, roc_auc
+from .multiclass import (
     MeanAveragePrecision,
-    average_precision,
+    MultiEvaluation,
     label_ranking_average_precision,
     mean_average_precision,
     per_class_tables,
-    roc_auc,
 )
-from .scores import AP_METHODS, CONVENTIONS, Convention
+from .scale import Accumulator, Bounded
 from .space import (
     PrecisionRecallGainCurve,
     PrecisionRecallPoints,
@@ -36,24 +49,24 @@ from .space import (
     auprg,
     min_average_precision,
     min_precision,
-    normalized_average_precision,
     pr_from_roc,
     precision_recall_gain_curve,
     roc_from_pr,
 )
-from . import stats  # noqa: E402  (uses the public metrics above)
-
-__version__ = "0.1.0"
+from .table import OperatingPoint, ThresholdTable, threshold_table
 
 __all__ = [
     "AP_METHODS",
+    "APTerms",
     "Accumulator",
+    "Bounded",
     "CONVENTIONS",
     "Convention",
     "DetCurve",
     "Evaluation",
     "F1Point",
     "MeanAveragePrecision",
+    "MultiEvaluation",
     "OperatingPoint",
     "PrecisionRecallCurve",
     "PrecisionRecallGainCurve",
@@ -62,6 +75,7 @@ __all__ = [
     "RocPoints",
     "ThresholdTable",
     "UndefinedMetricWarning",
+    "__version__",
     "auprg",
     "average_precision",
     "det_curve",
@@ -82,48 +96,15 @@ __all__ = [
     "threshold_table",
 ]
 
+_LAZY = ("plot", "report", "dask", "detection", "readers", "cli")
 
-def threshold_table(
-    y_true, y_score, *, sample_weight=None, pos_label=None, ties="group"
-) -> ThresholdTable:
-    """Sort once and count: TP and FP at every threshold.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True labels; {0, 1}, {-1, 1}, bool, or any labels with ``pos_label``.
-    y_score : array-like of shape (n_samples,)
-        Scores; higher means more likely positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights; zero-weight samples add no row.
-    pos_label : int, float, bool or str, default=None
-        The positive label; None means 1, allowed for labels in {0, 1} or {-1, 1}.
-    ties : {"group", "stable"}, default="group"
-        One row per distinct score, or one row per sample with equal scores in
-        input order.
+def __getattr__(name: str) -> Any:
+    """``precall.plot``, ``precall.report``, ``precall.dask``, ``precall.detection``: imported on first use."""
+    if name in _LAZY:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    Returns
-    -------
-    ThresholdTable
 
-    Examples
-    --------
-    >>> import precall
-    >>> table = precall.threshold_table([1, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.7, 0.2])
-    >>> table.thresholds
-    array([0.9, 0.8, 0.7, 0.2])
-    >>> table.tp, table.fp
-    (array([1, 1, 3, 3]), array([0, 1, 1, 2]))
-    >>> print(table.to_text())  # doctest: +NORMALIZE_WHITESPACE
-    ThresholdTable: 4 rows (ties='group'), n_pos=3, n_neg=2
-    threshold  tp  fp  fn  tn  precision  recall  fpr
-          0.9   1   0   2   2          1  0.333333    0
-          0.8   1   1   2   1        0.5  0.333333  0.5
-          0.7   3   1   0   1       0.75         1  0.5
-          0.2   3   2   0   0        0.6         1    1
-    """
-    from ._counts import TIES, build_table
-    from ._validate import check_choice
-
-    check_choice(ties, "ties", TIES)
-    return build_table(_check_binary(y_true, y_score, sample_weight, pos_label), ties)
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

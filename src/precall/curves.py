@@ -2,7 +2,10 @@
 
 Each function returns the same arrays as scikit-learn 1.9's function of the
 same name (same sentinel points, same order, same dtypes), as a NamedTuple so
-``p, r, t = precall.precision_recall_curve(y, s)`` works as a drop-in.
+``p, r, t = precall.precision_recall_curve(y, s)`` works as a drop-in.  The
+``*_from_counts`` functions read a count table's columns (thresholds, TP, FP,
+totals), so :class:`precall.ThresholdTable` and the public functions share them.
+The curves' ``plot`` methods import :mod:`precall.plot` only when called.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._counts import ThresholdTable, build_table
-from ._validate import check_binary, check_bool
-from ._warnings import UndefinedMetricWarning
+from ._core.sort import table_arrays
+from ._core.steps import negative_scale
+from ._core.undefined import UndefinedMetricWarning
+from ._core.validate import check_binary, check_bool
 
 __all__ = [
     "DetCurve",
@@ -38,7 +42,7 @@ class PrecisionRecallCurve(NamedTuple):
 
     def plot(self, *, ax: Any = None, label: str | None = None, **line_kw: Any) -> Any:
         """Draw the curve as steps (the curve step AP sums) with :mod:`precall.plot`; returns the Axes."""
-        from . import plot
+        from . import plot  # presentation, imported only when drawing
 
         ax = plot._axes(ax)
         plot.setup_pr_axes(ax)
@@ -60,7 +64,7 @@ class RocCurve(NamedTuple):
 
     def plot(self, *, ax: Any = None, label: str | None = None, **line_kw: Any) -> Any:
         """Draw the curve with the chance diagonal (:mod:`precall.plot`); returns the Axes."""
-        from . import plot
+        from . import plot  # presentation, imported only when drawing
 
         ax = plot._axes(ax)
         plot.setup_roc_axes(ax)
@@ -87,17 +91,18 @@ def _tp_changes(tp: np.ndarray) -> np.ndarray:
     return np.logical_or(np.diff(tp[:-1]), np.diff(tp[1:]))
 
 
-def pr_curve_from_table(table: ThresholdTable, *, drop_intermediate: bool = False) -> PrecisionRecallCurve:
-    """The precision-recall curve of a table (see :func:`precision_recall_curve`)."""
-    tp = table.tp.astype(np.float64)
-    fp = table.fp.astype(np.float64)
-    thresholds = table.thresholds
+def pr_curve_from_counts(
+    thresholds: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_pos: float, *, drop_intermediate: bool = False
+) -> PrecisionRecallCurve:
+    """The precision-recall curve of a count table (see :func:`precision_recall_curve`)."""
+    tp = tp.astype(np.float64)
+    fp = fp.astype(np.float64)
     if drop_intermediate and fp.shape[0] > 2:
         idx = _keep_corners(_tp_changes(tp))
         tp, fp, thresholds = tp[idx], fp[idx], thresholds[idx]
     ps = tp + fp
     precision = np.where(ps != 0, tp / np.where(ps != 0, ps, 1.0), 0.0)
-    if table.n_pos == 0:
+    if n_pos == 0:
         warnings.warn(
             "No positive class found in y_true, recall is set to one for all thresholds.",
             UndefinedMetricWarning,
@@ -105,7 +110,7 @@ def pr_curve_from_table(table: ThresholdTable, *, drop_intermediate: bool = Fals
         )
         recall = np.ones_like(tp)
     else:
-        recall = tp / table.n_pos
+        recall = tp / n_pos
     return PrecisionRecallCurve(
         np.concatenate([precision[::-1], [1.0]]),
         np.concatenate([recall[::-1], [0.0]]),
@@ -113,18 +118,20 @@ def pr_curve_from_table(table: ThresholdTable, *, drop_intermediate: bool = Fals
     )
 
 
-def roc_curve_from_table(table: ThresholdTable, *, drop_intermediate: bool = True) -> RocCurve:
-    """The ROC curve of a table (see :func:`roc_curve`)."""
-    tp = table.tp.astype(np.float64)
-    fp = table.fp.astype(np.float64)
-    thresholds = table.thresholds
+def roc_curve_from_counts(
+    thresholds: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_pos: float, n_neg: float, *,
+    drop_intermediate: bool = True,
+) -> RocCurve:
+    """The ROC curve of a count table (see :func:`roc_curve`)."""
+    tp = tp.astype(np.float64)
+    fp = fp.astype(np.float64)
     if drop_intermediate and fp.shape[0] > 2:
         idx = _keep_corners(np.logical_or(np.diff(fp, 2), np.diff(tp, 2)))
         tp, fp, thresholds = tp[idx], fp[idx], thresholds[idx]
     tp = np.concatenate([[0.0], tp])
     fp = np.concatenate([[0.0], fp])
     thresholds = np.concatenate([[np.inf], thresholds.astype(np.float64)])
-    if table.n_neg <= 0:
+    if n_neg <= 0:
         warnings.warn(
             "No negative samples in y_true, false positive value should be meaningless",
             UndefinedMetricWarning,
@@ -132,8 +139,8 @@ def roc_curve_from_table(table: ThresholdTable, *, drop_intermediate: bool = Tru
         )
         fpr = np.full(fp.shape, np.nan)
     else:
-        fpr = fp / table.n_neg
-    if table.n_pos <= 0:
+        fpr = fp / n_neg
+    if n_pos <= 0:
         warnings.warn(
             "No positive samples in y_true, true positive value should be meaningless",
             UndefinedMetricWarning,
@@ -141,29 +148,32 @@ def roc_curve_from_table(table: ThresholdTable, *, drop_intermediate: bool = Tru
         )
         tpr = np.full(tp.shape, np.nan)
     else:
-        tpr = tp / table.n_pos
+        tpr = tp / n_pos
     return RocCurve(fpr, tpr, thresholds)
 
 
-def det_curve_from_table(table: ThresholdTable, *, drop_intermediate: bool = False) -> DetCurve:
-    """The DET curve of a table (see :func:`det_curve`)."""
-    tp = np.concatenate([[0.0], table.tp.astype(np.float64)])
-    fp = np.concatenate([[0.0], table.fp.astype(np.float64)])
-    thresholds = np.concatenate([[np.inf], table.thresholds.astype(np.float64)])
+def det_curve_from_counts(
+    thresholds: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_pos: float, n_neg: float, *,
+    drop_intermediate: bool = False,
+) -> DetCurve:
+    """The DET curve of a count table (see :func:`det_curve`)."""
+    tp = np.concatenate([[0.0], tp.astype(np.float64)])
+    fp = np.concatenate([[0.0], fp.astype(np.float64)])
+    thresholds = np.concatenate([[np.inf], thresholds.astype(np.float64)])
     if drop_intermediate and fp.shape[0] > 2:
         idx = _keep_corners(_tp_changes(tp))
         tp, fp, thresholds = tp[idx], fp[idx], thresholds[idx]
-    if table.n_pos == 0 or table.n_neg == 0:
+    if n_pos == 0 or n_neg == 0:
         raise ValueError(
             "Only one class is present in y_true. Detection error tradeoff curve is "
             "not defined in that case."
         )
-    fn = table.n_pos - tp
+    fn = n_pos - tp
     first = np.searchsorted(fp, fp[0], side="right")
     start = first - 1 if first > 0 else None
     stop = np.searchsorted(tp, tp[-1]) + 1
     sl = slice(start, stop)
-    return DetCurve(fp[sl][::-1] / table.n_neg, fn[sl][::-1] / table.n_pos, thresholds[sl][::-1])
+    return DetCurve(fp[sl][::-1] / n_neg, fn[sl][::-1] / n_pos, thresholds[sl][::-1])
 
 
 def precision_recall_curve(
@@ -214,11 +224,11 @@ def precision_recall_curve(
     array([0.1 , 0.35, 0.4 , 0.8 ])
     """
     drop_intermediate = check_bool(drop_intermediate, "drop_intermediate")
-    data = check_binary(y_true, y_score, sample_weight, pos_label)
-    table = build_table(data, "group")
+    thresholds, tp, fp, n_pos, n_neg = table_arrays(check_binary(y_true, y_score, sample_weight, pos_label), "group")
     if prevalence is not None:
-        table = table.at_prevalence(prevalence)
-    return pr_curve_from_table(table, drop_intermediate=drop_intermediate)
+        fp = fp * negative_scale(n_pos, n_neg, prevalence)
+        tp = tp.astype(np.float64)
+    return pr_curve_from_counts(thresholds, tp, fp, n_pos, drop_intermediate=drop_intermediate)
 
 
 def roc_curve(
@@ -256,8 +266,8 @@ def roc_curve(
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
     drop_intermediate = check_bool(drop_intermediate, "drop_intermediate")
-    data = check_binary(y_true, y_score, sample_weight, pos_label)
-    return roc_curve_from_table(build_table(data, "group"), drop_intermediate=drop_intermediate)
+    counts = table_arrays(check_binary(y_true, y_score, sample_weight, pos_label), "group")
+    return roc_curve_from_counts(*counts, drop_intermediate=drop_intermediate)
 
 
 def det_curve(
@@ -297,5 +307,5 @@ def det_curve(
     array([0. , 0.5, 0.5])
     """
     drop_intermediate = check_bool(drop_intermediate, "drop_intermediate")
-    data = check_binary(y_true, y_score, sample_weight, pos_label)
-    return det_curve_from_table(build_table(data, "group"), drop_intermediate=drop_intermediate)
+    counts = table_arrays(check_binary(y_true, y_score, sample_weight, pos_label), "group")
+    return det_curve_from_counts(*counts, drop_intermediate=drop_intermediate)

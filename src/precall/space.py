@@ -57,14 +57,17 @@ positive is ranked; ground truths never detected can take the AP below it.
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._counts import Steps, ThresholdTable, build_steps, build_table, reweight_steps
-from ._validate import check_binary, check_bool, check_choice, check_count, check_on_undefined
-from .scores import AP_METHODS, RECALL_GRIDS, TIES, ap_from_steps, undefined
+from ._core import conventions
+from ._core.evaluation import auprg as auprg_of_steps
+from ._core.evaluation import gains, normalized_average_precision
+from ._core.steps import reweight, steps_of
+from ._core.undefined import undefined
+from ._core.validate import check_binary, check_bool, check_count, check_on_undefined
+from .table import ThresholdTable, table_of
 
 __all__ = [
     "PrecisionRecallGainCurve",
@@ -319,27 +322,6 @@ def min_precision(recall: Any, *, n_pos: float, n_neg: float) -> np.ndarray:
     return out.reshape(r.shape)
 
 
-_CHUNK = 1 << 20
-
-
-def _worst_precision_sum(n_pos: int, n_neg: float) -> float:
-    """``sum_{i=1..P} i / (i + N)``, in chunks (P may be large)."""
-    total = 0.0
-    for start in range(1, n_pos + 1, _CHUNK):
-        i = np.arange(start, min(start + _CHUNK, n_pos + 1), dtype=np.float64)
-        total += float(np.sum(i / (i + n_neg)))
-    return total
-
-
-def _one_step(n_pos: float, n_neg: float) -> Steps:
-    """Every negative ranked first, then every positive in one tied run."""
-    whole = float(n_neg).is_integer()
-    dtype = np.int64 if whole else np.float64
-    tp = np.array([n_pos], dtype=dtype)
-    fp = np.array([n_neg], dtype=dtype)
-    return Steps(np.zeros(1), tp, tp, fp, fp, float(n_pos), float(n_neg), whole)
-
-
 def min_average_precision(
     n_pos: float, n_neg: float, *, method: str = "step", ties: str = "group", recall_grid: str = "reference"
 ) -> float:
@@ -370,6 +352,11 @@ def min_average_precision(
     -------
     float
 
+    See Also
+    --------
+    min_precision : the unachievable region's edge at each recall.
+    normalized_average_precision : the AP rescaled by this minimum.
+
     Examples
     --------
     >>> import precall
@@ -378,97 +365,7 @@ def min_average_precision(
     >>> precall.min_average_precision(2, 2, method="voc2010")
     0.5
     """
-    check_choice(method, "method", AP_METHODS)
-    check_choice(ties, "ties", TIES)
-    check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
-    p = check_count(n_pos, "n_pos", positive=True, whole=True)
-    n = check_count(n_neg, "n_neg")
-    if n == 0:
-        return 1.0
-    if method == "step" or (method == "trapezoid" and ties == "stable"):
-        count = int(p)
-        total = _worst_precision_sum(count, n)
-        if method == "step":
-            return total / p
-        # trapezoids between consecutive worst-ranking points, from precision 0 above the first
-        last = p / (p + n)
-        return (total - last / 2.0) / p
-    return ap_from_steps(_one_step(p, n), method=method, recall_grid=recall_grid)
-
-
-def normalized_average_precision(average_precision: float, min_ap: float) -> float:
-    """``(AP - AP_min) / (1 - AP_min)``: 0 at the worst ranking, 1 at a perfect one.
-
-    NaN when ``AP_min`` is 1 (no negatives: every ranking is perfect) or either
-    value is NaN.
-
-    Examples
-    --------
-    >>> import precall
-    >>> round(precall.normalized_average_precision(0.55, 0.1), 6)
-    0.5
-    """
-    ap, low = float(average_precision), float(min_ap)
-    if math.isnan(ap) or math.isnan(low) or low >= 1.0:
-        return float("nan")
-    return (ap - low) / (1.0 - low)
-
-
-def min_average_precision_of(steps: Steps, *, ties: str, recall_grid: str) -> dict[str, float]:
-    """Every convention's minimum AP for the counts of ``steps`` (internal: NaN when
-    undefined: no positives, or weighted positives)."""
-    p = steps.n_pos
-    if p <= 0 or not float(p).is_integer() or not steps.tp.size or not _unit_positives(steps):
-        return {m: float("nan") for m in AP_METHODS}
-    return {m: min_average_precision(p, steps.n_neg, method=m, ties=ties, recall_grid=recall_grid)
-            for m in AP_METHODS}
-
-
-def _unit_positives(steps: Steps) -> bool:
-    """Whether the positives' weights can be counts (whole step sizes)."""
-    d = steps.dtp
-    return d.dtype.kind in "iu" or bool(np.all(d == np.round(d)))
-
-
-# ---------------------------------------------------------------------------
-# precision-recall gain
-def _gains(tp: np.ndarray, fp: np.ndarray, n_pos: float, n_neg: float) -> tuple[np.ndarray, np.ndarray]:
-    """Recall gain and precision gain at counts with ``tp > 0``: Flach & Kull's
-    ``(x - pi) / ((1 - pi) x)``, written ``1 - (P/N)(FN/TP)`` and ``1 - (P/N)(FP/TP)``."""
-    k = n_pos / n_neg
-    return 1.0 - k * (n_pos - tp) / tp, 1.0 - k * fp / tp
-
-
-def auprg_from_steps(steps: Steps) -> float:
-    """Area under the PRG curve (internal; NaN without positives or negatives).
-
-    Between the point above a step (TP_a, FP_a) and the step (TP_b, FP_b) the
-    PRG curve is straight (the gains are projective in the counts), so the
-    trapezoid is its area; the segment that crosses recall gain 0 starts at
-    the crossing, found on the straight ROC segment at ``TP = P^2 / (P + N)``.
-    Rows where only FP grows add no width.  As ``calc_auprg`` of the authors'
-    ``prg`` package: parts below precision gain 0 count negatively.
-    """
-    p, n = steps.n_pos, steps.n_neg
-    if p <= 0 or n <= 0 or not steps.tp.size:
-        return float("nan")
-    t0 = p * p / (p + n)  # recall = prevalence: recall gain 0
-    # TP grows strictly from step to step, and the point above a step has the previous
-    # step's TP: the steps at or past recall gain 0 are a suffix, and only its first
-    # step can start below it
-    k = int(np.searchsorted(steps.tp, t0, side="left"))
-    b = steps.tp[k:].astype(np.float64)
-    fb = steps.fp[k:].astype(np.float64)
-    a = b - steps.dtp[k:]
-    fa = steps.fp_prev[k:].astype(np.float64)
-    if a.size and a[0] < t0:
-        fa[0] = fa[0] + (t0 - a[0]) * (fb[0] - fa[0]) / (b[0] - a[0])
-        a[0] = t0
-    rg_a, pg_a = _gains(a, fa, p, n)
-    rg_b, pg_b = _gains(b, fb, p, n)
-    rg_b -= rg_a
-    pg_b += pg_a
-    return float(np.sum(rg_b * pg_b) / 2.0)
+    return conventions.min_average_precision(n_pos, n_neg, method, ties, recall_grid)
 
 
 def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
@@ -493,7 +390,7 @@ def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
         a, fa = tp[first - 1], fp[first - 1]
         f0 = fa + (t0 - a) * (fp[first] - fa) / (tp[first] - a)
         x, f, thr = np.r_[t0, x], np.r_[f0, f], np.r_[np.nan, thr]
-    rg, pg = _gains(x, f, p, n)
+    rg, pg = gains(x, f, p, n)
     return PrecisionRecallGainCurve(pg, rg, thr)
 
 
@@ -532,7 +429,7 @@ def precision_recall_gain_curve(
     >>> pg.round(4)
     array([1.    , 1.    , 0.5   , 0.3333, 0.    ])
     """
-    table = build_table(check_binary(y_true, y_score, sample_weight, pos_label), "group")
+    table = table_of(check_binary(y_true, y_score, sample_weight, pos_label), "group")
     if prevalence is not None:
         table = table.at_prevalence(prevalence)
     return prg_curve_from_table(table)
@@ -575,12 +472,12 @@ def auprg(
     0.7083333
     """
     policy = check_on_undefined(on_undefined)
-    steps = build_steps(check_binary(y_true, y_score, sample_weight, pos_label), "group")
-    if steps.n_pos <= 0 or steps.n_neg <= 0:
+    steps = steps_of(check_binary(y_true, y_score, sample_weight, pos_label), "group")
+    if steps.n_pos[0] <= 0 or steps.n_neg[0] <= 0:
         return undefined(
             "AUPRG", "precision-recall gain needs both classes in y_true; AUPRG is undefined "
             "(NaN). Choose another result with on_undefined='raise' or a number", float("nan"), policy,
         )
     if prevalence is not None:
-        steps = reweight_steps(steps, prevalence)
-    return auprg_from_steps(steps)
+        steps = reweight(steps, prevalence)
+    return auprg_of_steps(steps)

@@ -52,8 +52,9 @@ from typing import Any
 
 import numpy as np
 
-from .._counts import ThresholdTable
-from .._rowwise import row_coco_precision, steps_from_counts
+from .._core.conventions import grid_precisions
+from .._core.steps import steps_from_counts
+from ..table import ThresholdTable
 from ._match import _match
 from .io import DetectionSet
 
@@ -180,7 +181,7 @@ def _interpolated(
     if pos.shape[1] == 0:
         return np.zeros((tp.shape[0], rec_thresholds.size)), np.zeros(tp.shape[0])
     steps = steps_from_counts(pos, neg, np.full(pos.shape[0], float(n_pos)))
-    return row_coco_precision(steps, thresholds=rec_thresholds), steps.tp[:, -1] / n_pos
+    return grid_precisions(steps, "coco", thresholds=rec_thresholds), steps.tp[:, -1] / n_pos
 
 
 def _mean_valid(values: np.ndarray) -> float:

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._counts import ThresholdTable
+from .._core.validate import AP_METHODS
+from ..table import ThresholdTable
 from .io import DetectionSet, _to_xyxy
 
 __all__ = ["VocEvaluation", "evaluate_voc"]
@@ -63,8 +64,6 @@ def evaluate_voc(
     envelope) on the count table.  ``pixel_offset=1, inclusive=True`` reproduce
     the rafaelpadilla evaluators; ``pixel_offset=0`` continuous boxes.
     """
-    from ..scores import AP_METHODS
-
     if method not in AP_METHODS:
         raise ValueError(f"`method` must be one of {AP_METHODS}; got {method!r}")
     if ties not in ("stable", "group"):

@@ -3,7 +3,7 @@
 The rows are cut into ranges of the score (boundaries from a sample), so equal
 scores always land in the same range.  Range ``r`` (ranges numbered from the
 highest scores down) sorts only its own rows and gets its steps (the rows where
-TP grows, see :class:`precall._counts.Steps`) with local counts; adding the
+TP grows, see :class:`precall._core.steps.Steps`) with local counts; adding the
 *exclusive prefix* of the ranges' totals, ``(TP0, FP0)`` = the positive and
 negative weight of every range above, turns them into the global steps of that
 part of the table.  Every metric is then a reduction over ranges:
@@ -36,26 +36,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._counts import Steps, ThresholdTable, build_steps, build_table, negative_scale, reweight_steps, steps_from_sorted
-from ._validate import BinaryInput
-from .accumulate import state_from_sorted, table_of_state
-from .evaluate import Evaluation, F1Point, _best_f1
-from .scores import (
-    AP_METHODS,
-    NO_POSITIVES,
-    ONE_CLASS_ROC,
-    _envelope,
-    _interpolated_areas,
-    _precision,
-    grid_average,
-    grid_precisions,
-    roc_auc_from_sum,
-    step_sum,
-    trapezoid_sum,
-    twice_fp_area,
-    undefined,
-)
-from .space import _unit_positives, auprg_from_steps, min_average_precision, normalized_average_precision
+from .._core import conventions as kernels
+from .._core.evaluation import Evaluation, F1Point, auprg, best_f1, make_evaluation, unit_positives
+from .._core.steps import Steps, negative_scale, no_steps, reweight, steps_from_sorted, steps_of
+from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
+from .._core.validate import AP_METHODS, BinaryInput
+from ..table import ThresholdTable, table_of, trusted_table
+from .accumulator import state_from_sorted, table_of_state
 
 __all__ = ["Part", "assemble", "boundaries", "combine", "local_steps", "local_table", "offsets", "sample", "shift",
            "split", "wire", "wire_table", "with_policy"]
@@ -134,7 +121,7 @@ def local_steps(pieces: list[Piece]) -> Steps | None:
     data = _gather(pieces)
     if data is None:
         return None
-    return steps_from_sorted(*data, "group") if isinstance(data, tuple) else build_steps(data, "group")
+    return steps_from_sorted(*data, "group") if isinstance(data, tuple) else steps_of(data, "group")
 
 
 def local_table(pieces: list[Piece]) -> ThresholdTable | None:
@@ -144,15 +131,16 @@ def local_table(pieces: list[Piece]) -> ThresholdTable | None:
         return None
     if isinstance(data, tuple):  # already sorted: counted and merged, not sorted again
         return table_of_state(*state_from_sorted(*data))
-    return build_table(data, "group")
+    return table_of(data, "group")
 
 
 def totals(local: Steps | ThresholdTable | None) -> tuple[float, float, bool]:
     """A range's positive and negative weight (its last cumulative counts), and whether integer."""
     if local is None:
         return 0.0, 0.0, True
-    exact = local.exact if isinstance(local, Steps) else local.tp.dtype.kind in "iu"
-    return float(local.n_pos), float(local.n_neg), exact
+    if isinstance(local, Steps):
+        return float(local.n_pos[0]), float(local.n_neg[0]), local.exact
+    return float(local.n_pos), float(local.n_neg), local.tp.dtype.kind in "iu"
 
 
 def offsets(per_range: list[tuple[float, float, bool]]) -> tuple[list[tuple[Any, Any]], tuple[Any, Any]]:
@@ -173,8 +161,8 @@ def shift(local: Steps | None, prefix: tuple[Any, Any] | None, grand: tuple[Any,
     if local is None or prefix is None:
         return _no_steps(grand)
     tp0, fp0 = prefix
-    return Steps(local.thresholds, local.tp + tp0, local.dtp, local.fp + fp0, local.fp_prev + fp0,
-                 float(grand[0]), float(grand[1]), local.exact)
+    return Steps(local.tp + tp0, local.fp + fp0, local.dtp, local.fp_prev + fp0, np.array([float(grand[0])]),
+                 np.array([float(grand[1])]), local.thresholds, local.exact, True)
 
 
 def shift_table(local: ThresholdTable | None, prefix: tuple[Any, Any] | None) -> Any:
@@ -190,7 +178,7 @@ def assemble(rows: list[Any]) -> ThresholdTable:
     if not present:
         raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
     thresholds, tp, fp = (np.concatenate([r[k] for r in present]) for k in range(3))
-    return ThresholdTable(thresholds=thresholds, tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
+    return trusted_table(thresholds, tp, fp, tp[-1], fp[-1], "group")
 
 
 @dataclass(frozen=True)
@@ -207,28 +195,29 @@ class Part:
 
 
 def summarize(s: Steps, recall_grid: str) -> Part:
-    """The contributions of a range that need nothing from the other ranges."""
+    """The contributions of a range that need nothing from the other ranges: the kernels'
+    own partial sums and grid maxima (:mod:`precall._core.conventions`)."""
+    has_steps = s.tp.shape[1] > 0
     sums = {
-        "step": step_sum(s),
-        "trapezoid": trapezoid_sum(s),
-        "interpolated": float(np.sum(_interpolated_areas(s))) if s.tp.size else 0.0,
-        "roc": twice_fp_area(s),
+        "step": float(kernels.step_sum(s)[0]),
+        "trapezoid": float(kernels.trapezoid_sum(s)[0]),
+        "interpolated": float(np.sum(kernels.interpolated_areas(s))) if has_steps else 0.0,
+        "roc": int(kernels.twice_fp_area(s)[0]) if s.exact else float(kernels.twice_fp_area(s)[0]),
     }
-    grids = {m: grid_precisions(s, m, recall_grid) if s.n_pos > 0 else np.zeros(0) for m in ("voc2007", "coco")}
-    best_precision = float(_precision(s.tp.astype(np.float64), s.fp).max(initial=0.0))
-    auprg = auprg_from_steps(s) if s.tp.size and s.n_pos > 0 and s.n_neg > 0 else 0.0
-    return Part(sums, grids, best_precision, _best_f1(s), s.exact, auprg, _unit_positives(s))
+    grids = {m: kernels.grid_precisions(s, m, recall_grid)[0] if s.n_pos[0] > 0 else np.zeros(0)
+             for m in ("voc2007", "coco")}
+    tp = s.tp[0].astype(np.float64)
+    best_precision = float((tp / (tp + s.fp[0])).max(initial=0.0))
+    area = auprg(s) if has_steps and s.n_pos[0] > 0 and s.n_neg[0] > 0 else 0.0
+    return Part(sums, grids, best_precision, best_f1(s), s.exact, area, unit_positives(s))
 
 
 def voc2010_sum(s: Steps, below: float) -> float:
-    """The range's part of Detectron's all-point AP: recall gain x envelope, the
-    envelope raised to ``below`` (the best precision of the ranges under it)."""
-    if s.tp.size == 0:
+    """The range's part of Detectron's all-point AP: the kernel's sum without the end
+    sentinel, the envelope raised to ``below`` (the best precision of the ranges under it)."""
+    if s.tp.shape[1] == 0:
         return 0.0
-    recall = s.tp / s.n_pos
-    before = np.append((s.tp[0] - s.dtp[0]) / s.n_pos, recall[:-1])
-    env = np.maximum(_envelope(_precision(s.tp.astype(np.float64), s.fp)), below)
-    return float(np.sum((recall - before) * env))
+    return float(kernels.voc2010_sum(s, np.array([below]), sentinel=False)[0])
 
 
 def suffix_best(parts: list[Part]) -> list[float]:
@@ -251,32 +240,26 @@ def combine(parts: list[Part], voc2010: list[float], grand: Any, *, n_samples: i
         total = {k: sum(p.sums[k] for p in parts) for k in ("step", "trapezoid", "interpolated")}
         ap = {
             "step": total["step"] / n_pos,
-            "voc2007": grid_average(np.max([p.grids["voc2007"] for p in parts], axis=0), "voc2007", recall_grid),
+            "voc2007": float(kernels.grid_average(np.max([p.grids["voc2007"] for p in parts], axis=0)[None, :],
+                                                  "voc2007", recall_grid)[0]),
             "voc2010": float(sum(voc2010)),
-            "coco": grid_average(np.max([p.grids["coco"] for p in parts], axis=0), "coco", recall_grid),
+            "coco": float(kernels.grid_average(np.max([p.grids["coco"] for p in parts], axis=0)[None, :], "coco",
+                                               recall_grid)[0]),
             "trapezoid": total["trapezoid"] / 2.0 / n_pos,
             "interpolated": total["interpolated"] / n_pos,
         }
     if n_pos == 0 or n_neg == 0:
         auc = float("nan")
     else:
-        auc = roc_auc_from_sum(sum(p.sums["roc"] for p in parts), n_pos, n_neg, all(p.exact for p in parts))
+        auc = kernels.roc_auc_from_sum(sum(p.sums["roc"] for p in parts), n_pos, n_neg, all(p.exact for p in parts))
     best = None
     for p in reversed(parts):  # from the highest scores: the first maximum wins, as argmax
         if p.best_f1 is not None and (best is None or p.best_f1.f1 > best.f1):
             best = p.best_f1
-    total_weight = n_pos + n_neg
-    if n_pos > 0 and n_pos.is_integer() and all(p.unit_positives for p in parts):
-        low = {m: min_average_precision(n_pos, n_neg, method=m, ties="group", recall_grid=recall_grid)
-               for m in AP_METHODS}
-    else:
-        low = {m: float("nan") for m in AP_METHODS}
-    return Evaluation(
-        average_precision=ap, roc_auc=auc, prevalence=n_pos / total_weight if total_weight > 0 else float("nan"),
-        n_pos=n_pos, n_neg=n_neg, n_samples=n_samples, best_f1=best, ties="group", recall_grid=recall_grid,
-        min_average_precision=low,
-        normalized_average_precision={m: normalized_average_precision(ap[m], low[m]) for m in AP_METHODS},
+    return make_evaluation(
+        ap, auc, n_pos=n_pos, n_neg=n_neg, n_samples=n_samples, best_f1=best, ties="group", recall_grid=recall_grid,
         auprg=float(sum(p.auprg for p in parts)) if n_pos > 0 and n_neg > 0 else float("nan"),
+        unit_positives=all(p.unit_positives for p in parts),
     )
 
 
@@ -309,7 +292,7 @@ def wire(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int, r
     ``lambda f, **kw: f`` runs it at once).  ``partitions`` are (delayed) ``BinaryInput``s.
 
     One evaluation per entry of ``prevalences`` (None: as the data are; a number: the
-    negatives reweighted to it, :func:`precall._counts.reweight_steps`), all from the
+    negatives reweighted to it, :func:`precall._core.steps.reweight`), all from the
     same range steps.
     """
     local = [delayed(local_steps)(pieces) for pieces in _layout(partitions, delayed, n_ranges)]
@@ -319,7 +302,7 @@ def wire(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: int, r
     n_samples = delayed(sum)([delayed(_n_samples)(p) for p in partitions])
     out = []
     for pi in prevalences:
-        at = steps if pi is None else [delayed(reweight_steps)(st, pi) for st in steps]
+        at = steps if pi is None else [delayed(reweight)(st, pi) for st in steps]
         parts = [delayed(summarize)(st, recall_grid) for st in at]
         below = delayed(suffix_best)(parts)
         voc = [delayed(voc2010_sum)(st, delayed(_item)(below, r)) for r, st in enumerate(at)]
@@ -352,8 +335,7 @@ def _pieces(r: int, n: int, pieces: list[Piece | None]) -> list[Piece]:
 
 
 def _no_steps(grand: Any) -> Steps:
-    empty = np.zeros(0, dtype=np.int64)
-    return Steps(np.zeros(0), empty, empty, empty, empty, float(grand[0]), float(grand[1]), True)
+    return no_steps(float(grand[0]), float(grand[1]))
 
 
 def _item(values: Any, r: int) -> Any:

@@ -65,7 +65,10 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from . import averaging, scores
+from .. import metrics
+from .._core.steps import Steps
+from .._core.conventions import ap as kernel_ap, roc_auc as kernel_roc_auc
+from .._core.undefined import undefined
 from ._resample import (
     Draws,
     RankedColumn,
@@ -76,8 +79,7 @@ from ._resample import (
     rank_column,
     resample_steps,
 )
-from ._rowwise import RowSteps, row_ap, row_roc_auc
-from ._validate import (
+from .._core.validate import (
     BinaryInput,
     check_binary,
     check_choice,
@@ -366,7 +368,7 @@ def _delong(data: BinaryInput, policy: Any) -> tuple[float, float]:
         if m and n:
             lo, hi = _search_negatives(p, q)
             auc = float((lo + hi).sum()) / (2.0 * m * n)
-        value = scores.undefined(
+        value = undefined(
             "DeLong variance", _ONE_CLASS_DELONG.format(m=m, n=n), float("nan"), policy, stacklevel=4
         )
         return auc, value
@@ -507,9 +509,9 @@ def roc_auc_ci(
     check_choice(method, "method", ("delong", *BOOTSTRAP_METHODS))
     level = _check_level(level)
     if method != "delong":
-        metric = averaging.roc_auc
+        metric = metrics.roc_auc
         if pos_label is not None:
-            metric = functools.partial(averaging.roc_auc, pos_label=pos_label)
+            metric = functools.partial(metrics.roc_auc, pos_label=pos_label)
         return bootstrap_ci(
             metric, y_true, y_score, sample_weight=sample_weight, n_resamples=n_resamples,
             level=level, method=method, stratified=stratified, random_state=random_state,
@@ -579,12 +581,13 @@ def roc_auc_test(
 
 # ---------------------------------------------------------------------------
 # bootstrap: which metric, and how each replicate is computed
+# precall's own metrics, counted over one sort (by module and name: one function per metric)
+_KINDS = {"average_precision": "ap", "roc_auc": "roc"}
 _NAMED: dict[str, Callable[..., Any]] = {
-    "average_precision": averaging.average_precision,
-    "roc_auc": averaging.roc_auc,
+    "average_precision": metrics.average_precision,
+    "roc_auc": metrics.roc_auc,
 }
-_AP_FUNCS = (averaging.average_precision, scores.average_precision)
-_ROC_FUNCS = (averaging.roc_auc, scores.roc_auc)
+
 
 
 @dataclass(frozen=True)
@@ -618,7 +621,8 @@ def _resolve_metric(metric: Any) -> _Metric:
             )
         options = {**func.keywords, **options}
         func = func.func
-    kind = "ap" if func in _AP_FUNCS else "roc" if func in _ROC_FUNCS else "callable"
+    kind = _KINDS.get(getattr(func, "__qualname__", ""), "callable") if getattr(func, "__module__", "") == \
+        metrics.__name__ else "callable"
     name = getattr(func, "__name__", type(func).__name__)
     if options:
         name += "(" + ", ".join(f"{k}={v!r}" for k, v in options.items()) + ")"
@@ -630,7 +634,7 @@ class _Counted:
     """A metric computed from per-run counts over one sort of each column."""
 
     columns: list[RankedColumn]
-    value: Callable[[list[RowSteps]], np.ndarray]
+    value: Callable[[list[Steps]], np.ndarray]
 
 
 _AP_OPTIONS = {"method", "ties", "recall_grid", "pos_label", "average", "labels", "on_undefined"}
@@ -644,13 +648,13 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> _Counte
         ties = opts.get("ties", "group")
         method, grid = opts.get("method", "step"), opts.get("recall_grid", "reference")
 
-        def one(r: RowSteps) -> np.ndarray:
-            return row_ap(r, method, grid)
+        def one(r: Steps) -> np.ndarray:
+            return kernel_ap(r, method, grid)
     elif metric.kind == "roc" and set(opts) <= _ROC_OPTIONS and opts.get("multi_class", "ovr") == "ovr":
         ties, max_fpr = "group", opts.get("max_fpr")
 
-        def one(r: RowSteps) -> np.ndarray:
-            return row_roc_auc(r, max_fpr)
+        def one(r: Steps) -> np.ndarray:
+            return kernel_roc_auc(r, max_fpr)
     else:
         return None
     if not is_multi(y_true, y_score, opts.get("labels")):
@@ -674,11 +678,11 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> _Counte
         rank_column(multi.scores[:, c], multi.positive[:, c], ties) for c in range(multi.scores.shape[1])
     ]
 
-    def averaged(steps: list[RowSteps]) -> np.ndarray:
+    def averaged(steps: list[Steps]) -> np.ndarray:
         values = np.column_stack([one(r) for r in steps])
         if average == "macro":
             return values.mean(axis=1)  # a NaN column makes the replicate NaN
-        support = np.column_stack([r.n_pos[:, 0] for r in steps])
+        support = np.column_stack([r.n_pos for r in steps])
         return (values * support).sum(axis=1) / support.sum(axis=1)
 
     return _Counted(columns, averaged)
@@ -747,7 +751,7 @@ class _Evaluator:
         self.y_score = rows.take(y_score)
         self.counted = _counted(metric, rows.y_true, self.y_score, rows.weight)
 
-    def _counted_values(self, steps: list[RowSteps]) -> np.ndarray:
+    def _counted_values(self, steps: list[Steps]) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.counted.value(steps)  # type: ignore[union-attr]
 

@@ -14,47 +14,25 @@ the in-memory one, bit for bit); with weights they are float64 sums (equal to
 the in-memory table to rounding, about 1e-15 relative).
 
 Binned mode (``Accumulator(bins=N, score_range=(lo, hi))`` or ``bins=edges``)
-keeps only each bin's positive and negative weight: O(N) memory whatever the
-data (scores outside the range count in the end bins).  Inside a bin the order
-is unknown, so ``average_precision()`` and ``roc_auc()`` return a
-:class:`Bounded` value: the metric with each bin as one threshold, and bounds
-that hold for every arrangement inside the bins (ties grouped or not, any
-weights).  The bins' end points (cumulative TP and FP at each bin boundary) are
-the same in every arrangement; inside bin b, entered with (T, F) and holding
-(P_b, N_b):
-
-* every precision inside the bin is at most U_b = (T + P_b) / (T + F + P_b)
-  (all positives first) and, at positive weight x, at least
-  (T + x) / (T + F + N_b + x) (all negatives first);
-* step AP: each positive's precision <= U_b, so the "positives first, one step"
-  table bounds it above; below, the precision at x is increasing, so any
-  arrangement's sum is at least its integral, the Davis & Goadrich area of the
-  "negatives first" table;
-* the envelope conventions (voc2010, voc2007, coco): inner points only add to
-  the envelope (so the table of bin end points bounds below) and none exceeds
-  U_b at a recall below the bin's end (so "positives first" bounds above);
-* trapezoid: below, "negatives first" with the positives as one step (the
-  trapezoid rule under-estimates the concave precision curve); above, the
-  integral of the "positives first" curve, which every trapezoid sum under it
-  stays below;
-* interpolated: "negatives first" and "positives first" tables;
-* ROC-AUC: the pairs inside a bin count 0 (low), 1/2 (value) or 1 (high).
-
-The tests check with hypothesis that the exact value (grouped or stable ties,
-with weights) always lies inside.
+keeps only each bin's positive and negative weight, O(N) memory; its results are
+:class:`~precall.scale.binned.Bounded` (see :mod:`precall.scale.binned`).
 """
 
 from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ._counts import Steps, ThresholdTable, distinct_counts, reweight_steps
-from ._validate import check_binary, check_multi, is_multi
+from .._core import conventions
+from .._core.evaluation import evaluation_from_steps
+from .._core.sort import distinct_counts
+from .._core.steps import Steps, one_problem, reweight
+from .._core.validate import check_binary, check_multi, check_on_undefined, check_options, is_multi
+from ..table import ThresholdTable, trusted_table
+from .binned import Bounded, binned_average_precision, binned_roc_auc, edges_of
 
 __all__ = ["Accumulator", "Bounded"]
 
@@ -172,7 +150,7 @@ def table_of_state(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> Thre
         raise ValueError("the accumulator has seen no row with positive weight yet")
     count = np.int64 if pos.dtype.kind in "iu" else np.float64
     tp, fp = np.cumsum(pos[::-1], dtype=count), np.cumsum(neg[::-1], dtype=count)
-    return ThresholdTable(thresholds=scores[::-1], tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
+    return trusted_table(scores[::-1], tp, fp, tp[-1], fp[-1], "group")
 
 
 def _weighted_run(s: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> _Run:
@@ -193,14 +171,14 @@ def _steps(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> Steps:
     dtp = p[idx].astype(count)
     n_neg = n.sum(dtype=count)
     if idx.size == 0:
-        return Steps(scores[:0], dtp, dtp, dtp, dtp, 0.0, float(n_neg), count is np.int64)
+        return one_problem(scores[:0], dtp, dtp, dtp, dtp, 0.0, float(n_neg), count is np.int64)
     starts = np.concatenate(([0], idx[:-1] + 1))
     fp = np.add.reduceat(n, starts, dtype=count)
     fp[-1] = n[starts[-1]:idx[-1] + 1].sum(dtype=count)  # reduceat's last segment runs to the end
     np.cumsum(fp, out=fp)
     tp = np.cumsum(dtp)
-    return Steps(scores[::-1][idx], tp, dtp, fp, fp - n[idx].astype(count), float(tp[-1]), float(n_neg),
-                 count is np.int64)
+    return one_problem(scores[::-1][idx], tp, dtp, fp, fp - n[idx].astype(count), float(tp[-1]), float(n_neg),
+                       count is np.int64)
 
 
 class Accumulator:
@@ -235,7 +213,7 @@ class Accumulator:
     ) -> None:
         self.pos_label = pos_label
         self.labels = None if labels is None else np.asarray(labels)
-        self.edges = _edges(bins, score_range)
+        self.edges = edges_of(bins, score_range)
         k = 1 if self.labels is None else self.labels.size
         self._pending = [_Runs() for _ in range(k)]  # exact: batches' states waiting to be merged
         if self.edges is None:
@@ -406,64 +384,38 @@ class Accumulator:
                     label: Any = None) -> list[Any]:
         """:meth:`evaluate` at each of ``prevalences`` (None: the data's own), from one
         computation of the steps."""
-        from .evaluate import evaluation_from_steps
-
+        check_options(recall_grid=recall_grid)
+        policy = check_on_undefined(on_undefined)
         steps = self.steps(label)
         out = []
         for pi in prevalences:
-            at = steps if pi is None else reweight_steps(steps, pi)
+            at = steps if pi is None else reweight(steps, pi)
             out.append(evaluation_from_steps(at, at, ties="group", n_samples=None, recall_grid=recall_grid,
-                                             on_undefined=on_undefined))
+                                             policy=policy))
         return out
 
     def average_precision(self, *, method: str = "step", recall_grid: str = "reference",
-                          label: Any = None) -> "Bounded":
+                          label: Any = None) -> Bounded:
         """AP by ``method`` with guaranteed bounds (equal to the value when exact).
 
         Binned: within a bin the order of positives and negatives is unknown.
         The value treats each bin as one threshold; the bounds hold for every
-        arrangement inside the bins (the argument is in the module docstring).
+        arrangement inside the bins (:mod:`precall.scale.binned`).
         """
-        from .scores import AP_METHODS
-
-        if method not in AP_METHODS:
-            raise ValueError(f"`method` must be one of {AP_METHODS}; got {method!r}")
+        check_options(method=method, recall_grid=recall_grid)
         if self.edges is None:
-            from .scores import ap_from_steps
-
-            v = ap_from_steps(self.steps(label), method=method, recall_grid=recall_grid, on_undefined="nan")
+            steps = self.steps(label)
+            v = float(conventions.ap(steps, method, recall_grid)[0])
             return Bounded(v, v, v)
-        pos, neg = self._binned(label)
-        grouped = _bin_table(pos, neg, "grouped")
-        value = grouped.average_precision(method=method, recall_grid=recall_grid, on_undefined="nan")
-        low_table, low_method = (_bin_table(pos, neg, "negatives first"), method)
-        high_table, high_method = (_bin_table(pos, neg, "positives first"), method)
-        if method in ("voc2010", "voc2007", "coco"):
-            low_table = grouped  # only the bins' end points are certain
-        elif method == "step":
-            low_method = "interpolated"  # positives spread after the negatives: the integral
-        elif method == "trapezoid":
-            high_method = "interpolated"  # positives spread ahead of the negatives: the integral
-        low = low_table.average_precision(method=low_method, recall_grid=recall_grid, on_undefined="nan")
-        high = high_table.average_precision(method=high_method, recall_grid=recall_grid, on_undefined="nan")
-        return Bounded(value, low, high)
+        return binned_average_precision(*self._binned(label), method, recall_grid)
 
-    def roc_auc(self, *, label: Any = None) -> "Bounded":
+    def roc_auc(self, *, label: Any = None) -> Bounded:
         """ROC-AUC with guaranteed bounds: the pairs inside a bin count 0 (low), 1/2
         (value, a bin as one threshold) or 1 (high)."""
         if self.edges is None:
-            from .scores import roc_auc_from_steps
-
-            v = roc_auc_from_steps(self.steps(label), policy="nan")
+            v = float(conventions.roc_auc(self.steps(label))[0])
             return Bounded(v, v, v)
-        pos, neg = self._binned(label)
-        total = float(pos.sum()) * float(neg.sum())
-        if total == 0:
-            return Bounded(float("nan"), float("nan"), float("nan"))
-        below = neg.sum() - np.cumsum(neg[::-1])[::-1]  # negatives in lower bins
-        cross = float(np.sum(pos * below))
-        inside = float(np.sum(pos * neg))
-        return Bounded((cross + inside / 2) / total, cross / total, (cross + inside) / total)
+        return binned_roc_auc(*self._binned(label))
 
     def _binned(self, label: Any) -> tuple[np.ndarray, np.ndarray]:
         c = self._index(label)
@@ -545,58 +497,6 @@ class Accumulator:
             if out.edges is None and s.size:
                 out._pending[c].push((s, p, n))
         return out
-
-
-@dataclass(frozen=True)
-class Bounded:
-    """A metric value with guaranteed bounds ``low <= exact <= high``."""
-
-    value: float
-    low: float
-    high: float
-
-    def __str__(self) -> str:
-        return f"{self.value:.6g} (bounds [{self.low:.6g}, {self.high:.6g}])"
-
-
-def _edges(bins: Any, score_range: Any) -> np.ndarray | None:
-    if bins is None:
-        if score_range is not None:
-            raise ValueError("`score_range` goes with `bins=N`")
-        return None
-    if np.ndim(bins) == 0:
-        if isinstance(bins, bool) or int(bins) != bins or int(bins) < 1:
-            raise ValueError(f"`bins` must be a positive number of bins or an array of edges; got {bins!r}")
-        if score_range is None:
-            raise ValueError("`bins=N` needs `score_range=(low, high)` (or pass the edges themselves)")
-        lo, hi = (float(v) for v in score_range)
-        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-            raise ValueError(f"`score_range` must be finite with low < high; got {score_range!r}")
-        return np.linspace(lo, hi, int(bins) + 1)
-    edges = np.asarray(bins, dtype=np.float64)
-    if edges.ndim != 1 or edges.size < 2 or not np.isfinite(edges).all() or (np.diff(edges) <= 0).any():
-        raise ValueError("`bins` as edges must be a finite, strictly increasing 1-D array of at least 2 values")
-    return edges
-
-
-def _bin_table(pos: np.ndarray, neg: np.ndarray, arrangement: str) -> ThresholdTable:
-    """The count table of binned counts (bins in increasing score order): each bin as one
-    threshold, or as two points in a row, its positives first or its negatives first."""
-    used = np.flatnonzero((pos > 0) | (neg > 0))[::-1]  # decreasing score
-    if used.size == 0:
-        raise ValueError("the accumulator has seen no row with positive weight yet")
-    p, n = pos[used], neg[used]
-    rank = -np.arange(used.size, dtype=np.float64)  # any decreasing thresholds
-    if arrangement == "grouped":
-        tp, fp = np.cumsum(p), np.cumsum(n)
-        return ThresholdTable(thresholds=rank, tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="group")
-    zero = np.zeros_like(p)
-    first_p, first_n = (p, zero) if arrangement == "positives first" else (zero, n)
-    second_p, second_n = (zero, n) if arrangement == "positives first" else (p, zero)
-    dp = np.column_stack([first_p, second_p]).ravel()
-    dn = np.column_stack([first_n, second_n]).ravel()
-    tp, fp = np.cumsum(dp), np.cumsum(dn)
-    return ThresholdTable(thresholds=np.repeat(rank, 2), tp=tp, fp=fp, n_pos=tp[-1], n_neg=fp[-1], ties="stable")
 
 
 def _plain(value: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Multi-class and multi-label input: a binary metric plus an averaging rule.
+"""Multi-class and multi-label input: a binary metric plus an averaging rule (scikit-learn's
+``_average_binary_score``), and the multi-class evaluation.
 
 Each column of ``y_score`` is one binary problem (its class against the rest);
 the binary metric (any AP convention, or ROC-AUC) is computed per column from
@@ -25,48 +26,32 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ._rowwise import row_ap, row_roc_auc, row_steps
-from ._counts import ThresholdTable, build_steps, build_table, steps_from_sorted
-from ._validate import (
+from ._core import conventions
+from ._core.evaluation import Evaluation, evaluation_from_steps
+from ._core.steps import Steps, steps_and_grouped, steps_from_sorted, steps_of
+from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
+from ._core.validate import (
+    AVERAGES,
     BinaryInput,
     MultiInput,
-    check_choice,
     check_multi,
-    check_on_undefined,
-    check_probability,
-    is_multi,
+    check_options,
 )
-from .scores import (
-    AP_METHODS,
-    NO_POSITIVES,
-    ONE_CLASS_ROC,
-    RECALL_GRIDS,
-    TIES,
-    ap_from_steps,
-    roc_auc_from_steps,
-    roc_auc_from_table,
-    undefined,
-)
-from .scores import average_precision as binary_average_precision
-from .scores import roc_auc as binary_roc_auc
+from .table import ThresholdTable, table_of
 
 __all__ = [
-    "AVERAGES",
     "MeanAveragePrecision",
-    "average_precision",
+    "MultiEvaluation",
     "label_ranking_average_precision",
     "mean_average_precision",
     "per_class_tables",
-    "roc_auc",
 ]
-
-AVERAGES: tuple[str, ...] = ("macro", "weighted", "micro", "samples")
 
 BinaryMetric = Callable[[BinaryInput], float]
 RowMetric = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def _check_average(average: Any, allowed: tuple[str, ...]) -> str | None:
+def check_average(average: Any, allowed: tuple[str, ...] = AVERAGES) -> str | None:
     if average is None:
         return None
     if not isinstance(average, str) or average not in allowed:
@@ -81,12 +66,34 @@ def _column(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None)
     return BinaryInput(np.ascontiguousarray(scores), np.ascontiguousarray(positive), weight, True, scores.shape[0])
 
 
-def _ap_metric(method: str, ties: str, recall_grid: str, policy: Any) -> BinaryMetric:
+def binary_ap(steps: Steps, method: str, recall_grid: str, policy: Any) -> float:
+    """One problem's AP by ``method``, the undefined policy without positives."""
+    if steps.n_pos[0] == 0:
+        return undefined("average precision", NO_POSITIVES, 0.0, policy, stacklevel=5)
+    return float(conventions.ap(steps, method, recall_grid)[0])
+
+
+def binary_roc_auc(steps: Steps, policy: Any, max_fpr: float | None = None) -> float:
+    """One problem's ROC-AUC (grouped steps), the undefined policy with one class."""
+    if steps.n_pos[0] == 0 or steps.n_neg[0] == 0:
+        return undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=5)
+    return float(conventions.roc_auc(steps, max_fpr)[0])
+
+
+def ap_metric(method: str, ties: str, recall_grid: str, policy: Any) -> BinaryMetric:
     """The binary AP of one column, by convention."""
 
     def metric(col: BinaryInput) -> float:
-        steps = build_steps(col, ties)  # type: ignore[arg-type]
-        return ap_from_steps(steps, method=method, recall_grid=recall_grid, on_undefined=policy)
+        return binary_ap(steps_of(col, ties), method, recall_grid, policy)  # type: ignore[arg-type]
+
+    return metric
+
+
+def roc_metric(policy: Any, max_fpr: float | None = None) -> BinaryMetric:
+    """The binary ROC-AUC of one column."""
+
+    def metric(col: BinaryInput) -> float:
+        return binary_roc_auc(steps_of(col, "group"), policy, max_fpr)
 
     return metric
 
@@ -125,7 +132,7 @@ def _columns(data: MultiInput) -> Iterator[BinaryInput]:
 _ROW_CELLS = 1 << 22  # cells per block of rows for average="samples"
 
 
-def _samples(data: MultiInput, row_metric: RowMetric, undefined_args: tuple[str, str, float], policy: Any) -> float:
+def samples_average(data: MultiInput, row_metric: RowMetric, undefined_args: tuple[str, str, float], policy: Any) -> float:
     """``average="samples"``: the metric of each row, in blocks of rows, averaged.
 
     Rows where the metric is undefined (no positive; for ROC-AUC also no
@@ -143,7 +150,7 @@ def _samples(data: MultiInput, row_metric: RowMetric, undefined_args: tuple[str,
     return float(np.average(per_row, weights=w))
 
 
-def _average(data: MultiInput, metric: BinaryMetric, average: str | None) -> float | np.ndarray:
+def average_columns(data: MultiInput, metric: BinaryMetric, average: str | None) -> float | np.ndarray:
     """Apply ``metric`` per class (or pooled) and average (not "samples": :func:`_samples`)."""
     s, y, w = data.scores, data.positive, data.weight
     k = s.shape[1]
@@ -161,183 +168,7 @@ def _average(data: MultiInput, metric: BinaryMetric, average: str | None) -> flo
     return float(np.mean(per_class))
 
 
-def average_precision(
-    y_true: Any,
-    y_score: Any,
-    *,
-    method: str = "step",
-    ties: str = "group",
-    sample_weight: Any = None,
-    pos_label: Any = None,
-    average: str | None = "macro",
-    labels: Any = None,
-    recall_grid: str = "reference",
-    on_undefined: Any = "warn",
-    prevalence: float | None = None,
-) -> float | np.ndarray:
-    """Average precision (PR-AUC) by a named convention; binary, multi-class or multi-label.
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Binary labels, class labels (multi-class, with a 2-D ``y_score``), or a
-        0/1 indicator matrix (multi-label).
-    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Scores; for multi-class and multi-label input one column per class.
-    method, ties, sample_weight, recall_grid, on_undefined
-        As in :func:`precall.scores.average_precision` (the binary function):
-        ``method`` is one of :data:`precall.AP_METHODS`, applied per class.
-    pos_label : label, default=None
-        Binary input only: the positive label.
-    average : {"macro", "weighted", "micro", "samples"} or None, default="macro"
-        How per-class values are combined (see :mod:`precall.averaging`);
-        ignored for binary input, as in scikit-learn.
-    labels : array-like, default=None
-        The class of each column of ``y_score``.  Default: the sorted labels
-        of ``y_true`` (multi-class) or ``0..k-1`` (multi-label).
-    prevalence : float in (0, 1), default=None
-        Binary input only: the AP with the negatives reweighted so that
-        positives are this share of the data (see
-        :func:`precall.scores.average_precision`).
-
-    Returns
-    -------
-    float, or ndarray of shape (n_classes,) when ``average=None``
-
-    Examples
-    --------
-    >>> import precall
-    >>> y = [0, 0, 1, 1, 2, 2]
-    >>> s = [[0.7, 0.2, 0.1], [0.4, 0.3, 0.3], [0.1, 0.8, 0.1],
-    ...      [0.2, 0.3, 0.5], [0.4, 0.4, 0.2], [0.1, 0.2, 0.7]]
-    >>> round(precall.average_precision(y, s), 4)
-    0.7778
-    >>> precall.average_precision(y, s, average=None).round(4)
-    array([0.8333, 0.75  , 0.75  ])
-    """
-    check_choice(method, "method", AP_METHODS)
-    check_choice(ties, "ties", TIES)
-    check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
-    policy = check_on_undefined(on_undefined)
-    if not is_multi(y_true, y_score, labels):
-        _check_average(average, AVERAGES)
-        return binary_average_precision(
-            y_true, y_score, method=method, ties=ties, sample_weight=sample_weight,
-            pos_label=pos_label, recall_grid=recall_grid, on_undefined=policy, prevalence=prevalence,
-        )
-    if prevalence is not None:
-        raise ValueError(
-            f"`prevalence` applies to binary input; got multi-class or multi-label input and "
-            f"prevalence={prevalence!r}. Evaluate each class as a binary problem "
-            "(precall.per_class_tables(...)[c].at_prevalence(pi)) with its own prevalence"
-        )
-    avg = _check_average(average, AVERAGES)
-    data = check_multi(y_true, y_score, sample_weight, labels)
-
-    if avg == "samples":
-        return _samples(
-            data, lambda s, y: row_ap(row_steps(s, y, ties), method, recall_grid),
-            ("average precision", NO_POSITIVES, 0.0), policy,
-        )
-    metric = _ap_metric(method, ties, recall_grid, policy)
-    return _average(data, metric, avg)
-
-
-def roc_auc(
-    y_true: Any,
-    y_score: Any,
-    *,
-    max_fpr: float | None = None,
-    sample_weight: Any = None,
-    pos_label: Any = None,
-    average: str | None = "macro",
-    multi_class: str = "ovr",
-    labels: Any = None,
-    on_undefined: Any = "warn",
-) -> float | np.ndarray:
-    """Area under the ROC curve; binary, one-vs-rest multi-class, or multi-label.
-
-    Parameters
-    ----------
-    y_true, y_score, sample_weight, labels
-        As in :func:`average_precision`.
-    max_fpr : float in (0, 1], default=None
-        McClish-standardised partial AUC (binary and multi-label input only, as
-        scikit-learn).
-    pos_label : label, default=None
-        Binary input only; None follows ``roc_auc_score`` (the greater label).
-    average : {"macro", "weighted", "micro", "samples"} or None, default="macro"
-        ``"samples"`` only for multi-label input.
-    multi_class : {"ovr", "ovo"}, default="ovr"
-        ``"ovr"``: each class against the rest.  ``"ovo"``: Hand & Till (2001),
-        the mean over pairs of classes (a, b) of the average of AUC(a vs b on
-        column a) and AUC(b vs a on column b), using only the samples of a and
-        b; ``average="weighted"`` weights each pair by its share of the samples.
-        Beyond scikit-learn, ``"ovo"`` accepts ``sample_weight``: each pairwise
-        AUC is the weighted binary AUC of the pair's samples, and a pair's
-        share is its share of the total weight.  Unlike scikit-learn, the
-        scores need not be probabilities summing to 1: each AUC only ranks
-        one column.
-    on_undefined : "warn", "nan", "raise" or float, default="warn"
-        For a class (or the input) with a single class present: NaN with a
-        warning by default, as scikit-learn.
-
-    Returns
-    -------
-    float, or ndarray of shape (n_classes,) when ``average=None``
-
-    Examples
-    --------
-    >>> import precall
-    >>> y = [0, 0, 1, 1, 2, 2]
-    >>> s = [[0.7, 0.2, 0.1], [0.4, 0.3, 0.3], [0.1, 0.8, 0.1],
-    ...      [0.2, 0.3, 0.5], [0.4, 0.4, 0.2], [0.1, 0.2, 0.7]]
-    >>> round(precall.roc_auc(y, s), 4)
-    0.8333
-    """
-    policy = check_on_undefined(on_undefined)
-    if not is_multi(y_true, y_score, labels):
-        _check_average(average, AVERAGES)
-        return binary_roc_auc(
-            y_true, y_score, max_fpr=max_fpr, sample_weight=sample_weight,
-            pos_label=pos_label, on_undefined=policy,
-        )
-    check_choice(multi_class, "multi_class", ("ovr", "ovo"))
-    data = check_multi(y_true, y_score, sample_weight, labels)
-    if multi_class == "ovo":
-        if data.multilabel:
-            raise ValueError(
-                "`multi_class='ovo'` needs multi-class `y_true` (one label per sample); got "
-                "a multi-label indicator matrix. Use multi_class='ovr'"
-            )
-        if max_fpr is not None and max_fpr != 1:
-            raise ValueError("`max_fpr` (partial AUC) is not available for multi-class input")
-        avg = _check_average(average, ("macro", "weighted"))
-        return _hand_till(data, avg or "macro", policy)
-    allowed = AVERAGES if data.multilabel else ("macro", "weighted", "micro")
-    avg = _check_average(average, allowed)
-    if max_fpr is not None:
-        max_fpr = check_probability(max_fpr, "max_fpr")
-        if not data.multilabel and max_fpr != 1:
-            raise ValueError(
-                "`max_fpr` (partial AUC) is not available for multi-class input; got "
-                f"max_fpr={max_fpr!r}. Use max_fpr=None"
-            )
-
-    def metric(col: BinaryInput) -> float:
-        if max_fpr is None or max_fpr == 1:
-            return roc_auc_from_steps(build_steps(col, "group"), policy=policy)
-        return roc_auc_from_table(build_table(col, "group"), max_fpr=max_fpr, on_undefined=policy)
-
-    if avg == "samples":
-        return _samples(
-            data, lambda s, y: row_roc_auc(row_steps(s, y, "group"), max_fpr),
-            ("ROC AUC", ONE_CLASS_ROC, float("nan")), policy,
-        )
-    return _average(data, metric, avg)
-
-
-def _hand_till(data: MultiInput, average: str, policy: Any) -> float:
+def hand_till(data: MultiInput, average: str, policy: Any) -> float:
     """One-vs-one ROC-AUC (Hand & Till 2001) over the pairs of present classes.
 
     Without weights, each column is sorted once per class block and every
@@ -352,13 +183,13 @@ def _hand_till(data: MultiInput, average: str, policy: Any) -> float:
 
         def pair_auc(pos: int, neg: int) -> float:
             steps = steps_from_sorted(blocks[pos, pos], blocks[neg, pos])
-            return roc_auc_from_steps(steps, policy=policy)  # type: ignore[arg-type]
+            return binary_roc_auc(steps, policy)  # type: ignore[arg-type]
     else:
 
         def pair_auc(pos: int, neg: int) -> float:
             rows = np.concatenate([members[pos], members[neg]])
             col = _column(s[rows, pos], y[rows, pos], w[rows])  # type: ignore[index]
-            return roc_auc_from_steps(build_steps(col, "group"), policy=policy)
+            return binary_roc_auc(steps_of(col, "group"), policy)
 
     pair_scores, shares = [], []
     for a, b in combinations(members, 2):
@@ -508,14 +339,10 @@ def mean_average_precision(
     >>> result.value
     1.0
     """
-    check_choice(method, "method", AP_METHODS)
-    check_choice(ties, "ties", TIES)
-    check_choice(recall_grid, "recall_grid", RECALL_GRIDS)
-    check_choice(absent, "absent", ("zero", "skip"))
+    check_options(method=method, ties=ties, recall_grid=recall_grid, absent=absent)
     data = check_multi(y_true, y_score, sample_weight, labels)
 
-    metric = _ap_metric(method, ties, recall_grid, "nan")
-    per_class = _average(data, metric, None)
+    per_class = average_columns(data, ap_metric(method, ties, recall_grid, "nan"), None)
     undefined_classes = ~data.positive.any(axis=0)
     if absent == "zero":
         value = float(np.mean(np.where(undefined_classes, 0.0, per_class)))
@@ -540,9 +367,93 @@ def per_class_tables(
     >>> sorted(tables), tables[1].tp
     ([0, 1, 2], array([1, 2, 2, 2]))
     """
-    check_choice(ties, "ties", TIES)
+    check_options(ties=ties)
     data = check_multi(y_true, y_score, sample_weight, labels)
     return {
-        cls: build_table(_column(data.scores[:, c], data.positive[:, c], data.weight), ties)  # type: ignore[arg-type]
+        cls: table_of(_column(data.scores[:, c], data.positive[:, c], data.weight), ties)
         for c, cls in enumerate(data.classes.tolist())
     }
+
+
+@dataclass(frozen=True)
+class MultiEvaluation:
+    """Every convention for each class (one against the rest) and the averages, from one
+    sort per class; :func:`precall.evaluate` of multi-class or multi-label input.
+
+    Attributes
+    ----------
+    classes : ndarray
+        The class of each column of ``y_score``.
+    per_class : tuple of Evaluation
+        The binary :class:`~precall.Evaluation` of each class, in the order of ``classes``.
+    support : ndarray
+        Positive weight (row count without weights) of each class.
+    average_precision : dict of str to dict of str to float
+        ``average_precision[average][method]`` for ``"macro"``, ``"weighted"`` and
+        ``"micro"`` (as :func:`precall.average_precision` with that ``average``).
+    roc_auc : dict of str to float
+        One-vs-rest ``"macro"``, ``"weighted"``, ``"micro"``; and ``"ovo"`` (Hand & Till,
+        multi-class input only).
+    multilabel : bool
+    ties, recall_grid : str
+    """
+
+    classes: np.ndarray
+    per_class: tuple[Evaluation, ...]
+    support: np.ndarray
+    average_precision: dict[str, dict[str, float]]
+    roc_auc: dict[str, float]
+    multilabel: bool
+    ties: str
+    recall_grid: str
+
+    def per_class_average_precision(self, method: str = "step") -> np.ndarray:
+        """AP of each class by ``method``."""
+        return np.array([e.average_precision[method] for e in self.per_class])
+
+    @property
+    def per_class_roc_auc(self) -> np.ndarray:
+        """One-vs-rest ROC-AUC of each class."""
+        return np.array([e.roc_auc for e in self.per_class])
+
+
+def evaluate_classes(data: MultiInput, *, ties: str, recall_grid: str, policy: Any,
+                     micro: bool = True, ovo: bool = True) -> MultiEvaluation:
+    """The :class:`MultiEvaluation` of validated multi-class or multi-label input.
+
+    Each class is sorted once (its :class:`Evaluation`); the macro and weighted
+    averages come from the per-class values; ``micro`` pools every (sample,
+    class) cell (one more sort) and ``ovo`` sorts each class's rows per column.
+    """
+    per_class = []
+    for col in _columns(data):
+        steps, grouped = steps_and_grouped(col, ties)  # type: ignore[arg-type]
+        per_class.append(evaluation_from_steps(steps, grouped, ties=ties, n_samples=col.n_samples,
+                                               recall_grid=recall_grid, policy=policy))
+    support = np.array([e.n_pos for e in per_class])
+    methods = list(conventions.CONVENTIONS)
+    ap = {m: np.array([e.average_precision[m] for e in per_class]) for m in methods}
+    auc = np.array([e.roc_auc for e in per_class])
+    averages: dict[str, dict[str, float]] = {
+        "macro": {m: float(np.mean(ap[m])) for m in methods},
+        "weighted": {m: _weighted(ap[m], support) for m in methods},
+    }
+    rocs = {"macro": float(np.mean(auc)), "weighted": _weighted(auc, support)}
+    if micro:
+        s, y, w = data.scores, data.positive, data.weight
+        k = s.shape[1]
+        pooled = _column(s.ravel(), y.ravel(), None if w is None else np.repeat(w, k))
+        steps, grouped = steps_and_grouped(pooled, ties)  # type: ignore[arg-type]
+        averages["micro"] = {m: binary_ap(steps, m, recall_grid, policy) for m in methods}
+        rocs["micro"] = binary_roc_auc(grouped, policy)
+    if ovo and not data.multilabel:
+        rocs["ovo"] = hand_till(data, "macro", policy)
+    return MultiEvaluation(data.classes, tuple(per_class), support, averages, rocs, data.multilabel, ties,
+                           recall_grid)
+
+
+def _weighted(values: np.ndarray, support: np.ndarray) -> float:
+    """The support-weighted mean, as scikit-learn's ``average="weighted"`` (0 without support)."""
+    if np.isclose(support.sum(), 0.0):
+        return 0.0
+    return float(np.average(np.where(support == 0, 0.0, values), weights=support))

@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from . import averaging
-from ._counts import ThresholdTable
-from ._validate import check_prevalence, is_multi
-from .space import min_precision
+from .._core.validate import check_prevalence, is_multi
+from ..multiclass import per_class_tables
+from ..space import min_precision
+from ..table import ThresholdTable, threshold_table
 
 __all__ = [
     "draw_pr", "draw_roc", "draw_unachievable", "pr_curve", "pr_prevalences", "pr_tables", "roc_curve", "roc_tables",
@@ -73,8 +73,6 @@ def _tables(
     label: str | None,
 ) -> list[tuple[str, ThresholdTable]]:
     """(name, table) for each curve: one model, several models, or each class."""
-    from . import threshold_table
-
     if isinstance(y_score, Mapping):
         if not y_score:
             raise ValueError("`y_score` as a mapping must name at least one model; got an empty mapping")
@@ -83,7 +81,7 @@ def _tables(
             for name, s in y_score.items()
         ]
     if is_multi(y_true, y_score, labels):
-        tables = averaging.per_class_tables(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties)
+        tables = per_class_tables(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties)
         return [(f"class {c}", t) for c, t in tables.items()]
     table = threshold_table(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties)
     return [(label if label is not None else "model", table)]

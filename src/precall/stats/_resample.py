@@ -10,7 +10,7 @@ ROC area can tell them apart).  A row's *code* is ``2 * run + is_positive``.
 A resample (a bootstrap replicate, or the data less a jackknife group) is a
 multiset of rows.  Its per-run counts of positive and negative weight, one
 ``np.bincount`` of the drawn rows' codes, are all that any metric of
-:mod:`precall._rowwise` needs: O(n) per replicate and no new sort.  A replicate
+:mod:`precall._core.conventions` needs: O(n) per replicate and no new sort.  A replicate
 is therefore evaluated exactly as the original rows with integer weights (the
 number of times each row was drawn, times its ``sample_weight``); with
 ``ties="group"`` that equals evaluating the resampled rows themselves.
@@ -23,8 +23,8 @@ from typing import Iterator
 
 import numpy as np
 
-from ._counts import _stable_descending_sort
-from ._rowwise import RowSteps, steps_from_counts
+from .._core.sort import stable_descending_sort
+from .._core.steps import Steps, steps_from_counts
 
 __all__ = [
     "Draws",
@@ -50,7 +50,7 @@ class RankedColumn:
 def rank_column(scores: np.ndarray, positive: np.ndarray, ties: str) -> RankedColumn:
     """Rank one column (one sort) and give every row its run code."""
     n = scores.shape[0]
-    order, s = _stable_descending_sort(scores)
+    order, s = stable_descending_sort(scores)
     y = positive[order]
     new_run = np.ones(n, dtype=bool)
     if ties == "group":
@@ -68,7 +68,7 @@ def rank_column(scores: np.ndarray, positive: np.ndarray, ties: str) -> RankedCo
     return RankedColumn(code, int(block[-1]) + 1 if n else 0)
 
 
-def _steps(counts: np.ndarray, m: int, n_runs: int) -> RowSteps:
+def _steps(counts: np.ndarray, m: int, n_runs: int) -> Steps:
     c = counts.reshape(m, n_runs, 2)
     return steps_from_counts(c[:, :, 1], c[:, :, 0])
 
@@ -95,7 +95,7 @@ class Draws:
 _ALL = np.empty(0, dtype=np.int64)  # marks "every row, in order" (no strata)
 
 
-def resample_steps(col: RankedColumn, draws: Draws, weight: np.ndarray | None) -> RowSteps:
+def resample_steps(col: RankedColumn, draws: Draws, weight: np.ndarray | None) -> Steps:
     """Per-run counts of a block of replicates: for each replicate and stratum,
     one ``bincount`` of the drawn rows' codes (no row index materialised).
 
@@ -117,7 +117,7 @@ def resample_steps(col: RankedColumn, draws: Draws, weight: np.ndarray | None) -
 
 def leave_out_steps(
     col: RankedColumn, members: np.ndarray, sizes: np.ndarray, weight: np.ndarray | None
-) -> RowSteps:
+) -> Steps:
     """Per-run counts of the data less each group: group ``g`` is the next
     ``sizes[g]`` entries of ``members`` (row indices)."""
     g = sizes.shape[0]

@@ -1,20 +1,37 @@
-"""Input validation: the one place where user input is checked.
+"""Input validation: the one front door every entry point goes through.
 
-Every public function passes its inputs through :func:`check_binary` once; the
-layers below trust what comes out of it.  Messages have one shape:
-"`name` must be ...; got ...", followed by how to fix it where that helps.
+Every public entry point (the in-memory metrics, multi-class averaging,
+:class:`precall.Accumulator`, :mod:`precall.dask`, :mod:`precall.stats`, the
+command line) passes labels, scores and weights through :func:`check_binary`
+or :func:`check_multi` (:func:`is_multi` tells which) and its options through
+:func:`check_options`, once; the layers below trust what comes out.  Messages
+have one shape: "`name` must be ...; got ...", followed by how to fix it where
+that helps.
+
+``pos_label=None`` follows scikit-learn: ROC-AUC alone takes the greater of two
+labels as positive (``roc_auc_score``); everything that reports an AP needs
+labels in {0, 1} or {-1, 1} (``average_precision_score``).
 """
 
 from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 __all__ = [
+    "AP_METHODS",
+    "AVERAGES",
     "BinaryInput",
+    "Method",
+    "MultiInput",
+    "RECALL_GRIDS",
+    "RecallGrid",
+    "TIES",
+    "Ties",
+    "check_options",
     "check_bool",
     "check_binary",
     "check_choice",
@@ -24,6 +41,35 @@ __all__ = [
 ]
 
 PosLabelRule = Literal["strict", "greater"]
+
+# ---------------------------------------------------------------------------
+# options: each a Literal type and its values, checked by one function
+Method = Literal["step", "voc2007", "voc2010", "coco", "trapezoid", "interpolated"]
+Ties = Literal["group", "stable"]
+RecallGrid = Literal["reference", "exact"]
+Average = Literal["macro", "weighted", "micro", "samples"]
+MultiClass = Literal["ovr", "ovo"]
+Absent = Literal["zero", "skip"]
+
+AP_METHODS: tuple[str, ...] = get_args(Method)
+TIES: tuple[str, ...] = get_args(Ties)
+RECALL_GRIDS: tuple[str, ...] = get_args(RecallGrid)
+AVERAGES: tuple[str, ...] = get_args(Average)
+
+_OPTIONS: dict[str, tuple[str, ...]] = {
+    "method": AP_METHODS,
+    "ties": TIES,
+    "recall_grid": RECALL_GRIDS,
+    "multi_class": get_args(MultiClass),
+    "absent": get_args(Absent),
+}
+
+
+def check_options(**options: Any) -> None:
+    """Check named string options against their allowed values (``method``, ``ties``,
+    ``recall_grid``, ``multi_class``, ``absent``): ``ValueError`` naming the option."""
+    for name, value in options.items():
+        check_choice(value, name, _OPTIONS[name])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,612 @@
+"""The registry of conventions and their kernels: every AP convention by name, and ROC-AUC.
+
+All of them are computed from the *steps* of the count table (the rows where TP
+increases, with the FP count at the row and just above it): recall changes only
+there, and precision is highest there within a run of equal TP, so the area,
+envelope, interpolation and ROC formulas need nothing else.
+
+The conventions
+===============
+
+Notation: the operating points are ranked by decreasing threshold; at point
+``k`` the cumulative weights are ``TP_k`` and ``FP_k``, ``P`` is the total
+positive weight (``n_pos``), ``R_k = TP_k / P``, ``P_k = TP_k / (TP_k + FP_k)``.
+With ``ties="group"`` a point is a distinct score (scikit-learn); with
+``ties="stable"`` a point is one sample, equal scores in input order (the
+tutorials' rank tables, Detectron's ``voc_eval``, pycocotools).
+
+.. list-table::
+   :header-rows: 1
+
+   * - name
+     - formula
+     - sentinels, grid
+     - used by
+   * - ``step``
+     - ``sum_k (R_k - R_{k-1}) P_k``, no interpolation
+     - none
+     - scikit-learn ``average_precision_score``; TREC "average precision"
+   * - ``voc2007``
+     - ``(1/11) sum_{t in grid} max{P_k : R_k >= t}`` (0 when no ``R_k >= t``)
+     - grid ``np.arange(0., 1.1, 0.1)`` (``recall_grid="reference"``) or the
+       exact ``k/10``
+     - PASCAL VOC 2007 devkit, Detectron ``voc_ap(use_07_metric=True)``
+   * - ``voc2010``
+     - area under the precision envelope ``max{P_j : R_j >= r}``
+     - points (0, 0) in front and (1, 0) at the end; rectangles where recall changes
+     - PASCAL VOC 2010+ devkit, Detectron ``voc_ap``
+   * - ``coco``
+     - mean over 101 recall thresholds ``r`` of the envelope at the first point with
+       ``R_k >= r`` (0 past the last recall), precision ``TP/(TP+FP+eps)``
+     - grid ``np.linspace(0, 1, 101)`` (reference) or exact ``k/100``;
+       ``eps = np.spacing(1)`` as pycocotools
+     - pycocotools ``COCOeval.accumulate``, torchmetrics, Ultralytics (COCO mode)
+   * - ``trapezoid``
+     - trapezoidal area under the PR points, starting at (R 0, P 1)
+     - scikit-learn's final point (recall 0, precision 1)
+     - ``sklearn.metrics.auc(recall, precision)`` (optimistic: linear interpolation)
+   * - ``interpolated``
+     - Davis & Goadrich: between consecutive points TP grows by 1 per unit and FP by
+       ``(FP_b - FP_a)/(TP_b - TP_a)``; the area of that curve in closed form
+     - starts at (TP 0, FP 0)
+     - PRROC ``auc.integral``, Keras ``AUC(curve="PR", summation_method="interpolation")``
+
+A worked example: scores
+``[0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]`` with labels
+``[0, 0, 1, 0, 1, 1, 0, 1, 1, 1]`` give step 0.768849, voc2010 0.791667, voc2007
+0.803030, trapezoid 0.748016 and ROC-AUC 0.583333.
+
+The recall grids
+================
+
+The reference codes build their grids in floating point: Detectron's
+``np.arange(0., 1.1, 0.1)`` holds 0.30000000000000004 and 0.7000000000000001,
+pycocotools' ``np.linspace`` holds 0.07000000000000001, and so on, so a recall
+of exactly 3/10 does *not* reach the 0.3 threshold there.  ``recall_grid=
+"reference"`` (the default) reproduces those grids, and so the reference
+numbers to the last bit; ``recall_grid="exact"`` compares ``10 TP >= k P``
+(``100 TP >= k P``), exact for integer counts.
+
+Each :class:`Convention` of :data:`CONVENTIONS` carries its kernel, a function of
+:class:`~precall._core.steps.Steps` (one problem or a batch) returning one value
+per problem, and its minimum over all rankings; the in-memory metrics,
+``average="samples"``, the bootstrap, the score-range partial sums, detection
+and the plots all go through these functions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .steps import Steps, one_problem
+from .validate import AP_METHODS, check_count, check_options
+
+__all__ = [
+    "APTerms",
+    "CONVENTIONS",
+    "COCO_GRID",
+    "Convention",
+    "VOC07_GRID",
+    "ap",
+    "ap_terms",
+    "grid_average",
+    "grid_precisions",
+    "interpolated_areas",
+    "min_average_precision",
+    "roc_auc",
+    "roc_auc_from_sum",
+    "step_sum",
+    "trapezoid_sum",
+    "twice_fp_area",
+    "voc2010_sum",
+]
+
+# the recall grids of the reference codes, float artefacts included (see the module docstring)
+VOC07_GRID = np.arange(0.0, 1.1, 0.1)  # Detectron's voc_ap
+COCO_GRID = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)  # pycocotools
+
+
+# ---------------------------------------------------------------------------
+# pieces shared by the kernels (each formula once)
+def _safe_divide(num: np.ndarray, den: np.ndarray, default: float) -> np.ndarray:
+    """``num / den`` where ``den > 0``, else ``default``."""
+    num, den = np.broadcast_arrays(num, den)
+    out = np.full(num.shape, default, dtype=np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _precision(s: Steps) -> np.ndarray:
+    """``TP / (TP + FP)`` at each step (0 at an empty leading run)."""
+    tp = s.tp.astype(np.float64)
+    if s.dense:
+        return tp / (tp + s.fp)
+    return _safe_divide(tp, tp + s.fp, 0.0)
+
+
+def _prev_precision(s: Steps) -> np.ndarray:
+    """Precision at the point above each step; 1 at the origin (scikit-learn's sentinel)."""
+    tp_prev = s.tp_prev.astype(np.float64)
+    ps = tp_prev + s.fp_prev
+    return np.where(ps > 0, tp_prev / np.where(ps > 0, ps, 1.0), 1.0)
+
+
+def _coco_precision(s: Steps) -> np.ndarray:
+    """pycocotools' precision ``TP / (TP + FP + eps)``, ``eps = np.spacing(1)``."""
+    tp = s.tp.astype(np.float64)
+    return tp / (s.fp + tp + np.spacing(1))
+
+
+def _envelope(precision: np.ndarray) -> np.ndarray:
+    """Running maximum from the right along each row: the best precision at recall >= R_k."""
+    return np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+
+
+# ---------------------------------------------------------------------------
+# the kernels: (m, R) steps in, one value per problem out
+def step_sum(s: Steps) -> np.ndarray:
+    """Sum of (positive weight x precision) over the steps: step AP times P."""
+    return np.sum(s.dtp * _precision(s), axis=1)
+
+
+def trapezoid_sum(s: Steps) -> np.ndarray:
+    """Sum of (positive weight x (precision above + precision)): trapezoid AP times 2P."""
+    return np.sum(s.dtp * (_prev_precision(s) + _precision(s)), axis=1)
+
+
+def interpolated_areas(s: Steps) -> np.ndarray:
+    """Davis & Goadrich's area of each step, (m, R), in TP units (divide by P for AP).
+
+    Between A = (a, fa) and B = (a + d, fb): TP = a + x, FP = fa + slope * x, and
+    ``integral_0^d (a + x) / (b + c x) dx`` with ``b = a + fa``, ``c = 1 + slope``
+    is ``d / c + (a * slope - fa) / c**2 * log(1 + c d / b)`` (``b > 0``), ``d / c``
+    (``b = 0``: the origin).  In place: the step arrays can hold millions of rows.
+    """
+    step = None if s.dense else s.dtp > 0
+    d = s.dtp.astype(np.float64) if step is None else np.where(step, s.dtp, 1).astype(np.float64)
+    fa = s.fp_prev.astype(np.float64)
+    a = s.tp - d
+    slope = s.fp - fa
+    slope /= d
+    c = slope + 1.0
+    b = a + fa
+    area = d / c
+    log_coef = slope
+    log_coef *= a
+    log_coef -= fa  # a * slope - fa
+    del a, fa
+    log_coef /= c
+    log_coef /= c
+    ratio = d
+    ratio *= c
+    del c
+    started = b > 0
+    np.divide(ratio, b, out=ratio, where=started)
+    ratio[~started] = 0.0
+    np.log1p(ratio, out=ratio)
+    log_coef *= ratio
+    area += log_coef
+    return area if step is None else np.where(step, area, 0.0)
+
+
+def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = True) -> np.ndarray:
+    """Detectron's ``voc_ap`` on the steps: the sum over recall changes of the recall
+    gained times the precision envelope, with its sentinels (0, 0) in front and
+    (1, 0) at the end (the same floats, added in the same order).
+
+    ``floor`` (m,) raises the envelope to the best precision of steps not in
+    ``s`` (the lower score ranges) and ``sentinel=False`` drops the (1, 0) term:
+    a score range's part of the sum.
+    """
+    m, r = s.tp.shape
+    recall = s.tp / s.n_pos[:, None]
+    before = np.empty_like(recall)
+    if r:
+        before[:, 0] = (s.tp[:, 0] - s.dtp[:, 0]) / s.n_pos
+        before[:, 1:] = recall[:, :-1]
+    env = _envelope(_precision(s))
+    if floor is not None:
+        env = np.maximum(env, np.asarray(floor, dtype=np.float64).reshape(-1, 1))
+    width = recall - before
+    terms = width * env
+    changed = width != 0
+    if m == 1:  # only the recall changes, as Detectron's `np.where(mrec[1:] != mrec[:-1])`
+        kept = terms[0][changed[0]]
+        if sentinel and (r == 0 or recall[0, -1] != 1.0):
+            kept = np.append(kept, 0.0)  # (1 - R_K) times the sentinel precision 0
+        return np.array([np.sum(kept)])
+    return np.sum(np.where(changed, terms, 0.0), axis=1)
+
+
+def _grid_indices(s: Steps, n_points: int, grid: str, reference: np.ndarray) -> np.ndarray:
+    """(m, n_points): the first step of each row reaching each recall threshold (R if none).
+
+    Long rows search once per row; short rows (``average="samples"``: a few
+    classes, many rows) compare every threshold with every step at once.
+    """
+    m, runs = s.tp.shape
+    idx = np.empty((m, n_points), dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if runs >= 256 or m == 1:
+            for i in range(m):  # cumulative counts only grow: one search per row
+                if grid == "reference":
+                    idx[i] = np.searchsorted(s.tp[i] / s.n_pos[i], reference, side="left")
+                else:  # exact: first step with TP * (n_points - 1) >= j * P, on the counts
+                    scaled = s.tp[i] * float(n_points - 1)
+                    idx[i] = np.searchsorted(scaled, np.arange(n_points, dtype=np.float64) * s.n_pos[i], side="left")
+        else:
+            recall = s.tp / s.n_pos[:, None]
+            for j in range(n_points):
+                if grid == "reference":
+                    below = recall < reference[j]
+                else:
+                    below = s.tp * (n_points - 1) < j * s.n_pos[:, None]
+                idx[:, j] = below.sum(axis=1)
+    return idx
+
+
+def grid_precisions(s: Steps, method: str, grid: str = "reference", thresholds: np.ndarray | None = None) -> np.ndarray:
+    """(m, n_points): the envelope at each recall threshold of ``"voc2007"`` (11) or
+    ``"coco"`` (101; pycocotools' precision): the best precision at recall >= the
+    threshold, 0 where no step reaches it.  ``thresholds`` replaces the reference
+    grid (detection's ``recall_thresholds``)."""
+    if method == "voc2007":
+        reference, precision = VOC07_GRID, _precision(s)
+    else:
+        reference, precision = COCO_GRID, _coco_precision(s)
+    if thresholds is not None:
+        reference, grid = np.asarray(thresholds, dtype=np.float64), "reference"
+    with np.errstate(invalid="ignore", divide="ignore"):
+        env = np.concatenate([_envelope(precision), np.zeros((s.tp.shape[0], 1))], axis=1)
+    return np.take_along_axis(env, _grid_indices(s, reference.size, grid, reference), axis=1)
+
+
+def grid_average(points: np.ndarray, method: str, grid: str) -> np.ndarray:
+    """The mean of :func:`grid_precisions` per row, summed as each reference does."""
+    if method == "coco":
+        return np.mean(points, axis=1)
+    if grid == "exact":  # correctly rounded: 1.0 when perfect
+        return np.array([math.fsum(row) / 11.0 for row in points.tolist()])
+    acc = np.zeros(points.shape[0])
+    for j in range(points.shape[1]):  # accumulated as Detectron does (may give 1 + 2**-52)
+        acc = acc + points[:, j] / 11.0
+    return acc
+
+
+def _ap_step(s: Steps, grid: str) -> np.ndarray:
+    return step_sum(s) / s.n_pos
+
+
+def _ap_voc2007(s: Steps, grid: str) -> np.ndarray:
+    return grid_average(grid_precisions(s, "voc2007", grid), "voc2007", grid)
+
+
+def _ap_voc2010(s: Steps, grid: str) -> np.ndarray:
+    return voc2010_sum(s)
+
+
+def _ap_coco(s: Steps, grid: str) -> np.ndarray:
+    return grid_average(grid_precisions(s, "coco", grid), "coco", grid)
+
+
+def _ap_trapezoid(s: Steps, grid: str) -> np.ndarray:
+    return trapezoid_sum(s) / 2.0 / s.n_pos
+
+
+def _ap_interpolated(s: Steps, grid: str) -> np.ndarray:
+    return np.sum(interpolated_areas(s), axis=1) / s.n_pos
+
+
+def ap(s: Steps, method: str, grid: str = "reference") -> np.ndarray:
+    """AP of each problem by ``method`` (NaN where a problem has no positive weight)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.asarray(CONVENTIONS[method].kernel(s, grid), dtype=np.float64)
+    return np.where(s.n_pos > 0, out, np.nan)
+
+
+# ---------------------------------------------------------------------------
+# ROC-AUC
+def twice_fp_area(s: Steps) -> np.ndarray:
+    """Per problem, the sum of (positive weight x (FP above + FP)): twice the ROC area
+    above the curve times P x N (int64 without weights)."""
+    if s.exact:
+        return np.sum(s.dtp * (s.fp_prev + s.fp), axis=1, dtype=np.int64)
+    return np.sum(s.dtp * (s.fp_prev + s.fp), axis=1)
+
+
+def roc_auc_from_sum(twice_above: Any, n_pos: float, n_neg: float, exact: bool) -> float:
+    """ROC-AUC from :func:`twice_fp_area` (summed over any split of the steps)."""
+    if exact:
+        total = 2 * int(n_pos) * int(n_neg)
+        return (total - int(twice_above)) / total
+    return 1.0 - float(twice_above) / (2.0 * float(n_pos) * float(n_neg))
+
+
+def _roc_pieces(s: Steps) -> tuple[np.ndarray, ...]:
+    """The ROC polyline of each problem as pieces (x0, x1, y0, y1) in counts: before each
+    step the flat piece from the point above the previous step, the step itself, and
+    the flat tail to (N, TP_K)."""
+    m, r = s.tp.shape
+    zero = np.zeros((m, 1), dtype=s.fp.dtype)
+    fp_before = np.concatenate([zero, s.fp], axis=1)[:, :r]
+    tp_prev = s.tp_prev
+    last_tp = s.tp[:, -1:] if r else np.zeros((m, 1), dtype=s.tp.dtype)
+    last_fp = s.fp[:, -1:] if r else zero
+    x0 = np.concatenate([fp_before, s.fp_prev, last_fp], axis=1)
+    x1 = np.concatenate([s.fp_prev, s.fp, s.n_neg[:, None]], axis=1)
+    y0 = np.concatenate([tp_prev, tp_prev, last_tp], axis=1)
+    y1 = np.concatenate([tp_prev, s.tp, last_tp], axis=1)
+    return x0, x1, y0, y1
+
+
+def roc_auc(s: Steps, max_fpr: float | None = None) -> np.ndarray:
+    """ROC-AUC of each problem (NaN where a problem has one class).
+
+    The full area is ``1 - integral of FPR dTPR``, exact in integers without
+    weights.  With ``max_fpr`` (McClish's standardised partial AUC, as
+    scikit-learn): the trapezoids of the ROC polyline left of ``max_fpr``, the
+    piece crossing it cut where linear interpolation reaches it, then
+    ``0.5 * (1 + (A - max_fpr**2 / 2) / (max_fpr - max_fpr**2 / 2))``.
+    """
+    P, N = s.n_pos, s.n_neg
+    defined = (P > 0) & (N > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if max_fpr is None or max_fpr == 1:
+            twice = twice_fp_area(s)
+            if s.exact:
+                out = np.array([roc_auc_from_sum(t, p, n, True) if ok else np.nan
+                                for t, p, n, ok in zip(twice.tolist(), P.tolist(), N.tolist(), defined.tolist())])
+            else:
+                out = 1.0 - twice / (2.0 * P * N)
+        else:
+            x0, x1, y0, y1 = (a / d[:, None] for a, d in zip(_roc_pieces(s), (N, N, P, P)))
+            x_end = np.minimum(x1, max_fpr)
+            width = x_end - x0
+            inside = width > 0
+            slope = _safe_divide(y1 - y0, x1 - x0, 0.0)
+            y_end = y0 + slope * width
+            area = np.sum(np.where(inside, width * (y0 + y_end) / 2.0, 0.0), axis=1)
+            min_area, max_area = 0.5 * max_fpr**2, max_fpr
+            out = 0.5 * (1 + (area - min_area) / (max_area - min_area))
+    return np.where(defined, out, np.nan)
+
+
+# ---------------------------------------------------------------------------
+# the terms of one problem's AP: what `explain` prints and the plots draw
+@dataclass(frozen=True)
+class APTerms:
+    """The terms whose sum is an average precision: why the conventions differ.
+
+    Term ``i`` is ``weight[i] * precision[i]``: a recall width (``step``,
+    ``voc2010``, ``trapezoid``, ``interpolated``: the recall gained at a step;
+    ``voc2007`` / ``coco``: 1/11 or 1/101 per grid point) times the precision
+    the convention uses there (the step's precision; the envelope; the
+    trapezoid's mean of the two ends; Davis & Goadrich's mean precision over
+    the step; the envelope at the grid point).  ``recall`` is the recall at the
+    end of the width, or the grid threshold.
+
+    Attributes
+    ----------
+    method : str
+    recall, weight, precision : ndarray
+    value : float
+        The AP as :func:`precall.average_precision` computes it; equal to
+        ``contributions.sum()`` up to rounding.
+    """
+
+    method: str
+    recall: np.ndarray
+    weight: np.ndarray
+    precision: np.ndarray
+    value: float
+
+    @property
+    def contributions(self) -> np.ndarray:
+        """``weight * precision`` for each term."""
+        return self.weight * self.precision
+
+    def __len__(self) -> int:
+        return int(self.recall.shape[0])
+
+
+def ap_terms(s: Steps, method: str = "step", recall_grid: str = "reference") -> APTerms:
+    """The terms of ``method``'s AP on one problem's steps (see :class:`APTerms`)."""
+    check_options(method=method, recall_grid=recall_grid)
+    if s.m != 1:
+        raise ValueError(f"the terms are those of one problem; got {s.m}")
+    if s.n_pos[0] == 0:
+        raise ValueError("average precision has no terms without positives (n_pos = 0)")
+    value = float(ap(s, method, recall_grid)[0])
+    n_pos = float(s.n_pos[0])
+    tp = s.tp[0].astype(np.float64)
+    recall = tp / n_pos
+    width = s.dtp[0] / n_pos
+    precision = _precision(s)[0]
+    if method == "step":
+        return APTerms(method, recall, width, precision, value)
+    if method == "trapezoid":
+        return APTerms(method, recall, width, (_prev_precision(s)[0] + precision) / 2.0, value)
+    if method == "interpolated":
+        return APTerms(method, recall, width, interpolated_areas(s)[0] / s.dtp[0], value)
+    if method == "voc2010":
+        env = _envelope(precision[None, :])[0]
+        tail = 1.0 - recall[-1] if recall.size else 1.0
+        if tail > 0:  # the (1, 0) sentinel: recall never reached counts with precision 0
+            return APTerms(method, np.append(recall, 1.0), np.append(width, tail), np.append(env, 0.0), value)
+        return APTerms(method, recall, width, env, value)
+    n_points, reference = (11, VOC07_GRID) if method == "voc2007" else (101, COCO_GRID)
+    points = grid_precisions(s, method, recall_grid)[0]
+    thresholds = reference if recall_grid == "reference" else np.arange(n_points) / (n_points - 1)
+    return APTerms(method, thresholds.copy(), np.full(n_points, 1.0 / n_points), points, value)
+
+
+# ---------------------------------------------------------------------------
+# the minimum AP of each convention (Boyd et al. 2012 for "step")
+_CHUNK = 1 << 20
+
+
+def _worst_precision_sum(n_pos: int, n_neg: float) -> float:
+    """``sum_{i=1..P} i / (i + N)``, in chunks (P may be large)."""
+    total = 0.0
+    for start in range(1, n_pos + 1, _CHUNK):
+        i = np.arange(start, min(start + _CHUNK, n_pos + 1), dtype=np.float64)
+        total += float(np.sum(i / (i + n_neg)))
+    return total
+
+
+def _one_step(n_pos: float, n_neg: float) -> Steps:
+    """Every negative ranked first, then every positive in one tied run."""
+    whole = float(n_neg).is_integer()
+    dtype = np.int64 if whole else np.float64
+    tp = np.array([n_pos], dtype=dtype)
+    fp = np.array([n_neg], dtype=dtype)
+    return one_problem(np.zeros(1), tp, tp, fp, fp, float(n_pos), float(n_neg), whole)
+
+
+def _min_boyd(p: float, n: float, ties: str, grid: str) -> float:
+    return _worst_precision_sum(int(p), n) / p
+
+
+def _min_one_step(method: str) -> Callable[[float, float, str, str], float]:
+    def minimum(p: float, n: float, ties: str, grid: str) -> float:
+        return float(ap(_one_step(p, n), method, grid)[0])
+    return minimum
+
+
+def _min_trapezoid(p: float, n: float, ties: str, grid: str) -> float:
+    if ties == "group":  # negatives first, then every positive tied: precision 0 joined to pi
+        return _min_one_step("trapezoid")(p, n, ties, grid)
+    # trapezoids between consecutive worst-ranking points, from precision 0 above the first
+    return (_worst_precision_sum(int(p), n) - p / (p + n) / 2.0) / p
+
+
+def min_average_precision(n_pos: Any, n_neg: Any, method: str = "step", ties: str = "group",
+                          recall_grid: str = "reference") -> float:
+    """The smallest AP any ranking of ``n_pos`` positives (a whole number) and negatives
+    of total weight ``n_neg`` gets by ``method`` (1 without negatives)."""
+    check_options(method=method, ties=ties, recall_grid=recall_grid)
+    p = check_count(n_pos, "n_pos", positive=True, whole=True)
+    n = check_count(n_neg, "n_neg")
+    if n == 0:
+        return 1.0
+    return CONVENTIONS[method].minimum(p, n, ties, recall_grid)
+
+
+# ---------------------------------------------------------------------------
+# the registry
+@dataclass(frozen=True)
+class Convention:
+    """How one AP convention turns a PR curve into one number: its formula, grid and
+    sentinels, its tie rule, its minimum, where it comes from, and its kernel."""
+
+    name: str
+    summary: str
+    formula: str
+    sentinels: str
+    used_by: str
+    reference: str
+    reference_ties: str
+    seed_values: str
+    minimum_formula: str = ""
+    kernel: Callable[[Steps, str], np.ndarray] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    minimum: Callable[[float, float, str, str], float] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+
+    @property
+    def example_values(self) -> str:
+        """Worked examples of this convention (same as ``seed_values``)."""
+        return self.seed_values
+
+
+CONVENTIONS: dict[str, Convention] = {
+    c.name: c
+    for c in (
+        Convention(
+            "step",
+            "precision at each recall step, weighted by the recall gained (no interpolation)",
+            "sum_k (R_k - R_{k-1}) * P_k",
+            "none",
+            "scikit-learn average_precision_score",
+            "scikit-learn User Guide, 'Precision, recall and F-measures'",
+            "group: equal scores are one threshold",
+            "worked example 0.768849; the tutorials' stable example 0.643849; a tied example 0.638889",
+            minimum_formula="(1/P) sum_{i=1..P} i / (i + N) (Boyd et al. 2012)",
+            kernel=_ap_step,
+            minimum=_min_boyd,
+        ),
+        Convention(
+            "voc2007",
+            "PASCAL VOC 11-point interpolated AP",
+            "mean over t in {0, 0.1, ..., 1} of max{P_k : R_k >= t} (0 if none)",
+            "grid np.arange(0., 1.1, 0.1) or exact k/10 (recall_grid)",
+            "PASCAL VOC 2007 devkit, Detectron voc_ap(use_07_metric=True)",
+            "Everingham et al., IJCV 88 (2010), sec. 4.2",
+            "per detection; Detectron ranks with an unstable np.argsort(-score), so its tie "
+            "order is arbitrary: precall's 'stable' (input order) is the reproducible choice",
+            "worked example 0.803030; the tutorials' stable example 0.670307 (stable); a tied example 0.75",
+            minimum_formula="pi = P / (P + N): the envelope is pi at every recall",
+            kernel=_ap_voc2007,
+            minimum=_min_one_step("voc2007"),
+        ),
+        Convention(
+            "voc2010",
+            "area under the precision envelope (all points)",
+            "sum over recall changes of (R_k - R_{k-1}) * max{P_j : R_j >= R_k}",
+            "(0, 0) in front, (1, 0) at the end",
+            "PASCAL VOC 2010+ devkit, Detectron voc_ap",
+            "Everingham et al., PASCAL VOC 2012 development kit, sec. 3.4.1",
+            "per detection, as voc2007",
+            "worked example 0.791667; the tutorials' stable example 0.662067 (stable, the seed's 0.6621); "
+            "a tied example 0.75",
+            minimum_formula="pi",
+            kernel=_ap_voc2010,
+            minimum=_min_one_step("voc2010"),
+        ),
+        Convention(
+            "coco",
+            "COCO 101-point interpolated AP",
+            "mean over r in {0, 0.01, ..., 1} of the envelope at the first R_k >= r (0 past the last recall)",
+            "grid np.linspace(0, 1, 101) or exact k/100; precision TP/(TP+FP+eps)",
+            "pycocotools COCOeval.accumulate",
+            "Lin et al., 'Microsoft COCO', ECCV 2014; cocoapi cocoeval.py",
+            "stable: np.argsort(-score, kind='mergesort') per image, then across images",
+            "not in the seeds",
+            minimum_formula="P / (P + N + eps) (pycocotools' precision)",
+            kernel=_ap_coco,
+            minimum=_min_one_step("coco"),
+        ),
+        Convention(
+            "trapezoid",
+            "trapezoidal area under the PR points (optimistic: linear interpolation)",
+            "sum_k (R_k - R_{k-1}) * (P_{k-1} + P_k) / 2",
+            "starts at scikit-learn's point (recall 0, precision 1)",
+            "sklearn.metrics.auc(recall, precision)",
+            "Davis & Goadrich, ICML 2006, sec. 4 (why it is optimistic)",
+            "group, as scikit-learn's precision_recall_curve",
+            "worked example 0.748016",
+            minimum_formula="pi / 2 with ties='group' (every positive tied after the negatives); with 'stable' the trapezoids of the worst ranking",
+            kernel=_ap_trapezoid,
+            minimum=_min_trapezoid,
+        ),
+        Convention(
+            "interpolated",
+            "Davis & Goadrich interpolation between operating points, integrated exactly",
+            "integral of TP/(TP+FP) d(TP/P) with FP linear in TP between points",
+            "starts at (TP 0, FP 0)",
+            "PRROC auc.integral, Keras AUC(summation_method='interpolation')",
+            "Davis & Goadrich, ICML 2006, sec. 4; Keilwagen et al., PLoS ONE 2014",
+            "group: points are distinct thresholds",
+            "not in the seeds",
+            minimum_formula="1 - (N/P) log(1 + P/N)",
+            kernel=_ap_interpolated,
+            minimum=_min_one_step("interpolated"),
+        ),
+    )
+}
+
+
+if tuple(CONVENTIONS) != AP_METHODS:  # pragma: no cover - the registry and the option names are one list
+    raise ImportError("precall: the conventions registry does not match AP_METHODS")

@@ -1,0 +1,241 @@
+"""The one sort: scores in decreasing order, ties grouped or in input order (numpy only).
+
+Two routes, chosen by what the input needs:
+
+* **no permutation** (unweighted input with grouped ties): the positives' and
+  the negatives' scores are sorted apart with ``np.sort`` (:func:`sorted_split`)
+  and the steps are counted with ``searchsorted`` (:mod:`precall._core.steps`);
+* **a permutation** (weights, or stable ties): :func:`stable_descending_sort`
+  sorts 64-bit keys ``(order-preserving score bits) << b | index`` with one
+  ``np.sort`` (4-5x faster than ``argsort(kind="stable")``); :func:`rank` then
+  gathers the labels (and weights) and forms the per-sample cumulative TP and
+  FP, from which the table rows (:func:`table_arrays`) and the steps are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .validate import BinaryInput, Ties
+
+__all__ = [
+    "Ranked",
+    "distinct_counts",
+    "group_ends",
+    "rank",
+    "run_ends",
+    "sorted_split",
+    "stable_descending_sort",
+    "table_arrays",
+]
+
+
+_INT64_MAX = np.int64(np.iinfo(np.int64).max)
+
+
+_CHUNK = 1 << 20  # elements per chunk for in-place passes (bounded temporaries)
+
+
+def _flip_negative_magnitudes(v: np.ndarray, sign_bit: int) -> None:
+    """In place: IEEE bit patterns (as int64) to integers in numeric order."""
+    for start in range(0, v.shape[0], _CHUNK):
+        part = v[start : start + _CHUNK]
+        mask = part >> sign_bit  # 0 for positive, -1 for negative numbers
+        mask &= (1 << sign_bit) - 1
+        part ^= mask
+
+
+def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
+    """Unsigned integers that decrease as the scores increase, and their bit width.
+
+    Floats are read through their IEEE bits (``-0.0`` first made ``+0.0``);
+    flipping the magnitude bits of negative numbers makes integer order equal
+    numeric order.  Integers are used as they are.
+    """
+    kind, size = scores.dtype.kind, scores.dtype.itemsize
+    if kind == "f" and size <= 4:
+        v = (scores.astype(np.float32) + np.float32(0.0)).view(np.int32).astype(np.int64)
+        _flip_negative_magnitudes(v, 31)
+        width = 32
+    elif kind == "f":
+        v = (scores.astype(np.float64, copy=False) + 0.0).view(np.int64)
+        _flip_negative_magnitudes(v, 63)
+        width = 64
+    elif kind == "u" and size == 8:
+        v = scores.view(np.int64) ^ np.int64(np.iinfo(np.int64).min)
+        width = 64
+    elif size <= 4:  # 32-bit or narrower integers: shift into [0, 2**32)
+        v = scores.astype(np.int64)
+        if kind == "i":
+            v += 1 << 31
+        width = 32
+    else:
+        v = scores.astype(np.int64)
+        width = 64
+    if width == 32:
+        if kind == "f":
+            v += 1 << 31  # signed 32-bit order -> [0, 2**32)
+        d = np.int64((1 << 32) - 1) - v
+        return d.view(np.uint64), 32
+    v ^= _INT64_MAX
+    return v.view(np.uint64), 64
+
+
+def stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The permutation sorting ``scores`` decreasingly, equal scores in input
+    order, and the sorted scores.
+
+    One ``np.sort`` (SIMD) of the 64-bit keys ``score_key << b | index``, where
+    ``b`` bits hold the index, replaces a merge-sort ``argsort`` (4x faster at
+    1e7).  For 32-bit scores the key holds the whole score and the order is
+    exact; for 64-bit scores only the top ``64 - b`` bits fit, so two different
+    scores may share a key and be ordered by index instead: such inversions
+    are found and those groups re-sorted exactly.
+    """
+    n = scores.shape[0]
+    if n < 2:
+        return np.arange(n, dtype=np.int64), scores.copy()
+    if scores.dtype.itemsize > 8 or n > 2**40:
+        # wider than 64 bits (longdouble): a merge sort, stable by construction
+        order = n - 1 - np.argsort(scores[::-1], kind="stable")[::-1]
+        return order, scores[order]
+    shift = max(1, (n - 1).bit_length())
+    key, width = _descending_key(scores)
+    drop = max(0, width + shift - 64)
+    if drop:
+        key >>= np.uint64(drop)
+    key <<= np.uint64(shift)
+    for start in range(0, n, _CHUNK):
+        part = key[start : start + _CHUNK]
+        part |= np.arange(start, start + part.shape[0], dtype=np.uint64)
+    key.sort()
+    key &= np.uint64((1 << shift) - 1)
+    order = key.view(np.int64)
+    s = scores[order]
+    bad = np.flatnonzero(s[1:] > s[:-1])
+    if bad.size:
+        # collisions of truncated keys: re-sort each affected group exactly
+        group = _descending_key(s)[0] >> np.uint64(drop)
+        groups = np.unique(group[bad])
+        lo = np.searchsorted(group, groups, side="left")
+        hi = np.searchsorted(group, groups, side="right")
+        lengths = hi - lo
+        pos = np.repeat(lo - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+        sub = order[pos]
+        full_key, _ = _descending_key(scores[sub])
+        order[pos] = sub[np.lexsort((sub, full_key))]
+        s[pos] = scores[order[pos]]
+    return order, s
+
+
+
+def group_ends(sorted_desc: np.ndarray) -> np.ndarray:
+    """Index of the last element of each run of equal values."""
+    ends = run_ends(sorted_desc)
+    return np.arange(sorted_desc.shape[0]) if ends is None else ends
+
+
+
+def distinct_counts(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of an increasingly sorted array and how often each occurs (int64)."""
+    n = sorted_values.size
+    if n == 0:
+        return sorted_values, np.zeros(0, dtype=np.int64)
+    starts = np.insert(np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1, 0, 0)
+    return sorted_values[starts], np.diff(np.append(starts, n))
+
+
+
+def sorted_split(data: BinaryInput) -> tuple[np.ndarray, np.ndarray]:
+    """The positives' and the negatives' scores, each sorted increasingly (in place)."""
+    p = data.scores[data.positive]
+    p.sort()
+    q = data.scores[~data.positive]
+    q.sort()
+    return p, q
+
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Samples in stable decreasing score order with per-sample cumulative TP
+    and FP (internal; the stage between the permutation and table or steps)."""
+
+    scores: np.ndarray
+    positive: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    exact: bool
+
+    @property
+    def n_pos(self) -> float:
+        return float(self.tp[-1])
+
+    @property
+    def n_neg(self) -> float:
+        return float(self.fp[-1])
+
+
+def rank(data: BinaryInput) -> Ranked:
+    """Sort once (stable, decreasing) and accumulate; arrays reused in place.
+
+    Weighted sums are float64 in stable order, exactly as scikit-learn forms
+    them (``cumsum(y * w)`` and ``cumsum((1 - y) * w)``).
+    """
+    order, s = stable_descending_sort(data.scores)
+    y = data.positive[order]
+    if data.weight is None:
+        del order
+        tp = np.cumsum(y, dtype=np.int64)
+        fp = np.arange(1, y.shape[0] + 1, dtype=np.int64)
+        fp -= tp
+        return Ranked(s, y, tp, fp, True)
+    w = data.weight[order]
+    del order
+    wp = np.where(y, w, 0.0)
+    w -= wp  # the negatives' weights (exactly w or 0)
+    return Ranked(s, y, np.cumsum(wp, out=wp), np.cumsum(w, out=w), False)
+
+
+def run_ends(sorted_desc: np.ndarray) -> np.ndarray | None:
+    """Last index of each run of equal scores; None when all scores differ."""
+    distinct = sorted_desc[1:] != sorted_desc[:-1]
+    if distinct.all():
+        return None
+    return np.append(np.flatnonzero(distinct), sorted_desc.shape[0] - 1)
+
+
+
+def table_arrays(data: BinaryInput, ties: Ties) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """The count table of validated input: ``(thresholds, tp, fp, n_pos, n_neg)``, thresholds
+    decreasing, one row per distinct score (``"group"``) or per sample (``"stable"``)."""
+    scores, positive, weight = data.scores, data.positive, data.weight
+    if weight is None and ties == "group":
+        # Distinct values and their multiplicities from one np.sort; the
+        # positives per value from a sort of the positives alone.
+        a = np.sort(scores)[::-1]
+        ends = group_ends(a)
+        thresholds = a[ends]
+        total = ends + 1
+        p = np.sort(scores[positive])[::-1]
+        tp = np.zeros(thresholds.shape[0], dtype=np.int64)
+        if p.size:
+            p_ends = group_ends(p)
+            # thresholds are decreasing: search in the reversed (increasing) view
+            asc = thresholds[::-1]
+            rows = thresholds.shape[0] - 1 - np.searchsorted(asc, p[p_ends])
+            tp[rows] = np.diff(p_ends, prepend=-1)
+            np.cumsum(tp, out=tp)
+        fp = total - tp
+        n_pos, n_neg = float(p.size), float(scores.size - p.size)
+    else:
+        ranked = rank(data)
+        rows = run_ends(ranked.scores) if ties == "group" else None
+        if rows is None:
+            thresholds, tp, fp = ranked.scores, ranked.tp, ranked.fp
+        else:
+            thresholds, tp, fp = ranked.scores[rows], ranked.tp[rows], ranked.fp[rows]
+        n_pos, n_neg = ranked.n_pos, ranked.n_neg
+    return thresholds, tp, fp, n_pos, n_neg

@@ -1,0 +1,277 @@
+"""Steps: the one representation every metric kernel reads, with a batch axis (numpy only).
+
+Recall changes only at the operating points where TP grows, and within a run of
+equal TP precision is highest at the first point, so every AP convention,
+ROC-AUC, AUPRG and the best F1 are functions of those points alone: the
+*steps*.  A step carries the cumulative TP and FP at the point, the positive
+weight it adds (``dtp``) and the FP count at the point just above it
+(``fp_prev``; the point above is the origin exactly when ``tp - dtp + fp_prev
+== 0``).
+
+:class:`Steps` holds ``m`` problems at once as ``(m, R)`` arrays: ``m = 1`` for
+one binary problem, ``m`` = bootstrap replicates, samples (``average="samples"``)
+or IoU thresholds (detection) for the others.  Rows of a batch may hold *empty
+runs* (``dtp = 0``: a run of only negatives, or a run nobody was drawn into):
+such an entry repeats the counts above it and adds nothing to any metric.
+``dense=True`` says there is none (every entry of every row is a step), which
+the builders of one problem guarantee.
+
+Builders: :func:`steps_from_sorted` (unweighted, the two classes sorted apart, no
+permutation), :func:`steps_of` (any validated input), :func:`steps_from_table`
+(table rows), :func:`steps_from_counts` (per-run counts of many problems),
+:func:`row_steps` (each row of a score matrix ranks its columns) and
+:func:`reweight` (the negatives reweighted to a prevalence).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .sort import Ranked, distinct_counts, rank, run_ends, sorted_split
+from .validate import BinaryInput, Ties, check_prevalence
+
+__all__ = [
+    "Steps",
+    "negative_scale",
+    "no_steps",
+    "one_problem",
+    "reweight",
+    "row_steps",
+    "steps_and_grouped",
+    "steps_from_counts",
+    "steps_from_ranked",
+    "steps_from_sorted",
+    "steps_from_table",
+    "steps_of",
+]
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The steps of ``m`` binary problems: arrays of shape ``(m, R)``.
+
+    Attributes
+    ----------
+    tp, fp : ndarray of shape (m, R)
+        Cumulative TP and FP at each step (int64 without weights, else float64).
+    dtp : ndarray of shape (m, R)
+        Positive weight the step adds (0 for an empty run).
+    fp_prev : ndarray of shape (m, R)
+        FP at the operating point just above the step.
+    n_pos, n_neg : ndarray of shape (m,)
+        Total positive and negative weight (``n_pos`` may exceed the last TP:
+        detection ground truths never found).
+    thresholds : ndarray of shape (R,) or None
+        The score of each step (one problem only).
+    exact : bool
+        Integer counts: ROC-AUC and the step sums are exact.
+    dense : bool
+        No empty runs: every entry of every row is a step.
+    """
+
+    tp: np.ndarray
+    fp: np.ndarray
+    dtp: np.ndarray
+    fp_prev: np.ndarray
+    n_pos: np.ndarray
+    n_neg: np.ndarray
+    thresholds: np.ndarray | None = None
+    exact: bool = False
+    dense: bool = True
+
+    @property
+    def m(self) -> int:
+        """Number of problems."""
+        return int(self.tp.shape[0])
+
+    @property
+    def tp_prev(self) -> np.ndarray:
+        """TP at the operating point just above each step."""
+        return self.tp - self.dtp
+
+
+def one_problem(
+    thresholds: np.ndarray, tp: np.ndarray, dtp: np.ndarray, fp: np.ndarray, fp_prev: np.ndarray,
+    n_pos: float, n_neg: float, exact: bool,
+) -> Steps:
+    """The steps of one problem from 1-D arrays (views, no copy)."""
+    return Steps(tp[None, :], fp[None, :], dtp[None, :], fp_prev[None, :], np.array([float(n_pos)]),
+                 np.array([float(n_neg)]), thresholds, exact, True)
+
+
+def no_steps(n_pos: float, n_neg: float, exact: bool = True) -> Steps:
+    """One problem without a step (no positive ranked)."""
+    empty = np.zeros(0, dtype=np.int64 if exact else np.float64)
+    return one_problem(np.zeros(0), empty, empty, empty, empty, n_pos, n_neg, exact)
+
+
+def steps_from_sorted(p: np.ndarray, q: np.ndarray, ties: Ties = "group") -> Steps | None:
+    """Steps from the positives' and the negatives' scores, each sorted increasingly.
+
+    The arrays are only read.  Returns None for ``ties="stable"`` when a score is
+    shared across the classes: their input order matters then, and only the
+    full order (:func:`precall._core.sort.rank`) gives it.
+    """
+    n_pos, n_neg = p.size, q.size
+    if n_pos == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return one_problem(p, empty, empty, empty, empty, 0.0, float(n_neg), True)
+    values, counts = distinct_counts(p)  # distinct positive scores, increasing
+    below = np.searchsorted(q, values, side="left")  # negatives scored < value
+    tied = below < n_neg
+    tied[tied] = q[below[tied]] == values[tied]  # a negative has exactly this score
+    below_or_equal = below
+    if tied.any():
+        below_or_equal = below.copy()
+        below_or_equal[tied] = np.searchsorted(q, values[tied], side="right")
+    if ties == "group":
+        return one_problem(
+            values[::-1], np.cumsum(counts[::-1]), counts[::-1], (n_neg - below)[::-1],
+            (n_neg - below_or_equal)[::-1], float(n_pos), float(n_neg), True,
+        )
+    if tied.any():
+        return None
+    # stable without shared scores: one step per positive, in any order within
+    # a run of equal positive scores
+    fp = np.repeat(n_neg - below, counts)[::-1]
+    ones = np.ones(n_pos, dtype=np.int64)
+    return one_problem(p[::-1], np.arange(1, n_pos + 1, dtype=np.int64), ones, fp, fp, float(n_pos), float(n_neg),
+                       True)
+
+
+def steps_from_ranked(r: Ranked, ties: Ties) -> Steps:
+    """The steps of ranked samples; only the step rows are gathered."""
+    ends = run_ends(r.scores) if ties == "group" else None
+    if ends is None:  # a row per sample: the positive samples are the steps
+        idx = np.flatnonzero(r.positive)
+        rows = idx
+    else:
+        starts = np.append(0, ends[:-1] + 1)
+        idx = np.flatnonzero(np.logical_or.reduceat(r.positive, starts))
+        rows = ends[idx]
+    first = idx == 0
+    above = np.where(first, 0, idx - 1)
+    rows_above = above if ends is None else ends[above]
+    tp = r.tp[rows]
+    tp_above = np.where(first, 0, r.tp[rows_above])
+    fp_prev = np.where(first, 0, r.fp[rows_above])
+    return one_problem(r.scores[rows], tp, tp - tp_above, r.fp[rows], fp_prev, r.n_pos, r.n_neg, r.exact)
+
+
+def steps_of(data: BinaryInput, ties: Ties) -> Steps:
+    """The steps of validated input, without building the full table."""
+    if data.weight is None:
+        steps = steps_from_sorted(*sorted_split(data), ties)
+        if steps is not None:
+            return steps
+    return steps_from_ranked(rank(data), ties)
+
+
+def steps_and_grouped(data: BinaryInput, ties: Ties) -> tuple[Steps, Steps]:
+    """The steps for ``ties`` and for grouped ties (ROC-AUC is always grouped), from one sort.
+
+    The two are the same object unless ``ties="stable"`` splits a run of equal
+    scores shared by positives and negatives.
+    """
+    if data.weight is None:
+        steps = steps_from_sorted(*sorted_split(data), ties)
+        if steps is not None:
+            return steps, steps
+    ranked = rank(data)
+    steps = steps_from_ranked(ranked, ties)
+    if ties == "group":
+        return steps, steps
+    return steps, steps_from_ranked(ranked, "group")
+
+
+def steps_from_table(thresholds: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_pos: float, n_neg: float) -> Steps:
+    """The steps of a count table's rows (thresholds decreasing, cumulative TP and FP)."""
+    dtp = np.diff(tp, prepend=np.zeros(1, dtype=tp.dtype))
+    idx = np.flatnonzero(dtp > 0)
+    fp_prev = np.where(idx > 0, fp[np.maximum(idx - 1, 0)], 0).astype(fp.dtype, copy=False)
+    exact = tp.dtype.kind in "iu" and fp.dtype.kind in "iu"
+    return one_problem(thresholds[idx], tp[idx], dtp[idx], fp[idx], fp_prev, n_pos, n_neg, exact)
+
+
+def steps_from_counts(pos: np.ndarray, neg: np.ndarray, n_pos: Any = None) -> Steps:
+    """The steps of ``m`` problems from per-run counts ``(m, R)`` of positives and
+    negatives, runs in decreasing score order (a run may be empty).
+
+    ``n_pos`` (m,) is each problem's total positive weight when it exceeds the
+    positives ranked (detection: ground truths never found).
+    """
+    tp = np.cumsum(pos, axis=1)
+    fp = np.cumsum(neg, axis=1)
+    m = pos.shape[0]
+    total = tp[:, -1].astype(np.float64) if n_pos is None else np.broadcast_to(
+        np.asarray(n_pos, dtype=np.float64), (m,))
+    n_neg = fp[:, -1].astype(np.float64) if fp.shape[1] else np.zeros(m)
+    if n_pos is None and not tp.shape[1]:
+        total = np.zeros(m)
+    exact = tp.dtype.kind in "iu" and fp.dtype.kind in "iu"
+    return Steps(tp, fp, pos, fp - neg, total, n_neg, None, exact, False)
+
+
+def _descending_stable(scores: np.ndarray) -> np.ndarray:
+    """Per-row order by decreasing score, equal scores in column order."""
+    k = scores.shape[1]
+    ascending = np.argsort(scores[:, ::-1], axis=1, kind="stable")
+    return (k - 1 - ascending)[:, ::-1]
+
+
+def row_steps(scores: np.ndarray, positive: np.ndarray, ties: Ties) -> Steps:
+    """The steps of each row of ``scores`` (n, k) against ``positive`` (n, k): every
+    row ranks its k columns (``average="samples"``).
+
+    Rank ``j`` of a row is column ``j``.  With grouped ties a run's samples are
+    all counted at its last rank; its other ranks are empty runs.
+    """
+    n, k = scores.shape
+    order = _descending_stable(scores)
+    y = np.take_along_axis(positive, order, axis=1)
+    if ties != "group":
+        del order
+        pos = y.astype(np.int64)
+        return steps_from_counts(pos, 1 - pos)
+    s = np.take_along_axis(scores, order, axis=1)
+    del order
+    run_end = np.ones((n, k), dtype=bool)
+    run_end[:, :-1] = s[:, 1:] != s[:, :-1]
+    tp = np.cumsum(y, axis=1, dtype=np.int64)
+    fp = np.arange(1, k + 1, dtype=np.int64) - tp
+
+    def per_run(cum: np.ndarray) -> np.ndarray:
+        at_end = np.where(run_end, cum, 0)
+        above = np.zeros_like(at_end)  # the count at the previous run's end
+        above[:, 1:] = np.maximum.accumulate(at_end, axis=1)[:, :-1]
+        return np.where(run_end, cum - above, 0)
+
+    return steps_from_counts(per_run(tp), per_run(fp))
+
+
+def negative_scale(n_pos: Any, n_neg: Any, prevalence: Any) -> Any:
+    """The factor on the negatives' weight that makes positives ``prevalence`` of the total.
+
+    ``(1 - pi) / pi * n_pos / n_neg``: after it, ``n_pos / (n_pos + scaled n_neg) = pi``.
+    Raises ``ValueError`` for a prevalence outside (0, 1) or a class without weight.
+    """
+    pi = check_prevalence(prevalence)
+    for name, total in (("positives", n_pos), ("negatives", n_neg)):
+        if np.any(np.asarray(total) <= 0):
+            raise ValueError(
+                f"cannot reweight to `prevalence` {pi:g}: the data have no {name} (total weight "
+                f"{float(np.min(total)):g}), so the precision at another class ratio is unknown; evaluate "
+                "data with both classes, or drop `prevalence`"
+            )
+    return (1.0 - pi) / pi * n_pos / n_neg
+
+
+def reweight(steps: Steps, prevalence: Any) -> Steps:
+    """The steps with the negatives' weight scaled to reach ``prevalence`` (float64 counts)."""
+    c = negative_scale(steps.n_pos, steps.n_neg, prevalence)
+    col = c[:, None]
+    return Steps(steps.tp.astype(np.float64), steps.fp * col, steps.dtp.astype(np.float64), steps.fp_prev * col,
+                 steps.n_pos, steps.n_neg * c, steps.thresholds, False, steps.dense)

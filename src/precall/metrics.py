@@ -1,0 +1,318 @@
+"""The public metrics: average precision by convention, ROC-AUC, and every number at once.
+
+Each function takes binary, multi-class (1-D labels, one score column per
+class) or multi-label (indicator matrix) input, validates it once
+(:mod:`precall._core.validate`), sorts each problem once and hands the steps to
+the kernels of :mod:`precall._core.conventions`; multi-class and multi-label
+input goes through the averaging of :mod:`precall.multiclass`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._core.evaluation import Evaluation, evaluation_from_steps
+from ._core.steps import reweight, row_steps, steps_and_grouped, steps_of
+from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
+from ._core import conventions
+from ._core.validate import (
+    AVERAGES,
+    check_binary,
+    check_multi,
+    check_on_undefined,
+    check_options,
+    check_probability,
+    is_multi,
+)
+from .multiclass import (
+    MultiEvaluation,
+    ap_metric,
+    average_columns,
+    binary_ap,
+    binary_roc_auc,
+    check_average,
+    evaluate_classes,
+    hand_till,
+    roc_metric,
+    samples_average,
+)
+
+__all__ = ["average_precision", "evaluate", "roc_auc"]
+
+
+def _no_prevalence(prevalence: Any) -> None:
+    if prevalence is not None:
+        raise ValueError(
+            f"`prevalence` applies to binary input; got multi-class or multi-label input and "
+            f"prevalence={prevalence!r}. Evaluate each class as a binary problem "
+            "(precall.per_class_tables(...)[c].at_prevalence(pi)) with its own prevalence"
+        )
+
+
+def average_precision(
+    y_true: Any,
+    y_score: Any,
+    *,
+    method: str = "step",
+    ties: str = "group",
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    average: str | None = "macro",
+    labels: Any = None,
+    recall_grid: str = "reference",
+    on_undefined: Any = "warn",
+    prevalence: float | None = None,
+) -> float | np.ndarray:
+    """Average precision (PR-AUC) by a named convention; binary, multi-class or multi-label.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Binary labels ({0, 1}, {-1, 1}, bool, or any labels with ``pos_label``),
+        class labels (multi-class, with a 2-D ``y_score``), or a 0/1 indicator
+        matrix (multi-label).
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Scores, higher meaning more likely positive; one column per class for
+        multi-class and multi-label input.
+    method : {"step", "voc2007", "voc2010", "coco", "trapezoid", "interpolated"}, default="step"
+        The convention (:data:`precall.CONVENTIONS`); ``"step"`` is scikit-learn's
+        ``average_precision_score``.
+    ties : {"group", "stable"}, default="group"
+        ``"group"``: equal scores form one operating point (order-independent,
+        scikit-learn).  ``"stable"``: one point per sample, equal scores in
+        input order (Detectron's ``voc_eval``, pycocotools).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights.
+    pos_label : int, float, bool or str, default=None
+        Binary input: the positive label; None means 1, allowed only for labels
+        in {0, 1} or {-1, 1}.
+    average : {"macro", "weighted", "micro", "samples"} or None, default="macro"
+        Multi-class / multi-label: how per-class values are combined (see
+        :mod:`precall.multiclass`); None returns the per-class values.  Ignored
+        for binary input, as in scikit-learn.
+    labels : array-like, default=None
+        The class of each column of ``y_score``; default the sorted labels of
+        ``y_true`` (multi-class) or ``0..k-1`` (multi-label).
+    recall_grid : {"reference", "exact"}, default="reference"
+        For ``"voc2007"`` and ``"coco"``: the reference codes' floating-point
+        recall grids, or the exact ``k/10`` / ``k/100``.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        Without positives: ``"warn"`` returns 0.0 with an
+        :class:`~precall.UndefinedMetricWarning` (scikit-learn), ``"nan"`` NaN,
+        ``"raise"`` raises ``ValueError``, a number is returned as given.
+    prevalence : float in (0, 1), default=None
+        Binary input: the AP if positives made up this share of the data, the
+        negatives reweighted by ``(1 - pi) / pi * n_pos / n_neg``
+        (:meth:`ThresholdTable.at_prevalence`).  Needs both classes.
+
+    Returns
+    -------
+    float, or ndarray of shape (n_classes,) when ``average=None``
+
+    See Also
+    --------
+    evaluate : every convention, ROC-AUC and more from one sort.
+    ThresholdTable.ap_terms : the terms that sum to each convention's AP.
+    precall.stats.bootstrap_ci : a confidence interval for any convention.
+
+    Examples
+    --------
+    >>> import precall
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    >>> s = [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]
+    >>> round(precall.average_precision(y, s), 6)
+    0.768849
+    >>> round(precall.average_precision(y, s, method="voc2010"), 6)
+    0.791667
+    >>> round(precall.average_precision(y, s, prevalence=0.01), 6)  # at 1% positives
+    0.342181
+    >>> y3 = [0, 0, 1, 1, 2, 2]
+    >>> s3 = [[0.7, 0.2, 0.1], [0.4, 0.3, 0.3], [0.1, 0.8, 0.1],
+    ...       [0.2, 0.3, 0.5], [0.4, 0.4, 0.2], [0.1, 0.2, 0.7]]
+    >>> round(precall.average_precision(y3, s3), 4)
+    0.7778
+    >>> precall.average_precision(y3, s3, average=None).round(4)
+    array([0.8333, 0.75  , 0.75  ])
+    """
+    check_options(method=method, ties=ties, recall_grid=recall_grid)
+    policy = check_on_undefined(on_undefined)
+    if not is_multi(y_true, y_score, labels):
+        check_average(average)
+        steps = steps_of(check_binary(y_true, y_score, sample_weight, pos_label), ties)  # type: ignore[arg-type]
+        if prevalence is not None:
+            steps = reweight(steps, prevalence)
+        return binary_ap(steps, method, recall_grid, policy)
+    _no_prevalence(prevalence)
+    avg = check_average(average)
+    data = check_multi(y_true, y_score, sample_weight, labels)
+    if avg == "samples":
+        return samples_average(
+            data, lambda s, y: conventions.ap(row_steps(s, y, ties), method, recall_grid),  # type: ignore[arg-type]
+            ("average precision", NO_POSITIVES, 0.0), policy,
+        )
+    return average_columns(data, ap_metric(method, ties, recall_grid, policy), avg)
+
+
+def roc_auc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    max_fpr: float | None = None,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    average: str | None = "macro",
+    multi_class: str = "ovr",
+    labels: Any = None,
+    on_undefined: Any = "warn",
+) -> float | np.ndarray:
+    """Area under the ROC curve; binary, one-vs-rest or one-vs-one multi-class, or multi-label.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, labels
+        As in :func:`average_precision`.
+    max_fpr : float in (0, 1], default=None
+        The McClish-standardised partial AUC over FPR in [0, max_fpr] (0.5 for
+        chance, 1 for a perfect ranking), as scikit-learn; binary and
+        multi-label input only.
+    pos_label : label, default=None
+        Binary input only; None follows ``roc_auc_score``: of two labels, the
+        greater (in sorted order) is positive.
+    average : {"macro", "weighted", "micro", "samples"} or None, default="macro"
+        ``"samples"`` only for multi-label input.
+    multi_class : {"ovr", "ovo"}, default="ovr"
+        ``"ovr"``: each class against the rest.  ``"ovo"``: Hand & Till (2001),
+        the mean over pairs of classes of the average of the two one-against-one
+        AUCs, each from only the samples of the pair; ``average="weighted"``
+        weights each pair by its share of the samples (of the weight, with
+        ``sample_weight``, which scikit-learn does not take here).
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        With a single class present: NaN with an
+        :class:`~precall.UndefinedMetricWarning` by default (scikit-learn),
+        ``"nan"`` NaN silently, ``"raise"`` raises, a number is returned as given.
+
+    Returns
+    -------
+    float, or ndarray of shape (n_classes,) when ``average=None``
+
+    See Also
+    --------
+    evaluate : ROC-AUC with every AP convention from one sort.
+    precall.stats.roc_auc_ci : DeLong's confidence interval (pROC's ``ci.auc``).
+
+    Examples
+    --------
+    >>> import precall
+    >>> precall.roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    >>> y = [0, 0, 1, 1, 2, 2]
+    >>> s = [[0.7, 0.2, 0.1], [0.4, 0.3, 0.3], [0.1, 0.8, 0.1],
+    ...      [0.2, 0.3, 0.5], [0.4, 0.4, 0.2], [0.1, 0.2, 0.7]]
+    >>> round(precall.roc_auc(y, s), 4)
+    0.8333
+    """
+    policy = check_on_undefined(on_undefined)
+    if max_fpr is not None:
+        max_fpr = check_probability(max_fpr, "max_fpr")
+    if not is_multi(y_true, y_score, labels):
+        check_average(average)
+        data = check_binary(y_true, y_score, sample_weight, pos_label, pos_label_rule="greater")
+        return binary_roc_auc(steps_of(data, "group"), policy, max_fpr)
+    check_options(multi_class=multi_class)
+    data = check_multi(y_true, y_score, sample_weight, labels)
+    if multi_class == "ovo":
+        if data.multilabel:
+            raise ValueError(
+                "`multi_class='ovo'` needs multi-class `y_true` (one label per sample); got "
+                "a multi-label indicator matrix. Use multi_class='ovr'"
+            )
+        if max_fpr is not None and max_fpr != 1:
+            raise ValueError("`max_fpr` (partial AUC) is not available for multi-class input")
+        avg = check_average(average, ("macro", "weighted"))
+        return hand_till(data, avg or "macro", policy)
+    avg = check_average(average, AVERAGES if data.multilabel else ("macro", "weighted", "micro"))
+    if max_fpr is not None and not data.multilabel and max_fpr != 1:
+        raise ValueError(
+            "`max_fpr` (partial AUC) is not available for multi-class input; got "
+            f"max_fpr={max_fpr!r}. Use max_fpr=None"
+        )
+    if avg == "samples":
+        return samples_average(
+            data, lambda s, y: conventions.roc_auc(row_steps(s, y, "group"), max_fpr),
+            ("ROC AUC", ONE_CLASS_ROC, float("nan")), policy,
+        )
+    return average_columns(data, roc_metric(policy, max_fpr), avg)
+
+
+def evaluate(
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    labels: Any = None,
+    ties: str = "group",
+    recall_grid: str = "reference",
+    on_undefined: Any = "warn",
+    prevalence: float | None = None,
+) -> Evaluation | MultiEvaluation:
+    """Every AP convention, ROC-AUC, the prevalence and the best-F1 point, from one sort.
+
+    With each AP its context: the minimum any ranking of these class counts
+    could get and the AP normalised by it, the baseline (prevalence), and the
+    area under the precision-recall-gain curve.  Multi-class and multi-label
+    input gives the :class:`~precall.Evaluation` of each class and the macro,
+    weighted and micro averages (and Hand & Till's one-vs-one ROC-AUC).
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label, labels, ties, recall_grid, on_undefined
+        As in :func:`average_precision`.  ``pos_label=None`` needs binary labels
+        in {0, 1} or {-1, 1}.
+    prevalence : float in (0, 1), default=None
+        Binary input: evaluate as if positives made up this share of the data
+        (negatives reweighted, :meth:`ThresholdTable.at_prevalence`): every AP,
+        the minimum AP, AUPRG, the best F1, ``prevalence`` and ``n_neg`` are
+        those at ``prevalence``; ROC-AUC does not change.
+
+    Returns
+    -------
+    Evaluation, or MultiEvaluation for multi-class / multi-label input
+
+    See Also
+    --------
+    average_precision, roc_auc : one number.
+    threshold_table : the count table itself, for curves and plots.
+
+    Examples
+    --------
+    >>> import precall
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    >>> s = [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]
+    >>> result = precall.evaluate(y, s)
+    >>> round(result.average_precision["voc2007"], 6), round(result.roc_auc, 6)
+    (0.80303, 0.583333)
+    >>> result.best_f1.threshold
+    0.15
+    >>> round(result.min_average_precision["step"], 6), round(result.auprg, 6)
+    (0.436243, 0.0)
+    >>> round(precall.evaluate(y, s, prevalence=0.01).average_precision["step"], 6)
+    0.342181
+    >>> multi = precall.evaluate([0, 1, 2, 1], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7], [.3, .4, .3]])
+    >>> multi.average_precision["macro"]["step"], multi.roc_auc["ovo"]
+    (1.0, 1.0)
+    """
+    check_options(ties=ties, recall_grid=recall_grid)
+    policy = check_on_undefined(on_undefined)
+    if is_multi(y_true, y_score, labels):
+        _no_prevalence(prevalence)
+        data = check_multi(y_true, y_score, sample_weight, labels)
+        return evaluate_classes(data, ties=ties, recall_grid=recall_grid, policy=policy)
+    binary = check_binary(y_true, y_score, sample_weight, pos_label)
+    steps, grouped = steps_and_grouped(binary, ties)  # type: ignore[arg-type]
+    if prevalence is not None:
+        steps, grouped = reweight(steps, prevalence), reweight(grouped, prevalence)
+    return evaluation_from_steps(steps, grouped, ties=ties, n_samples=binary.n_samples, recall_grid=recall_grid,
+                                 policy=policy)
