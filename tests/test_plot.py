@@ -364,3 +364,43 @@ def test_unachievable_region_on_a_plain_pr_plot(binary):
     assert upper.sum() >= 200  # every drawn recall in (0, 1]
     np.testing.assert_allclose(top[upper], precall.min_precision(x[upper], n_pos=y.sum(), n_neg=(1 - y).sum()),
                                rtol=1e-12)
+
+
+# the drawing is the kernel's: the points each convention averages (first ranked sample a negative)
+FIRST_NEGATIVE = (np.array([0, 1, 1, 0, 1]), np.array([0.9, 0.8, 0.7, 0.6, 0.5]))
+
+
+def test_eleven_points_drawn_average_to_voc2007_when_the_first_point_is_negative():
+    y, s = FIRST_NEGATIVE
+    ax = plot.pr_curve(y, s, eleven_point=True, baseline=False)
+    points = _line(ax, "model 11 points")
+    voc07 = precall.average_precision(y, s, method="voc2007")
+    assert voc07 == pytest.approx(0.6424, abs=1e-4)  # Detectron's voc_ap(use_07_metric=True) on these points
+    assert np.mean(points.get_ydata()) == pytest.approx(voc07, abs=1e-12)
+    # scikit-learn's (recall 0, precision 1) sentinel is not one of the points: precision at recall 0 is 2/3
+    assert points.get_ydata()[0] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("method", ["voc2007", "coco", "voc2010"])
+def test_grid_and_envelope_methods_draw_the_kernel_points(method):
+    y, s = FIRST_NEGATIVE
+    ax = plot.pr_curve(y, s, method=method, baseline=False)
+    line = _line(ax, f"model (AP {method}")
+    value = precall.average_precision(y, s, method=method)
+    terms = precall.threshold_table(y, s).ap_terms(method)
+    x, p = line.get_xdata(), line.get_ydata()
+    if method == "voc2010":  # the envelope as steps from recall 0: its area is the AP
+        assert line.get_drawstyle() == "steps-pre"
+        assert np.sum(np.diff(x) * p[1:]) == pytest.approx(value, abs=1e-12)
+    else:
+        np.testing.assert_array_equal(p, terms.precision)
+        n = 11 if method == "voc2007" else 101
+        assert len(p) == n and np.mean(p) == pytest.approx(value, abs=1e-12)
+
+
+def test_coco_curve_is_not_the_step_curve():
+    y, s = FIRST_NEGATIVE
+    ax = plot.pr_curve(y, s, method="coco", baseline=False)
+    line = _line(ax, "model (AP coco")
+    step = precall.precision_recall_curve(y, s)
+    assert len(line.get_ydata()) == 101 and len(line.get_ydata()) != len(step.precision)

@@ -7,8 +7,11 @@ numbers come from the public API (:func:`precall.threshold_table` and the
 table's methods); nothing here computes a metric of its own.
 
 What is drawn
-    * The PR curve as the step curve that step AP (scikit-learn's) sums: each
-      recall interval (R_{n-1}, R_n] at the precision P_n of its threshold.
+    * The PR curve as the AP convention of ``method`` sums it: the step curve
+      for step AP (each recall interval (R_{n-1}, R_n] at the precision P_n of
+      its threshold), straight segments for the trapezoid, Davis & Goadrich's
+      curve, the envelope (voc2010), the 11 points (voc2007) or the 101 points
+      (coco) that the kernel averages.
     * ``envelope=True``: the precision envelope (maximum precision at recall >=
       r), whose area is VOC2010 / Detectron ``voc_ap``.
     * ``eleven_point=True``: the 11 points averaged by VOC2007.
@@ -36,7 +39,7 @@ import numpy as np
 
 from .._core.validate import check_prevalence, is_multi
 from ..multiclass import per_class_tables
-from ..space import min_precision
+from ..space import min_precision, pr_from_roc
 from ..table import ThresholdTable, threshold_table
 
 __all__ = [
@@ -118,6 +121,24 @@ def setup_roc_axes(ax: Any, *, chance: bool = True) -> Any:
     return ax
 
 
+def _convention_curve(table: ThresholdTable, method: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """(recall, precision, drawstyle) of the curve ``method`` sums: scikit-learn's points as steps
+    (step) or joined by straight lines (trapezoid), Davis & Goadrich's interpolation
+    (interpolated), and for the envelope conventions the kernel's own terms: the envelope
+    (voc2010), the 11 points (voc2007) and the 101 points (coco)."""
+    if table.n_pos == 0 or method in ("step", "trapezoid"):
+        curve = table.precision_recall_curve()
+        return curve.recall, curve.precision, "steps-post" if method == "step" else "default"
+    if method == "interpolated":
+        roc = table.grouped().roc_curve(drop_intermediate=False)
+        points = pr_from_roc(roc.fpr, roc.tpr, n_pos=table.n_pos, n_neg=max(table.n_neg, 1e-300), interpolate=True)
+        return points.recall, points.precision, "default"
+    terms = table.ap_terms(method)
+    if method == "voc2010":  # the envelope over each recall gained, from recall 0
+        return np.r_[0.0, terms.recall], np.r_[terms.precision[0], terms.precision], "steps-pre"
+    return terms.recall, terms.precision, "steps-post"  # voc2007 / coco: the grid points averaged
+
+
 def draw_pr(
     ax: Any,
     table: ThresholdTable,
@@ -131,28 +152,27 @@ def draw_pr(
     color: Any = None,
     **line_kw: Any,
 ) -> Any:
-    """Draw one table's PR curve (and its envelope, 11 points, baseline) on ``ax``.
+    """Draw one table's PR curve as ``method`` measures it (and the envelope, the 11
+    points, the baseline) on ``ax``; returns ``ax``.
 
-    The legend gives the AP by ``method``; the baseline is drawn in the
-    curve's colour unless ``baseline_color`` is given.  Returns ``ax``.
+    The curve is the one the convention sums (:func:`_convention_curve`): for the
+    grid conventions the kernel's own points (:meth:`~precall.ThresholdTable.ap_terms`),
+    so the drawn 11 points average to the ``voc2007`` AP and the 101 points to the
+    ``coco`` AP.  The legend gives the AP by ``method``; the baseline is drawn in
+    the curve's colour unless ``baseline_color`` is given.
     """
-    curve = table.precision_recall_curve()
     ap = table.average_precision(method=method, on_undefined="nan")
-    (line,) = ax.plot(curve.recall, curve.precision, drawstyle="steps-post", color=color,
-                      label=f"{label} (AP {method} = {ap:.3f})", **line_kw)
+    x, y, style = _convention_curve(table, method)
+    (line,) = ax.plot(x, y, drawstyle=style, color=color, label=f"{label} (AP {method} = {ap:.3f})", **line_kw)
     color = line.get_color()
-    recall, precision = curve.recall[::-1], curve.precision[::-1]  # recall increasing
-    if envelope:
-        env = np.maximum.accumulate(precision[::-1])[::-1]
+    if envelope and table.n_pos > 0:
         ap10 = table.average_precision(method="voc2010", on_undefined="nan")
-        ax.plot(np.r_[0.0, recall, 1.0], np.r_[env[0], env, 0.0], drawstyle="steps-pre", color=color,
-                ls="--", lw=1, label=f"{label} envelope (AP voc2010 = {ap10:.3f})")
-    if eleven_point:
-        grid = np.linspace(0, 1, 11)
-        points = [precision[recall >= r].max() if (recall >= r).any() else 0.0 for r in grid]
-        ap07 = table.average_precision(method="voc2007", on_undefined="nan")
-        ax.plot(grid, points, ls="none", marker="o", ms=4, color=color,
-                label=f"{label} 11 points (AP voc2007 = {ap07:.3f})")
+        ex, ey, estyle = _convention_curve(table, "voc2010")
+        ax.plot(ex, ey, drawstyle=estyle, color=color, ls="--", lw=1, label=f"{label} envelope (AP voc2010 = {ap10:.3f})")
+    if eleven_point and table.n_pos > 0:
+        terms = table.ap_terms("voc2007")
+        ax.plot(terms.recall, terms.precision, ls="none", marker="o", ms=4, color=color,
+                label=f"{label} 11 points (AP voc2007 = {terms.value:.3f})")
     if baseline:
         total = table.n_pos + table.n_neg
         prevalence = table.n_pos / total if total else float("nan")

@@ -1,0 +1,144 @@
+"""The import contract: data flows one way, so every module imports only from layers below it.
+
+Each module of the package has a rank (the order of ``docs/design.md``); an
+import of a precall module, at module level or inside a function, must point to
+a lower rank.  The only upward imports allowed are the drawing conveniences
+(``ThresholdTable.plot``, ``PrecisionRecallCurve.plot``, ``RocCurve.plot``),
+which import :mod:`precall.plot` inside the method, only when called.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "precall"
+
+RANKS = {
+    "precall._version": 0,
+    "precall._core": 0,  # the package docstring only
+    "precall._core.undefined": 1,
+    "precall._core.validate": 2,
+    "precall._core.sort": 3,
+    "precall._core.steps": 4,
+    "precall._core.conventions": 5,
+    "precall._core.evaluation": 6,
+    "precall.curves": 10,
+    "precall.table": 11,
+    "precall.space": 12,
+    "precall.multiclass": 13,
+    "precall.metrics": 14,
+    "precall.stats._resample": 20,
+    "precall.stats": 21,
+    "precall.scale.binned": 22,
+    "precall.scale.accumulator": 23,
+    "precall.scale": 24,
+    "precall.scale.ranges": 25,
+    "precall.scale.dask": 26,
+    "precall.dask": 27,
+    "precall.detection._rle": 30,
+    "precall.detection.io": 31,
+    "precall.detection._match": 32,
+    "precall.detection": 35,
+    "precall.readers": 40,
+    "precall.plot": 41,
+    "precall.plot.report": 42,
+    "precall.report": 43,
+    "precall": 50,
+    "precall.cli._format": 60,
+    "precall.cli._common": 61,
+    "precall.cli.engines": 62,
+    "precall.cli.evaluate": 63,
+    "precall.cli": 69,
+    "precall.cli.main": 68,
+    "precall.__main__": 70,
+}
+# the only upward imports: drawing conveniences, inside the method, of the presentation layer
+ALLOWED_UPWARD = {
+    ("precall.table", "precall.plot"),
+    ("precall.curves", "precall.plot"),
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _rank(name: str) -> float:
+    if name in RANKS:
+        return RANKS[name]
+    parent, _, leaf = name.rpartition(".")
+    if parent in ("precall.detection", "precall.cli"):  # the leaves of a package: between its base and itself
+        return RANKS[parent] - 0.5 if parent == "precall.detection" else 65
+    raise KeyError(f"{name} has no layer: add it to RANKS in tests/test_layers.py (and to docs/design.md)")
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, int]]:
+    """Every precall module ``name`` imports, with the line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, node.lineno) for alias in node.names if alias.name.split(".")[0] == "precall"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "precall":
+                continue
+            for alias in node.names:  # `from pkg import module` imports the module
+                sub = f"{target}.{alias.name}"
+                out.append((sub if sub in MODULES else target, node.lineno))
+    return out
+
+
+def test_every_module_has_a_layer():
+    for name in MODULES:
+        _rank(name)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_point_down(name):
+    upward = []
+    for target, line in _imports(name, MODULES[name]):
+        if target == name or (name, target) in ALLOWED_UPWARD:
+            continue
+        if _rank(target) >= _rank(name):
+            upward.append(f"{MODULES[name].name}:{line} imports {target} (layer {_rank(target)} >= {_rank(name)})")
+    assert not upward, "upward imports:\n" + "\n".join(upward)
+
+
+def test_the_core_needs_numpy_only():
+    for name, path in MODULES.items():
+        if not name.startswith("precall._core"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                roots = {(node.module or "").split(".")[0]}
+            else:
+                continue
+            assert roots <= {"numpy", "math", "numbers", "warnings", "dataclasses", "typing", "__future__"}, (
+                f"{path.name}:{node.lineno} imports {roots}")
+
+
+def test_the_contract_catches_an_upward_import(tmp_path):
+    """The checker itself: a core module importing the table is reported."""
+    fake = tmp_path / "steps.py"
+    fake.write_text("from ..table import ThresholdTable\n")
+    imports = _imports("precall._core.steps", fake)
+    assert imports == [("precall.table", 1)] and _rank("precall.table") > _rank("precall._core.steps")
