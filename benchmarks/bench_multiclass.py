@@ -77,6 +77,18 @@ def main(argv: list[str] | None = None) -> int:
             lambda: precall.roc_auc(y2, s2, multi_class="ovo"),
             lambda: roc_auc_score(y2, s2, multi_class="ovo"))
 
+    # issue 14: the multi-class evaluation of `precall evaluate --class-columns` (precall.evaluate on 2-D
+    # scores: every convention per class, macro / weighted / micro, OvO) against building each class's table
+    # and evaluating it (target: at most 1.5x)
+    n3, k3 = int(2e5 * args.scale), 10
+    y3 = rng.integers(0, k3, n3)
+    s3 = _softmax(rng.normal(size=(n3, k3)) + 1.5 * np.eye(k3)[y3])
+    t_multi, _ = median_time(lambda: precall.evaluate(y3, s3), max(args.repeats, 3))
+    t_tables, _ = median_time(lambda: [t.evaluate() for t in precall.per_class_tables(y3, s3).values()],
+                              max(args.repeats, 3))
+    print(f"  multi-class evaluate n={n3:.0e} k={k3}: {t_multi:.3f} s; per_class_tables + evaluate "
+          f"{t_tables:.3f} s; ratio {t_multi / t_tables:.2f} (target <= 1.5)", flush=True)
+
     lines = [
         "## precall vs scikit-learn: multi-class and multi-label",
         "",
@@ -87,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---:|---:|",
     ]
     lines += [f"| {c} | {a:.3f} | {b:.3f} | {b / a:.1f} | {d:.1e} |" for c, a, b, d in rows]
+    lines += ["", f"Multi-class `precall.evaluate` (what `precall evaluate --class-columns` runs), n={n3:.0e} "
+              f"k={k3}: {t_multi:.3f} s against per_class_tables + evaluate {t_tables:.3f} s: "
+              f"{t_multi / t_tables:.2f}x (target <= 1.5x)."]
     emit(lines, args.output)
     return 0
 

@@ -28,7 +28,8 @@ import numpy as np
 
 from ._core import conventions
 from ._core.evaluation import Evaluation, evaluation_from_steps
-from ._core.steps import Steps, steps_and_grouped, steps_from_sorted, steps_of
+from ._core.sort import distinct_counts
+from ._core.steps import Steps, steps_and_grouped, steps_of
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from ._core.validate import (
     AVERAGES,
@@ -179,11 +180,31 @@ def hand_till(data: MultiInput, average: str, policy: Any) -> float:
     total = y.shape[0] if w is None else float(w.sum())
     members = {c: np.flatnonzero(y[:, c]) for c in present.tolist()}
     if w is None:
-        blocks = {(c, col): np.sort(s[rows, col]) for c, rows in members.items() for col in members}
+        # one gather per class, its columns sorted at once; then, per column a, the steps of
+        # class a's scores against every other class b as one batch (m = b's), one kernel call
+        cols = list(members)
+        blocks = {}
+        for c, rows in members.items():
+            block = np.sort(np.ascontiguousarray(s[rows][:, cols].T), axis=1)
+            blocks.update({(c, col): block[j] for j, col in enumerate(cols)})
+        auc: dict[tuple[int, int], float] = {}
+        for a in cols:
+            values, counts = distinct_counts(blocks[a, a])
+            others = [b for b in cols if b != a]
+            if not others:
+                continue
+            n_neg = np.array([blocks[b, a].size for b in others])
+            below = np.stack([np.searchsorted(blocks[b, a], values, side="left") for b in others])
+            at_or_below = np.stack([np.searchsorted(blocks[b, a], values, side="right") for b in others])
+            shape = below.shape
+            tp = np.broadcast_to(np.cumsum(counts[::-1]), shape)
+            steps = Steps(tp, (n_neg[:, None] - below)[:, ::-1], np.broadcast_to(counts[::-1], shape),
+                          (n_neg[:, None] - at_or_below)[:, ::-1], np.full(len(others), float(blocks[a, a].size)),
+                          n_neg.astype(np.float64), None, True, True)
+            auc.update(zip(((a, b) for b in others), conventions.roc_auc(steps).tolist()))
 
         def pair_auc(pos: int, neg: int) -> float:
-            steps = steps_from_sorted(blocks[pos, pos], blocks[neg, pos])
-            return binary_roc_auc(steps, policy)  # type: ignore[arg-type]
+            return auc[pos, neg]
     else:
 
         def pair_auc(pos: int, neg: int) -> float:

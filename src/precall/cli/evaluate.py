@@ -429,8 +429,8 @@ def evaluate_classes(
     ties: str,
     recall_grid: str,
 ) -> MultiReport:
-    """Per-class and averaged AP / ROC-AUC via :func:`precall.average_precision` and
-    :func:`precall.roc_auc` (``labels=classes``); no metric is computed here."""
+    """Per-class and averaged AP / ROC-AUC from one :func:`precall.evaluate` call
+    (``labels=classes``: a :class:`precall.MultiEvaluation`); no metric is computed here."""
     y = np.array(columns.labels)
     scores, w = columns.scores, columns.weights
     common: dict[str, Any] = {"labels": classes, "sample_weight": w}
@@ -441,29 +441,15 @@ def evaluate_classes(
     ]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            per_class_ap: dict[str, list[float]] = {}
-            average_ap: dict[str, dict[str, float]] = {a: {} for a in AVERAGES}
-            for m in methods:
-                ap_kw = dict(common, method=m, ties=ties, recall_grid=recall_grid)
-                per_class_ap[m] = [
-                    float(v) for v in precall.average_precision(y, scores, average=None, **ap_kw)
-                ]
-                for a in AVERAGES:
-                    average_ap[a][m] = float(
-                        precall.average_precision(y, scores, average=a, **ap_kw)
-                    )
-            per_class_auc = [
-                float(v)
-                for v in precall.roc_auc(y, scores, average=None, multi_class="ovr", **common)
-            ]
-            ovr = {
-                a: float(precall.roc_auc(y, scores, average=a, multi_class="ovr", **common))
-                for a in AVERAGES
-            }
-            ovo = float(precall.roc_auc(y, scores, average="macro", multi_class="ovo", **common))
+        try:  # one sort per class, the averages from the per-class values (precall.evaluate)
+            result = precall.evaluate(y, scores, ties=ties, recall_grid=recall_grid, **common)
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
+    per_class_ap = {m: [float(v) for v in result.per_class_average_precision(m)] for m in methods}
+    average_ap = {a: {m: float(result.average_precision[a][m]) for m in methods} for a in AVERAGES}
+    per_class_auc = [float(v) for v in result.per_class_roc_auc]
+    ovr = {a: float(result.roc_auc[a]) for a in AVERAGES}
+    ovo = float(result.roc_auc["ovo"])
     messages: list[str] = []
     for item in caught:  # the same warning repeats once per convention and average
         text = str(item.message)
