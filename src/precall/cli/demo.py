@@ -1,4 +1,4 @@
-"""``precall demo``: the bundled example data and the seed worked example."""
+"""``precall demo``: the bundled example data and a worked example from the voc_ap tutorials."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ SEED_EXAMPLE = {
     "y_true": [0, 0, 1, 0, 1, 1, 0, 1, 1, 1],
 }
 SEED_SOURCE = (
-    "Worked example 1 of the seed tutorials on Detectron's voc_ap (voc_eval.py):\n"
+    "Worked example 1 of the tutorials on Detectron's voc_ap (voc_eval.py):\n"
     "  10 samples, no tied scores; evaluated with ties='stable' (one point per sample)"
 )
 
@@ -96,9 +96,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     demo = sub.add_parser(
         "demo",
-        help="evaluate the bundled example data and the seed worked example",
+        help="evaluate the bundled example data and a worked example from the voc_ap tutorials",
         description="Evaluate the bundled yardstick two_class_example data (unweighted and "
-        "weighted) and the 10-sample worked example of the seed tutorials.",
+        "weighted) and the 10-sample worked example of the voc_ap tutorials.",
     )
     demo.add_argument("--ties", choices=TIES, default="group",
                       help="tie rule for the bundled data (default group)")

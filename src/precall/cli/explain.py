@@ -53,7 +53,7 @@ def format_explanation(
     table: precall.ThresholdTable, *, source: str, label: str, score: str, pos_label: str,
     methods: list[str], recall_grid: str, max_rows: int, digits: int, prevalences: Sequence[float] = (),
 ) -> str:
-    """The seed-style rank table, per convention the terms that sum to its AP, and
+    """The rank table, per convention the terms that sum to its AP, and
     what to read the AP against (:func:`format_context`)."""
     ties_text = "one row per sample, equal scores in file order" if table.ties == "stable" else \
         "one row per distinct score (label column: positives / negatives at that score)"
@@ -142,7 +142,7 @@ def register(sub: Any) -> None:
     ex = sub.add_parser(
         "explain",
         help="the rank table and the terms that sum to each AP convention (small files)",
-        description="Print the seed-style rank table (rank, score, label, TP, FP, TN, FN, "
+        description="Print the rank table (rank, score, label, TP, FP, TN, FN, "
         "precision, recall, precision envelope) and, for each AP convention, the terms "
         "(recall width x precision) whose sum is its value, so the differences between the "
         "conventions can be read off; then what to read the AP against: the baseline (prevalence), the "
@@ -152,7 +152,7 @@ def register(sub: Any) -> None:
     _add_file_arguments(ex)
     ex.add_argument("--score", required=True, metavar="COL", help="column with the scores")
     ex.add_argument("--ties", choices=TIES, default="stable",
-                    help="stable (default here, as the seed tables): one row per sample; group: one "
+                    help="stable (default here, as the tutorials' rank tables): one row per sample; group: one "
                     "row per distinct score")
     ex.add_argument("--method", choices=precall.AP_METHODS, action="append", metavar="M",
                     help="explain only this convention (repeatable; default all)")
