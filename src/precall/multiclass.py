@@ -162,7 +162,7 @@ def average_columns(data: MultiInput, metric: BinaryMetric, average: str | None)
         return per_class
     if average == "weighted":
         support = y.sum(axis=0) if w is None else (y * w[:, None]).sum(axis=0)
-        if np.isclose(support.sum(), 0.0):
+        if not support.sum() > 0:  # scikit-learn tests isclose(., 0): not invariant under scaling the weights
             return 0.0
         per_class[support == 0] = 0.0
         return float(np.average(per_class, weights=support))
@@ -475,6 +475,6 @@ def evaluate_classes(data: MultiInput, *, ties: str, recall_grid: str, policy: A
 
 def _weighted(values: np.ndarray, support: np.ndarray) -> float:
     """The support-weighted mean, as scikit-learn's ``average="weighted"`` (0 without support)."""
-    if np.isclose(support.sum(), 0.0):
+    if not support.sum() > 0:
         return 0.0
     return float(np.average(np.where(support == 0, 0.0, values), weights=support))

@@ -379,7 +379,7 @@ def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
     tp = np.concatenate([[0.0], t.tp.astype(np.float64)])
     fp = np.concatenate([[0.0], t.fp.astype(np.float64)])
     thresholds = np.concatenate([[np.inf], t.thresholds.astype(np.float64)])
-    t0 = p * p / (p + n)
+    t0 = p * (p / (p + n))
     kept = np.flatnonzero(tp >= t0)
     if kept.size == 0:  # recall never reaches the prevalence (detection)
         empty = np.zeros(0)
@@ -388,7 +388,7 @@ def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
     x, f, thr = tp[kept], fp[kept], thresholds[kept]
     if tp[first] > t0:  # add the crossing of recall gain 0 on the segment from the row above
         a, fa = tp[first - 1], fp[first - 1]
-        f0 = fa + (t0 - a) * (fp[first] - fa) / (tp[first] - a)
+        f0 = fa + (t0 - a) / (tp[first] - a) * (fp[first] - fa)
         x, f, thr = np.r_[t0, x], np.r_[f0, f], np.r_[np.nan, thr]
     rg, pg = gains(x, f, p, n)
     return PrecisionRecallGainCurve(pg, rg, thr)
