@@ -258,12 +258,24 @@ def label_ranking_average_precision(
     ...                                         [[0.75, 0.5, 1], [1, 0.2, 0.1]])
     0.41666666666666663
     """
+    if hasattr(y_true, "toarray"):  # a scipy.sparse indicator matrix, as scikit-learn accepts
+        y_true = y_true.toarray()
+    if hasattr(y_score, "toarray"):
+        y_score = y_score.toarray()
     if np.ndim(y_true) != 2:
         raise ValueError(
             "`y_true` must be a 2-D 0/1 indicator matrix (n_samples, n_labels); got an "
             f"array of {np.ndim(y_true)} dimension(s)"
         )
-    data = check_multi(y_true, y_score, sample_weight)
+    if np.shape(y_true) != np.shape(y_score):
+        raise ValueError(
+            f"`y_true` and `y_score` must have the same shape; got {np.shape(y_true)} and {np.shape(y_score)}"
+        )
+    truth = np.asarray(y_true)
+    if truth.shape[1] == 1:  # one label: every sample ranks it first, so each scores 1 (scikit-learn)
+        check_multi(np.c_[truth, truth], np.c_[np.asarray(y_score), np.asarray(y_score)], sample_weight)
+        return 1.0
+    data = check_multi(truth, y_score, sample_weight)
     y, s = data.positive, data.scores
     n, k = s.shape
     per_sample = np.ones(n)
