@@ -251,6 +251,10 @@ def label_ranking_average_precision(
     -------
     float
 
+    See Also
+    --------
+    average_precision : with ``average="samples"``, the per-sample AP of each row's classes.
+
     Examples
     --------
     >>> import precall
@@ -361,6 +365,11 @@ def mean_average_precision(
     -------
     MeanAveragePrecision
 
+    See Also
+    --------
+    average_precision : the mean alone, with any ``average``.
+    per_class_tables : each class's count table.
+
     Examples
     --------
     >>> import precall
@@ -391,6 +400,22 @@ def per_class_tables(
     y_true: Any, y_score: Any, *, sample_weight: Any = None, labels: Any = None, ties: str = "group"
 ) -> dict[Any, ThresholdTable]:
     """The :class:`ThresholdTable` of each class (one against the rest), by class.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, labels
+        As in :func:`precall.average_precision` (multi-class or multi-label input).
+    ties : {"group", "stable"}, default="group"
+        How each table treats equal scores.
+
+    Returns
+    -------
+    dict of class to ThresholdTable
+
+    See Also
+    --------
+    mean_average_precision : the per-class AP and their mean.
+    evaluate : every number of every class.
 
     Examples
     --------

@@ -192,6 +192,11 @@ def pr_from_roc(
     PrecisionRecallPoints
         ``(precision, recall)``, in the order of the input.
 
+    See Also
+    --------
+    roc_from_pr : the inverse map.
+    average_precision : ``method="interpolated"`` integrates the interpolated curve.
+
     Examples
     --------
     >>> import precall
@@ -250,6 +255,11 @@ def roc_from_pr(precision: Any, recall: Any, *, n_pos: float, n_neg: float) -> R
         recall > 0, or precision below ``recall * n_pos / (recall * n_pos +
         n_neg)`` (the unachievable region; FPR would exceed 1).
 
+    See Also
+    --------
+    pr_from_roc : the inverse map.
+    min_precision : the unachievable region.
+
     Examples
     --------
     >>> import precall
@@ -306,6 +316,11 @@ def min_precision(recall: Any, *, n_pos: float, n_neg: float) -> np.ndarray:
     -------
     ndarray
         The same shape as ``recall`` (0 at recall 0).
+
+    See Also
+    --------
+    min_average_precision : the area under this edge, by convention.
+    plot.draw_unachievable : shades the region.
 
     Examples
     --------
@@ -420,6 +435,11 @@ def precision_recall_gain_curve(
     PrecisionRecallGainCurve
         ``(precision_gain, recall_gain, thresholds)``.
 
+    See Also
+    --------
+    auprg : its area.
+    precision_recall_curve : the curve in PR space.
+
     Examples
     --------
     >>> import precall
@@ -464,6 +484,11 @@ def auprg(
     Returns
     -------
     float
+
+    See Also
+    --------
+    precision_recall_gain_curve : the curve whose area this is.
+    evaluate : AUPRG with every AP convention.
 
     Examples
     --------

@@ -183,6 +183,21 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
     NaN when ``AP_min`` is 1 (no negatives: every ranking is perfect) or either
     value is NaN.
 
+    Parameters
+    ----------
+    average_precision : float
+        An AP by some convention.
+    min_ap : float
+        The minimum AP of the same convention and class counts (:func:`precall.min_average_precision`).
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    min_average_precision : the minimum it is normalised by.
+
     Examples
     --------
     >>> import precall

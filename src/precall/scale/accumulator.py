@@ -356,7 +356,7 @@ class Accumulator:
             raise ValueError(f"`label` {label!r} is not one of {self.labels.tolist()}")  # type: ignore[union-attr]
         return int(hits[0])
 
-    def steps(self, label: Any = None) -> Steps:
+    def _steps(self, label: Any = None) -> Steps:
         """The grouped steps of everything seen (internal: what every metric needs)."""
         if self.edges is not None:
             raise ValueError("a binned accumulator has no exact steps: use average_precision() or roc_auc()")
@@ -386,7 +386,7 @@ class Accumulator:
         computation of the steps."""
         check_options(recall_grid=recall_grid)
         policy = check_on_undefined(on_undefined)
-        steps = self.steps(label)
+        steps = self._steps(label)
         out = []
         for pi in prevalences:
             at = steps if pi is None else reweight(steps, pi)
@@ -404,7 +404,7 @@ class Accumulator:
         """
         check_options(method=method, recall_grid=recall_grid)
         if self.edges is None:
-            steps = self.steps(label)
+            steps = self._steps(label)
             v = float(conventions.ap(steps, method, recall_grid)[0])
             return Bounded(v, v, v)
         return binned_average_precision(*self._binned(label), method, recall_grid)
@@ -413,7 +413,7 @@ class Accumulator:
         """ROC-AUC with guaranteed bounds: the pairs inside a bin count 0 (low), 1/2
         (value, a bin as one threshold) or 1 (high)."""
         if self.edges is None:
-            v = float(conventions.roc_auc(self.steps(label))[0])
+            v = float(conventions.roc_auc(self._steps(label))[0])
             return Bounded(v, v, v)
         return binned_roc_auc(*self._binned(label))
 

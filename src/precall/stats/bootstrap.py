@@ -380,6 +380,11 @@ def bootstrap_ci(
     -------
     BootstrapResult
 
+    See Also
+    --------
+    bootstrap_test : two models on the same resamples.
+    roc_auc_ci : DeLong's interval, without resampling.
+
     Examples
     --------
     >>> import functools, precall
@@ -430,11 +435,23 @@ def bootstrap_test(
     bootstrap interval (``method``) of the difference ``metric(A) -
     metric(B)``, and ``z`` the difference over the replicate differences'
     standard deviation, with a two-sided normal p-value (pROC's bootstrap
-    ``roc.test``).  Parameters as :func:`bootstrap_ci` (``progress`` included).
+    ``roc.test``).
+
+    Parameters
+    ----------
+    metric, y_true, sample_weight, n_resamples, level, method, stratified, random_state, progress
+        As in :func:`bootstrap_ci`.
+    score_a, score_b : array-like
+        The two models' scores on the same samples.
 
     Returns
     -------
     PairedComparison
+
+    See Also
+    --------
+    bootstrap_ci : one model.
+    roc_auc_test : DeLong's paired test.
 
     Examples
     --------

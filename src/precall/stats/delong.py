@@ -136,6 +136,10 @@ def roc_auc_variance(
     -------
     float
 
+    See Also
+    --------
+    roc_auc_ci : the interval built from it.
+
     Examples
     --------
     >>> from precall import stats
@@ -161,6 +165,10 @@ def roc_auc_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None) -> 
     Returns
     -------
     DelongCovariance
+
+    See Also
+    --------
+    roc_auc_test : the paired test built from it.
 
     Examples
     --------
@@ -234,6 +242,11 @@ def roc_auc_ci(
     -------
     ConfidenceInterval (a :class:`BootstrapResult` for the bootstrap)
 
+    See Also
+    --------
+    roc_auc_variance : the variance alone.
+    bootstrap_ci : intervals for any metric, with weights.
+
     Examples
     --------
     >>> from precall import stats
@@ -282,6 +295,11 @@ def roc_auc_test(
     Returns
     -------
     PairedComparison
+
+    See Also
+    --------
+    bootstrap_test : the paired bootstrap, for any metric.
+    roc_auc_covariance : the covariance of several columns.
 
     Examples
     --------
