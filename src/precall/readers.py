@@ -135,6 +135,13 @@ def _clip(value: Any) -> str:
     return text
 
 
+def _short(exc: Any) -> str:
+    """An error's text for a message: its first line, printable, at most 80 characters."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
+
+
 def _names(names: Sequence[Any], what: str = "columns") -> str:
     """The first 20 names, then ``... (N columns)``."""
     shown = ", ".join(_clip(n) for n in list(names[:_MAX_NAMES]))
@@ -159,30 +166,43 @@ def _delimiter_for(path: str) -> str:
 class _Labels(list):  # type: ignore[type-arg]
     """The labels (a ``list`` of ``str``) that also know their distinct values and codes, so
     ``numpy.array(labels)`` is one ``take`` instead of a conversion of every string.
-
-    Only for reading: the cached codes are not updated by in-place changes (a changed
-    list converts element by element, like any list)."""
+    Changing the list in place forgets the codes (it then converts like any list)."""
 
     def __init__(self, texts: list[str], codes: np.ndarray) -> None:
         super().__init__(np.array(texts, dtype=object)[codes].tolist() if len(texts) else [])
-        self._texts, self._codes = texts, codes
+        self._texts: list[str] | None = texts
+        self._codes = codes
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if len(self) == len(self._codes) and len(self._texts):
+        if self._texts and len(self) == len(self._codes):
             out = np.array(self._texts, dtype=str)[self._codes]
-        else:  # empty, or changed since it was read
+        else:
             out = np.array(list(self), dtype=str)
         return out if dtype is None else out.astype(dtype)
+
+    def _changed(name: str) -> Any:  # type: ignore[misc]
+        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+            self._texts = None
+            return getattr(super(_Labels, self), name)(*args, **kwargs)
+        method.__name__ = name
+        return method
+
+    for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
+                  "remove", "clear", "sort", "reverse"):
+        locals()[_name] = _changed(_name)
+    del _name, _changed
 
 
 def _encode(values: Sequence[Any], codes: np.ndarray, text: Callable[[Any], str]) -> tuple[list[str], np.ndarray]:
     """Distinct label texts and codes from distinct raw values (``values[codes]`` is the column)."""
-    texts = [text(v) for v in values]
+    codes = np.asarray(codes, dtype=np.int64)
+    used = np.bincount(codes, minlength=len(values)) > 0 if len(codes) else np.zeros(len(values), dtype=bool)
     index: dict[str, int] = {}
-    remap = np.array([index.setdefault(t, len(index)) for t in texts], dtype=np.int64)
-    if len(index) != len(texts):
+    remap = np.array([index.setdefault(text(v), len(index)) if u else -1 for v, u in zip(values, used.tolist())],
+                     dtype=np.int64)
+    if len(index) != len(values):  # values that are unused, or equal as text
         codes = remap[codes]
-    return list(index), np.asarray(codes, dtype=np.int64)
+    return list(index), codes
 
 
 def _encode_list(labels: list[str]) -> tuple[list[str], np.ndarray]:
@@ -280,7 +300,8 @@ def _open_bytes(path: str, progress: _Progress) -> IO[bytes]:
 
 def _open_text(path: str, progress: _Progress) -> IO[str]:
     """``path`` (plain or gzip'd) as UTF-8 text, counting the bytes read for ``progress``."""
-    return io.TextIOWrapper(_open_bytes(path, progress), encoding="utf-8-sig", newline="")
+    return io.TextIOWrapper(_open_bytes(path, progress), encoding="utf-8-sig", errors="surrogateescape",
+                            newline="")
 
 
 def _csv_rows(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
@@ -292,11 +313,15 @@ def _csv_rows(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise InputError(f"{name}: line {start}: malformed CSV: {_clip(str(exc))[1:-1]}") from None
+            raise InputError(f"{name}: line {start}: malformed CSV: {_short(exc)}") from None
         except UnicodeDecodeError:
             raise InputError(f"{name}: line {start}: not valid UTF-8 text") from None
         except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
-            raise InputError(f"{name}: cannot read: {_clip(str(exc))[1:-1]}") from None
+            raise InputError(f"{name}: cannot read: {_short(exc)}") from None
+        try:  # decoded with surrogateescape, so the line of a bad byte is known
+            "".join(row).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"{name}: line {start}: not valid UTF-8 text") from None
         yield start, row
 
 
@@ -686,6 +711,10 @@ def _jsonl_chunks(
         for line, text in enumerate(stream, 1):
             if not text.strip():
                 continue  # blank lines carry no record in JSON Lines
+            try:  # decoded with surrogateescape, so the line of a bad byte is known
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError(f"{name}: line {line}: not valid UTF-8 text") from None
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as exc:
@@ -694,7 +723,7 @@ def _jsonl_chunks(
                 raise InputError(f"{name}: line {line}: not usable JSON: nested too deeply; "
                                  "each line must be a flat object of columns") from None
             except ValueError as exc:  # e.g. an integer of more than 4300 digits
-                raise InputError(f"{name}: line {line}: not usable JSON: {_clip(str(exc))[1:-1]}") from None
+                raise InputError(f"{name}: line {line}: not usable JSON: {_short(exc)}") from None
             if not isinstance(record, dict):
                 raise InputError(f"{name}: line {line}: each line must be a JSON object; got {type(record).__name__}")
             for column, option in wanted:
@@ -722,7 +751,7 @@ def _jsonl_chunks(
     except UnicodeDecodeError:
         raise InputError(f"{name}: line {line + 1}: not valid UTF-8 text") from None
     except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(f"{name}: cannot read: {_clip(str(exc))[1:-1]}") from None
+        raise InputError(f"{name}: cannot read: {_short(exc)}") from None
     if labels:
         yield flush()
 
@@ -786,7 +815,7 @@ def _read_numpy(path: str, **kw: Any) -> Columns:
         raise InputError(f"{path}: not a readable NumPy file: it is empty (0 bytes of data); "
                          "write it with numpy.save / numpy.savez") from None
     except (OSError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
-        raise InputError(f"{path}: not a readable NumPy file: {_clip(str(exc))[1:-1]}") from None
+        raise InputError(f"{path}: not a readable NumPy file: {_short(exc)}") from None
     if isinstance(data, np.lib.npyio.NpzFile):
         names = list(data.files)
 
@@ -800,10 +829,10 @@ def _read_numpy(path: str, **kw: Any) -> Columns:
                 if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
                     raise InputError(f"{path}: array {column!r} holds Python objects (dtype object), which "
                                      "precall does not unpickle; save it as strings or numbers") from None
-                raise InputError(f"{path}: array {column!r}: not readable: {_clip(str(exc))[1:-1]}") from None
+                raise InputError(f"{path}: array {column!r}: not readable: {_short(exc)}") from None
             except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
                 raise InputError(f"{path}: array {column!r}: not readable (corrupt archive?): "
-                                 f"{_clip(str(exc))[1:-1]}") from None
+                                 f"{_short(exc)}") from None
     else:
         names = list(data.dtype.names or ())
         if not names:
@@ -868,7 +897,7 @@ def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: b
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:  # pyarrow raises its own error types for corrupt files
-        raise InputError(f"{path}: not a readable Parquet file: {_clip(str(exc))[1:-1]}") from None
+        raise InputError(f"{path}: not a readable Parquet file: {_short(exc)}") from None
     names = pf.schema_arrow.names
     wanted = [(kw["label"], "--label"), *kw["score_columns"]] + ([(kw["weight"], "--weight")] if kw["weight"] else [])
     for column, option in wanted:
@@ -892,8 +921,8 @@ def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: b
                 except Exception as inner:  # noqa: BLE001 - pyarrow's own error types
                     rows = pf.metadata.row_group(g).num_rows
                     return InputError(f"{path}: rows {start + 1}-{start + rows} (row group {g + 1}), column {c!r}: "
-                                      f"cannot decode: {_clip(str(inner))[1:-1]}; the file is corrupt")
-        return InputError(f"{path}: cannot decode the data after row {done}: {_clip(str(exc))[1:-1]}; the file is corrupt")
+                                      f"cannot decode: {_short(inner)}; the file is corrupt")
+        return InputError(f"{path}: cannot decode the data after row {done}: {_short(exc)}; the file is corrupt")
 
     if whole:
         try:
