@@ -205,10 +205,12 @@ def _encode(values: Sequence[Any], codes: np.ndarray, text: Callable[[Any], str]
     return list(index), codes
 
 
-def _encode_list(labels: list[str]) -> tuple[list[str], np.ndarray]:
-    index: dict[str, int] = {}
-    codes = np.fromiter((index.setdefault(t, len(index)) for t in labels), dtype=np.int64, count=len(labels))
-    return list(index), codes
+def _encode_list(labels: list[Any], text: Callable[[Any], str] | None = None) -> tuple[list[str], np.ndarray]:
+    """Distinct texts and codes of a list (``text`` applied to each distinct value)."""
+    index = {v: k for k, v in enumerate(dict.fromkeys(labels))}
+    codes = np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=len(labels))
+    distinct = list(index)
+    return _encode(distinct, codes, text) if text is not None else (distinct, codes)
 
 
 def _finish(
@@ -365,8 +367,17 @@ def _concat(name: str, chunks: Iterator[Columns], weight: str | None, empty: str
     if len(parts) == 1:
         whole = parts[0]
     else:
-        labels: list[str] = [lab for part in parts for lab in part.labels]
-        whole = Columns(_Labels(*_encode_list(labels)) if labels else labels,
+        index: dict[str, int] = {}
+        codes = []
+        for part in parts:  # by the distinct texts of each part, not a string per row
+            lab = part.labels
+            if isinstance(lab, _Labels) and lab._texts is not None and len(lab) == len(lab._codes):
+                texts, part_codes = lab._texts, lab._codes
+            else:
+                texts, part_codes = _encode_list(list(lab))
+            remap = np.array([index.setdefault(t, len(index)) for t in texts] or [0], dtype=np.int64)
+            codes.append(remap[part_codes])
+        whole = Columns(_Labels(list(index), np.concatenate(codes)) if parts else [],
                         np.concatenate([p.scores for p in parts]) if parts else np.empty(0),
                         None if weight is None else np.concatenate([p.weights for p in parts]))  # type: ignore[misc]
     if not len(whole.labels):
@@ -492,9 +503,26 @@ class _Scan(io.RawIOBase):
         super().close()
 
 
+def _dictionary_codes(pa: Any, column: Any, text: Callable[[Any], str]) -> tuple[list[str], np.ndarray]:
+    """Distinct texts and codes of an Arrow column (dictionary-encoded, chunked or not), chunk by
+    chunk: no unification of the chunks' dictionaries, no string per row."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    index: dict[str, int] = {}
+    parts = []
+    for chunk in chunks:
+        if not pa.types.is_dictionary(chunk.type):
+            chunk = pa.compute.dictionary_encode(chunk)
+        values = chunk.dictionary.to_pylist()
+        remap = np.array([index.setdefault(text(v), len(index)) for v in values] or [0], dtype=np.int64)
+        parts.append(remap[chunk.indices.to_numpy(zero_copy_only=False)])
+    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return _encode(list(index), codes, lambda t: t)  # drops texts that no row uses
+
+
 def _pyarrow() -> Any:
     try:
         import pyarrow
+        import pyarrow.compute  # noqa: F401
         import pyarrow.csv  # noqa: F401
     except ImportError:
         return None
@@ -525,11 +553,8 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
     first_line = h.lines + 1  # the line of the first data row
 
     def columns_of(batch: Any, row0: int) -> Columns:
-        lab = batch.column(names[h.i_label])
-        if isinstance(lab, pa.ChunkedArray):
-            lab = lab.combine_chunks()
-        labels = _encode(lab.dictionary.to_pylist(), lab.indices.to_numpy(zero_copy_only=False), str.strip)
-        n = len(lab)
+        labels = _dictionary_codes(pa, batch.column(names[h.i_label]), str.strip)
+        n = len(labels[1])
         s = np.empty((n, len(h.i_scores)))
         for j, (_, i) in enumerate(h.i_scores):
             s[:, j] = batch.column(names[i]).to_numpy()
@@ -599,14 +624,16 @@ def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
                 table = np.loadtxt(io.StringIO(text, newline=None), dtype=dtype, delimiter=delimiter,
                                    comments=None, quotechar='"', usecols=cols, ndmin=1)
                 n = len(table)
-                breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+                breaks = text.count("\n")
+                if "\r" in text:
+                    breaks += text.count("\r") - text.count("\r\n")
                 if breaks + (not text.endswith(("\n", "\r"))) != n:  # an empty line: loadtxt skips it
                     raise _Retry
                 if text.count(delimiter) != (h.width - 1) * n:  # a row with another number of fields
                     raise _Retry
                 for start in range(0, n, chunk_rows):
                     part = table[start:start + chunk_rows]
-                    labels = _encode_list([t.strip() for t in part[f"f{h.i_label}"].tolist()])
+                    labels = _encode_list(part[f"f{h.i_label}"].tolist(), str.strip)
                     s = np.column_stack([part[f"f{i}"] for _, i in h.i_scores]).astype(np.float64)
                     w = None if h.i_weight is None else np.array(part[f"f{h.i_weight}"], dtype=np.float64)
                     row0 = done
@@ -766,6 +793,86 @@ def _json_number(value: Any, what: str, column: str, line: int, name: str) -> fl
                          f"of {len(str(abs(value)))} digits, beyond the range of a float") from None
 
 
+def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns: ScoreColumns,
+                       weight: str | None, classes: list[str] | None, chunk_rows: int,
+                       whole: bool) -> Iterator[Columns]:
+    """pyarrow's JSON reader; anything it rejects or any check that fails is left to the exact reader."""
+    pa = _pyarrow()
+    try:
+        import pyarrow.json as pjson
+    except ImportError:
+        raise _Retry from None
+    if not whole and not hasattr(pjson, "open_json"):
+        raise _Retry
+    numbers = list(dict.fromkeys([c for c, _ in score_columns] + ([weight] if weight else [])))
+    if label in numbers:
+        raise _Retry
+    schema = pa.schema([(c, pa.float64()) for c in numbers])
+    parse = pjson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False)
+    read = pjson.ReadOptions(use_threads=True, block_size=(16 << 20) if whole else (4 << 20))
+
+    def retry(i: int) -> str:
+        raise _Retry
+
+    def columns_of(batch: Any) -> Columns:
+        names = batch.schema.names
+        if label not in names or any(c not in names for c in numbers):
+            raise _Retry
+        lab = batch.column(label)
+        if isinstance(lab, pa.ChunkedArray):
+            lab = lab.combine_chunks()
+        kind = lab.type
+        if lab.null_count or not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or
+                                  pa.types.is_integer(kind) or pa.types.is_boolean(kind) or
+                                  pa.types.is_floating(kind)):
+            raise _Retry
+        enc = pa.compute.dictionary_encode(lab)
+        values = enc.dictionary.to_pylist()
+        if pa.types.is_floating(kind) and any(abs(v) >= 2.0**53 for v in values if v == v):
+            raise _Retry  # an integer label beyond a float's precision
+        labels = _encode(values, enc.indices.to_numpy(zero_copy_only=False), label_text)
+        arrays = {}
+        for c in numbers:
+            col = batch.column(c)
+            if col.null_count:
+                raise _Retry
+            arrays[c] = np.asarray(col.to_numpy() if hasattr(col, "to_numpy") else col, dtype=np.float64)
+        scores = np.column_stack([arrays[c] for c, _ in score_columns]) if score_columns else np.empty((len(lab), 0))
+        return _finish(path, labels, scores, None if weight is None else arrays[weight], label=label,
+                       score_columns=score_columns, weight=weight, classes=classes, where=retry, whole=False)
+
+    with _open_bytes(path, meter) as raw:
+        try:
+            if whole:
+                table = pjson.read_json(raw, read_options=read, parse_options=parse)
+                if table.num_rows:
+                    yield columns_of(table)
+                return
+            for batch in pjson.open_json(raw, read_options=read, parse_options=parse):
+                for start in range(0, batch.num_rows, chunk_rows):
+                    yield columns_of(batch.slice(start, chunk_rows))
+        except (pa.ArrowException, OSError, EOFError, ValueError, TypeError, zlib.error) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise _Retry from None
+
+
+def _jsonl_file(path: str, meter: _Progress, *, chunk_rows: int, whole: bool, fast: str | None = "auto",
+                **kw: Any) -> Iterator[Columns]:
+    """JSON Lines: pyarrow's reader while it can, else (from the rows not yet given) the exact one."""
+    done = 0
+    if fast == "auto" and _pyarrow() is not None:
+        try:
+            for chunk in _arrow_json_chunks(path, meter, chunk_rows=chunk_rows, whole=whole, **kw):
+                yield chunk
+                done += len(chunk.labels)
+            return
+        except _Retry:
+            pass
+    with _open_text(path, meter) as stream:
+        yield from _skip(_jsonl_chunks(stream, path, chunk_rows=chunk_rows, **kw), done)
+
+
 # ---------------------------------------------------------------------------
 # binary formats: Parquet, .npz, .npy
 def _row(i: int) -> str:
@@ -867,8 +974,7 @@ def _parquet_columns(path: str, pa: Any, get: Callable[[str], Any], columns: lis
             if isinstance(col.type, (pa.ListType, pa.LargeListType, pa.StructType, pa.MapType)):
                 raise InputError(f"{path}: column {label!r}: the label must be a string or a number; "
                                  f"got type {col.type}")
-            enc = col if pa.types.is_dictionary(col.type) else pa.compute.dictionary_encode(col)
-            labels = _encode(enc.dictionary.to_pylist(), enc.indices.to_numpy(zero_copy_only=False), label_text)
+            labels = _dictionary_codes(pa, col, label_text)
         if pa.types.is_dictionary(col.type):
             col = col.dictionary_decode()
         if c in [s for s, _ in score_columns] or c == weight:
@@ -961,8 +1067,7 @@ def _iter(path: str, *, label: str, score_columns: ScoreColumns, weight: str | N
             _open_binary(path).close()
             yield _read_numpy(path, **kw)
         elif stem.endswith((".jsonl", ".ndjson")):
-            with _open_text(path, meter) as stream:
-                yield from _jsonl_chunks(stream, path, chunk_rows=chunk_rows, **kw)
+            yield from _jsonl_file(path, meter, chunk_rows=chunk_rows, whole=whole, **kw)
         else:
             yield from _delimited_file(path, meter, delimiter=delimiter or _delimiter_for(path),
                                        chunk_rows=chunk_rows, whole=whole, **kw)
