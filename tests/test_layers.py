@@ -135,8 +135,10 @@ def test_the_core_needs_numpy_only():
                 roots = {(node.module or "").split(".")[0]}
             else:
                 continue
-            assert roots <= {"numpy", "math", "numbers", "warnings", "dataclasses", "typing", "__future__"}, (
-                f"{path.name}:{node.lineno} imports {roots}")
+            allowed = {"numpy", "math", "numbers", "warnings", "dataclasses", "typing", "__future__", "sys"}
+            if path.name == "undefined.py":  # scikit-learn's warning class, only when scikit-learn is loaded already
+                allowed.add("sklearn")
+            assert roots <= allowed, f"{path.name}:{node.lineno} imports {roots}"
 
 
 def test_the_contract_catches_an_upward_import(tmp_path):
