@@ -9,6 +9,7 @@ import csv
 import gzip
 import io
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -288,6 +289,8 @@ def test_labels_convert_to_the_same_array_as_a_list(tmp_path):
     assert isinstance(labels, list)
     got, expected = np.array(labels), np.array(list(labels))
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
-    labels[1] = "changed"  # a changed list converts as a list
+    assert readers.label_counts(labels) == Counter(labels) == Counter({"long_label": 2, "b": 1})
+    labels[1] = "changed"  # a changed list converts and counts as a list
     assert np.array(labels).tolist() == ["long_label", "changed", "long_label"]
+    assert readers.label_counts(labels) == Counter({"long_label": 2, "changed": 1})
 

