@@ -180,13 +180,10 @@ def hand_till(data: MultiInput, average: str, policy: Any) -> float:
     total = y.shape[0] if w is None else float(w.sum())
     members = {c: np.flatnonzero(y[:, c]) for c in present.tolist()}
     if w is None:
-        # one gather per class, its columns sorted at once; then, per column a, the steps of
-        # class a's scores against every other class b as one batch (m = b's), one kernel call
+        # each class's rows of each column sorted once; then, per column a, the steps of class
+        # a's scores against every other class b as one batch (m = the b's), one kernel call
         cols = list(members)
-        blocks = {}
-        for c, rows in members.items():
-            block = np.sort(np.ascontiguousarray(s[rows][:, cols].T), axis=1)
-            blocks.update({(c, col): block[j] for j, col in enumerate(cols)})
+        blocks = {(c, col): np.sort(s[rows, col]) for c, rows in members.items() for col in cols}
         auc: dict[tuple[int, int], float] = {}
         for a in cols:
             values, counts = distinct_counts(blocks[a, a])
@@ -195,7 +192,14 @@ def hand_till(data: MultiInput, average: str, policy: Any) -> float:
                 continue
             n_neg = np.array([blocks[b, a].size for b in others])
             below = np.stack([np.searchsorted(blocks[b, a], values, side="left") for b in others])
-            at_or_below = np.stack([np.searchsorted(blocks[b, a], values, side="right") for b in others])
+            at_or_below = below.copy()  # differs only where a negative has exactly the value
+            for j, b in enumerate(others):
+                q = blocks[b, a]
+                inside = below[j] < q.size
+                tied = np.zeros(values.size, dtype=bool)
+                tied[inside] = q[below[j][inside]] == values[inside]
+                if tied.any():
+                    at_or_below[j, tied] = np.searchsorted(q, values[tied], side="right")
             shape = below.shape
             tp = np.broadcast_to(np.cumsum(counts[::-1]), shape)
             steps = Steps(tp, (n_neg[:, None] - below)[:, ::-1], np.broadcast_to(counts[::-1], shape),
