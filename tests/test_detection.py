@@ -287,7 +287,7 @@ def _voc_set(seed, tmp_path):
             for _ in range(int(rng.integers(0, 4))):
                 dx, dy, dw, dh = rng.integers(-12, 13, 4)
                 score = round(float(rng.random()), 1)
-                box = [x + dx, y + dy, w + dw, h + dh]
+                box = [x + dx, y + dy, max(w + dw, 1), max(h + dh, 1)]  # no impossible (negative) sizes
                 d_lines.append(f"{cls} {score} {' '.join(str(v) for v in box)}")
                 dts.append((image, cls, [box[0], box[1], box[0] + box[2], box[1] + box[3]], score))
         (gt_dir / f"{image}.txt").write_text("\n".join(g_lines) + "\n")

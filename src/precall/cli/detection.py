@@ -7,11 +7,12 @@ import importlib.util
 import json
 import os
 import sys
+import warnings
 from typing import Any
 
 import precall
 
-from ._common import CliError, _int_in, _terminal_progress, _unit
+from ._common import CliError, _int_in, _print_warning_messages, _terminal_progress, _unit
 from ._format import _fmt, _json_safe, _table
 
 
@@ -24,11 +25,14 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         if not os.path.isfile(path):
             raise CliError(f"{path}: no such file")
     try:
-        data = detection.load_coco(args.gt, args.results)
-        ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties, iou_type=args.iou_type,
-                                     progress=_terminal_progress("evaluating", len(data.dt_score)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = detection.load_coco(args.gt, args.results)
+            ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties, iou_type=args.iou_type,
+                                         progress=_terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(str(exc)) from None
+    _print_warning_messages(args.results, [str(w.message) for w in caught])
     if args.plot:
         _plot_classes(ev, args.plot)
     if args.json:
@@ -47,6 +51,23 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
 
 
 
+def _figure_path(folder: str, class_id: Any, name: Any) -> str:
+    """``DIR/<id>_<name>.png`` confined to ``folder``: the id an integer (else the sanitised text), the
+    name reduced to letters, digits, ``-``, ``_`` and inner dots, at most 80 characters."""
+    ident = str(int(class_id)) if isinstance(class_id, int) else _safe(str(class_id))
+    base = f"{ident}_{_safe(str(name))}"[:120] + ".png"
+    path = os.path.join(folder, base)
+    root = os.path.realpath(folder)
+    if os.path.dirname(os.path.realpath(path)) != root:  # cannot happen with the names above; kept as a guard
+        raise CliError(f"--plot: the file name {base!r} for class {name!r} would leave {folder!r}")
+    return path
+
+
+def _safe(text: str) -> str:
+    safe = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_." else "_" for ch in text)[:80]
+    return safe.strip(".") or "_"
+
+
 def _plot_classes(ev: Any, folder: str) -> None:
     """One PNG per class with ground truth: its PR curves at IoU 0.5 and 0.75 (``--plot DIR``)."""
     if importlib.util.find_spec("matplotlib") is None:
@@ -60,9 +81,11 @@ def _plot_classes(ev: Any, folder: str) -> None:
     except OSError as exc:
         raise CliError(f"--plot {folder!r}: cannot create the folder: {exc.strerror or exc}") from None
     written = 0
-    for row in ev.per_class:
-        if row["n_gt"] == 0:
-            continue
+    rows = [row for row in ev.per_class if row["n_gt"] > 0]
+    progress = _terminal_progress("plotting", 100_001) if len(rows) > 10 else None  # a tty: ~0.3 s per figure
+    for i, row in enumerate(rows):
+        if progress is not None:
+            progress(i / len(rows))
         fig = Figure(figsize=(5.5, 5.5))
         ax = fig.subplots()
         plot.setup_pr_axes(ax)
@@ -79,9 +102,10 @@ def _plot_classes(ev: Any, folder: str) -> None:
             ax.legend(loc="lower left", fontsize=8)
         else:
             ax.text(0.5, 0.5, "no detection of this class", ha="center", va="center")
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(row["name"]))
-        fig.savefig(os.path.join(folder, f"{row['id']}_{safe}.png"), dpi=90)
+        fig.savefig(_figure_path(folder, row["id"], row["name"]), dpi=90)
         written += 1
+    if progress is not None:
+        progress(1.0)
     print(f"wrote {written} figures to {folder}", file=sys.stderr)
 
 

@@ -14,10 +14,10 @@ Modules: :mod:`~precall.detection.io` (loaders, :class:`DetectionSet`),
 from __future__ import annotations
 
 from .coco import AREA_RANGES, IOU_THRESHOLDS, CocoEvaluation, evaluate_coco
-from .io import BOX_FORMATS, DetectionSet, load_coco, load_text, load_voc
+from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_text, load_voc
 from .voc import VocEvaluation, evaluate_voc
 
 __all__ = [
-    "AREA_RANGES", "BOX_FORMATS", "IOU_THRESHOLDS", "CocoEvaluation", "DetectionSet", "VocEvaluation",
+    "AREA_RANGES", "BOX_FORMATS", "IOU_THRESHOLDS", "CocoEvaluation", "DetectionSet", "DetectionWarning", "VocEvaluation",
     "evaluate_coco", "evaluate_voc", "load_coco", "load_text", "load_voc",
 ]

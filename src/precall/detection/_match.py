@@ -36,6 +36,19 @@ class _Groups:
     gt_rows: np.ndarray  # (B, G) ground-truth row (-1 padding), input order
 
 
+def _content_keys(data: DetectionSet, kind: str, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Sort keys from a record's segmentation (a CRC of its JSON text), for orders that do not depend on
+    the input order when boxes are equal; none when there are no segmentations."""
+    import json
+    import zlib
+
+    segms = data.gt_segm if kind == "gt" else data.dt_segm
+    if segms is None or not any(s is not None for s in segms):
+        return ()
+    return (np.array([zlib.crc32(json.dumps(segms[r], sort_keys=True, default=str).encode()) for r in rows.tolist()],
+                     dtype=np.int64),)
+
+
 def _groups(data: DetectionSet, max_det: int, ties: str) -> list[_Groups]:
     """Group detections and ground truths by (image, class), in buckets of similar size."""
     img_index = {v: i for i, v in enumerate(data.images.tolist())}
@@ -51,10 +64,17 @@ def _groups(data: DetectionSet, max_det: int, ties: str) -> list[_Groups]:
     if ties == "stable":
         tie_break: tuple[np.ndarray, ...] = (np.arange(dt_rows.size),)
     else:  # equal scores in box order: the result does not depend on the input order
-        tie_break = tuple(data.dt_box[dt_rows, i] for i in (3, 2, 1, 0))
+        dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
+        tie_break = (*_content_keys(data, "dt", dt_rows), dt_area[dt_rows],
+                     *(data.dt_box[dt_rows, i] for i in (3, 2, 1, 0)))
     dt_order = np.lexsort((*tie_break, -data.dt_score[dt_rows], dt_key))
     dt_rows, dt_key = dt_rows[dt_order], dt_key[dt_order]
-    gt_order = np.argsort(gt_key, kind="stable")
+    if ties == "stable":  # ground truths in input order (pycocotools: the later of equal IoUs wins)
+        gt_order = np.argsort(gt_key, kind="stable")
+    else:  # in the order of their content, so that ties between equal IoUs do not depend on the input order
+        g_keys = (*_content_keys(data, "gt", gt_rows), *(data.gt_box[gt_rows, i] for i in (3, 2, 1, 0)),
+                  data.gt_area[gt_rows], data.gt_crowd[gt_rows], data.gt_ignore[gt_rows])
+        gt_order = np.lexsort((*g_keys, gt_key))
     gt_rows, gt_key = gt_rows[gt_order], gt_key[gt_order]
     keys = np.union1d(gt_key, dt_key)
     d_lo, d_hi = np.searchsorted(dt_key, keys, "left"), np.searchsorted(dt_key, keys, "right")
@@ -123,6 +143,11 @@ def _match(
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored")}
     n_gt = np.zeros((A, K), dtype=np.int64)
     dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
+    # one extra row at the end of every per-record array: the padding index -1 reads it
+    dt_box, gt_box = np.vstack([data.dt_box, np.zeros((1, 4))]), np.vstack([data.gt_box, np.zeros((1, 4))])
+    dt_area, dt_score = np.r_[dt_area, 0.0], np.r_[data.dt_score, 0.0]
+    gt_area, gt_crowd = np.r_[data.gt_area, 0.0], np.r_[data.gt_crowd, False]
+    gt_ignore = np.r_[data.gt_ignore, False]
     groups = _groups(data, max_det, ties)
     total = sum(g.dt_rows.size for g in groups) or 1
     done = 0
@@ -133,10 +158,10 @@ def _match(
         B, D = grp.dt_rows.shape
         G = grp.gt_rows.shape[1]
         dvalid, gvalid = grp.dt_rows >= 0, grp.gt_rows >= 0
-        drow, grow = np.where(dvalid, grp.dt_rows, 0), np.where(gvalid, grp.gt_rows, 0)
-        crowd = data.gt_crowd[grow] & gvalid
+        drow, grow = grp.dt_rows, grp.gt_rows  # -1 (padding) reads the extra last row of the padded arrays
+        crowd = gt_crowd[grow] & gvalid
         if masks is None:
-            ious = _iou(data.dt_box[drow], data.gt_box[grow], crowd)  # (B, D, G)
+            ious = _iou(dt_box[drow], gt_box[grow], crowd)  # (B, D, G)
         else:
             ious = np.zeros((B, D, G))
             for b in range(B):
@@ -148,8 +173,8 @@ def _match(
         tp = np.zeros((A, T, B, D), dtype=bool)
         ignored = np.zeros((A, T, B, D), dtype=bool)
         for a, (lo, hi) in enumerate(area_ranges):
-            area = data.gt_area[grow]
-            gt_ig = data.gt_ignore[grow] | data.gt_crowd[grow] | (area < lo) | (area > hi)
+            area = gt_area[grow]
+            gt_ig = gt_ignore[grow] | gt_crowd[grow] | (area < lo) | (area > hi)
             gt_ig &= gvalid
             np.add.at(n_gt[a], grp.cls, (gvalid & ~gt_ig).sum(axis=1))
             taken = np.zeros((B, T, G), dtype=bool)
@@ -176,9 +201,11 @@ def _match(
         parts["image"].append(np.repeat(grp.image, D)[sel])
         parts["cls"].append(np.repeat(grp.cls, D)[sel])
         parts["rank"].append(np.tile(np.arange(D), B)[sel])
-        parts["score"].append(data.dt_score[drow].ravel()[sel])
+        parts["score"].append(dt_score[drow].ravel()[sel])
         parts["tp"].append(tp.reshape(A, T, B * D)[:, :, sel])
         parts["ignored"].append(ignored.reshape(A, T, B * D)[:, :, sel])
-    cat = {k: np.concatenate(v, axis=-1) if v else np.zeros((A, T, 0) if k in ("tp", "ignored") else 0) for k, v in parts.items()}
+    empty = {"tp": np.zeros((A, T, 0), dtype=bool), "ignored": np.zeros((A, T, 0), dtype=bool),
+             "score": np.zeros(0)}
+    cat = {k: np.concatenate(v, axis=-1) if v else empty.get(k, np.zeros(0, dtype=np.int64)) for k, v in parts.items()}
     return _Matched(cat["image"], cat["cls"], cat["rank"], cat["score"], cat["tp"].astype(bool),
                     cat["ignored"].astype(bool), n_gt)

@@ -42,7 +42,26 @@ Deliberate differences from pycocotools (documented, cocoapi issues):
   within an image matches (and truncates to ``max_dets``) equal-score
   detections in the order of their boxes (x, then y, w, h), so results do not depend
   on the input order (cocoapi #650); ``ties="stable"`` (default) is
-  pycocotools' order (input order among equal scores).
+  pycocotools' order (input order among equal scores).  With ``"group"`` the
+  ground truths of an image are also taken in the order of their content (box,
+  area, crowd and ignore flags; then the segmentation), so that a detection with
+  equal IoU to two ground truths takes the same one whatever the order of the
+  ground-truth file (with ``"stable"``, pycocotools' rule: the later one);
+* AP50 and AP75 (summary and per class) pick their IoU threshold with
+  ``np.isclose`` (rtol 1e-5, atol 1e-8), where pycocotools tests ``==``: for
+  thresholds such as ``np.arange(0.5, 1, 0.05)`` (whose 8th value is
+  0.7500000000000001) pycocotools reports AP75 = -1, precall the AP at that
+  threshold;
+* empty inputs give pycocotools' numbers instead of its exceptions: results
+  ``[]`` (pycocotools' ``loadRes`` raises ``IndexError``) give AP and AR 0 for every
+  class with ground truth; a ground truth without annotations gives -1
+  (undefined) everywhere;
+* annotation ids are not used: every annotation is its own object.  pycocotools
+  treats a ground truth of id 0 as never matched and keeps one annotation per
+  repeated id; precall warns (:class:`~precall.detection.DetectionWarning`) when
+  the ids are missing, 0 or repeated.  Image and category ids must be unique
+  integers (``ValueError`` otherwise); boxes of negative width or height are
+  refused, boxes of zero width or height counted in a warning (IoU 0).
 """
 
 from __future__ import annotations

@@ -14,7 +14,89 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BOX_FORMATS", "DetectionSet", "load_coco", "load_text", "load_voc"]
+__all__ = ["BOX_FORMATS", "DetectionSet", "DetectionWarning", "load_coco", "load_text", "load_voc"]
+
+
+class DetectionWarning(UserWarning):
+    """Input that precall evaluates under a documented choice, where pycocotools
+    would give a different (or no) answer: annotation ids that are missing, 0 or
+    repeated; boxes of zero width or height; annotations on images or classes the
+    ground truth does not list."""
+
+
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, DetectionWarning, stacklevel=4)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _ids(records: Any, what: str) -> list[int]:
+    """The integer ``id`` of each record; refuses a missing, non-integer or repeated id."""
+    if not isinstance(records, list):
+        raise ValueError(f"ground truth: {what}s must be a list of objects with an integer 'id'")
+    ids: list[int] = []
+    first: dict[int, int] = {}
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict) or "id" not in rec:
+            raise ValueError(f"ground truth {what} {i}: no 'id' (COCO {what}s need an integer 'id')")
+        value = rec["id"]
+        if not _is_int(value):
+            raise ValueError(f"ground truth {what} {i}: 'id' must be an integer (as COCO defines it); got {value!r}")
+        value = int(value)
+        if value in first:
+            raise ValueError(f"ground truth {what}s {first[value]} and {i} have the same 'id' {value}; ids must be unique")
+        first[value] = i
+        ids.append(value)
+    return ids
+
+
+MAX_NAME_BYTES = 255
+
+
+def _class_name(c: dict[str, Any], i: int) -> str:
+    name = c.get("name", c["id"])
+    if not isinstance(name, (str, int)) or isinstance(name, bool):
+        raise ValueError(f"ground truth category {i}: 'name' must be a string; got {name!r}")
+    name = str(name)
+    if "\x00" in name:
+        raise ValueError(f"ground truth category {i}: 'name' contains a NUL character; remove it")
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise ValueError(f"ground truth category {i}: 'name' is {len(name.encode('utf-8'))} bytes long; "
+                         f"class names must be at most {MAX_NAME_BYTES} bytes (UTF-8)")
+    return name
+
+
+def _check_sizes(boxes: np.ndarray, what: str, records: Any = None) -> None:
+    """Refuse negative widths or heights (naming the first record); warn about zero ones."""
+    negative = (boxes[:, 2] < 0) | (boxes[:, 3] < 0)
+    if negative.any():
+        i = int(np.flatnonzero(negative)[0])
+        shown = records[i]["bbox"] if records is not None else boxes[i].tolist()
+        raise ValueError(f"{what} {i}: 'bbox' {shown!r} has a negative width or height; COCO boxes are "
+                         "[x, y, width, height]")
+    zero = (boxes[:, 2] == 0) | (boxes[:, 3] == 0)
+    if zero.any():
+        _warn(f"{int(zero.sum())} {what}s have a box of zero width or height (the first: {what} "
+              f"{int(np.flatnonzero(zero)[0])}); their box IoU is 0 with everything")
+
+
+def _annotation_ids(anns: list[dict[str, Any]]) -> None:
+    """Warn when annotation ids are missing, not integers, 0 or repeated (pycocotools mishandles those)."""
+    ids = [a.get("id") for a in anns]
+    bad = sum(1 for v in ids if not _is_int(v))
+    zero = sum(1 for v in ids if _is_int(v) and v == 0)
+    good = [int(v) for v in ids if _is_int(v)]
+    repeated = len(good) - len(set(good))
+    problems = [f"{n} {text}" for n, text in ((bad, "missing or not an integer"), (zero, "equal to 0"),
+                                              (repeated, "repeating an earlier id")) if n]
+    if problems:
+        _warn("ground truth annotation ids: " + ", ".join(problems) + "; precall evaluates every annotation "
+              "as its own object (ids are not used), pycocotools would not (it treats id 0 as unmatched and "
+              "keeps one annotation per id)")
 
 @dataclass(frozen=True)
 class DetectionSet:
@@ -105,16 +187,27 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         r = r.get("annotations", None)
     if not isinstance(r, list):
         raise ValueError("results: a COCO results file is a list of detections (or a dict with 'annotations')")
-    images = np.array(sorted({img["id"] for img in g["images"]}))
+    images = np.array(sorted(_ids(g["images"], "image")), dtype=np.int64)
     categories = g.get("categories") or []
-    classes = np.array(sorted({c["id"] for c in categories}))
-    names = {c["id"]: str(c.get("name", c["id"])) for c in categories}
+    classes = np.array(sorted(_ids(categories, "category")), dtype=np.int64)
+    names = {int(c["id"]): _class_name(c, i) for i, c in enumerate(categories)}
     anns = g["annotations"]
+    if not isinstance(anns, list):
+        raise ValueError("ground truth: 'annotations' must be a list")
     for i, a in enumerate(anns):
+        if not isinstance(a, dict):
+            raise ValueError(f"ground truth annotation {i}: not an object")
         for key in ("image_id", "category_id", "bbox"):
             if key not in a:
                 raise ValueError(f"ground truth annotation {i}: no {key!r}")
+    _annotation_ids(anns)
+    image_ids, class_ids = set(images.tolist()), set(classes.tolist())
+    outside = sum(1 for a in anns if a["image_id"] not in image_ids or a["category_id"] not in class_ids)
+    if outside:
+        _warn(f"{outside} ground truth annotations name an image or category the ground truth does not list; "
+              "they are not evaluated (as in pycocotools)")
     gt_box = _boxes(anns, "ground truth annotation")
+    _check_sizes(gt_box, "ground truth annotation", anns)
     gt_area = np.array([float(a["area"]) if "area" in a else float(b[2] * b[3]) for a, b in zip(anns, gt_box)])
     gt_crowd = np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool)
     gt_ignore = np.array([bool(a.get("ignore", 0)) for a in anns], dtype=bool)
@@ -124,6 +217,8 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
     # (area = mask area, box = the mask's extent when absent)
     segm_results = bool(r) and not (r[0].get("bbox") not in (None, []))
     for i, d in enumerate(r):
+        if not isinstance(d, dict):
+            raise ValueError(f"results detection {i}: not an object")
         for key in ("image_id", "category_id", "segmentation" if segm_results else "bbox", "score"):
             if key not in d:
                 raise ValueError(f"results detection {i}: no {key!r}")
@@ -147,6 +242,8 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
             if "bbox" not in d:
                 d = r[i] = dict(d, bbox=mask_bbox(mask, h, w))
     dt_box = _boxes(r, "results detection")
+    if not segm_results:  # segmentation results: the box is the mask's extent, zero when the mask is empty
+        _check_sizes(dt_box, "results detection", r)
     dt_score = np.zeros(len(r))
     for i, d in enumerate(r):
         if isinstance(d["score"], bool) or not isinstance(d["score"], (int, float)):
@@ -181,6 +278,16 @@ def _to_xyxy(boxes: np.ndarray, box_format: str) -> np.ndarray:
 
 def _xyxy_to_xywh(b: np.ndarray) -> np.ndarray:
     return np.column_stack([b[:, 0], b[:, 1], b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]])
+
+
+def _check_corners(b: Any, where: str, box_format: str) -> None:
+    """Refuse a box whose corners are inverted (x2 < x1 or y2 < y1) once read in ``box_format``."""
+    if b[2] < b[0] or b[3] < b[1]:
+        hint = {"xyxy": "x1 y1 x2 y2 with x2 >= x1 and y2 >= y1", "xywh": "x y w h with w, h >= 0",
+                "cxcywh": "cx cy w h with w, h >= 0"}[box_format]
+        raise ValueError(f"{where}: the box reads as x1={b[0]:g} y1={b[1]:g} x2={b[2]:g} y2={b[3]:g} "
+                         f"(x2 < x1 or y2 < y1): a box in {box_format!r} is {hint}; is --box-format / "
+                         "`box_format` right?")
 
 
 def _parse_lines(path: str, fields: int, what: str) -> list[tuple[int, list[str]]]:
@@ -261,7 +368,9 @@ def load_text(
                 raise ValueError(f"{path}: image {image!r} has no entry in `image_sizes`")
             w, h = image_sizes[image]  # type: ignore[index]
             b = b * [w, h, w, h]
-        return _to_xyxy(b[None, :], box_format)[0].tolist()
+        out = _to_xyxy(b[None, :], box_format)[0].tolist()
+        _check_corners(out, f"{path}: line {line_no}", box_format)
+        return out
 
     for name in _text_files(gt_dir, "gt_dir"):
         path, image = os.path.join(gt_dir, name), name[:-4]
@@ -310,6 +419,7 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
                 raise ValueError(f"{path}: an <object> without <name> or <bndbox>")
             texts = [(bb.findtext(k) or "").strip() for k in ("xmin", "ymin", "xmax", "ymax")]
             coords = _numbers(path, 0, texts, "the <bndbox> coordinates")
+            _check_corners(coords, f"{path}: object {cls!r}", "xyxy")
             difficult = (obj.findtext("difficult") or "0").strip() == "1"
             gts.append((image, cls, coords, difficult))
     dts: list[tuple] = []
@@ -320,6 +430,7 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
                 continue
             for line_no, parts in _parse_lines(path, 6, "image_id score x1 y1 x2 y2"):
                 values = _numbers(path, line_no, parts[1:], "the score and box")
+                _check_corners(values[1:], f"{path}: line {line_no}", "xyxy")
                 dts.append((parts[0], cls, values[1:], values[0]))
     else:
         if box_format not in BOX_FORMATS:
@@ -328,7 +439,9 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
             path, image = os.path.join(detections, name), name[:-4]
             for line_no, parts in _parse_lines(path, 6, "class score x y w h"):
                 values = _numbers(path, line_no, parts[1:], "the score and box")
-                dts.append((image, parts[0], _to_xyxy(np.array([values[1:]]), box_format)[0].tolist(), values[0]))
+                corners = _to_xyxy(np.array([values[1:]]), box_format)[0].tolist()
+                _check_corners(corners, f"{path}: line {line_no}", box_format)
+                dts.append((image, parts[0], corners, values[0]))
     known = set(images)
     for d in dts:
         if d[0] not in known:
