@@ -288,3 +288,52 @@ def test_ap75_found_with_isclose_where_pycocotools_tests_equality():
     assert thresholds[5] != 0.75
     valid = theirs.eval["precision"][5, :, :, 0, -1]
     assert ours.stats[2] == pytest.approx(valid[valid > -1].mean(), abs=1e-12)
+
+
+# ------------------------------------------------------------------ masks as run lengths (17.1)
+def test_runs_areas_boxes_and_intersections_equal_pycocotools(shared_data_dir):
+    from pycocotools import mask as mask_utils
+
+    from precall.detection._rle import decode_runs, runs_intersections
+
+    folder = shared_data_dir / "coco_val2014_100"
+    gt = json.loads((folder / "instances_val2014_100.json").read_text())
+    res = json.loads((folder / "instances_val2014_fakesegm100_results.json").read_text())
+    sizes = {i["id"]: (i["height"], i["width"]) for i in gt["images"]}
+    records = gt["annotations"] + res  # polygons (one or several), crowd counts lists, compressed strings
+    segs = [r["segmentation"] for r in records]
+    hw = [sizes[r["image_id"]] for r in records]
+    runs = decode_runs(segs, hw)
+    rles = []
+    for seg, (h, w) in zip(segs, hw):
+        if isinstance(seg, dict) and isinstance(seg["counts"], str):
+            rles.append(dict(seg, counts=seg["counts"].encode()))
+        else:
+            r = mask_utils.frPyObjects(seg, h, w)
+            rles.append(mask_utils.merge(r) if isinstance(r, list) else r)
+    np.testing.assert_array_equal(runs.areas(), [mask_utils.area(r) for r in rles])
+    np.testing.assert_array_equal(runs.boxes(np.array([h for h, _ in hw])), [mask_utils.toBbox(r) for r in rles])
+    image = np.array([r["image_id"] for r in records])
+    pairs = [(i, j) for i in range(0, len(records), 3) for j in np.flatnonzero(image == image[i])[:8]]
+    d, g = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    expected = [mask_utils.area(mask_utils.merge([rles[a], rles[b]], intersect=1)) for a, b in pairs]
+    got = runs_intersections(runs, d, runs, g)
+    np.testing.assert_array_equal(got, expected)
+    assert (got > 0).sum() > 300
+
+
+def test_malformed_segmentations_name_the_record():
+    gt = {"images": [{"id": 1, "height": 10, "width": 10}], "categories": [{"id": 1}],
+          "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 5, 5], "area": 25,
+                           "segmentation": [[0, 0, 5, 0, 5, 5]]}]}
+    good = {"image_id": 1, "category_id": 1, "score": 0.5, "segmentation": {"size": [10, 10], "counts": "0;"}}
+    with pytest.raises(ValueError, match=r"results detection 1: 'segmentation': .*sum to h \* w = 100"):
+        detection.load_coco(gt, [dict(good, segmentation={"size": [10, 10], "counts": [0, 100]}),
+                                 dict(good, segmentation={"size": [10, 10], "counts": "02"})])
+    with pytest.raises(ValueError, match=r"results detection 0: 'segmentation': .*size \[5, 5\] differs"):
+        detection.load_coco(gt, [dict(good, segmentation={"size": [5, 5], "counts": "0"})])
+    bad_gt = copy.deepcopy(gt)
+    bad_gt["annotations"][0]["segmentation"] = [[0, 0, 5]]
+    data = detection.load_coco(bad_gt, [dict(good, segmentation={"size": [10, 10], "counts": [0, 100]})])
+    with pytest.raises(ValueError, match=r"ground truth annotation 0: 'segmentation': a polygon needs at least 3"):
+        detection.evaluate_coco(data, iou_type="segm")

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from ._rle import mask_iou
 from .io import DetectionSet
 
 
@@ -109,28 +108,59 @@ class _Matched:
     n_gt: np.ndarray  # (A, K) non-ignored ground truths per class
 
 
-def _mask_source(data: DetectionSet) -> Any:
-    """``get(kind, row)``: the decoded mask of a ground truth or detection (cached)."""
-    from ._rle import to_mask
+def _decode(data: DetectionSet, kind: str, rows: np.ndarray) -> Any:
+    """The foreground runs of the masks of some ground truths or detections (rows)."""
+    from ._rle import decode_runs
 
-    cache: dict[tuple[str, int], np.ndarray] = {}
+    segms, images = (data.gt_segm, data.gt_image) if kind == "gt" else (data.dt_segm, data.dt_image)
+    what = "ground truth annotation" if kind == "gt" else "results detection"
+    picked, sizes = [], []
+    for r in rows.tolist():
+        seg = segms[r]  # type: ignore[index]
+        if seg is None:
+            raise ValueError(f"{what} {r}: no 'segmentation' (iou_type='segm' needs one for every record)")
+        picked.append(seg)
+        sizes.append(data.image_hw[images[r]])  # type: ignore[index]
+    try:
+        return decode_runs(picked, sizes)
+    except ValueError as exc:
+        text = str(exc)
+        if text.startswith("segmentation "):
+            index, _, rest = text[len("segmentation "):].partition(": ")
+            first = index.split("..")[0]
+            if first.isdigit():
+                raise ValueError(f"{what} {int(rows[int(first)])}: 'segmentation': {rest}") from None
+        raise ValueError(f"{what}: 'segmentation': {text}") from None
 
-    def get(kind: str, row: int) -> np.ndarray:
-        key = (kind, row)
-        if key not in cache:
-            segms, images = (data.gt_segm, data.gt_image) if kind == "gt" else (data.dt_segm, data.dt_image)
-            h, w = data.image_hw[images[row]]  # type: ignore[index]
-            seg = segms[row]  # type: ignore[index]
-            if seg is None:
-                what = "ground truth annotation" if kind == "gt" else "results detection"
-                raise ValueError(f"{what} {row}: no 'segmentation' (iou_type='segm' needs one for every record)")
-            try:
-                cache[key] = to_mask(seg, h, w)
-            except ValueError as exc:
-                raise ValueError(f"{kind} {row}: 'segmentation': {exc}") from None
-        return cache[key]
 
-    return get
+_PAIRS_PER_CHUNK = 2_000
+
+
+def _segm_ious(data: DetectionSet, grp: _Groups) -> np.ndarray:
+    """(B, D, G) mask IoUs of a bucket of groups, on run lengths, a bounded number of pairs at a time
+    (only the masks of those pairs are decoded; nothing is kept between chunks)."""
+    from ._rle import runs_intersections, runs_iou
+
+    B, D = grp.dt_rows.shape
+    G = grp.gt_rows.shape[1]
+    ious = np.zeros((B, D, G))
+    n_pairs = (grp.dt_rows >= 0).sum(axis=1) * (grp.gt_rows >= 0).sum(axis=1)
+    lo = 0
+    while lo < B:
+        hi = lo + max(1, int(np.searchsorted(np.cumsum(n_pairs[lo:]), _PAIRS_PER_CHUNK, "right")))
+        dr, gr = grp.dt_rows[lo:hi], grp.gt_rows[lo:hi]
+        valid = (dr >= 0)[:, :, None] & (gr >= 0)[:, None, :]
+        b, d, g = np.nonzero(valid)
+        if b.size:
+            d_rows, g_rows = dr[b, d], gr[b, g]
+            d_unique, d_local = np.unique(d_rows, return_inverse=True)
+            g_unique, g_local = np.unique(g_rows, return_inverse=True)
+            d_runs, g_runs = _decode(data, "dt", d_unique), _decode(data, "gt", g_unique)
+            inter = runs_intersections(d_runs, d_local, g_runs, g_local)
+            ious[lo + b, d, g] = runs_iou(inter, d_runs.areas()[d_local], g_runs.areas()[g_local],
+                                          data.gt_crowd[g_rows])
+        lo = hi
+    return ious
 
 
 def _match(
@@ -139,7 +169,6 @@ def _match(
 ) -> _Matched:
     T, A, K = thresholds.size, len(area_ranges), data.classes.size
     thr = np.minimum(thresholds, 1 - 1e-10)
-    masks = _mask_source(data) if iou_type == "segm" else None
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored")}
     n_gt = np.zeros((A, K), dtype=np.int64)
     dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
@@ -160,15 +189,10 @@ def _match(
         dvalid, gvalid = grp.dt_rows >= 0, grp.gt_rows >= 0
         drow, grow = grp.dt_rows, grp.gt_rows  # -1 (padding) reads the extra last row of the padded arrays
         crowd = gt_crowd[grow] & gvalid
-        if masks is None:
-            ious = _iou(dt_box[drow], gt_box[grow], crowd)  # (B, D, G)
+        if iou_type == "segm":
+            ious = _segm_ious(data, grp)
         else:
-            ious = np.zeros((B, D, G))
-            for b in range(B):
-                d_ok, g_ok = grp.dt_rows[b][dvalid[b]], grp.gt_rows[b][gvalid[b]]
-                ious[b, : d_ok.size, : g_ok.size] = mask_iou(
-                    [masks("dt", r) for r in d_ok.tolist()], [masks("gt", r) for r in g_ok.tolist()],
-                    data.gt_crowd[g_ok])
+            ious = _iou(dt_box[drow], gt_box[grow], crowd)  # (B, D, G)
         ious[~(dvalid[:, :, None] & gvalid[:, None, :])] = -1.0
         tp = np.zeros((A, T, B, D), dtype=bool)
         ignored = np.zeros((A, T, B, D), dtype=bool)

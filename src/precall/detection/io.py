@@ -228,19 +228,27 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
             )
     dt_area = None
     if segm_results:
-        from ._rle import mask_area, mask_bbox, to_mask
+        from ._rle import decode_runs
 
         r = list(r)  # boxes are added to copies: the caller's records stay as they were
         dt_area = np.zeros(len(r))
-        for i, d in enumerate(r):
-            h, w = image_hw[d["image_id"]]
+        chunk = 2_000  # the runs of a chunk of masks at a time; no full-image mask is ever built
+        for lo in range(0, len(r), chunk):
+            part = r[lo:lo + chunk]
+            sizes = [image_hw[d["image_id"]] for d in part]
             try:
-                mask = to_mask(d["segmentation"], h, w)
+                runs = decode_runs([d["segmentation"] for d in part], sizes)
             except ValueError as exc:
-                raise ValueError(f"results detection {i}: 'segmentation': {exc}") from None
-            dt_area[i] = mask_area(mask)
-            if "bbox" not in d:
-                d = r[i] = dict(d, bbox=mask_bbox(mask, h, w))
+                text = str(exc)
+                index, _, rest = text[len("segmentation "):].partition(": ")
+                where = lo + int(index.split("..")[0]) if index.split("..")[0].isdigit() else lo
+                raise ValueError(f"results detection {where}: 'segmentation': {rest or text}") from None
+            dt_area[lo:lo + len(part)] = runs.areas()
+            missing = [k for k, d in enumerate(part) if "bbox" not in d]
+            if missing:
+                boxes = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
+                for k in missing:
+                    r[lo + k] = dict(part[k], bbox=boxes[k].tolist())
     dt_box = _boxes(r, "results detection")
     if not segm_results:  # segmentation results: the box is the mask's extent, zero when the mask is empty
         _check_sizes(dt_box, "results detection", r)
