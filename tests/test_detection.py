@@ -422,6 +422,8 @@ def test_custom_recall_thresholds_equal_pycocotools():
     with pytest.raises(ValueError, match="`recall_thresholds`"):
         detection.evaluate_coco(detection.load_coco(gt, results), recall_thresholds=[0.5, 0.2])
     with pytest.raises(ValueError, match="`iou_type`"):
+        detection.evaluate_coco(detection.load_coco(gt, results), iou_type="pose")
+    with pytest.raises(ValueError, match="no 'keypoints'"):
         detection.evaluate_coco(detection.load_coco(gt, results), iou_type="keypoints")
     with pytest.raises(ValueError, match="no 'segmentation'"):
         detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")

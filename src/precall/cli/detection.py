@@ -28,15 +28,18 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             data = detection.load_coco(args.gt, args.results)
-            ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties, iou_type=args.iou_type,
-                                         progress=_terminal_progress("evaluating", len(data.dt_score)))
+            ev = detection.evaluate_coco(
+                data, max_dets=None if args.max_dets is None else tuple(args.max_dets), ties=args.ties,
+                iou_type=args.iou_type, iou_thresholds=args.iou_thresholds, area_ranges=args.area_ranges,
+                kpt_oks_sigmas=args.kpt_oks_sigmas, use_cats=not args.no_cats,
+                progress=_terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(str(exc)) from None
     _print_warning_messages(args.results, [str(w.message) for w in caught])
     if args.plot:
         _plot_classes(ev, args.plot)
     if args.json:
-        out = {"stats": dict(zip(detection.CocoEvaluation.STAT_NAMES, ev.stats.tolist())),
+        out = {"stats": dict(zip(ev.stat_names, ev.stats.tolist())), "iou_type": ev.iou_type,
                "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
         print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
         return 0
@@ -131,6 +134,31 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
 
 
 
+def _float_list(text: str) -> list[float]:
+    try:
+        values = [float(t) for t in text.replace(",", " ").split()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas; got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return values
+
+
+def _area_ranges(text: str) -> dict[str, tuple[float, float]]:
+    out: dict[str, tuple[float, float]] = {}
+    for part in text.split(","):
+        name, _, rng = part.partition("=")
+        lo, _, hi = rng.partition(":")
+        try:
+            low, high = float(lo), float(hi)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH,...; got {part!r}") from None
+        if not name.strip() or not low <= high:
+            raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH with LOW <= HIGH; got {part!r}")
+        out[name.strip()] = (low, high)
+    return out
+
+
 def register(sub: Any) -> None:
     det = sub.add_parser("detection", help="object-detection mAP (COCO, PASCAL VOC, text files)",
                          description="Object-detection evaluation on precall's ranking core.")
@@ -145,10 +173,19 @@ def register(sub: Any) -> None:
     coco.add_argument("gt", metavar="GT.json", help="COCO ground truth (images, annotations, categories)")
     coco.add_argument("results", metavar="RESULTS.json", help="COCO results: a list of detections")
     coco.add_argument("--per-class", action="store_true", help="also print AP, AP50, AP75 per class")
-    coco.add_argument("--iou-type", choices=("bbox", "segm"), default="bbox",
-                      help="box IoU (default) or mask IoU of the segmentations")
-    coco.add_argument("--max-dets", type=_int_in(1), nargs=3, default=[1, 10, 100], metavar="N",
-                      help="detections per image for the three AR numbers (default 1 10 100)")
+    coco.add_argument("--iou-type", choices=("bbox", "segm", "keypoints"), default="bbox",
+                      help="box IoU (default), mask IoU of the segmentations, or keypoint OKS")
+    coco.add_argument("--max-dets", type=_int_in(1), nargs="+", default=None, metavar="N",
+                      help="detections per image, increasing (default 1 10 100; 20 for keypoints); any number "
+                      "of values, e.g. 100 300 1000 for proposal recall")
+    coco.add_argument("--iou-thresholds", type=_float_list, default=None, metavar="T1,T2,...",
+                      help="IoU thresholds (default 0.50:0.05:0.95), e.g. 0.5,0.75")
+    coco.add_argument("--area-ranges", type=_area_ranges, default=None, metavar="NAME=LO:HI,...",
+                      help="area ranges (default all/small/medium/large), e.g. all=0:1e10,small=0:1024")
+    coco.add_argument("--kpt-oks-sigmas", type=_float_list, default=None, metavar="S1,S2,...",
+                      help="keypoint OKS sigmas, one per keypoint (default COCO's 17)")
+    coco.add_argument("--no-cats", action="store_true",
+                      help="class-agnostic: pool all categories (pycocotools' useCats=0)")
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",
                       help="stable: pycocotools' order (default); group: equal scores as one step")
     coco.add_argument("--json", action="store_true", help="print one JSON object")

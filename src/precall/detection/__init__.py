@@ -13,11 +13,12 @@ Modules: :mod:`~precall.detection.io` (loaders, :class:`DetectionSet`),
 
 from __future__ import annotations
 
-from .coco import AREA_RANGES, IOU_THRESHOLDS, CocoEvaluation, evaluate_coco
+from .coco import AREA_RANGES, COCO_KEYPOINT_SIGMAS, IOU_THRESHOLDS, KEYPOINT_AREA_RANGES, CocoEvaluation, evaluate_coco
 from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_text, load_voc
+from .keypoints import CROWDPOSE_SIGMAS, evaluate_crowdpose
 from .voc import VocEvaluation, evaluate_voc
 
 __all__ = [
-    "AREA_RANGES", "BOX_FORMATS", "IOU_THRESHOLDS", "CocoEvaluation", "DetectionSet", "DetectionWarning", "VocEvaluation",
-    "evaluate_coco", "evaluate_voc", "load_coco", "load_text", "load_voc",
+    "AREA_RANGES", "BOX_FORMATS", "COCO_KEYPOINT_SIGMAS", "CROWDPOSE_SIGMAS", "KEYPOINT_AREA_RANGES", "IOU_THRESHOLDS", "CocoEvaluation", "DetectionSet", "DetectionWarning", "VocEvaluation",
+    "evaluate_coco", "evaluate_crowdpose", "evaluate_voc", "load_coco", "load_text", "load_voc",
 ]

@@ -163,9 +163,71 @@ def _segm_ious(data: DetectionSet, grp: _Groups) -> np.ndarray:
     return ious
 
 
+def _keypoint_arrays(data: DetectionSet, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(N_gt, 3k) and (N_dt, 3k) keypoints, and the ground truths without labelled keypoints
+    (``num_keypoints == 0``, or no ``keypoints``: pycocotools ignores those)."""
+    from .io import _keypoint_array
+
+    def stack(values: list[Any] | None, n: int, what: str, required: bool) -> np.ndarray:
+        out = np.zeros((n, 3 * k))
+        for i, v in enumerate(values or [None] * n):
+            if v is None:
+                if required:
+                    raise ValueError(f"{what} {i}: no 'keypoints' (iou_type='keypoints' needs them)")
+                continue
+            kp = _keypoint_array(v, f"{what} {i}")
+            if kp.size != 3 * k:
+                raise ValueError(f"{what} {i}: {kp.size // 3} keypoints, but the sigmas are for {k}; pass "
+                                 "`kpt_oks_sigmas` with one sigma per keypoint")
+            out[i] = kp
+        return out
+
+    gt = stack(data.gt_keypoints, data.gt_box.shape[0], "ground truth annotation", False)
+    dt = stack(data.dt_keypoints, data.dt_box.shape[0], "results detection", True)
+    labelled = (gt[:, 2::3] > 0).sum(axis=1)
+    num = data.gt_num_keypoints or [None] * gt.shape[0]
+    no_kp = np.array([(n == 0) if n is not None else (c == 0) for n, c in zip(num, labelled.tolist())], dtype=bool)
+    return gt, dt, no_kp.reshape(-1)
+
+
+def _oks(grp: _Groups, gt_kp: np.ndarray, dt_kp: np.ndarray, gt_box: np.ndarray, gt_area: np.ndarray,
+         sigmas: np.ndarray) -> np.ndarray:
+    """(B, D, G) object keypoint similarity, pycocotools' ``computeOks`` operation for operation
+    (one ground truth at a time, its detections at once, so that every sum is the same)."""
+    B, D = grp.dt_rows.shape
+    G = grp.gt_rows.shape[1]
+    out = np.zeros((B, D, G))
+    variances = (sigmas * 2) ** 2
+    k = sigmas.size
+    for b in range(B):
+        d_rows = grp.dt_rows[b][grp.dt_rows[b] >= 0]
+        if d_rows.size == 0:
+            continue
+        d = dt_kp[d_rows]
+        xd, yd = d[:, 0::3], d[:, 1::3]
+        for j, g_row in enumerate(grp.gt_rows[b][grp.gt_rows[b] >= 0].tolist()):
+            g = gt_kp[g_row]
+            xg, yg, vg = g[0::3], g[1::3], g[2::3]
+            k1 = np.count_nonzero(vg > 0)
+            bb = gt_box[g_row]
+            x0, x1 = bb[0] - bb[2], bb[0] + bb[2] * 2
+            y0, y1 = bb[1] - bb[3], bb[1] + bb[3] * 2
+            if k1 > 0:
+                dx, dy = xd - xg, yd - yg
+            else:
+                z = np.zeros(k)
+                dx = np.maximum(z, x0 - xd) + np.maximum(z, xd - x1)
+                dy = np.maximum(z, y0 - yd) + np.maximum(z, yd - y1)
+            e = (dx**2 + dy**2) / variances / (gt_area[g_row] + np.spacing(1)) / 2
+            if k1 > 0:
+                e = e[:, vg > 0]
+            out[b, : d_rows.size, j] = np.sum(np.exp(-e), axis=1) / e.shape[1]
+    return out
+
+
 def _match(
     data: DetectionSet, thresholds: np.ndarray, area_ranges: list[tuple[float, float]], max_det: int, ties: str,
-    progress: Any = None, iou_type: str = "bbox",
+    progress: Any = None, iou_type: str = "bbox", sigmas: np.ndarray | None = None,
 ) -> _Matched:
     T, A, K = thresholds.size, len(area_ranges), data.classes.size
     thr = np.minimum(thresholds, 1 - 1e-10)
@@ -177,6 +239,10 @@ def _match(
     dt_area, dt_score = np.r_[dt_area, 0.0], np.r_[data.dt_score, 0.0]
     gt_area, gt_crowd = np.r_[data.gt_area, 0.0], np.r_[data.gt_crowd, False]
     gt_ignore = np.r_[data.gt_ignore, False]
+    if iou_type == "keypoints":
+        assert sigmas is not None
+        gt_kp, dt_kp, no_kp = _keypoint_arrays(data, sigmas.size)
+        gt_ignore = np.r_[data.gt_ignore | no_kp, False]
     groups = _groups(data, max_det, ties)
     total = sum(g.dt_rows.size for g in groups) or 1
     done = 0
@@ -191,6 +257,8 @@ def _match(
         crowd = gt_crowd[grow] & gvalid
         if iou_type == "segm":
             ious = _segm_ious(data, grp)
+        elif iou_type == "keypoints":
+            ious = _oks(grp, gt_kp, dt_kp, data.gt_box, data.gt_area, sigmas)
         else:
             ious = _iou(dt_box[drow], gt_box[grow], crowd)  # (B, D, G)
         ious[~(dvalid[:, :, None] & gvalid[:, None, :])] = -1.0

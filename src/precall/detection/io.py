@@ -127,7 +127,37 @@ class DetectionSet:
     gt_segm: list[Any] | None = None  # COCO segmentations, for iou_type="segm"
     dt_segm: list[Any] | None = None
     image_hw: dict[Any, tuple[int, int]] | None = None
+    gt_keypoints: list[Any] | None = None  # COCO keypoints [x1, y1, v1, ...], for iou_type="keypoints"
+    dt_keypoints: list[Any] | None = None
+    gt_num_keypoints: list[Any] | None = None
     _xyxy: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # boxes as read (VOC, text)
+
+    def select_images(self, images: Any) -> DetectionSet:
+        """The same set restricted to some images (ids of :attr:`images`; unknown ids are refused)."""
+        wanted = set(np.asarray(images, dtype=self.images.dtype).tolist())
+        unknown = wanted - set(self.images.tolist())
+        if unknown:
+            raise ValueError(f"`images`: {sorted(unknown, key=str)[:5]} are not images of this set")
+        g = np.array([m in wanted for m in self.gt_image.tolist()], dtype=bool)
+        d = np.array([m in wanted for m in self.dt_image.tolist()], dtype=bool)
+
+        def rows(values: Any, keep: np.ndarray) -> Any:
+            if values is None:
+                return None
+            if isinstance(values, list):
+                return [v for v, k in zip(values, keep.tolist()) if k]
+            return values[keep]
+
+        return DetectionSet(
+            images=np.array(sorted(wanted), dtype=self.images.dtype), classes=self.classes,
+            gt_image=self.gt_image[g], gt_class=self.gt_class[g], gt_box=self.gt_box[g], gt_area=self.gt_area[g],
+            gt_crowd=self.gt_crowd[g], gt_ignore=self.gt_ignore[g], dt_image=self.dt_image[d],
+            dt_class=self.dt_class[d], dt_box=self.dt_box[d], dt_score=self.dt_score[d],
+            class_names=self.class_names, dt_area=rows(self.dt_area, d), gt_segm=rows(self.gt_segm, g),
+            dt_segm=rows(self.dt_segm, d), image_hw=self.image_hw, gt_keypoints=rows(self.gt_keypoints, g),
+            dt_keypoints=rows(self.dt_keypoints, d), gt_num_keypoints=rows(self.gt_num_keypoints, g),
+            _xyxy=None if self._xyxy is None else (self._xyxy[0][g], self._xyxy[1][d]),
+        )
 
 
 def _load_json(obj: Any, what: str) -> Any:
@@ -215,11 +245,14 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
     image_hw = {img["id"]: (int(img.get("height", 0)), int(img.get("width", 0))) for img in g["images"]}
     # pycocotools' loadRes: box results if the first has a box, else segmentation results
     # (area = mask area, box = the mask's extent when absent)
-    segm_results = bool(r) and not (r[0].get("bbox") not in (None, []))
+    kind = "bbox"
+    if r and isinstance(r[0], dict) and r[0].get("bbox") in (None, []):
+        kind = "keypoints" if "keypoints" in r[0] and "segmentation" not in r[0] else "segm"
+    segm_results = kind == "segm"
     for i, d in enumerate(r):
         if not isinstance(d, dict):
             raise ValueError(f"results detection {i}: not an object")
-        for key in ("image_id", "category_id", "segmentation" if segm_results else "bbox", "score"):
+        for key in ("image_id", "category_id", {"segm": "segmentation"}.get(kind, kind), "score"):
             if key not in d:
                 raise ValueError(f"results detection {i}: no {key!r}")
         if d["image_id"] not in image_set:
@@ -249,8 +282,17 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
                 boxes = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
                 for k in missing:
                     r[lo + k] = dict(part[k], bbox=boxes[k].tolist())
+    if kind == "keypoints":  # pycocotools' loadRes: the box and area of the keypoints' extent (all of them)
+        r = list(r)
+        dt_area = np.zeros(len(r))
+        for i, d in enumerate(r):
+            kp = _keypoint_array(d["keypoints"], f"results detection {i}")
+            x, y = kp[0::3], kp[1::3]
+            x0, x1, y0, y1 = np.min(x), np.max(x), np.min(y), np.max(y)
+            dt_area[i] = (x1 - x0) * (y1 - y0)
+            r[i] = dict(d, bbox=[float(x0), float(y0), float(x1 - x0), float(y1 - y0)])
     dt_box = _boxes(r, "results detection")
-    if not segm_results:  # segmentation results: the box is the mask's extent, zero when the mask is empty
+    if kind == "bbox":  # segmentation results: the box is the mask's extent, zero when the mask is empty
         _check_sizes(dt_box, "results detection", r)
     dt_score = np.zeros(len(r))
     for i, d in enumerate(r):
@@ -268,7 +310,20 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         dt_box=dt_box, dt_score=dt_score, class_names=names, dt_area=dt_area,
         gt_segm=[a.get("segmentation") for a in anns],
         dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,
+        gt_keypoints=[a.get("keypoints") for a in anns], dt_keypoints=[d.get("keypoints") for d in r],
+        gt_num_keypoints=[a.get("num_keypoints") for a in anns],
     )
+
+
+def _keypoint_array(values: Any, where: str) -> np.ndarray:
+    try:
+        kp = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: 'keypoints' must be a list of numbers x1, y1, v1, x2, ...") from None
+    if kp.size == 0 or kp.size % 3 or not np.isfinite(kp).all():
+        raise ValueError(f"{where}: 'keypoints' must be finite numbers x1, y1, v1, x2, y2, v2, ... "
+                         f"(a multiple of 3); got {kp.size} values")
+    return kp
 
 
 
