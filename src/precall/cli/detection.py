@@ -37,7 +37,18 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     _print_warning_messages(args.results, [str(w.message) for w in caught])
     if args.plot:
-        _plot_classes(ev, args.plot)
+        entries = []
+        for row in ev.per_class:
+            if row["n_gt"] == 0:
+                continue
+            curves = []
+            for iou in (0.5, 0.75):
+                try:
+                    curves.append((f"IoU {iou:g}", ev.threshold_table(row["id"], iou_threshold=iou)))
+                except ValueError:  # no counted detection at this IoU, or not an evaluated threshold
+                    continue
+            entries.append((row["id"], row["name"], row["n_gt"], curves))
+        _plot_classes(entries, args.plot, "coco")
     if args.json:
         out = {"stats": dict(zip(ev.stat_names, ev.stats.tolist())), "iou_type": ev.iou_type,
                "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
@@ -45,10 +56,13 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         return 0
     lines = [f"ground truth {args.gt}; results {args.results}; ties {args.ties}", "", ev.to_text()]
     if args.per_class:
-        rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3), str(r["n_gt"]),
-                 str(r["n_det"])] for r in ev.per_class]
-        lines += ["", *_table(["class", "AP", "AP50", "AP75", "#GT", "#detections"], rows),
-                  "(AP -1: no ground truth of that class)"]
+        areas = [k for k in ev.per_class[0] if k.startswith("AP_")] if ev.per_class else []
+        rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3),
+                 *(_fmt(r[k], 3) for k in areas), _fmt(r["AR"], 3), str(r["n_gt"]), str(r["n_det"])]
+                for r in ev.per_class]
+        lines += ["", *_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
+                               "#detections"], rows),
+                  "(-1: no ground truth of that class in that area range)"]
     print("\n".join(lines))
     return 0
 
@@ -71,8 +85,9 @@ def _safe(text: str) -> str:
     return safe.strip(".") or "_"
 
 
-def _plot_classes(ev: Any, folder: str) -> None:
-    """One PNG per class with ground truth: its PR curves at IoU 0.5 and 0.75 (``--plot DIR``)."""
+def _plot_classes(entries: list[tuple[Any, Any, int, list[tuple[str, Any]]]], folder: str, method: str) -> None:
+    """One PNG per class: ``entries`` are (id, name, #ground truths, [(label, table), ...]); each
+    table drawn with the AP convention's curve ``method`` (``--plot DIR``), progress on a terminal."""
     if importlib.util.find_spec("matplotlib") is None:
         raise CliError("--plot needs matplotlib, the 'plot' extra: pip install 'precall[plot]'")
     from matplotlib.figure import Figure
@@ -83,33 +98,24 @@ def _plot_classes(ev: Any, folder: str) -> None:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
         raise CliError(f"--plot {folder!r}: cannot create the folder: {exc.strerror or exc}") from None
-    written = 0
-    rows = [row for row in ev.per_class if row["n_gt"] > 0]
-    progress = _terminal_progress("plotting", 100_001) if len(rows) > 10 else None  # a tty: ~0.3 s per figure
-    for i, row in enumerate(rows):
+    progress = _terminal_progress("plotting", 100_001) if len(entries) > 10 else None  # ~0.3 s per figure
+    for i, (ident, name, n_gt, curves) in enumerate(entries):
         if progress is not None:
-            progress(i / len(rows))
+            progress(i / len(entries))
         fig = Figure(figsize=(5.5, 5.5))
         ax = fig.subplots()
         plot.setup_pr_axes(ax)
-        drawn = 0
-        for iou in (0.5, 0.75):
-            try:
-                table = ev.threshold_table(row["id"], iou_threshold=iou)
-            except ValueError:  # no counted detection at this IoU
-                continue
-            plot.draw_pr(ax, table, label=f"IoU {iou:g}", method="coco")
-            drawn += 1
-        ax.set_title(f"{row['name']} ({row['n_gt']} ground truths)")
-        if drawn:
+        for label, table in curves:
+            plot.draw_pr(ax, table, label=label, method=method)
+        ax.set_title(f"{name} ({n_gt} ground truths)")
+        if curves:
             ax.legend(loc="lower left", fontsize=8)
         else:
             ax.text(0.5, 0.5, "no detection of this class", ha="center", va="center")
-        fig.savefig(_figure_path(folder, row["id"], row["name"]), dpi=90)
-        written += 1
+        fig.savefig(_figure_path(folder, ident, name), dpi=90)
     if progress is not None:
         progress(1.0)
-    print(f"wrote {written} figures to {folder}", file=sys.stderr)
+    print(f"wrote {len(entries)} figures to {folder}", file=sys.stderr)
 
 
 def cmd_detection_voc(args: argparse.Namespace) -> int:
@@ -124,10 +130,20 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
                                     pixel_offset=args.pixel_offset, inclusive=args.inclusive, ties=args.ties)
     except (ValueError, TypeError, OSError) as exc:
         raise CliError(str(exc)) from None
+    n_det = {c: int((data.dt_class == c).sum()) for c in ev.n_gt}
+    if args.plot:
+        entries = [(k, c, ev.n_gt[c], [(f"IoU {ev.iou_threshold:g}", ev.tables[c])] if c in ev.tables else [])
+                   for k, c in enumerate(ev.n_gt) if ev.n_gt[c] > 0]
+        _plot_classes(entries, args.plot, ev.method)
     if args.json:
         print(json.dumps(_json_safe({"ap": {str(k): v for k, v in ev.ap.items()}, "mAP": ev.map,
                                      "method": ev.method, "iou_threshold": ev.iou_threshold,
-                                     "n_gt": {str(k): v for k, v in ev.n_gt.items()}}), indent=2))
+                                     "n_gt": {str(k): v for k, v in ev.n_gt.items()},
+                                     "n_det": {str(k): v for k, v in n_det.items()}}), indent=2))
+    elif args.per_class:
+        rows = [[str(c), _fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])] for c in ev.n_gt]
+        print("\n".join([*_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"],
+                                 rows), f"mAP {_fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
     else:
         print(ev.to_text())
     return 0
@@ -213,4 +229,6 @@ def register(sub: Any) -> None:
         sp.add_argument("--inclusive", action="store_true", help="IoU >= threshold counts (default >)")
         sp.add_argument("--ties", choices=("stable", "group"), default="stable", help="tie rule (default stable)")
         sp.add_argument("--json", action="store_true", help="print one JSON object")
+        sp.add_argument("--per-class", action="store_true", help="a table of AP, #GT and #detections per class")
+        sp.add_argument("--plot", metavar="DIR", help="write each class's PR curve as a PNG in DIR")
         sp.set_defaults(func=cmd_detection_voc)

@@ -111,8 +111,9 @@ class CocoEvaluation:
         area range and max_dets (-1 for classes without ground truth).
     recall : ndarray of shape (T, K, A, M)
     per_class : list of dict
-        Per class: id, name, AP, AP50, AP75 (all areas, max_dets[-1]), the
-        number of non-ignored ground truths and of detections.
+        Per class: id, name, AP, AP50, AP75 (all areas, max_dets[-1]), AP of
+        every other area range (``AP_small``, ...), ``AR`` (all areas,
+        max_dets[-1]), the number of non-ignored ground truths and of detections.
     iou_thresholds, recall_thresholds, max_dets, area_ranges
         The parameters used.
     """
@@ -272,7 +273,8 @@ def evaluate_coco(
         ``small``, ``medium``, ``large`` (-1 for a missing one).
     use_cats : bool, default=True
         ``False``: class-agnostic (pycocotools' ``useCats=0``): the detections and
-        ground truths of all categories (listed or not) pooled as one class ``-1``.
+        ground truths of all listed categories pooled as one class ``-1`` (ties in
+        pycocotools' order: category by category, then input order).
     kpt_oks_sigmas : array-like, default=None
         One sigma per keypoint (default :data:`COCO_KEYPOINT_SIGMAS`, the 17 COCO
         person keypoints); e.g. CrowdPose's 14.
@@ -296,12 +298,15 @@ def evaluate_coco(
             raise ValueError(f"`kpt_oks_sigmas` must be positive numbers, one per keypoint; got {kpt_oks_sigmas!r}")
         if data.dt_keypoints is None:
             raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
-    if not use_cats:
-        import dataclasses
-
-        data = dataclasses.replace(
-            data, classes=np.array([-1]), gt_class=np.full(data.gt_class.shape, -1),
-            dt_class=np.full(data.dt_class.shape, -1), class_names={-1: "all classes"})
+    if not use_cats:  # pycocotools' order: the records of each listed category in turn (ties follow it)
+        rank = {c: i for i, c in enumerate(data.classes.tolist())}
+        g_rank = np.array([rank.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
+        d_rank = np.array([rank.get(c, -1) for c in data.dt_class.tolist()], dtype=np.int64)
+        g = np.flatnonzero(g_rank >= 0)
+        d = np.flatnonzero(d_rank >= 0)
+        g, d = g[np.argsort(g_rank[g], kind="stable")], d[np.argsort(d_rank[d], kind="stable")]
+        data = data._take(g, d, classes=np.array([-1]), gt_class=np.full(g.size, -1),
+                          dt_class=np.full(d.size, -1), class_names={-1: "all classes"})
     if max_dets is None:
         max_dets = (20,) if iou_type == "keypoints" else (1, 10, 100)
     if area_ranges is None and iou_type == "keypoints":

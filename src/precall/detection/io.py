@@ -138,18 +138,22 @@ class DetectionSet:
         unknown = wanted - set(self.images.tolist())
         if unknown:
             raise ValueError(f"`images`: {sorted(unknown, key=str)[:5]} are not images of this set")
-        g = np.array([m in wanted for m in self.gt_image.tolist()], dtype=bool)
-        d = np.array([m in wanted for m in self.dt_image.tolist()], dtype=bool)
+        g = np.flatnonzero([m in wanted for m in self.gt_image.tolist()])
+        d = np.flatnonzero([m in wanted for m in self.dt_image.tolist()])
+        return self._take(g, d, images=np.array(sorted(wanted), dtype=self.images.dtype))
+
+    def _take(self, g: np.ndarray, d: np.ndarray, **changes: Any) -> DetectionSet:
+        """The ground-truth rows ``g`` and detection rows ``d`` (index arrays, in that order)."""
 
         def rows(values: Any, keep: np.ndarray) -> Any:
             if values is None:
                 return None
             if isinstance(values, list):
-                return [v for v, k in zip(values, keep.tolist()) if k]
+                return [values[i] for i in keep.tolist()]
             return values[keep]
 
-        return DetectionSet(
-            images=np.array(sorted(wanted), dtype=self.images.dtype), classes=self.classes,
+        out = DetectionSet(
+            images=self.images, classes=self.classes,
             gt_image=self.gt_image[g], gt_class=self.gt_class[g], gt_box=self.gt_box[g], gt_area=self.gt_area[g],
             gt_crowd=self.gt_crowd[g], gt_ignore=self.gt_ignore[g], dt_image=self.dt_image[d],
             dt_class=self.dt_class[d], dt_box=self.dt_box[d], dt_score=self.dt_score[d],
@@ -158,6 +162,11 @@ class DetectionSet:
             dt_keypoints=rows(self.dt_keypoints, d), gt_num_keypoints=rows(self.gt_num_keypoints, g),
             _xyxy=None if self._xyxy is None else (self._xyxy[0][g], self._xyxy[1][d]),
         )
+        if changes:
+            import dataclasses
+
+            out = dataclasses.replace(out, **changes)
+        return out
 
 
 def _load_json(obj: Any, what: str) -> Any:
