@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from .coco import AREA_RANGES, COCO_KEYPOINT_SIGMAS, IOU_THRESHOLDS, KEYPOINT_AREA_RANGES, CocoEvaluation, evaluate_coco
 from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_text, load_voc
+from .metric import MeanAveragePrecision
 from .keypoints import CROWDPOSE_SIGMAS, evaluate_crowdpose
 from .voc import VocEvaluation, evaluate_voc
 
 __all__ = [
-    "AREA_RANGES", "BOX_FORMATS", "COCO_KEYPOINT_SIGMAS", "CROWDPOSE_SIGMAS", "KEYPOINT_AREA_RANGES", "IOU_THRESHOLDS", "CocoEvaluation", "DetectionSet", "DetectionWarning", "VocEvaluation",
+    "AREA_RANGES", "BOX_FORMATS", "COCO_KEYPOINT_SIGMAS", "CROWDPOSE_SIGMAS", "KEYPOINT_AREA_RANGES", "MeanAveragePrecision", "IOU_THRESHOLDS", "CocoEvaluation", "DetectionSet", "DetectionWarning", "VocEvaluation",
     "evaluate_coco", "evaluate_crowdpose", "evaluate_voc", "load_coco", "load_text", "load_voc",
 ]
