@@ -49,12 +49,23 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
                     continue
             entries.append((row["id"], row["name"], row["n_gt"], curves))
         _plot_classes(entries, args.plot, "coco")
+    ci = None
+    if args.ci:
+        ci = ev.bootstrap(args.n_resamples, random_state=args.seed,
+                          progress=_terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
     if args.json:
         out = {"stats": dict(zip(ev.stat_names, ev.stats.tolist())), "iou_type": ev.iou_type,
                "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
+        if ci is not None:
+            out["ci"] = {name: list(v) for name, v in ci.intervals.items()}
+            out["ci_per_class"] = {str(k): list(v) for k, v in ci.per_class.items()}
+            out["ci_method"] = (f"percentile bootstrap over images, {ci.n_resamples} resamples, "
+                                f"level {ci.confidence_level}, seed {args.seed}")
         print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
         return 0
     lines = [f"ground truth {args.gt}; results {args.results}; ties {args.ties}", "", ev.to_text()]
+    if ci is not None:
+        lines += ["", ci.to_text() + f" ({ci.n_resamples} resamples, seed {args.seed})"]
     if args.per_class:
         areas = [k for k in ev.per_class[0] if k.startswith("AP_")] if ev.per_class else []
         rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3),
@@ -200,6 +211,10 @@ def register(sub: Any) -> None:
                       help="area ranges (default all/small/medium/large), e.g. all=0:1e10,small=0:1024")
     coco.add_argument("--kpt-oks-sigmas", type=_float_list, default=None, metavar="S1,S2,...",
                       help="keypoint OKS sigmas, one per keypoint (default COCO's 17)")
+    coco.add_argument("--ci", action="store_true",
+                      help="95%% percentile bootstrap intervals over images for mAP, AP50, AP75 (and per class)")
+    coco.add_argument("--n-resamples", type=_int_in(1), default=1000, help="bootstrap resamples (default 1000)")
+    coco.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     coco.add_argument("--no-cats", action="store_true",
                       help="class-agnostic: pool all categories (pycocotools' useCats=0)")
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",

@@ -106,6 +106,9 @@ class _Matched:
     tp: np.ndarray  # (A, T, N) bool: matched to a non-ignored ground truth
     ignored: np.ndarray  # (A, T, N) bool
     n_gt: np.ndarray  # (A, K) non-ignored ground truths per class
+    group_image: np.ndarray | None = None  # (P,) image index of each (image, class) group with ground truths
+    group_cls: np.ndarray | None = None  # (P,) class index
+    group_n_gt: np.ndarray | None = None  # (A, P) non-ignored ground truths of the group
 
 
 def _decode(data: DetectionSet, kind: str, rows: np.ndarray) -> Any:
@@ -244,6 +247,7 @@ def _match(
         gt_kp, dt_kp, no_kp = _keypoint_arrays(data, sigmas.size)
         gt_ignore = np.r_[data.gt_ignore | no_kp, False]
     groups = _groups(data, max_det, ties)
+    group_counts: list[list[np.ndarray]] = [[] for _ in range(A)]
     total = sum(g.dt_rows.size for g in groups) or 1
     done = 0
     for grp in groups:
@@ -268,7 +272,9 @@ def _match(
             area = gt_area[grow]
             gt_ig = gt_ignore[grow] | gt_crowd[grow] | (area < lo) | (area > hi)
             gt_ig &= gvalid
-            np.add.at(n_gt[a], grp.cls, (gvalid & ~gt_ig).sum(axis=1))
+            counted = (gvalid & ~gt_ig).sum(axis=1)
+            np.add.at(n_gt[a], grp.cls, counted)
+            group_counts[a].append(counted)
             taken = np.zeros((B, T, G), dtype=bool)
             reusable = crowd[:, None, :]
             for d in range(D):
@@ -299,5 +305,8 @@ def _match(
     empty = {"tp": np.zeros((A, T, 0), dtype=bool), "ignored": np.zeros((A, T, 0), dtype=bool),
              "score": np.zeros(0)}
     cat = {k: np.concatenate(v, axis=-1) if v else empty.get(k, np.zeros(0, dtype=np.int64)) for k, v in parts.items()}
+    g_counts = np.array([np.concatenate(c) if c else np.zeros(0, np.int64) for c in group_counts]).reshape(A, -1)
+    g_image = np.concatenate([g.image for g in groups]) if groups else np.zeros(0, np.int64)
+    g_cls = np.concatenate([g.cls for g in groups]) if groups else np.zeros(0, np.int64)
     return _Matched(cat["image"], cat["cls"], cat["rank"], cat["score"], cat["tp"].astype(bool),
-                    cat["ignored"].astype(bool), n_gt)
+                    cat["ignored"].astype(bool), n_gt, g_image, g_cls, g_counts)

@@ -128,6 +128,18 @@ class CocoEvaluation:
     area_ranges: dict[str, tuple[float, float]]
     _ranked: dict[Any, tuple[np.ndarray, ...]] = field(repr=False, default_factory=dict)
     iou_type: str = "bbox"
+    ties: str = "stable"
+    _matched: Any = field(repr=False, default=None, compare=False)  # the matching, for bootstrap intervals
+    n_images: int = 0
+
+    def bootstrap(self, n_resamples: int = 1000, *, confidence_level: float = 0.95, random_state: Any = None,
+                  progress: Any = None) -> Any:
+        """Percentile bootstrap intervals over images for mAP, AP50, AP75 and per-class AP
+        (:func:`precall.detection.bootstrap.bootstrap_coco`)."""
+        from .bootstrap import bootstrap_coco
+
+        return bootstrap_coco(self, n_resamples, confidence_level=confidence_level, random_state=random_state,
+                              progress=progress)
 
     @property
     def stat_names(self) -> tuple[str, ...]:
@@ -397,4 +409,4 @@ def evaluate_coco(
             "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
         })
     return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked,
-                          iou_type)
+                          iou_type, ties, matched, int(data.images.size))
