@@ -223,17 +223,16 @@ def _decode_strings(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     n_values = np.bincount(owner, minlength=len(texts))
     bounds = np.r_[0, np.cumsum(n_values)]
     j = np.arange(value.size) - bounds[owner]  # index within the string
-    # from the third count on, a value is a difference from the count two places before
-    cls = np.where(j == 0, 0, np.where(j % 2 == 1, 1, 2))
-    key = owner * 3 + cls
-    order = np.argsort(key, kind="stable")
-    v = value[order]
-    cs = np.cumsum(v)
-    seg_start = np.r_[True, key[order][1:] != key[order][:-1]]
-    base = np.maximum.accumulate(np.where(seg_start, np.arange(v.size), 0))
-    counts_sorted = cs - (cs - v)[base]
-    counts = np.empty_like(value)
-    counts[order] = counts_sorted
+    # from the third count on, a value is a difference from the count two places before: within a string,
+    # the odd-index counts are running sums of the odd-index values, those at even index >= 2 of theirs
+    odd = j % 2 == 1
+    even = (j % 2 == 0) & (j >= 2)
+    cs_odd = np.cumsum(np.where(odd, value, 0))
+    cs_even = np.cumsum(np.where(even, value, 0))
+    first = bounds[:-1][owner]  # the string's first value
+    before_odd = np.r_[0, cs_odd][first]
+    before_even = np.r_[0, cs_even][first]
+    counts = np.where(odd, cs_odd - before_odd, np.where(even, cs_even - before_even, value))
     return counts, bounds
 
 

@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._rowwise import row_coco_precision, steps_from_counts
-from .coco import CocoEvaluation
+from .coco import CocoEvaluation, row_coco_precision, steps_from_counts  # the core's kernels, via coco
 
 __all__ = ["CocoBootstrap", "bootstrap_coco"]
 
