@@ -118,3 +118,21 @@ def test_cli_ci(tmp_path, capsys):
     assert out["ci"]["mAP"] == list(expected.intervals["mAP"])
     assert main(["detection", "coco", str(gt_path), str(res_path), "--ci", "--n-resamples", "50"]) == 0
     assert "bootstrap interval over images" in capsys.readouterr().out
+
+
+def test_paired_comparison_of_two_result_files():
+    gt, results = synthetic(414, n_images=40)
+    rng = np.random.default_rng(0)
+    worse = [dict(r, bbox=[v + rng.normal(0, 6) for v in r["bbox"][:2]] + r["bbox"][2:]) for r in results]
+    a = detection.evaluate_coco(detection.load_coco(gt, worse))
+    b = detection.evaluate_coco(detection.load_coco(gt, results))
+    cmp = detection.compare_coco(a, b, 150, random_state=2)
+    assert cmp.difference["mAP"] == pytest.approx(b.stats[0] - a.stats[0], abs=1e-12)
+    lo, hi = cmp.intervals["mAP"]
+    assert lo <= cmp.difference["mAP"] <= hi
+    # each replicate pairs the same images: the replicate difference is the difference of replicates
+    same = detection.compare_coco(b, b, 20, random_state=2)
+    assert same.intervals["mAP"] == (0.0, 0.0) and same.p_b_better["mAP"] == 0.0
+    other = detection.evaluate_coco(detection.load_coco(*synthetic(415, n_images=40)))
+    with pytest.raises(ValueError, match="same images|classes"):
+        detection.compare_coco(a, other)

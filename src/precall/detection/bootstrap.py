@@ -19,7 +19,7 @@ import numpy as np
 
 from .coco import CocoEvaluation, row_coco_precision, steps_from_counts  # the core's kernels, via coco
 
-__all__ = ["CocoBootstrap", "bootstrap_coco"]
+__all__ = ["CocoBootstrap", "CocoComparison", "bootstrap_coco", "compare_coco"]
 
 
 @dataclass(frozen=True)
@@ -207,3 +207,73 @@ def bootstrap_coco(
         replicates={name: values[:, i].copy() for i, name in enumerate(names)},
         confidence_level=float(confidence_level), n_resamples=int(n_resamples),
     )
+
+
+@dataclass(frozen=True)
+class CocoComparison:
+    """Paired bootstrap of two result sets on the same images: intervals of ``b - a``.
+
+    Attributes
+    ----------
+    difference : dict
+        ``{"mAP": b - a, "AP50": ..., "AP75": ...}`` on the full set.
+    intervals : dict
+        Percentile intervals of the differences (the same image draws for both).
+    p_b_better : dict
+        The fraction of replicates where ``b`` is higher.
+    """
+
+    difference: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+    p_b_better: dict[str, float]
+    confidence_level: float
+    n_resamples: int
+
+
+def compare_coco(
+    a: CocoEvaluation,
+    b: CocoEvaluation,
+    n_resamples: int = 1000,
+    *,
+    confidence_level: float = 0.95,
+    random_state: Any = None,
+) -> CocoComparison:
+    """Paired percentile bootstrap over images of two evaluations of the same ground truth
+    (two models' results): each replicate draws one set of images for both.
+
+    Raises ``ValueError`` when the two evaluations do not cover the same images and classes.
+    """
+    for ev in (a, b):
+        if ev._matched is None or ev._matched.group_n_gt is None:
+            raise ValueError("both evaluations must come from evaluate_coco")
+    if a.n_images != b.n_images or (a.image_ids is not None and b.image_ids is not None
+                                    and not np.array_equal(a.image_ids, b.image_ids)):
+        raise ValueError("the two evaluations are not on the same images; a paired comparison needs the same "
+                         "ground truth")
+    if [r["id"] for r in a.per_class] != [r["id"] for r in b.per_class] or \
+            not np.array_equal(a.iou_thresholds, b.iou_thresholds):
+        raise ValueError("the two evaluations differ in classes or IoU thresholds")
+    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    rng = np.random.default_rng(random_state)
+    n = a.n_images
+    prepared = [(ev, *_class_order(ev)) for ev in (a, b)]
+    diffs = np.full((n_resamples, 3), np.nan)
+    for r in range(n_resamples):
+        counts = rng.multinomial(n, np.full(n, 1.0 / n)) if n else np.zeros(0, np.int64)
+        vals = [np.array(_summary(_replicate_values(ev, counts, o, bd)[0], ev.iou_thresholds)) for ev, o, bd in prepared]
+        ok = (vals[0] > -1) & (vals[1] > -1)
+        diffs[r, ok] = vals[1][ok] - vals[0][ok]
+    alpha = 1 - confidence_level
+    names = ("mAP", "AP50", "AP75")
+    intervals, better = {}, {}
+    for i, name in enumerate(names):
+        v = diffs[:, i][~np.isnan(diffs[:, i])]
+        intervals[name] = tuple(float(x) for x in np.quantile(v, [alpha / 2, 1 - alpha / 2])) if v.size else \
+            (float("nan"), float("nan"))
+        better[name] = float((v > 0).mean()) if v.size else float("nan")
+    full = {name: float(b.stats[i] - a.stats[i]) if a.stats[i] > -1 and b.stats[i] > -1 else float("nan")
+            for i, name in zip((0, 1, 2), names)}
+    return CocoComparison(full, intervals, better, float(confidence_level), int(n_resamples))

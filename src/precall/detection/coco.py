@@ -131,6 +131,7 @@ class CocoEvaluation:
     ties: str = "stable"
     _matched: Any = field(repr=False, default=None, compare=False)  # the matching, for bootstrap intervals
     n_images: int = 0
+    image_ids: Any = field(repr=False, default=None, compare=False)
 
     def bootstrap(self, n_resamples: int = 1000, *, confidence_level: float = 0.95, random_state: Any = None,
                   progress: Any = None) -> Any:
@@ -409,4 +410,4 @@ def evaluate_coco(
             "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
         })
     return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked,
-                          iou_type, ties, matched, int(data.images.size))
+                          iou_type, ties, matched, int(data.images.size), data.images.copy())
