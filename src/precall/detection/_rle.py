@@ -333,6 +333,7 @@ def decode_runs(segmentations: list[Any], sizes: list[tuple[int, int]]) -> Runs:
     A ``ValueError`` names the index of a malformed segmentation."""
     n = len(segmentations)
     pieces: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n
+    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # items, start, end, run bounds
     strings: list[str] = []
     string_of: list[int] = []
     polys: list[np.ndarray] = []
@@ -390,8 +391,7 @@ def decode_runs(segmentations: list[Any], sizes: list[tuple[int, int]]) -> Runs:
             i = batch_of[int(bad[0])]
             raise ValueError(f"segmentation {i}: run-length counts must be non-negative and sum to h * w = "
                              f"{int(hw[bad[0]])}")
-        for k, i in enumerate(batch_of):
-            pieces[i] = (start[run_bounds[k]:run_bounds[k + 1]], end[run_bounds[k]:run_bounds[k + 1]])
+        batches.append((np.array(batch_of, dtype=np.int64), start, end, run_bounds))
         lo = hi
     lo = 0
     while lo < len(polys):  # batches of whole objects, ~256 polygons each: bounded temporaries
@@ -405,18 +405,27 @@ def decode_runs(segmentations: list[Any], sizes: list[tuple[int, int]]) -> Runs:
         if objects.size != np.unique(objects).size:  # an object of several polygons: their union
             owner = np.repeat(objects, np.diff(bounds))
             start, end, bounds = _unions(start, end, owner, n, int((hs * ws).max()) + 1)
-            for i in np.unique(objects).tolist():
-                pieces[i] = (start[bounds[i]:bounds[i + 1]], end[bounds[i]:bounds[i + 1]])
+            items = np.unique(objects)
+            batches.append((items, start, end, bounds[np.r_[items, items[-1] + 1]]))
         else:
-            for k, i in enumerate(poly_of[lo:hi]):
-                pieces[i] = (start[bounds[k]:bounds[k + 1]], end[bounds[k]:bounds[k + 1]])
+            batches.append((objects, start, end, bounds))
         lo = hi
-    lens = np.fromiter((p[0].size for p in pieces), dtype=np.int64, count=n)  # type: ignore[union-attr]
+    for i, piece in enumerate(pieces):  # counts lists and empty polygon lists, one at a time
+        if piece is not None:
+            batches.append((np.array([i]), piece[0], piece[1], np.array([0, piece[0].size])))
+    # every batch's runs scattered to their items' places, all at once per batch
+    lens = np.zeros(n, dtype=np.int64)
+    for items, _, _, rb in batches:
+        lens[items] = np.diff(rb)
     bounds = np.r_[0, np.cumsum(lens)]
-    if n == 0:
-        return Runs(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), bounds)
-    return Runs(np.concatenate([p[0] for p in pieces]).astype(np.int64),  # type: ignore[index]
-                np.concatenate([p[1] for p in pieces]).astype(np.int64), bounds)  # type: ignore[index]
+    start_all = np.zeros(int(bounds[-1]), dtype=np.int64)
+    end_all = np.zeros(int(bounds[-1]), dtype=np.int64)
+    for items, start, end, rb in batches:
+        count = np.diff(rb)
+        dest = np.repeat(bounds[items] - rb[:-1], count) + np.arange(int(rb[-1] - rb[0])) + rb[0]
+        start_all[dest] = start[rb[0]:rb[-1]]
+        end_all[dest] = end[rb[0]:rb[-1]]
+    return Runs(start_all, end_all, bounds)
 
 
 def runs_intersections(dt: Runs, d_index: np.ndarray, gt: Runs, g_index: np.ndarray) -> np.ndarray:
