@@ -282,20 +282,31 @@ def _polygons_runs(polys: list[np.ndarray], hs: np.ndarray, ws: np.ndarray) -> t
     d = np.arange(edge.size) - np.repeat(np.cumsum(count) - count, count)
     step = np.where(flip[edge], length[edge] - d, d)
     ax = along_x[edge]
-    rounded = np.trunc(np.where(ax, ys[edge], xs[edge]) + slope[edge] * step + 0.5).astype(np.int64)
-    u = np.where(ax, step + xs[edge], rounded)
-    v = np.where(ax, rounded, step + ys[edge])
+    # u (the walk's x) for every step; the rounded coordinate only where it is x (edges along y)
+    u = step + xs[edge]
+    ay = np.flatnonzero(~ax)
+    e_y = edge[ay]
+    u[ay] = np.trunc(xs[e_y] + slope[e_y] * step[ay] + 0.5).astype(np.int64)
     owner = e_owner[edge]
     moved = np.flatnonzero((u[1:] != u[:-1]) & (owner[1:] == owner[:-1])) + 1
     cur, prev = u[moved], u[moved - 1]
     m_owner = owner[moved]
-    h, w = hs[m_owner], ws[m_owner]
+    w = ws[m_owner]
     xd = (np.where(cur < prev, cur, cur - 1) + 0.5) / scale - 0.5
     keep = (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)
-    yd = (np.where(v[moved] < v[moved - 1], v[moved], v[moved - 1]) + 0.5) / scale - 0.5
+    moved, xd, m_owner = moved[keep], xd[keep], m_owner[keep]
+    h = hs[m_owner]
+
+    def v_at(i: np.ndarray) -> np.ndarray:  # the walk's y at steps i only
+        e = edge[i]
+        rounded = np.trunc(ys[e] + slope[e] * step[i] + 0.5).astype(np.int64)
+        return np.where(ax[i], rounded, step[i] + ys[e])
+
+    v_cur, v_prev = v_at(moved), v_at(moved - 1)
+    yd = (np.where(v_cur < v_prev, v_cur, v_prev) + 0.5) / scale - 0.5
     yd = np.ceil(np.clip(yd, 0.0, h.astype(np.float64)))
-    flips = xd[keep].astype(np.int64) * h[keep] + yd[keep].astype(np.int64)
-    f_owner = m_owner[keep]
+    flips = xd.astype(np.int64) * h + yd.astype(np.int64)
+    f_owner = m_owner
     inside = flips < (hs * ws)[f_owner]
     flips, f_owner = flips[inside], f_owner[inside]
     stride = int((hs * ws).max(initial=0)) + 1
