@@ -287,7 +287,7 @@ def _voc_set(seed, tmp_path):
             for _ in range(int(rng.integers(0, 4))):
                 dx, dy, dw, dh = rng.integers(-12, 13, 4)
                 score = round(float(rng.random()), 1)
-                box = [x + dx, y + dy, w + dw, h + dh]
+                box = [x + dx, y + dy, max(w + dw, 1), max(h + dh, 1)]  # no impossible (negative) sizes
                 d_lines.append(f"{cls} {score} {' '.join(str(v) for v in box)}")
                 dts.append((image, cls, [box[0], box[1], box[0] + box[2], box[1] + box[3]], score))
         (gt_dir / f"{image}.txt").write_text("\n".join(g_lines) + "\n")
@@ -422,6 +422,8 @@ def test_custom_recall_thresholds_equal_pycocotools():
     with pytest.raises(ValueError, match="`recall_thresholds`"):
         detection.evaluate_coco(detection.load_coco(gt, results), recall_thresholds=[0.5, 0.2])
     with pytest.raises(ValueError, match="`iou_type`"):
+        detection.evaluate_coco(detection.load_coco(gt, results), iou_type="pose")
+    with pytest.raises(ValueError, match="no 'keypoints'"):
         detection.evaluate_coco(detection.load_coco(gt, results), iou_type="keypoints")
     with pytest.raises(ValueError, match="no 'segmentation'"):
         detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")

@@ -7,11 +7,12 @@ import importlib.util
 import json
 import os
 import sys
+import warnings
 from typing import Any
 
 import precall
 
-from ._common import CliError, _int_in, _terminal_progress, _unit
+from ._common import CliError, _int_in, _print_warning_messages, _terminal_progress, _unit
 from ._format import _fmt, _json_safe, _table
 
 
@@ -24,31 +25,80 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         if not os.path.isfile(path):
             raise CliError(f"{path}: no such file")
     try:
-        data = detection.load_coco(args.gt, args.results)
-        ev = detection.evaluate_coco(data, max_dets=tuple(args.max_dets), ties=args.ties, iou_type=args.iou_type,
-                                     progress=_terminal_progress("evaluating", len(data.dt_score)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = detection.load_coco(args.gt, args.results)
+            ev = detection.evaluate_coco(
+                data, max_dets=None if args.max_dets is None else tuple(args.max_dets), ties=args.ties,
+                iou_type=args.iou_type, iou_thresholds=args.iou_thresholds, area_ranges=args.area_ranges,
+                kpt_oks_sigmas=args.kpt_oks_sigmas, use_cats=not args.no_cats,
+                progress=_terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(str(exc)) from None
+    _print_warning_messages(args.results, [str(w.message) for w in caught])
     if args.plot:
-        _plot_classes(ev, args.plot)
+        entries = []
+        for row in ev.per_class:
+            if row["n_gt"] == 0:
+                continue
+            curves = []
+            for iou in (0.5, 0.75):
+                try:
+                    curves.append((f"IoU {iou:g}", ev.threshold_table(row["id"], iou_threshold=iou)))
+                except ValueError:  # no counted detection at this IoU, or not an evaluated threshold
+                    continue
+            entries.append((row["id"], row["name"], row["n_gt"], curves))
+        _plot_classes(entries, args.plot, "coco")
+    ci = None
+    if args.ci:
+        ci = ev.bootstrap(args.n_resamples, random_state=args.seed,
+                          progress=_terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
     if args.json:
-        out = {"stats": dict(zip(detection.CocoEvaluation.STAT_NAMES, ev.stats.tolist())),
+        out = {"stats": dict(zip(ev.stat_names, ev.stats.tolist())), "iou_type": ev.iou_type,
                "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
+        if ci is not None:
+            out["ci"] = {name: list(v) for name, v in ci.intervals.items()}
+            out["ci_per_class"] = {str(k): list(v) for k, v in ci.per_class.items()}
+            out["ci_method"] = (f"percentile bootstrap over images, {ci.n_resamples} resamples, "
+                                f"level {ci.confidence_level}, seed {args.seed}")
         print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
         return 0
     lines = [f"ground truth {args.gt}; results {args.results}; ties {args.ties}", "", ev.to_text()]
+    if ci is not None:
+        lines += ["", ci.to_text() + f" ({ci.n_resamples} resamples, seed {args.seed})"]
     if args.per_class:
-        rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3), str(r["n_gt"]),
-                 str(r["n_det"])] for r in ev.per_class]
-        lines += ["", *_table(["class", "AP", "AP50", "AP75", "#GT", "#detections"], rows),
-                  "(AP -1: no ground truth of that class)"]
+        areas = [k for k in ev.per_class[0] if k.startswith("AP_")] if ev.per_class else []
+        rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3),
+                 *(_fmt(r[k], 3) for k in areas), _fmt(r["AR"], 3), str(r["n_gt"]), str(r["n_det"])]
+                for r in ev.per_class]
+        lines += ["", *_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
+                               "#detections"], rows),
+                  "(-1: no ground truth of that class in that area range)"]
     print("\n".join(lines))
     return 0
 
 
 
-def _plot_classes(ev: Any, folder: str) -> None:
-    """One PNG per class with ground truth: its PR curves at IoU 0.5 and 0.75 (``--plot DIR``)."""
+def _figure_path(folder: str, class_id: Any, name: Any) -> str:
+    """``DIR/<id>_<name>.png`` confined to ``folder``: the id an integer (else the sanitised text), the
+    name reduced to letters, digits, ``-``, ``_`` and inner dots, at most 80 characters."""
+    ident = str(int(class_id)) if isinstance(class_id, int) else _safe(str(class_id))
+    base = f"{ident}_{_safe(str(name))}"[:120] + ".png"
+    path = os.path.join(folder, base)
+    root = os.path.realpath(folder)
+    if os.path.dirname(os.path.realpath(path)) != root:  # cannot happen with the names above; kept as a guard
+        raise CliError(f"--plot: the file name {base!r} for class {name!r} would leave {folder!r}")
+    return path
+
+
+def _safe(text: str) -> str:
+    safe = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_." else "_" for ch in text)[:80]
+    return safe.strip(".") or "_"
+
+
+def _plot_classes(entries: list[tuple[Any, Any, int, list[tuple[str, Any]]]], folder: str, method: str) -> None:
+    """One PNG per class: ``entries`` are (id, name, #ground truths, [(label, table), ...]); each
+    table drawn with the AP convention's curve ``method`` (``--plot DIR``), progress on a terminal."""
     if importlib.util.find_spec("matplotlib") is None:
         raise CliError("--plot needs matplotlib, the 'plot' extra: pip install 'precall[plot]'")
     from matplotlib.figure import Figure
@@ -59,30 +109,24 @@ def _plot_classes(ev: Any, folder: str) -> None:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
         raise CliError(f"--plot {folder!r}: cannot create the folder: {exc.strerror or exc}") from None
-    written = 0
-    for row in ev.per_class:
-        if row["n_gt"] == 0:
-            continue
+    progress = _terminal_progress("plotting", 100_001) if len(entries) > 10 else None  # ~0.3 s per figure
+    for i, (ident, name, n_gt, curves) in enumerate(entries):
+        if progress is not None:
+            progress(i / len(entries))
         fig = Figure(figsize=(5.5, 5.5))
         ax = fig.subplots()
         plot.setup_pr_axes(ax)
-        drawn = 0
-        for iou in (0.5, 0.75):
-            try:
-                table = ev.threshold_table(row["id"], iou_threshold=iou)
-            except ValueError:  # no counted detection at this IoU
-                continue
-            plot.draw_pr(ax, table, label=f"IoU {iou:g}", method="coco")
-            drawn += 1
-        ax.set_title(f"{row['name']} ({row['n_gt']} ground truths)")
-        if drawn:
+        for label, table in curves:
+            plot.draw_pr(ax, table, label=label, method=method)
+        ax.set_title(f"{name} ({n_gt} ground truths)")
+        if curves:
             ax.legend(loc="lower left", fontsize=8)
         else:
             ax.text(0.5, 0.5, "no detection of this class", ha="center", va="center")
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(row["name"]))
-        fig.savefig(os.path.join(folder, f"{row['id']}_{safe}.png"), dpi=90)
-        written += 1
-    print(f"wrote {written} figures to {folder}", file=sys.stderr)
+        fig.savefig(_figure_path(folder, ident, name), dpi=90)
+    if progress is not None:
+        progress(1.0)
+    print(f"wrote {len(entries)} figures to {folder}", file=sys.stderr)
 
 
 def cmd_detection_voc(args: argparse.Namespace) -> int:
@@ -97,14 +141,49 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
                                     pixel_offset=args.pixel_offset, inclusive=args.inclusive, ties=args.ties)
     except (ValueError, TypeError, OSError) as exc:
         raise CliError(str(exc)) from None
+    n_det = {c: int((data.dt_class == c).sum()) for c in ev.n_gt}
+    if args.plot:
+        entries = [(k, c, ev.n_gt[c], [(f"IoU {ev.iou_threshold:g}", ev.tables[c])] if c in ev.tables else [])
+                   for k, c in enumerate(ev.n_gt) if ev.n_gt[c] > 0]
+        _plot_classes(entries, args.plot, ev.method)
     if args.json:
         print(json.dumps(_json_safe({"ap": {str(k): v for k, v in ev.ap.items()}, "mAP": ev.map,
                                      "method": ev.method, "iou_threshold": ev.iou_threshold,
-                                     "n_gt": {str(k): v for k, v in ev.n_gt.items()}}), indent=2))
+                                     "n_gt": {str(k): v for k, v in ev.n_gt.items()},
+                                     "n_det": {str(k): v for k, v in n_det.items()}}), indent=2))
+    elif args.per_class:
+        rows = [[str(c), _fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])] for c in ev.n_gt]
+        print("\n".join([*_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"],
+                                 rows), f"mAP {_fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
     else:
         print(ev.to_text())
     return 0
 
+
+
+def _float_list(text: str) -> list[float]:
+    try:
+        values = [float(t) for t in text.replace(",", " ").split()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas; got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return values
+
+
+def _area_ranges(text: str) -> dict[str, tuple[float, float]]:
+    out: dict[str, tuple[float, float]] = {}
+    for part in text.split(","):
+        name, _, rng = part.partition("=")
+        lo, _, hi = rng.partition(":")
+        try:
+            low, high = float(lo), float(hi)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH,...; got {part!r}") from None
+        if not name.strip() or not low <= high:
+            raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH with LOW <= HIGH; got {part!r}")
+        out[name.strip()] = (low, high)
+    return out
 
 
 def register(sub: Any) -> None:
@@ -121,10 +200,23 @@ def register(sub: Any) -> None:
     coco.add_argument("gt", metavar="GT.json", help="COCO ground truth (images, annotations, categories)")
     coco.add_argument("results", metavar="RESULTS.json", help="COCO results: a list of detections")
     coco.add_argument("--per-class", action="store_true", help="also print AP, AP50, AP75 per class")
-    coco.add_argument("--iou-type", choices=("bbox", "segm"), default="bbox",
-                      help="box IoU (default) or mask IoU of the segmentations")
-    coco.add_argument("--max-dets", type=_int_in(1), nargs=3, default=[1, 10, 100], metavar="N",
-                      help="detections per image for the three AR numbers (default 1 10 100)")
+    coco.add_argument("--iou-type", choices=("bbox", "segm", "keypoints"), default="bbox",
+                      help="box IoU (default), mask IoU of the segmentations, or keypoint OKS")
+    coco.add_argument("--max-dets", type=_int_in(1), nargs="+", default=None, metavar="N",
+                      help="detections per image, increasing (default 1 10 100; 20 for keypoints); any number "
+                      "of values, e.g. 100 300 1000 for proposal recall")
+    coco.add_argument("--iou-thresholds", type=_float_list, default=None, metavar="T1,T2,...",
+                      help="IoU thresholds (default 0.50:0.05:0.95), e.g. 0.5,0.75")
+    coco.add_argument("--area-ranges", type=_area_ranges, default=None, metavar="NAME=LO:HI,...",
+                      help="area ranges (default all/small/medium/large), e.g. all=0:1e10,small=0:1024")
+    coco.add_argument("--kpt-oks-sigmas", type=_float_list, default=None, metavar="S1,S2,...",
+                      help="keypoint OKS sigmas, one per keypoint (default COCO's 17)")
+    coco.add_argument("--ci", action="store_true",
+                      help="95%% percentile bootstrap intervals over images for mAP, AP50, AP75 (and per class)")
+    coco.add_argument("--n-resamples", type=_int_in(1), default=1000, help="bootstrap resamples (default 1000)")
+    coco.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    coco.add_argument("--no-cats", action="store_true",
+                      help="class-agnostic: pool all categories (pycocotools' useCats=0)")
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",
                       help="stable: pycocotools' order (default); group: equal scores as one step")
     coco.add_argument("--json", action="store_true", help="print one JSON object")
@@ -152,4 +244,6 @@ def register(sub: Any) -> None:
         sp.add_argument("--inclusive", action="store_true", help="IoU >= threshold counts (default >)")
         sp.add_argument("--ties", choices=("stable", "group"), default="stable", help="tie rule (default stable)")
         sp.add_argument("--json", action="store_true", help="print one JSON object")
+        sp.add_argument("--per-class", action="store_true", help="a table of AP, #GT and #detections per class")
+        sp.add_argument("--plot", metavar="DIR", help="write each class's PR curve as a PNG in DIR")
         sp.set_defaults(func=cmd_detection_voc)

@@ -7,17 +7,26 @@ ground truths (more than the final TP when some are never found), and an AP
 convention turns that count table into a number.
 
 Modules: :mod:`~precall.detection.io` (loaders, :class:`DetectionSet`),
-:mod:`~precall.detection.coco` (pycocotools' protocol), :mod:`~precall.detection.voc`
-(Detectron's ``voc_eval``); matching and masks are internal.
+:mod:`~precall.detection.coco` (pycocotools' protocol: bbox, segm, keypoints),
+:mod:`~precall.detection.voc` (Detectron's ``voc_eval``),
+:mod:`~precall.detection.keypoints` (CrowdPose), :mod:`~precall.detection.metric`
+(:class:`MeanAveragePrecision`, the training-loop API),
+:mod:`~precall.detection.bootstrap` (intervals over images); matching
+(``_match``) and run-length masks (``_rle``) are internal.
 """
 
 from __future__ import annotations
 
-from .coco import AREA_RANGES, IOU_THRESHOLDS, CocoEvaluation, evaluate_coco
-from .io import BOX_FORMATS, DetectionSet, load_coco, load_text, load_voc
+from .coco import AREA_RANGES, COCO_KEYPOINT_SIGMAS, IOU_THRESHOLDS, KEYPOINT_AREA_RANGES, CocoEvaluation, evaluate_coco
+from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_text, load_voc
+from .bootstrap import CocoBootstrap, CocoComparison, bootstrap_coco, compare_coco
+from .keypoints import CROWDPOSE_SIGMAS, evaluate_crowdpose
+from .metric import MeanAveragePrecision
 from .voc import VocEvaluation, evaluate_voc
 
 __all__ = [
-    "AREA_RANGES", "BOX_FORMATS", "IOU_THRESHOLDS", "CocoEvaluation", "DetectionSet", "VocEvaluation",
-    "evaluate_coco", "evaluate_voc", "load_coco", "load_text", "load_voc",
+    "AREA_RANGES", "BOX_FORMATS", "COCO_KEYPOINT_SIGMAS", "CROWDPOSE_SIGMAS", "IOU_THRESHOLDS",
+    "KEYPOINT_AREA_RANGES", "CocoBootstrap", "CocoComparison", "CocoEvaluation", "DetectionSet", "DetectionWarning",
+    "MeanAveragePrecision", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
+    "evaluate_voc", "load_coco", "load_text", "load_voc",
 ]

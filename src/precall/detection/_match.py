@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from ._rle import mask_iou
 from .io import DetectionSet
 
 
@@ -36,6 +35,19 @@ class _Groups:
     gt_rows: np.ndarray  # (B, G) ground-truth row (-1 padding), input order
 
 
+def _content_keys(data: DetectionSet, kind: str, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Sort keys from a record's segmentation (a CRC of its JSON text), for orders that do not depend on
+    the input order when boxes are equal; none when there are no segmentations."""
+    import json
+    import zlib
+
+    segms = data.gt_segm if kind == "gt" else data.dt_segm
+    if segms is None or not any(s is not None for s in segms):
+        return ()
+    return (np.array([zlib.crc32(json.dumps(segms[r], sort_keys=True, default=str).encode()) for r in rows.tolist()],
+                     dtype=np.int64),)
+
+
 def _groups(data: DetectionSet, max_det: int, ties: str) -> list[_Groups]:
     """Group detections and ground truths by (image, class), in buckets of similar size."""
     img_index = {v: i for i, v in enumerate(data.images.tolist())}
@@ -51,10 +63,17 @@ def _groups(data: DetectionSet, max_det: int, ties: str) -> list[_Groups]:
     if ties == "stable":
         tie_break: tuple[np.ndarray, ...] = (np.arange(dt_rows.size),)
     else:  # equal scores in box order: the result does not depend on the input order
-        tie_break = tuple(data.dt_box[dt_rows, i] for i in (3, 2, 1, 0))
+        dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
+        tie_break = (*_content_keys(data, "dt", dt_rows), dt_area[dt_rows],
+                     *(data.dt_box[dt_rows, i] for i in (3, 2, 1, 0)))
     dt_order = np.lexsort((*tie_break, -data.dt_score[dt_rows], dt_key))
     dt_rows, dt_key = dt_rows[dt_order], dt_key[dt_order]
-    gt_order = np.argsort(gt_key, kind="stable")
+    if ties == "stable":  # ground truths in input order (pycocotools: the later of equal IoUs wins)
+        gt_order = np.argsort(gt_key, kind="stable")
+    else:  # in the order of their content, so that ties between equal IoUs do not depend on the input order
+        g_keys = (*_content_keys(data, "gt", gt_rows), *(data.gt_box[gt_rows, i] for i in (3, 2, 1, 0)),
+                  data.gt_area[gt_rows], data.gt_crowd[gt_rows], data.gt_ignore[gt_rows])
+        gt_order = np.lexsort((*g_keys, gt_key))
     gt_rows, gt_key = gt_rows[gt_order], gt_key[gt_order]
     keys = np.union1d(gt_key, dt_key)
     d_lo, d_hi = np.searchsorted(dt_key, keys, "left"), np.searchsorted(dt_key, keys, "right")
@@ -87,43 +106,148 @@ class _Matched:
     tp: np.ndarray  # (A, T, N) bool: matched to a non-ignored ground truth
     ignored: np.ndarray  # (A, T, N) bool
     n_gt: np.ndarray  # (A, K) non-ignored ground truths per class
+    group_image: np.ndarray | None = None  # (P,) image index of each (image, class) group with ground truths
+    group_cls: np.ndarray | None = None  # (P,) class index
+    group_n_gt: np.ndarray | None = None  # (A, P) non-ignored ground truths of the group
 
 
-def _mask_source(data: DetectionSet) -> Any:
-    """``get(kind, row)``: the decoded mask of a ground truth or detection (cached)."""
-    from ._rle import to_mask
+def _decode(data: DetectionSet, kind: str, rows: np.ndarray) -> Any:
+    """The foreground runs of the masks of some ground truths or detections (rows)."""
+    from ._rle import decode_runs
 
-    cache: dict[tuple[str, int], np.ndarray] = {}
+    segms, images = (data.gt_segm, data.gt_image) if kind == "gt" else (data.dt_segm, data.dt_image)
+    what = "ground truth annotation" if kind == "gt" else "results detection"
+    picked, sizes = [], []
+    for r in rows.tolist():
+        seg = segms[r]  # type: ignore[index]
+        if seg is None:
+            raise ValueError(f"{what} {r}: no 'segmentation' (iou_type='segm' needs one for every record)")
+        picked.append(seg)
+        sizes.append(data.image_hw[images[r]])  # type: ignore[index]
+    try:
+        return decode_runs(picked, sizes)
+    except ValueError as exc:
+        text = str(exc)
+        if text.startswith("segmentation "):
+            index, _, rest = text[len("segmentation "):].partition(": ")
+            first = index.split("..")[0]
+            if first.isdigit():
+                raise ValueError(f"{what} {int(rows[int(first)])}: 'segmentation': {rest}") from None
+        raise ValueError(f"{what}: 'segmentation': {text}") from None
 
-    def get(kind: str, row: int) -> np.ndarray:
-        key = (kind, row)
-        if key not in cache:
-            segms, images = (data.gt_segm, data.gt_image) if kind == "gt" else (data.dt_segm, data.dt_image)
-            h, w = data.image_hw[images[row]]  # type: ignore[index]
-            seg = segms[row]  # type: ignore[index]
-            if seg is None:
-                what = "ground truth annotation" if kind == "gt" else "results detection"
-                raise ValueError(f"{what} {row}: no 'segmentation' (iou_type='segm' needs one for every record)")
-            try:
-                cache[key] = to_mask(seg, h, w)
-            except ValueError as exc:
-                raise ValueError(f"{kind} {row}: 'segmentation': {exc}") from None
-        return cache[key]
 
-    return get
+_PAIRS_PER_CHUNK = 2_000
+
+
+def _segm_ious(data: DetectionSet, grp: _Groups) -> np.ndarray:
+    """(B, D, G) mask IoUs of a bucket of groups, on run lengths, a bounded number of pairs at a time
+    (only the masks of those pairs are decoded; nothing is kept between chunks)."""
+    from ._rle import runs_intersections, runs_iou
+
+    B, D = grp.dt_rows.shape
+    G = grp.gt_rows.shape[1]
+    ious = np.zeros((B, D, G))
+    n_pairs = (grp.dt_rows >= 0).sum(axis=1) * (grp.gt_rows >= 0).sum(axis=1)
+    lo = 0
+    while lo < B:
+        hi = lo + max(1, int(np.searchsorted(np.cumsum(n_pairs[lo:]), _PAIRS_PER_CHUNK, "right")))
+        dr, gr = grp.dt_rows[lo:hi], grp.gt_rows[lo:hi]
+        valid = (dr >= 0)[:, :, None] & (gr >= 0)[:, None, :]
+        b, d, g = np.nonzero(valid)
+        if b.size:
+            d_rows, g_rows = dr[b, d], gr[b, g]
+            d_unique, d_local = np.unique(d_rows, return_inverse=True)
+            g_unique, g_local = np.unique(g_rows, return_inverse=True)
+            d_runs, g_runs = _decode(data, "dt", d_unique), _decode(data, "gt", g_unique)
+            inter = runs_intersections(d_runs, d_local, g_runs, g_local)
+            ious[lo + b, d, g] = runs_iou(inter, d_runs.areas()[d_local], g_runs.areas()[g_local],
+                                          data.gt_crowd[g_rows])
+        lo = hi
+    return ious
+
+
+def _keypoint_arrays(data: DetectionSet, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(N_gt, 3k) and (N_dt, 3k) keypoints, and the ground truths without labelled keypoints
+    (``num_keypoints == 0``, or no ``keypoints``: pycocotools ignores those)."""
+    from .io import _keypoint_array
+
+    def stack(values: list[Any] | None, n: int, what: str, required: bool) -> np.ndarray:
+        out = np.zeros((n, 3 * k))
+        for i, v in enumerate(values or [None] * n):
+            if v is None:
+                if required:
+                    raise ValueError(f"{what} {i}: no 'keypoints' (iou_type='keypoints' needs them)")
+                continue
+            kp = _keypoint_array(v, f"{what} {i}")
+            if kp.size != 3 * k:
+                raise ValueError(f"{what} {i}: {kp.size // 3} keypoints, but the sigmas are for {k}; pass "
+                                 "`kpt_oks_sigmas` with one sigma per keypoint")
+            out[i] = kp
+        return out
+
+    gt = stack(data.gt_keypoints, data.gt_box.shape[0], "ground truth annotation", False)
+    dt = stack(data.dt_keypoints, data.dt_box.shape[0], "results detection", True)
+    labelled = (gt[:, 2::3] > 0).sum(axis=1)
+    num = data.gt_num_keypoints or [None] * gt.shape[0]
+    no_kp = np.array([(n == 0) if n is not None else (c == 0) for n, c in zip(num, labelled.tolist())], dtype=bool)
+    return gt, dt, no_kp.reshape(-1)
+
+
+def _oks(grp: _Groups, gt_kp: np.ndarray, dt_kp: np.ndarray, gt_box: np.ndarray, gt_area: np.ndarray,
+         sigmas: np.ndarray) -> np.ndarray:
+    """(B, D, G) object keypoint similarity, pycocotools' ``computeOks`` operation for operation
+    (one ground truth at a time, its detections at once, so that every sum is the same)."""
+    B, D = grp.dt_rows.shape
+    G = grp.gt_rows.shape[1]
+    out = np.zeros((B, D, G))
+    variances = (sigmas * 2) ** 2
+    k = sigmas.size
+    for b in range(B):
+        d_rows = grp.dt_rows[b][grp.dt_rows[b] >= 0]
+        if d_rows.size == 0:
+            continue
+        d = dt_kp[d_rows]
+        xd, yd = d[:, 0::3], d[:, 1::3]
+        for j, g_row in enumerate(grp.gt_rows[b][grp.gt_rows[b] >= 0].tolist()):
+            g = gt_kp[g_row]
+            xg, yg, vg = g[0::3], g[1::3], g[2::3]
+            k1 = np.count_nonzero(vg > 0)
+            bb = gt_box[g_row]
+            x0, x1 = bb[0] - bb[2], bb[0] + bb[2] * 2
+            y0, y1 = bb[1] - bb[3], bb[1] + bb[3] * 2
+            if k1 > 0:
+                dx, dy = xd - xg, yd - yg
+            else:
+                z = np.zeros(k)
+                dx = np.maximum(z, x0 - xd) + np.maximum(z, xd - x1)
+                dy = np.maximum(z, y0 - yd) + np.maximum(z, yd - y1)
+            e = (dx**2 + dy**2) / variances / (gt_area[g_row] + np.spacing(1)) / 2
+            if k1 > 0:
+                e = e[:, vg > 0]
+            out[b, : d_rows.size, j] = np.sum(np.exp(-e), axis=1) / e.shape[1]
+    return out
 
 
 def _match(
     data: DetectionSet, thresholds: np.ndarray, area_ranges: list[tuple[float, float]], max_det: int, ties: str,
-    progress: Any = None, iou_type: str = "bbox",
+    progress: Any = None, iou_type: str = "bbox", sigmas: np.ndarray | None = None,
 ) -> _Matched:
     T, A, K = thresholds.size, len(area_ranges), data.classes.size
     thr = np.minimum(thresholds, 1 - 1e-10)
-    masks = _mask_source(data) if iou_type == "segm" else None
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored")}
     n_gt = np.zeros((A, K), dtype=np.int64)
     dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
+    # one extra row at the end of every per-record array: the padding index -1 reads it
+    dt_box, gt_box = np.vstack([data.dt_box, np.zeros((1, 4))]), np.vstack([data.gt_box, np.zeros((1, 4))])
+    dt_area, dt_score = np.r_[dt_area, 0.0], np.r_[data.dt_score, 0.0]
+    gt_area, gt_crowd = np.r_[data.gt_area, 0.0], np.r_[data.gt_crowd, False]
+    gt_ignore = np.r_[data.gt_ignore, False]
+    if iou_type == "keypoints":
+        assert sigmas is not None
+        gt_kp, dt_kp, no_kp = _keypoint_arrays(data, sigmas.size)
+        gt_ignore = np.r_[data.gt_ignore | no_kp, False]
     groups = _groups(data, max_det, ties)
+    group_counts: list[list[np.ndarray]] = [[] for _ in range(A)]
     total = sum(g.dt_rows.size for g in groups) or 1
     done = 0
     for grp in groups:
@@ -133,25 +257,24 @@ def _match(
         B, D = grp.dt_rows.shape
         G = grp.gt_rows.shape[1]
         dvalid, gvalid = grp.dt_rows >= 0, grp.gt_rows >= 0
-        drow, grow = np.where(dvalid, grp.dt_rows, 0), np.where(gvalid, grp.gt_rows, 0)
-        crowd = data.gt_crowd[grow] & gvalid
-        if masks is None:
-            ious = _iou(data.dt_box[drow], data.gt_box[grow], crowd)  # (B, D, G)
+        drow, grow = grp.dt_rows, grp.gt_rows  # -1 (padding) reads the extra last row of the padded arrays
+        crowd = gt_crowd[grow] & gvalid
+        if iou_type == "segm":
+            ious = _segm_ious(data, grp)
+        elif iou_type == "keypoints":
+            ious = _oks(grp, gt_kp, dt_kp, data.gt_box, data.gt_area, sigmas)
         else:
-            ious = np.zeros((B, D, G))
-            for b in range(B):
-                d_ok, g_ok = grp.dt_rows[b][dvalid[b]], grp.gt_rows[b][gvalid[b]]
-                ious[b, : d_ok.size, : g_ok.size] = mask_iou(
-                    [masks("dt", r) for r in d_ok.tolist()], [masks("gt", r) for r in g_ok.tolist()],
-                    data.gt_crowd[g_ok])
+            ious = _iou(dt_box[drow], gt_box[grow], crowd)  # (B, D, G)
         ious[~(dvalid[:, :, None] & gvalid[:, None, :])] = -1.0
         tp = np.zeros((A, T, B, D), dtype=bool)
         ignored = np.zeros((A, T, B, D), dtype=bool)
         for a, (lo, hi) in enumerate(area_ranges):
-            area = data.gt_area[grow]
-            gt_ig = data.gt_ignore[grow] | data.gt_crowd[grow] | (area < lo) | (area > hi)
+            area = gt_area[grow]
+            gt_ig = gt_ignore[grow] | gt_crowd[grow] | (area < lo) | (area > hi)
             gt_ig &= gvalid
-            np.add.at(n_gt[a], grp.cls, (gvalid & ~gt_ig).sum(axis=1))
+            counted = (gvalid & ~gt_ig).sum(axis=1)
+            np.add.at(n_gt[a], grp.cls, counted)
+            group_counts[a].append(counted)
             taken = np.zeros((B, T, G), dtype=bool)
             reusable = crowd[:, None, :]
             for d in range(D):
@@ -176,9 +299,14 @@ def _match(
         parts["image"].append(np.repeat(grp.image, D)[sel])
         parts["cls"].append(np.repeat(grp.cls, D)[sel])
         parts["rank"].append(np.tile(np.arange(D), B)[sel])
-        parts["score"].append(data.dt_score[drow].ravel()[sel])
+        parts["score"].append(dt_score[drow].ravel()[sel])
         parts["tp"].append(tp.reshape(A, T, B * D)[:, :, sel])
         parts["ignored"].append(ignored.reshape(A, T, B * D)[:, :, sel])
-    cat = {k: np.concatenate(v, axis=-1) if v else np.zeros((A, T, 0) if k in ("tp", "ignored") else 0) for k, v in parts.items()}
+    empty = {"tp": np.zeros((A, T, 0), dtype=bool), "ignored": np.zeros((A, T, 0), dtype=bool),
+             "score": np.zeros(0)}
+    cat = {k: np.concatenate(v, axis=-1) if v else empty.get(k, np.zeros(0, dtype=np.int64)) for k, v in parts.items()}
+    g_counts = np.array([np.concatenate(c) if c else np.zeros(0, np.int64) for c in group_counts]).reshape(A, -1)
+    g_image = np.concatenate([g.image for g in groups]) if groups else np.zeros(0, np.int64)
+    g_cls = np.concatenate([g.cls for g in groups]) if groups else np.zeros(0, np.int64)
     return _Matched(cat["image"], cat["cls"], cat["rank"], cat["score"], cat["tp"].astype(bool),
-                    cat["ignored"].astype(bool), n_gt)
+                    cat["ignored"].astype(bool), n_gt, g_image, g_cls, g_counts)

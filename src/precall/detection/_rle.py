@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["mask_area", "mask_bbox", "mask_iou", "to_mask"]
+__all__ = ["Runs", "decode_runs", "mask_area", "mask_bbox", "mask_iou", "runs_iou", "to_mask"]
 
 
 def _counts_from_string(text: str) -> list[int]:
@@ -151,3 +151,332 @@ def mask_iou(dt: list[np.ndarray], gt: list[np.ndarray], crowd: np.ndarray) -> n
     union = np.where(crowd[None, :], d_area, d_area + g_area - inter)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(union > 0, inter / union, 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# run lengths: masks as sorted, disjoint foreground intervals [start, end) of the column-major order
+class Runs:
+    """Foreground runs of many masks, concatenated: mask ``i`` has the intervals
+    ``start[bounds[i]:bounds[i + 1]]``, ``end[...]`` (sorted, disjoint, non-empty)."""
+
+    __slots__ = ("start", "end", "bounds")
+
+    def __init__(self, start: np.ndarray, end: np.ndarray, bounds: np.ndarray) -> None:
+        self.start, self.end, self.bounds = start, end, bounds
+
+    def __len__(self) -> int:
+        return self.bounds.size - 1
+
+    def areas(self) -> np.ndarray:
+        cum = np.r_[0, np.cumsum(self.end - self.start)]
+        return (cum[self.bounds[1:]] - cum[self.bounds[:-1]]).astype(np.int64)
+
+    def boxes(self, heights: np.ndarray) -> np.ndarray:
+        """``[x, y, w, h]`` per mask (zeros when empty), as pycocotools' ``toBbox``: a run
+        over several columns spans the whole column height."""
+        n = len(self)
+        out = np.zeros((n, 4))
+        counts = np.diff(self.bounds)
+        if self.start.size == 0:
+            return out
+        owner = np.repeat(np.arange(n), counts)
+        h = np.asarray(heights, dtype=np.int64)[owner]
+        x0, x1 = self.start // h, (self.end - 1) // h
+        y0, y1 = self.start % h, (self.end - 1) % h
+        multi = x0 != x1
+        y0, y1 = np.where(multi, 0, y0), np.where(multi, h - 1, y1)
+        has = counts > 0
+        first = self.bounds[:-1][has]
+        xs, xe = np.minimum.reduceat(x0, first), np.maximum.reduceat(x1, first)
+        ys, ye = np.minimum.reduceat(y0, first), np.maximum.reduceat(y1, first)
+        out[has] = np.column_stack([xs, ys, xe - xs + 1, ye - ys + 1])
+        return out
+
+    def take(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = self.bounds[index], self.bounds[index + 1]
+        return self.start[lo:hi], self.end[lo:hi]
+
+
+def _decode_strings(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """pycocotools' compressed counts of many strings at once: (counts, bounds) with the
+    counts of string ``i`` in ``counts[bounds[i]:bounds[i + 1]]``."""
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    try:
+        raw = "".join(texts).encode("ascii")
+    except UnicodeEncodeError:
+        raise ValueError("compressed counts must be ASCII text (pycocotools' RLE string)") from None
+    c = np.frombuffer(raw, dtype=np.uint8).astype(np.int64) - 48
+    if c.size == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(len(texts) + 1, dtype=np.int64)
+    if (c < 0).any() or (c > 63).any():
+        raise ValueError("compressed counts hold characters outside pycocotools' alphabet ('0' to 'o')")
+    string_end = np.zeros(c.size, dtype=bool)
+    string_end[np.cumsum(lengths)[lengths > 0] - 1] = True
+    end = ((c & 0x20) == 0) | string_end  # the last character of each value
+    ends = np.flatnonzero(end)
+    starts = np.r_[0, ends[:-1] + 1]
+    k = np.arange(c.size) - np.repeat(starts, ends - starts + 1)  # position within the value
+    value = np.add.reduceat((c & 0x1F) << (5 * k), starts)
+    negative = (c[ends] & 0x10) != 0
+    value = np.where(negative, value - (np.int64(1) << (5 * (k[ends] + 1))), value)
+    owner = np.repeat(np.arange(len(texts)), lengths)[ends]  # the string of each value
+    n_values = np.bincount(owner, minlength=len(texts))
+    bounds = np.r_[0, np.cumsum(n_values)]
+    j = np.arange(value.size) - bounds[owner]  # index within the string
+    # from the third count on, a value is a difference from the count two places before: within a string,
+    # the odd-index counts are running sums of the odd-index values, those at even index >= 2 of theirs
+    odd = j % 2 == 1
+    even = (j % 2 == 0) & (j >= 2)
+    cs_odd = np.cumsum(np.where(odd, value, 0))
+    cs_even = np.cumsum(np.where(even, value, 0))
+    first = bounds[:-1][owner]  # the string's first value
+    before_odd = np.r_[0, cs_odd][first]
+    before_even = np.r_[0, cs_even][first]
+    counts = np.where(odd, cs_odd - before_odd, np.where(even, cs_even - before_even, value))
+    return counts, bounds
+
+
+def _runs_from_counts(counts: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Foreground runs of many count lists: (start, end, run bounds, total count per list)."""
+    n = bounds.size - 1
+    owner = np.repeat(np.arange(n), np.diff(bounds))
+    j = np.arange(counts.size) - bounds[owner]
+    cum = np.cumsum(counts)
+    before = cum - counts
+    list_base = np.r_[0, cum][bounds[:-1]]
+    pos = before - list_base[owner]
+    fg = (j % 2 == 1) & (counts > 0)
+    start, end = pos[fg], pos[fg] + counts[fg]
+    run_bounds = np.r_[0, np.cumsum(np.bincount(owner[fg], minlength=n))]
+    totals = np.r_[0, cum][bounds[1:]] - list_base
+    return start, end, run_bounds, totals
+
+
+def _polygons_runs(polys: list[np.ndarray], hs: np.ndarray, ws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pycocotools' ``rleFrPoly`` for many polygons at once: (start, end, run bounds) per polygon.
+
+    The same steps as :func:`_from_polygon`, with every array carrying its polygon's
+    index: edges walked in unit steps, column crossings turned into flip positions,
+    flips of odd multiplicity kept (sorted per polygon), paired into runs."""
+    n = len(polys)
+    sizes = np.fromiter((p.size // 2 for p in polys), dtype=np.int64, count=n)
+    xy = np.concatenate(polys)
+    scale = 5.0
+    x = np.trunc(scale * xy[0::2] + 0.5).astype(np.int64)
+    y = np.trunc(scale * xy[1::2] + 0.5).astype(np.int64)
+    first = np.cumsum(sizes) - sizes
+    nxt = np.arange(x.size) + 1
+    nxt[first + sizes - 1] = first  # the closing edge
+    xs, xe, ys, ye = x, x[nxt], y, y[nxt]
+    e_owner = np.repeat(np.arange(n), sizes)
+    dx, dy = np.abs(xe - xs), np.abs(ys - ye)
+    along_x = dx >= dy
+    flip = (along_x & (xs > xe)) | (~along_x & (ys > ye))
+    xs, xe = np.where(flip, xe, xs), np.where(flip, xs, xe)
+    ys, ye = np.where(flip, ye, ys), np.where(flip, ys, ye)
+    length = np.where(along_x, dx, dy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(along_x, (ye - ys) / np.maximum(dx, 1), (xe - xs) / np.maximum(dy, 1))
+    count = length + 1
+    edge = np.repeat(np.arange(xs.size), count)
+    d = np.arange(edge.size) - np.repeat(np.cumsum(count) - count, count)
+    step = np.where(flip[edge], length[edge] - d, d)
+    ax = along_x[edge]
+    # u (the walk's x) for every step; the rounded coordinate only where it is x (edges along y)
+    u = step + xs[edge]
+    ay = np.flatnonzero(~ax)
+    e_y = edge[ay]
+    u[ay] = np.trunc(xs[e_y] + slope[e_y] * step[ay] + 0.5).astype(np.int64)
+    owner = e_owner[edge]
+    moved = np.flatnonzero((u[1:] != u[:-1]) & (owner[1:] == owner[:-1])) + 1
+    cur, prev = u[moved], u[moved - 1]
+    m_owner = owner[moved]
+    w = ws[m_owner]
+    xd = (np.where(cur < prev, cur, cur - 1) + 0.5) / scale - 0.5
+    keep = (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)
+    moved, xd, m_owner = moved[keep], xd[keep], m_owner[keep]
+    h = hs[m_owner]
+
+    def v_at(i: np.ndarray) -> np.ndarray:  # the walk's y at steps i only
+        e = edge[i]
+        rounded = np.trunc(ys[e] + slope[e] * step[i] + 0.5).astype(np.int64)
+        return np.where(ax[i], rounded, step[i] + ys[e])
+
+    v_cur, v_prev = v_at(moved), v_at(moved - 1)
+    yd = (np.where(v_cur < v_prev, v_cur, v_prev) + 0.5) / scale - 0.5
+    yd = np.ceil(np.clip(yd, 0.0, h.astype(np.float64)))
+    flips = xd.astype(np.int64) * h + yd.astype(np.int64)
+    f_owner = m_owner
+    inside = flips < (hs * ws)[f_owner]
+    flips, f_owner = flips[inside], f_owner[inside]
+    stride = int((hs * ws).max(initial=0)) + 1
+    keys, mult = np.unique(f_owner * stride + flips, return_counts=True)
+    toggles = keys[mult % 2 == 1]
+    t_owner = toggles // stride
+    odd = np.flatnonzero(np.bincount(t_owner, minlength=n) % 2 == 1)
+    toggles = np.sort(np.r_[toggles, odd * stride + hs[odd] * ws[odd]])  # an open run ends at h * w
+    t_owner = toggles // stride
+    per = np.bincount(t_owner, minlength=n)
+    idx = np.arange(toggles.size) - np.repeat(np.cumsum(per) - per, per)
+    pos = toggles - t_owner * stride
+    return pos[idx % 2 == 0], pos[idx % 2 == 1], np.r_[0, np.cumsum(per // 2)]
+
+
+def _unions(start: np.ndarray, end: np.ndarray, owner: np.ndarray, n: int, stride: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The union of the runs of each owner (several polygons of one object), all owners at once."""
+    keys = np.r_[owner * stride + start, owner * stride + end]
+    pos, inv = np.unique(keys, return_inverse=True)
+    cover = np.cumsum(np.bincount(inv, weights=np.r_[np.ones(start.size), -np.ones(end.size)], minlength=pos.size))
+    inside = cover > 0.5
+    was = np.r_[False, inside[:-1]]
+    s_key, e_key = pos[inside & ~was], pos[~inside & was]
+    u_owner = s_key // stride
+    return s_key - u_owner * stride, e_key - u_owner * stride, np.r_[0, np.cumsum(np.bincount(u_owner, minlength=n))]
+
+
+_CHARS_PER_BATCH = 200_000
+_POLYGONS_PER_BATCH = 256
+
+
+def decode_runs(segmentations: list[Any], sizes: list[tuple[int, int]]) -> Runs:
+    """The foreground runs of COCO segmentations (polygons, counts lists or compressed strings),
+    each in an image of ``sizes[i] = (h, w)``; compressed strings are decoded all at once.
+    A ``ValueError`` names the index of a malformed segmentation."""
+    n = len(segmentations)
+    pieces: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n
+    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # items, start, end, run bounds
+    strings: list[str] = []
+    string_of: list[int] = []
+    polys: list[np.ndarray] = []
+    poly_of: list[int] = []
+    for i, (seg, (h, w)) in enumerate(zip(segmentations, sizes)):
+        try:
+            if isinstance(seg, list):
+                if not seg:
+                    pieces[i] = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+                for p in seg:
+                    xy = np.asarray(p, dtype=np.float64).ravel()
+                    if xy.size < 6 or xy.size % 2:
+                        raise ValueError(f"a polygon needs at least 3 points (x, y pairs); got {xy.size} numbers")
+                    if not np.isfinite(xy).all():
+                        raise ValueError("polygon coordinates must be finite")
+                    polys.append(xy)
+                    poly_of.append(i)
+                continue
+            if not (isinstance(seg, dict) and "counts" in seg):
+                raise ValueError("a segmentation must be a list of polygons or a dict with 'counts' and 'size'")
+            size = seg.get("size", [h, w])
+            if list(size) != [h, w]:
+                raise ValueError(f"segmentation size {list(size)} differs from the image's [{h}, {w}]")
+            counts = seg["counts"]
+            if isinstance(counts, (bytes, str)):
+                strings.append(counts.decode("ascii") if isinstance(counts, bytes) else counts)
+                string_of.append(i)
+                continue
+            arr = np.asarray(counts, dtype=np.int64)
+            start, end, _, total = _runs_from_counts(arr, np.array([0, arr.size]))
+            if total[0] != h * w or (arr < 0).any():
+                raise ValueError(f"run-length counts must be non-negative and sum to h * w = {h * w}")
+            pieces[i] = (start, end)
+        except ValueError as exc:
+            raise ValueError(f"segmentation {i}: {exc}") from None
+        except (TypeError, OverflowError):
+            raise ValueError(f"segmentation {i}: not a polygon list or RLE counts") from None
+    lo = 0
+    while lo < len(strings):  # batches of at most ~200k characters: bounded temporaries
+        hi, chars = lo, 0
+        while hi < len(strings) and (hi == lo or chars + len(strings[hi]) <= _CHARS_PER_BATCH):
+            chars += len(strings[hi])
+            hi += 1
+        batch, batch_of = strings[lo:hi], string_of[lo:hi]
+        try:
+            counts, bounds = _decode_strings(batch)
+        except ValueError as exc:
+            raise ValueError(f"segmentation {batch_of[0]}: {exc}") from None
+        start, end, run_bounds, totals = _runs_from_counts(counts, bounds)
+        hw = np.array([sizes[i][0] * sizes[i][1] for i in batch_of], dtype=np.int64)
+        owner = np.repeat(np.arange(len(batch)), np.diff(bounds))
+        negative = np.bincount(owner[counts < 0], minlength=len(batch)) > 0
+        bad = np.flatnonzero((totals != hw) | negative)
+        if bad.size:
+            i = batch_of[int(bad[0])]
+            raise ValueError(f"segmentation {i}: run-length counts must be non-negative and sum to h * w = "
+                             f"{int(hw[bad[0]])}")
+        batches.append((np.array(batch_of, dtype=np.int64), start, end, run_bounds))
+        lo = hi
+    lo = 0
+    while lo < len(polys):  # batches of whole objects, ~256 polygons each: bounded temporaries
+        hi = min(lo + _POLYGONS_PER_BATCH, len(polys))
+        while hi < len(polys) and poly_of[hi] == poly_of[hi - 1]:
+            hi += 1
+        objects = np.array(poly_of[lo:hi], dtype=np.int64)
+        hs = np.array([sizes[i][0] for i in poly_of[lo:hi]], dtype=np.int64)
+        ws = np.array([sizes[i][1] for i in poly_of[lo:hi]], dtype=np.int64)
+        start, end, bounds = _polygons_runs(polys[lo:hi], hs, ws)
+        if objects.size != np.unique(objects).size:  # an object of several polygons: their union
+            owner = np.repeat(objects, np.diff(bounds))
+            start, end, bounds = _unions(start, end, owner, n, int((hs * ws).max()) + 1)
+            items = np.unique(objects)
+            batches.append((items, start, end, bounds[np.r_[items, items[-1] + 1]]))
+        else:
+            batches.append((objects, start, end, bounds))
+        lo = hi
+    for i, piece in enumerate(pieces):  # counts lists and empty polygon lists, one at a time
+        if piece is not None:
+            batches.append((np.array([i]), piece[0], piece[1], np.array([0, piece[0].size])))
+    # every batch's runs scattered to their items' places, all at once per batch
+    lens = np.zeros(n, dtype=np.int64)
+    for items, _, _, rb in batches:
+        lens[items] = np.diff(rb)
+    bounds = np.r_[0, np.cumsum(lens)]
+    start_all = np.zeros(int(bounds[-1]), dtype=np.int64)
+    end_all = np.zeros(int(bounds[-1]), dtype=np.int64)
+    for items, start, end, rb in batches:
+        count = np.diff(rb)
+        dest = np.repeat(bounds[items] - rb[:-1], count) + np.arange(int(rb[-1] - rb[0])) + rb[0]
+        start_all[dest] = start[rb[0]:rb[-1]]
+        end_all[dest] = end[rb[0]:rb[-1]]
+    return Runs(start_all, end_all, bounds)
+
+
+def runs_intersections(dt: Runs, d_index: np.ndarray, gt: Runs, g_index: np.ndarray) -> np.ndarray:
+    """Intersection areas of the mask pairs ``(dt[d_index[p]], gt[g_index[p]])``, on the runs.
+
+    With ``C_g(x)`` the number of foreground pixels of ``g`` before position ``x``
+    (piecewise linear over its runs, evaluated by binary search), the intersection
+    with ``d`` is the sum over the runs ``[s, e)`` of ``d`` of ``C_g(e) - C_g(s)``.
+    All pairs at once: each ground truth's runs shifted to a range of its own.
+    """
+    P = d_index.size
+    if P == 0:
+        return np.zeros(0, dtype=np.int64)
+    stride = int(max(dt.end.max(initial=0), gt.end.max(initial=0))) + 1
+    g_count = np.diff(gt.bounds)
+    g_owner = np.repeat(np.arange(len(gt)), g_count)
+    g_start = gt.start + g_owner * stride
+    g_len = gt.end - gt.start
+    # a sentinel run far to the left: every query finds a run at or before it
+    g_start = np.r_[-1, g_start]
+    g_len = np.r_[0, g_len]
+    g_cum = np.r_[0, np.cumsum(g_len)]  # pixels before run r (r over the sentinel-prefixed list)
+    d_count = np.diff(dt.bounds)[d_index]
+    pair_of = np.repeat(np.arange(P), d_count)
+    run = np.arange(pair_of.size) - np.repeat(np.cumsum(d_count) - d_count, d_count) + dt.bounds[d_index][pair_of]
+    offset = g_index[pair_of] * stride
+    base = g_cum[gt.bounds[g_index] + 1][pair_of]  # pixels of all runs before this ground truth's
+
+    def covered(x: np.ndarray) -> np.ndarray:
+        r = np.searchsorted(g_start, x, side="right") - 1
+        return g_cum[r] + np.minimum(x - g_start[r], g_len[r]) - base
+
+    inside = covered(dt.end[run] + offset) - covered(dt.start[run] + offset)
+    return np.bincount(pair_of, weights=inside, minlength=P).astype(np.int64)  # exact: sums < 2**53
+
+
+def runs_iou(inter: np.ndarray, d_area: np.ndarray, g_area: np.ndarray, crowd: np.ndarray) -> np.ndarray:
+    """pycocotools' mask IoU from intersections and areas: ``i / u`` with ``u`` the union, or the
+    detection's area for a crowd ground truth; 0 without intersection."""
+    inter = inter.astype(np.float64)
+    union = np.where(crowd, d_area, d_area + g_area - inter).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(inter > 0, inter / union, 0.0)

@@ -42,7 +42,26 @@ Deliberate differences from pycocotools (documented, cocoapi issues):
   within an image matches (and truncates to ``max_dets``) equal-score
   detections in the order of their boxes (x, then y, w, h), so results do not depend
   on the input order (cocoapi #650); ``ties="stable"`` (default) is
-  pycocotools' order (input order among equal scores).
+  pycocotools' order (input order among equal scores).  With ``"group"`` the
+  ground truths of an image are also taken in the order of their content (box,
+  area, crowd and ignore flags; then the segmentation), so that a detection with
+  equal IoU to two ground truths takes the same one whatever the order of the
+  ground-truth file (with ``"stable"``, pycocotools' rule: the later one);
+* AP50 and AP75 (summary and per class) pick their IoU threshold with
+  ``np.isclose`` (rtol 1e-5, atol 1e-8), where pycocotools tests ``==``: for
+  thresholds such as ``np.arange(0.5, 1, 0.05)`` (whose 8th value is
+  0.7500000000000001) pycocotools reports AP75 = -1, precall the AP at that
+  threshold;
+* empty inputs give pycocotools' numbers instead of its exceptions: results
+  ``[]`` (pycocotools' ``loadRes`` raises ``IndexError``) give AP and AR 0 for every
+  class with ground truth; a ground truth without annotations gives -1
+  (undefined) everywhere;
+* annotation ids are not used: every annotation is its own object.  pycocotools
+  treats a ground truth of id 0 as never matched and keeps one annotation per
+  repeated id; precall warns (:class:`~precall.detection.DetectionWarning`) when
+  the ids are missing, 0 or repeated.  Image and category ids must be unique
+  integers (``ValueError`` otherwise); boxes of negative width or height are
+  refused, boxes of zero width or height counted in a warning (IoU 0).
 """
 
 from __future__ import annotations
@@ -58,7 +77,8 @@ from ..table import ThresholdTable
 from ._match import _match
 from .io import DetectionSet
 
-__all__ = ["AREA_RANGES", "IOU_THRESHOLDS", "CocoEvaluation", "evaluate_coco"]
+__all__ = ["AREA_RANGES", "COCO_KEYPOINT_SIGMAS", "IOU_THRESHOLDS", "KEYPOINT_AREA_RANGES", "CocoEvaluation",
+           "evaluate_coco"]
 
 AREA_RANGES: dict[str, tuple[float, float]] = {
     "all": (0.0, 1e5**2),
@@ -66,6 +86,14 @@ AREA_RANGES: dict[str, tuple[float, float]] = {
     "medium": (32.0**2, 96.0**2),
     "large": (96.0**2, 1e5**2),
 }
+KEYPOINT_AREA_RANGES: dict[str, tuple[float, float]] = {
+    "all": (0.0, 1e5**2),
+    "medium": (32.0**2, 96.0**2),
+    "large": (96.0**2, 1e5**2),
+}
+#: pycocotools' per-keypoint OKS sigmas of the 17 COCO person keypoints
+COCO_KEYPOINT_SIGMAS = np.array(
+    [.26, .25, .25, .35, .35, .79, .79, .72, .72, .62, .62, 1.07, 1.07, .87, .87, .89, .89]) / 10.0
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
 
 
@@ -84,8 +112,9 @@ class CocoEvaluation:
         area range and max_dets (-1 for classes without ground truth).
     recall : ndarray of shape (T, K, A, M)
     per_class : list of dict
-        Per class: id, name, AP, AP50, AP75 (all areas, max_dets[-1]), the
-        number of non-ignored ground truths and of detections.
+        Per class: id, name, AP, AP50, AP75 (all areas, max_dets[-1]), AP of
+        every other area range (``AP_small``, ...), ``AR`` (all areas,
+        max_dets[-1]), the number of non-ignored ground truths and of detections.
     iou_thresholds, recall_thresholds, max_dets, area_ranges
         The parameters used.
     """
@@ -99,6 +128,25 @@ class CocoEvaluation:
     max_dets: tuple[int, ...]
     area_ranges: dict[str, tuple[float, float]]
     _ranked: dict[Any, tuple[np.ndarray, ...]] = field(repr=False, default_factory=dict)
+    iou_type: str = "bbox"
+    ties: str = "stable"
+    _matched: Any = field(repr=False, default=None, compare=False)  # the matching, for bootstrap intervals
+    n_images: int = 0
+    image_ids: Any = field(repr=False, default=None, compare=False)
+
+    def bootstrap(self, n_resamples: int = 1000, *, confidence_level: float = 0.95, random_state: Any = None,
+                  progress: Any = None) -> Any:
+        """Percentile bootstrap intervals over images for mAP, AP50, AP75 and per-class AP
+        (:func:`precall.detection.bootstrap.bootstrap_coco`)."""
+        from .bootstrap import bootstrap_coco
+
+        return bootstrap_coco(self, n_resamples, confidence_level=confidence_level, random_state=random_state,
+                              progress=progress)
+
+    @property
+    def stat_names(self) -> tuple[str, ...]:
+        """The names of :attr:`stats` (12 for bbox and segm, 10 for keypoints)."""
+        return self.KEYPOINT_STAT_NAMES if self.iou_type == "keypoints" else self.STAT_NAMES
 
     def mean_average_precision(self, method: str = "voc2010", *, iou_threshold: float = 0.5, area: str = "all") -> float:
         """mAP at one IoU threshold by any AP convention (:data:`precall.AP_METHODS`): the mean
@@ -149,16 +197,25 @@ class CocoEvaluation:
         "AR_max1", "AR_max10", "AR_max100", "AR_small", "AR_medium", "AR_large",
     )
 
+    KEYPOINT_STAT_NAMES = ("AP", "AP50", "AP75", "AP_medium", "AP_large", "AR", "AR50", "AR75", "AR_medium",
+                           "AR_large")
+
     def to_text(self) -> str:
         """pycocotools-style summary lines."""
         m = self.max_dets
-        rows = [
-            (1, "0.50:0.95", "all", m[-1]), (1, "0.50", "all", m[-1]), (1, "0.75", "all", m[-1]),
-            (1, "0.50:0.95", "small", m[-1]), (1, "0.50:0.95", "medium", m[-1]), (1, "0.50:0.95", "large", m[-1]),
-            (0, "0.50:0.95", "all", m[0]), (0, "0.50:0.95", "all", m[1] if len(m) > 1 else m[0]),
-            (0, "0.50:0.95", "all", m[-1]), (0, "0.50:0.95", "small", m[-1]),
-            (0, "0.50:0.95", "medium", m[-1]), (0, "0.50:0.95", "large", m[-1]),
-        ]
+        if self.iou_type == "keypoints":
+            rows = [(ap, iou, area, m[-1]) for ap in (1, 0) for iou, area in (
+                ("0.50:0.95", "all"), ("0.50", "all"), ("0.75", "all"), ("0.50:0.95", "medium"),
+                ("0.50:0.95", "large"))]
+        else:
+            rows = [
+                (1, "0.50:0.95", "all", m[-1]), (1, "0.50", "all", m[-1]), (1, "0.75", "all", m[-1]),
+                (1, "0.50:0.95", "small", m[-1]), (1, "0.50:0.95", "medium", m[-1]),
+                (1, "0.50:0.95", "large", m[-1]),
+                (0, "0.50:0.95", "all", m[0]), (0, "0.50:0.95", "all", m[1] if len(m) > 1 else m[0]),
+                (0, "0.50:0.95", "all", m[-1]), (0, "0.50:0.95", "small", m[-1]),
+                (0, "0.50:0.95", "medium", m[-1]), (0, "0.50:0.95", "large", m[-1]),
+            ]
         lines = []
         for (ap, iou, area, md), value in zip(rows, self.stats):
             title = "Average Precision" if ap else "Average Recall"
@@ -194,11 +251,13 @@ def evaluate_coco(
     *,
     iou_thresholds: Any = None,
     recall_thresholds: Any = None,
-    max_dets: tuple[int, ...] = (1, 10, 100),
+    max_dets: tuple[int, ...] | None = None,
     iou_type: str = "bbox",
     area_ranges: dict[str, tuple[float, float]] | None = None,
     ties: str = "stable",
     progress: Any = None,
+    kpt_oks_sigmas: Any = None,
+    use_cats: bool = True,
 ) -> CocoEvaluation:
     """COCO bbox evaluation (pycocotools' ``COCOeval`` semantics; see the module docstring).
 
@@ -210,15 +269,29 @@ def evaluate_coco(
         Default 0.50:0.05:0.95 (pycocotools' ``np.linspace``, float for float).
     recall_thresholds : array-like, default=None
         Default pycocotools' 101 thresholds ``np.linspace(0, 1, 101)``.
-    max_dets : tuple of int, default=(1, 10, 100)
-        Detections per image and class kept; ascending.
-    iou_type : {"bbox", "segm"}, default="bbox"
-        Box IoU, or mask IoU of the COCO segmentations (polygons and run-length
-        counts decoded as pycocotools does; a detection's area is then its mask
-        area).  Keypoints are not implemented.
+    max_dets : tuple of int, default=None
+        Detections per image and class kept; ascending.  Default ``(1, 10, 100)``,
+        and ``(20,)`` for keypoints (pycocotools' defaults).
+    iou_type : {"bbox", "segm", "keypoints"}, default="bbox"
+        Box IoU; mask IoU of the COCO segmentations (polygons and run-length
+        counts decoded as pycocotools does, computed on run lengths; a
+        detection's area is then its mask area); or the object keypoint
+        similarity (OKS) of pycocotools' ``computeOks``: per-keypoint sigmas,
+        only the ground truth's labelled keypoints (``v > 0``), or the distance
+        outside its box enlarged by its size on each side when it has none;
+        the ground truth's ``area``; ground truths with ``num_keypoints == 0``
+        ignored.  Keypoint stats are pycocotools' 10 numbers.
     area_ranges : dict of name to (low, high), default=None
-        Default all / small / medium / large (pycocotools' ranges).  The
-        summary needs the names ``all``, ``small``, ``medium``, ``large``.
+        Default all / small / medium / large (pycocotools' ranges; all /
+        medium / large for keypoints).  The summary uses the names ``all``,
+        ``small``, ``medium``, ``large`` (-1 for a missing one).
+    use_cats : bool, default=True
+        ``False``: class-agnostic (pycocotools' ``useCats=0``): the detections and
+        ground truths of all listed categories pooled as one class ``-1`` (ties in
+        pycocotools' order: category by category, then input order).
+    kpt_oks_sigmas : array-like, default=None
+        One sigma per keypoint (default :data:`COCO_KEYPOINT_SIGMAS`, the 17 COCO
+        person keypoints); e.g. CrowdPose's 14.
     ties : {"stable", "group"}, default="stable"
         ``"stable"``: pycocotools' order; ``"group"``: equal scores are one step.
     progress : callable, default=None
@@ -230,8 +303,28 @@ def evaluate_coco(
     """
     if ties not in ("stable", "group"):
         raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
-    if iou_type not in ("bbox", "segm"):
-        raise ValueError(f"`iou_type` must be 'bbox' or 'segm' (keypoints are not implemented); got {iou_type!r}")
+    if iou_type not in ("bbox", "segm", "keypoints"):
+        raise ValueError(f"`iou_type` must be 'bbox', 'segm' or 'keypoints'; got {iou_type!r}")
+    sigmas = None
+    if iou_type == "keypoints":
+        sigmas = COCO_KEYPOINT_SIGMAS if kpt_oks_sigmas is None else np.asarray(kpt_oks_sigmas, dtype=np.float64)
+        if sigmas.ndim != 1 or sigmas.size == 0 or not (np.isfinite(sigmas) & (sigmas > 0)).all():
+            raise ValueError(f"`kpt_oks_sigmas` must be positive numbers, one per keypoint; got {kpt_oks_sigmas!r}")
+        if data.dt_keypoints is None:
+            raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
+    if not use_cats:  # pycocotools' order: the records of each listed category in turn (ties follow it)
+        rank = {c: i for i, c in enumerate(data.classes.tolist())}
+        g_rank = np.array([rank.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
+        d_rank = np.array([rank.get(c, -1) for c in data.dt_class.tolist()], dtype=np.int64)
+        g = np.flatnonzero(g_rank >= 0)
+        d = np.flatnonzero(d_rank >= 0)
+        g, d = g[np.argsort(g_rank[g], kind="stable")], d[np.argsort(d_rank[d], kind="stable")]
+        data = data._take(g, d, classes=np.array([-1]), gt_class=np.full(g.size, -1),
+                          dt_class=np.full(d.size, -1), class_names={-1: "all classes"})
+    if max_dets is None:
+        max_dets = (20,) if iou_type == "keypoints" else (1, 10, 100)
+    if area_ranges is None and iou_type == "keypoints":
+        area_ranges = KEYPOINT_AREA_RANGES
     if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
         raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
     thresholds = IOU_THRESHOLDS if iou_thresholds is None else np.asarray(iou_thresholds, dtype=np.float64)
@@ -242,7 +335,7 @@ def evaluate_coco(
         raise ValueError(f"`max_dets` must be increasing positive integers; got {max_dets!r}")
     ranges = dict(AREA_RANGES if area_ranges is None else area_ranges)
     range_list = list(ranges.values())
-    matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress, iou_type)
+    matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress, iou_type, sigmas)
     T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
     if recall_thresholds is None:
         recall_thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
@@ -287,17 +380,23 @@ def evaluate_coco(
                 s = s[np.flatnonzero(np.isclose(thresholds, iou))]
         else:
             s = recall[:, :, a, m]
+            if iou is not None:
+                s = s[np.flatnonzero(np.isclose(thresholds, iou))]
         return _mean_valid(s)
 
     md = max_dets
-    stats = np.array([
-        summarize(True), summarize(True, 0.5, md=md[-1]), summarize(True, 0.75, md=md[-1]),
-        summarize(True, area="small", md=md[-1]), summarize(True, area="medium", md=md[-1]),
-        summarize(True, area="large", md=md[-1]),
-        summarize(False, md=md[0]), summarize(False, md=md[1] if len(md) > 1 else md[0]), summarize(False, md=md[-1]),
-        summarize(False, area="small", md=md[-1]), summarize(False, area="medium", md=md[-1]),
-        summarize(False, area="large", md=md[-1]),
-    ])
+    if iou_type == "keypoints":
+        stats = np.array([summarize(ap, iou, area) for ap in (True, False) for iou, area in (
+            (None, "all"), (0.5, "all"), (0.75, "all"), (None, "medium"), (None, "large"))])
+    else:
+        stats = np.array([
+            summarize(True), summarize(True, 0.5, md=md[-1]), summarize(True, 0.75, md=md[-1]),
+            summarize(True, area="small", md=md[-1]), summarize(True, area="medium", md=md[-1]),
+            summarize(True, area="large", md=md[-1]),
+            summarize(False, md=md[0]), summarize(False, md=md[1] if len(md) > 1 else md[0]), summarize(False, md=md[-1]),
+            summarize(False, area="small", md=md[-1]), summarize(False, area="medium", md=md[-1]),
+            summarize(False, area="large", md=md[-1]),
+        ])
     per_class = []
     counts = np.bincount(matched.cls, minlength=K)
     for k, cid in enumerate(data.classes.tolist()):
@@ -307,6 +406,9 @@ def evaluate_coco(
             "AP": _mean_valid(p),
             "AP50": _mean_valid(p[np.isclose(thresholds, 0.5)]) if np.isclose(thresholds, 0.5).any() else -1.0,
             "AP75": _mean_valid(p[np.isclose(thresholds, 0.75)]) if np.isclose(thresholds, 0.75).any() else -1.0,
+            "AR": _mean_valid(recall[:, k, 0, M - 1]),
+            **{f"AP_{name}": _mean_valid(precision[:, :, k, a, M - 1]) for a, name in enumerate(names) if a > 0},
             "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
         })
-    return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked)
+    return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked,
+                          iou_type, ties, matched, int(data.images.size), data.images.copy())

@@ -14,7 +14,89 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BOX_FORMATS", "DetectionSet", "load_coco", "load_text", "load_voc"]
+__all__ = ["BOX_FORMATS", "DetectionSet", "DetectionWarning", "load_coco", "load_text", "load_voc"]
+
+
+class DetectionWarning(UserWarning):
+    """Input that precall evaluates under a documented choice, where pycocotools
+    would give a different (or no) answer: annotation ids that are missing, 0 or
+    repeated; boxes of zero width or height; annotations on images or classes the
+    ground truth does not list."""
+
+
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, DetectionWarning, stacklevel=4)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _ids(records: Any, what: str) -> list[int]:
+    """The integer ``id`` of each record; refuses a missing, non-integer or repeated id."""
+    if not isinstance(records, list):
+        raise ValueError(f"ground truth: {what}s must be a list of objects with an integer 'id'")
+    ids: list[int] = []
+    first: dict[int, int] = {}
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict) or "id" not in rec:
+            raise ValueError(f"ground truth {what} {i}: no 'id' (COCO {what}s need an integer 'id')")
+        value = rec["id"]
+        if not _is_int(value):
+            raise ValueError(f"ground truth {what} {i}: 'id' must be an integer (as COCO defines it); got {value!r}")
+        value = int(value)
+        if value in first:
+            raise ValueError(f"ground truth {what}s {first[value]} and {i} have the same 'id' {value}; ids must be unique")
+        first[value] = i
+        ids.append(value)
+    return ids
+
+
+MAX_NAME_BYTES = 255
+
+
+def _class_name(c: dict[str, Any], i: int) -> str:
+    name = c.get("name", c["id"])
+    if not isinstance(name, (str, int)) or isinstance(name, bool):
+        raise ValueError(f"ground truth category {i}: 'name' must be a string; got {name!r}")
+    name = str(name)
+    if "\x00" in name:
+        raise ValueError(f"ground truth category {i}: 'name' contains a NUL character; remove it")
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise ValueError(f"ground truth category {i}: 'name' is {len(name.encode('utf-8'))} bytes long; "
+                         f"class names must be at most {MAX_NAME_BYTES} bytes (UTF-8)")
+    return name
+
+
+def _check_sizes(boxes: np.ndarray, what: str, records: Any = None) -> None:
+    """Refuse negative widths or heights (naming the first record); warn about zero ones."""
+    negative = (boxes[:, 2] < 0) | (boxes[:, 3] < 0)
+    if negative.any():
+        i = int(np.flatnonzero(negative)[0])
+        shown = records[i]["bbox"] if records is not None else boxes[i].tolist()
+        raise ValueError(f"{what} {i}: 'bbox' {shown!r} has a negative width or height; COCO boxes are "
+                         "[x, y, width, height]")
+    zero = (boxes[:, 2] == 0) | (boxes[:, 3] == 0)
+    if zero.any():
+        _warn(f"{int(zero.sum())} {what}s have a box of zero width or height (the first: {what} "
+              f"{int(np.flatnonzero(zero)[0])}); their box IoU is 0 with everything")
+
+
+def _annotation_ids(anns: list[dict[str, Any]]) -> None:
+    """Warn when annotation ids are missing, not integers, 0 or repeated (pycocotools mishandles those)."""
+    ids = [a.get("id") for a in anns]
+    bad = sum(1 for v in ids if not _is_int(v))
+    zero = sum(1 for v in ids if _is_int(v) and v == 0)
+    good = [int(v) for v in ids if _is_int(v)]
+    repeated = len(good) - len(set(good))
+    problems = [f"{n} {text}" for n, text in ((bad, "missing or not an integer"), (zero, "equal to 0"),
+                                              (repeated, "repeating an earlier id")) if n]
+    if problems:
+        _warn("ground truth annotation ids: " + ", ".join(problems) + "; precall evaluates every annotation "
+              "as its own object (ids are not used), pycocotools would not (it treats id 0 as unmatched and "
+              "keeps one annotation per id)")
 
 @dataclass(frozen=True)
 class DetectionSet:
@@ -45,7 +127,46 @@ class DetectionSet:
     gt_segm: list[Any] | None = None  # COCO segmentations, for iou_type="segm"
     dt_segm: list[Any] | None = None
     image_hw: dict[Any, tuple[int, int]] | None = None
+    gt_keypoints: list[Any] | None = None  # COCO keypoints [x1, y1, v1, ...], for iou_type="keypoints"
+    dt_keypoints: list[Any] | None = None
+    gt_num_keypoints: list[Any] | None = None
     _xyxy: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # boxes as read (VOC, text)
+
+    def select_images(self, images: Any) -> DetectionSet:
+        """The same set restricted to some images (ids of :attr:`images`; unknown ids are refused)."""
+        wanted = set(np.asarray(images, dtype=self.images.dtype).tolist())
+        unknown = wanted - set(self.images.tolist())
+        if unknown:
+            raise ValueError(f"`images`: {sorted(unknown, key=str)[:5]} are not images of this set")
+        g = np.flatnonzero([m in wanted for m in self.gt_image.tolist()])
+        d = np.flatnonzero([m in wanted for m in self.dt_image.tolist()])
+        return self._take(g, d, images=np.array(sorted(wanted), dtype=self.images.dtype))
+
+    def _take(self, g: np.ndarray, d: np.ndarray, **changes: Any) -> DetectionSet:
+        """The ground-truth rows ``g`` and detection rows ``d`` (index arrays, in that order)."""
+
+        def rows(values: Any, keep: np.ndarray) -> Any:
+            if values is None:
+                return None
+            if isinstance(values, list):
+                return [values[i] for i in keep.tolist()]
+            return values[keep]
+
+        out = DetectionSet(
+            images=self.images, classes=self.classes,
+            gt_image=self.gt_image[g], gt_class=self.gt_class[g], gt_box=self.gt_box[g], gt_area=self.gt_area[g],
+            gt_crowd=self.gt_crowd[g], gt_ignore=self.gt_ignore[g], dt_image=self.dt_image[d],
+            dt_class=self.dt_class[d], dt_box=self.dt_box[d], dt_score=self.dt_score[d],
+            class_names=self.class_names, dt_area=rows(self.dt_area, d), gt_segm=rows(self.gt_segm, g),
+            dt_segm=rows(self.dt_segm, d), image_hw=self.image_hw, gt_keypoints=rows(self.gt_keypoints, g),
+            dt_keypoints=rows(self.dt_keypoints, d), gt_num_keypoints=rows(self.gt_num_keypoints, g),
+            _xyxy=None if self._xyxy is None else (self._xyxy[0][g], self._xyxy[1][d]),
+        )
+        if changes:
+            import dataclasses
+
+            out = dataclasses.replace(out, **changes)
+        return out
 
 
 def _load_json(obj: Any, what: str) -> Any:
@@ -105,16 +226,27 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         r = r.get("annotations", None)
     if not isinstance(r, list):
         raise ValueError("results: a COCO results file is a list of detections (or a dict with 'annotations')")
-    images = np.array(sorted({img["id"] for img in g["images"]}))
+    images = np.array(sorted(_ids(g["images"], "image")), dtype=np.int64)
     categories = g.get("categories") or []
-    classes = np.array(sorted({c["id"] for c in categories}))
-    names = {c["id"]: str(c.get("name", c["id"])) for c in categories}
+    classes = np.array(sorted(_ids(categories, "category")), dtype=np.int64)
+    names = {int(c["id"]): _class_name(c, i) for i, c in enumerate(categories)}
     anns = g["annotations"]
+    if not isinstance(anns, list):
+        raise ValueError("ground truth: 'annotations' must be a list")
     for i, a in enumerate(anns):
+        if not isinstance(a, dict):
+            raise ValueError(f"ground truth annotation {i}: not an object")
         for key in ("image_id", "category_id", "bbox"):
             if key not in a:
                 raise ValueError(f"ground truth annotation {i}: no {key!r}")
+    _annotation_ids(anns)
+    image_ids, class_ids = set(images.tolist()), set(classes.tolist())
+    outside = sum(1 for a in anns if a["image_id"] not in image_ids or a["category_id"] not in class_ids)
+    if outside:
+        _warn(f"{outside} ground truth annotations name an image or category the ground truth does not list; "
+              "they are not evaluated (as in pycocotools)")
     gt_box = _boxes(anns, "ground truth annotation")
+    _check_sizes(gt_box, "ground truth annotation", anns)
     gt_area = np.array([float(a["area"]) if "area" in a else float(b[2] * b[3]) for a, b in zip(anns, gt_box)])
     gt_crowd = np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool)
     gt_ignore = np.array([bool(a.get("ignore", 0)) for a in anns], dtype=bool)
@@ -122,9 +254,14 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
     image_hw = {img["id"]: (int(img.get("height", 0)), int(img.get("width", 0))) for img in g["images"]}
     # pycocotools' loadRes: box results if the first has a box, else segmentation results
     # (area = mask area, box = the mask's extent when absent)
-    segm_results = bool(r) and not (r[0].get("bbox") not in (None, []))
+    kind = "bbox"
+    if r and isinstance(r[0], dict) and r[0].get("bbox") in (None, []):
+        kind = "keypoints" if "keypoints" in r[0] and "segmentation" not in r[0] else "segm"
+    segm_results = kind == "segm"
     for i, d in enumerate(r):
-        for key in ("image_id", "category_id", "segmentation" if segm_results else "bbox", "score"):
+        if not isinstance(d, dict):
+            raise ValueError(f"results detection {i}: not an object")
+        for key in ("image_id", "category_id", {"segm": "segmentation"}.get(kind, kind), "score"):
             if key not in d:
                 raise ValueError(f"results detection {i}: no {key!r}")
         if d["image_id"] not in image_set:
@@ -133,20 +270,39 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
             )
     dt_area = None
     if segm_results:
-        from ._rle import mask_area, mask_bbox, to_mask
+        from ._rle import decode_runs
 
         r = list(r)  # boxes are added to copies: the caller's records stay as they were
         dt_area = np.zeros(len(r))
-        for i, d in enumerate(r):
-            h, w = image_hw[d["image_id"]]
+        chunk = 2_000  # the runs of a chunk of masks at a time; no full-image mask is ever built
+        for lo in range(0, len(r), chunk):
+            part = r[lo:lo + chunk]
+            sizes = [image_hw[d["image_id"]] for d in part]
             try:
-                mask = to_mask(d["segmentation"], h, w)
+                runs = decode_runs([d["segmentation"] for d in part], sizes)
             except ValueError as exc:
-                raise ValueError(f"results detection {i}: 'segmentation': {exc}") from None
-            dt_area[i] = mask_area(mask)
-            if "bbox" not in d:
-                d = r[i] = dict(d, bbox=mask_bbox(mask, h, w))
+                text = str(exc)
+                index, _, rest = text[len("segmentation "):].partition(": ")
+                where = lo + int(index.split("..")[0]) if index.split("..")[0].isdigit() else lo
+                raise ValueError(f"results detection {where}: 'segmentation': {rest or text}") from None
+            dt_area[lo:lo + len(part)] = runs.areas()
+            missing = [k for k, d in enumerate(part) if "bbox" not in d]
+            if missing:
+                boxes = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
+                for k in missing:
+                    r[lo + k] = dict(part[k], bbox=boxes[k].tolist())
+    if kind == "keypoints":  # pycocotools' loadRes: the box and area of the keypoints' extent (all of them)
+        r = list(r)
+        dt_area = np.zeros(len(r))
+        for i, d in enumerate(r):
+            kp = _keypoint_array(d["keypoints"], f"results detection {i}")
+            x, y = kp[0::3], kp[1::3]
+            x0, x1, y0, y1 = np.min(x), np.max(x), np.min(y), np.max(y)
+            dt_area[i] = (x1 - x0) * (y1 - y0)
+            r[i] = dict(d, bbox=[float(x0), float(y0), float(x1 - x0), float(y1 - y0)])
     dt_box = _boxes(r, "results detection")
+    if kind == "bbox":  # segmentation results: the box is the mask's extent, zero when the mask is empty
+        _check_sizes(dt_box, "results detection", r)
     dt_score = np.zeros(len(r))
     for i, d in enumerate(r):
         if isinstance(d["score"], bool) or not isinstance(d["score"], (int, float)):
@@ -163,7 +319,20 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         dt_box=dt_box, dt_score=dt_score, class_names=names, dt_area=dt_area,
         gt_segm=[a.get("segmentation") for a in anns],
         dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,
+        gt_keypoints=[a.get("keypoints") for a in anns], dt_keypoints=[d.get("keypoints") for d in r],
+        gt_num_keypoints=[a.get("num_keypoints") for a in anns],
     )
+
+
+def _keypoint_array(values: Any, where: str) -> np.ndarray:
+    try:
+        kp = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: 'keypoints' must be a list of numbers x1, y1, v1, x2, ...") from None
+    if kp.size == 0 or kp.size % 3 or not np.isfinite(kp).all():
+        raise ValueError(f"{where}: 'keypoints' must be finite numbers x1, y1, v1, x2, y2, v2, ... "
+                         f"(a multiple of 3); got {kp.size} values")
+    return kp
 
 
 
@@ -181,6 +350,16 @@ def _to_xyxy(boxes: np.ndarray, box_format: str) -> np.ndarray:
 
 def _xyxy_to_xywh(b: np.ndarray) -> np.ndarray:
     return np.column_stack([b[:, 0], b[:, 1], b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]])
+
+
+def _check_corners(b: Any, where: str, box_format: str) -> None:
+    """Refuse a box whose corners are inverted (x2 < x1 or y2 < y1) once read in ``box_format``."""
+    if b[2] < b[0] or b[3] < b[1]:
+        hint = {"xyxy": "x1 y1 x2 y2 with x2 >= x1 and y2 >= y1", "xywh": "x y w h with w, h >= 0",
+                "cxcywh": "cx cy w h with w, h >= 0"}[box_format]
+        raise ValueError(f"{where}: the box reads as x1={b[0]:g} y1={b[1]:g} x2={b[2]:g} y2={b[3]:g} "
+                         f"(x2 < x1 or y2 < y1): a box in {box_format!r} is {hint}; is --box-format / "
+                         "`box_format` right?")
 
 
 def _parse_lines(path: str, fields: int, what: str) -> list[tuple[int, list[str]]]:
@@ -261,7 +440,9 @@ def load_text(
                 raise ValueError(f"{path}: image {image!r} has no entry in `image_sizes`")
             w, h = image_sizes[image]  # type: ignore[index]
             b = b * [w, h, w, h]
-        return _to_xyxy(b[None, :], box_format)[0].tolist()
+        out = _to_xyxy(b[None, :], box_format)[0].tolist()
+        _check_corners(out, f"{path}: line {line_no}", box_format)
+        return out
 
     for name in _text_files(gt_dir, "gt_dir"):
         path, image = os.path.join(gt_dir, name), name[:-4]
@@ -310,6 +491,7 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
                 raise ValueError(f"{path}: an <object> without <name> or <bndbox>")
             texts = [(bb.findtext(k) or "").strip() for k in ("xmin", "ymin", "xmax", "ymax")]
             coords = _numbers(path, 0, texts, "the <bndbox> coordinates")
+            _check_corners(coords, f"{path}: object {cls!r}", "xyxy")
             difficult = (obj.findtext("difficult") or "0").strip() == "1"
             gts.append((image, cls, coords, difficult))
     dts: list[tuple] = []
@@ -320,6 +502,7 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
                 continue
             for line_no, parts in _parse_lines(path, 6, "image_id score x1 y1 x2 y2"):
                 values = _numbers(path, line_no, parts[1:], "the score and box")
+                _check_corners(values[1:], f"{path}: line {line_no}", "xyxy")
                 dts.append((parts[0], cls, values[1:], values[0]))
     else:
         if box_format not in BOX_FORMATS:
@@ -328,7 +511,9 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
             path, image = os.path.join(detections, name), name[:-4]
             for line_no, parts in _parse_lines(path, 6, "class score x y w h"):
                 values = _numbers(path, line_no, parts[1:], "the score and box")
-                dts.append((image, parts[0], _to_xyxy(np.array([values[1:]]), box_format)[0].tolist(), values[0]))
+                corners = _to_xyxy(np.array([values[1:]]), box_format)[0].tolist()
+                _check_corners(corners, f"{path}: line {line_no}", box_format)
+                dts.append((image, parts[0], corners, values[0]))
     known = set(images)
     for d in dts:
         if d[0] not in known:

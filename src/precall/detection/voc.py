@@ -74,6 +74,8 @@ def evaluate_voc(
     n_gt: dict[Any, int] = {}
     for cls in data.classes.tolist():
         g_rows = np.flatnonzero(data.gt_class == cls)
+        if ties == "group":  # ground truths in the order of their boxes: equal IoUs resolve independently of the input
+            g_rows = g_rows[np.lexsort((data.gt_ignore[g_rows], *(gt_xyxy[g_rows, i] for i in (3, 2, 1, 0))))]
         n_pos = int((~data.gt_ignore[g_rows]).sum())
         n_gt[cls] = n_pos
         if n_pos == 0:

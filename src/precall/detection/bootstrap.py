@@ -1,0 +1,279 @@
+"""mAP with uncertainty: percentile bootstrap over images, from the matched detections.
+
+Images are the unit: a replicate draws ``n_images`` images with replacement.
+Matching is per (image, class), so a replicate needs no re-matching: each drawn
+copy of an image brings its detections (with their TP / FP / ignored flags at
+every IoU threshold) and its ground-truth counts.  The replicate is exactly
+pycocotools' evaluation of the resampled set whose images are the draws in
+increasing original id (copies of an image adjacent, as new ids): detections
+ranked by decreasing score, ties by image then rank.  Only the ``all`` area
+range and ``max_dets[-1]`` are resampled (mAP, AP50, AP75, per-class AP).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .coco import CocoEvaluation, row_coco_precision, steps_from_counts  # the core's kernels, via coco
+
+__all__ = ["CocoBootstrap", "CocoComparison", "bootstrap_coco", "compare_coco"]
+
+
+@dataclass(frozen=True)
+class CocoBootstrap:
+    """Bootstrap intervals of a :class:`~precall.detection.CocoEvaluation`.
+
+    Attributes
+    ----------
+    intervals : dict
+        ``{"mAP": (low, high), "AP50": ..., "AP75": ...}``, percentile intervals
+        (NaN where a statistic is undefined in every replicate).
+    per_class : dict
+        Class id to the (low, high) interval of its AP.
+    replicates : dict of str to ndarray
+        The replicate values of mAP, AP50, AP75 (-1: undefined in that replicate).
+    confidence_level, n_resamples
+    """
+
+    intervals: dict[str, tuple[float, float]]
+    per_class: dict[Any, tuple[float, float]]
+    replicates: dict[str, np.ndarray]
+    confidence_level: float
+    n_resamples: int
+
+    def to_text(self) -> str:
+        pct = f"{100 * self.confidence_level:g}%"
+        return "\n".join(f" {name:<5} {pct} bootstrap interval over images: [{lo:.3f}, {hi:.3f}]"
+                         for name, (lo, hi) in self.intervals.items())
+
+
+_CELLS_PER_CALL = 2_000_000  # rows x ranks of one call of the core's row kernels
+
+
+def _replicate_values(ev: CocoEvaluation, counts: np.ndarray, order: np.ndarray, bounds: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """(K, T) per-class AP at each IoU threshold (-1 without ground truth) and (K,) ground-truth counts
+    of the resampled set in which image ``i`` appears ``counts[i]`` times."""
+    m = ev._matched
+    T, K = ev.iou_thresholds.size, len(ev.per_class)
+    n_gt = np.bincount(m.group_cls, weights=m.group_n_gt[0] * counts[m.group_image], minlength=K).astype(np.int64)
+    out = -np.ones((K, T))
+    tables = []  # per class with ground truth: (k, pos (T, n), neg (T, n))
+    for k in np.flatnonzero(n_gt > 0).tolist():
+        rows = order[bounds[k]:bounds[k + 1]]
+        if rows.size:
+            # blocks of equal (score, image): each repeated counts[image] times, copy after copy
+            score, image = m.score[rows], m.image[rows]
+            new = np.r_[True, (score[1:] != score[:-1]) | (image[1:] != image[:-1])]
+            start = np.flatnonzero(new)
+            length = np.diff(np.r_[start, rows.size])
+            units = np.repeat(np.arange(start.size), counts[image[start]])
+            unit_len = length[units]
+            offset = np.arange(int(unit_len.sum())) - np.repeat(np.cumsum(unit_len) - unit_len, unit_len)
+            rows = rows[np.repeat(start[units], unit_len) + offset]
+        tp, ign = m.tp[0][:, rows], m.ignored[0][:, rows]
+        pos, neg = (tp & ~ign).astype(np.float64), (~tp & ~ign).astype(np.float64)
+        if rows.size and ev.ties == "group":  # equal scores: one run
+            sc = m.score[rows]
+            starts = np.flatnonzero(np.r_[True, sc[1:] != sc[:-1]])
+            pos, neg = np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1)
+        tables.append((k, pos, neg))
+    # all classes in a few calls of the core's row kernels: rows padded with empty runs (no effect)
+    tables.sort(key=lambda t: t[1].shape[1])
+    lo = 0
+    while lo < len(tables):
+        hi = lo + 1
+        while hi < len(tables) and (hi + 1 - lo) * T * max(tables[hi][1].shape[1], 1) <= _CELLS_PER_CALL:
+            hi += 1
+        width = max(max(t[1].shape[1] for t in tables[lo:hi]), 1)
+        pos = np.zeros(((hi - lo) * T, width))
+        neg = np.zeros_like(pos)
+        for j, (_, p, q) in enumerate(tables[lo:hi]):
+            pos[j * T:(j + 1) * T, :p.shape[1]] = p
+            neg[j * T:(j + 1) * T, :q.shape[1]] = q
+        ks = [t[0] for t in tables[lo:hi]]
+        steps = steps_from_counts(pos, neg, np.repeat(n_gt[ks].astype(np.float64), T))
+        precision = row_coco_precision(steps, thresholds=ev.recall_thresholds)
+        out[ks] = precision.mean(axis=1).reshape(len(ks), T)
+        lo = hi
+    return out, n_gt
+
+
+def _class_order(ev: CocoEvaluation) -> tuple[np.ndarray, np.ndarray]:
+    """Rows at ``max_dets[-1]`` (all of them), by class, decreasing score, image, rank; class bounds."""
+    m = ev._matched
+    order = np.lexsort((m.rank, m.image, -m.score, m.cls))
+    return order, np.searchsorted(m.cls[order], np.arange(len(ev.per_class) + 1))
+
+
+def _summary(ap: np.ndarray, thresholds: np.ndarray) -> tuple[float, float, float]:
+    valid = ap[:, 0] > -1
+    if not valid.any():
+        return -1.0, -1.0, -1.0
+
+    def at(iou: float) -> float:
+        t = np.flatnonzero(np.isclose(thresholds, iou))
+        return float(ap[valid][:, t].mean()) if t.size else -1.0
+
+    return float(ap[valid].mean()), at(0.5), at(0.75)
+
+
+def replicate(ev: CocoEvaluation, counts: Any) -> dict[str, Any]:
+    """The statistics of one resampled set: ``counts[i]`` copies of the i-th image (in id order).
+
+    Returns ``{"mAP", "AP50", "AP75", "per_class": {class id: AP}}``; -1 where undefined."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.shape != (ev.n_images,) or (counts < 0).any():
+        raise ValueError(f"`counts` must be {ev.n_images} non-negative integers (one per image)")
+    order, bounds = _class_order(ev)
+    ap, _ = _replicate_values(ev, counts, order, bounds)
+    mean, ap50, ap75 = _summary(ap, ev.iou_thresholds)
+    per = {row["id"]: float(ap[k].mean()) if ap[k, 0] > -1 else -1.0 for k, row in enumerate(ev.per_class)}
+    return {"mAP": mean, "AP50": ap50, "AP75": ap75, "per_class": per}
+
+
+def bootstrap_coco(
+    ev: CocoEvaluation,
+    n_resamples: int = 1000,
+    *,
+    confidence_level: float = 0.95,
+    random_state: Any = None,
+    progress: Any = None,
+) -> CocoBootstrap:
+    """Percentile bootstrap intervals over images for mAP, AP50, AP75 and per-class AP.
+
+    Parameters
+    ----------
+    ev : CocoEvaluation
+        From :func:`~precall.detection.evaluate_coco` (any ``iou_type``).
+    n_resamples : int, default=1000
+    confidence_level : float, default=0.95
+    random_state : int, Generator or None
+    progress : callable, default=None
+        Called with the fraction done.
+
+    Returns
+    -------
+    CocoBootstrap
+
+    Examples
+    --------
+    >>> from precall import detection
+    >>> gt = {"images": [{"id": i} for i in range(1, 5)], "categories": [{"id": 1, "name": "a"}],
+    ...       "annotations": [{"id": i, "image_id": i, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100}
+    ...                       for i in range(1, 5)]}
+    >>> res = [{"image_id": i, "category_id": 1, "bbox": [0, 0, 10, 10 if i < 3 else 4], "score": 0.9}
+    ...        for i in range(1, 5)]
+    >>> ev = detection.evaluate_coco(detection.load_coco(gt, res))
+    >>> ci = ev.bootstrap(200, random_state=0)
+    >>> lo, hi = ci.intervals["AP50"]
+    >>> bool(0 <= lo <= ev.stats[1] <= hi <= 1)
+    True
+    """
+    if ev._matched is None or ev._matched.group_n_gt is None:
+        raise ValueError("this CocoEvaluation has no matching to resample; compute it with evaluate_coco")
+    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    rng = np.random.default_rng(random_state)
+    n, K = ev.n_images, len(ev.per_class)
+    order, bounds = _class_order(ev)
+    values = np.full((n_resamples, 3), -1.0)
+    per_class = np.full((n_resamples, K), -1.0)
+    for b in range(n_resamples):
+        counts = rng.multinomial(n, np.full(n, 1.0 / n)) if n else np.zeros(0, np.int64)
+        ap, _ = _replicate_values(ev, counts, order, bounds)
+        values[b] = _summary(ap, ev.iou_thresholds)
+        per_class[b] = np.where(ap[:, 0] > -1, ap.mean(axis=1), -1.0)
+        if progress is not None:
+            progress((b + 1) / n_resamples)
+    alpha = 1 - confidence_level
+
+    def interval(v: np.ndarray) -> tuple[float, float]:
+        v = v[v > -1]
+        if v.size == 0:
+            return float("nan"), float("nan")
+        lo, hi = np.quantile(v, [alpha / 2, 1 - alpha / 2])
+        return float(lo), float(hi)
+
+    names = ("mAP", "AP50", "AP75")
+    return CocoBootstrap(
+        intervals={name: interval(values[:, i]) for i, name in enumerate(names)},
+        per_class={row["id"]: interval(per_class[:, k]) for k, row in enumerate(ev.per_class)},
+        replicates={name: values[:, i].copy() for i, name in enumerate(names)},
+        confidence_level=float(confidence_level), n_resamples=int(n_resamples),
+    )
+
+
+@dataclass(frozen=True)
+class CocoComparison:
+    """Paired bootstrap of two result sets on the same images: intervals of ``b - a``.
+
+    Attributes
+    ----------
+    difference : dict
+        ``{"mAP": b - a, "AP50": ..., "AP75": ...}`` on the full set.
+    intervals : dict
+        Percentile intervals of the differences (the same image draws for both).
+    p_b_better : dict
+        The fraction of replicates where ``b`` is higher.
+    """
+
+    difference: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+    p_b_better: dict[str, float]
+    confidence_level: float
+    n_resamples: int
+
+
+def compare_coco(
+    a: CocoEvaluation,
+    b: CocoEvaluation,
+    n_resamples: int = 1000,
+    *,
+    confidence_level: float = 0.95,
+    random_state: Any = None,
+) -> CocoComparison:
+    """Paired percentile bootstrap over images of two evaluations of the same ground truth
+    (two models' results): each replicate draws one set of images for both.
+
+    Raises ``ValueError`` when the two evaluations do not cover the same images and classes.
+    """
+    for ev in (a, b):
+        if ev._matched is None or ev._matched.group_n_gt is None:
+            raise ValueError("both evaluations must come from evaluate_coco")
+    if a.n_images != b.n_images or (a.image_ids is not None and b.image_ids is not None
+                                    and not np.array_equal(a.image_ids, b.image_ids)):
+        raise ValueError("the two evaluations are not on the same images; a paired comparison needs the same "
+                         "ground truth")
+    if [r["id"] for r in a.per_class] != [r["id"] for r in b.per_class] or \
+            not np.array_equal(a.iou_thresholds, b.iou_thresholds):
+        raise ValueError("the two evaluations differ in classes or IoU thresholds")
+    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    rng = np.random.default_rng(random_state)
+    n = a.n_images
+    prepared = [(ev, *_class_order(ev)) for ev in (a, b)]
+    diffs = np.full((n_resamples, 3), np.nan)
+    for r in range(n_resamples):
+        counts = rng.multinomial(n, np.full(n, 1.0 / n)) if n else np.zeros(0, np.int64)
+        vals = [np.array(_summary(_replicate_values(ev, counts, o, bd)[0], ev.iou_thresholds)) for ev, o, bd in prepared]
+        ok = (vals[0] > -1) & (vals[1] > -1)
+        diffs[r, ok] = vals[1][ok] - vals[0][ok]
+    alpha = 1 - confidence_level
+    names = ("mAP", "AP50", "AP75")
+    intervals, better = {}, {}
+    for i, name in enumerate(names):
+        v = diffs[:, i][~np.isnan(diffs[:, i])]
+        intervals[name] = tuple(float(x) for x in np.quantile(v, [alpha / 2, 1 - alpha / 2])) if v.size else \
+            (float("nan"), float("nan"))
+        better[name] = float((v > 0).mean()) if v.size else float("nan")
+    full = {name: float(b.stats[i] - a.stats[i]) if a.stats[i] > -1 and b.stats[i] > -1 else float("nan")
+            for i, name in zip((0, 1, 2), names)}
+    return CocoComparison(full, intervals, better, float(confidence_level), int(n_resamples))

@@ -1,0 +1,138 @@
+"""mAP intervals (17.6): a bootstrap replicate, computed from the matched detections without
+re-matching, equals pycocotools on the resampled images; intervals cover the estimate; CLI --ci."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from precall import detection
+from precall.detection.bootstrap import replicate
+
+pytest.importorskip("pycocotools")
+from test_detection import _pycocotools, synthetic  # noqa: E402
+
+
+def _resampled(gt, results, counts):
+    """The resampled COCO set: images in id order, each repeated counts[i] times, copies adjacent
+    (new ids 1, 2, ...)."""
+    images = sorted(gt["images"], key=lambda i: i["id"])
+    new_images, anns, res = [], [], []
+    for img, c in zip(images, counts):
+        for _ in range(int(c)):
+            new_id = len(new_images) + 1
+            new_images.append(dict(img, id=new_id))
+            anns += [dict(a, image_id=new_id, id=len(anns) + 1 + 0 * a["id"]) for a in gt["annotations"]
+                     if a["image_id"] == img["id"]]
+            res += [dict(r, image_id=new_id) for r in results if r["image_id"] == img["id"]]
+    for k, a in enumerate(anns):
+        a["id"] = k + 1
+    return dict(gt, images=new_images, annotations=anns), res
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("ties", ["stable", "group"])
+def test_replicate_equals_pycocotools_on_the_resampled_images(seed, ties):
+    gt, results = synthetic(400 + seed, decimals=1)  # many tied scores: the order of copies matters
+    ev = detection.evaluate_coco(detection.load_coco(gt, results), ties=ties)
+    rng = np.random.default_rng(seed)
+    n = len(gt["images"])
+    counts = rng.multinomial(n, np.full(n, 1 / n))
+    rep = replicate(ev, counts)
+    gt_r, res_r = _resampled(gt, results, counts)
+    if ties == "stable":
+        theirs = _pycocotools(gt_r, res_r)
+        assert rep["mAP"] == pytest.approx(theirs.stats[0], abs=1e-12)
+        assert rep["AP50"] == pytest.approx(theirs.stats[1], abs=1e-12)
+        assert rep["AP75"] == pytest.approx(theirs.stats[2], abs=1e-12)
+        p = theirs.eval["precision"][:, :, :, 0, -1]
+        for k, row in enumerate(ev.per_class):
+            valid = p[:, :, k][p[:, :, k] > -1]
+            assert rep["per_class"][row["id"]] == pytest.approx(valid.mean() if valid.size else -1, abs=1e-12)
+    else:  # group ties: precall's own evaluation of the resampled set
+        again = detection.evaluate_coco(detection.load_coco(gt_r, res_r), ties="group")
+        assert rep["mAP"] == pytest.approx(again.stats[0], abs=1e-12)
+        assert rep["AP50"] == pytest.approx(again.stats[1], abs=1e-12)
+
+
+def test_identity_replicate_is_the_estimate():
+    gt, results = synthetic(410)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    rep = replicate(ev, np.ones(len(gt["images"]), dtype=int))
+    assert rep["mAP"] == pytest.approx(ev.stats[0], abs=1e-12)
+    assert rep["AP75"] == pytest.approx(ev.stats[2], abs=1e-12)
+    with pytest.raises(ValueError, match="`counts`"):
+        replicate(ev, [1, 2])
+
+
+def test_intervals_bracket_the_estimate_and_are_reproducible():
+    gt, results = synthetic(411, n_images=40)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    ci = ev.bootstrap(150, random_state=1)
+    again = ev.bootstrap(150, random_state=1)
+    assert ci.intervals == again.intervals
+    for i, name in enumerate(("mAP", "AP50", "AP75")):
+        lo, hi = ci.intervals[name]
+        assert lo < ev.stats[i] < hi and hi - lo < 0.5
+    assert set(ci.per_class) == {r["id"] for r in ev.per_class}
+    no_gt = [r["id"] for r in ev.per_class if r["n_gt"] == 0]
+    assert all(np.isnan(ci.per_class[c]).all() for c in no_gt)
+    with pytest.raises(ValueError, match="`n_resamples`"):
+        ev.bootstrap(0)
+
+
+def test_coverage_on_a_simulation():
+    """Images drawn from a fixed population of images: the 90% interval of the sample AP50
+    covers the population AP50 in most of 12 samples (loose bound: the percentile bootstrap of a
+    ratio statistic is approximate; a longer simulation is a benchmark's job)."""
+    gt, results = synthetic(412, n_images=400, n_classes=3, max_gt=4)
+    population = detection.evaluate_coco(detection.load_coco(gt, results)).stats[1]
+    rng = np.random.default_rng(5)
+    ids = [img["id"] for img in gt["images"]]
+    covered = 0
+    for _ in range(12):
+        take = set(rng.choice(ids, 60, replace=False).tolist())
+        g = dict(gt, images=[i for i in gt["images"] if i["id"] in take],
+                 annotations=[a for a in gt["annotations"] if a["image_id"] in take])
+        r = [d for d in results if d["image_id"] in take]
+        ev = detection.evaluate_coco(detection.load_coco(g, r))
+        lo, hi = ev.bootstrap(80, confidence_level=0.9, random_state=0).intervals["AP50"]
+        covered += lo <= population <= hi
+    assert covered >= 8  # nominal 10.8 of 12
+
+
+def test_cli_ci(tmp_path, capsys):
+    from precall.cli import main
+
+    gt, results = synthetic(413)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--ci", "--n-resamples", "100", "--seed", "3",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    expected = ev.bootstrap(100, random_state=3)
+    assert out["ci"]["mAP"] == list(expected.intervals["mAP"])
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--ci", "--n-resamples", "50"]) == 0
+    assert "bootstrap interval over images" in capsys.readouterr().out
+
+
+def test_paired_comparison_of_two_result_files():
+    gt, results = synthetic(414, n_images=40)
+    rng = np.random.default_rng(0)
+    worse = [dict(r, bbox=[v + rng.normal(0, 6) for v in r["bbox"][:2]] + r["bbox"][2:]) for r in results]
+    a = detection.evaluate_coco(detection.load_coco(gt, worse))
+    b = detection.evaluate_coco(detection.load_coco(gt, results))
+    cmp = detection.compare_coco(a, b, 150, random_state=2)
+    assert cmp.difference["mAP"] == pytest.approx(b.stats[0] - a.stats[0], abs=1e-12)
+    lo, hi = cmp.intervals["mAP"]
+    assert lo <= cmp.difference["mAP"] <= hi
+    # each replicate pairs the same images: the replicate difference is the difference of replicates
+    same = detection.compare_coco(b, b, 20, random_state=2)
+    assert same.intervals["mAP"] == (0.0, 0.0) and same.p_b_better["mAP"] == 0.0
+    other = detection.evaluate_coco(detection.load_coco(*synthetic(415, n_images=40)))
+    with pytest.raises(ValueError, match="same images|classes"):
+        detection.compare_coco(a, other)
