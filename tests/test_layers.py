@@ -4,7 +4,8 @@ Each module of the package has a rank (the order of ``docs/design.md``); an
 import of a precall module, at module level or inside a function, must point to
 a lower rank.  The only upward imports allowed are the drawing conveniences
 (``ThresholdTable.plot``, ``PrecisionRecallCurve.plot``, ``RocCurve.plot``),
-which import :mod:`precall.plot` inside the method, only when called.
+which import :mod:`precall.plot` inside the method, only when called, and
+``CocoEvaluation.bootstrap`` (:mod:`precall.detection.bootstrap`, likewise).
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ RANKS = {
     "precall.detection._rle": 30,
     "precall.detection.io": 31,
     "precall.detection._match": 32,
+    "precall.detection.coco": 33,
+    "precall.detection.voc": 33,
+    "precall.detection.keypoints": 34,
+    "precall.detection.bootstrap": 34,
+    "precall.detection.metric": 34.5,
     "precall.detection": 35,
     "precall.readers": 40,
     "precall.plot": 41,
@@ -62,6 +68,7 @@ RANKS = {
 ALLOWED_UPWARD = {
     ("precall.table", "precall.plot"),
     ("precall.curves", "precall.plot"),
+    ("precall.detection.coco", "precall.detection.bootstrap"),  # CocoEvaluation.bootstrap(), inside the method
 }
 
 

@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .coco import CocoEvaluation, row_coco_precision, steps_from_counts  # the core's kernels, via coco
+from .._core.conventions import grid_precisions
+from .._core.steps import steps_from_counts
+from .coco import CocoEvaluation
 
 __all__ = ["CocoBootstrap", "CocoComparison", "bootstrap_coco", "compare_coco"]
 
@@ -96,7 +98,7 @@ def _replicate_values(ev: CocoEvaluation, counts: np.ndarray, order: np.ndarray,
             neg[j * T:(j + 1) * T, :q.shape[1]] = q
         ks = [t[0] for t in tables[lo:hi]]
         steps = steps_from_counts(pos, neg, np.repeat(n_gt[ks].astype(np.float64), T))
-        precision = row_coco_precision(steps, thresholds=ev.recall_thresholds)
+        precision = grid_precisions(steps, "coco", thresholds=ev.recall_thresholds)
         out[ks] = precision.mean(axis=1).reshape(len(ks), T)
         lo = hi
     return out, n_gt
