@@ -28,7 +28,7 @@ What is drawn
       with its baseline and its unachievable region (precision below
       ``r P / (r P + N)``, :func:`precall.min_precision`) shaded; the ROC curve,
       the same at every prevalence, drawn once on a panel beside.
-    * ``ci=True``: a pointwise 95% band (:mod:`precall.plot._band`: the
+    * ``ci=True``: a pointwise 95% band (:func:`roc_band`, :func:`pr_band`: the
       stratified bootstrap drawn as counts over at most 4097 blocks of
       thresholds, 200 resamples, like pROC's ``ci.se``) and the interval of
       the AP / AUC in the legend (:func:`precall.stats.roc_auc_ci`, DeLong;
@@ -38,20 +38,21 @@ What is drawn
     * Multi-class: one curve per class, the micro-average curve, one baseline.
 
 How it is drawn
-    Curves are thinned to what the pixels show (:mod:`precall.plot._thin`:
+    Curves are thinned to what the pixels show (:func:`thin`:
     every turn kept, then at most 4000 vertices per curve, each point of the
     full curve within 7e-4 of the drawn one); every number quoted comes from
     the full table.  Legends sit below the axes, never over the data.  Axis
     labels name the positive label as scikit-learn's Displays do.  User
     strings are drawn as written: no mathtext, control characters shown
-    (:mod:`precall.plot._text`).
+    (:func:`visible`, :func:`mpl`).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -61,17 +62,269 @@ from ..metrics import average_precision
 from ..multiclass import per_class_tables
 from ..space import min_precision, pr_from_roc
 from ..table import ThresholdTable, table_of, threshold_table
-from ._band import pr_band, roc_band
-from ._text import mpl
-from ._thin import thin
 
 __all__ = [
     "draw_pr", "draw_roc", "draw_unachievable", "pr_curve", "pr_prevalences", "pr_tables", "roc_curve", "roc_tables",
-    "setup_pr_axes", "setup_roc_axes", "place_legend",
+    "setup_pr_axes", "setup_roc_axes", "place_legend", "intervals", "draw_band", "pr_band", "roc_band", "Band",
+    "thin", "visible", "mpl",
 ]
 
 _ISO_F1 = (0.2, 0.4, 0.6, 0.8)
 _GRAY = "0.55"
+
+
+# ---------------------------------------------------------------------------
+# user strings
+# User strings (file, column and label names, titles) made safe to show.
+#
+# * :func:`visible`: C0 controls (and DEL) become their Unicode Control Pictures
+#   (U+2400 + code, e.g. ``\\x01`` -> ``␁``) and the bidirectional formatting
+#   characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) become
+#   ``[U+202E]``: nothing can reorder or hide the text around it (Trojan Source,
+#   CVE-2021-42574), and the reader sees that the name holds such a character.
+#   Tab and newline are shown as ``␉`` and ``␊`` too: a name is one line.
+# * :func:`mpl`: :func:`visible`, then every ``$`` escaped, so matplotlib never
+#   parses a user string as mathtext (``$\\foo$`` is drawn as written, and no
+#   parse error is raised or logged).
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f{_BIDI}]")
+
+
+def _show(match: "re.Match[str]") -> str:
+    ch = match.group()
+    code = ord(ch)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    return f"[U+{code:04X}]"
+
+
+def visible(value: Any) -> str:
+    """``str(value)`` with C0 controls, DEL and bidi controls replaced visibly."""
+    return _UNSAFE.sub(_show, str(value))
+
+
+def mpl(value: Any) -> str:
+    """:func:`visible`, with ``$`` escaped for matplotlib (no mathtext from user strings)."""
+    return visible(value).replace("$", r"\$")
+
+
+# ---------------------------------------------------------------------------
+# thinning
+# Thin a drawn curve to what the pixels can show, lossless for the eye.
+#
+# A curve of a million thresholds has a million vertices, but a 500-pixel axis
+# shows at most a few thousand distinct positions.  :func:`thin` keeps a subset
+# of the vertices (the drawn points are always points of the full curve):
+#
+# 1. the corners: a vertex is dropped when its neighbours and it lie on one
+#    horizontal or one vertical line (scikit-learn's ``drop_intermediate``
+#    keeps exactly the turns of a ROC curve in the same way), or on one straight
+#    segment for a polyline;
+# 2. a grid of square cells of side ``cell`` (data units; the axes span [0, 1])
+#    is laid over the plot, and of each run of consecutive vertices in the same
+#    cell only the first and the last are kept.  The path between them, a
+#    segment or the L of a step drawstyle, stays inside that cell, as do the
+#    vertices dropped, so every point of the full curve is within one cell
+#    diagonal (``cell * sqrt(2)``) of the thinned curve, and the other way round;
+# 3. while more than ``budget`` vertices remain, ``cell`` doubles.
+#
+# With the defaults (cell 1/2048, budget 4000) the bound is 6.9e-4 (a third of
+# a pixel of a 700-pixel axis) unless the budget forces a coarser grid; the
+# cell actually used is returned.  Only drawing uses the thinned points: every
+# number quoted (AP, AUC, intervals) comes from the full table.
+THIN_BUDGET = 4000
+THIN_CELL = 1.0 / 2048
+
+
+def _corners(x: np.ndarray, y: np.ndarray, steps: bool) -> np.ndarray:
+    """Indices of the vertices where the drawn path turns (first and last always)."""
+    n = x.size
+    if n <= 2:
+        return np.arange(n)
+    dx0, dx1 = x[1:-1] - x[:-2], x[2:] - x[1:-1]
+    dy0, dy1 = y[1:-1] - y[:-2], y[2:] - y[1:-1]
+    if steps:
+        # a step path's middle vertex is redundant on one horizontal line, or on one
+        # vertical line walked in one direction
+        flat = (dy0 == 0) & (dy1 == 0)
+        upright = (dx0 == 0) & (dx1 == 0) & (dy0 * dy1 >= 0)
+        drop = flat | upright
+    else:
+        drop = (dx0 * dy1 - dy0 * dx1 == 0) & (dx0 * dx1 + dy0 * dy1 >= 0)
+    keep = np.ones(n, dtype=bool)
+    keep[1:-1] = ~drop
+    return np.flatnonzero(keep)
+
+
+def _cells(x: np.ndarray, y: np.ndarray, cell: float) -> np.ndarray:
+    """Positions within ``x``/``y`` of the first and last vertex of each run in one cell."""
+    n = x.size
+    if n <= 2:
+        return np.arange(n)
+    cx = np.floor(x / cell)
+    cy = np.floor(y / cell)
+    change = (cx[1:] != cx[:-1]) | (cy[1:] != cy[:-1])
+    keep = np.ones(n, dtype=bool)
+    keep[1:] = change  # first of a run
+    keep[:-1] |= change  # last of a run
+    keep[-1] = True
+    return np.flatnonzero(keep)
+
+
+def thin(x: np.ndarray, y: np.ndarray, *, steps: bool = False, cell: float = THIN_CELL,
+         budget: int = THIN_BUDGET) -> tuple[np.ndarray, float]:
+    """Indices of the vertices of ``(x, y)`` to draw, and the cell side used.
+
+    ``steps``: the curve is drawn with a step drawstyle (``steps-post`` /
+    ``steps-pre``); otherwise as straight segments.  Curves of at most
+    ``budget`` vertices are returned whole (``cell`` 0).
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.size <= budget:
+        return np.arange(x.size), 0.0
+    idx = _corners(x, y, steps)
+    if idx.size <= budget:
+        return idx, 0.0
+    while True:
+        kept = idx[_cells(x[idx], y[idx], cell)]
+        if kept.size <= budget:
+            return kept, cell
+        cell *= 2
+
+
+# ---------------------------------------------------------------------------
+# confidence bands
+# Pointwise bootstrap bands of a ROC curve (pROC's ``ci.se``) and a PR curve, in bounded time.
+#
+# The stratified bootstrap of rows draws P positives and N negatives with
+# replacement; the number drawn from any set of rows is then multinomial over
+# the sets.  So a replicate is drawn directly as counts over **blocks** of
+# consecutive thresholds of the table (no row is touched, no sort is repeated):
+#
+# * the table's rows are cut into blocks where the cumulative TP crosses a
+#   multiple of P / ``blocks`` or the cumulative FP a multiple of N / ``blocks``
+#   (at most ``2 * blocks + 1`` blocks, each holding at most 1/``blocks`` of the
+#   positives and of the negatives unless one run of tied scores holds more);
+# * a replicate's positive counts per block are ``Multinomial(P, tp_b / P)``
+#   (positives no threshold reaches, in detection, are one more category), its
+#   negative counts ``Multinomial(N, fp_b / N)``: exactly the block totals of a
+#   stratified row bootstrap;
+# * the replicate curve is known exactly at the block boundaries; between them
+#   the ROC band joins them with straight lines and the PR band reads the first
+#   boundary at or past the recall, so a replicate is off by at most one block
+#   (1/``blocks`` = 0.05% of either class with the default 2048);
+# * the band is the pointwise ``(1 - level) / 2`` and ``(1 + level) / 2``
+#   percentiles over a fixed grid (201 FPRs; 100 recalls 0.01..1).
+#
+# Cost: O(rows) once to cut the blocks, then O(resamples x blocks): 200
+# resamples over 4097 blocks whatever the number of rows.  Counts must be whole
+# (unweighted input or integer weights): a multinomial needs a number of draws.
+BAND_BLOCKS = 2048
+BAND_RESAMPLES = 200
+ROC_GRID = np.linspace(0.0, 1.0, 201)
+PR_GRID = np.linspace(0.01, 1.0, 100)
+
+
+class Band(NamedTuple):
+    """A pointwise band: at each ``x`` of the grid, ``low`` and ``high``."""
+
+    x: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    level: float
+    n_resamples: int
+    n_blocks: int
+
+
+def _whole(value: float, what: str) -> int:
+    if not float(value).is_integer():
+        raise ValueError(
+            f"a confidence band resamples counts, so the {what} must be whole (unweighted input or "
+            f"integer weights); got {value:g}"
+        )
+    return int(value)
+
+
+def _replicates(table: ThresholdTable, n_resamples: int, blocks: int, random_state: Any
+                ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Cumulative (TP, FP) of each replicate at the block boundaries, shape (R, B + 1) each
+    (column 0 is the origin), and the number of blocks."""
+    tp = np.asarray(table.tp, dtype=float)
+    fp = np.asarray(table.fp, dtype=float)
+    n_pos = _whole(table.n_pos, "positive count")
+    n_neg = _whole(table.n_neg, "negative count")
+    _whole(float(tp[-1]), "true positive count")
+    _whole(float(fp[-1]), "false positive count")
+    btp = np.floor(tp * blocks / max(n_pos, 1))
+    bfp = np.floor(fp * blocks / max(n_neg, 1))
+    ends = np.flatnonzero((btp[1:] != btp[:-1]) | (bfp[1:] != bfp[:-1]))
+    ends = np.r_[ends, tp.size - 1]
+    dtp = np.diff(np.r_[0.0, tp[ends]])
+    dfp = np.diff(np.r_[0.0, fp[ends]])
+    rng = np.random.default_rng(random_state)
+
+    def draw(total: int, counts: np.ndarray) -> np.ndarray:
+        if total == 0:
+            return np.zeros((n_resamples, counts.size))
+        pvals = np.r_[counts, total - counts.sum()] / total
+        pvals = np.clip(pvals, 0.0, None)
+        pvals /= pvals.sum()
+        return rng.multinomial(total, pvals, size=n_resamples)[:, :-1].astype(float)
+
+    zero = np.zeros((n_resamples, 1))
+    ctp = np.hstack([zero, np.cumsum(draw(n_pos, dtp), axis=1)])
+    cfp = np.hstack([zero, np.cumsum(draw(n_neg, dfp), axis=1)])
+    return ctp, cfp, int(ends.size)
+
+
+def _percentiles(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    q = 100 * np.array([(1 - level) / 2, (1 + level) / 2])
+    with np.errstate(invalid="ignore"):
+        low, high = np.nanpercentile(values, q, axis=0) if np.isfinite(values).any() else (
+            np.full(values.shape[1], np.nan), np.full(values.shape[1], np.nan))
+    return low, high
+
+
+def roc_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = BAND_RESAMPLES,
+             blocks: int = BAND_BLOCKS, random_state: Any = 0) -> Band:
+    """TPR band at each FPR of a fixed grid (pROC's ``ci.se`` by the stratified bootstrap)."""
+    ctp, cfp, nb = _replicates(table.grouped(), n_resamples, blocks, random_state)
+    n_pos, n_neg = max(table.n_pos, 1), max(table.n_neg, 1)
+    grid = ROC_GRID
+    out = np.empty((n_resamples, grid.size))
+    for i in range(n_resamples):
+        fpr, tpr = cfp[i] / n_neg, ctp[i] / n_pos
+        j = np.clip(np.searchsorted(fpr, grid, side="right") - 1, 0, fpr.size - 1)
+        k = np.minimum(j + 1, fpr.size - 1)
+        span = fpr[k] - fpr[j]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frac = np.where(span > 0, (grid - fpr[j]) / span, 0.0)
+        out[i] = tpr[j] + frac * (tpr[k] - tpr[j])
+    low, high = _percentiles(out, level)
+    return Band(grid, low, high, level, n_resamples, nb)
+
+
+def pr_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = BAND_RESAMPLES,
+            blocks: int = BAND_BLOCKS, random_state: Any = 0) -> Band:
+    """Precision band at each recall of a fixed grid: the precision where a replicate first
+    reaches that recall (the stratified bootstrap)."""
+    ctp, cfp, nb = _replicates(table, n_resamples, blocks, random_state)
+    n_pos = max(table.n_pos, 1)
+    grid = PR_GRID
+    out = np.full((n_resamples, grid.size), np.nan)
+    for i in range(n_resamples):
+        recall = ctp[i, 1:] / n_pos
+        j = np.searchsorted(recall, grid - 1e-12, side="left")
+        ok = j < recall.size
+        jj = j[ok]
+        predicted = ctp[i, 1:][jj] + cfp[i, 1:][jj]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[i, ok] = np.where(predicted > 0, ctp[i, 1:][jj] / predicted, np.nan)
+    low, high = _percentiles(out, level)
+    return Band(grid, low, high, level, n_resamples, nb)
 
 
 def _matplotlib() -> Any:
@@ -213,7 +466,7 @@ def _interval_text(interval: Any) -> str:
 
 
 def _drawn(x: np.ndarray, y: np.ndarray, style: str) -> tuple[np.ndarray, np.ndarray]:
-    """The vertices to draw: :func:`precall.plot._thin.thin` (all of them for a short curve)."""
+    """The vertices to draw: :func:`precall.plot.thin.thin` (all of them for a short curve)."""
     idx, _ = thin(x, y, steps=style.startswith("steps"))
     return np.asarray(x)[idx], np.asarray(y)[idx]
 
@@ -228,7 +481,7 @@ def _envelope_curve(table: ThresholdTable) -> tuple[np.ndarray, np.ndarray]:
 
 
 def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> Any:
-    """Shade a pointwise band (:func:`precall.plot._band.roc_band` / ``pr_band``)."""
+    """Shade a pointwise band (:func:`precall.plot.roc_band` / ``pr_band``)."""
     ok = np.isfinite(band.low) & np.isfinite(band.high)
     text = label if label is not None else (
         f"{band.level:.0%} band (bootstrap, {band.n_resamples} resamples)")
@@ -282,10 +535,10 @@ def draw_pr(
     grid conventions the kernel's own points (:meth:`~precall.ThresholdTable.ap_terms`),
     so the drawn 11 points average to the ``voc2007`` AP and the 101 points to the
     ``coco`` AP.  The legend gives the AP by ``method`` (from the full table; the
-    drawn vertices are thinned, :mod:`precall.plot._thin`) and ``interval``
+    drawn vertices are thinned, :mod:`precall.plot.thin`) and ``interval``
     (``(low, high)``) when given; the baseline is drawn in the curve's colour unless
     ``baseline_color`` is given.  ``band``: the bootstrap band of precision at each
-    recall (:func:`precall.plot._band.pr_band`).  ``best_f1`` and ``points``
+    recall (:func:`precall.plot.pr_band`).  ``best_f1`` and ``points``
     (``[(kind, value)]``, kind ``"recall"``, ``"precision"`` or ``"threshold"``, as
     :meth:`~precall.ThresholdTable.operating_point`) mark operating points.
     """
@@ -351,7 +604,7 @@ def draw_roc(
     """Draw one table's ROC curve on ``ax``, the area shaded; returns ``ax``.
 
     ``interval``: ``(low, high)`` of the AUC for the legend; ``band``: the bootstrap
-    band of TPR at each FPR (:func:`precall.plot._band.roc_band`, pROC's ``ci.se``);
+    band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``);
     ``best_f1`` / ``points``: operating points marked as in :func:`draw_pr`.
     """
     label = mpl(label)

@@ -4,8 +4,8 @@ One file with nothing to fetch: the figures are inline SVG (matplotlib, the
 ``plot`` extra), the style is inline CSS, and there is no script.  Every
 string that comes from the user (file and column names, labels, the title) is
 escaped, its C0 controls and bidirectional overrides shown visibly
-(:func:`precall.plot._text.visible`), and drawn without mathtext.  The curves
-are thinned to what the pixels show (:mod:`precall.plot._thin`), so the file
+(:func:`precall.plot.visible`), and drawn without mathtext.  The curves
+are thinned to what the pixels show (:func:`precall.plot.thin`), so the file
 stays small whatever the number of rows; every number is from the full data.
 The numbers come from the public API (:func:`precall.evaluate`,
 :func:`precall.threshold_table`); this module only lays them out.
@@ -24,7 +24,7 @@ from .. import _version, stats
 from .._core.conventions import CONVENTIONS
 from .._core.validate import AP_METHODS
 from ..table import ThresholdTable, threshold_table
-from ._text import mpl, visible
+from . import mpl, visible
 
 __all__ = ["html_report"]
 
