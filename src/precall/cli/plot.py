@@ -109,7 +109,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
     if args.title:
-        fig.suptitle(plot._text.mpl(args.title))  # drawn as written: no mathtext from user text
+        fig.suptitle(plot.mpl(args.title))  # drawn as written: no mathtext from user text
     fig.tight_layout()
     try:
         fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
