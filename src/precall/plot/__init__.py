@@ -39,7 +39,7 @@ What is drawn
 
 How it is drawn
     Curves are thinned to what the pixels show (:func:`thin`:
-    every turn kept, then at most 4000 vertices per curve, each point of the
+    every turn kept, then at most 5000 vertices per curve, each point of the
     full curve within 7e-4 of the drawn one); every number quoted comes from
     the full table.  Legends sit below the axes, never over the data.  Axis
     labels name the positive label as scikit-learn's Displays do.  User
@@ -124,17 +124,21 @@ def mpl(value: Any) -> str:
 #    segment for a polyline;
 # 2. a grid of square cells of side ``cell`` (data units; the axes span [0, 1])
 #    is laid over the plot, and of each run of consecutive vertices in the same
-#    cell only the first and the last are kept.  The path between them, a
-#    segment or the L of a step drawstyle, stays inside that cell, as do the
-#    vertices dropped, so every point of the full curve is within one cell
-#    diagonal (``cell * sqrt(2)``) of the thinned curve, and the other way round;
+#    cell only the first is kept (and the curve's last vertex).  A dropped
+#    vertex is within one cell diagonal (``cell * sqrt(2)``) of its run's first
+#    vertex, which is on the thinned curve; the thinned piece from one run's
+#    first vertex to the next run's first vertex and the full curve's piece
+#    from the run's last vertex to the same point start within a cell diagonal
+#    of each other and end together, so they stay within a cell diagonal of
+#    each other all along (for straight segments and for the L of a step
+#    drawstyle alike);
 # 3. while more than ``budget`` vertices remain, ``cell`` doubles.
 #
-# With the defaults (cell 1/2048, budget 4000) the bound is 6.9e-4 (a third of
+# With the defaults (cell 1/2048, budget 5000) the bound is 6.9e-4 (a third of
 # a pixel of a 700-pixel axis) unless the budget forces a coarser grid; the
 # cell actually used is returned.  Only drawing uses the thinned points: every
 # number quoted (AP, AUC, intervals) comes from the full table.
-THIN_BUDGET = 4000
+THIN_BUDGET = 5000
 THIN_CELL = 1.0 / 2048
 
 
@@ -159,7 +163,7 @@ def _corners(x: np.ndarray, y: np.ndarray, steps: bool) -> np.ndarray:
 
 
 def _cells(x: np.ndarray, y: np.ndarray, cell: float) -> np.ndarray:
-    """Positions within ``x``/``y`` of the first and last vertex of each run in one cell."""
+    """Positions within ``x``/``y`` of the first vertex of each run in one cell (and the last vertex)."""
     n = x.size
     if n <= 2:
         return np.arange(n)
@@ -167,8 +171,7 @@ def _cells(x: np.ndarray, y: np.ndarray, cell: float) -> np.ndarray:
     cy = np.floor(y / cell)
     change = (cx[1:] != cx[:-1]) | (cy[1:] != cy[:-1])
     keep = np.ones(n, dtype=bool)
-    keep[1:] = change  # first of a run
-    keep[:-1] |= change  # last of a run
+    keep[1:] = change  # the first vertex of each run
     keep[-1] = True
     return np.flatnonzero(keep)
 
@@ -381,7 +384,7 @@ def _tables(
         return out
     if is_multi(y_true, y_score, labels):
         tables = per_class_tables(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties)
-        out.extend((f"class {mpl(c)}", t) for c, t in tables.items())
+        out.extend((f"class {c}", t) for c, t in tables.items())
         data = check_multi(y_true, y_score, sample_weight, labels)
         k = data.scores.shape[1]
         w = None if data.weight is None else np.repeat(data.weight, k)
@@ -485,6 +488,8 @@ def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> An
     ok = np.isfinite(band.low) & np.isfinite(band.high)
     text = label if label is not None else (
         f"{band.level:.0%} band (bootstrap, {band.n_resamples} resamples)")
+    if label is None and any(c.get_label() == text for c in ax.collections):
+        text = "_band"  # one legend entry says what the bands are; each model's is in its colour
     ax.fill_between(band.x[ok], band.low[ok], band.high[ok], color=color, alpha=0.18, lw=0, label=text,
                     zorder=1)
     return ax
@@ -652,7 +657,7 @@ def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "
         else:
             ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, sample_weight=weight,
                                   method="percentile", n_resamples=n_resamples, random_state=random_state)
-        out[mpl(name)] = (ci.low, ci.high)
+        out[name] = (ci.low, ci.high)
     return out
 
 
@@ -845,7 +850,6 @@ def pr_tables(
     setup_pr_axes(ax, iso_f1=iso_f1, pos_label=None if per_class else pos_label)
     thin_lines = per_class and len(series) > 1
     for i, (name, table) in enumerate(series):
-        name = mpl(name)
         draw_pr(ax, table, label=name, method=method, envelope=envelope and not per_class,
                 eleven_point=eleven_point and not per_class,
                 baseline=baseline and not per_class and i == 0, baseline_color=_GRAY,
@@ -933,7 +937,6 @@ def roc_tables(
     _max_fpr_region(ax, max_fpr)
     shade = len(series) == 1 if shade is None else shade
     for name, table in series:
-        name = mpl(name)
         draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=max_fpr,
                  interval=(intervals or {}).get(name), band=band, best_f1=best_f1, points=points,
                  **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))

@@ -24,7 +24,7 @@ from .. import _version, stats
 from .._core.conventions import CONVENTIONS
 from .._core.validate import AP_METHODS
 from ..table import ThresholdTable, threshold_table
-from . import mpl, visible
+from . import visible
 
 __all__ = ["html_report"]
 
@@ -172,9 +172,9 @@ def html_report(
     }
     results = {name: tables[name].evaluate() for name in names}
     first = results[names[0]]
-    series = plot._Series((mpl(n), t) for n, t in tables.items())
+    series = plot._Series(tables.items())
     series.pos_label = pos_label if pos_label is not None else 1
-    series.data = (y_true, {mpl(n): y_score[n] for n in names}, sample_weight)
+    series.data = (y_true, {n: y_score[n] for n in names}, sample_weight)
     weighted = sample_weight is not None
     auc_ci = plot.intervals(series, "roc", n_resamples=n_resamples) if (ci or not weighted) else {}
     ap_ci = plot.intervals(series, "pr", ties=ties, n_resamples=n_resamples) if ci else {}
@@ -190,7 +190,7 @@ def html_report(
         f1 = r.best_f1
         row = [_e(name), *(_num(r.average_precision[m]) for m in AP_METHODS), _num(r.roc_auc)]
         if auc_ci:
-            low, high = auc_ci[mpl(name)]
+            low, high = auc_ci[name]
             row.append(f"[{_num(low)}, {_num(high)}]")
         if max_fpr is not None and max_fpr < 1:
             row.append(_num(tables[name].roc_auc(max_fpr=max_fpr, on_undefined="nan")))
@@ -201,7 +201,7 @@ def html_report(
         ap_table = ("<h3>Average precision (step), 95% bootstrap interval</h3>" + _table(
             ["model", "AP step", "95% CI"],
             [[_e(n), _num(results[n].average_precision["step"]),
-              f"[{_num(ap_ci[mpl(n)][0])}, {_num(ap_ci[mpl(n)][1])}]"] for n in names])
+              f"[{_num(ap_ci[n][0])}, {_num(ap_ci[n][1])}]"] for n in names])
             + f'<p class="note">Percentile bootstrap, {n_resamples} stratified resamples '
             "(<code>precall.stats.bootstrap_ci</code>).</p>")
     conventions = _table(["convention", "what it is", "reference"], [
@@ -238,7 +238,7 @@ def html_report(
         "<h2>Curves</h2>",
         f'<div class="figures"><figure>{pr_svg}</figure><figure>{roc_svg}</figure></div>',
         '<p class="note">Circles: the best-F1 threshold of each model. Curves are drawn thinned to at most '
-        f"4000 vertices each (within 7e-4 of the full curve); every number is from the full data.{band_note}</p>",
+        f"5000 vertices each (within 7e-4 of the full curve); every number is from the full data.{band_note}</p>",
         f"<h2>Rank tables (the first threshold reaching each of {rank_rows} recalls)</h2>",
         ranks,
         "</body></html>",
