@@ -399,7 +399,7 @@ def _tables(
     return out
 
 
-def place_legend(ax: Any, *, fontsize: float = 8, ncol: int | None = None) -> Any:
+def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None) -> Any:
     """The legend below the axes (never over the curves), in one or two columns."""
     handles, labels = ax.get_legend_handles_labels()
     if ncol is None:
