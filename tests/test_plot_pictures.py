@@ -119,7 +119,7 @@ def test_roc_band_and_delong_interval_in_the_legend():
     ci = stats.roc_auc_ci(y, s)
     assert f"m (AUC = {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}])" in _legend(ax)
     band = _fill(ax, "95% band")
-    x, v = band.get_paths()[0].vertices.T
+    x = band.get_paths()[0].vertices[:, 0]
     direct = plot.roc_band(precall.threshold_table(y, s))
     np.testing.assert_allclose(np.sort(np.unique(x)), np.unique(direct.x))
     assert (direct.low <= direct.high).all()
@@ -221,7 +221,7 @@ def test_envelope_is_dashed_and_ends_at_the_last_recall_reached():
     # the last recall; the drawn envelope stops there instead of dropping to 0 as a vertical line
     table = precall.ThresholdTable(np.array([0.9, 0.8, 0.7]), np.array([1, 1, 2]), np.array([0, 1, 1]),
                                    n_pos=4, n_neg=5)
-    fig, ax = plt.subplots()
+    _, ax = plt.subplots()
     plot.draw_pr(ax, table, label="m", envelope=True)
     env = _line(ax, "m envelope")
     r, p = env.get_xdata(), env.get_ydata()

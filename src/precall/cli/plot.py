@@ -28,6 +28,7 @@ from ._common import (
     resolve_pos_label,
 )
 
+
 # ---------------------------------------------------------------------------
 # plot
 class _AtPoint(argparse.Action):

@@ -39,7 +39,7 @@ What is drawn
 
 How it is drawn
     Curves are thinned to what the pixels show (:func:`thin`:
-    every turn kept, then at most 5000 vertices per curve, each point of the
+    every turn kept, then at most 8000 vertices per curve, each point of the
     full curve within 7e-4 of the drawn one); every number quoted comes from
     the full table.  Legends sit below the axes, never over the data.  Axis
     labels name the positive label as scikit-learn's Displays do.  User
@@ -64,9 +64,25 @@ from ..space import min_precision, pr_from_roc
 from ..table import ThresholdTable, table_of, threshold_table
 
 __all__ = [
-    "draw_pr", "draw_roc", "draw_unachievable", "pr_curve", "pr_prevalences", "pr_tables", "roc_curve", "roc_tables",
-    "setup_pr_axes", "setup_roc_axes", "place_legend", "intervals", "draw_band", "pr_band", "roc_band", "Band",
-    "thin", "visible", "mpl",
+    "Band",
+    "draw_band",
+    "draw_pr",
+    "draw_roc",
+    "draw_unachievable",
+    "intervals",
+    "mpl",
+    "place_legend",
+    "pr_band",
+    "pr_curve",
+    "pr_prevalences",
+    "pr_tables",
+    "roc_band",
+    "roc_curve",
+    "roc_tables",
+    "setup_pr_axes",
+    "setup_roc_axes",
+    "thin",
+    "visible",
 ]
 
 _ISO_F1 = (0.2, 0.4, 0.6, 0.8)
@@ -90,7 +106,7 @@ _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 _UNSAFE = re.compile(f"[\x00-\x1f\x7f{_BIDI}]")
 
 
-def _show(match: "re.Match[str]") -> str:
+def _show(match: re.Match[str]) -> str:
     ch = match.group()
     code = ord(ch)
     if code < 0x20:
@@ -134,11 +150,11 @@ def mpl(value: Any) -> str:
 #    drawstyle alike);
 # 3. while more than ``budget`` vertices remain, ``cell`` doubles.
 #
-# With the defaults (cell 1/2048, budget 5000) the bound is 6.9e-4 (a third of
+# With the defaults (cell 1/2048, budget 8000) the bound is 6.9e-4 (a third of
 # a pixel of a 700-pixel axis) unless the budget forces a coarser grid; the
 # cell actually used is returned.  Only drawing uses the thinned points: every
 # number quoted (AP, AUC, intervals) comes from the full table.
-THIN_BUDGET = 5000
+THIN_BUDGET = 8000
 THIN_CELL = 1.0 / 2048
 
 

@@ -119,6 +119,15 @@ def _pairs(names: list[str], y_true: Any, y_score: Mapping[str, Any], pos_label:
             "and the test accounts for it.</p>")
 
 
+def _thin_note(band_note: str) -> str:
+    from .. import plot
+
+    return ('<p class="note">Circles: the best-F1 threshold of each model. Curves are drawn thinned to at most '
+            f"{plot.THIN_BUDGET} vertices each (every point of the full curve within "
+            f"{plot.THIN_CELL * 2 ** 0.5:.1g} of the drawn one, or within one cell of a coarser grid when a curve "
+            f"needs more vertices); every number is from the full data.{band_note}</p>")
+
+
 def html_report(
     y_true: Any,
     y_score: Mapping[str, Any],
@@ -225,10 +234,10 @@ def html_report(
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
-        f'<p class="note">data {_e(source)}; labels {_e(label_column)}, positive '
-        f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_count(first.n_pos)}, "
-        f"negative {weight_word} {_count(first.n_neg)}, prevalence {_num(first.prevalence)}; ties "
-        f"{_e(ties)}; precall {_e(_version.__version__)}</p>",
+        (f'<p class="note">data {_e(source)}; labels {_e(label_column)}, positive '
+         f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_count(first.n_pos)}, "
+         f"negative {weight_word} {_count(first.n_neg)}, prevalence {_num(first.prevalence)}; ties "
+         f"{_e(ties)}; precall {_e(_version.__version__)}</p>"),
         "<h2>Summary</h2>",
         _table(header, summary),
         ap_table,
@@ -237,8 +246,7 @@ def html_report(
         conventions,
         "<h2>Curves</h2>",
         f'<div class="figures"><figure>{pr_svg}</figure><figure>{roc_svg}</figure></div>',
-        '<p class="note">Circles: the best-F1 threshold of each model. Curves are drawn thinned to at most '
-        f"5000 vertices each (within 7e-4 of the full curve); every number is from the full data.{band_note}</p>",
+        _thin_note(band_note),
         f"<h2>Rank tables (the first threshold reaching each of {rank_rows} recalls)</h2>",
         ranks,
         "</body></html>",
