@@ -321,3 +321,24 @@ def test_report_ci_and_partial_auc(csv_file, tmp_path, capsys):
     ci = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=200, random_state=0)
     assert f"[{ci.low:.4f}, {ci.high:.4f}]" in text
     assert "pAUC FPR &lt;= 0.25" in text
+
+
+def test_class_columns_from_the_cli_give_a_compact_legend(tmp_path, capsys, monkeypatch):
+    from matplotlib.figure import Figure
+
+    rng = np.random.default_rng(19)
+    y = rng.integers(0, 4, 300)
+    z = rng.random((300, 4)) + np.eye(4)[y]
+    path = tmp_path / "m.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y", "0", "1", "2", "3"], *([int(a), *b] for a, b in zip(y, z))])
+    saved = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k)))
+    assert main(["plot", str(path), "--label", "y", "--class-columns", "0,1,2,3", "-o", str(tmp_path / "m.png")]) == 0, \
+        capsys.readouterr().err
+    pr_ax, roc_ax = saved[0].axes
+    assert len(_legend(pr_ax)) == 4 + 1 + 1  # each class, the micro-average, one baseline
+    assert len(_legend(roc_ax)) == 1 + 4 + 1  # the chance diagonal, each class, the micro-average
+    micro = precall.average_precision(y, z, average="micro")
+    assert f"micro-average (AP step = {micro:.3f})" in _legend(pr_ax)

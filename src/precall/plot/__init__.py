@@ -35,7 +35,8 @@ What is drawn
       :func:`precall.stats.bootstrap_ci` for AP).
     * ``best_f1=True`` / ``points=[("recall", 0.9), ("threshold", 0.5)]``:
       operating points marked, each with its threshold in the legend.
-    * Multi-class: one curve per class, the micro-average curve, one baseline.
+    * Multi-class: one curve per class, the micro-average curve, one baseline
+      (no operating points: one legend entry per curve).
 
 How it is drawn
     Curves are thinned to what the pixels show (:func:`thin`:
@@ -869,13 +870,12 @@ def pr_tables(
         draw_pr(ax, table, label=name, method=method, envelope=envelope and not per_class,
                 eleven_point=eleven_point and not per_class,
                 baseline=baseline and not per_class and i == 0, baseline_color=_GRAY,
-                interval=(intervals or {}).get(name), band=band, best_f1=best_f1, points=points,
-                **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
+                interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and not per_class,
+                points=None if per_class else points, **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
     if per_class:
         reference = micro if micro is not None else (series[0][1] if len(series) == 1 else None)
         if micro is not None:
-            draw_pr(ax, micro, label="micro-average", method=method, color="black", lw=2.2, ls=(0, (5, 1.5)),
-                    best_f1=best_f1)
+            draw_pr(ax, micro, label="micro-average", method=method, color="black", lw=2.2, ls=(0, (5, 1.5)))
         if baseline and reference is not None:
             total = reference.n_pos + reference.n_neg
             prevalence = reference.n_pos / total if total else float("nan")
@@ -954,10 +954,10 @@ def roc_tables(
     shade = len(series) == 1 if shade is None else shade
     for name, table in series:
         draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=max_fpr,
-                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1, points=points,
-                 **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
-    if micro is not None:
+                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
+                 points=points if micro is None else None, **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
+    if micro is not None:  # classes: a compact legend, no operating points
         draw_roc(ax, micro.grouped(), label="micro-average", shade=False, max_fpr=max_fpr, color="black",
-                 lw=2.2, ls=(0, (5, 1.5)), best_f1=best_f1)
+                 lw=2.2, ls=(0, (5, 1.5)))
     place_legend(ax)
     return ax

@@ -111,7 +111,8 @@ def _pairs(names: list[str], y_true: Any, y_score: Mapping[str, Any], pos_label:
         for b in names[i + 1:]:
             t = stats.roc_auc_test(y_true, y_score[a], y_score[b], pos_label=pos_label)
             rows.append([_e(a), _e(b), _num(t.estimate_a), _num(t.estimate_b), _num(t.difference),
-                         f"[{_num(t.low)}, {_num(t.high)}]", f"{t.statistic:.3f}", f"{t.p_value:.4g}"])
+                         f"[{_num(t.low)}, {_num(t.high)}]", f"{t.statistic:.3f}",
+                         f"{t.p_value:.4g}" if t.p_value > 0 else "&lt; 1e-300"])
     return ("<h2>Paired comparison (DeLong)</h2>"
             + _table(["model A", "model B", "AUC A", "AUC B", "A - B", "95% CI of A - B", "z", "p"], rows)
             + '<p class="note">DeLong, DeLong &amp; Clarke-Pearson (1988), as pROC\'s '
