@@ -55,7 +55,7 @@ def test_pr_curve_draws_the_step_curve_step_ap_sums(binary):
     assert f"m (AP step = {precall.average_precision(y, s):.3f})" in _legend(ax)
     baseline = _line(ax, "random classifier")
     assert baseline.get_ydata()[0] == pytest.approx(y.mean())
-    assert ax.get_xlabel() == "Recall" and ax.get_ylabel() == "Precision"
+    assert ax.get_xlabel() == "Recall (Positive label: 1)" and ax.get_ylabel() == "Precision (Positive label: 1)"
     assert ax.get_xlim() == pytest.approx((-0.01, 1.01)) and ax.get_aspect() == 1.0
 
 
@@ -94,7 +94,7 @@ def test_several_models_one_legend_entry_each(binary, rng):
     assert not ax.collections  # several curves: no shading
 
 
-def test_per_class_curves(rng):
+def test_per_class_curves_one_baseline_and_the_micro_average(rng):
     y = rng.integers(0, 3, 90)
     z = rng.random((90, 3)) + np.eye(3)[y]
     ax = plot.pr_curve(y, z, method="voc2010")
@@ -102,15 +102,23 @@ def test_per_class_curves(rng):
     per_class = precall.average_precision(y, z, method="voc2010", average=None)
     for c in range(3):
         assert f"class {c} (AP voc2010 = {per_class[c]:.3f})" in labels
+    micro = precall.average_precision(y, z, method="voc2010", average="micro")
+    assert f"micro-average (AP voc2010 = {micro:.3f})" in labels
+    assert sum("random" in lab for lab in labels) == 1  # one baseline, at the micro prevalence 1/3
+    assert _line(ax, "random classifier (micro").get_ydata()[0] == pytest.approx(1 / 3)
+    assert len(labels) == 5
+    assert ax.get_xlabel() == "Recall"  # no single positive label
     ax = plot.roc_curve(y, z)
     aucs = precall.roc_auc(y, z, average=None)
-    assert [f"class {c} (AUC = {aucs[c]:.3f})" for c in range(3)] == _legend(ax)[1:]
+    micro_auc = precall.roc_auc(y, z, average="micro")
+    assert _legend(ax)[1:] == [f"class {c} (AUC = {aucs[c]:.3f})" for c in range(3)] + [
+        f"micro-average (AUC = {micro_auc:.3f})"]
 
 
 def test_roc_curve_shading_diagonal_and_partial_region(binary):
     y, s = binary
     ax = plot.roc_curve(y, s, max_fpr=0.25, label="m")
-    curve = precall.roc_curve(y, s, drop_intermediate=False)
+    curve = precall.roc_curve(y, s)  # the corners (drop_intermediate): the same polyline
     line = _line(ax, "m (AUC")
     np.testing.assert_array_equal(line.get_xdata(), curve.fpr)
     np.testing.assert_array_equal(line.get_ydata(), curve.tpr)
@@ -119,7 +127,7 @@ def test_roc_curve_shading_diagonal_and_partial_region(binary):
     assert "chance (AUC = 0.5)" in _legend(ax)
     assert any(lab.startswith("partial AUC region") for lab in _legend(ax))
     assert len(ax.collections) == 1  # the shaded area
-    assert ax.get_xlabel() == "False positive rate"
+    assert ax.get_xlabel() == "False Positive Rate (Positive label: 1)"
 
 
 def test_threshold_table_plot(binary):
@@ -208,7 +216,7 @@ def test_plot_command_draws_each_prevalence(csv_file, tmp_path, capsys, monkeypa
     for pi in (0.05, 0.5):
         ap = precall.average_precision(y[:, 0], y[:, 1], prevalence=pi)
         assert f"a at prevalence {pi:g} (AP step = {ap:.3f})" in legend  # "a": the score column
-    assert roc_ax.get_xlabel().startswith("False positive rate")
+    assert roc_ax.get_xlabel().startswith("False Positive Rate")
     message = main(["plot", str(csv_file), "--label", "y", "--score", "a", "--score", "b", "-o", str(out),
                     "--prevalence", "0.1"])
     assert message == 2 and "one model" in capsys.readouterr().err
@@ -285,9 +293,19 @@ def test_report_is_self_contained_and_carries_the_numbers(tmp_path, binary, rng,
             assert f"{ev.average_precision[m]:.4f}" in parsed.cells
         assert f"{ev.roc_auc:.4f}" in parsed.cells
     table = precall.threshold_table(y, s)
-    assert f"{table.thresholds[0]:.6g}" in parsed.cells  # first rank-table row
+    # rank tables at recall quantiles: the first threshold reaching recall k/7 of the highest
+    for k in range(1, 8):
+        row = int(np.flatnonzero(table.recall >= k / 7 * table.recall[-1] - 1e-12)[0])
+        assert f"{table.thresholds[row]:.6g}" in parsed.cells
     assert f"{table.precision[-1]:.4f}" in parsed.cells and f"{table.tp[-1]}" in parsed.cells
-    assert parsed.tags.count("tr") == (1 + 2) + (1 + 6) + 2 * (1 + 7)  # summary, conventions, rank tables
+    # DeLong's interval of each AUC, and the paired test of the two models
+    for scores in (s, other):
+        ci = precall.stats.roc_auc_ci(y, scores)
+        assert f"[{ci.low:.4f}, {ci.high:.4f}]" in parsed.cells
+    test = precall.stats.roc_auc_test(y, s, other)
+    assert f"{test.p_value:.4g}" in parsed.cells and f"{test.difference:.4f}" in parsed.cells
+    # summary, pair, conventions, and two rank tables of 7 recalls (and the last row when it differs)
+    assert (1 + 2) + (1 + 1) + (1 + 6) + 2 * (1 + 7) <= parsed.tags.count("tr") <= (1 + 2) + (1 + 1) + (1 + 6) + 2 * (1 + 8)
 
 
 def test_report_errors_exit_2(tmp_path, binary, capsys):
@@ -339,7 +357,7 @@ def test_pr_curve_at_several_prevalences_draws_the_api_curves(binary):
     roc_ax = ax.figure.axes[1]
     roc_lines = [ln for ln in roc_ax.get_lines() if ln.get_label().startswith("m (every prevalence)")]
     assert len(roc_lines) == 1
-    fpr, tpr, _ = precall.roc_curve(y, s, drop_intermediate=False)
+    fpr, tpr, _ = precall.roc_curve(y, s)
     np.testing.assert_array_equal(roc_lines[0].get_xdata(), fpr)
     np.testing.assert_array_equal(roc_lines[0].get_ydata(), tpr)
 

@@ -18,16 +18,31 @@ from ._common import (
     TIES,
     CliError,
     _add_file_arguments,
+    _finite,
     _int_in,
     _level,
     _parse_class_columns,
     _prevalence,
     _print_warning_messages,
+    _unit,
     resolve_pos_label,
 )
 
+
 # ---------------------------------------------------------------------------
 # plot
+class _AtPoint(argparse.Action):
+    """--at-recall / --at-precision / --at-threshold into one list of (kind, value), in order."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        kind = self.metavar_kind  # type: ignore[attr-defined]
+        getattr(namespace, self.dest).append((kind, values))
+
+
+def _at(kind: str) -> type:
+    return type(f"_At{kind.title()}", (_AtPoint,), {"metavar_kind": kind})
+
+
 PLOT_FORMATS = (".png", ".svg", ".pdf")
 
 
@@ -36,6 +51,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
     suffix = os.path.splitext(out)[1].lower()
     if suffix not in PLOT_FORMATS:
         raise CliError(f"-o {out!r}: the file name must end in {', '.join(PLOT_FORMATS)}")
+    if args.kind == "pr" and args.max_fpr is not None:
+        raise CliError("--max-fpr is the ROC plot's partial AUC; it has no meaning with --kind pr")
+    for flag, name in ((args.envelope, "--envelope"), (args.eleven_point, "--eleven-point"),
+                       (args.iso_f1, "--iso-f1"), (args.prevalence, "--prevalence")):
+        if args.kind == "roc" and flag:
+            raise CliError(f"{name} draws on the PR plot; it has no meaning with --kind roc")
     if args.class_columns is not None and args.pos_label is not None:
         raise CliError("--pos-label applies only with --score; with --class-columns each class is "
                        "in turn the positive one")
@@ -63,6 +84,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
         scores = columns.scores.reshape(len(columns.labels), -1)
         y_score = {name: scores[:, j] for j, name in enumerate(names)}
         common = {"pos_label": positive}
+    if args.class_columns is not None and (args.ci or args.at_points):
+        raise CliError("--ci and --at-* draw on one model's curves; with --class-columns plot a class "
+                       "as a --score column")
+    marks = {"best_f1": args.best_f1, "points": args.at_points or None, "ci": args.ci}
     kinds = ["pr", "roc"] if args.kind == "both" else [args.kind]
     fig = Figure(figsize=(5.8 * len(kinds), 5.8))
     axes = fig.subplots(1, len(kinds), squeeze=False)[0]
@@ -78,14 +103,14 @@ def cmd_plot(args: argparse.Namespace) -> int:
                         continue
                     plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
                                   method=args.method, envelope=args.envelope,
-                                  eleven_point=args.eleven_point, iso_f1=args.iso_f1, ax=ax, **common)
+                                  eleven_point=args.eleven_point, iso_f1=args.iso_f1, ax=ax, **marks, **common)
                 else:
                     plot.roc_curve(y_true, y_score, sample_weight=columns.weights, max_fpr=args.max_fpr,
-                                   ax=ax, **common)
+                                   ax=ax, **marks, **common)
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
     if args.title:
-        fig.suptitle(args.title)
+        fig.suptitle(plot.mpl(args.title))  # drawn as written: no mathtext from user text
     fig.tight_layout()
     try:
         fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
@@ -128,6 +153,18 @@ def register(sub: Any) -> None:
     pl.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
                     help="one --score: also draw the PR curve at prevalence PI (repeatable), each with its "
                     "baseline and unachievable region shaded; the ROC curve does not change")
+    pl.add_argument("--ci", action="store_true",
+                    help="95%% bands (bootstrap, 200 resamples over blocks of thresholds; pROC's ci.se) and "
+                    "the interval of the AUC (DeLong) and AP (bootstrap) in the legend")
+    pl.add_argument("--best-f1", action=argparse.BooleanOptionalAction, default=True,
+                    help="mark the best-F1 point with its threshold (default on)")
+    pl.set_defaults(at_points=[])
+    pl.add_argument("--at-recall", type=_unit, action=_at("recall"), metavar="R", dest="at_points",
+                    help="mark the operating point at recall R, its threshold in the legend (repeatable)")
+    pl.add_argument("--at-precision", type=_unit, action=_at("precision"), metavar="P", dest="at_points",
+                    help="mark the operating point at precision P (repeatable)")
+    pl.add_argument("--at-threshold", type=_finite, action=_at("threshold"), metavar="T", dest="at_points",
+                    help="mark the operating point at score >= T (repeatable)")
     pl.add_argument("--title", help="figure title")
     pl.add_argument("--dpi", type=_int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
     pl.set_defaults(func=cmd_plot)

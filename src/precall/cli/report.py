@@ -40,7 +40,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 np.array(columns.labels), {n: scores[:, j] for j, n in enumerate(names)},
                 sample_weight=columns.weights, pos_label=positive, ties=args.ties,
                 title=args.title or f"precall report: {os.path.basename(path)}", source=path,
-                label_column=args.label, rank_rows=args.rank_rows, max_fpr=args.max_fpr,
+                label_column=args.label, rank_rows=args.rank_rows, max_fpr=args.max_fpr, ci=args.ci,
             )
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
@@ -70,7 +70,10 @@ def register(sub: Any) -> None:
     rp.add_argument("-o", "--output", required=True, metavar="OUT.html", help="the HTML file to write")
     rp.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
     rp.add_argument("--rank-rows", type=_int_in(2, 10000), default=20, metavar="N",
-                    help="rows of each rank table, evenly spaced by rank (default 20)")
+                    help="rows of each rank table: the first threshold reaching each of N recalls evenly "
+                    "spaced up to the highest (default 20)")
     rp.add_argument("--max-fpr", type=_level, metavar="F", help="shade and quote the partial ROC-AUC")
+    rp.add_argument("--ci", action="store_true",
+                    help="also each AP's bootstrap interval (200 resamples) and 95%% bands on both figures")
     rp.add_argument("--title", help="the report's title")
     rp.set_defaults(func=cmd_report)

@@ -28,27 +28,323 @@ What is drawn
       with its baseline and its unachievable region (precision below
       ``r P / (r P + N)``, :func:`precall.min_precision`) shaded; the ROC curve,
       the same at every prevalence, drawn once on a panel beside.
+    * ``ci=True``: a pointwise 95% band (:func:`roc_band`, :func:`pr_band`: the
+      stratified bootstrap drawn as counts over at most 4097 blocks of
+      thresholds, 200 resamples, like pROC's ``ci.se``) and the interval of
+      the AP / AUC in the legend (:func:`precall.stats.roc_auc_ci`, DeLong;
+      :func:`precall.stats.bootstrap_ci` for AP).
+    * ``best_f1=True`` / ``points=[("recall", 0.9), ("threshold", 0.5)]``:
+      operating points marked, each with its threshold in the legend.
+    * Multi-class: one curve per class, the micro-average curve, one baseline
+      (no operating points: one legend entry per curve).
+
+How it is drawn
+    Curves are thinned to what the pixels show (:func:`thin`:
+    every turn kept, then at most 8000 vertices per curve, each point of the
+    full curve within 7e-4 of the drawn one); every number quoted comes from
+    the full table.  Legends sit below the axes, never over the data.  Axis
+    labels name the positive label as scikit-learn's Displays do.  User
+    strings are drawn as written: no mathtext, control characters shown
+    (:func:`visible`, :func:`mpl`).
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._core.validate import check_prevalence, is_multi
+from .. import stats
+from .._core.validate import check_binary, check_multi, check_options, check_prevalence, is_multi
+from ..metrics import average_precision
 from ..multiclass import per_class_tables
 from ..space import min_precision, pr_from_roc
-from ..table import ThresholdTable, threshold_table
+from ..table import ThresholdTable, table_of, threshold_table
 
 __all__ = [
-    "draw_pr", "draw_roc", "draw_unachievable", "pr_curve", "pr_prevalences", "pr_tables", "roc_curve", "roc_tables",
-    "setup_pr_axes", "setup_roc_axes",
+    "Band",
+    "draw_band",
+    "draw_pr",
+    "draw_roc",
+    "draw_unachievable",
+    "intervals",
+    "mpl",
+    "place_legend",
+    "pr_band",
+    "pr_curve",
+    "pr_prevalences",
+    "pr_tables",
+    "roc_band",
+    "roc_curve",
+    "roc_tables",
+    "setup_pr_axes",
+    "setup_roc_axes",
+    "thin",
+    "visible",
 ]
 
 _ISO_F1 = (0.2, 0.4, 0.6, 0.8)
 _GRAY = "0.55"
+
+
+# ---------------------------------------------------------------------------
+# user strings
+# User strings (file, column and label names, titles) made safe to show.
+#
+# * :func:`visible`: C0 controls (and DEL) become their Unicode Control Pictures
+#   (U+2400 + code, e.g. ``\\x01`` -> ``␁``) and the bidirectional formatting
+#   characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) become
+#   ``[U+202E]``: nothing can reorder or hide the text around it (Trojan Source,
+#   CVE-2021-42574), and the reader sees that the name holds such a character.
+#   Tab and newline are shown as ``␉`` and ``␊`` too: a name is one line.
+# * :func:`mpl`: :func:`visible`, then every ``$`` escaped, so matplotlib never
+#   parses a user string as mathtext (``$\\foo$`` is drawn as written, and no
+#   parse error is raised or logged).
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f{_BIDI}]")
+
+
+def _show(match: re.Match[str]) -> str:
+    ch = match.group()
+    code = ord(ch)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    return f"[U+{code:04X}]"
+
+
+def visible(value: Any) -> str:
+    """``str(value)`` with C0 controls, DEL and bidi controls replaced visibly."""
+    return _UNSAFE.sub(_show, str(value))
+
+
+def mpl(value: Any) -> str:
+    """:func:`visible`, with ``$`` escaped for matplotlib (no mathtext from user strings)."""
+    return visible(value).replace("$", r"\$")
+
+
+# ---------------------------------------------------------------------------
+# thinning
+# Thin a drawn curve to what the pixels can show, lossless for the eye.
+#
+# A curve of a million thresholds has a million vertices, but a 500-pixel axis
+# shows at most a few thousand distinct positions.  :func:`thin` keeps a subset
+# of the vertices (the drawn points are always points of the full curve):
+#
+# 1. the corners: a vertex is dropped when its neighbours and it lie on one
+#    horizontal or one vertical line (scikit-learn's ``drop_intermediate``
+#    keeps exactly the turns of a ROC curve in the same way), or on one straight
+#    segment for a polyline;
+# 2. a grid of square cells of side ``cell`` (data units; the axes span [0, 1])
+#    is laid over the plot, and of each run of consecutive vertices in the same
+#    cell only the first is kept (and the curve's last vertex).  A dropped
+#    vertex is within one cell diagonal (``cell * sqrt(2)``) of its run's first
+#    vertex, which is on the thinned curve; the thinned piece from one run's
+#    first vertex to the next run's first vertex and the full curve's piece
+#    from the run's last vertex to the same point start within a cell diagonal
+#    of each other and end together, so they stay within a cell diagonal of
+#    each other all along (for straight segments and for the L of a step
+#    drawstyle alike);
+# 3. while more than ``budget`` vertices remain, ``cell`` doubles.
+#
+# With the defaults (cell 1/2048, budget 8000) the bound is 6.9e-4 (a third of
+# a pixel of a 700-pixel axis) unless the budget forces a coarser grid; the
+# cell actually used is returned.  Only drawing uses the thinned points: every
+# number quoted (AP, AUC, intervals) comes from the full table.
+THIN_BUDGET = 8000
+THIN_CELL = 1.0 / 2048
+
+
+def _corners(x: np.ndarray, y: np.ndarray, steps: bool) -> np.ndarray:
+    """Indices of the vertices where the drawn path turns (first and last always)."""
+    n = x.size
+    if n <= 2:
+        return np.arange(n)
+    dx0, dx1 = x[1:-1] - x[:-2], x[2:] - x[1:-1]
+    dy0, dy1 = y[1:-1] - y[:-2], y[2:] - y[1:-1]
+    if steps:
+        # a step path's middle vertex is redundant on one horizontal line, or on one
+        # vertical line walked in one direction
+        flat = (dy0 == 0) & (dy1 == 0)
+        upright = (dx0 == 0) & (dx1 == 0) & (dy0 * dy1 >= 0)
+        drop = flat | upright
+    else:
+        drop = (dx0 * dy1 - dy0 * dx1 == 0) & (dx0 * dx1 + dy0 * dy1 >= 0)
+    keep = np.ones(n, dtype=bool)
+    keep[1:-1] = ~drop
+    return np.flatnonzero(keep)
+
+
+def _cells(x: np.ndarray, y: np.ndarray, cell: float) -> np.ndarray:
+    """Positions within ``x``/``y`` of the first vertex of each run in one cell (and the last vertex)."""
+    n = x.size
+    if n <= 2:
+        return np.arange(n)
+    cx = np.floor(x / cell)
+    cy = np.floor(y / cell)
+    change = (cx[1:] != cx[:-1]) | (cy[1:] != cy[:-1])
+    keep = np.ones(n, dtype=bool)
+    keep[1:] = change  # the first vertex of each run
+    keep[-1] = True
+    return np.flatnonzero(keep)
+
+
+def thin(x: np.ndarray, y: np.ndarray, *, steps: bool = False, cell: float = THIN_CELL,
+         budget: int = THIN_BUDGET) -> tuple[np.ndarray, float]:
+    """Indices of the vertices of ``(x, y)`` to draw, and the cell side used.
+
+    ``steps``: the curve is drawn with a step drawstyle (``steps-post`` /
+    ``steps-pre``); otherwise as straight segments.  Curves of at most
+    ``budget`` vertices are returned whole (``cell`` 0).
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.size <= budget:
+        return np.arange(x.size), 0.0
+    idx = _corners(x, y, steps)
+    if idx.size <= budget:
+        return idx, 0.0
+    while True:
+        kept = idx[_cells(x[idx], y[idx], cell)]
+        if kept.size <= budget:
+            return kept, cell
+        cell *= 2
+
+
+# ---------------------------------------------------------------------------
+# confidence bands
+# Pointwise bootstrap bands of a ROC curve (pROC's ``ci.se``) and a PR curve, in bounded time.
+#
+# The stratified bootstrap of rows draws P positives and N negatives with
+# replacement; the number drawn from any set of rows is then multinomial over
+# the sets.  So a replicate is drawn directly as counts over **blocks** of
+# consecutive thresholds of the table (no row is touched, no sort is repeated):
+#
+# * the table's rows are cut into blocks where the cumulative TP crosses a
+#   multiple of P / ``blocks`` or the cumulative FP a multiple of N / ``blocks``
+#   (at most ``2 * blocks + 1`` blocks, each holding at most 1/``blocks`` of the
+#   positives and of the negatives unless one run of tied scores holds more);
+# * a replicate's positive counts per block are ``Multinomial(P, tp_b / P)``
+#   (positives no threshold reaches, in detection, are one more category), its
+#   negative counts ``Multinomial(N, fp_b / N)``: exactly the block totals of a
+#   stratified row bootstrap;
+# * the replicate curve is known exactly at the block boundaries; between them
+#   the ROC band joins them with straight lines and the PR band reads the first
+#   boundary at or past the recall, so a replicate is off by at most one block
+#   (1/``blocks`` = 0.05% of either class with the default 2048);
+# * the band is the pointwise ``(1 - level) / 2`` and ``(1 + level) / 2``
+#   percentiles over a fixed grid (201 FPRs; 100 recalls 0.01..1).
+#
+# Cost: O(rows) once to cut the blocks, then O(resamples x blocks): 200
+# resamples over 4097 blocks whatever the number of rows.  Counts must be whole
+# (unweighted input or integer weights): a multinomial needs a number of draws.
+BAND_BLOCKS = 2048
+BAND_RESAMPLES = 200
+ROC_GRID = np.linspace(0.0, 1.0, 201)
+PR_GRID = np.linspace(0.01, 1.0, 100)
+
+
+class Band(NamedTuple):
+    """A pointwise band: at each ``x`` of the grid, ``low`` and ``high``."""
+
+    x: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    level: float
+    n_resamples: int
+    n_blocks: int
+
+
+def _whole(value: float, what: str) -> int:
+    if not float(value).is_integer():
+        raise ValueError(
+            f"a confidence band resamples counts, so the {what} must be whole (unweighted input or "
+            f"integer weights); got {value:g}"
+        )
+    return int(value)
+
+
+def _replicates(table: ThresholdTable, n_resamples: int, blocks: int, random_state: Any
+                ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Cumulative (TP, FP) of each replicate at the block boundaries, shape (R, B + 1) each
+    (column 0 is the origin), and the number of blocks."""
+    tp = np.asarray(table.tp, dtype=float)
+    fp = np.asarray(table.fp, dtype=float)
+    n_pos = _whole(table.n_pos, "positive count")
+    n_neg = _whole(table.n_neg, "negative count")
+    _whole(float(tp[-1]), "true positive count")
+    _whole(float(fp[-1]), "false positive count")
+    btp = np.floor(tp * blocks / max(n_pos, 1))
+    bfp = np.floor(fp * blocks / max(n_neg, 1))
+    ends = np.flatnonzero((btp[1:] != btp[:-1]) | (bfp[1:] != bfp[:-1]))
+    ends = np.r_[ends, tp.size - 1]
+    dtp = np.diff(np.r_[0.0, tp[ends]])
+    dfp = np.diff(np.r_[0.0, fp[ends]])
+    rng = np.random.default_rng(random_state)
+
+    def draw(total: int, counts: np.ndarray) -> np.ndarray:
+        if total == 0:
+            return np.zeros((n_resamples, counts.size))
+        pvals = np.r_[counts, total - counts.sum()] / total
+        pvals = np.clip(pvals, 0.0, None)
+        pvals /= pvals.sum()
+        return rng.multinomial(total, pvals, size=n_resamples)[:, :-1].astype(float)
+
+    zero = np.zeros((n_resamples, 1))
+    ctp = np.hstack([zero, np.cumsum(draw(n_pos, dtp), axis=1)])
+    cfp = np.hstack([zero, np.cumsum(draw(n_neg, dfp), axis=1)])
+    return ctp, cfp, int(ends.size)
+
+
+def _percentiles(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    q = 100 * np.array([(1 - level) / 2, (1 + level) / 2])
+    with np.errstate(invalid="ignore"):
+        low, high = np.nanpercentile(values, q, axis=0) if np.isfinite(values).any() else (
+            np.full(values.shape[1], np.nan), np.full(values.shape[1], np.nan))
+    return low, high
+
+
+def roc_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = BAND_RESAMPLES,
+             blocks: int = BAND_BLOCKS, random_state: Any = 0) -> Band:
+    """TPR band at each FPR of a fixed grid (pROC's ``ci.se`` by the stratified bootstrap)."""
+    ctp, cfp, nb = _replicates(table.grouped(), n_resamples, blocks, random_state)
+    n_pos, n_neg = max(table.n_pos, 1), max(table.n_neg, 1)
+    grid = ROC_GRID
+    out = np.empty((n_resamples, grid.size))
+    for i in range(n_resamples):
+        fpr, tpr = cfp[i] / n_neg, ctp[i] / n_pos
+        j = np.clip(np.searchsorted(fpr, grid, side="right") - 1, 0, fpr.size - 1)
+        k = np.minimum(j + 1, fpr.size - 1)
+        span = fpr[k] - fpr[j]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frac = np.where(span > 0, (grid - fpr[j]) / span, 0.0)
+        out[i] = tpr[j] + frac * (tpr[k] - tpr[j])
+    low, high = _percentiles(out, level)
+    return Band(grid, low, high, level, n_resamples, nb)
+
+
+def pr_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = BAND_RESAMPLES,
+            blocks: int = BAND_BLOCKS, random_state: Any = 0) -> Band:
+    """Precision band at each recall of a fixed grid: the precision where a replicate first
+    reaches that recall (the stratified bootstrap)."""
+    ctp, cfp, nb = _replicates(table, n_resamples, blocks, random_state)
+    n_pos = max(table.n_pos, 1)
+    grid = PR_GRID
+    out = np.full((n_resamples, grid.size), np.nan)
+    for i in range(n_resamples):
+        recall = ctp[i, 1:] / n_pos
+        j = np.searchsorted(recall, grid - 1e-12, side="left")
+        ok = j < recall.size
+        jj = j[ok]
+        predicted = ctp[i, 1:][jj] + cfp[i, 1:][jj]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[i, ok] = np.where(predicted > 0, ctp[i, 1:][jj] / predicted, np.nan)
+    low, high = _percentiles(out, level)
+    return Band(grid, low, high, level, n_resamples, nb)
 
 
 def _matplotlib() -> Any:
@@ -71,26 +367,69 @@ def _axes(ax: Any) -> Any:
     return ax
 
 
+class _Series(list):  # type: ignore[type-arg]
+    """(name, table) of each curve, with what the drawing needs besides."""
+
+    pos_label: Any = None
+    micro: ThresholdTable | None = None
+    data: Any = None  # (y_true, {name: scores}, sample_weight) for the intervals
+
+
+def _series_name(y_score: Any, label: str | None) -> str:
+    if label is not None:
+        return str(label)
+    name = getattr(y_score, "name", None)  # a pandas Series names its model
+    return str(name) if name is not None and not isinstance(y_score, np.ndarray) else "model"
+
+
 def _tables(
     y_true: Any, y_score: Any, *, sample_weight: Any, pos_label: Any, labels: Any, ties: str,
     label: str | None,
-) -> list[tuple[str, ThresholdTable]]:
-    """(name, table) for each curve: one model, several models, or each class."""
+) -> _Series:
+    """(name, table) for each curve: one model, several models, or each class (then also
+    the micro-average table: every (sample, class) pair one binary decision)."""
+    check_options(ties=ties)
+    out = _Series()
     if isinstance(y_score, Mapping):
         if not y_score:
             raise ValueError("`y_score` as a mapping must name at least one model; got an empty mapping")
-        return [
-            (str(name), threshold_table(y_true, s, sample_weight=sample_weight, pos_label=pos_label, ties=ties))
-            for name, s in y_score.items()
-        ]
+        for name, s in y_score.items():
+            data = check_binary(y_true, s, sample_weight, pos_label)
+            out.append((str(name), table_of(data, ties)))
+            out.pos_label = data.pos_label
+        out.data = (y_true, {str(k): v for k, v in y_score.items()}, sample_weight)
+        return out
     if is_multi(y_true, y_score, labels):
         tables = per_class_tables(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties)
-        return [(f"class {c}", t) for c, t in tables.items()]
-    table = threshold_table(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties)
-    return [(label if label is not None else "model", table)]
+        out.extend((f"class {c}", t) for c, t in tables.items())
+        data = check_multi(y_true, y_score, sample_weight, labels)
+        k = data.scores.shape[1]
+        w = None if data.weight is None else np.repeat(data.weight, k)
+        out.micro = threshold_table(data.positive.ravel(), data.scores.ravel(), sample_weight=w, pos_label=True,
+                                    ties=ties)
+        return out
+    data = check_binary(y_true, y_score, sample_weight, pos_label)
+    name = _series_name(y_score, label)
+    out.append((name, table_of(data, ties)))
+    out.pos_label = data.pos_label
+    out.data = (y_true, {name: y_score}, sample_weight)
+    return out
 
 
-def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False) -> Any:
+def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None) -> Any:
+    """The legend below the axes (never over the curves), in one or two columns."""
+    handles, labels = ax.get_legend_handles_labels()
+    if ncol is None:
+        ncol = 2 if len(labels) > 8 else 1
+    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=fontsize,
+                     ncol=ncol, frameon=False, borderaxespad=0.0, handlelength=2.2, columnspacing=1.2)
+
+
+def _positive(pos_label: Any) -> str:
+    return "" if pos_label is None else f" (Positive label: {mpl(pos_label)})"
+
+
+def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False, pos_label: Any = None) -> Any:
     """Labels, limits [0, 1], equal aspect and (optionally) iso-F1 curves of a PR plot."""
     levels = _ISO_F1 if iso_f1 is True else tuple(iso_f1) if iso_f1 else ()
     for f in levels:
@@ -99,8 +438,8 @@ def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False) -> Any:
         keep = p <= 1
         ax.plot(r[keep], p[keep], color=_GRAY, lw=0.6, alpha=0.6, ls="-", zorder=0)
         ax.annotate(f"F1={f:g}", xy=(0.98, f / (2 - f)), fontsize=7, color=_GRAY, ha="right", va="bottom")
-    ax.set_xlabel("Recall")
-    ax.set_ylabel("Precision")
+    ax.set_xlabel("Recall" + _positive(pos_label))
+    ax.set_ylabel("Precision" + _positive(pos_label))
     ax.set_xlim(-0.01, 1.01)
     ax.set_ylim(-0.01, 1.01)
     ax.set_aspect("equal")
@@ -108,12 +447,12 @@ def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False) -> Any:
     return ax
 
 
-def setup_roc_axes(ax: Any, *, chance: bool = True) -> Any:
+def setup_roc_axes(ax: Any, *, chance: bool = True, pos_label: Any = None) -> Any:
     """Labels, limits [0, 1], equal aspect and the chance diagonal of a ROC plot."""
     if chance:
         ax.plot([0, 1], [0, 1], color=_GRAY, ls="--", lw=1, label="chance (AUC = 0.5)")
-    ax.set_xlabel("False positive rate")
-    ax.set_ylabel("True positive rate (recall)")
+    ax.set_xlabel("False Positive Rate" + _positive(pos_label))
+    ax.set_ylabel("True Positive Rate" + _positive(pos_label))
     ax.set_xlim(-0.01, 1.01)
     ax.set_ylim(-0.01, 1.01)
     ax.set_aspect("equal")
@@ -139,6 +478,60 @@ def _convention_curve(table: ThresholdTable, method: str) -> tuple[np.ndarray, n
     return terms.recall, terms.precision, "steps-post"  # voc2007 / coco: the grid points averaged
 
 
+def _interval_text(interval: Any) -> str:
+    if interval is None:
+        return ""
+    low, high = interval
+    return f" [{low:.3f}, {high:.3f}]"
+
+
+def _drawn(x: np.ndarray, y: np.ndarray, style: str) -> tuple[np.ndarray, np.ndarray]:
+    """The vertices to draw: :func:`precall.plot.thin.thin` (all of them for a short curve)."""
+    idx, _ = thin(x, y, steps=style.startswith("steps"))
+    return np.asarray(x)[idx], np.asarray(y)[idx]
+
+
+def _envelope_curve(table: ThresholdTable) -> tuple[np.ndarray, np.ndarray]:
+    """The voc2010 envelope as steps from recall 0, ending at the last recall reached: the
+    sentinel tail of precision 0 (area 0) is not drawn, so no vertical line reads as the model."""
+    x, y, _ = _convention_curve(table, "voc2010")
+    positive = np.flatnonzero(y > 0)
+    end = positive[-1] + 1 if positive.size else 1
+    return x[:end], y[:end]
+
+
+def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> Any:
+    """Shade a pointwise band (:func:`precall.plot.roc_band` / ``pr_band``)."""
+    ok = np.isfinite(band.low) & np.isfinite(band.high)
+    text = label if label is not None else (
+        f"{band.level:.0%} band (bootstrap, {band.n_resamples} resamples)")
+    if label is None and any(c.get_label() == text for c in ax.collections):
+        text = "_band"  # one legend entry says what the bands are; each model's is in its colour
+    ax.fill_between(band.x[ok], band.low[ok], band.high[ok], color=color, alpha=0.18, lw=0, label=text,
+                    zorder=1)
+    return ax
+
+
+def _mark(ax: Any, x: float, y: float, *, color: Any, marker: str, label: str) -> None:
+    ax.plot([x], [y], ls="none", marker=marker, ms=7, mfc="white", mec=color, mew=1.6, label=label, zorder=5)
+
+
+def _points(table: ThresholdTable, best_f1: bool, points: Any) -> list[tuple[str, Any, str]]:
+    """(legend text, OperatingPoint, marker) of each operating point to mark."""
+    out: list[tuple[str, Any, str]] = []
+    if best_f1 and table.n_pos > 0:
+        f1 = table.evaluate(on_undefined="nan").best_f1
+        if f1 is not None and np.isfinite(f1.f1):
+            op = table.operating_point(threshold=f1.threshold)
+            out.append((f"best F1 {f1.f1:.3f} (score \u2265 {f1.threshold:.4g})", op, "o"))
+    for kind, value in points or ():
+        if kind not in ("recall", "precision", "threshold"):
+            raise ValueError(f"an operating point is ('recall' | 'precision' | 'threshold', value); got {kind!r}")
+        op = table.operating_point(**{kind: value})
+        out.append((f"{kind} {value:g} (score \u2265 {op.threshold:.4g})", op, "D"))
+    return out
+
+
 def draw_pr(
     ax: Any,
     table: ThresholdTable,
@@ -150,28 +543,46 @@ def draw_pr(
     baseline: bool = False,
     baseline_color: Any = None,
     color: Any = None,
+    interval: Any = None,
+    band: bool = False,
+    best_f1: bool = False,
+    points: Any = None,
+    random_state: Any = 0,
     **line_kw: Any,
 ) -> Any:
     """Draw one table's PR curve as ``method`` measures it (and the envelope, the 11
-    points, the baseline) on ``ax``; returns ``ax``.
+    points, the baseline, a band, operating points) on ``ax``; returns ``ax``.
 
     The curve is the one the convention sums (:func:`_convention_curve`): for the
     grid conventions the kernel's own points (:meth:`~precall.ThresholdTable.ap_terms`),
     so the drawn 11 points average to the ``voc2007`` AP and the 101 points to the
-    ``coco`` AP.  The legend gives the AP by ``method``; the baseline is drawn in
-    the curve's colour unless ``baseline_color`` is given.
+    ``coco`` AP.  The legend gives the AP by ``method`` (from the full table; the
+    drawn vertices are thinned, :mod:`precall.plot.thin`) and ``interval``
+    (``(low, high)``) when given; the baseline is drawn in the curve's colour unless
+    ``baseline_color`` is given.  ``band``: the bootstrap band of precision at each
+    recall (:func:`precall.plot.pr_band`).  ``best_f1`` and ``points``
+    (``[(kind, value)]``, kind ``"recall"``, ``"precision"`` or ``"threshold"``, as
+    :meth:`~precall.ThresholdTable.operating_point`) mark operating points.
     """
+    label = mpl(label)
     ap = table.average_precision(method=method, on_undefined="nan")
     x, y, style = _convention_curve(table, method)
-    (line,) = ax.plot(x, y, drawstyle=style, color=color, label=f"{label} (AP {method} = {ap:.3f})", **line_kw)
+    if method == "voc2010":
+        x, y = _envelope_curve(table)
+    dx, dy = _drawn(x, y, style)
+    (line,) = ax.plot(dx, dy, drawstyle=style, color=color, zorder=3,
+                      label=f"{label} (AP {method} = {ap:.3f}{_interval_text(interval)})", **line_kw)
     color = line.get_color()
-    if envelope and table.n_pos > 0:
+    if band and table.n_pos > 0:
+        draw_band(ax, pr_band(table, random_state=random_state), color=color)
+    if envelope and table.n_pos > 0 and method != "voc2010":
         ap10 = table.average_precision(method="voc2010", on_undefined="nan")
-        ex, ey, estyle = _convention_curve(table, "voc2010")
-        ax.plot(ex, ey, drawstyle=estyle, color=color, ls="--", lw=1, label=f"{label} envelope (AP voc2010 = {ap10:.3f})")
+        ex, ey = _drawn(*_envelope_curve(table), "steps-pre")
+        ax.plot(ex, ey, drawstyle="steps-pre", color=color, ls=(0, (4, 2)), lw=1, alpha=0.75, zorder=2,
+                label=f"{label} envelope (AP voc2010 = {ap10:.3f})")
     if eleven_point and table.n_pos > 0:
         terms = table.ap_terms("voc2007")
-        ax.plot(terms.recall, terms.precision, ls="none", marker="o", ms=4, color=color,
+        ax.plot(terms.recall, terms.precision, ls="none", marker="o", ms=4, color=color, zorder=4,
                 label=f"{label} 11 points (AP voc2007 = {terms.value:.3f})")
     if baseline:
         total = table.n_pos + table.n_neg
@@ -179,18 +590,21 @@ def draw_pr(
         text = (f"random classifier (prevalence {prevalence:.3f})" if baseline_color is not None
                 else f"{label}: random ({prevalence:.3f})")
         ax.axhline(prevalence, color=color if baseline_color is None else baseline_color, ls=":", lw=1,
-                   label=text)
+                   label=text, zorder=1)
+    for text, op, marker in _points(table, best_f1, points):
+        _mark(ax, op.recall, op.precision, color=color, marker=marker, label=f"{label}: {text}")
     return ax
 
 
 def draw_unachievable(ax: Any, table: ThresholdTable, *, color: Any = _GRAY, label: str | None = None,
                       points: int = 201) -> Any:
     """Shade the unachievable region of ``table``'s class counts: precision below
-    ``r P / (r P + N)`` at recall ``r`` (Boyd et al. 2012), no ranking goes there."""
+    ``r P / (r P + N)`` at recall ``r`` (Boyd et al. 2012), no ranking goes there;
+    hatched, with its edge drawn, so it shows on screen and in print."""
     r = np.linspace(0.0, 1.0, points)
     floor = min_precision(r, n_pos=table.n_pos, n_neg=table.n_neg)
-    ax.fill_between(r, 0.0, floor, color=color, alpha=0.12, lw=0,
-                    label=label if label is not None else "unachievable (no ranking reaches it)")
+    ax.fill_between(r, 0.0, floor, facecolor=color, alpha=0.22, edgecolor=color, hatch="///", lw=0.8,
+                    label=label if label is not None else "unachievable (no ranking reaches it)", zorder=0)
     return ax
 
 
@@ -202,24 +616,66 @@ def draw_roc(
     shade: bool = True,
     max_fpr: float | None = None,
     color: Any = None,
+    interval: Any = None,
+    band: bool = False,
+    best_f1: bool = False,
+    points: Any = None,
+    random_state: Any = 0,
     **line_kw: Any,
 ) -> Any:
-    """Draw one table's ROC curve on ``ax``, the area shaded; returns ``ax``."""
-    curve = table.roc_curve(drop_intermediate=False)
+    """Draw one table's ROC curve on ``ax``, the area shaded; returns ``ax``.
+
+    ``interval``: ``(low, high)`` of the AUC for the legend; ``band``: the bootstrap
+    band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``);
+    ``best_f1`` / ``points``: operating points marked as in :func:`draw_pr`.
+    """
+    label = mpl(label)
+    curve = table.roc_curve(drop_intermediate=True)  # the corners: the same polyline
     auc = table.roc_auc(on_undefined="nan")
-    text = f"{label} (AUC = {auc:.3f}"
+    text = f"{label} (AUC = {auc:.3f}{_interval_text(interval)}"
     if max_fpr is not None and max_fpr < 1:
         text += f"; FPR <= {max_fpr:g}: {table.roc_auc(max_fpr=max_fpr, on_undefined='nan'):.3f}"
-    (line,) = ax.plot(curve.fpr, curve.tpr, color=color, label=text + ")", **line_kw)
-    if shade:
-        ax.fill_between(curve.fpr, curve.tpr, color=line.get_color(), alpha=0.15, lw=0)
+    fx, ty = _drawn(curve.fpr, curve.tpr, "default")
+    (line,) = ax.plot(fx, ty, color=color, label=text + ")", zorder=3, **line_kw)
+    if shade and not band:  # the band is the shading to read when there is one
+        ax.fill_between(fx, ty, color=line.get_color(), alpha=0.15, lw=0, zorder=0)
+    if band and table.n_pos > 0 and table.n_neg > 0:
+        draw_band(ax, roc_band(table, random_state=random_state), color=line.get_color())
+    for words, op, marker in _points(table, best_f1, points):
+        _mark(ax, op.fpr, op.recall, color=line.get_color(), marker=marker, label=f"{label}: {words}")
     return ax
 
 
 def _max_fpr_region(ax: Any, max_fpr: float | None) -> None:
     if max_fpr is not None and max_fpr < 1:
-        ax.axvspan(0, max_fpr, color=_GRAY, alpha=0.12, lw=0,
+        ax.axvspan(0, max_fpr, color=_GRAY, alpha=0.12, lw=0, zorder=0,
                    label=f"partial AUC region (FPR <= {max_fpr:g}, McClish)")
+
+
+CI_RESAMPLES = 200
+
+
+def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "group",
+              n_resamples: int = CI_RESAMPLES, random_state: Any = 0) -> dict[str, tuple[float, float]]:
+    """95% interval of each model's AP (``kind="pr"``: :func:`precall.stats.bootstrap_ci`,
+    percentile, ``n_resamples``) or ROC-AUC (``"roc"``: :func:`precall.stats.roc_auc_ci`, DeLong;
+    the percentile bootstrap with weights), from the raw data the series was built from."""
+    if series.data is None:
+        return {}
+    y_true, scores, weight = series.data
+    out = {}
+    for name, s in scores.items():
+        if kind == "pr":
+            metric = functools.partial(average_precision, method=method, ties=ties, pos_label=series.pos_label)
+            ci = stats.bootstrap_ci(metric, y_true, s, sample_weight=weight, n_resamples=n_resamples,
+                                    random_state=random_state)
+        elif weight is None:
+            ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, on_undefined="nan")
+        else:
+            ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, sample_weight=weight,
+                                  method="percentile", n_resamples=n_resamples, random_state=random_state)
+        out[name] = (ci.low, ci.high)
+    return out
 
 
 def pr_curve(
@@ -240,6 +696,9 @@ def pr_curve(
     prevalence: Any = None,
     unachievable: bool | None = None,
     roc_ax: Any = None,
+    ci: bool = False,
+    best_f1: bool = False,
+    points: Any = None,
 ) -> Any:
     """Precision-recall curve(s) of one model, several models, or each class.
 
@@ -248,18 +707,20 @@ def pr_curve(
     y_true, sample_weight, pos_label, labels, ties
         As in :func:`precall.average_precision`.
     y_score : array-like, or mapping of name to array-like
-        One model's scores; ``{name: scores}`` to overlay several models; a 2-D
-        array with multi-class or multi-label ``y_true`` for one curve per class.
+        One model's scores (a pandas Series' name is the model's name); ``{name:
+        scores}`` to overlay several models; a 2-D array with multi-class or
+        multi-label ``y_true`` for one curve per class, the micro-average curve
+        and one baseline.
     method : str, default="step"
-        The AP convention quoted in the legend.
+        The AP convention drawn and quoted in the legend.
     envelope, eleven_point : bool, default=False
-        Also draw the VOC2010 precision envelope / the VOC2007 11 points.
+        Also draw the VOC2010 precision envelope (dashed) / the VOC2007 11 points.
     baseline : bool, default=True
         The random classifier (precision = prevalence).
     iso_f1 : bool or tuple of float, default=False
         Curves of equal F1 (True: 0.2, 0.4, 0.6, 0.8).
     label : str, default=None
-        Legend name of a single model.
+        Legend name of a single model (default: the Series' name, else "model").
     ax : matplotlib Axes, default=None
         Where to draw; a new figure when None (with ``prevalence``: a new
         figure with the ROC panel beside, ``ax.figure.axes[1]``).
@@ -273,6 +734,14 @@ def pr_curve(
     roc_ax : matplotlib Axes, default=None
         With ``prevalence`` and a given ``ax``: where to draw the ROC curve
         (not drawn when None).
+    ci : bool, default=False
+        Models only: the 95% bootstrap band of precision at each recall and
+        the AP's 95% interval in the legend (:func:`intervals`).
+    best_f1 : bool, default=False
+        Mark the best-F1 point of each curve, its threshold in the legend.
+    points : sequence of (kind, value), default=None
+        Operating points to mark, kind ``"recall"``, ``"precision"`` or
+        ``"threshold"`` (:meth:`precall.ThresholdTable.operating_point`).
 
     Returns
     -------
@@ -287,6 +756,8 @@ def pr_curve(
     >>> ax = plot.pr_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], envelope=True)
     >>> [t.get_text() for t in ax.get_legend().get_texts()][:2]
     ['model (AP step = 0.833)', 'model envelope (AP voc2010 = 0.833)']
+    >>> ax.get_xlabel()
+    'Recall (Positive label: 1)'
     >>> ax = plot.pr_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], prevalence=[0.1])
     >>> [t.get_text() for t in ax.get_legend().get_texts()]  # doctest: +NORMALIZE_WHITESPACE
     ['model at prevalence 0.5 (AP step = 0.833)', 'unachievable at prevalence 0.5',
@@ -301,14 +772,19 @@ def pr_curve(
                 "curves (several models or classes). Plot one model at a time"
             )
         return pr_prevalences(series[0][1], prevalence, label=series[0][0], method=method, iso_f1=iso_f1,
-                              unachievable=True if unachievable is None else unachievable, ax=ax, roc_ax=roc_ax)
-    per_class = len(series) > 1 and not isinstance(y_score, Mapping)
+                              unachievable=True if unachievable is None else unachievable, ax=ax, roc_ax=roc_ax,
+                              pos_label=series.pos_label)
+    per_class = series.micro is not None
+    if ci and per_class:
+        raise ValueError("`ci` draws the bands of models; got one curve per class. Plot a class as a model")
     ax = pr_tables(series, per_class=per_class, method=method, envelope=envelope, eleven_point=eleven_point,
-                   baseline=baseline, iso_f1=iso_f1, ax=ax)
+                   baseline=baseline, iso_f1=iso_f1, ax=ax, micro=series.micro, pos_label=series.pos_label,
+                   intervals=intervals(series, "pr", method=method, ties=ties) if ci else None, band=ci,
+                   best_f1=best_f1, points=points, legend=False)
     if unachievable:
         for _, table in series:
             draw_unachievable(ax, table)
-        ax.legend(loc="lower left", fontsize=8)
+    place_legend(ax)
     return ax
 
 
@@ -329,6 +805,7 @@ def pr_prevalences(
     unachievable: bool = True,
     ax: Any = None,
     roc_ax: Any = None,
+    pos_label: Any = None,
 ) -> Any:
     """One table's PR curve at its own prevalence and at each of ``prevalence``
     (:meth:`~precall.ThresholdTable.at_prevalence`), each with its baseline and
@@ -343,8 +820,8 @@ def pr_prevalences(
         _matplotlib()
         import matplotlib.pyplot as plt
 
-        fig, (ax, roc_ax) = plt.subplots(1, 2, figsize=(11, 5.5))
-    setup_pr_axes(ax, iso_f1=iso_f1)
+        fig, (ax, roc_ax) = plt.subplots(1, 2, figsize=(11, 6.5))
+    setup_pr_axes(ax, iso_f1=iso_f1, pos_label=pos_label)
     total = table.n_pos + table.n_neg
     own = table.n_pos / total if total else float("nan")
     for pi, t in [(own, table)] + [(pi, table.at_prevalence(pi)) for pi in values]:
@@ -353,11 +830,11 @@ def pr_prevalences(
         ax.axhline(pi, color=color, ls=":", lw=1, label="_random baseline")  # precision = prevalence
         if unachievable:
             draw_unachievable(ax, t, color=color, label=f"unachievable at prevalence {pi:.3g}")
-    ax.legend(loc="upper right", fontsize=7)
+    place_legend(ax, ncol=1)
     if roc_ax is not None:
-        setup_roc_axes(roc_ax)
+        setup_roc_axes(roc_ax, pos_label=pos_label)
         draw_roc(roc_ax, table.grouped(), label=f"{label} (every prevalence)")
-        roc_ax.legend(loc="lower right", fontsize=8)
+        place_legend(roc_ax)
     return ax
 
 
@@ -371,19 +848,41 @@ def pr_tables(
     baseline: bool = True,
     iso_f1: bool | tuple[float, ...] = False,
     ax: Any = None,
+    micro: ThresholdTable | None = None,
+    pos_label: Any = None,
+    intervals: Mapping[str, tuple[float, float]] | None = None,
+    band: bool = False,
+    best_f1: bool = False,
+    points: Any = None,
+    legend: bool = True,
 ) -> Any:
     """:func:`pr_curve` of tables already built: ``(name, table)`` for each curve.
 
-    ``per_class``: the tables are classes of one problem (a baseline each);
-    otherwise models on the same labels (one gray baseline).
+    ``per_class``: the tables are classes of one problem; ``micro``: their
+    micro-average table (drawn in black, with the one baseline at its
+    prevalence).  Otherwise models on the same labels (one gray baseline).
+    ``intervals``: ``{name: (low, high)}`` of the AP for the legend.
     """
     ax = _axes(ax)
-    setup_pr_axes(ax, iso_f1=iso_f1)
+    setup_pr_axes(ax, iso_f1=iso_f1, pos_label=None if per_class else pos_label)
+    thin_lines = per_class and len(series) > 1
     for i, (name, table) in enumerate(series):
-        draw_pr(ax, table, label=name, method=method, envelope=envelope, eleven_point=eleven_point,
-                baseline=baseline and (per_class or i == 0),
-                baseline_color=None if per_class else _GRAY)
-    ax.legend(loc="lower left", fontsize=8)
+        draw_pr(ax, table, label=name, method=method, envelope=envelope and not per_class,
+                eleven_point=eleven_point and not per_class,
+                baseline=baseline and not per_class and i == 0, baseline_color=_GRAY,
+                interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and not per_class,
+                points=None if per_class else points, **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
+    if per_class:
+        reference = micro if micro is not None else (series[0][1] if len(series) == 1 else None)
+        if micro is not None:
+            draw_pr(ax, micro, label="micro-average", method=method, color="black", lw=2.2, ls=(0, (5, 1.5)))
+        if baseline and reference is not None:
+            total = reference.n_pos + reference.n_neg
+            prevalence = reference.n_pos / total if total else float("nan")
+            ax.axhline(prevalence, color=_GRAY, ls=":", lw=1, zorder=1,
+                       label=f"random classifier (micro prevalence {prevalence:.3f})")
+    if legend:
+        place_legend(ax)
     return ax
 
 
@@ -398,17 +897,24 @@ def roc_curve(
     shade: bool | None = None,
     label: str | None = None,
     ax: Any = None,
+    ci: bool = False,
+    best_f1: bool = False,
+    points: Any = None,
 ) -> Any:
-    """ROC curve(s) of one model, several models, or each class (one-vs-rest).
+    """ROC curve(s) of one model, several models, or each class (one-vs-rest, with the
+    micro-average curve).
 
     Parameters
     ----------
-    y_true, y_score, sample_weight, pos_label, labels, label, ax
+    y_true, y_score, sample_weight, pos_label, labels, label, ax, best_f1, points
         As in :func:`pr_curve`.
     max_fpr : float, default=None
         Shade the region FPR <= max_fpr and quote the partial AUC (McClish).
     shade : bool, default=None
         Shade the area under each curve; by default only for a single curve.
+    ci : bool, default=False
+        Models only: the 95% bootstrap band of TPR at each FPR (pROC's
+        ``ci.se``) and DeLong's interval of the AUC in the legend.
 
     Returns
     -------
@@ -425,20 +931,33 @@ def roc_curve(
     """
     series = _tables(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
                      ties="group", label=label)
-    return roc_tables(series, max_fpr=max_fpr, shade=shade, ax=ax)
+    if ci and series.micro is not None:
+        raise ValueError("`ci` draws the bands of models; got one curve per class. Plot a class as a model")
+    return roc_tables(series, max_fpr=max_fpr, shade=shade, ax=ax, micro=series.micro,
+                      pos_label=None if series.micro is not None else series.pos_label,
+                      intervals=intervals(series, "roc") if ci else None, band=ci, best_f1=best_f1,
+                      points=points)
 
 
 def roc_tables(
     series: list[tuple[str, ThresholdTable]], *, max_fpr: float | None = None, shade: bool | None = None,
-    ax: Any = None,
+    ax: Any = None, micro: ThresholdTable | None = None, pos_label: Any = None,
+    intervals: Mapping[str, tuple[float, float]] | None = None, band: bool = False, best_f1: bool = False,
+    points: Any = None,
 ) -> Any:
     """:func:`roc_curve` of tables already built (``(name, table)``; ROC uses each
-    table's grouped form, as :func:`precall.roc_auc`)."""
+    table's grouped form, as :func:`precall.roc_auc`); ``micro``: the micro-average
+    table of classes, drawn in black."""
     ax = _axes(ax)
-    setup_roc_axes(ax)
+    setup_roc_axes(ax, pos_label=pos_label)
     _max_fpr_region(ax, max_fpr)
     shade = len(series) == 1 if shade is None else shade
     for name, table in series:
-        draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=max_fpr)
-    ax.legend(loc="lower right", fontsize=8)
+        draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=max_fpr,
+                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
+                 points=points if micro is None else None, **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
+    if micro is not None:  # classes: a compact legend, no operating points
+        draw_roc(ax, micro.grouped(), label="micro-average", shade=False, max_fpr=max_fpr, color="black",
+                 lw=2.2, ls=(0, (5, 1.5)))
+    place_legend(ax)
     return ax

@@ -1,0 +1,344 @@
+"""The pictures of issue 16 and the user strings of issue 15, read back from the drawn
+artists (line data, legend texts, fill_between paths) and compared with the API's numbers."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import logging
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+import precall  # noqa: E402
+from precall import plot, stats  # noqa: E402
+from precall.cli import main  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _legend(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def _line(ax, startswith):
+    return next(line for line in ax.get_lines() if line.get_label().startswith(startswith))
+
+
+def _fill(ax, startswith):
+    return next(c for c in ax.collections if c.get_label().startswith(startswith))
+
+
+def _data(n, seed=3, prevalence=0.2, shift=1.0):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < prevalence).astype(int)
+    return y, rng.normal(0, 1, n) + shift * y
+
+
+# ------------------------------------------------------------------ thinning
+def _step_distance(x, y, kept):
+    """Distance of every vertex of the full steps-post curve to the L-shaped piece of the thinned
+    curve between the kept vertices around it (an upper bound of the distance to the thinned curve)."""
+    seg = np.searchsorted(kept, np.arange(x.size), side="right") - 1
+    a = kept[seg]
+    b = kept[np.minimum(seg + 1, kept.size - 1)]
+    # steps-post from (xa, ya) to (xb, yb): horizontal at ya to xb, then vertical to yb
+    x0, x1 = np.minimum(x[a], x[b]), np.maximum(x[a], x[b])
+    dh = np.hypot(np.clip(x, x0, x1) - x, y[a] - y)
+    y0, y1 = np.minimum(y[a], y[b]), np.maximum(y[a], y[b])
+    dv = np.hypot(x[b] - x, np.clip(y, y0, y1) - y)
+    return np.minimum(dh, dv)
+
+
+def test_thin_keeps_every_point_within_a_cell_diagonal():
+    y, s = _data(300_000)
+    curve = precall.precision_recall_curve(y, s)
+    kept, cell = plot.thin(curve.recall, curve.precision, steps=True)
+    assert kept.size <= plot.THIN_BUDGET < curve.recall.size
+    assert kept[0] == 0 and kept[-1] == curve.recall.size - 1
+    d = _step_distance(curve.recall, curve.precision, kept)
+    assert d.max() <= cell * np.sqrt(2) + 1e-12 and d.max() < 1e-3
+    # short curves are drawn whole
+    idx, cell = plot.thin(np.arange(10.0), np.arange(10.0))
+    assert cell == 0 and np.array_equal(idx, np.arange(10))
+
+
+def test_thin_polyline_roc():
+    y, s = _data(300_000, seed=4)
+    roc = precall.roc_curve(y, s, drop_intermediate=False)
+    kept, cell = plot.thin(roc.fpr, roc.tpr)
+    assert kept.size <= plot.THIN_BUDGET
+    # every full vertex lies within a cell diagonal of the segment of the thinned polyline around it
+    seg = np.clip(np.searchsorted(kept, np.arange(roc.fpr.size), side="right") - 1, 0, kept.size - 2)
+    a, b = kept[seg], kept[seg + 1]
+    p = np.c_[roc.fpr, roc.tpr]
+    pa, pb = p[a], p[b]
+    d = pb - pa
+    t = np.clip(np.einsum("ij,ij->i", p - pa, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-300), 0, 1)
+    dist = np.linalg.norm(p - (pa + t[:, None] * d), axis=1)
+    assert dist.max() <= cell * np.sqrt(2) + 1e-12 < 1e-3 + 1e-12
+
+
+def test_a_large_curve_is_drawn_thinned_and_quoted_from_the_full_table():
+    y, s = _data(200_000, seed=5)
+    ax = plot.pr_curve(y, s, label="m", envelope=True)
+    line = _line(ax, "m (AP step")
+    full = precall.precision_recall_curve(y, s)
+    assert len(line.get_xdata()) <= plot.THIN_BUDGET < full.recall.size
+    # the drawn points are points of the full curve
+    pairs = set(zip(full.recall.tolist(), full.precision.tolist()))
+    assert all(pt in pairs for pt in zip(line.get_xdata().tolist(), line.get_ydata().tolist()))
+    assert line.get_label() == f"m (AP step = {precall.average_precision(y, s):.3f})"
+    ax = plot.roc_curve(y, s, label="m")
+    assert len(_line(ax, "m (AUC").get_xdata()) <= plot.THIN_BUDGET
+    assert _line(ax, "m (AUC").get_label() == f"m (AUC = {precall.roc_auc(y, s):.3f})"
+
+
+def test_report_of_a_million_rows_is_small(tmp_path):
+    y, s = _data(1_000_000, seed=6)
+    other = s + np.random.default_rng(7).normal(0, 1, s.size)
+    text = precall.report.html_report(y, {"a": s, "b": other})
+    assert len(text.encode()) < 5_000_000  # 189 KB; main wrote about 45 MB
+    ev = precall.evaluate(y, s)
+    assert f"{ev.average_precision['step']:.4f}" in text and f"{ev.roc_auc:.4f}" in text
+
+
+# ------------------------------------------------------------------ intervals and bands
+def test_roc_band_and_delong_interval_in_the_legend():
+    y, s = _data(2000, seed=8)
+    ax = plot.roc_curve(y, s, label="m", ci=True)
+    ci = stats.roc_auc_ci(y, s)
+    assert f"m (AUC = {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}])" in _legend(ax)
+    band = _fill(ax, "95% band")
+    x = band.get_paths()[0].vertices[:, 0]
+    direct = plot.roc_band(precall.threshold_table(y, s))
+    np.testing.assert_allclose(np.sort(np.unique(x)), np.unique(direct.x))
+    assert (direct.low <= direct.high).all()
+    # the curve lies inside its band nearly everywhere (pointwise 95%)
+    roc = precall.roc_curve(y, s)
+    tpr = np.interp(direct.x, roc.fpr, roc.tpr)
+    assert np.mean((direct.low - 1e-9 <= tpr) & (tpr <= direct.high + 1e-9)) > 0.9
+    assert 0.005 < np.mean(direct.high - direct.low) < 0.2
+
+
+def test_band_matches_a_row_bootstrap():
+    """Counts over blocks = the stratified bootstrap of rows: the band's width agrees with a
+    direct row bootstrap of TPR at FPR 0.2 within Monte Carlo error."""
+    y, s = _data(3000, seed=9)
+    band = plot.roc_band(precall.threshold_table(y, s), n_resamples=400, random_state=1)
+    rng = np.random.default_rng(2)
+    pos, neg = s[y == 1], s[y == 0]
+    tprs = []
+    for _ in range(400):
+        p = rng.choice(pos, pos.size)
+        q = rng.choice(neg, neg.size)
+        roc = precall.roc_curve(np.r_[np.ones(p.size), np.zeros(q.size)], np.r_[p, q])
+        tprs.append(np.interp(0.2, roc.fpr, roc.tpr))
+    low, high = np.percentile(tprs, [2.5, 97.5])
+    i = int(np.argmin(abs(band.x - 0.2)))
+    assert band.low[i] == pytest.approx(low, abs=0.02) and band.high[i] == pytest.approx(high, abs=0.02)
+
+
+def test_pr_band_and_bootstrap_interval_in_the_legend():
+    y, s = _data(1500, seed=10)
+    ax = plot.pr_curve(y, s, label="m", ci=True)
+    ci = stats.bootstrap_ci(functools.partial(precall.average_precision), y, s, n_resamples=plot.CI_RESAMPLES,
+                            random_state=0)
+    assert f"m (AP step = {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}])" in _legend(ax)
+    band = plot.pr_band(precall.threshold_table(y, s))
+    x, _ = _fill(ax, "95% band").get_paths()[0].vertices.T
+    assert set(np.round(x, 12)) <= set(np.round(band.x, 12))
+    ok = np.isfinite(band.low)
+    assert ok.sum() >= 95 and (band.low[ok] <= band.high[ok]).all()
+
+
+def test_band_needs_counts():
+    y, s = _data(200, seed=11)
+    w = np.full(y.size, 0.5)
+    with pytest.raises(ValueError, match="whole"):
+        plot.pr_curve(y, s, sample_weight=w, ci=True)
+
+
+def test_roc_legend_interval_of_several_models():
+    y, s = _data(800, seed=12)
+    t = s + np.random.default_rng(1).normal(0, 1, s.size)
+    ax = plot.roc_curve(y, {"a": s, "b": t}, ci=True)
+    for name, scores in (("a", s), ("b", t)):
+        ci = stats.roc_auc_ci(y, scores)
+        assert f"{name} (AUC = {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}])" in _legend(ax)
+
+
+# ------------------------------------------------------------------ operating points, legend, labels
+def test_best_f1_and_operating_points_are_marked_with_their_threshold():
+    y, s = _data(500, seed=13)
+    ax = plot.pr_curve(y, s, label="m", best_f1=True, points=[("recall", 0.8), ("threshold", 0.5)])
+    f1 = precall.evaluate(y, s).best_f1
+    table = precall.threshold_table(y, s)
+    mark = _line(ax, "m: best F1")
+    assert mark.get_label() == f"m: best F1 {f1.f1:.3f} (score \u2265 {f1.threshold:.4g})"
+    op = table.operating_point(threshold=f1.threshold)
+    assert (mark.get_xdata()[0], mark.get_ydata()[0]) == (op.recall, op.precision)
+    at = table.operating_point(recall=0.8)
+    mark = _line(ax, "m: recall 0.8")
+    assert mark.get_label() == f"m: recall 0.8 (score \u2265 {at.threshold:.4g})"
+    assert (mark.get_xdata()[0], mark.get_ydata()[0]) == (at.recall, at.precision)
+    ax = plot.roc_curve(y, s, label="m", best_f1=True)
+    mark = _line(ax, "m: best F1")
+    assert (mark.get_xdata()[0], mark.get_ydata()[0]) == (op.fpr, op.recall)
+
+
+def test_legend_sits_below_the_axes():
+    y, s = _data(500, seed=14)
+    for ax in (plot.pr_curve(y, s, iso_f1=True), plot.roc_curve(y, s)):
+        ax.figure.canvas.draw()
+        legend = ax.get_legend().get_window_extent()
+        axes = ax.get_window_extent()
+        assert legend.y1 <= axes.y0  # entirely under the data area
+
+
+def test_series_name_is_the_model_name_and_labels_name_the_positive_label():
+    pd = pytest.importorskip("pandas")
+    y, s = _data(300, seed=15)
+    ax = plot.pr_curve(pd.Series(y), pd.Series(s, name="gbm"))
+    assert _legend(ax)[0].startswith("gbm (AP step")
+    ax = plot.roc_curve(np.where(y == 1, "spam", "ham"), pd.Series(s, name="gbm"), pos_label="spam")
+    assert _legend(ax)[1].startswith("gbm (AUC")
+    assert ax.get_xlabel() == "False Positive Rate (Positive label: spam)"
+    assert ax.get_ylabel() == "True Positive Rate (Positive label: spam)"
+
+
+def test_envelope_is_dashed_and_ends_at_the_last_recall_reached():
+    # detection-like: a positive no threshold reaches (n_pos > tp[-1]): voc2010's envelope is 0 past
+    # the last recall; the drawn envelope stops there instead of dropping to 0 as a vertical line
+    table = precall.ThresholdTable(np.array([0.9, 0.8, 0.7]), np.array([1, 1, 2]), np.array([0, 1, 1]),
+                                   n_pos=4, n_neg=5)
+    _, ax = plt.subplots()
+    plot.draw_pr(ax, table, label="m", envelope=True)
+    env = _line(ax, "m envelope")
+    r, p = env.get_xdata(), env.get_ydata()
+    assert r[-1] == pytest.approx(0.5) and (p > 0).all()
+    assert np.sum(np.diff(r) * p[1:]) == pytest.approx(table.average_precision(method="voc2010"), abs=1e-12)
+    assert env.get_linestyle() != "-" and env.get_zorder() < _line(ax, "m (AP step").get_zorder()
+
+
+# ------------------------------------------------------------------ issue 15: user strings
+def test_mathtext_in_a_label_or_title_is_drawn_as_written(tmp_path, capsys, caplog):
+    y, s = _data(200, seed=16)
+    ax = plot.pr_curve(y, s, label="$\\foo$")
+    ax.figure.savefig(io.BytesIO(), format="png")  # no ValueError from mathtext
+    assert _legend(ax)[0].startswith("\\$\\foo\\$ (AP step")
+    path = tmp_path / "m.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y", "$\\foo$"], *zip(y, s)])
+    with caplog.at_level(logging.DEBUG):
+        assert main(["plot", str(path), "--label", "y", "--score", "$\\foo$", "--title", "$\\bar$",
+                     "-o", str(tmp_path / "m.png")]) == 0
+        assert main(["report", str(path), "--label", "y", "--score", "$\\foo$", "--title", "$\\bar$",
+                     "-o", str(tmp_path / "m.html")]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"wrote {tmp_path / 'm.png'}", f"wrote {tmp_path / 'm.html'}"]
+    assert not [r for r in caplog.records if r.name.startswith("matplotlib.mathtext") or r.levelno >= logging.WARNING]
+
+
+def test_bidi_and_control_characters_are_neutralised_in_the_report(tmp_path, capsys):
+    y, s = _data(200, seed=17)
+    name = "evil\u202egnp.exe\x07\x1b[31m"
+    path = tmp_path / "bidi\u202e.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y\u2066", name], *zip(y, s)])
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "--label", "y\u2066", "--score", name, "--title", "t\u202et\x00",
+                 "-o", str(out)]) == 0, capsys.readouterr().err
+    text = out.read_text(encoding="utf-8")
+    for ch in ["\u202e", "\u2066", "\x07", "\x1b", "\x00"]:
+        assert ch not in text
+    assert "evil[U+202E]gnp.exe\u2407\u241b[31m" in text and "[U+2066]" in text
+    assert plot.visible("a\u202bb\u200fc\x7f") == "a[U+202B]b[U+200F]c\u2421"
+
+
+# ------------------------------------------------------------------ the CLI
+@pytest.fixture
+def csv_file(tmp_path):
+    y, s = _data(400, seed=18)
+    path = tmp_path / "s.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y", "a", "w"], *zip(y, s, np.ones_like(y))])
+    return path
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--kind", "pr", "--max-fpr", "0.2"], "--max-fpr"),
+    (["--kind", "roc", "--envelope"], "--envelope"),
+    (["--kind", "roc", "--eleven-point"], "--eleven-point"),
+])
+def test_plot_refuses_options_of_the_other_kind(csv_file, tmp_path, capsys, extra, message):
+    assert main(["plot", str(csv_file), "--label", "y", "--score", "a", "-o", str(tmp_path / "x.png"),
+                 *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and not (tmp_path / "x.png").exists()
+
+
+def test_plot_ci_and_points_from_the_cli(csv_file, tmp_path, capsys, monkeypatch):
+    from matplotlib.figure import Figure
+
+    saved = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k)))
+    out = tmp_path / "ci.png"
+    assert main(["plot", str(csv_file), "--label", "y", "--score", "a", "-o", str(out), "--ci",
+                 "--at-recall", "0.5", "--at-threshold", "0.3", "--weight", "w"]) == 0, capsys.readouterr().err
+    pr_ax, roc_ax = saved[0].axes
+    data = np.loadtxt(csv_file, delimiter=",", skiprows=1)
+    y, s = data[:, 0], data[:, 1]
+    legend = _legend(pr_ax)
+    assert any(t.startswith("95% band") for t in legend)
+    assert any(t.startswith("a: recall 0.5 (score") for t in legend)
+    assert any(t.startswith("a: threshold 0.3 (score") for t in legend)
+    assert any(t.startswith("a: best F1") for t in legend)
+    roc_legend = _legend(roc_ax)
+    ci = stats.roc_auc_ci(y, s, sample_weight=data[:, 2], method="percentile",
+                          n_resamples=plot.CI_RESAMPLES, random_state=0)
+    assert f"a (AUC = {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}])" in roc_legend
+
+
+def test_report_ci_and_partial_auc(csv_file, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["report", str(csv_file), "--label", "y", "--score", "a", "-o", str(out), "--ci",
+                 "--max-fpr", "0.25"]) == 0, capsys.readouterr().err
+    text = out.read_text()
+    data = np.loadtxt(csv_file, delimiter=",", skiprows=1)
+    y, s = data[:, 0], data[:, 1]
+    assert f"{precall.roc_auc(y, s, max_fpr=0.25):.4f}" in text
+    ci = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=200, random_state=0)
+    assert f"[{ci.low:.4f}, {ci.high:.4f}]" in text
+    assert "pAUC FPR &lt;= 0.25" in text
+
+
+def test_class_columns_from_the_cli_give_a_compact_legend(tmp_path, capsys, monkeypatch):
+    from matplotlib.figure import Figure
+
+    rng = np.random.default_rng(19)
+    y = rng.integers(0, 4, 300)
+    z = rng.random((300, 4)) + np.eye(4)[y]
+    path = tmp_path / "m.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y", "0", "1", "2", "3"], *([int(a), *b] for a, b in zip(y, z))])
+    saved = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k)))
+    assert main(["plot", str(path), "--label", "y", "--class-columns", "0,1,2,3", "-o", str(tmp_path / "m.png")]) == 0, \
+        capsys.readouterr().err
+    pr_ax, roc_ax = saved[0].axes
+    assert len(_legend(pr_ax)) == 4 + 1 + 1  # each class, the micro-average, one baseline
+    assert len(_legend(roc_ax)) == 1 + 4 + 1  # the chance diagonal, each class, the micro-average
+    micro = precall.average_precision(y, z, average="micro")
+    assert f"micro-average (AP step = {micro:.3f})" in _legend(pr_ax)
