@@ -48,7 +48,7 @@ class PrecisionRecallCurve(NamedTuple):
         plot.setup_pr_axes(ax)
         ax.plot(self.recall, self.precision, drawstyle="steps-post", label=label, **line_kw)
         if label is not None:
-            ax.legend(loc="lower left", fontsize=8)
+            plot.place_legend(ax)
         return ax
 
 
@@ -69,7 +69,7 @@ class RocCurve(NamedTuple):
         ax = plot._axes(ax)
         plot.setup_roc_axes(ax)
         ax.plot(self.fpr, self.tpr, label=label, **line_kw)
-        ax.legend(loc="lower right", fontsize=8)
+        plot.place_legend(ax)
         return ax
 
 

@@ -384,11 +384,11 @@ class ThresholdTable:
         if kind == "pr":
             plot.setup_pr_axes(ax)
             plot.draw_pr(ax, self, label=label, **kwargs)
-            ax.legend(loc="lower left", fontsize=8)
+            plot.place_legend(ax)
         else:
             plot.setup_roc_axes(ax)
             plot.draw_roc(ax, self, label=label, **kwargs)
-            ax.legend(loc="lower right", fontsize=8)
+            plot.place_legend(ax)
         return ax
 
     def _columns(self) -> dict[str, np.ndarray]:
