@@ -641,7 +641,7 @@ def test_explain_prints_the_rank_table_and_every_sum(tmp_path, capsys):
     y, s = zip(*SEED_ROWS)
     for m in precall.AP_METHODS:
         ap = precall.average_precision(y, s, method=m, ties="stable")
-        assert f"{m}: {precall.CONVENTIONS[m].summary}" in out
+        assert f"{m}: {describe(m)}" in " ".join(out.split("\n"))
         assert f"= {ap:.6f}" in out
     # the seed table: rank 3 is the negative at 0.82, TP 2, FP 1, precision 2/3, envelope 3/4
     row = next(line for line in out.splitlines() if line.startswith("3 "))
@@ -657,7 +657,8 @@ def test_explain_grouped_ties_one_method_and_truncation(tmp_path, capsys):
                  "--method", "coco", "--max-rows", "10"]) == 0
     out = capsys.readouterr().out
     assert "coco:" in out and "step:" not in out and "rows)" in out
-    assert "+" in out.split("Rank table")[1].splitlines()[2]  # grouped label column: +pos / -neg
+    table = out.split("Rank table")[1].split("\n\n")[0]
+    assert " / -" in table  # grouped label column: +positives / -negatives
 
 
 def test_explain_needs_an_unambiguous_positive_label(tmp_path, capsys):
@@ -831,11 +832,12 @@ def test_explain_shows_the_context(tmp_path, capsys):
     assert main(["explain", str(path), "--label", "y", "--score", "s", "--prevalence", "0.1", "--digits", "6"]) == 0
     out = capsys.readouterr().out
     assert "baseline (random ranking: precision = prevalence) 0.600000" in out
-    ev = precall.evaluate(y, s, ties="stable")
-    at = precall.evaluate(y, s, ties="stable", prevalence=0.1)
+    ev = precall.evaluate(y, s)  # explain's default: ties="group", as every command
+    at = precall.evaluate(y, s, prevalence=0.1)
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("  ") and
             line.split() and line.split()[0] in precall.AP_METHODS}
     for m in precall.AP_METHODS:
         assert rows[m][1:] == [f"{v:.6f}" for v in (ev.average_precision[m], ev.min_average_precision[m],
                                                     ev.normalized_average_precision[m], at.average_precision[m])]
-    assert f"AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {ev.auprg:.6f}" in out
+    assert f"AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {ev.auprg:.6f}" in \
+        " ".join(out.split())  # wrapped to 80 columns

@@ -199,6 +199,13 @@ def wrap(line: str, *, width: int = WIDTH, hang: int | None = None) -> list[str]
         hang = len(m.group(0)) if m else 0
         if hang >= width // 2:
             hang = len(line) - len(line.lstrip(" ")) + 2
+    if any(len(word) > width - hang for word in line.split()):  # a long path: cut it hard
+        out = [line[:width]]
+        rest = line[width:]
+        while rest:
+            out.append(" " * hang + rest[:width - hang])
+            rest = rest[width - hang:]
+        return out
     return textwrap.wrap(line, width=width, subsequent_indent=" " * hang,
                          break_on_hyphens=False) or [line]
 

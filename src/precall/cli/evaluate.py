@@ -259,10 +259,11 @@ def _min_ap_undefined(ev: precall.Evaluation) -> bool:
         any(not float(n).is_integer() for n in (ev.n_pos, ev.n_neg))
 
 
-def format_text(report: Report, digits: int = 6, wide: bool = False) -> str:
+def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend: bool = True) -> str:
     """The text report: input summary, a table of conventions (AP, interval, min AP,
     normalised, AP at each prevalence), ROC-AUC, AUPRG, the prevalence, best F1, the
-    operating points, and a legend; 80 columns unless ``wide`` (descriptions in the table)."""
+    operating points, and a legend (unless not ``with_legend``); 80 columns unless ``wide``
+    (descriptions in the table)."""
     ev = report.evaluation
     pos = report.pos_label
     n_pos_rows = report.label_counts.get(pos, 0)
@@ -317,22 +318,26 @@ def format_text(report: Report, digits: int = 6, wide: bool = False) -> str:
     at = "".join(f"; at prevalence {pi:g}: {_fmt(e.auprg, digits)}" for pi, e in report.at_prevalence)
     lines.append(f"{key('AUPRG')}  {_fmt(ev.auprg, digits).rjust(vwidth)}{'  ' + at[2:] if at else ''}")
     weight_word = "weight" if report.weight_column else "count"
-    lines.append(
+    hang = width + vwidth + 4
+    big = 10**9 if wide else WIDTH
+    lines += wrap(
         f"{key('prevalence')}  {_fmt(ev.prevalence, digits).rjust(vwidth)}  "
         f"positive {weight_word} {_fmt_count(ev.n_pos)}, negative {weight_word} "
-        f"{_fmt_count(ev.n_neg)}, {ev.n_samples} samples"
+        f"{_fmt_count(ev.n_neg)}, {ev.n_samples} samples", hang=hang, width=big
     )
     b = ev.best_f1
     if b is None:
         lines.append(f"{key('best F1')}  {'-'.rjust(vwidth)}  undefined: no positives")
     else:
-        lines.append(
+        lines += wrap(
             f"{key('best F1')}  {_fmt(b.f1, digits).rjust(vwidth)}  at score >= "
             f"{b.threshold:.{digits}g}: precision {_fmt(b.precision, digits)}, "
-            f"recall {_fmt(b.recall, digits)}"
+            f"recall {_fmt(b.recall, digits)}", hang=hang, width=big
         )
     for kind, value, point in report.operating_points:
         lines += wrap(_point_text(kind, value, point, digits), hang=2, width=10**9 if wide else WIDTH)
+    if not with_legend:
+        return "\n".join(fit(lines, wide=wide))
     lines += ["", "legend:"]
     items = [] if wide else [(m, describe(m)) for m in names]
     min_text = "the lowest AP any ranking of these class counts gets (Boyd et al. 2012)"
