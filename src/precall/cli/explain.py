@@ -279,7 +279,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         columns = read_file(path, label=args.label, score_columns=[(col, "--class-columns") for _, col in pairs],
                             weight=args.weight, classes=classes, delimiter=args.delimiter)
         labels = np.array(columns.labels)
-        parts = [f"file        {path}: {len(classes)} classes, each explained against the rest"]
+        parts = fit([f"file        {path}: {len(classes)} classes, each explained against the rest"],
+                    wide=args.wide)
         try:
             for k, (c, col) in enumerate(pairs):
                 rule = f"== class {c!r} (score column {col!r}) "
