@@ -228,6 +228,11 @@ def test_explain_per_class(shared_data_dir, capsys):
         s = np.array([float(r[c]) for r in rows])
         ap = precall.average_precision(y, s, pos_label=c, method="voc2010")
         assert f"= {ap:.4f}" in out
+    code, out, _ = run(["explain", str(hpc), *HPC, "--class", "M"], capsys)
+    assert code == 0 and "== class 'M'" in out and "== class 'VF'" not in out
+    assert len(out.splitlines()) <= 140
+    code, _, err = run(["explain", str(hpc), *HPC, "--class", "X"], capsys)
+    assert code == 2 and "--class 'X' is not one of the classes" in err
 
 
 # ---------------------------------------------------------------------------

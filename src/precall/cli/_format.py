@@ -118,6 +118,7 @@ def render_table(
     left: int = 1,
     indent: str = "",
     prose_last: bool = False,
+    group: int = 1,
 ) -> list[str]:
     """Render a table of strings: ``text`` (aligned), ``markdown`` or ``csv``.
 
@@ -138,6 +139,9 @@ def render_table(
         Text only: prefix of every line (counted in ``width``).
     prose_last : bool
         Text only: the last column is prose (left-aligned).
+    group : int
+        Text only: the columns after the keys come in groups of this many (a model's value
+        and its interval) that a split keeps together.
 
     Returns
     -------
@@ -165,12 +169,14 @@ def render_table(
     blocks: list[list[int]] = []
     current: list[int] = []
     used = base
-    for i in range(len(keys), len(header)):
-        if current and used + colw[i] > width:
+    for start in range(len(keys), len(header), group):
+        members = list(range(start, min(start + group, len(header))))
+        need = sum(colw[i] + 2 for i in members)
+        if current and used + need - 2 > width:
             blocks.append(current)
             current, used = [], base
-        current.append(i)
-        used += colw[i] + 2
+        current += members
+        used += need
     blocks.append(current)
     out: list[str] = []
     for b, block in enumerate(blocks):

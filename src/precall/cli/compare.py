@@ -198,7 +198,7 @@ def comparison_json_dict(report: Comparison) -> dict[str, Any]:
             "file": report.source, "n_rows": report.n_rows, "label_column": report.label_column,
             "score_columns": report.score_columns, "weight_column": report.weight_column,
             "classes": report.classes or None,
-            "pos_label": report.pos_label, "label_counts": report.label_counts,
+            "pos_label": report.pos_label or None, "label_counts": report.label_counts,
         },
         "bootstrap": {"method": report.options.method, "n_resamples": report.options.n_resamples,
                       "seed": report.options.seed, "stratified": True},

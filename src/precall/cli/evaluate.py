@@ -181,7 +181,7 @@ def evaluate_columns(
         intervals=intervals,
         operating_points=tuple(points),
         at_prevalence=at_prevalence,
-        n_tied=_n_tied(columns.scores, columns.weights),
+        n_tied=_n_tied(columns.scores, columns.weights) if ties == "stable" else 0,  # only shown then
     )
 
 
@@ -426,6 +426,16 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
         return "\n".join(render_table(header, [[repr(v) if isinstance(v, float) else str(v) for v in row]
                                                for row in body], style="csv"))
     text_rows = [[str(row[0]), *(_fmt_cell(v, digits) for v in row[1:])] for row in body]
+    group = 1
+    if style == "text" and with_ci and not wide:  # a model's interval as one cell: [low, high]
+        level = f"{first.intervals.options.level:.0%} CI"  # type: ignore[union-attr]
+        header = ["metric"]
+        for r in reports:
+            header += [r.score_column, level]
+        text_rows = [[row[0], *(cell for k in range(len(reports)) for cell in (
+            row[1 + 3 * k], f"[{row[2 + 3 * k]}, {row[3 + 3 * k]}]" if row[2 + 3 * k] else ""))]
+            for row in text_rows]
+        group = 2
     if style == "markdown":
         lines = [f"**{first.source}**: label `{first.label_column}` (positive `{first.pos_label}`), "
                  f"ties {first.evaluation.ties}", ""]
@@ -439,7 +449,7 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
     ]
     if with_ci:
         lines.append("intervals   " + first.intervals.options.describe(first.weight_column is not None))  # type: ignore[union-attr]
-    return "\n".join([*fit(lines, wide=wide), "", *render_table(header, text_rows, wide=wide)])
+    return "\n".join([*fit(lines, wide=wide), "", *render_table(header, text_rows, wide=wide, group=group)])
 
 
 def to_json_dict(report: Report) -> dict[str, Any]:

@@ -276,6 +276,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         pairs = (class_columns_from_prefix(path, args.class_prefix, args.delimiter)
                  if args.class_prefix is not None else _parse_class_mapping(args.class_columns))
         classes = [c for c, _ in pairs]
+        unknown = [c for c in args.class_ or [] if c not in classes]
+        if unknown:
+            raise CliError(f"--class {unknown[0]!r} is not one of the classes "
+                           + ", ".join(repr(c) for c in classes))
         columns = read_file(path, label=args.label, score_columns=[(col, "--class-columns") for _, col in pairs],
                             weight=args.weight, classes=classes, delimiter=args.delimiter)
         labels = np.array(columns.labels)
@@ -283,6 +287,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     wide=args.wide)
         try:
             for k, (c, col) in enumerate(pairs):
+                if args.class_ and c not in args.class_:
+                    continue
                 rule = f"== class {c!r} (score column {col!r}) "
                 parts += ["", rule + "=" * max(0, 78 - len(rule))]
                 parts.append(_explain_one(args, path, labels, columns.scores[:, k], columns.weights, c, col,
@@ -291,6 +297,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             raise CliError(f"{path}: {exc}") from None
         print("\n".join(parts))
         return 0
+    if args.class_:
+        raise CliError("--class goes with --class-columns / --class-prefix (multi-class input)")
     if args.score is None:
         raise CliError("give --score COL (binary) or --class-columns / --class-prefix (multi-class)")
     columns = read_file(path, label=args.label, score_columns=[(args.score, "--score")],
@@ -325,6 +333,8 @@ def register(sub: Any) -> None:
                     "LABEL=COLUMN pairs); each class is explained against the rest")
     ex.add_argument("--class-prefix", metavar="P",
                     help="multi-class: the columns P + LABEL are the classes' scores")
+    ex.add_argument("--class", dest="class_", action="append", metavar="LABEL",
+                    help="multi-class: explain only this class (repeatable; default every class)")
     ex.add_argument("--ties", choices=TIES, default="group",
                     help="group (default, as scikit-learn and the other commands): one row per distinct "
                     "score; stable: one row per sample, equal scores in file order (the tutorials' rank "
