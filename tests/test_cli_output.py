@@ -148,6 +148,9 @@ def test_explain_and_evaluate_share_the_tie_default(shared_data_dir, capsys):
     assert sum(line.startswith("note") for line in out.splitlines()) == 1
     _, out, _ = run(["evaluate", asah, *ASAH, "--score", "s100b"], capsys)
     assert not any(line.startswith("note") for line in out.splitlines())  # group: no note
+    _, out, _ = run(["compare", asah, *ASAH, "--score", "s100b", "--score", "ndka", "--ties", "stable",
+                     "--resamples", "10"], capsys)
+    assert sum(line.startswith("note") for line in out.splitlines()) == 1
 
 
 # ---------------------------------------------------------------------------
@@ -277,6 +280,11 @@ def test_at_threshold_above_every_score_says_undefined(shared_data_dir, capsys):
     assert code == 0
     text = " ".join(out.split())
     assert "precision undefined: nothing predicted positive" in text
+    code, out, _ = run(["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b",
+                        "--at-threshold", "5", "--at-threshold", "0.5", "--json"], capsys)
+    points = json.loads(out)["operating_points"]
+    assert points[0]["precision"] is None and points[0]["tp"] == 0 and points[0]["fp"] == 0
+    assert points[1]["precision"] == pytest.approx(points[1]["tp"] / (points[1]["tp"] + points[1]["fp"]))
 
 
 def test_demo_first_screen_has_no_nan_and_says_why(capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import itertools
 import warnings
@@ -33,6 +34,7 @@ from ._common import (
     resolve_pos_label,
 )
 from ._format import _fmt, _json_safe, fit, fmt_p, render_table
+from .evaluate import _n_tied
 
 
 # ---------------------------------------------------------------------------
@@ -53,6 +55,7 @@ class Comparison:
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]]  # (A, B, metric, test)
     warnings: list[str]
     classes: list[str] = field(default_factory=list)  # multi-class: the classes (macro averages)
+    n_tied: int = 0  # with --ties stable: the most rows of one score column sharing a score
 
 
 COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
@@ -158,6 +161,10 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
         "tests       " + _describe_tests(report),
     ]
+    if report.ties == "stable" and report.n_tied:
+        lines.append(f"note        up to {report.n_tied} rows of a column share their score with another row; "
+                     "with --ties stable their order in the file decides the APs (--ties group, the "
+                     "default, does not depend on it)")
     lines = fit(lines, wide=wide)
     level = f"{report.options.level:.0%} CI of A - B"
 
@@ -253,7 +260,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             classes=classes, weight=args.weight, metrics=metrics, ties=args.ties,
             recall_grid=args.recall_grid, ci=_ci_options(args),
         )
-        return _emit(report, args, comparison_json_dict, format_comparison_text)
+        return _emit(_with_ties(report, columns, args.ties), args, comparison_json_dict, format_comparison_text)
     scores = list(dict.fromkeys(args.score or []))
     if len(scores) < 2:
         raise CliError("compare needs at least two different --score columns")
@@ -264,7 +271,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pos_label=args.pos_label, metrics=metrics, ties=args.ties, recall_grid=args.recall_grid,
         ci=_ci_options(args),
     )
-    return _emit(report, args, comparison_json_dict, format_comparison_text)
+    return _emit(_with_ties(report, columns, args.ties), args, comparison_json_dict, format_comparison_text)
+
+
+def _with_ties(report: Comparison, columns: Columns, ties: str) -> Comparison:
+    """The report with its tie count (only counted, and only shown, with ``--ties stable``)."""
+    if ties != "stable":
+        return report
+    scores = columns.scores.reshape(len(columns.labels), -1)
+    n_tied = max(_n_tied(scores[:, j], columns.weights) for j in range(scores.shape[1]))
+    return dataclasses.replace(report, n_tied=n_tied)
 
 
 

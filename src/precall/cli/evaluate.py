@@ -253,6 +253,14 @@ def _point_text(kind: str, value: float, point: precall.OperatingPoint | None, d
     )
 
 
+def _point_dict(point: precall.OperatingPoint) -> dict[str, Any]:
+    """An operating point's fields; precision NaN (JSON null) when nothing is predicted positive (0/0)."""
+    out = dataclasses.asdict(point)
+    if point.tp + point.fp == 0:
+        out["precision"] = float("nan")
+    return out
+
+
 def _min_ap_undefined(ev: precall.Evaluation) -> bool:
     """The minimum AP is NaN for fractional weights (it is defined for counts)."""
     return all(math.isnan(v) for v in ev.min_average_precision.values()) and \
@@ -384,8 +392,9 @@ def report_rows(report: Report) -> list[list[Any]]:
         rows += [["best F1", ev.best_f1.f1, "", ""], ["best F1 threshold", ev.best_f1.threshold, "", ""]]
     for kind, value, point in report.operating_points:
         if point is not None:
+            shown = _point_dict(point)
             for field_name in ("threshold", "precision", "recall", "fpr", "f1"):
-                rows.append([f"at {kind} {value:g}: {field_name}", getattr(point, field_name), "", ""])
+                rows.append([f"at {kind} {value:g}: {field_name}", shown[field_name], "", ""])
     return rows
 
 
@@ -478,7 +487,7 @@ def to_json_dict(report: Report) -> dict[str, Any]:
     if report.operating_points:
         out["operating_points"] = [
             {"target": kind, "value": value, "reached": point is not None,
-             **(dataclasses.asdict(point) if point is not None else {})}
+             **(_point_dict(point) if point is not None else {})}
             for kind, value, point in report.operating_points
         ]
     if report.at_prevalence:
