@@ -636,7 +636,7 @@ SEED_ROWS = list(zip([0, 0, 1, 0, 1, 1, 0, 1, 1, 1], [0.65, 0.1, 0.15, 0.43, 0.9
 
 def test_explain_prints_the_rank_table_and_every_sum(tmp_path, capsys):
     path = write_csv(tmp_path / "seed.csv", ["y", "s"], [list(r) for r in SEED_ROWS])
-    assert main(["explain", str(path), "--label", "y", "--score", "s", "--digits", "6"]) == 0
+    assert main(["explain", str(path), "--label", "y", "--score", "s", "--digits", "6", "--full"]) == 0
     out = capsys.readouterr().out
     y, s = zip(*SEED_ROWS)
     for m in precall.AP_METHODS:

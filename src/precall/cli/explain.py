@@ -185,7 +185,9 @@ def format_explanation(
         convention = precall.CONVENTIONS[m]
         width_name = "share" if m in ("voc2007", "coco") else "recall gained"
         keep = None if full else largest_terms(terms)
-        block = fit(["", f"{m}: {describe(m)}", f"  AP = {convention.formula}"], wide=wide)
+        title = [f"{m}: {describe(m)}", f"  AP = {convention.formula}"] if full else \
+            [f"{m}: AP = {convention.formula}"]  # the summary: descriptions are in evaluate's legend
+        block = fit(["", *title], wide=wide)
         if keep is not None and float(terms.contributions[keep].sum()) < 0.5 * terms.value:
             # many small terms: the largest few say little; sum them by recall decile instead
             block += render_table(["recall", width_name, "mean precision", "terms", "sum"],
