@@ -212,6 +212,11 @@ def precision_recall_curve(
         ``(precision, recall, thresholds)``: recall decreasing, with the final
         point (recall 0, precision 1) that has no threshold.
 
+    See Also
+    --------
+    average_precision : the area under it, by convention.
+    ThresholdTable.precision_recall_curve : the same from a table.
+
     Examples
     --------
     >>> import precall
@@ -253,6 +258,11 @@ def roc_curve(
     -------
     RocCurve
         ``(fpr, tpr, thresholds)`` starting at (0, 0) with threshold ``+inf``.
+
+    See Also
+    --------
+    roc_auc : the area under it.
+    ThresholdTable.roc_curve : the same from a table.
 
     Examples
     --------
@@ -296,6 +306,10 @@ def det_curve(
     ------
     ValueError
         When ``y_true`` has a single class (the curve is undefined).
+
+    See Also
+    --------
+    roc_curve : the same operating points in ROC space.
 
     Examples
     --------

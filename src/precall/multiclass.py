@@ -162,7 +162,7 @@ def average_columns(data: MultiInput, metric: BinaryMetric, average: str | None)
         return per_class
     if average == "weighted":
         support = y.sum(axis=0) if w is None else (y * w[:, None]).sum(axis=0)
-        if np.isclose(support.sum(), 0.0):
+        if not support.sum() > 0:  # scikit-learn tests isclose(., 0): not invariant under scaling the weights
             return 0.0
         per_class[support == 0] = 0.0
         return float(np.average(per_class, weights=support))
@@ -251,6 +251,10 @@ def label_ranking_average_precision(
     -------
     float
 
+    See Also
+    --------
+    average_precision : with ``average="samples"``, the per-sample AP of each row's classes.
+
     Examples
     --------
     >>> import precall
@@ -258,12 +262,24 @@ def label_ranking_average_precision(
     ...                                         [[0.75, 0.5, 1], [1, 0.2, 0.1]])
     0.41666666666666663
     """
+    if hasattr(y_true, "toarray"):  # a scipy.sparse indicator matrix, as scikit-learn accepts
+        y_true = y_true.toarray()
+    if hasattr(y_score, "toarray"):
+        y_score = y_score.toarray()
     if np.ndim(y_true) != 2:
         raise ValueError(
             "`y_true` must be a 2-D 0/1 indicator matrix (n_samples, n_labels); got an "
             f"array of {np.ndim(y_true)} dimension(s)"
         )
-    data = check_multi(y_true, y_score, sample_weight)
+    if np.shape(y_true) != np.shape(y_score):
+        raise ValueError(
+            f"`y_true` and `y_score` must have the same shape; got {np.shape(y_true)} and {np.shape(y_score)}"
+        )
+    truth = np.asarray(y_true)
+    if truth.shape[1] == 1:  # one label: every sample ranks it first, so each scores 1 (scikit-learn)
+        check_multi(np.c_[truth, truth], np.c_[np.asarray(y_score), np.asarray(y_score)], sample_weight)
+        return 1.0
+    data = check_multi(truth, y_score, sample_weight)
     y, s = data.positive, data.scores
     n, k = s.shape
     per_sample = np.ones(n)
@@ -349,6 +365,11 @@ def mean_average_precision(
     -------
     MeanAveragePrecision
 
+    See Also
+    --------
+    average_precision : the mean alone, with any ``average``.
+    per_class_tables : each class's count table.
+
     Examples
     --------
     >>> import precall
@@ -379,6 +400,22 @@ def per_class_tables(
     y_true: Any, y_score: Any, *, sample_weight: Any = None, labels: Any = None, ties: str = "group"
 ) -> dict[Any, ThresholdTable]:
     """The :class:`ThresholdTable` of each class (one against the rest), by class.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, labels
+        As in :func:`precall.average_precision` (multi-class or multi-label input).
+    ties : {"group", "stable"}, default="group"
+        How each table treats equal scores.
+
+    Returns
+    -------
+    dict of class to ThresholdTable
+
+    See Also
+    --------
+    mean_average_precision : the per-class AP and their mean.
+    evaluate : every number of every class.
 
     Examples
     --------
@@ -475,6 +512,6 @@ def evaluate_classes(data: MultiInput, *, ties: str, recall_grid: str, policy: A
 
 def _weighted(values: np.ndarray, support: np.ndarray) -> float:
     """The support-weighted mean, as scikit-learn's ``average="weighted"`` (0 without support)."""
-    if np.isclose(support.sum(), 0.0):
+    if not support.sum() > 0:
         return 0.0
     return float(np.average(np.where(support == 0, 0.0, values), weights=support))

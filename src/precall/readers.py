@@ -3,11 +3,12 @@
 Formats, by file name:
 
 ========================================  ====================================================
-``.csv``, ``.tsv``, ``.tab``, ``.txt``    delimited text with a header line (stdlib ``csv``)
+``.csv``, ``.tsv``, ``.tab``, ``.txt``    delimited text with a header line (pyarrow's CSV
+                                          reader, else numpy's ``loadtxt``; see below)
 ``.jsonl``, ``.ndjson``                   JSON Lines: one object per line, keys are columns
 (any of the above + ``.gz``)              gzip'd
-``.parquet``, ``.pq``                     Parquet, read a row group at a time (``pyarrow``,
-                                          the ``parquet`` extra)
+``.parquet``, ``.pq``                     Parquet, whole columns (streamed: batches of
+                                          ``chunk_rows``) by ``pyarrow``, the ``parquet`` extra
 ``.npz``                                  NumPy archive: one 1-D array per column
 ``.npy``                                  NumPy structured array: one field per column
 ========================================  ====================================================
@@ -18,6 +19,17 @@ naming the file, the line (text formats; the header is line 1) or the data row
 non-numeric or non-finite score, an empty label, a negative weight, an empty
 file.  Nothing is skipped silently.  Large files show a progress line on a
 terminal (stderr), nothing otherwise.
+
+Delimited text is parsed by a vectorised C parser: pyarrow's multithreaded CSV
+reader when pyarrow is installed, else ``numpy.loadtxt`` (its C tokenizer) on
+blocks of lines.  Either one only has to *detect* that something is wrong: the
+rows it parses are checked with the same rules (and, as long as no quote
+character has been seen, with exact line numbers), and whenever it rejects
+the file, or the file has a quote (numpy only) or an empty line before more data,
+the file is read again from the start by the stdlib ``csv`` module, which gives
+the message with the exact line and column (or, if it accepts what the fast
+parser did not, e.g. ``1_000``, the rows).  So errors are those of the exact
+reader and well-formed files are read at the speed of the C parser.
 """
 
 from __future__ import annotations
@@ -29,6 +41,8 @@ import json
 import os
 import sys
 import time
+import zlib
+import zipfile
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Iterator, Sequence
 
@@ -109,6 +123,37 @@ class _Counting(io.RawIOBase):
 
 # ---------------------------------------------------------------------------
 # shared checks
+_MAX_NAMES = 20
+_MAX_TEXT = 80
+
+
+def _clip(value: Any) -> str:
+    """``repr(value)``, at most about 80 characters (messages stay one short line)."""
+    text = repr(value)
+    if len(text) > _MAX_TEXT:
+        text = text[: _MAX_TEXT - 20] + f"... ({len(text)} characters)"
+    return text
+
+
+def _short(exc: Any) -> str:
+    """An error's text for a message: its first line, printable, at most 80 characters."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
+
+
+def _names(names: Sequence[Any], what: str = "columns") -> str:
+    """The first 20 names, then ``... (N columns)``."""
+    shown = ", ".join(_clip(n) for n in list(names[:_MAX_NAMES]))
+    if len(names) > _MAX_NAMES:
+        shown += f", ... ({len(names)} {what})"
+    return shown
+
+
+class _Retry(Exception):
+    """The fast parser cannot give the exact message or rows: read again with the exact one."""
+
+
 def _stem(path: str) -> str:
     name = path.lower()
     return name[:-3] if name.endswith(".gz") else name
@@ -118,9 +163,59 @@ def _delimiter_for(path: str) -> str:
     return "\t" if _stem(path).endswith((".tsv", ".tab")) else ","
 
 
+class _Labels(list):  # type: ignore[type-arg]
+    """The labels (a ``list`` of ``str``) that also know their distinct values and codes, so
+    ``numpy.array(labels)`` is one ``take`` instead of a conversion of every string.
+    Changing the list in place forgets the codes (it then converts like any list)."""
+
+    def __init__(self, texts: list[str], codes: np.ndarray) -> None:
+        super().__init__(np.array(texts, dtype=object)[codes].tolist() if len(texts) else [])
+        self._texts: list[str] | None = texts
+        self._codes = codes
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if self._texts and len(self) == len(self._codes):
+            out = np.array(self._texts, dtype=str)[self._codes]
+        else:
+            out = np.array(list(self), dtype=str)
+        return out if dtype is None else out.astype(dtype)
+
+    def _changed(name: str) -> Any:  # type: ignore[misc]
+        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+            self._texts = None
+            return getattr(super(_Labels, self), name)(*args, **kwargs)
+        method.__name__ = name
+        return method
+
+    for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
+                  "remove", "clear", "sort", "reverse"):
+        locals()[_name] = _changed(_name)
+    del _name, _changed
+
+
+def _encode(values: Sequence[Any], codes: np.ndarray, text: Callable[[Any], str]) -> tuple[list[str], np.ndarray]:
+    """Distinct label texts and codes from distinct raw values (``values[codes]`` is the column)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    used = np.bincount(codes, minlength=len(values)) > 0 if len(codes) else np.zeros(len(values), dtype=bool)
+    index: dict[str, int] = {}
+    remap = np.array([index.setdefault(text(v), len(index)) if u else -1 for v, u in zip(values, used.tolist())],
+                     dtype=np.int64)
+    if len(index) != len(values):  # values that are unused, or equal as text
+        codes = remap[codes]
+    return list(index), codes
+
+
+def _encode_list(labels: list[Any], text: Callable[[Any], str] | None = None) -> tuple[list[str], np.ndarray]:
+    """Distinct texts and codes of a list (``text`` applied to each distinct value)."""
+    index = {v: k for k, v in enumerate(dict.fromkeys(labels))}
+    codes = np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=len(labels))
+    distinct = list(index)
+    return _encode(distinct, codes, text) if text is not None else (distinct, codes)
+
+
 def _finish(
     name: str,
-    labels: list[str],
+    labels: list[str] | tuple[list[str], np.ndarray],
     scores: np.ndarray,
     weights: np.ndarray | None,
     *,
@@ -133,21 +228,23 @@ def _finish(
 ) -> Columns:
     """Check the assembled columns (``where(i)`` names data row i) and shape the scores.
 
-    ``whole=False`` for one chunk of a file: the checks that need every row (some
-    row at all, some positive weight) are left to :func:`_concat`."""
-    if whole and not labels:
+    ``labels`` is a list of texts or (distinct texts, codes).  ``whole=False`` for one
+    chunk of a file: the checks that need every row (some row at all, some positive
+    weight) are left to :func:`_concat`."""
+    texts, codes = _encode_list(labels) if isinstance(labels, list) else labels
+    if whole and not len(codes):
         raise InputError(f"{name}: no data rows")
-    empty = [i for i, text in enumerate(labels) if not text]
-    if empty:
-        raise InputError(f"{name}: {where(empty[0])}, column {label!r}: empty label")
+    if "" in texts:
+        i = int(np.flatnonzero(codes == texts.index(""))[0])
+        raise InputError(f"{name}: {where(i)}, column {label!r}: empty label")
     if classes is not None:
         known = set(classes)
-        bad = [i for i, text in enumerate(labels) if text not in known]
+        bad = [k for k, t in enumerate(texts) if t not in known]
         if bad:
-            shown = ", ".join(repr(c) for c in classes)
+            i = int(np.flatnonzero(np.isin(codes, bad))[0])
             raise InputError(
-                f"{name}: {where(bad[0])}, column {label!r}: label {labels[bad[0]]!r} is not a "
-                f"class; the classes are the --class-columns names {shown}"
+                f"{name}: {where(i)}, column {label!r}: label {_clip(texts[codes[i]])} is not a "
+                f"class; the classes are the --class-columns names {_names(classes, 'classes')}"
             )
     bad_score = ~np.isfinite(scores)
     if bad_score.any():
@@ -168,7 +265,7 @@ def _finish(
             raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
     if classes is None and scores.shape[1] == 1:
         scores = scores[:, 0]
-    return Columns(labels, scores, weights)
+    return Columns(_Labels(texts, codes), scores, weights)
 
 
 def label_text(value: Any) -> str:
@@ -195,12 +292,18 @@ def _open_binary(path: str) -> IO[bytes]:
         raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
 
 
-def _open_text(path: str, progress: _Progress) -> IO[str]:
-    """``path`` (plain or gzip'd) as UTF-8 text, counting the bytes read for ``progress``."""
+def _open_bytes(path: str, progress: _Progress) -> IO[bytes]:
+    """``path`` (plain or gzip'd) as bytes, counting the bytes read for ``progress``."""
     raw: IO[bytes] = io.BufferedReader(_Counting(_open_binary(path), progress), 1 << 20)
     if path.lower().endswith(".gz"):
         raw = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+    return raw
+
+
+def _open_text(path: str, progress: _Progress) -> IO[str]:
+    """``path`` (plain or gzip'd) as UTF-8 text, counting the bytes read for ``progress``."""
+    return io.TextIOWrapper(_open_bytes(path, progress), encoding="utf-8-sig", errors="surrogateescape",
+                            newline="")
 
 
 def _csv_rows(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
@@ -212,23 +315,40 @@ def _csv_rows(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise InputError(f"{name}: line {start}: malformed CSV: {exc}") from None
+            raise InputError(f"{name}: line {start}: malformed CSV: {_short(exc)}") from None
         except UnicodeDecodeError:
             raise InputError(f"{name}: line {start}: not valid UTF-8 text") from None
-        except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
-            raise InputError(f"{name}: cannot read: {exc}") from None
+        except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+            raise InputError(f"{name}: cannot read: {_short(exc)}") from None
+        try:  # decoded with surrogateescape, so the line of a bad byte is known
+            "".join(row).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"{name}: line {start}: not valid UTF-8 text") from None
         yield start, row
 
 
-def _column_index(header: list[str], column: str, option: str, name: str, where: str) -> int:
+_DELIMITER_NAMES = {"\t": "tab", ";": "';'", "|": "'|'", ",": "','"}
+
+
+def _column_index(header: list[str], column: str, option: str, name: str, where: str,
+                  delimiter: str | None = None) -> int:
     matches = [i for i, h in enumerate(header) if h == column]
     if not matches:
-        shown = ", ".join(repr(h) for h in header)
-        raise InputError(f"{name}: {where}: no column {column!r} (given by {option}); the columns are {shown}")
+        hint = ""
+        if len(header) == 1 and delimiter is not None:
+            for d, shown in _DELIMITER_NAMES.items():
+                if d != delimiter and d in header[0]:
+                    hint = (f"; the header is one column containing {shown}: it looks delimited by {shown}, "
+                            f"give --delimiter {'tab' if d == chr(9) else d}")
+                    break
+        raise InputError(
+            f"{name}: {where}: no column {_clip(column)} (given by {option}); the columns are "
+            f"{_names(header)}{hint}"
+        )
     if len(matches) > 1:
         raise InputError(
-            f"{name}: {where}: column {column!r} (given by {option}) appears {len(matches)} times, "
-            f"as fields {', '.join(str(i + 1) for i in matches)}"
+            f"{name}: {where}: column {_clip(column)} (given by {option}) appears {len(matches)} times, "
+            f"as fields {_names([i + 1 for i in matches], 'fields')}"
         )
     return matches[0]
 
@@ -237,40 +357,69 @@ def _number(text: str, what: str, column: str, where: str, name: str) -> float:
     try:
         return float(text)
     except ValueError:
-        shown = "an empty field" if not text.strip() else repr(text)
+        shown = "an empty field" if not text.strip() else _clip(text)
         raise InputError(f"{name}: {where}, column {column!r}: {what} must be a number; got {shown}") from None
 
 
 def _concat(name: str, chunks: Iterator[Columns], weight: str | None, empty: str) -> Columns:
     """One Columns from a file's chunks, with the checks that need every row."""
     parts = list(chunks)
-    labels = [lab for part in parts for lab in part.labels]
-    if not labels:
+    if len(parts) == 1:
+        whole = parts[0]
+    else:
+        index: dict[str, int] = {}
+        codes = []
+        for part in parts:  # by the distinct texts of each part, not a string per row
+            lab = part.labels
+            if isinstance(lab, _Labels) and lab._texts is not None and len(lab) == len(lab._codes):
+                texts, part_codes = lab._texts, lab._codes
+            else:
+                texts, part_codes = _encode_list(list(lab))
+            remap = np.array([index.setdefault(t, len(index)) for t in texts] or [0], dtype=np.int64)
+            codes.append(remap[part_codes])
+        whole = Columns(_Labels(list(index), np.concatenate(codes)) if parts else [],
+                        np.concatenate([p.scores for p in parts]) if parts else np.empty(0),
+                        None if weight is None else np.concatenate([p.weights for p in parts]))  # type: ignore[misc]
+    if not len(whole.labels):
         raise InputError(f"{name}: {empty}")
-    scores = np.concatenate([part.scores for part in parts])
-    weights = None if weight is None else np.concatenate([part.weights for part in parts])  # type: ignore[misc]
-    if weights is not None and not weights.any():
+    if whole.weights is not None and not whole.weights.any():
         raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
-    return Columns(labels, scores, weights)
+    return whole
 
 
-def _delimited_chunks(
-    stream: IO[str], name: str, *, label: str, score_columns: ScoreColumns, weight: str | None,
-    delimiter: str, classes: list[str] | None, chunk_rows: int,
-) -> Iterator[Columns]:
-    reader = csv.reader(stream, delimiter=delimiter, strict=True)
-    rows = _csv_rows(reader, name)
-    first = next(rows, None)
+@dataclass(frozen=True)
+class _Header:
+    width: int
+    i_label: int
+    i_scores: list[tuple[str, int]]
+    i_weight: int | None
+    lines: int  # the header's lines (1 unless a quoted name holds a line break)
+
+
+def _header(first: tuple[int, list[str]] | None, next_line: int, name: str, *, label: str,
+            score_columns: ScoreColumns, weight: str | None, delimiter: str) -> _Header:
     if first is None:
         raise InputError(f"{name}: empty file (no header line, no data rows)")
     header = [h.strip() for h in first[1]]
     if not any(header):
         raise InputError(f"{name}: line 1: the first line must be a header naming the columns")
     head = "line 1 (header)"
-    i_label = _column_index(header, label, "--label", name, head)
-    i_scores = [(col, _column_index(header, col, option, name, head)) for col, option in score_columns]
-    i_weight = None if weight is None else _column_index(header, weight, "--weight", name, head)
-    width = len(header)
+    i_label = _column_index(header, label, "--label", name, head, delimiter)
+    i_scores = [(col, _column_index(header, col, option, name, head, delimiter)) for col, option in score_columns]
+    i_weight = None if weight is None else _column_index(header, weight, "--weight", name, head, delimiter)
+    return _Header(len(header), i_label, i_scores, i_weight, next_line - 1)
+
+
+def _delimited_chunks(
+    stream: IO[str], name: str, *, label: str, score_columns: ScoreColumns, weight: str | None,
+    delimiter: str, classes: list[str] | None, chunk_rows: int,
+) -> Iterator[Columns]:
+    """The exact reader (stdlib ``csv``, strict): every message names its line."""
+    reader = csv.reader(stream, delimiter=delimiter, strict=True)
+    rows = _csv_rows(reader, name)
+    h = _header(next(rows, None), reader.line_num + 1, name, label=label, score_columns=score_columns,
+                weight=weight, delimiter=delimiter)
+    i_label, i_scores, i_weight, width = h.i_label, h.i_scores, h.i_weight, h.width
 
     labels: list[str] = []
     scores: list[list[float]] = []
@@ -298,7 +447,13 @@ def _delimited_chunks(
             wanted = [(label, i_label), *i_scores, (weight, i_weight)]
             missing = [c for c, i in wanted if i is not None and i >= len(row)]
             detail = f", so column {missing[0]!r} is missing" if missing else ""
-            raise InputError(f"{name}: line {line}: {len(row)} fields, the header has {width}{detail}")
+            hint = ""
+            if len(row) == 1 and width > 1:
+                for d, shown in _DELIMITER_NAMES.items():
+                    if d != delimiter and d in row[0]:
+                        hint = f"; the line looks delimited by {shown}: give --delimiter {'tab' if d == chr(9) else d}"
+                        break
+            raise InputError(f"{name}: line {line}: {len(row)} fields, the header has {width}{detail}{hint}")
         where = f"line {line}"
         labels.append(row[i_label].strip())
         scores.append([_number(row[i], "the score", col, where, name) for col, i in i_scores])
@@ -312,6 +467,232 @@ def _delimited_chunks(
         yield flush()
 
 
+class _Scan(io.RawIOBase):
+    """A byte stream that notes, as it is read, whether a quote character occurs (then
+    line numbers no longer follow row numbers) and holds back line breaks at the very end
+    (trailing empty lines are allowed; any other empty line is left for the parser to
+    reject: it reads a row of one field)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw, self.pending = raw, b""
+        self.quote = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+        while True:
+            data = self.raw.read(n)
+            if not data:
+                return b""
+            if not self.quote and b'"' in data:
+                self.quote = True
+            data = self.pending + data
+            kept = data.rstrip(b"\r\n")
+            self.pending = data[len(kept):]
+            if kept:
+                return kept
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+def _dictionary_codes(pa: Any, column: Any, text: Callable[[Any], str]) -> tuple[list[str], np.ndarray]:
+    """Distinct texts and codes of an Arrow column (dictionary-encoded, chunked or not), chunk by
+    chunk: no unification of the chunks' dictionaries, no string per row."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    index: dict[str, int] = {}
+    parts = []
+    for chunk in chunks:
+        if not pa.types.is_dictionary(chunk.type):
+            chunk = pa.compute.dictionary_encode(chunk)
+        values = chunk.dictionary.to_pylist()
+        remap = np.array([index.setdefault(text(v), len(index)) for v in values] or [0], dtype=np.int64)
+        parts.append(remap[chunk.indices.to_numpy(zero_copy_only=False)])
+    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return _encode(list(index), codes, lambda t: t)  # drops texts that no row uses
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow
+        import pyarrow.compute  # noqa: F401
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
+        return None
+    return pyarrow
+
+
+def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns: ScoreColumns,
+                  weight: str | None, delimiter: str, classes: list[str] | None, chunk_rows: int,
+                  whole: bool, meter: _Progress, header_bytes: int) -> Iterator[Columns]:
+    """pyarrow's CSV reader: the whole file at once (multithreaded) or in blocks."""
+    pa = _pyarrow()
+    pcsv = pa.csv
+    names = [f"f{i}" for i in range(h.width)]
+    types = {names[h.i_label]: pa.dictionary(pa.int32(), pa.string())}
+    for _, i in h.i_scores:
+        types[names[i]] = pa.float64()
+    if h.i_weight is not None:
+        types[names[h.i_weight]] = pa.float64()
+    include = list(dict.fromkeys([names[h.i_label], *(names[i] for _, i in h.i_scores)]
+                                 + ([names[h.i_weight]] if h.i_weight is not None else [])))
+    block = max(1 << 20, 2 * header_bytes + 1024, 16 << 20 if whole else 4 << 20)
+    read = pcsv.ReadOptions(skip_rows=h.lines, column_names=names, block_size=block, use_threads=True)
+    parse = pcsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True, escape_char=False,
+                              newlines_in_values=True, ignore_empty_lines=False)
+    convert = pcsv.ConvertOptions(include_columns=include, column_types=types, null_values=[], true_values=[],
+                                  false_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False)
+    scan = _Scan(_open_bytes(path, meter))
+    first_line = h.lines + 1  # the line of the first data row
+
+    def columns_of(batch: Any, row0: int) -> Columns:
+        labels = _dictionary_codes(pa, batch.column(names[h.i_label]), str.strip)
+        n = len(labels[1])
+        s = np.empty((n, len(h.i_scores)))
+        for j, (_, i) in enumerate(h.i_scores):
+            s[:, j] = batch.column(names[i]).to_numpy()
+        w = None if h.i_weight is None else np.asarray(batch.column(names[h.i_weight]).to_numpy(), dtype=np.float64)
+
+        def where(i: int) -> str:
+            if scan.quote:  # line numbers no longer follow row numbers
+                raise _Retry
+            return f"line {first_line + row0 + i}"
+
+        return _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
+                       classes=classes, where=where, whole=False)
+
+    with scan:
+        try:
+            if whole:
+                table = pcsv.read_csv(scan, read_options=read, parse_options=parse, convert_options=convert)
+                if table.num_rows:
+                    yield columns_of(table, 0)
+                return
+            reader = pcsv.open_csv(scan, read_options=read, parse_options=parse, convert_options=convert)
+            done = 0
+            for batch in reader:
+                for start in range(0, batch.num_rows, chunk_rows):
+                    yield columns_of(batch.slice(start, chunk_rows), done)
+                    done += min(chunk_rows, batch.num_rows - start)
+        except (pa.ArrowException, OSError, EOFError, ValueError, zlib.error) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise _Retry from None
+
+
+def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns: ScoreColumns,
+                  weight: str | None, delimiter: str, classes: list[str] | None, chunk_rows: int,
+                  whole: bool, meter: _Progress, header_bytes: int) -> Iterator[Columns]:
+    """numpy's C ``loadtxt`` on blocks of whole lines (files without quote characters)."""
+    if h.lines != 1:
+        raise _Retry
+    cols = list(dict.fromkeys([h.i_label, *(i for _, i in h.i_scores)]
+                              + ([h.i_weight] if h.i_weight is not None else [])))
+    dtype = np.dtype([(f"f{i}", object if i == h.i_label else np.float64) for i in cols])
+    target = max(1 << 20, min(64 << 20, chunk_rows * max(8, header_bytes)))
+    first_line, done = 2, 0
+    with _open_bytes(path, meter) as raw:
+        try:
+            header = raw.readline()
+            if not header.endswith(b"\n") or b"\r" in header.rstrip(b"\r\n"):
+                raise _Retry  # line breaks other than \n or \r\n, or no data row
+            scan = _Scan(raw)
+            rest = b""
+            while True:
+                data = scan.read(target)
+                if scan.quote:
+                    raise _Retry
+                if data:
+                    block = rest + data
+                    cut = block.rfind(b"\n") + 1 or block.rfind(b"\r") + 1
+                    if cut == 0:
+                        rest = block
+                        continue
+                    block, rest = block[:cut], block[cut:]
+                else:
+                    block, rest = rest, b""
+                    if not block:
+                        break
+                text = block.decode("utf-8")
+                table = np.loadtxt(io.StringIO(text, newline=None), dtype=dtype, delimiter=delimiter,
+                                   comments=None, quotechar='"', usecols=cols, ndmin=1)
+                n = len(table)
+                breaks = text.count("\n")
+                if "\r" in text:
+                    breaks += text.count("\r") - text.count("\r\n")
+                if breaks + (not text.endswith(("\n", "\r"))) != n:  # an empty line: loadtxt skips it
+                    raise _Retry
+                if text.count(delimiter) != (h.width - 1) * n:  # a row with another number of fields
+                    raise _Retry
+                for start in range(0, n, chunk_rows):
+                    part = table[start:start + chunk_rows]
+                    labels = _encode_list(part[f"f{h.i_label}"].tolist(), str.strip)
+                    s = np.column_stack([part[f"f{i}"] for _, i in h.i_scores]).astype(np.float64)
+                    w = None if h.i_weight is None else np.array(part[f"f{h.i_weight}"], dtype=np.float64)
+                    row0 = done
+                    yield _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
+                                  classes=classes, where=lambda i, row0=row0: f"line {first_line + row0 + i}",
+                                  whole=False)
+                    done += len(part)
+                if not data:
+                    break
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise _Retry from None
+
+
+def _skip(chunks: Iterator[Columns], n: int) -> Iterator[Columns]:
+    """The rows of ``chunks`` after the first ``n``."""
+    for chunk in chunks:
+        k = len(chunk.labels)
+        if n >= k:
+            n -= k
+            continue
+        if n:
+            chunk = Columns(_Labels(*_encode_list(chunk.labels[n:])), chunk.scores[n:],
+                            None if chunk.weights is None else chunk.weights[n:])
+            n = 0
+        yield chunk
+
+
+def _delimited_file(path: str, meter: _Progress, *, label: str, score_columns: ScoreColumns,
+                    weight: str | None, delimiter: str, classes: list[str] | None, chunk_rows: int,
+                    whole: bool, fast: str | None = "auto") -> Iterator[Columns]:
+    """A delimited file: the header by the exact reader, the rows by the fast parser while it
+    can, else (from the rows not yet given) by the exact reader."""
+    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes}
+    with _open_text(path, _Progress(path, 0, False)) as stream:
+        reader = csv.reader(stream, delimiter=delimiter, strict=True)
+        first = next(_csv_rows(reader, path), None)
+        h = _header(first, reader.line_num + 1, path, label=label, score_columns=score_columns, weight=weight,
+                    delimiter=delimiter)
+        header_bytes = sum(len(f) + 1 for f in first[1]) if first else 0
+    if fast == "auto":
+        fast = "arrow" if _pyarrow() is not None else "numpy"
+    parser = {"arrow": _arrow_chunks, "numpy": _numpy_chunks}.get(fast or "")
+    done = 0
+    if parser is not None and len(delimiter) == 1 and delimiter not in '"\r\n' and h.i_label not in \
+            [i for _, i in h.i_scores] + [h.i_weight]:
+        try:
+            for chunk in parser(path, path, h, delimiter=delimiter, chunk_rows=chunk_rows, whole=whole,
+                                meter=meter, header_bytes=header_bytes, **kw):
+                yield chunk
+                done += len(chunk.labels)
+            return
+        except _Retry:
+            pass
+    with _open_text(path, meter) as stream:
+        yield from _skip(_delimited_chunks(stream, path, delimiter=delimiter, chunk_rows=chunk_rows, **kw), done)
+
+
 def read_delimited(
     stream: IO[str],
     name: str,
@@ -322,7 +703,7 @@ def read_delimited(
     delimiter: str = ",",
     classes: list[str] | None = None,
 ) -> Columns:
-    """Read a delimited table with a header line from a text stream.
+    """Read a delimited table with a header line from a text stream (the exact reader).
 
     ``name`` is the file name used in messages; line numbers are the file's
     (the header is line 1).  Every data row must have as many fields as the
@@ -352,26 +733,41 @@ def _jsonl_chunks(
         return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
                        classes=classes, where=lambda i: f"line {at[i]}", whole=False)
 
+    line = 0
     try:
         for line, text in enumerate(stream, 1):
             if not text.strip():
                 continue  # blank lines carry no record in JSON Lines
+            try:  # decoded with surrogateescape, so the line of a bad byte is known
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError(f"{name}: line {line}: not valid UTF-8 text") from None
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise InputError(f"{name}: line {line}: not valid JSON: {exc.msg}") from None
+                raise InputError(f"{name}: line {line}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+            except RecursionError:
+                raise InputError(f"{name}: line {line}: not usable JSON: nested too deeply; "
+                                 "each line must be a flat object of columns") from None
+            except ValueError as exc:  # e.g. an integer of more than 4300 digits
+                raise InputError(f"{name}: line {line}: not usable JSON: {_short(exc)}") from None
             if not isinstance(record, dict):
                 raise InputError(f"{name}: line {line}: each line must be a JSON object; got {type(record).__name__}")
             for column, option in wanted:
                 if column not in record:
-                    shown = ", ".join(repr(k) for k in record)
                     raise InputError(
-                        f"{name}: line {line}: no key {column!r} (given by {option}); the keys are {shown}"
+                        f"{name}: line {line}: no key {_clip(column)} (given by {option}); the keys are "
+                        f"{_names(list(record), 'keys')}"
                     )
             value = record[label]
             if value is None or isinstance(value, (dict, list)):
-                raise InputError(f"{name}: line {line}, column {label!r}: the label must be a string or a number; got {value!r}")
-            labels.append(label_text(value))
+                raise InputError(f"{name}: line {line}, column {label!r}: the label must be a string or a "
+                                 f"number; got {_clip(value)}")
+            try:
+                labels.append(label_text(value))
+            except ValueError:  # str() of a huge integer
+                raise InputError(f"{name}: line {line}, column {label!r}: the label is a number of more "
+                                 "than 4300 digits; write it as a string") from None
             scores.append([_json_number(record[c], "the score", c, line, name) for c, _ in score_columns])
             if weight is not None:
                 weights.append(_json_number(record[weight], "the weight", weight, line, name))
@@ -380,17 +776,101 @@ def _jsonl_chunks(
                 yield flush()
                 labels.clear(), scores.clear(), weights.clear(), lines.clear()
     except UnicodeDecodeError:
-        raise InputError(f"{name}: not valid UTF-8 text") from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"{name}: cannot read: {exc}") from None
+        raise InputError(f"{name}: line {line + 1}: not valid UTF-8 text") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"{name}: cannot read: {_short(exc)}") from None
     if labels:
         yield flush()
 
 
 def _json_number(value: Any, what: str, column: str, line: int, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{name}: line {line}, column {column!r}: {what} must be a number; got {value!r}")
-    return float(value)
+        raise InputError(f"{name}: line {line}, column {column!r}: {what} must be a number; got {_clip(value)}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise InputError(f"{name}: line {line}, column {column!r}: {what} must be finite; got an integer "
+                         f"of {len(str(abs(value)))} digits, beyond the range of a float") from None
+
+
+def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns: ScoreColumns,
+                       weight: str | None, classes: list[str] | None, chunk_rows: int,
+                       whole: bool) -> Iterator[Columns]:
+    """pyarrow's JSON reader; anything it rejects or any check that fails is left to the exact reader."""
+    pa = _pyarrow()
+    try:
+        import pyarrow.json as pjson
+    except ImportError:
+        raise _Retry from None
+    if not whole and not hasattr(pjson, "open_json"):
+        raise _Retry
+    numbers = list(dict.fromkeys([c for c, _ in score_columns] + ([weight] if weight else [])))
+    if label in numbers:
+        raise _Retry
+    schema = pa.schema([(c, pa.float64()) for c in numbers])
+    parse = pjson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False)
+    read = pjson.ReadOptions(use_threads=True, block_size=(16 << 20) if whole else (4 << 20))
+
+    def retry(i: int) -> str:
+        raise _Retry
+
+    def columns_of(batch: Any) -> Columns:
+        names = batch.schema.names
+        if label not in names or any(c not in names for c in numbers):
+            raise _Retry
+        lab = batch.column(label)
+        if isinstance(lab, pa.ChunkedArray):
+            lab = lab.combine_chunks()
+        kind = lab.type
+        if lab.null_count or not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or
+                                  pa.types.is_integer(kind) or pa.types.is_boolean(kind) or
+                                  pa.types.is_floating(kind)):
+            raise _Retry
+        enc = pa.compute.dictionary_encode(lab)
+        values = enc.dictionary.to_pylist()
+        if pa.types.is_floating(kind) and any(abs(v) >= 2.0**53 for v in values if v == v):
+            raise _Retry  # an integer label beyond a float's precision
+        labels = _encode(values, enc.indices.to_numpy(zero_copy_only=False), label_text)
+        arrays = {}
+        for c in numbers:
+            col = batch.column(c)
+            if col.null_count:
+                raise _Retry
+            arrays[c] = np.asarray(col.to_numpy() if hasattr(col, "to_numpy") else col, dtype=np.float64)
+        scores = np.column_stack([arrays[c] for c, _ in score_columns]) if score_columns else np.empty((len(lab), 0))
+        return _finish(path, labels, scores, None if weight is None else arrays[weight], label=label,
+                       score_columns=score_columns, weight=weight, classes=classes, where=retry, whole=False)
+
+    with _open_bytes(path, meter) as raw:
+        try:
+            if whole:
+                table = pjson.read_json(raw, read_options=read, parse_options=parse)
+                if table.num_rows:
+                    yield columns_of(table)
+                return
+            for batch in pjson.open_json(raw, read_options=read, parse_options=parse):
+                for start in range(0, batch.num_rows, chunk_rows):
+                    yield columns_of(batch.slice(start, chunk_rows))
+        except (pa.ArrowException, OSError, EOFError, ValueError, TypeError, zlib.error) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise _Retry from None
+
+
+def _jsonl_file(path: str, meter: _Progress, *, chunk_rows: int, whole: bool, fast: str | None = "auto",
+                **kw: Any) -> Iterator[Columns]:
+    """JSON Lines: pyarrow's reader while it can, else (from the rows not yet given) the exact one."""
+    done = 0
+    if fast == "auto" and _pyarrow() is not None:
+        try:
+            for chunk in _arrow_json_chunks(path, meter, chunk_rows=chunk_rows, whole=whole, **kw):
+                yield chunk
+                done += len(chunk.labels)
+            return
+        except _Retry:
+            pass
+    with _open_text(path, meter) as stream:
+        yield from _skip(_jsonl_chunks(stream, path, chunk_rows=chunk_rows, **kw), done)
 
 
 # ---------------------------------------------------------------------------
@@ -408,6 +888,14 @@ def _numeric(values: Any, column: str, name: str, what: str) -> np.ndarray:
     return arr.astype(np.float64)
 
 
+def _numpy_labels(raw: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Distinct label texts and codes of a NumPy column (``label_text`` of each distinct value)."""
+    if raw.dtype.kind in "biufUS" and len(raw):
+        values, codes = np.unique(raw, return_inverse=True)
+        return _encode(values.tolist(), codes.reshape(-1), label_text)
+    return _encode_list([label_text(v) for v in raw.tolist()])
+
+
 def _from_arrays(
     name: str, get: Callable[[str, str], Any], *, label: str, score_columns: ScoreColumns,
     weight: str | None, classes: list[str] | None, first_row: int = 0, whole: bool = True,
@@ -415,13 +903,14 @@ def _from_arrays(
     raw_labels = np.asarray(get(label, "--label"))
     if raw_labels.ndim != 1:
         raise InputError(f"{name}: column {label!r} must be 1-D; got shape {raw_labels.shape}")
-    labels = [label_text(v) for v in raw_labels.tolist()]
+    labels = _numpy_labels(raw_labels)
+    n = len(raw_labels)
     columns = [_numeric(get(c, option), c, name, "the score") for c, option in score_columns]
     w = None if weight is None else _numeric(get(weight, "--weight"), weight, name, "the weight")
     for c, arr in [*zip([c for c, _ in score_columns], columns), *([(weight, w)] if w is not None else [])]:
-        if arr.shape[0] != len(labels):
-            raise InputError(f"{name}: column {c!r} has {arr.shape[0]} rows, column {label!r} has {len(labels)}")
-    scores = np.column_stack(columns) if columns else np.empty((len(labels), 0))
+        if arr.shape[0] != n:
+            raise InputError(f"{name}: column {c!r} has {arr.shape[0]} rows, column {label!r} has {n}")
+    scores = np.column_stack(columns) if columns else np.empty((n, 0))
     return _finish(name, labels, scores, w, label=label, score_columns=score_columns, weight=weight,
                    classes=classes, where=lambda i: _row(first_row + i), whole=whole)
 
@@ -429,15 +918,28 @@ def _from_arrays(
 def _read_numpy(path: str, **kw: Any) -> Columns:
     try:
         data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: not a readable NumPy file: {exc}") from None
+    except EOFError:
+        raise InputError(f"{path}: not a readable NumPy file: it is empty (0 bytes of data); "
+                         "write it with numpy.save / numpy.savez") from None
+    except (OSError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+        raise InputError(f"{path}: not a readable NumPy file: {_short(exc)}") from None
     if isinstance(data, np.lib.npyio.NpzFile):
         names = list(data.files)
 
         def get(column: str, option: str) -> Any:
             if column not in names:
-                raise InputError(f"{path}: no array {column!r} (given by {option}); the arrays are {names}")
-            return data[column]
+                raise InputError(f"{path}: no array {_clip(column)} (given by {option}); the arrays are "
+                                 f"{_names(names, 'arrays')}")
+            try:
+                return data[column]
+            except ValueError as exc:
+                if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
+                    raise InputError(f"{path}: array {column!r} holds Python objects (dtype object), which "
+                                     "precall does not unpickle; save it as strings or numbers") from None
+                raise InputError(f"{path}: array {column!r}: not readable: {_short(exc)}") from None
+            except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+                raise InputError(f"{path}: array {column!r}: not readable (corrupt archive?): "
+                                 f"{_short(exc)}") from None
     else:
         names = list(data.dtype.names or ())
         if not names:
@@ -445,14 +947,54 @@ def _read_numpy(path: str, **kw: Any) -> Columns:
 
         def get(column: str, option: str) -> Any:
             if column not in names:
-                raise InputError(f"{path}: no field {column!r} (given by {option}); the fields are {names}")
+                raise InputError(f"{path}: no field {_clip(column)} (given by {option}); the fields are "
+                                 f"{_names(names, 'fields')}")
             return data[column]
-    return _from_arrays(path, get, **kw)
-
-
-def _parquet_chunks(path: str, progress: _Progress, **kw: Any) -> Iterator[Columns]:
-    """One Columns per row group (checked, row numbers counted over the whole file)."""
     try:
+        return _from_arrays(path, get, **kw)
+    finally:
+        if isinstance(data, np.lib.npyio.NpzFile):
+            data.close()
+
+
+def _parquet_columns(path: str, pa: Any, get: Callable[[str], Any], columns: list[str], first_row: int, *,
+                     label: str, score_columns: ScoreColumns, weight: str | None,
+                     classes: list[str] | None) -> Columns:
+    """Checked Columns from whole Arrow columns: numbers by ``to_numpy``, labels by their distinct values."""
+    arrays: dict[str, Any] = {}
+    labels: tuple[list[str], np.ndarray] = ([], np.zeros(0, dtype=np.int64))
+    for c in columns:
+        col = get(c)
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+        if col.null_count:
+            first = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+            raise InputError(f"{path}: {_row(first_row + first)}, column {c!r}: a null (missing) value")
+        if c == label:
+            if isinstance(col.type, (pa.ListType, pa.LargeListType, pa.StructType, pa.MapType)):
+                raise InputError(f"{path}: column {label!r}: the label must be a string or a number; "
+                                 f"got type {col.type}")
+            labels = _dictionary_codes(pa, col, label_text)
+        if pa.types.is_dictionary(col.type):
+            col = col.dictionary_decode()
+        if c in [s for s, _ in score_columns] or c == weight:
+            if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
+                raise InputError(f"{path}: column {c!r}: the {'weight' if c == weight else 'score'} must be "
+                                 f"numeric; got type {col.type}")
+            arrays[c] = col.to_numpy(zero_copy_only=False)
+    n = len(labels[1])
+    scols = [_numeric(arrays[c], c, path, "the score") for c, _ in score_columns]
+    w = None if weight is None else _numeric(arrays[weight], weight, path, "the weight")
+    scores = np.column_stack(scols) if scols else np.empty((n, 0))
+    return _finish(path, labels, scores, w, label=label, score_columns=score_columns, weight=weight,
+                   classes=classes, where=lambda i: _row(first_row + i), whole=False)
+
+
+def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: bool, **kw: Any) -> Iterator[Columns]:
+    """The whole columns (``whole``) or batches of ``chunk_rows`` rows, row numbers over the file."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute  # noqa: F401
         import pyarrow.parquet as pq
     except ImportError:
         raise InputError(
@@ -461,30 +1003,78 @@ def _parquet_chunks(path: str, progress: _Progress, **kw: Any) -> Iterator[Colum
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:  # pyarrow raises its own error types for corrupt files
-        raise InputError(f"{path}: not a readable Parquet file: {exc}") from None
+        raise InputError(f"{path}: not a readable Parquet file: {_short(exc)}") from None
     names = pf.schema_arrow.names
     wanted = [(kw["label"], "--label"), *kw["score_columns"]] + ([(kw["weight"], "--weight")] if kw["weight"] else [])
     for column, option in wanted:
         if column not in names:
-            raise InputError(f"{path}: no column {column!r} (given by {option}); the columns are {names}")
+            raise InputError(f"{path}: no column {_clip(column)} (given by {option}); the columns are {_names(names)}")
+        if names.count(column) > 1:
+            raise InputError(f"{path}: column {_clip(column)} (given by {option}) appears {names.count(column)} "
+                             f"times, as fields {_names([i + 1 for i, n in enumerate(names) if n == column], 'fields')}"
+                             "; rename the duplicates")
     columns = list(dict.fromkeys(c for c, _ in wanted))
+
+    def locate(exc: Exception, done: int) -> InputError:
+        """The row group and column that cannot be decoded."""
+        for g in range(pf.num_row_groups):
+            start = sum(pf.metadata.row_group(k).num_rows for k in range(g))
+            if start + pf.metadata.row_group(g).num_rows <= done:
+                continue
+            for c in columns:
+                try:
+                    pf.read_row_group(g, columns=[c])
+                except Exception as inner:  # noqa: BLE001 - pyarrow's own error types
+                    rows = pf.metadata.row_group(g).num_rows
+                    return InputError(f"{path}: rows {start + 1}-{start + rows} (row group {g + 1}), column {c!r}: "
+                                      f"cannot decode: {_short(inner)}; the file is corrupt")
+        return InputError(f"{path}: cannot decode the data after row {done}: {_short(exc)}; the file is corrupt")
+
+    if whole:
+        try:
+            table = pf.read(columns=columns)
+        except Exception as exc:  # noqa: BLE001 - OSError / ArrowInvalid for corrupt pages
+            raise locate(exc, 0) from None
+        progress.update(progress.total)
+        yield _parquet_columns(path, pa, table.column, columns, 0, **kw)
+        return
     done, read = 0, 0
-    for g in range(pf.num_row_groups):
-        batch = pf.read_row_group(g, columns=columns)
-        arrays = {}
-        for c in columns:
-            col = batch.column(c)
-            if col.null_count:
-                first = int(np.flatnonzero(np.asarray(col.is_null()))[0])
-                raise InputError(f"{path}: {_row(done + first)}, column {c!r}: a null (missing) value")
-            arrays[c] = col.to_numpy(zero_copy_only=False)
-        yield _from_arrays(path, lambda c, option: arrays[c], first_row=done, whole=False, **kw)
+    batches = pf.iter_batches(batch_size=chunk_rows, columns=columns)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except Exception as exc:  # noqa: BLE001 - OSError / ArrowInvalid for corrupt pages
+            raise locate(exc, done) from None
+        yield _parquet_columns(path, pa, batch.column, columns, done, **kw)
         done += batch.num_rows
-        read += int(pf.metadata.row_group(g).total_byte_size)
-        progress.update(read)
+        progress.update(int(progress.total * done / max(pf.metadata.num_rows, 1)))
 
 
 # ---------------------------------------------------------------------------
+def _iter(path: str, *, label: str, score_columns: ScoreColumns, weight: str | None, classes: list[str] | None,
+          delimiter: str | None, progress: bool | None, chunk_rows: int, whole: bool) -> Iterator[Columns]:
+    stem = _stem(path)
+    size = os.path.getsize(path) if os.path.isfile(path) else 0
+    meter = _Progress(path, size, progress)
+    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes}
+    try:
+        if stem.endswith((".parquet", ".pq")):
+            _open_binary(path).close()
+            yield from _parquet_chunks(path, meter, chunk_rows=chunk_rows, whole=whole, **kw)
+        elif stem.endswith((".npz", ".npy")):
+            _open_binary(path).close()
+            yield _read_numpy(path, **kw)
+        elif stem.endswith((".jsonl", ".ndjson")):
+            yield from _jsonl_file(path, meter, chunk_rows=chunk_rows, whole=whole, **kw)
+        else:
+            yield from _delimited_file(path, meter, delimiter=delimiter or _delimiter_for(path),
+                                       chunk_rows=chunk_rows, whole=whole, **kw)
+    finally:
+        meter.close()
+
+
 def iter_file(
     path: str,
     *,
@@ -496,30 +1086,13 @@ def iter_file(
     progress: bool | None = None,
     chunk_rows: int = 1 << 18,
 ) -> Iterator[Columns]:
-    """:func:`read_file` in chunks of about ``chunk_rows`` rows (Parquet: one row group
-    each; ``.npz`` / ``.npy``: one chunk), each chunk checked as it is read, so a
-    file larger than memory can be streamed.  The checks that need the whole file
-    (some data row; some positive weight) are the caller's."""
-    stem = _stem(path)
-    size = os.path.getsize(path) if os.path.isfile(path) else 0
-    meter = _Progress(path, size, progress)
-    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes}
-    try:
-        if stem.endswith((".parquet", ".pq")):
-            _open_binary(path).close()
-            yield from _parquet_chunks(path, meter, **kw)
-        elif stem.endswith((".npz", ".npy")):
-            _open_binary(path).close()
-            yield _read_numpy(path, **kw)
-        else:
-            with _open_text(path, meter) as stream:
-                if stem.endswith((".jsonl", ".ndjson")):
-                    yield from _jsonl_chunks(stream, path, chunk_rows=chunk_rows, **kw)
-                else:
-                    yield from _delimited_chunks(stream, path, delimiter=delimiter or _delimiter_for(path),
-                                                 chunk_rows=chunk_rows, **kw)
-    finally:
-        meter.close()
+    """:func:`read_file` in chunks of at most ``chunk_rows`` rows (``.npz`` / ``.npy``: one
+    chunk), each chunk checked as it is read, so a file larger than memory can be
+    streamed: one chunk (and, for text, one parser block of a few MB) is held at a time.
+    The checks that need the whole file (some data row; some positive weight) are the
+    caller's."""
+    return _iter(path, label=label, score_columns=score_columns, weight=weight, classes=classes,
+                 delimiter=delimiter, progress=progress, chunk_rows=chunk_rows, whole=False)
 
 
 def read_file(
@@ -538,9 +1111,8 @@ def read_file(
     (multi-class: one score column per class) requires every label to be one
     of them.  ``progress=None`` shows progress for large files on a terminal.
     """
-    chunks = iter_file(path, label=label, score_columns=score_columns, weight=weight, classes=classes,
-                       delimiter=delimiter, progress=progress, chunk_rows=1 << 62)
+    chunks = _iter(path, label=label, score_columns=score_columns, weight=weight, classes=classes,
+                   delimiter=delimiter, progress=progress, chunk_rows=1 << 62, whole=True)
     empty = "no data rows" if _stem(path).endswith((".jsonl", ".ndjson", ".parquet", ".pq", ".npz", ".npy")) \
         else "no data rows after the header (line 1)"
     return _concat(path, chunks, weight, empty)
-

@@ -192,6 +192,11 @@ def pr_from_roc(
     PrecisionRecallPoints
         ``(precision, recall)``, in the order of the input.
 
+    See Also
+    --------
+    roc_from_pr : the inverse map.
+    average_precision : ``method="interpolated"`` integrates the interpolated curve.
+
     Examples
     --------
     >>> import precall
@@ -250,6 +255,11 @@ def roc_from_pr(precision: Any, recall: Any, *, n_pos: float, n_neg: float) -> R
         recall > 0, or precision below ``recall * n_pos / (recall * n_pos +
         n_neg)`` (the unachievable region; FPR would exceed 1).
 
+    See Also
+    --------
+    pr_from_roc : the inverse map.
+    min_precision : the unachievable region.
+
     Examples
     --------
     >>> import precall
@@ -306,6 +316,11 @@ def min_precision(recall: Any, *, n_pos: float, n_neg: float) -> np.ndarray:
     -------
     ndarray
         The same shape as ``recall`` (0 at recall 0).
+
+    See Also
+    --------
+    min_average_precision : the area under this edge, by convention.
+    plot.draw_unachievable : shades the region.
 
     Examples
     --------
@@ -379,7 +394,7 @@ def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
     tp = np.concatenate([[0.0], t.tp.astype(np.float64)])
     fp = np.concatenate([[0.0], t.fp.astype(np.float64)])
     thresholds = np.concatenate([[np.inf], t.thresholds.astype(np.float64)])
-    t0 = p * p / (p + n)
+    t0 = p * (p / (p + n))
     kept = np.flatnonzero(tp >= t0)
     if kept.size == 0:  # recall never reaches the prevalence (detection)
         empty = np.zeros(0)
@@ -388,7 +403,7 @@ def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
     x, f, thr = tp[kept], fp[kept], thresholds[kept]
     if tp[first] > t0:  # add the crossing of recall gain 0 on the segment from the row above
         a, fa = tp[first - 1], fp[first - 1]
-        f0 = fa + (t0 - a) * (fp[first] - fa) / (tp[first] - a)
+        f0 = fa + (t0 - a) / (tp[first] - a) * (fp[first] - fa)
         x, f, thr = np.r_[t0, x], np.r_[f0, f], np.r_[np.nan, thr]
     rg, pg = gains(x, f, p, n)
     return PrecisionRecallGainCurve(pg, rg, thr)
@@ -419,6 +434,11 @@ def precision_recall_gain_curve(
     -------
     PrecisionRecallGainCurve
         ``(precision_gain, recall_gain, thresholds)``.
+
+    See Also
+    --------
+    auprg : its area.
+    precision_recall_curve : the curve in PR space.
 
     Examples
     --------
@@ -464,6 +484,11 @@ def auprg(
     Returns
     -------
     float
+
+    See Also
+    --------
+    precision_recall_gain_curve : the curve whose area this is.
+    evaluate : AUPRG with every AP convention.
 
     Examples
     --------

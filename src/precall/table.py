@@ -503,6 +503,11 @@ def threshold_table(
     -------
     ThresholdTable
 
+    See Also
+    --------
+    ThresholdTable : the table and its methods (curves, every AP, ROC-AUC, operating points).
+    evaluate : every number without keeping the table.
+
     Examples
     --------
     >>> import precall

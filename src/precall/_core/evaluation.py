@@ -151,7 +151,7 @@ def auprg(s: Steps) -> float:
     p, n = float(s.n_pos[0]), float(s.n_neg[0])
     if p <= 0 or n <= 0 or not s.tp.shape[1]:
         return float("nan")
-    t0 = p * p / (p + n)  # recall = prevalence: recall gain 0
+    t0 = p * (p / (p + n))  # recall = prevalence: recall gain 0 (no product of two weights)
     # TP grows strictly from step to step, and the point above a step has the previous
     # step's TP: the steps at or past recall gain 0 are a suffix, and only its first
     # step can start below it
@@ -162,13 +162,13 @@ def auprg(s: Steps) -> float:
     a = b - s.dtp[0, k:]
     fa = s.fp_prev[0, k:].astype(np.float64)
     if a.size and a[0] < t0:
-        fa[0] = fa[0] + (t0 - a[0]) * (fb[0] - fa[0]) / (b[0] - a[0])
+        fa[0] = fa[0] + (t0 - a[0]) / (b[0] - a[0]) * (fb[0] - fa[0])  # a ratio first: no product of two weights
         a[0] = t0
     rg_a, pg_a = gains(a, fa, p, n)
     rg_b, pg_b = gains(b, fb, p, n)
     rg_b -= rg_a
     pg_b += pg_a
-    return float(np.sum(rg_b * pg_b) / 2.0)
+    return float(np.sum(rg_b * pg_b) / 2.0) + 0.0  # no -0.0
 
 
 def unit_positives(s: Steps) -> bool:
@@ -182,6 +182,21 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
 
     NaN when ``AP_min`` is 1 (no negatives: every ranking is perfect) or either
     value is NaN.
+
+    Parameters
+    ----------
+    average_precision : float
+        An AP by some convention.
+    min_ap : float
+        The minimum AP of the same convention and class counts (:func:`precall.min_average_precision`).
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    min_average_precision : the minimum it is normalised by.
 
     Examples
     --------

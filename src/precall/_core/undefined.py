@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
 __all__ = ["NO_POSITIVES", "ONE_CLASS_ROC", "UndefinedMetricWarning", "undefined"]
 
 
-class UndefinedMetricWarning(UserWarning):
+def _base() -> type:
+    """scikit-learn's ``UndefinedMetricWarning`` when scikit-learn is already imported, else
+    ``UserWarning`` (its base).  Importing scikit-learn here would cost about a second at every
+    ``import precall``; when it is loaded first (as in code that mixes the two), precall's
+    warning is a subclass of scikit-learn's, so ``pytest.warns(sklearn...UndefinedMetricWarning)``
+    and filters written for scikit-learn catch precall's too."""
+    if "sklearn" in sys.modules:
+        try:
+            from sklearn.exceptions import UndefinedMetricWarning as sklearn_warning  # noqa: PLC0415
+        except ImportError:  # pragma: no cover - a broken scikit-learn
+            return UserWarning
+        return sklearn_warning
+    return UserWarning
+
+
+class UndefinedMetricWarning(_base()):  # type: ignore[misc]
     """A metric is undefined for the given input (for example, no positives).
 
-    It subclasses :class:`UserWarning`, so filters written for scikit-learn's
-    warnings of the same situations (``UserWarning`` and its subclass
-    ``sklearn.exceptions.UndefinedMetricWarning``) also catch it.
+    It subclasses :class:`UserWarning` and, when scikit-learn is imported before
+    precall, ``sklearn.exceptions.UndefinedMetricWarning`` (see :func:`_base`).
     """
 
 

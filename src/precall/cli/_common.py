@@ -337,8 +337,19 @@ def _add_file_arguments(p: argparse.ArgumentParser) -> None:
                    help="the positive label, compared as text; every other label is negative. "
                    "Needed unless the labels are {0,1}, {-1,1} or {false,true}")
     p.add_argument("--weight", metavar="COL", help="column with non-negative sample weights")
-    p.add_argument("--delimiter", metavar="CHAR",
-                   help="field delimiter of text files (default: tab for .tsv/.tab, comma otherwise)")
+
+    def delimiter(text: str) -> str:
+        named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
+        value = named.get(text.lower() if text.isalpha() else text, text)
+        if len(value) != 1 or value in "\r\n\"":
+            raise argparse.ArgumentTypeError(
+                f"must be one character (or tab, \\t, comma, semicolon, pipe, space); got {text[:20]!r}"
+                + ("..." if len(text) > 20 else ""))
+        return value
+
+    p.add_argument("--delimiter", metavar="CHAR", type=delimiter,
+                   help="field delimiter of text files: one character, or tab (also \\t), comma, semicolon, "
+                   "pipe, space (default: tab for .tsv/.tab, comma otherwise)")
 
 
 ON_UNDEFINED = ("warn", "nan", "raise", "zero")

@@ -356,7 +356,7 @@ class Accumulator:
             raise ValueError(f"`label` {label!r} is not one of {self.labels.tolist()}")  # type: ignore[union-attr]
         return int(hits[0])
 
-    def steps(self, label: Any = None) -> Steps:
+    def _steps(self, label: Any = None) -> Steps:
         """The grouped steps of everything seen (internal: what every metric needs)."""
         if self.edges is not None:
             raise ValueError("a binned accumulator has no exact steps: use average_precision() or roc_auc()")
@@ -386,7 +386,7 @@ class Accumulator:
         computation of the steps."""
         check_options(recall_grid=recall_grid)
         policy = check_on_undefined(on_undefined)
-        steps = self.steps(label)
+        steps = self._steps(label)
         out = []
         for pi in prevalences:
             at = steps if pi is None else reweight(steps, pi)
@@ -404,7 +404,7 @@ class Accumulator:
         """
         check_options(method=method, recall_grid=recall_grid)
         if self.edges is None:
-            steps = self.steps(label)
+            steps = self._steps(label)
             v = float(conventions.ap(steps, method, recall_grid)[0])
             return Bounded(v, v, v)
         return binned_average_precision(*self._binned(label), method, recall_grid)
@@ -413,7 +413,7 @@ class Accumulator:
         """ROC-AUC with guaranteed bounds: the pairs inside a bin count 0 (low), 1/2
         (value, a bin as one threshold) or 1 (high)."""
         if self.edges is None:
-            v = float(conventions.roc_auc(self.steps(label))[0])
+            v = float(conventions.roc_auc(self._steps(label))[0])
             return Bounded(v, v, v)
         return binned_roc_auc(*self._binned(label))
 
@@ -460,43 +460,149 @@ class Accumulator:
 
     @classmethod
     def from_bytes(cls, payload: bytes) -> "Accumulator":
-        """Rebuild an accumulator from :meth:`to_bytes`; a foreign or corrupt payload raises ``ValueError``."""
+        """Rebuild an accumulator from :meth:`to_bytes`.
+
+        The payload is checked before anything is allocated: a zip of stored
+        (uncompressed) ``.npy`` members only, whose declared sizes, shapes and
+        dtypes agree with each other and with the payload's size, a metadata
+        record with exactly the fields :meth:`to_bytes` writes, and one table of
+        finite, sorted, distinct scores with finite non-negative counts per
+        class.  Anything else raises ``ValueError`` (memory stays within a small
+        multiple of the payload's size).
+        """
         if not isinstance(payload, (bytes, bytearray, memoryview)):
             raise TypeError(f"`payload` must be bytes; got {type(payload).__name__}")
+        data = bytes(payload)
+        arrays = _read_payload(data)
+        meta = _payload_meta(arrays.pop("meta"))
+        labels, binned = meta["labels"], meta["binned"]
+        k = 1 if labels is None else len(labels)
+        expected = {f"{kind}_{c}" for c in range(k) for kind in ("scores", "pos", "neg")} | (
+            {"edges"} if binned else set())
+        if set(arrays) != expected:
+            extra, missing = sorted(set(arrays) - expected), sorted(expected - set(arrays))
+            raise ValueError(f"corrupt Accumulator payload: {k} table(s) declared, but arrays "
+                             f"{'missing ' + str(missing[:5]) if missing else ''}"
+                             f"{' unexpected ' + str(extra[:5]) if extra else ''}")
+        edges = arrays.get("edges") if binned else None
         try:
-            with np.load(io.BytesIO(bytes(payload)), allow_pickle=False) as npz:
-                arrays = {k: npz[k] for k in npz.files}
-            meta = json.loads(bytes(arrays.pop("meta")).decode("utf-8"))
-        except Exception as exc:  # zip, npy or JSON errors: all "not ours"
-            raise ValueError(f"not a precall Accumulator payload: {exc}") from None
-        if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
-            raise ValueError("not a precall Accumulator payload (no format marker)")
-        if meta.get("version") != _VERSION:
-            raise ValueError(
-                f"Accumulator payload version {meta.get('version')!r} is not supported (this precall "
-                f"reads version {_VERSION})"
-            )
-        edges = arrays.get("edges") if meta.get("binned") else None
-        try:
-            out = cls(pos_label=meta.get("pos_label"), labels=meta.get("labels"), bins=edges)
+            out = cls(pos_label=meta["pos_label"], labels=labels, bins=edges)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"corrupt Accumulator payload: {exc}") from None
-        for c in range(len(out._scores)):
-            try:
-                s, p, n = arrays[f"scores_{c}"], arrays[f"pos_{c}"], arrays[f"neg_{c}"]
-            except KeyError as exc:
-                raise ValueError(f"corrupt Accumulator payload: missing {exc}") from None
-            ok = (s.ndim == p.ndim == n.ndim == 1 and s.shape == p.shape == n.shape and s.dtype.kind == "f"
-                  and p.dtype.kind in "iuf" and n.dtype.kind in "iuf" and np.isfinite(s).all()
-                  and (np.diff(s) > 0).all() and (p >= 0).all() and (n >= 0).all()
-                  and (out.edges is None or s.size == out.edges.size - 1))
-            if not ok:
-                raise ValueError(f"corrupt Accumulator payload: table {c} is not sorted distinct scores "
-                                 "with non-negative counts")
+        for c in range(k):
+            s, p, n = arrays[f"scores_{c}"], arrays[f"pos_{c}"], arrays[f"neg_{c}"]
+            _check_table(c, s, p, n, None if out.edges is None else out.edges.size - 1)
             out._scores[c], out._pos[c], out._neg[c] = s, p, n
             if out.edges is None and s.size:
                 out._pending[c].push((s, p, n))
         return out
+
+
+_SCORE_DTYPES = {np.dtype(np.float32), np.dtype(np.float64)}
+_COUNT_DTYPES = {np.dtype(np.uint32), np.dtype(np.int64), np.dtype(np.float64)}
+_MAX_LABELS = 1 << 16
+
+
+def _read_payload(data: bytes) -> dict[str, np.ndarray]:
+    """The payload's arrays, every member's size, header and dtype checked before reading it."""
+    import zipfile
+
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"not a precall Accumulator payload: {exc}") from None
+    if len(infos) > 3 * _MAX_LABELS + 2:
+        raise ValueError(f"corrupt Accumulator payload: {len(infos)} members")
+    declared = 0
+    for info in infos:
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+            raise ValueError(
+                f"corrupt Accumulator payload: member {info.filename!r} is compressed ({info.compress_size} bytes "
+                f"declaring {info.file_size}); precall writes stored members only, so the size cannot be trusted")
+        declared += info.file_size
+    if declared > len(data):
+        raise ValueError(f"corrupt Accumulator payload: members declare {declared} bytes in a payload of {len(data)}")
+    arrays: dict[str, np.ndarray] = {}
+    for info in infos:
+        name = info.filename[:-4] if info.filename.endswith(".npy") else None
+        if name is None or not name.replace("_", "").isalnum():
+            raise ValueError(f"corrupt Accumulator payload: unexpected member {info.filename!r}")
+        try:
+            with archive.open(info) as fh:
+                version = np.lib.format.read_magic(fh)
+                if version not in ((1, 0), (2, 0)):
+                    raise ValueError(f"member {name!r}: .npy format version {version} is not one precall writes")
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, fortran, dtype = read_header(fh)  # the header only (at most 10 kB)
+                if dtype.hasobject or len(shape) != 1 or dtype.kind not in "uif" or fortran:
+                    raise ValueError(f"member {name!r}: a 1-D numeric array is expected; got {dtype}, shape {shape}")
+                if shape[0] * dtype.itemsize > info.file_size:
+                    raise ValueError(f"member {name!r} declares {shape[0]} values in {info.file_size} bytes")
+                raw = fh.read(shape[0] * dtype.itemsize)
+                if len(raw) != shape[0] * dtype.itemsize:
+                    raise ValueError(f"member {name!r} is truncated")
+                arrays[name] = np.frombuffer(raw, dtype=dtype).copy()
+        except ValueError as exc:
+            raise ValueError(f"corrupt Accumulator payload: {exc}") from None
+        except Exception as exc:  # zip or header errors of a foreign file: all "not ours"
+            raise ValueError(f"not a precall Accumulator payload: {exc}") from None
+    if "meta" not in arrays:
+        raise ValueError("not a precall Accumulator payload (no metadata)")
+    return arrays
+
+
+def _payload_meta(raw: np.ndarray) -> dict[str, Any]:
+    """The metadata record, every field checked."""
+    if raw.dtype != np.uint8 or raw.size > 1 << 24:
+        raise ValueError("corrupt Accumulator payload: bad metadata record")
+    try:
+        meta = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ValueError("not a precall Accumulator payload (metadata is not JSON)") from None
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+        raise ValueError("not a precall Accumulator payload (no format marker)")
+    version = meta.get("version")
+    if type(version) is not int or version != _VERSION:
+        raise ValueError(f"Accumulator payload version {version!r} is not supported (this precall reads version "
+                         f"{_VERSION})")
+    if set(meta) != {"format", "version", "pos_label", "labels", "binned"}:
+        raise ValueError(f"corrupt Accumulator payload: metadata fields {sorted(meta)}")
+    scalar = (str, int, float, bool, type(None))
+    if not isinstance(meta["pos_label"], scalar):
+        raise ValueError(f"corrupt Accumulator payload: pos_label must be a string, number or boolean; got "
+                         f"{type(meta['pos_label']).__name__}")
+    labels = meta["labels"]
+    if labels is not None:
+        if not isinstance(labels, list) or not labels or len(labels) > _MAX_LABELS:
+            raise ValueError("corrupt Accumulator payload: labels must be a non-empty list (at most 65536)")
+        kinds = {type(v) for v in labels}
+        if not all(isinstance(v, (str, int, float, bool)) for v in labels) or len(kinds) != 1:
+            raise ValueError("corrupt Accumulator payload: labels must be strings or numbers of one type")
+        if len(set(labels)) != len(labels):
+            raise ValueError("corrupt Accumulator payload: labels must be unique")
+    if type(meta["binned"]) is not bool:
+        raise ValueError("corrupt Accumulator payload: binned must be true or false")
+    return meta
+
+
+def _check_table(c: int, s: np.ndarray, p: np.ndarray, n: np.ndarray, n_bins: int | None) -> None:
+    problem = None
+    if not (s.shape == p.shape == n.shape):
+        problem = "arrays of different lengths"
+    elif s.dtype not in _SCORE_DTYPES or p.dtype not in _COUNT_DTYPES or n.dtype not in _COUNT_DTYPES:
+        problem = f"dtypes {s.dtype}, {p.dtype}, {n.dtype}"
+    elif p.dtype != n.dtype:
+        problem = "positive and negative counts of different dtypes"
+    elif not np.isfinite(s).all() or (n_bins is None and (np.diff(s) <= 0).any()):
+        problem = "scores not finite, sorted and distinct"
+    elif not (np.isfinite(p).all() and np.isfinite(n).all() and (p >= 0).all() and (n >= 0).all()):
+        problem = "counts not finite and non-negative"
+    elif n_bins is not None and s.size != n_bins:
+        problem = f"{s.size} bins where the edges give {n_bins}"
+    if problem is not None:
+        raise ValueError(f"corrupt Accumulator payload: table {c}: {problem}")
 
 
 def _plain(value: Any) -> Any:

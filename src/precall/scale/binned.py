@@ -124,10 +124,11 @@ def binned_average_precision(pos: np.ndarray, neg: np.ndarray, method: str, reca
 
 def binned_roc_auc(pos: np.ndarray, neg: np.ndarray) -> Bounded:
     """ROC-AUC of binned counts: the pairs inside a bin count 0 (low), 1/2 (value) or 1 (high)."""
-    total = float(pos.sum()) * float(neg.sum())
-    if total == 0:
+    n_pos, n_neg = float(pos.sum()), float(neg.sum())
+    if n_pos == 0 or n_neg == 0:
         return Bounded(float("nan"), float("nan"), float("nan"))
-    below = neg.sum() - np.cumsum(neg[::-1])[::-1]  # negatives in lower bins
-    cross = float(np.sum(pos * below))
-    inside = float(np.sum(pos * neg))
-    return Bounded((cross + inside / 2) / total, cross / total, (cross + inside) / total)
+    p, q = pos / n_pos, neg / n_neg  # shares: no product of two weights is formed
+    below = 1.0 - np.cumsum(q[::-1])[::-1]  # the negatives' share in lower bins
+    cross = float(np.sum(p * below))
+    inside = float(np.sum(p * q))
+    return Bounded(cross + inside / 2, cross, cross + inside)

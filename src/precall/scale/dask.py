@@ -126,9 +126,29 @@ def _checked(y: Any, s: Any, w: Any, pos_label: Any, index: int, rule: Any = "st
 def accumulate(
     y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None, split_every: int = 8
 ) -> Accumulator:
-    """The exact :class:`Accumulator` of dask data: one per partition, tree-reduced
-    ``split_every`` at a time (on whatever scheduler is active, e.g. a
-    ``distributed.Client``)."""
+    """The exact :class:`precall.Accumulator` of dask data: one per partition, tree-reduced
+    ``split_every`` at a time (on whatever scheduler is active, e.g. a ``distributed.Client``).
+
+    Parameters
+    ----------
+    y_true, y_score : dask array or dask Series
+        Labels and scores (columns of one dask DataFrame are used partition by
+        partition; dask arrays are rechunked to the labels' chunks).
+    sample_weight : dask array or dask Series, default=None
+        Non-negative weights.
+    pos_label : label, default=None
+        As in :func:`precall.average_precision`.
+    split_every : int, default=8
+        Payloads merged per task of the reduction.
+
+    Returns
+    -------
+    Accumulator
+
+    See Also
+    --------
+    evaluate : the score-range algorithm, without shipping the state.
+    """
     dask = _dask()
     parts = [dask.delayed(_partition)(y, s, w, pos_label) for y, s, w in _blocks(y_true, y_score, sample_weight)]
     while len(parts) > 1:
@@ -141,7 +161,28 @@ def threshold_table(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos
                     n_ranges: int | None = None) -> ThresholdTable:
     """:func:`precall.threshold_table` (grouped ties) of dask data: each score range's rows
     of the table built on a worker, shifted by the ranges above, concatenated on the client
-    (which must hold the table)."""
+    (which must hold the table).
+
+    Parameters
+    ----------
+    y_true, y_score : dask array or dask Series
+        Labels and scores (columns of one dask DataFrame are used partition by
+        partition; dask arrays are rechunked to the labels' chunks).
+    sample_weight : dask array or dask Series, default=None
+        Non-negative weights.
+    pos_label : label, default=None
+        As in :func:`precall.average_precision`.
+    n_ranges : int, default=None
+        Score ranges (default: the number of partitions, at most 64).
+
+    Returns
+    -------
+    ThresholdTable
+
+    See Also
+    --------
+    evaluate : every number without assembling the table.
+    """
     dask = _dask()
     parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, n_ranges)
     (table,) = dask.compute(_ranges.wire_table(parts, dask.delayed, n_ranges=n_ranges))
@@ -164,9 +205,29 @@ def evaluate(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label:
              n_ranges: int | None = None) -> Evaluation:
     """:func:`precall.evaluate` (grouped ties) of dask data, by score ranges.
 
-    ``prevalence`` as in :func:`precall.evaluate` (the negatives reweighted).
-    ``n_ranges`` (default: the number of partitions, at most 64) is how many
-    score ranges the rows are cut into; each range is sorted on one worker.
+    Parameters
+    ----------
+    y_true, y_score : dask array or dask Series
+        Labels and scores (columns of one dask DataFrame are used partition by
+        partition; dask arrays are rechunked to the labels' chunks).
+    sample_weight : dask array or dask Series, default=None
+        Non-negative weights.
+    pos_label : label, default=None
+        As in :func:`precall.average_precision`.
+    recall_grid, on_undefined, prevalence
+        As in :func:`precall.evaluate`.
+    n_ranges : int, default=None
+        How many score ranges the rows are cut into (default: the number of
+        partitions, at most 64); each range is sorted on one worker.
+
+    Returns
+    -------
+    Evaluation
+
+    See Also
+    --------
+    evaluations : several prevalences from one pass.
+    precall.evaluate : the same in memory.
     """
     return evaluations(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, recall_grid=recall_grid,
                        on_undefined=on_undefined, prevalences=(prevalence,), n_ranges=n_ranges)[0]
@@ -176,7 +237,30 @@ def evaluations(y_true: Any, y_score: Any, *, prevalences: Sequence[float | None
                 pos_label: Any = None, recall_grid: str = "reference", on_undefined: Any = "warn",
                 n_ranges: int | None = None, _pos_label_rule: str = "strict") -> list[Evaluation]:
     """:func:`evaluate` at several prevalences (None: the data's own) from one pass:
-    the ranges are sorted once and every evaluation reduces the same steps."""
+    the ranges are sorted once and every evaluation reduces the same steps.
+
+    Parameters
+    ----------
+    y_true, y_score : dask array or dask Series
+        Labels and scores (columns of one dask DataFrame are used partition by
+        partition; dask arrays are rechunked to the labels' chunks).
+    sample_weight : dask array or dask Series, default=None
+        Non-negative weights.
+    pos_label : label, default=None
+        As in :func:`precall.average_precision`.
+    prevalences : sequence of float or None
+        The prevalences to evaluate at.
+    recall_grid, on_undefined, n_ranges
+        As in :func:`evaluate`.
+
+    Returns
+    -------
+    list of Evaluation
+
+    See Also
+    --------
+    evaluate : one prevalence.
+    """
     dask = _dask()
     check_options(recall_grid=recall_grid)
     policy = check_on_undefined(on_undefined)
@@ -192,7 +276,28 @@ def evaluations(y_true: Any, y_score: Any, *, prevalences: Sequence[float | None
 
 def average_precision(y_true: Any, y_score: Any, *, method: str = "step", sample_weight: Any = None,
                       pos_label: Any = None, recall_grid: str = "reference", on_undefined: Any = "warn") -> float:
-    """:func:`precall.average_precision` (grouped ties) of dask data, by score ranges."""
+    """:func:`precall.average_precision` (grouped ties) of dask data, by score ranges.
+
+    Parameters
+    ----------
+    y_true, y_score : dask array or dask Series
+        Labels and scores (columns of one dask DataFrame are used partition by
+        partition; dask arrays are rechunked to the labels' chunks).
+    sample_weight : dask array or dask Series, default=None
+        Non-negative weights.
+    pos_label : label, default=None
+        As in :func:`precall.average_precision`.
+    method, recall_grid, on_undefined
+        As in :func:`precall.average_precision`.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    evaluate : every convention from the same pass.
+    """
     check_options(method=method, recall_grid=recall_grid)
     ev = evaluate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, recall_grid=recall_grid,
                   on_undefined=on_undefined)
@@ -201,7 +306,28 @@ def average_precision(y_true: Any, y_score: Any, *, method: str = "step", sample
 
 def roc_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None,
             max_fpr: float | None = None, on_undefined: Any = "warn") -> float:
-    """:func:`precall.roc_auc` of dask data (by score ranges; partial AUC from the table)."""
+    """:func:`precall.roc_auc` of dask data (by score ranges; partial AUC from the table).
+
+    Parameters
+    ----------
+    y_true, y_score : dask array or dask Series
+        Labels and scores (columns of one dask DataFrame are used partition by
+        partition; dask arrays are rechunked to the labels' chunks).
+    sample_weight : dask array or dask Series, default=None
+        Non-negative weights.
+    pos_label : label, default=None
+        As in :func:`precall.roc_auc`: None takes the greater of two labels.
+    max_fpr, on_undefined
+        As in :func:`precall.roc_auc`.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    evaluate : ROC-AUC with every AP convention.
+    """
     if max_fpr is not None and max_fpr != 1:
         dask = _dask()
         parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, None, "greater")

@@ -1,0 +1,197 @@
+"""Result objects of :mod:`precall.stats` and the normal-theory helpers they share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any, Iterator
+
+import numpy as np
+
+from .._core.validate import check_probability
+
+__all__ = ["BootstrapResult", "ConfidenceInterval", "DelongCovariance", "PairedComparison"]
+
+_NORMAL = NormalDist()
+
+# ---------------------------------------------------------------------------
+# results
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A point estimate with a two-sided confidence interval.
+
+    Attributes
+    ----------
+    estimate : float
+        The metric on the data.
+    low, high : float
+        The interval's bounds.
+    level : float
+        Its confidence level (0.95 for 95%).
+    method : str
+        ``"delong"``, ``"percentile"`` or ``"bca"``.
+    standard_error : float
+        DeLong's ``sqrt(var)``, or the standard deviation of the bootstrap
+        replicates.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+    standard_error: float
+
+    def __iter__(self) -> Iterator[float]:
+        """``low, high = interval``."""
+        return iter((self.low, self.high))
+
+    def __str__(self) -> str:
+        return (
+            f"{self.estimate:.6g} [{self.low:.6g}, {self.high:.6g}] "
+            f"({self.level:.4g} {self.method}, SE {self.standard_error:.3g})"
+        )
+
+
+@dataclass(frozen=True)
+class BootstrapResult(ConfidenceInterval):
+    """A bootstrap confidence interval and the replicates behind it.
+
+    Attributes
+    ----------
+    replicates : ndarray of shape (n_resamples,)
+        The metric on each resample, in draw order; NaN for degenerate ones.
+    n_resamples : int
+        Resamples drawn.
+    n_degenerate : int
+        Resamples on which the metric was undefined, left out of the interval.
+    stratified : bool
+        Whether rows were resampled within classes.
+    reuses_sort : bool
+        True when replicates were counted over the one sort of the input;
+        False when the metric was called on every resample.
+    bias_correction, acceleration : float or None
+        BCa's ``z0`` and ``a`` (None for the percentile interval).
+    jackknife : str or None
+        How BCa's jackknife split the rows.
+    metric : str
+        The metric and its options.
+    """
+
+    replicates: np.ndarray = field(repr=False)
+    n_resamples: int
+    n_degenerate: int
+    stratified: bool
+    reuses_sort: bool
+    bias_correction: float | None
+    acceleration: float | None
+    jackknife: str | None
+    metric: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.metric}: {ConfidenceInterval.__str__(self)}; "
+            f"{self.n_resamples} resamples, {self.n_degenerate} degenerate"
+        )
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Two models scored on the same samples: their metrics, the difference,
+    its confidence interval and a two-sided test of no difference.
+
+    Attributes
+    ----------
+    estimate_a, estimate_b : float
+        The metric of each model.
+    difference : float
+        ``estimate_a - estimate_b``.
+    low, high : float
+        Confidence interval of the difference.
+    level : float
+        Its confidence level.
+    statistic : float
+        ``z = difference / standard_error``.
+    p_value : float
+        Two-sided normal p-value of ``z``.
+    standard_error : float
+        DeLong's standard deviation of the difference, or the standard
+        deviation of the replicate differences.
+    method : str
+        ``"delong"``, ``"percentile"`` or ``"bca"`` (the interval of a bootstrap).
+    metric : str
+        The metric and its options.
+    n_resamples, n_degenerate : int or None
+        For the bootstrap: resamples drawn, and those left out as degenerate.
+    replicates : ndarray or None
+        For the bootstrap: the replicate differences (NaN where degenerate).
+    """
+
+    estimate_a: float
+    estimate_b: float
+    difference: float
+    low: float
+    high: float
+    level: float
+    statistic: float
+    p_value: float
+    standard_error: float
+    method: str
+    metric: str
+    n_resamples: int | None = None
+    n_degenerate: int | None = None
+    replicates: np.ndarray | None = field(default=None, repr=False)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.metric}: A {self.estimate_a:.6g}, B {self.estimate_b:.6g}, "
+            f"A - B {self.difference:.6g} [{self.low:.6g}, {self.high:.6g}] "
+            f"({self.level:.4g} {self.method}); z = {self.statistic:.4g}, "
+            f"p = {self.p_value:.4g}"
+        )
+
+
+@dataclass(frozen=True)
+class DelongCovariance:
+    """DeLong's AUCs of several score columns and their covariance matrix.
+
+    Attributes
+    ----------
+    auc : ndarray of shape (k,)
+    covariance : ndarray of shape (k, k)
+        ``covariance[i, i]`` is the variance of column i's AUC.
+    n_pos, n_neg : int
+    """
+
+    auc: np.ndarray
+    covariance: np.ndarray
+    n_pos: int
+    n_neg: int
+
+
+# ---------------------------------------------------------------------------
+# normal-theory helpers
+def _check_level(level: Any) -> float:
+    value = check_probability(level, "level")
+    if value >= 1:
+        raise ValueError(f"`level` must be in (0, 1), e.g. 0.95; got {level!r}")
+    return value
+
+
+def _two_sided_p(z: float) -> float:
+    if np.isnan(z):
+        return float("nan")
+    return 2.0 * _NORMAL.cdf(-abs(z))
+
+
+def _normal_interval(center: float, sd: float, level: float) -> tuple[float, float]:
+    half = _NORMAL.inv_cdf(0.5 + level / 2) * sd
+    return center - half, center + half
+
+
+def _z_statistic(difference: float, sd: float) -> float:
+    if sd > 0:
+        return difference / sd
+    return 0.0 if difference == 0 else float("nan")  # identical models: z = 0 (pROC)
+
+
