@@ -244,7 +244,6 @@ def _small_cases(d: Path, tmp: Path) -> list[tuple[list[str], int, str]]:
     asah = str(d / "pROC_aSAH.csv")
     neg = str(write(tmp / "neg.csv", ["y", "s"], [[0, 0.1], [0, 0.5], [0, 0.3]]))
     return [
-        (["evaluate", asah, *ASAH, "--score", "s100b", "--prevalence", "1e-30"], 2, "--prevalence 1e-30"),
         (["evaluate", neg, "--label", "y", "--score", "s", "--on-undefined", "raise"], 2, "is undefined"),
         (["evaluate", neg, "--label", "y", "--score", "s", "--on-undefined", "bogus"], 2, "--on-undefined"),
         (["evaluate", neg, "--label", "y", "--score", "s", "--stream", "--on-undefined", "nan"], 2,
@@ -261,6 +260,20 @@ def test_small_items_table(shared_data_dir, tmp_path, capsys):
         assert "Traceback" not in err
         if expected == 2 and "usage:" not in err:  # argparse's usage errors: usage, then one line
             assert len(err.strip().splitlines()) == 1, err
+
+
+def test_tiny_prevalence_is_the_library_value(shared_data_dir, capsys):
+    asah = shared_data_dir / "pROC_aSAH.csv"
+    code, out, err = run(["evaluate", str(asah), *ASAH, "--score", "s100b", "--prevalence", "1e-30",
+                          "--json"], capsys)
+    assert code == 0 and "Traceback" not in err
+    with open(asah, newline="") as f:
+        rows = list(csv.DictReader(f))
+    y = [r["outcome"] for r in rows]
+    s = [float(r["s100b"]) for r in rows]
+    ev = precall.evaluate(y, s, pos_label="Poor", prevalence=1e-30)
+    shown = json.loads(out)["at_prevalence"][0]["average_precision"]
+    assert shown == pytest.approx(ev.average_precision, rel=1e-12)
 
 
 @pytest.mark.parametrize("policy, expected", [("nan", None), ("zero", 0.0), ("warn", 0.0)])
@@ -330,3 +343,23 @@ def test_non_ascii_labels_on_an_ascii_terminal(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "precall", "evaluate", str(path), "--label", "y", "--score", "s"],
                          capture_output=True, env=env, check=False)
     assert bad.returncode == 2 and b"Traceback" not in bad.stderr and b"caf\\xe9" in bad.stderr
+
+
+def test_bootstrap_reports_progress_when_the_library_takes_it(shared_data_dir, capsys, monkeypatch):
+    import inspect
+
+    import precall.cli._common as common
+
+    if "progress" not in inspect.signature(precall.stats.bootstrap_ci).parameters:
+        pytest.skip("this precall.stats takes no progress=")
+    seen: dict[str, list[float]] = {}
+
+    def recorder(label, size):
+        return lambda fraction: seen.setdefault(label, []).append(fraction)
+
+    monkeypatch.setattr(common, "_terminal_progress", recorder)
+    code, _, err = run(["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b", "--ci",
+                        "--resamples", "20"], capsys)
+    assert code == 0, err
+    assert set(seen) == {f"bootstrap AP {m}" for m in precall.AP_METHODS}  # ROC-AUC: DeLong, no bootstrap
+    assert all(v[-1] == pytest.approx(1.0) for v in seen.values())
