@@ -218,9 +218,9 @@ def class_columns_from_prefix(path: str, prefix: str, delimiter: str | None = No
 def _cli_spelling(message: str) -> str:
     """The library's advice about ``on_undefined=...`` as the CLI's ``--on-undefined``."""
     return (message.replace("Choose another result with on_undefined='nan', 'raise' or a number",
-                            "choose another result with --on-undefined nan, raise or zero")
+                            "Choose another result with --on-undefined nan, raise or zero")
             .replace("Choose another result than NaN with on_undefined='raise' or a number",
-                     "choose another result with --on-undefined raise or zero"))
+                     "Choose another result with --on-undefined raise or zero"))
 
 
 def _print_warning_messages(source: str, messages: Sequence[str]) -> None:
