@@ -546,7 +546,7 @@ def test_evaluate_ci_text_shows_the_intervals(csv_file, capsys):
     assert main(["evaluate", str(csv_file), "--label", "y", "--score", "score", "--ci",
                  "--resamples", "100"]) == 0
     out = capsys.readouterr().out
-    assert "95% CI" in out and "delong" in out and "100 stratified bootstrap resamples" in out
+    assert "95% CI" in out and "(DeLong)" in out and "100 stratified bootstrap resamples" in out
     assert out.count("[") >= 7  # six conventions and ROC-AUC
 
 
@@ -711,7 +711,7 @@ def test_markdown_and_csv_carry_the_json_numbers(csv_file, capsys):
 def test_binary_only_options_are_refused_with_class_columns(tmp_path, capsys):
     path = write_csv(tmp_path / "mc.csv", ["y", "A", "B", "C"],
                      [["A", 0.5, 0.3, 0.2], ["B", 0.2, 0.5, 0.3], ["C", 0.1, 0.2, 0.7]])
-    assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--csv"]) == 2
+    assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--at-recall", "0.5"]) == 2
     assert "apply to binary input" in capsys.readouterr().err
 
 

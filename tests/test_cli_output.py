@@ -219,6 +219,23 @@ def test_compare_multiclass_is_the_paired_bootstrap_of_macro_metrics(tmp_path, c
     assert code == 2 and "at least two models" in err
 
 
+def test_multiclass_csv_and_markdown_carry_the_json_numbers(shared_data_dir, capsys):
+    hpc = str(shared_data_dir / "yardstick_hpc_cv.csv")
+    result = json.loads(run(["evaluate", hpc, *HPC, "--json"], capsys)[1])
+    code, out, _ = run(["evaluate", hpc, *HPC, "--csv"], capsys)
+    assert code == 0
+    rows = {r["metric"]: r for r in csv.DictReader(out.splitlines())}
+    for m in precall.AP_METHODS:
+        for c in ["VF", "F", "M", "L"]:
+            assert float(rows[f"AP {m}"][c]) == result["per_class"][c]["average_precision"][m]
+        for a in ["macro", "weighted", "micro"]:
+            assert float(rows[f"AP {m}"][a]) == result["average_precision"][a][m]
+    assert float(rows["ROC-AUC OvO"]["macro"]) == result["roc_auc"]["ovo"]["macro"]
+    code, out, _ = run(["evaluate", hpc, *HPC, "--markdown", "--digits", "4"], capsys)
+    line = next(x for x in out.splitlines() if x.startswith("| AP step |"))
+    assert line.split("|")[6].strip() == f"{result['average_precision']['macro']['step']:.4f}"
+
+
 def test_explain_per_class(shared_data_dir, capsys):
     hpc = shared_data_dir / "yardstick_hpc_cv.csv"
     code, out, err = run(["explain", str(hpc), *HPC, "--method", "voc2010"], capsys)

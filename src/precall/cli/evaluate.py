@@ -253,6 +253,11 @@ def _point_text(kind: str, value: float, point: precall.OperatingPoint | None, d
     )
 
 
+def _method_name(method: str) -> str:
+    """An interval's method as printed: DeLong, or the bootstrap's interval (percentile, bca)."""
+    return "DeLong" if method == "delong" else f"bootstrap {method}"
+
+
 def _point_dict(point: precall.OperatingPoint) -> dict[str, Any]:
     """An operating point's fields; precision NaN (JSON null) when nothing is predicted positive (0/0)."""
     out = dataclasses.asdict(point)
@@ -319,7 +324,7 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     key = lambda text: text.ljust(width)  # noqa: E731
     roc = f"{key('ROC-AUC')}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}"
     if iv is not None:
-        roc += f"  {_fmt_interval(iv.roc_auc, digits)} ({iv.roc_auc.method})"
+        roc += f"  {_fmt_interval(iv.roc_auc, digits)} ({_method_name(iv.roc_auc.method)})"
     elif report.at_prevalence:
         roc += "  (the same at every prevalence)"
     lines.append(roc)
@@ -359,7 +364,7 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     if report.at_prevalence:
         items.append(("AP at PI", "the AP with the negatives reweighted to prevalence PI"))
     if iv is not None:
-        items.append((f"{iv.options.level:.0%} CI", "bootstrap for AP; " + iv.roc_auc.method
+        items.append((f"{iv.options.level:.0%} CI", "bootstrap for AP; " + _method_name(iv.roc_auc.method)
                       + " for ROC-AUC"))
     items += [
         ("AUPRG", "area under the precision-recall-gain curve (Flach & Kull 2015)"),
@@ -686,6 +691,30 @@ def format_multiclass_text(report: MultiReport, digits: int = 6, wide: bool = Fa
     return "\n".join(lines)
 
 
+def format_multiclass_table(report: MultiReport, *, digits: int = 6, style: str = "markdown") -> str:
+    """``--markdown`` / ``--csv`` with ``--class-columns``: one row per metric (support, each AP
+    convention, ROC-AUC one-vs-rest, ROC-AUC one-vs-one), one column per class and average
+    (and the macro interval with ``--ci``); CSV at full precision."""
+    iv = report.intervals
+    header = ["metric", *report.classes, *AVERAGES] + (["macro low", "macro high"] if iv is not None else [])
+    body: list[list[Any]] = [["support", *report.support, *([""] * (len(AVERAGES) + (2 if iv else 0)))]]
+    for m in report.methods:
+        body.append([f"AP {m}", *report.per_class_ap[m], *(report.average_ap[a][m] for a in AVERAGES)]
+                    + ([iv.average_precision[m].low, iv.average_precision[m].high] if iv is not None else []))
+    body.append(["ROC-AUC", *report.per_class_roc_auc, *(report.roc_auc_ovr[a] for a in AVERAGES)]
+                + ([iv.roc_auc.low, iv.roc_auc.high] if iv is not None else []))
+    body.append(["ROC-AUC OvO", *([""] * len(report.classes)), report.roc_auc_ovo_macro, "", ""]
+                + (["", ""] if iv is not None else []))
+    if style == "csv":
+        rows = [[repr(float(v)) if isinstance(v, (float, np.floating)) else str(v) for v in row] for row in body]
+        return "\n".join(render_table(header, rows, style="csv"))
+    rows = [[str(row[0]), *(_fmt_cell(float(v), digits) if isinstance(v, (float, np.floating)) else str(v)
+                            for v in row[1:])] for row in body]
+    lines = [f"**{report.source}**: label `{report.label_column}`, {len(report.classes)} classes, "
+             f"ties {report.ties}", ""]
+    return "\n".join(lines + render_table(header, rows, style="markdown"))
+
+
 def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
     """One JSON-ready object with the same content as :func:`format_multiclass_text`."""
     per_class = {
@@ -810,9 +839,9 @@ def class_pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def _evaluate_multiclass(args: argparse.Namespace) -> int:
-    if args.markdown or args.csv or args.at_recall or args.at_precision or args.at_threshold:
-        raise CliError("--markdown, --csv and --at-* apply to binary input (--score); with "
-                       "--class-columns use the text or --json output")
+    if args.at_recall or args.at_precision or args.at_threshold:
+        raise CliError("--at-* apply to binary input (--score); with --class-columns each class has "
+                       "its own operating points")
     if args.pos_label is not None:
         raise CliError("--pos-label applies only with --score; with --class-columns each "
                        "class is in turn the positive one")
@@ -831,6 +860,10 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
         methods=methods, ties=args.ties, recall_grid=args.recall_grid, score_columns=score_columns,
         ci=_ci_options(args) if args.ci else None, on_undefined=_on_undefined(args),
     )
+    if args.markdown or args.csv:
+        _print_warnings(report)
+        print(format_multiclass_table(report, digits=args.digits, style="markdown" if args.markdown else "csv"))
+        return 0
     return _emit(report, args, multiclass_json_dict, format_multiclass_text)
 
 
@@ -873,8 +906,10 @@ def register(sub: Any) -> None:
                     "(default) or exact k/10, k/100")
     fmt = ev.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    fmt.add_argument("--markdown", action="store_true", help="binary: print a markdown table")
-    fmt.add_argument("--csv", action="store_true", help="binary: print CSV (metric, value, ci_low, ci_high)")
+    fmt.add_argument("--markdown", action="store_true", help="print a markdown table")
+    fmt.add_argument("--csv", action="store_true",
+                     help="print CSV (binary: metric, value, ci_low, ci_high; multi-class: metric, a column "
+                     "per class and per average)")
     ev.add_argument("--at-recall", type=_unit, action="append", metavar="R",
                     help="binary: also report the operating point reaching recall R (repeatable)")
     ev.add_argument("--at-precision", type=_unit, action="append", metavar="P",
