@@ -19,6 +19,7 @@ import pytest
 
 import precall
 from precall.cli import main
+from precall.cli._format import describe
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 average_precision_score = sklearn_metrics.average_precision_score
@@ -131,13 +132,15 @@ def test_text_output(csv_file, data, capsys):
     values = {}
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) >= 2 and (parts[0] in precall.AP_METHODS or parts[0] == "ROC-AUC"):
+        if len(parts) >= 2 and (parts[0] in precall.AP_METHODS or parts[0] == "ROC-AUC") \
+                and parts[0] not in values:  # the legend below repeats the names
             values[parts[0]] = float(parts[1])
     assert set(values) == {*precall.AP_METHODS, "ROC-AUC"}
     assert values["step"] == pytest.approx(average_precision_score(y, score), abs=1e-6)
     assert values["ROC-AUC"] == pytest.approx(roc_auc_score(y, score), abs=1e-6)
-    for method in precall.AP_METHODS:  # each convention is described
-        assert precall.CONVENTIONS[method].summary in out
+    joined = " ".join(out.split())
+    for method in precall.AP_METHODS:  # each convention is described (in the legend, wrapped)
+        assert " ".join(describe(method).split()) in joined
     assert "best F1" in out and "prevalence" in out
 
 
@@ -451,7 +454,7 @@ def test_class_columns_text_and_method(hpc_cv, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     for word in ("support", *precall.AP_METHODS, "ROC-AUC", "macro", "weighted", "micro",
-                 "OvO macro", "VF", "L"):
+                 "ROC-AUC OvO", "VF", "L"):
         assert word in out
     result = run_json(["evaluate", str(path), "--label", "obs", "--class-columns", "VF,F,M,L",
                        "--method", "voc2007", "--ties", "stable"], capsys)
@@ -543,7 +546,7 @@ def test_evaluate_ci_text_shows_the_intervals(csv_file, capsys):
     assert main(["evaluate", str(csv_file), "--label", "y", "--score", "score", "--ci",
                  "--resamples", "100"]) == 0
     out = capsys.readouterr().out
-    assert "95% CI" in out and "delong" in out and "100 stratified bootstrap resamples" in out
+    assert "95% CI" in out and "(DeLong)" in out and "100 stratified bootstrap resamples" in out
     assert out.count("[") >= 7  # six conventions and ROC-AUC
 
 
@@ -586,7 +589,7 @@ def test_compare_text_and_subprocess(two_models):
         capture_output=True, text=True, check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "DeLong" in proc.stdout and "bootstrap percentile" in proc.stdout
+    assert "DeLong" in proc.stdout and "bootstrap" in proc.stdout and "(percentile, seed 0)" in proc.stdout
     assert "AP step" in proc.stdout and "95% CI of A - B" in proc.stdout
 
 
@@ -607,11 +610,23 @@ def test_compare_bad_usage_exits_2(two_models, capsys, extra, message):
     assert message in err and "Traceback" not in err
 
 
-def test_ci_with_class_columns_is_refused(tmp_path, capsys):
-    path = write_csv(tmp_path / "mc.csv", ["y", "A", "B", "C"],
-                     [["A", 0.5, 0.3, 0.2], ["B", 0.2, 0.5, 0.3], ["C", 0.1, 0.2, 0.7]])
-    assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--ci"]) == 2
-    assert "--ci applies to binary input" in capsys.readouterr().err
+def test_ci_with_class_columns_bootstraps_the_macro_averages(hpc_cv, capsys):
+    path, y, scores, _ = hpc_cv
+    result = run_json(["evaluate", str(path), "--label", "obs", "--class-columns", "VF,F,M,L", "--ci",
+                       "--resamples", "30", "--seed", "3", "--method", "coco"], capsys)
+    iv = result["intervals"]
+    ap = precall.stats.bootstrap_ci(
+        lambda t, s, sample_weight=None: precall.average_precision(
+            t, s, method="coco", average="macro", labels=HPC_CLASSES, sample_weight=sample_weight),
+        y, scores, n_resamples=30, random_state=3)
+    assert (iv["average_precision"]["coco"]["low"], iv["average_precision"]["coco"]["high"]) == \
+        pytest.approx((ap.low, ap.high), rel=1e-12)
+    roc = precall.stats.bootstrap_ci(
+        lambda t, s, sample_weight=None: precall.roc_auc(t, s, average="macro", labels=HPC_CLASSES,
+                                                         sample_weight=sample_weight),
+        y, scores, n_resamples=30, random_state=3)
+    assert (iv["roc_auc"]["low"], iv["roc_auc"]["high"]) == pytest.approx((roc.low, roc.high), rel=1e-12)
+    assert iv["roc_auc"]["low"] < result["roc_auc"]["ovr"]["macro"] < iv["roc_auc"]["high"]
 
 
 # ---------------------------------------------------------------------------
@@ -621,12 +636,12 @@ SEED_ROWS = list(zip([0, 0, 1, 0, 1, 1, 0, 1, 1, 1], [0.65, 0.1, 0.15, 0.43, 0.9
 
 def test_explain_prints_the_rank_table_and_every_sum(tmp_path, capsys):
     path = write_csv(tmp_path / "seed.csv", ["y", "s"], [list(r) for r in SEED_ROWS])
-    assert main(["explain", str(path), "--label", "y", "--score", "s", "--digits", "6"]) == 0
+    assert main(["explain", str(path), "--label", "y", "--score", "s", "--digits", "6", "--full"]) == 0
     out = capsys.readouterr().out
     y, s = zip(*SEED_ROWS)
     for m in precall.AP_METHODS:
         ap = precall.average_precision(y, s, method=m, ties="stable")
-        assert f"{m}: {precall.CONVENTIONS[m].summary}" in out
+        assert f"{m}: {describe(m)}" in " ".join(out.split("\n"))
         assert f"= {ap:.6f}" in out
     # the seed table: rank 3 is the negative at 0.82, TP 2, FP 1, precision 2/3, envelope 3/4
     row = next(line for line in out.splitlines() if line.startswith("3 "))
@@ -642,7 +657,8 @@ def test_explain_grouped_ties_one_method_and_truncation(tmp_path, capsys):
                  "--method", "coco", "--max-rows", "10"]) == 0
     out = capsys.readouterr().out
     assert "coco:" in out and "step:" not in out and "rows)" in out
-    assert "+" in out.split("Rank table")[1].splitlines()[2]  # grouped label column: +pos / -neg
+    table = out.split("Rank table")[1].split("\n\n")[0]
+    assert " / -" in table  # grouped label column: +positives / -negatives
 
 
 def test_explain_needs_an_unambiguous_positive_label(tmp_path, capsys):
@@ -695,7 +711,7 @@ def test_markdown_and_csv_carry_the_json_numbers(csv_file, capsys):
 def test_binary_only_options_are_refused_with_class_columns(tmp_path, capsys):
     path = write_csv(tmp_path / "mc.csv", ["y", "A", "B", "C"],
                      [["A", 0.5, 0.3, 0.2], ["B", 0.2, 0.5, 0.3], ["C", 0.1, 0.2, 0.7]])
-    assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--csv"]) == 2
+    assert main(["evaluate", str(path), "--label", "y", "--class-columns", "A,B,C", "--at-recall", "0.5"]) == 2
     assert "apply to binary input" in capsys.readouterr().err
 
 
@@ -816,11 +832,12 @@ def test_explain_shows_the_context(tmp_path, capsys):
     assert main(["explain", str(path), "--label", "y", "--score", "s", "--prevalence", "0.1", "--digits", "6"]) == 0
     out = capsys.readouterr().out
     assert "baseline (random ranking: precision = prevalence) 0.600000" in out
-    ev = precall.evaluate(y, s, ties="stable")
-    at = precall.evaluate(y, s, ties="stable", prevalence=0.1)
+    ev = precall.evaluate(y, s)  # explain's default: ties="group", as every command
+    at = precall.evaluate(y, s, prevalence=0.1)
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("  ") and
             line.split() and line.split()[0] in precall.AP_METHODS}
     for m in precall.AP_METHODS:
         assert rows[m][1:] == [f"{v:.6f}" for v in (ev.average_precision[m], ev.min_average_precision[m],
                                                     ev.normalized_average_precision[m], at.average_precision[m])]
-    assert f"AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {ev.auprg:.6f}" in out
+    assert f"AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {ev.auprg:.6f}" in \
+        " ".join(out.split())  # wrapped to 80 columns

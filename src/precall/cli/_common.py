@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import sys
@@ -100,13 +101,24 @@ class CiOptions:
 
 
 
-def _bootstrap_kwargs(ci: CiOptions) -> dict[str, Any]:
-    return {"n_resamples": ci.n_resamples, "level": ci.level, "method": ci.method,
-            "random_state": ci.seed}
+def _bootstrap_kwargs(ci: CiOptions, label: str | None = None, n_rows: int = 0,
+                      paired: bool = False) -> dict[str, Any]:
+    """Keyword arguments of :func:`precall.stats.bootstrap_ci` (``paired``: ``bootstrap_test``),
+    with a terminal progress callback when the library takes one and the work is large."""
+    kwargs: dict[str, Any] = {"n_resamples": ci.n_resamples, "level": ci.level, "method": ci.method,
+                              "random_state": ci.seed}
+    function = precall.stats.bootstrap_test if paired else precall.stats.bootstrap_ci
+    if label is not None and "progress" in inspect.signature(function).parameters:
+        progress = _terminal_progress(label, n_rows * ci.n_resamples // 100)
+        if progress is not None:
+            kwargs["progress"] = progress
+    return kwargs
 
 
 
 def _parse_class_columns(text: str) -> list[str]:
+    """``C1,C2,...``: the score columns, each named as its class (``plot``; ``evaluate``
+    takes LABEL=COLUMN pairs too, :func:`_parse_class_mapping`)."""
     names = [c.strip() for c in text.split(",")]
     if any(not c for c in names):
         raise CliError(f"--class-columns {text!r}: empty column name; give C1,C2,...")
@@ -123,9 +135,97 @@ def _parse_class_columns(text: str) -> list[str]:
     return names
 
 
+def _parse_class_mapping(text: str) -> list[tuple[str, str]]:
+    """``C1,C2,...`` (a column's name is its class) or ``L1=C1,L2=C2,...`` (label = column):
+    the (class label, score column) pairs, in order."""
+    pairs = []
+    for item in text.split(","):
+        label, sep, column = item.partition("=")
+        label, column = label.strip(), column.strip()
+        if not sep:
+            column = label
+        if not label or not column:
+            raise CliError(f"--class-columns {text!r}: empty class or column name in {item.strip()!r}; "
+                           "give C1,C2,... or LABEL1=C1,LABEL2=C2,...")
+        pairs.append((label, column))
+    for what, values in (("class", [p[0] for p in pairs]), ("column", [p[1] for p in pairs])):
+        seen: set[str] = set()
+        for v in values:
+            if v in seen:
+                raise CliError(f"--class-columns {text!r}: {what} {v!r} is given twice")
+            seen.add(v)
+    if len(pairs) < 2:
+        raise CliError(
+            f"--class-columns {text!r}: needs at least two columns (one per class); "
+            "for one score column use --score"
+        )
+    return pairs
+
+
+def column_names(path: str, delimiter: str | None = None) -> list[str]:
+    """The column names of a data file (its header), for ``--class-prefix``."""
+    import gzip
+
+    from precall.readers import InputError
+
+    stem = path[:-3] if path.endswith(".gz") else path
+    try:
+        if stem.endswith((".parquet", ".pq")):
+            try:
+                import pyarrow.parquet as pq
+            except ImportError:
+                raise CliError(f"{path}: reading .parquet needs the 'parquet' extra (pyarrow)") from None
+            return list(pq.read_schema(path).names)
+        if stem.endswith(".npz"):
+            import numpy as np
+
+            with np.load(path, allow_pickle=False) as z:
+                return list(z.files)
+        if stem.endswith(".npy"):
+            import numpy as np
+
+            names = np.load(path, mmap_mode="r", allow_pickle=False).dtype.names
+            return list(names or ())
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as stream:
+            if stem.endswith((".jsonl", ".ndjson")):
+                for line in stream:
+                    if line.strip():
+                        first = json.loads(line)
+                        return list(first) if isinstance(first, dict) else []
+                return []
+            import csv
+
+            sep = delimiter or ("\t" if stem.endswith((".tsv", ".tab")) else ",")
+            return next(csv.reader(stream, delimiter=sep), [])
+    except (OSError, ValueError, EOFError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise CliError(f"{path}: cannot read the header for --class-prefix: {exc}") from None
+
+
+def class_columns_from_prefix(path: str, prefix: str, delimiter: str | None = None) -> list[tuple[str, str]]:
+    """``--class-prefix P``: every column named P + LABEL is the score of class LABEL."""
+    names = column_names(path, delimiter)
+    pairs = [(c[len(prefix):], c) for c in names if c.startswith(prefix) and len(c) > len(prefix)]
+    if len(pairs) < 2:
+        shown = ", ".join(repr(c) for c in names[:10]) + (", ..." if len(names) > 10 else "")
+        raise CliError(f"{path}: --class-prefix {prefix!r}: {len(pairs)} column(s) start with it "
+                       f"(at least two needed, one per class); the columns are {shown}")
+    return pairs
+
+
+def _cli_spelling(message: str) -> str:
+    """The library's advice about ``on_undefined=...`` as the CLI's ``--on-undefined``."""
+    return (message.replace("Choose another result with on_undefined='nan', 'raise' or a number",
+                            "Choose another result with --on-undefined nan, raise or zero")
+            .replace("Choose another result than NaN with on_undefined='raise' or a number",
+                     "Choose another result with --on-undefined raise or zero"))
+
+
 def _print_warning_messages(source: str, messages: Sequence[str]) -> None:
     for message in messages:
-        first = message.splitlines()[0] if message else message
+        first = _cli_spelling(message.splitlines()[0] if message else message)
         print(f"{PROG}: warning: {source}: {first}", file=sys.stderr)
 
 
@@ -141,7 +241,7 @@ def _emit(report: Any, args: argparse.Namespace, as_json: Callable[[Any], dict[s
     if args.json:
         print(json.dumps(as_json(report), indent=2, allow_nan=False))
     else:
-        print(as_text(report, digits=args.digits))
+        print(as_text(report, digits=args.digits, wide=getattr(args, "wide", False)))
     return 0
 
 
@@ -250,6 +350,27 @@ def _add_file_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delimiter", metavar="CHAR", type=delimiter,
                    help="field delimiter of text files: one character, or tab (also \\t), comma, semicolon, "
                    "pipe, space (default: tab for .tsv/.tab, comma otherwise)")
+
+
+ON_UNDEFINED = ("warn", "nan", "raise", "zero")
+
+
+def _on_undefined(args: argparse.Namespace) -> Any:
+    """``--on-undefined`` as the library's ``on_undefined`` (``zero``: the number 0.0)."""
+    value = getattr(args, "on_undefined", "warn")
+    return 0.0 if value == "zero" else value
+
+
+def _add_output_options(p: argparse.ArgumentParser, *, undefined: bool = True) -> None:
+    """``--wide`` (and ``--on-undefined``): shared by the commands that print tables."""
+    p.add_argument("--wide", action="store_true",
+                   help="print the full tables on one block each, descriptions inline, whatever the "
+                   "width (default: fit 80 columns, long descriptions in a legend)")
+    if undefined:
+        p.add_argument("--on-undefined", choices=ON_UNDEFINED, default="warn",
+                       help="a metric undefined for the data (AP without positives, ROC-AUC with one "
+                       "class): warn (default: AP 0.0 as scikit-learn, ROC-AUC nan, with a warning), "
+                       "nan, raise (an error, exit 2) or zero")
 
 
 def _add_ci_options(p: argparse.ArgumentParser) -> None:

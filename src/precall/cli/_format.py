@@ -64,3 +64,172 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
         return "  ".join([first, *rest]).rstrip()
 
     return [line(header), *(line(r) for r in rows)]
+
+
+# ---------------------------------------------------------------------------
+# the one renderer: tables as text (80 columns unless wide), markdown or CSV; prose wrapped
+WIDTH = 80
+
+#: The CLI's own one-line descriptions where the library's summary would mislead next to
+#: the numbers (the trapezoid can land above or below step AP).
+_CLI_DESCRIPTIONS = {
+    "trapezoid": "trapezoidal area under the PR points (straight lines between them; "
+    "can differ from step AP either way)",
+}
+
+
+def describe(method: str) -> str:
+    """The one-line description of an AP convention as the CLI prints it."""
+    return _CLI_DESCRIPTIONS.get(method) or _description(method)
+
+
+def fmt_p(p: float) -> str:
+    """A p-value: ``< 1e-16`` below double precision's resolution near 1, scientific below 0.001."""
+    if p is None or math.isnan(p):
+        return "nan"
+    if p < 1e-16:
+        return "< 1e-16"
+    if p < 1e-3:
+        return f"{p:.2e}"
+    return f"{p:.3g}"
+
+
+def _aligned(header: list[str], rows: list[list[str]], left: int, prose_last: bool = False) -> list[str]:
+    """Aligned lines: the first ``left`` columns (and the last when ``prose_last``)
+    left-aligned, the others right-aligned."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    last = len(header) - 1 if prose_last else -1
+
+    def line(cells: list[str]) -> str:
+        parts = [c.ljust(w) if i < left or i == last else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(parts).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
+
+
+def render_table(
+    header: list[str],
+    rows: list[list[str]],
+    *,
+    style: str = "text",
+    width: int = WIDTH,
+    wide: bool = False,
+    left: int = 1,
+    indent: str = "",
+    prose_last: bool = False,
+    group: int = 1,
+) -> list[str]:
+    """Render a table of strings: ``text`` (aligned), ``markdown`` or ``csv``.
+
+    Parameters
+    ----------
+    header, rows : list of list of str
+        The cells, already formatted.
+    style : {"text", "markdown", "csv"}
+    width : int
+        Text only: the widest line allowed unless ``wide``.  A wider table is wrapped:
+        its columns are split into blocks that fit, each block repeating the first
+        ``left`` (key) columns, blocks separated by a blank line.
+    wide : bool
+        Text only: print the table on one block whatever its width.
+    left : int
+        How many leading columns are left-aligned keys.
+    indent : str
+        Text only: prefix of every line (counted in ``width``).
+    prose_last : bool
+        Text only: the last column is prose (left-aligned).
+    group : int
+        Text only: the columns after the keys come in groups of this many (a model's value
+        and its interval) that a split keeps together.
+
+    Returns
+    -------
+    list of str
+        The lines.
+    """
+    if style == "csv":
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        return buffer.getvalue().rstrip("\n").split("\n")
+    if style == "markdown":
+        align = "|" + "".join("---|" if i < left else "---:|" for i in range(len(header)))
+        return ["| " + " | ".join(header) + " |", align, *("| " + " | ".join(r) + " |" for r in rows)]
+    lines = [indent + s for s in _aligned(header, rows, left, prose_last)]
+    if wide or max(len(s) for s in lines) <= width:
+        return lines
+    keys = list(range(min(left, len(header))))
+    colw = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    base = len(indent) + sum(colw[i] + 2 for i in keys)
+    blocks: list[list[int]] = []
+    current: list[int] = []
+    used = base
+    for start in range(len(keys), len(header), group):
+        members = list(range(start, min(start + group, len(header))))
+        need = sum(colw[i] + 2 for i in members)
+        if current and used + need - 2 > width:
+            blocks.append(current)
+            current, used = [], base
+        current += members
+        used += need
+    blocks.append(current)
+    out: list[str] = []
+    for b, block in enumerate(blocks):
+        cols = keys + block
+        if b:
+            out.append("")
+        out += [indent + s for s in _aligned([header[i] for i in cols], [[r[i] for i in cols] for r in rows],
+                                             left, prose_last and block[-1] == len(header) - 1)]
+    return out
+
+
+def wrap(line: str, *, width: int = WIDTH, hang: int | None = None) -> list[str]:
+    """One line of prose as lines of at most ``width`` characters.
+
+    The continuation lines are indented by ``hang`` (default: the line's own
+    indent, plus the width of a leading ``key    `` label of the report header
+    when the line has one, so wrapped values line up).
+    """
+    import re
+    import textwrap
+
+    if len(line) <= width:
+        return [line]
+    if hang is None:
+        m = re.match(r"^( *)(\S+ {2,})?", line)
+        hang = len(m.group(0)) if m else 0
+        if hang >= width // 2:
+            hang = len(line) - len(line.lstrip(" ")) + 2
+    if any(len(word) > width - hang for word in line.split()):  # a long path: cut it hard
+        out = [line[:width]]
+        rest = line[width:]
+        while rest:
+            out.append(" " * hang + rest[:width - hang])
+            rest = rest[width - hang:]
+        return out
+    return textwrap.wrap(line, width=width, subsequent_indent=" " * hang,
+                         break_on_hyphens=False) or [line]
+
+
+def fit(lines: list[str], *, width: int = WIDTH, wide: bool = False) -> list[str]:
+    """Every line wrapped to ``width`` unless ``wide`` (tables are split by :func:`render_table`)."""
+    if wide:
+        return list(lines)
+    return [part for line in lines for part in wrap(line, width=width)]
+
+
+def legend(items: list[tuple[str, str]], *, indent: str = "  ", width: int = WIDTH,
+           wide: bool = False) -> list[str]:
+    """``name  description`` lines below a table, descriptions aligned and wrapped."""
+    if not items:
+        return []
+    w = max(len(k) for k, _ in items)
+    lines = [f"{indent}{k.ljust(w)}  {d}" for k, d in items]
+    if wide:
+        return lines
+    return [part for line in lines for part in wrap(line, width=width, hang=len(indent) + w + 2)]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import itertools
 import warnings
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,9 @@ from ._common import (
     CliError,
     _add_ci_options,
     _add_file_arguments,
+    _add_output_options,
+    _parse_class_mapping,
+    class_columns_from_prefix,
     _bootstrap_kwargs,
     _ci_options,
     _digits,
@@ -29,7 +33,8 @@ from ._common import (
     _show_labels,
     resolve_pos_label,
 )
-from ._format import _fmt, _json_safe, _table
+from ._format import _fmt, _json_safe, fit, fmt_p, render_table
+from .evaluate import _n_tied
 
 
 # ---------------------------------------------------------------------------
@@ -49,6 +54,8 @@ class Comparison:
     ties: str
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]]  # (A, B, metric, test)
     warnings: list[str]
+    classes: list[str] = field(default_factory=list)  # multi-class: the classes (macro averages)
+    n_tied: int = 0  # with --ties stable: the most rows of one score column sharing a score
 
 
 COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
@@ -79,8 +86,9 @@ def compare_columns(
                     else:
                         f = functools.partial(precall.average_precision, method=metric, ties=ties,
                                               recall_grid=recall_grid, pos_label=positive)
-                    test = precall.stats.bootstrap_test(f, labels, sa, sb, sample_weight=columns.weights,
-                                                        **_bootstrap_kwargs(ci))
+                    test = precall.stats.bootstrap_test(
+                        f, labels, sa, sb, sample_weight=columns.weights,
+                        **_bootstrap_kwargs(ci, f"bootstrap {metric} {a} - {b}", len(labels), paired=True))
                     rows.append((a, b, "ROC-AUC" if metric == "roc_auc" else f"AP {metric}", test))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
@@ -90,42 +98,95 @@ def compare_columns(
     )
 
 
+def compare_multiclass(
+    columns: Columns, *, name: str, label: str, models: list[tuple[str, list[str]]], classes: list[str],
+    weight: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
+) -> Comparison:
+    """Paired bootstrap (:func:`precall.stats.bootstrap_test`) of the macro AP / macro
+    one-vs-rest ROC-AUC of every pair of models; ``columns.scores`` holds the models'
+    class columns side by side, ``len(classes)`` each."""
+    labels = np.array(columns.labels)
+    k = len(classes)
+    rows = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for (i, (a, _)), (j, (b, _)) in itertools.combinations(enumerate(models), 2):
+                sa, sb = columns.scores[:, i * k:(i + 1) * k], columns.scores[:, j * k:(j + 1) * k]
+                for metric in metrics:
+                    if metric == "roc_auc":
+                        f = functools.partial(precall.roc_auc, average="macro", labels=classes)
+                    else:
+                        f = functools.partial(precall.average_precision, method=metric, average="macro",
+                                              labels=classes, ties=ties, recall_grid=recall_grid)
+                    test = precall.stats.bootstrap_test(
+                        f, labels, sa, sb, sample_weight=columns.weights,
+                        **_bootstrap_kwargs(ci, f"bootstrap {metric} {a} - {b}", len(labels), paired=True))
+                    rows.append((a, b, "macro ROC-AUC" if metric == "roc_auc" else f"macro AP {metric}", test))
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{name}: {exc}") from None
+    counts = Counter(columns.labels)
+    return Comparison(
+        name, len(columns.labels), label, [m for m, _ in models], weight, "", dict(sorted(counts.items())),
+        ci, ties, rows, list(dict.fromkeys(str(w.message) for w in caught)), list(classes),
+    )
+
+
 def _describe_tests(report: Comparison) -> str:
     o = report.options
     seed = "no seed" if o.seed is None else f"seed {o.seed}"
-    delong = "" if report.weight_column else "; DeLong for ROC-AUC too"
+    delong = "" if report.weight_column or report.classes else "; DeLong for ROC-AUC too"
     return (
         f"paired, two-sided, {o.level:.4g} intervals; {o.n_resamples} stratified bootstrap "
         f"resamples ({o.method}, {seed}) for every metric{delong}; ties {report.ties}"
     )
 
 
-def format_comparison_text(report: Comparison, digits: int = 4) -> str:
-    """Input summary and one aligned row per (pair, metric, method)."""
+def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = False) -> str:
+    """Input summary, then for each pair of models one row per (metric, test); 80 columns
+    unless ``wide`` (``wide``: one table with the models' names, z and the method)."""
     pos = report.pos_label
     negatives = {k: v for k, v in report.label_counts.items() if k != pos}
+    if report.classes:
+        label_line = (f"label       column {report.label_column!r}: {len(report.classes)} classes "
+                      + ", ".join(repr(c) for c in report.classes))
+    else:
+        label_line = (f"label       column {report.label_column!r}: positive {pos!r} "
+                      f"({report.label_counts.get(pos, 0)} rows), negative "
+                      f"{_show_labels(Counter(negatives)) if negatives else 'none'}")
     lines = [
         f"file        {report.source} ({report.n_rows} rows)",
-        f"label       column {report.label_column!r}: positive {pos!r} "
-        f"({report.label_counts.get(pos, 0)} rows), negative "
-        f"{_show_labels(Counter(negatives)) if negatives else 'none'}",
+        label_line,
         "scores      " + ", ".join(repr(c) for c in report.score_columns),
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
         "tests       " + _describe_tests(report),
-        "",
     ]
+    if report.ties == "stable" and report.n_tied:
+        lines.append(f"note        up to {report.n_tied} rows of a column share their score with another row; "
+                     "with --ties stable their order in the file decides the APs (--ties group, the "
+                     "default, does not depend on it)")
+    lines = fit(lines, wide=wide)
     level = f"{report.options.level:.0%} CI of A - B"
-    header = ["A", "B", "metric", "A value", "B value", "A - B", level, "z", "p", "method"]
-    body = []
-    for a, b, metric, t in report.rows:
-        method = "DeLong" if t.method == "delong" else f"bootstrap {t.method}"
-        body.append([
-            a, b, metric, _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
-            _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
-            _fmt(t.statistic, 3), f"{t.p_value:.3g}", method,
-        ])
-    lines += _table(header, body)
-    return "\n".join(lines)
+
+    def test_name(t: precall.stats.PairedComparison) -> str:
+        return "DeLong" if t.method == "delong" else ("bootstrap " + t.method if wide else "bootstrap")
+
+    if wide:
+        header = ["A", "B", "metric", "A value", "B value", "A - B", level, "z", "p", "method"]
+        body = [[a, b, metric, _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
+                 _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
+                 _fmt(t.statistic, 3), fmt_p(t.p_value), test_name(t)] for a, b, metric, t in report.rows]
+        return "\n".join([*lines, "", *render_table(header, body, wide=True, left=3, prose_last=True)])
+    pairs = list(dict.fromkeys((a, b) for a, b, _, _ in report.rows))
+    for a, b in pairs:
+        lines += ["", *fit([f"A = {a!r}, B = {b!r}"])]
+        header = ["metric", "test", "A", "B", "A - B", level, "p"]
+        body = [[metric, test_name(t), _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
+                 _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
+                 fmt_p(t.p_value)] for x, y, metric, t in report.rows if (x, y) == (a, b)]
+        lines += render_table(header, body, left=2)
+    lines += ["", "p: two-sided normal p-value of z = (A - B) / SE (z: --wide, --json)"]
+    return "\n".join(fit(lines))
 
 
 def comparison_json_dict(report: Comparison) -> dict[str, Any]:
@@ -143,7 +204,8 @@ def comparison_json_dict(report: Comparison) -> dict[str, Any]:
         "input": {
             "file": report.source, "n_rows": report.n_rows, "label_column": report.label_column,
             "score_columns": report.score_columns, "weight_column": report.weight_column,
-            "pos_label": report.pos_label, "label_counts": report.label_counts,
+            "classes": report.classes or None,
+            "pos_label": report.pos_label or None, "label_counts": report.label_counts,
         },
         "bootstrap": {"method": report.options.method, "n_resamples": report.options.n_resamples,
                       "seed": report.options.seed, "stratified": True},
@@ -154,20 +216,71 @@ def comparison_json_dict(report: Comparison) -> dict[str, Any]:
 
 
 
+def _models(args: argparse.Namespace) -> list[tuple[str, list[tuple[str, str]]]] | None:
+    """Multi-class models: (name, [(class, column), ...]) from repeated ``--class-columns``
+    / ``--class-prefix``; None for binary input (``--score``)."""
+    specs = [("cols", v) for v in args.class_columns or []] + [("prefix", v) for v in args.class_prefix or []]
+    if not specs:
+        return None
+    if args.score:
+        raise CliError("give --score (binary) or --class-columns / --class-prefix (multi-class), not both")
+    models = []
+    for kind, value in specs:
+        pairs = (class_columns_from_prefix(args.file, value, args.delimiter) if kind == "prefix"
+                 else _parse_class_mapping(value))
+        models.append((f"{value}*" if kind == "prefix" else value, pairs))
+    if len(models) < 2:
+        raise CliError("compare needs at least two models: repeat --class-columns (or --class-prefix), "
+                       "one per model")
+    first = sorted(c for c, _ in models[0][1])
+    for name, pairs in models[1:]:
+        if sorted(c for c, _ in pairs) != first:
+            raise CliError(f"model {name!r} has the classes {sorted(c for c, _ in pairs)}, model "
+                           f"{models[0][0]!r} has {first}; every model needs a column for each class")
+    return models
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
-    scores = list(dict.fromkeys(args.score))
+    metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
+    models = _models(args)
+    path = args.file
+    if models is not None:
+        if args.pos_label is not None:
+            raise CliError("--pos-label applies only with --score; with --class-columns each class is in "
+                           "turn the positive one")
+        classes = [c for c, _ in models[0][1]]
+        ordered = [dict(pairs) for _, pairs in models]
+        names = [f"model {i + 1}" if len(name) > 24 else name for i, (name, _) in enumerate(models)]
+        all_columns = [(m[c], "--class-columns") for m in ordered for c in classes]
+        columns = read_file(path, label=args.label, score_columns=all_columns, weight=args.weight,
+                            classes=classes, delimiter=args.delimiter)
+        report = compare_multiclass(
+            columns, name=path, label=args.label, models=[(n, [m[c] for c in classes]) for n, m in
+                                                          zip(names, ordered)],
+            classes=classes, weight=args.weight, metrics=metrics, ties=args.ties,
+            recall_grid=args.recall_grid, ci=_ci_options(args),
+        )
+        return _emit(_with_ties(report, columns, args.ties), args, comparison_json_dict, format_comparison_text)
+    scores = list(dict.fromkeys(args.score or []))
     if len(scores) < 2:
         raise CliError("compare needs at least two different --score columns")
-    path = args.file
     columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in scores],
                         weight=args.weight, delimiter=args.delimiter)
-    metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
     report = compare_columns(
         columns, name=path, label=args.label, score_columns=scores, weight=args.weight,
         pos_label=args.pos_label, metrics=metrics, ties=args.ties, recall_grid=args.recall_grid,
         ci=_ci_options(args),
     )
-    return _emit(report, args, comparison_json_dict, format_comparison_text)
+    return _emit(_with_ties(report, columns, args.ties), args, comparison_json_dict, format_comparison_text)
+
+
+def _with_ties(report: Comparison, columns: Columns, ties: str) -> Comparison:
+    """The report with its tie count (only counted, and only shown, with ``--ties stable``)."""
+    if ties != "stable":
+        return report
+    scores = columns.scores.reshape(len(columns.labels), -1)
+    n_tied = max(_n_tied(scores[:, j], columns.weights) for j in range(scores.shape[1]))
+    return dataclasses.replace(report, n_tied=n_tied)
 
 
 
@@ -181,8 +294,14 @@ def register(sub: Any) -> None:
         "interval, z and the two-sided p-value.",
     )
     _add_file_arguments(cmp)
-    cmp.add_argument("--score", required=True, action="append", metavar="COL",
+    cmp.add_argument("--score", action="append", metavar="COL",
                      help="a score column (give two or more: --score A --score B)")
+    cmp.add_argument("--class-columns", action="append", metavar="C1,C2,...",
+                     help="multi-class: one model's score columns, one per class (C1,C2,... named as "
+                     "the classes, or LABEL=COLUMN pairs); repeat for each model; the macro AP and "
+                     "macro one-vs-rest ROC-AUC are compared by a paired bootstrap")
+    cmp.add_argument("--class-prefix", action="append", metavar="P",
+                     help="multi-class: one model's columns are P + LABEL for each class; repeatable")
     cmp.add_argument("--metric", choices=COMPARE_METRICS, action="append", metavar="M",
                      help="roc_auc or an AP convention (repeatable; default roc_auc and step)")
     cmp.add_argument("--ties", choices=TIES, default="group", help="tie rule for AP (default group)")
@@ -192,4 +311,5 @@ def register(sub: Any) -> None:
     cmp.add_argument("--digits", type=_digits, default=4, metavar="N",
                      help="decimals in the text output (default 4)")
     _add_ci_options(cmp)
+    _add_output_options(cmp, undefined=False)
     cmp.set_defaults(func=cmd_compare)

@@ -10,15 +10,15 @@ import precall
 from precall.readers import read_delimited
 
 from ._common import TIES, _digits, _print_warnings
-from ._format import _description, _fmt
+from ._format import _fmt, describe, render_table
 from .evaluate import Report, evaluate_columns, format_text
 
 DEMO_DATA = "yardstick_two_class_example.csv"
 DEMO_SOURCE = (
     "two_class_example from the R package yardstick (tidymodels), MIT license;\n"
-    "  https://github.com/tidymodels/yardstick  (500 rows: truth Class1/Class2, the\n"
-    "  predicted probabilities Class1 and Class2, and case_weight, the case weights of\n"
-    "  yardstick's tests); bundled as precall/data/" + DEMO_DATA
+    "  https://github.com/tidymodels/yardstick (500 rows: truth Class1/Class2, the\n"
+    "  predicted probabilities Class1 and Class2, and case_weight, the case weights\n"
+    "  of yardstick's tests); bundled as precall/data/" + DEMO_DATA
 )
 SEED_EXAMPLE = {
     "y_score": [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84],
@@ -26,7 +26,7 @@ SEED_EXAMPLE = {
 }
 SEED_SOURCE = (
     "Worked example 1 of the tutorials on Detectron's voc_ap (voc_eval.py):\n"
-    "  10 samples, no tied scores; evaluated with ties='stable' (one point per sample)"
+    "  10 samples, no tied scores; evaluated with ties='stable' (one point a sample)"
 )
 
 
@@ -52,12 +52,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "1. Bundled data, unweighted",
         "Data: " + DEMO_SOURCE,
         "Equivalent command:",
-        "  precall evaluate two_class_example.csv --label truth --score Class1 --pos-label Class1",
+        "  precall evaluate two_class_example.csv --label truth --score Class1 \\",
+        "      --pos-label Class1",
         rule,
     ]
     unweighted = _demo_table(None, args.ties)
     out += [
-        format_text(unweighted, args.digits),
+        format_text(unweighted, args.digits, wide=args.wide, with_legend=False),
         "",
         rule,
         "2. The same data weighted by case_weight",
@@ -65,13 +66,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
         rule,
     ]
     weighted = _demo_table("case_weight", args.ties)
-    out += [format_text(weighted, args.digits), "", rule]
+    out += [format_text(weighted, args.digits, wide=args.wide), "", rule]
 
     y_true, y_score = SEED_EXAMPLE["y_true"], SEED_EXAMPLE["y_score"]
     table = precall.threshold_table(y_true, y_score, ties="stable")
     result = precall.evaluate(y_true, y_score, ties="stable")
     names = list(precall.AP_METHODS)
-    width = max(len("convention"), *(len(m) for m in names))
     out += [
         "3. " + SEED_SOURCE,
         f"  scores = {y_score}",
@@ -80,12 +80,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "Rank table (precall.threshold_table(..., ties='stable')):",
         str(table),
         "",
-        f"{'convention'.ljust(width)}  {'AP'.rjust(8)}  description",
     ]
-    for m in names:
-        out.append(f"{m.ljust(width)}  {_fmt(result.average_precision[m], args.digits).rjust(8)}  "
-                   f"{_description(m)}")
-    out.append(f"{'ROC-AUC'.ljust(width)}  {_fmt(result.roc_auc, args.digits).rjust(8)}")
+    header = ["convention", "AP"] + (["description"] if args.wide else [])
+    rows = [[m, _fmt(result.average_precision[m], args.digits)] + ([describe(m)] if args.wide else [])
+            for m in names]
+    rows.append(["ROC-AUC", _fmt(result.roc_auc, args.digits)] + ([""] if args.wide else []))
+    out += render_table(header, rows, wide=args.wide, prose_last=args.wide)
+    out += ["(the conventions as in the legend above)"] if not args.wide else []
     print("\n".join(out))
     for report in (unweighted, weighted):
         _print_warnings(report)
@@ -104,4 +105,6 @@ def register(sub: Any) -> None:
                       help="tie rule for the bundled data (default group)")
     demo.add_argument("--digits", type=_digits, default=6, metavar="N",
                       help="decimals in the output (default 6)")
+    demo.add_argument("--wide", action="store_true",
+                      help="descriptions inline in the tables, whatever the width (default: 80 columns)")
     demo.set_defaults(func=cmd_demo)

@@ -7,6 +7,7 @@ import csv
 import dataclasses
 import functools
 import json
+import math
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -25,20 +26,36 @@ from ._common import (
     CliError,
     _add_ci_options,
     _add_file_arguments,
+    _add_output_options,
+    _on_undefined,
+    class_columns_from_prefix,
     _bootstrap_kwargs,
     _ci_options,
     _digits,
     _emit,
     _finite,
     _int_in,
-    _parse_class_columns,
+    _parse_class_mapping,
     _prevalence,
     _print_warnings,
     _show_labels,
     _unit,
     resolve_pos_label,
 )
-from ._format import _description, _fmt, _fmt_cell, _fmt_count, _fmt_interval, _interval_dict, _json_safe, _table
+from ._format import (
+    _fmt,
+    _fmt_cell,
+    _fmt_count,
+    _fmt_interval,
+    _interval_dict,
+    _json_safe,
+    describe,
+    fit,
+    legend,
+    WIDTH,
+    render_table,
+    wrap,
+)
 from .engines import _check_single_binary, _evaluate_dask, _evaluate_stream
 
 
@@ -60,6 +77,7 @@ class Report:
     intervals: Intervals | None = None
     operating_points: tuple[tuple[str, float, precall.OperatingPoint | None], ...] = ()
     at_prevalence: tuple[tuple[float, precall.Evaluation], ...] = ()  # --prevalence PI
+    n_tied: int = 0  # rows whose score another row shares (shown with --ties stable)
 
 
 
@@ -75,22 +93,22 @@ class Intervals:
 
 def compute_intervals(
     labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, pos_label: str,
-    ties: str, recall_grid: str, ci: CiOptions,
+    ties: str, recall_grid: str, ci: CiOptions, on_undefined: Any = "warn",
 ) -> Intervals:
     """The ``--ci`` intervals: bootstrap for each AP convention; DeLong for ROC-AUC
     (bootstrap when weighted, since DeLong takes no weights)."""
     ap = {}
     for m in precall.AP_METHODS:
         metric = functools.partial(precall.average_precision, method=m, ties=ties,
-                                   recall_grid=recall_grid, pos_label=pos_label)
+                                   recall_grid=recall_grid, pos_label=pos_label, on_undefined=on_undefined)
         ap[m] = precall.stats.bootstrap_ci(metric, labels, scores, sample_weight=weights,
-                                           **_bootstrap_kwargs(ci))
+                                           **_bootstrap_kwargs(ci, f"bootstrap AP {m}", len(labels)))
     if weights is None:
         roc = precall.stats.roc_auc_ci(labels, scores, pos_label=pos_label, level=ci.level)
     else:
         roc = precall.stats.bootstrap_ci(
-            functools.partial(precall.roc_auc, pos_label=pos_label), labels, scores,
-            sample_weight=weights, **_bootstrap_kwargs(ci),
+            functools.partial(precall.roc_auc, pos_label=pos_label, on_undefined=on_undefined), labels,
+            scores, sample_weight=weights, **_bootstrap_kwargs(ci, "bootstrap ROC-AUC", len(labels)),
         )
     return Intervals(ci, ap, roc)
 
@@ -108,6 +126,7 @@ def evaluate_columns(
     ci: CiOptions | None = None,
     targets: Sequence[tuple[str, float]] = (),
     prevalences: Sequence[float] = (),
+    on_undefined: Any = "warn",
 ) -> Report:
     """Run :func:`precall.evaluate` once on the columns read from ``name``
     (and, with ``ci``, :func:`compute_intervals`; with ``prevalences``, the
@@ -124,6 +143,7 @@ def evaluate_columns(
                 pos_label=positive,
                 ties=ties,
                 recall_grid=recall_grid,
+                on_undefined=on_undefined,
             )
             points = []
             table = None
@@ -142,10 +162,12 @@ def evaluate_columns(
             if ci is not None:
                 intervals = compute_intervals(
                     np.array(columns.labels), columns.scores, columns.weights, pos_label=positive,
-                    ties=ties, recall_grid=recall_grid, ci=ci,
+                    ties=ties, recall_grid=recall_grid, ci=ci, on_undefined=on_undefined,
                 )
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
+        except (OverflowError, ZeroDivisionError) as exc:
+            raise CliError(f"{name}: {_numeric_failure(exc, prevalences)}") from None
     return Report(
         source=name,
         n_rows=len(columns.labels),
@@ -159,7 +181,30 @@ def evaluate_columns(
         intervals=intervals,
         operating_points=tuple(points),
         at_prevalence=at_prevalence,
+        n_tied=_n_tied(columns.scores, columns.weights) if ties == "stable" else 0,  # only shown then
     )
+
+
+def _numeric_failure(exc: Exception, prevalences: Sequence[float]) -> str:
+    """One line for an arithmetic failure of the library (an extreme --prevalence or weights)."""
+    if prevalences:
+        shown = ", ".join(f"{pi:g}" for pi in prevalences)
+        return (f"--prevalence {shown}: the negatives' weight needed for it cannot be represented "
+                f"({type(exc).__name__}: {exc}); give a prevalence nearer the data's")
+    return f"the weights are too extreme to evaluate ({type(exc).__name__}: {exc}); rescale them"
+
+
+def _n_tied(scores: np.ndarray, weights: np.ndarray | None) -> int:
+    """How many rows (with positive weight) share their score with another row."""
+    s = scores if weights is None else scores[weights > 0]
+    if s.size < 2:
+        return 0
+    s = np.sort(s)
+    same = s[1:] == s[:-1]
+    tied = np.zeros(s.size, dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    return int(np.count_nonzero(tied))
 
 
 def at_prevalences(
@@ -183,8 +228,55 @@ def _context_columns(report: Report, digits: int) -> tuple[list[str], dict[str, 
 
 
 
-def format_text(report: Report, digits: int = 6) -> str:
-    """The text report: input summary, an aligned table of conventions, ROC-AUC, best F1."""
+def _ties_note(report: Report) -> list[str]:
+    """One line when tied scores meet ``--ties stable`` (the numbers then depend on the file order)."""
+    n_tied = report.n_tied
+    if report.evaluation.ties != "stable" or not n_tied:
+        return []
+    return [f"note        {n_tied} rows share their score with another row; with --ties stable "
+            "their order in the file decides the numbers (--ties group, the default, does not "
+            "depend on it)"]
+
+
+def _point_text(kind: str, value: float, point: precall.OperatingPoint | None, digits: int) -> str:
+    name = f"at {kind} {'=' if kind == 'threshold' else '>='} {value:g}"
+    if point is None:
+        return f"{name}: not reached"
+    predicted = point.tp + point.fp
+    precision = ("undefined: nothing predicted positive" if predicted == 0
+                 else _fmt(point.precision, digits))
+    return (
+        f"{name}: score >= {point.threshold:.{digits}g}, precision {precision}, "
+        f"recall {_fmt(point.recall, digits)}, FPR {_fmt(point.fpr, digits)}, F1 "
+        f"{_fmt(point.f1, digits)} (TP {_fmt_count(point.tp)}, FP {_fmt_count(point.fp)}, "
+        f"TN {_fmt_count(point.tn)}, FN {_fmt_count(point.fn)})"
+    )
+
+
+def _method_name(method: str) -> str:
+    """An interval's method as printed: DeLong, or the bootstrap's interval (percentile, bca)."""
+    return "DeLong" if method == "delong" else f"bootstrap {method}"
+
+
+def _point_dict(point: precall.OperatingPoint) -> dict[str, Any]:
+    """An operating point's fields; precision NaN (JSON null) when nothing is predicted positive (0/0)."""
+    out = dataclasses.asdict(point)
+    if point.tp + point.fp == 0:
+        out["precision"] = float("nan")
+    return out
+
+
+def _min_ap_undefined(ev: precall.Evaluation) -> bool:
+    """The minimum AP is NaN for fractional weights (it is defined for counts)."""
+    return all(math.isnan(v) for v in ev.min_average_precision.values()) and \
+        any(not float(n).is_integer() for n in (ev.n_pos, ev.n_neg))
+
+
+def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend: bool = True) -> str:
+    """The text report: input summary, a table of conventions (AP, interval, min AP,
+    normalised, AP at each prevalence), ROC-AUC, AUPRG, the prevalence, best F1, the
+    operating points, and a legend (unless not ``with_legend``); 80 columns unless ``wide``
+    (descriptions in the table)."""
     ev = report.evaluation
     pos = report.pos_label
     n_pos_rows = report.label_counts.get(pos, 0)
@@ -198,64 +290,88 @@ def format_text(report: Report, digits: int = 6) -> str:
         f"score       column {report.score_column!r}",
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
         f"ties        {ev.ties} ({TIES_HELP.get(ev.ties, '')}); recall grid {ev.recall_grid}",
-        "",
+        *_ties_note(report),
     ]
-    names = list(precall.AP_METHODS)
-    width = max(len("convention"), *(len(m) for m in names), len("prevalence"))
-    values = [_fmt(ev.average_precision[m], digits) for m in names]
-    vwidth = max(len("AP"), *(len(v) for v in values))
     iv = report.intervals
-    cells = {}
     if iv is not None:
-        cells = {m: _fmt_interval(iv.average_precision[m], digits) for m in names}
-        cells["roc"] = _fmt_interval(iv.roc_auc, digits)
-        lines.insert(-1, "intervals   " + iv.options.describe(report.weight_column is not None))
-    cwidth = max([len(f"{iv.options.level:.0%} CI")] + [len(c) for c in cells.values()]) if iv else 0
-    ci_head = f"  {f'{iv.options.level:.0%} CI'.ljust(cwidth)}" if iv else ""
-    context_head, context = _context_columns(report, digits)
-    widths = [max(len(h), *(len(context[m][j]) for m in names)) for j, h in enumerate(context_head)]
-    context_head_text = "".join(f"  {h.rjust(w)}" for h, w in zip(context_head, widths))
-    lines.append(f"{'convention'.ljust(width)}  {'AP'.rjust(vwidth)}{ci_head}{context_head_text}  description")
-    for m, v in zip(names, values):
-        ci_cell = f"  {cells[m].ljust(cwidth)}" if iv else ""
-        context_text = "".join(f"  {c.rjust(w)}" for c, w in zip(context[m], widths))
-        lines.append(f"{m.ljust(width)}  {v.rjust(vwidth)}{ci_cell}{context_text}  {_description(m)}")
-    lines.append("min AP: the lowest AP any ranking of these class counts gets (Boyd et al. 2012); "
-                 "normalised: (AP - min AP) / (1 - min AP)")
+        lines.append("intervals   " + iv.options.describe(report.weight_column is not None))
     lines.append("")
-    roc_cell = f"  {cells['roc'].ljust(cwidth)}  {iv.roc_auc.method}" if iv else ""
-    same = "  (the same at every prevalence)" if report.at_prevalence and not iv else ""
-    lines.append(f"{'ROC-AUC'.ljust(width)}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}{roc_cell}{same}")
+    names = list(precall.AP_METHODS)
+    no_min = _min_ap_undefined(ev)
+    header = ["convention", "AP"]
+    if iv is not None:
+        header.append(f"{iv.options.level:.0%} CI")
+    header += ["min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in report.at_prevalence]
+    if wide:
+        header.append("description")
+    rows = []
+    for m in names:
+        row = [m, _fmt(ev.average_precision[m], digits)]
+        if iv is not None:
+            row.append(_fmt_interval(iv.average_precision[m], digits))
+        if no_min:
+            row += ["n/a", "n/a"]
+        else:
+            row += [_fmt(ev.min_average_precision[m], digits), _fmt(ev.normalized_average_precision[m], digits)]
+        row += [_fmt(e.average_precision[m], digits) for _, e in report.at_prevalence]
+        if wide:
+            row.append(describe(m))
+        rows.append(row)
+    width = max(len("convention"), *(len(m) for m in names), len("prevalence"))
+    vwidth = max(len(r[1]) for r in rows)
+    lines += render_table(header, rows, wide=wide, prose_last=wide)
+    lines.append("")
+    key = lambda text: text.ljust(width)  # noqa: E731
+    roc = f"{key('ROC-AUC')}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}"
+    if iv is not None:
+        roc += f"  {_fmt_interval(iv.roc_auc, digits)} ({_method_name(iv.roc_auc.method)})"
+    elif report.at_prevalence:
+        roc += "  (the same at every prevalence)"
+    lines.append(roc)
     at = "".join(f"; at prevalence {pi:g}: {_fmt(e.auprg, digits)}" for pi, e in report.at_prevalence)
-    lines.append(f"{'AUPRG'.ljust(width)}  {_fmt(ev.auprg, digits).rjust(vwidth)}  area under the "
-                 f"precision-recall-gain curve (Flach & Kull 2015){at}")
+    lines.append(f"{key('AUPRG')}  {_fmt(ev.auprg, digits).rjust(vwidth)}{'  ' + at[2:] if at else ''}")
     weight_word = "weight" if report.weight_column else "count"
-    lines.append(
-        f"{'prevalence'.ljust(width)}  {_fmt(ev.prevalence, digits).rjust(vwidth)}  "
-        f"the random-classifier baseline; positive {weight_word} {_fmt_count(ev.n_pos)}, negative {weight_word} "
-        f"{_fmt_count(ev.n_neg)}, {ev.n_samples} samples"
+    hang = width + vwidth + 4
+    big = 10**9 if wide else WIDTH
+    lines += wrap(
+        f"{key('prevalence')}  {_fmt(ev.prevalence, digits).rjust(vwidth)}  "
+        f"positive {weight_word} {_fmt_count(ev.n_pos)}, negative {weight_word} "
+        f"{_fmt_count(ev.n_neg)}, {ev.n_samples} samples", hang=hang, width=big
     )
     b = ev.best_f1
     if b is None:
-        lines.append(f"{'best F1'.ljust(width)}  {'-'.rjust(vwidth)}  undefined: no positives")
+        lines.append(f"{key('best F1')}  {'-'.rjust(vwidth)}  undefined: no positives")
     else:
-        lines.append(
-            f"{'best F1'.ljust(width)}  {_fmt(b.f1, digits).rjust(vwidth)}  at score >= "
+        lines += wrap(
+            f"{key('best F1')}  {_fmt(b.f1, digits).rjust(vwidth)}  at score >= "
             f"{b.threshold:.{digits}g}: precision {_fmt(b.precision, digits)}, "
-            f"recall {_fmt(b.recall, digits)}"
+            f"recall {_fmt(b.recall, digits)}", hang=hang, width=big
         )
     for kind, value, point in report.operating_points:
-        name = f"at {kind} {'=' if kind == 'threshold' else '>='} {value:g}"
-        if point is None:
-            lines.append(f"{name.ljust(width)}  not reached")
-            continue
-        lines.append(
-            f"{name}: score >= {point.threshold:.{digits}g}, precision {_fmt(point.precision, digits)}, "
-            f"recall {_fmt(point.recall, digits)}, FPR {_fmt(point.fpr, digits)}, F1 "
-            f"{_fmt(point.f1, digits)} (TP {_fmt_count(point.tp)}, FP {_fmt_count(point.fp)}, "
-            f"TN {_fmt_count(point.tn)}, FN {_fmt_count(point.fn)})"
-        )
-    return "\n".join(lines)
+        lines += wrap(_point_text(kind, value, point, digits), hang=2, width=10**9 if wide else WIDTH)
+    if not with_legend:
+        return "\n".join(fit(lines, wide=wide))
+    lines += ["", "legend:"]
+    items = [] if wide else [(m, describe(m)) for m in names]
+    min_text = "the lowest AP any ranking of these class counts gets (Boyd et al. 2012)"
+    if no_min:
+        min_text = ("n/a: the weights are fractional, and the minimum AP is defined for counts "
+                    "of positives and negatives")
+    items += [
+        ("min AP", min_text),
+        ("normalised", "(AP - min AP) / (1 - min AP)"),
+    ]
+    if report.at_prevalence:
+        items.append(("AP at PI", "the AP with the negatives reweighted to prevalence PI"))
+    if iv is not None:
+        items.append((f"{iv.options.level:.0%} CI", "bootstrap for AP; " + _method_name(iv.roc_auc.method)
+                      + " for ROC-AUC"))
+    items += [
+        ("AUPRG", "area under the precision-recall-gain curve (Flach & Kull 2015)"),
+        ("prevalence", "the random-classifier baseline of every AP"),
+    ]
+    lines += legend(items, wide=wide)
+    return "\n".join(fit(lines, wide=wide))
 
 
 def report_rows(report: Report) -> list[list[Any]]:
@@ -281,8 +397,9 @@ def report_rows(report: Report) -> list[list[Any]]:
         rows += [["best F1", ev.best_f1.f1, "", ""], ["best F1 threshold", ev.best_f1.threshold, "", ""]]
     for kind, value, point in report.operating_points:
         if point is not None:
+            shown = _point_dict(point)
             for field_name in ("threshold", "precision", "recall", "fpr", "f1"):
-                rows.append([f"at {kind} {value:g}: {field_name}", getattr(point, field_name), "", ""])
+                rows.append([f"at {kind} {value:g}: {field_name}", shown[field_name], "", ""])
     return rows
 
 
@@ -290,29 +407,23 @@ def format_markdown(report: Report, digits: int = 6) -> str:
     """A GitHub-flavoured markdown table of :func:`report_rows`."""
     level = f"{report.intervals.options.level:.0%} CI" if report.intervals else None
     header = ["metric", "value"] + ([f"{level} low", f"{level} high"] if level else [])
+    rows = [[name, _fmt_cell(value, digits)] + ([_fmt_cell(low, digits), _fmt_cell(high, digits)] if level else [])
+            for name, value, low, high in report_rows(report)]
     lines = [f"**{report.source}**: label `{report.label_column}` (positive `{report.pos_label}`), "
-             f"score `{report.score_column}`, ties {report.evaluation.ties}", "",
-             "| " + " | ".join(header) + " |", "|" + "---|" + "---:|" * (len(header) - 1)]
-    for name, value, low, high in report_rows(report):
-        cells = [name, _fmt_cell(value, digits)] + ([_fmt_cell(low, digits), _fmt_cell(high, digits)] if level else [])
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+             f"score `{report.score_column}`, ties {report.evaluation.ties}", ""]
+    return "\n".join(lines + render_table(header, rows, style="markdown"))
 
 
 def format_csv(report: Report, digits: int = 6) -> str:
     """CSV of :func:`report_rows` (full precision; ``digits`` is ignored)."""
-    import io
-
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["metric", "value", "ci_low", "ci_high"])
-    for row in report_rows(report):
-        writer.writerow([repr(v) if isinstance(v, float) else v for v in row])
-    return buffer.getvalue().rstrip("\n")
+    rows = [[repr(v) if isinstance(v, float) else str(v) for v in row] for row in report_rows(report)]
+    return "\n".join(render_table(["metric", "value", "ci_low", "ci_high"], rows, style="csv"))
 
 
-def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = "text") -> str:
-    """Several models of one file, a column each: text, markdown or CSV of :func:`report_rows`."""
+def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = "text",
+                        wide: bool = False) -> str:
+    """Several models of one file, a column each: text, markdown or CSV of :func:`report_rows`
+    (text: 80 columns unless ``wide``; wider tables are split into blocks of models)."""
     first = reports[0]
     per_model = [report_rows(r) for r in reports]
     with_ci = first.intervals is not None
@@ -326,29 +437,33 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
             cells += rows[i][1:] if with_ci else rows[i][1:2]
         body.append(cells)
     if style == "csv":
-        import io
-
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows([[repr(v) if isinstance(v, float) else v for v in row] for row in body])
-        return buffer.getvalue().rstrip("\n")
+        return "\n".join(render_table(header, [[repr(v) if isinstance(v, float) else str(v) for v in row]
+                                               for row in body], style="csv"))
     text_rows = [[str(row[0]), *(_fmt_cell(v, digits) for v in row[1:])] for row in body]
+    group = 1
+    if style == "text" and with_ci and not wide:  # a model's interval as one cell: [low, high]
+        level = f"{first.intervals.options.level:.0%} CI"  # type: ignore[union-attr]
+        header = ["metric"]
+        for r in reports:
+            header += [r.score_column, level]
+        text_rows = [[row[0], *(cell for k in range(len(reports)) for cell in (
+            row[1 + 3 * k], f"[{row[2 + 3 * k]}, {row[3 + 3 * k]}]" if row[2 + 3 * k] else ""))]
+            for row in text_rows]
+        group = 2
     if style == "markdown":
         lines = [f"**{first.source}**: label `{first.label_column}` (positive `{first.pos_label}`), "
-                 f"ties {first.evaluation.ties}", "", "| " + " | ".join(header) + " |",
-                 "|" + "---|" + "---:|" * (len(header) - 1)]
-        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in text_rows])
+                 f"ties {first.evaluation.ties}", ""]
+        return "\n".join(lines + render_table(header, text_rows, style="markdown"))
     lines = [
         f"file        {first.source} ({first.n_rows} rows)",
         f"label       column {first.label_column!r}: positive {first.pos_label!r}",
         "weight      " + (f"column {first.weight_column!r}" if first.weight_column else "none"),
         f"ties        {first.evaluation.ties}; recall grid {first.evaluation.recall_grid}",
+        *_ties_note(max(reports, key=lambda r: r.n_tied)),
     ]
     if with_ci:
         lines.append("intervals   " + first.intervals.options.describe(first.weight_column is not None))  # type: ignore[union-attr]
-    return "\n".join([*lines, "", *_table(header, text_rows)])
-
+    return "\n".join([*fit(lines, wide=wide), "", *render_table(header, text_rows, wide=wide, group=group)])
 
 
 def to_json_dict(report: Report) -> dict[str, Any]:
@@ -377,7 +492,7 @@ def to_json_dict(report: Report) -> dict[str, Any]:
     if report.operating_points:
         out["operating_points"] = [
             {"target": kind, "value": value, "reached": point is not None,
-             **(dataclasses.asdict(point) if point is not None else {})}
+             **(_point_dict(point) if point is not None else {})}
             for kind, value, point in report.operating_points
         ]
     if report.at_prevalence:
@@ -416,6 +531,28 @@ class MultiReport:
     roc_auc_ovr: dict[str, float]
     roc_auc_ovo_macro: float
     warnings: list[str]
+    score_columns: list[str] = dataclasses.field(default_factory=list)
+    intervals: MultiIntervals | None = None
+
+
+@dataclass(frozen=True)
+class MultiIntervals:
+    """``--ci`` with ``--class-columns``: bootstrap intervals of the macro AP of each
+    convention and of the macro one-vs-rest ROC-AUC (:func:`precall.stats.bootstrap_ci`)."""
+
+    options: CiOptions
+    average_precision: dict[str, precall.stats.ConfidenceInterval]
+    roc_auc: precall.stats.ConfidenceInterval
+
+    @property
+    def level(self) -> float:
+        return self.options.level
+
+    def describe(self) -> str:
+        o = self.options
+        seed = "no seed" if o.seed is None else f"seed {o.seed}"
+        return (f"{o.level:.4g} intervals of the macro averages: {o.n_resamples} bootstrap "
+                f"resamples ({o.method}, {seed})")
 
 
 def evaluate_classes(
@@ -428,9 +565,13 @@ def evaluate_classes(
     methods: list[str],
     ties: str,
     recall_grid: str,
+    score_columns: list[str] | None = None,
+    ci: CiOptions | None = None,
+    on_undefined: Any = "warn",
 ) -> MultiReport:
     """Per-class and averaged AP / ROC-AUC from one :func:`precall.evaluate` call
-    (``labels=classes``: a :class:`precall.MultiEvaluation`); no metric is computed here."""
+    (``labels=classes``: a :class:`precall.MultiEvaluation`); with ``ci``, bootstrap
+    intervals of the macro averages (:func:`multiclass_intervals`); no metric is computed here."""
     y = np.array(columns.labels)
     scores, w = columns.scores, columns.weights
     common: dict[str, Any] = {"labels": classes, "sample_weight": w}
@@ -442,9 +583,16 @@ def evaluate_classes(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:  # one sort per class, the averages from the per-class values (precall.evaluate)
-            result = precall.evaluate(y, scores, ties=ties, recall_grid=recall_grid, **common)
+            result = precall.evaluate(y, scores, ties=ties, recall_grid=recall_grid,
+                                      on_undefined=on_undefined, **common)
+            intervals = None
+            if ci is not None:
+                intervals = multiclass_intervals(y, scores, w, classes=classes, methods=methods, ties=ties,
+                                                 recall_grid=recall_grid, ci=ci, on_undefined=on_undefined)
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
+        except (OverflowError, ZeroDivisionError) as exc:
+            raise CliError(f"{name}: {_numeric_failure(exc, ())}") from None
     per_class_ap = {m: [float(v) for v in result.per_class_average_precision(m)] for m in methods}
     average_ap = {a: {m: float(result.average_precision[a][m]) for m in methods} for a in AVERAGES}
     per_class_auc = [float(v) for v in result.per_class_roc_auc]
@@ -471,52 +619,100 @@ def evaluate_classes(
         roc_auc_ovr=ovr,
         roc_auc_ovo_macro=ovo,
         warnings=messages,
+        score_columns=list(score_columns or classes),
+        intervals=intervals,
     )
 
 
+def multiclass_intervals(
+    y: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, classes: list[str],
+    methods: list[str], ties: str, recall_grid: str, ci: CiOptions, on_undefined: Any = "warn",
+) -> MultiIntervals:
+    """Bootstrap intervals (:func:`precall.stats.bootstrap_ci`) of the macro AP of each
+    convention and of the macro one-vs-rest ROC-AUC."""
+    ap = {}
+    for m in methods:
+        metric = functools.partial(precall.average_precision, method=m, ties=ties, average="macro",
+                                   labels=classes, recall_grid=recall_grid, on_undefined=on_undefined)
+        ap[m] = precall.stats.bootstrap_ci(metric, y, scores, sample_weight=weights,
+                                           **_bootstrap_kwargs(ci, f"bootstrap macro AP {m}", len(y)))
+    roc_metric = functools.partial(precall.roc_auc, average="macro", labels=classes, on_undefined=on_undefined)
+    roc = precall.stats.bootstrap_ci(roc_metric, y, scores, sample_weight=weights,
+                                     **_bootstrap_kwargs(ci, "bootstrap macro ROC-AUC", len(y)))
+    return MultiIntervals(ci, ap, roc)
 
-def format_multiclass_text(report: MultiReport, digits: int = 6) -> str:
-    """The text report of a multi-class evaluation: a per-class table, then the averages."""
+
+
+def format_multiclass_text(report: MultiReport, digits: int = 6, wide: bool = False) -> str:
+    """The text report of a multi-class evaluation: a per-class table, then the averages
+    (and their intervals with ``--ci``); 80 columns unless ``wide``."""
     weight_word = "weight" if report.weight_column else "rows"
+    if report.score_columns == report.classes:
+        scores_line = ("scores      columns " + ", ".join(repr(c) for c in report.classes)
+                       + " (one per class; a column's name is its class)")
+    else:
+        scores_line = "scores      " + ", ".join(
+            f"class {c!r}: column {col!r}" for c, col in zip(report.classes, report.score_columns))
     lines = [
         f"file        {report.source} ({report.n_rows} rows)",
         f"label       column {report.label_column!r}: {len(report.classes)} classes",
-        "scores      columns " + ", ".join(repr(c) for c in report.classes)
-        + " (one per class; a column's name is its class)",
+        scores_line,
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
         f"ties        {report.ties} ({TIES_HELP.get(report.ties, '')}); "
         f"recall grid {report.recall_grid}",
+    ]
+    if report.intervals is not None:
+        lines.append("intervals   " + report.intervals.describe())
+    lines += [
         "",
         "Per class (one-vs-rest): AP by convention, ROC-AUC; support = "
         + ("total weight of the rows with that label" if report.weight_column
            else "number of rows with that label"),
     ]
     methods = report.methods
-    header = ["class", f"support ({weight_word})", *methods, "ROC-AUC"]
-    rows = [
-        [c, _fmt_count(report.support[k]),
-         *(_fmt(report.per_class_ap[m][k], digits) for m in methods),
-         _fmt(report.per_class_roc_auc[k], digits)]
-        for k, c in enumerate(report.classes)
-    ]
-    lines += _table(header, rows)
-    lines += ["", "Averages (ROC-AUC: one-vs-rest, and one-vs-one by Hand & Till)"]
-    header = ["average", *methods, "ROC-AUC"]
-    auc_cell = {
-        "macro": _fmt(report.roc_auc_ovr["macro"], digits),
-        "weighted": _fmt(report.roc_auc_ovr["weighted"], digits),
-        "micro": _fmt(report.roc_auc_ovr["micro"], digits),
-    }
-    rows = [
-        [a, *(_fmt(report.average_ap[a][m], digits) for m in methods), auc_cell[a]]
-        for a in AVERAGES
-    ]
-    rows.append(["OvO macro", *("-" for _ in methods), _fmt(report.roc_auc_ovo_macro, digits)])
-    lines += _table(header, rows)
+    classes = report.classes
+    header = ["metric", *classes]
+    rows = [[f"support ({weight_word})", *(_fmt_count(v) for v in report.support)]]
+    rows += [[m, *(_fmt(report.per_class_ap[m][k], digits) for k in range(len(classes)))] for m in methods]
+    rows.append(["ROC-AUC", *(_fmt(v, digits) for v in report.per_class_roc_auc)])
+    lines = fit(lines, wide=wide) + render_table(header, rows, wide=wide)
+    lines += ["", "Averages (ROC-AUC: one-vs-rest; OvO: one-vs-one macro, Hand & Till)"]
+    iv = report.intervals
+    header = ["metric", *AVERAGES] + ([f"macro {iv.level:.0%} CI"] if iv is not None else [])
+    rows = [[m, *(_fmt(report.average_ap[a][m], digits) for a in AVERAGES)]
+            + ([_fmt_interval(iv.average_precision[m], digits)] if iv is not None else []) for m in methods]
+    rows.append(["ROC-AUC", *(_fmt(report.roc_auc_ovr[a], digits) for a in AVERAGES)]
+                + ([_fmt_interval(iv.roc_auc, digits)] if iv is not None else []))
+    rows.append(["ROC-AUC OvO", _fmt(report.roc_auc_ovo_macro, digits), "-", "-"]
+                + (["-"] if iv is not None else []))
+    lines += render_table(header, rows, wide=wide)
     lines += ["", "conventions:"]
-    width = max(len(m) for m in methods)
-    lines += [f"  {m.ljust(width)}  {_description(m)}" for m in methods]
+    lines += legend([(m, describe(m)) for m in methods], wide=wide)
     return "\n".join(lines)
+
+
+def format_multiclass_table(report: MultiReport, *, digits: int = 6, style: str = "markdown") -> str:
+    """``--markdown`` / ``--csv`` with ``--class-columns``: one row per metric (support, each AP
+    convention, ROC-AUC one-vs-rest, ROC-AUC one-vs-one), one column per class and average
+    (and the macro interval with ``--ci``); CSV at full precision."""
+    iv = report.intervals
+    header = ["metric", *report.classes, *AVERAGES] + (["macro low", "macro high"] if iv is not None else [])
+    body: list[list[Any]] = [["support", *report.support, *([""] * (len(AVERAGES) + (2 if iv else 0)))]]
+    for m in report.methods:
+        body.append([f"AP {m}", *report.per_class_ap[m], *(report.average_ap[a][m] for a in AVERAGES)]
+                    + ([iv.average_precision[m].low, iv.average_precision[m].high] if iv is not None else []))
+    body.append(["ROC-AUC", *report.per_class_roc_auc, *(report.roc_auc_ovr[a] for a in AVERAGES)]
+                + ([iv.roc_auc.low, iv.roc_auc.high] if iv is not None else []))
+    body.append(["ROC-AUC OvO", *([""] * len(report.classes)), report.roc_auc_ovo_macro, "", ""]
+                + (["", ""] if iv is not None else []))
+    if style == "csv":
+        rows = [[repr(float(v)) if isinstance(v, (float, np.floating)) else str(v) for v in row] for row in body]
+        return "\n".join(render_table(header, rows, style="csv"))
+    rows = [[str(row[0]), *(_fmt_cell(float(v), digits) if isinstance(v, (float, np.floating)) else str(v)
+                            for v in row[1:])] for row in body]
+    lines = [f"**{report.source}**: label `{report.label_column}`, {len(report.classes)} classes, "
+             f"ties {report.ties}", ""]
+    return "\n".join(lines + render_table(header, rows, style="markdown"))
 
 
 def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
@@ -534,7 +730,7 @@ def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
             "file": report.source,
             "n_rows": report.n_rows,
             "label_column": report.label_column,
-            "class_columns": list(report.classes),
+            "class_columns": dict(zip(report.classes, report.score_columns)),
             "weight_column": report.weight_column,
         },
         "ties": report.ties,
@@ -548,6 +744,15 @@ def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
         },
         "warnings": list(report.warnings),
     }
+    if report.intervals is not None:
+        iv = report.intervals
+        out["intervals"] = {
+            "level": iv.level, "average": "macro",
+            "bootstrap": {"method": iv.options.method, "n_resamples": iv.options.n_resamples,
+                          "seed": iv.options.seed},
+            "average_precision": {m: _interval_dict(c) for m, c in iv.average_precision.items()},
+            "roc_auc": _interval_dict(iv.roc_auc),
+        }
     return _json_safe(out)
 
 
@@ -556,6 +761,8 @@ def _evaluate_one_pass(args: argparse.Namespace) -> int:
     """``--stream`` or ``--engine dask``: binary input without holding the rows in memory."""
     option = "--stream" if args.engine == "stream" else "--engine dask"
     _check_single_binary(args, option)
+    if args.class_prefix is not None or args.on_undefined != "warn":
+        raise CliError(f"{option} takes one --score column and no --on-undefined; drop those options")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         (evaluation, at), counts, positive = (_evaluate_stream if args.engine == "stream" else _evaluate_dask)(args)
@@ -584,7 +791,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise CliError("--scheduler goes with --engine dask")
     if args.engine != "memory":
         return _evaluate_one_pass(args)
-    if args.class_columns is not None:
+    if args.class_columns is not None or args.class_prefix is not None:
         return _evaluate_multiclass(args)
     if args.method is not None:
         raise CliError("--method applies only with --class-columns; with --score every "
@@ -602,7 +809,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             Columns(columns.labels, scores[:, j], columns.weights), name=path, label=args.label,
             score=name, weight=args.weight, pos_label=args.pos_label, ties=args.ties,
             recall_grid=args.recall_grid, ci=_ci_options(args) if args.ci else None, targets=targets,
-            prevalences=args.prevalence or (),
+            prevalences=args.prevalence or (), on_undefined=_on_undefined(args),
         )
         for j, name in enumerate(names)
     ]
@@ -614,7 +821,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                              allow_nan=False))
         else:
             print(format_side_by_side(reports, digits=args.digits, style=(
-                "markdown" if args.markdown else "csv" if args.csv else "text")))
+                "markdown" if args.markdown else "csv" if args.csv else "text"), wide=args.wide))
         return 0
     report = reports[0]
     if args.markdown or args.csv:
@@ -624,28 +831,39 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return _emit(report, args, to_json_dict, format_text)
 
 
+def class_pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The (class label, score column) pairs of ``--class-columns`` or ``--class-prefix``."""
+    if args.class_prefix is not None:
+        return class_columns_from_prefix(args.file, args.class_prefix, args.delimiter)
+    return _parse_class_mapping(args.class_columns)
+
+
 def _evaluate_multiclass(args: argparse.Namespace) -> int:
-    if args.markdown or args.csv or args.at_recall or args.at_precision or args.at_threshold:
-        raise CliError("--markdown, --csv and --at-* apply to binary input (--score); with "
-                       "--class-columns use the text or --json output")
-    if args.ci:
-        raise CliError("--ci applies to binary input (--score); for multi-class data use "
-                       "precall.stats.bootstrap_ci with a macro average from Python")
+    if args.at_recall or args.at_precision or args.at_threshold:
+        raise CliError("--at-* apply to binary input (--score); with --class-columns each class has "
+                       "its own operating points")
     if args.pos_label is not None:
         raise CliError("--pos-label applies only with --score; with --class-columns each "
                        "class is in turn the positive one")
     if args.prevalence:
         raise CliError("--prevalence applies to binary input (--score); with --class-columns each "
                        "class has its own prevalence")
-    classes = _parse_class_columns(args.class_columns)
+    pairs = class_pairs(args)
+    classes = [c for c, _ in pairs]
+    score_columns = [col for _, col in pairs]
     methods = list(precall.AP_METHODS) if args.method is None else list(dict.fromkeys(args.method))
     path = args.file
-    columns = read_file(path, label=args.label, score_columns=[(c, "--class-columns") for c in classes],
+    columns = read_file(path, label=args.label, score_columns=[(c, "--class-columns") for c in score_columns],
                         weight=args.weight, classes=classes, delimiter=args.delimiter)
     report = evaluate_classes(
         columns, name=path, label=args.label, classes=classes, weight=args.weight,
-        methods=methods, ties=args.ties, recall_grid=args.recall_grid,
+        methods=methods, ties=args.ties, recall_grid=args.recall_grid, score_columns=score_columns,
+        ci=_ci_options(args) if args.ci else None, on_undefined=_on_undefined(args),
     )
+    if args.markdown or args.csv:
+        _print_warnings(report)
+        print(format_multiclass_table(report, digits=args.digits, style="markdown" if args.markdown else "csv"))
+        return 0
     return _emit(report, args, multiclass_json_dict, format_multiclass_text)
 
 
@@ -671,8 +889,12 @@ def register(sub: Any) -> None:
                         "repeat to show several models side by side")
     scores.add_argument("--class-columns", metavar="C1,C2,...",
                         help="multi-class: comma-separated score columns, one per class; the "
-                        "class of each column is its name, and every label in --label must "
-                        "be one of these names")
+                        "class of each column is its name, or give LABEL=COLUMN pairs "
+                        "(0=p_setosa,1=p_versicolor,...); every label in --label must be one "
+                        "of the classes")
+    scores.add_argument("--class-prefix", metavar="P",
+                        help="multi-class: every column named P + LABEL is the score of class "
+                        "LABEL (--class-prefix p_ : columns p_0, p_1, ... for labels 0, 1, ...)")
     ev.add_argument("--method", choices=precall.AP_METHODS, action="append", metavar="M",
                     help="with --class-columns: show only this AP convention (repeatable; "
                     "default every one: " + ", ".join(precall.AP_METHODS) + ")")
@@ -684,8 +906,10 @@ def register(sub: Any) -> None:
                     "(default) or exact k/10, k/100")
     fmt = ev.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    fmt.add_argument("--markdown", action="store_true", help="binary: print a markdown table")
-    fmt.add_argument("--csv", action="store_true", help="binary: print CSV (metric, value, ci_low, ci_high)")
+    fmt.add_argument("--markdown", action="store_true", help="print a markdown table")
+    fmt.add_argument("--csv", action="store_true",
+                     help="print CSV (binary: metric, value, ci_low, ci_high; multi-class: metric, a column "
+                     "per class and per average)")
     ev.add_argument("--at-recall", type=_unit, action="append", metavar="R",
                     help="binary: also report the operating point reaching recall R (repeatable)")
     ev.add_argument("--at-precision", type=_unit, action="append", metavar="P",
@@ -711,7 +935,9 @@ def register(sub: Any) -> None:
                     "'threads' / 'processes' / 'synchronous' for dask's local schedulers; default: a "
                     "local cluster of one worker process per core")
     ev.add_argument("--ci", action="store_true",
-                    help="binary: add a confidence interval to every number (bootstrap for "
-                    "AP, DeLong for ROC-AUC; see --level, --ci-method, --resamples, --seed)")
+                    help="add a confidence interval to every number (binary: bootstrap for "
+                    "AP, DeLong for ROC-AUC; multi-class: bootstrap of the macro AP and macro "
+                    "ROC-AUC; see --level, --ci-method, --resamples, --seed)")
     _add_ci_options(ev)
+    _add_output_options(ev)
     ev.set_defaults(func=cmd_evaluate)

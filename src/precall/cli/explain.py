@@ -11,89 +11,212 @@ import numpy as np
 import precall
 from precall.readers import read_file
 
-from ._common import RECALL_GRIDS, TIES, CliError, _add_file_arguments, _digits, _int_in, _prevalence, resolve_pos_label
-from ._format import _fmt, _fmt_count, _table
-from .evaluate import at_prevalences
+from ._common import (
+    RECALL_GRIDS,
+    TIES,
+    CliError,
+    _add_file_arguments,
+    _digits,
+    _int_in,
+    _parse_class_mapping,
+    _prevalence,
+    class_columns_from_prefix,
+    resolve_pos_label,
+)
+from ._format import WIDTH, _fmt, _fmt_count, describe, fit, render_table
+from .evaluate import _n_tied, at_prevalences
 
 
 # ---------------------------------------------------------------------------
 # explain: the rank table and the terms of every convention
-def _rank_rows(table: precall.ThresholdTable, digits: int) -> list[list[str]]:
+SUMMARY_ROWS = 24  # rank tables up to this many rows are shown whole
+SUMMARY_TERMS = 8  # term tables up to this many rows are shown whole
+TOP_TERMS = 6  # otherwise: at most this many of the largest terms ...
+TERM_SHARE = 0.8  # ... enough to carry this share of the AP when possible
+
+
+def _rank_rows(table: precall.ThresholdTable, digits: int, indices: Sequence[int] | None = None,
+               gaps: bool = True) -> list[list[str]]:
+    """Rows of the rank table (all, or those at ``indices``, 0-based; with ``gaps``, a gap is a
+    ``...`` row)."""
+    n = len(table.thresholds)
+    chosen = range(n) if indices is None else indices
     dtp = np.diff(table.tp, prepend=0)
     dfp = np.diff(table.fp, prepend=0)
     stable = table.ties == "stable"
-    rows = []
-    columns = zip(table.thresholds, dtp, dfp, table.tp, table.fp, table.tn, table.fn,
-                  table.precision, table.recall, table.precision_envelope)
-    for i, (thr, a, b, tp, fp, tn, fn, p, r, env) in enumerate(columns, 1):
-        label = ("pos" if a > 0 else "neg") if stable else f"+{_fmt_count(a)} / -{_fmt_count(b)}"
-        rows.append([str(i), f"{thr:.{digits}g}", label, _fmt_count(tp), _fmt_count(fp), _fmt_count(tn),
-                     _fmt_count(fn), _fmt(p, digits), _fmt(r, digits), _fmt(env, digits)])
+    rows: list[list[str]] = []
+    previous = -1
+    for i in chosen:
+        if gaps and i > previous + 1 and previous >= 0:
+            hidden = i - previous - 1
+            rows.append(["...", f"({hidden} row{'' if hidden == 1 else 's'})", *[""] * 8])
+        previous = i
+        a, b = dtp[i], dfp[i]
+        if stable or (min(a, b) == 0 and max(a, b) == 1):
+            label = "pos" if a > 0 else "neg"
+        else:
+            label = f"+{_fmt_count(a)} / -{_fmt_count(b)}"
+        rows.append([str(i + 1), f"{table.thresholds[i]:.{digits}g}", label, _fmt_count(table.tp[i]),
+                     _fmt_count(table.fp[i]), _fmt_count(table.tn[i]), _fmt_count(table.fn[i]),
+                     _fmt(table.precision[i], digits), _fmt(table.recall[i], digits),
+                     _fmt(table.precision_envelope[i], digits)])
     return rows
 
 
-def _term_rows(terms: Any, digits: int) -> list[list[str]]:
-    """One row a term; grid conventions merge runs of equal precision."""
+def recall_quantile_rows(recall: np.ndarray, quantiles: int = 10) -> list[int]:
+    """The rows (0-based) where recall first reaches 0, 1/q, ..., 1, plus the first and last rows."""
+    n = len(recall)
+    targets = np.linspace(0.0, 1.0, quantiles + 1)
+    picks = np.searchsorted(recall, targets - 1e-12, side="left")
+    return sorted({0, n - 1, *(int(i) for i in picks if i < n)})
+
+
+def _term_rows(terms: Any, digits: int, keep: np.ndarray | None = None) -> list[list[str]]:
+    """One row a term (those in ``keep``, a boolean mask, when given); grid conventions merge
+    runs of equal precision."""
     w, p, c, r = terms.weight, terms.precision, terms.contributions, terms.recall
+    n = len(terms)
     if terms.method not in ("voc2007", "coco"):
+        index = range(n) if keep is None else np.flatnonzero(keep)
         return [[_fmt(r[i], digits), _fmt(w[i], digits), _fmt(p[i], digits), _fmt(c[i], digits)]
-                for i in range(len(terms))]
+                for i in index]
     rows = []
     start = 0
-    for i in range(1, len(terms) + 1):
-        if i == len(terms) or p[i] != p[start]:
-            span = _fmt(r[start], 2) if i - 1 == start else f"{_fmt(r[start], 2)}..{_fmt(r[i - 1], 2)}"
-            rows.append([f"{span} ({i - start} pt)", f"{i - start}/{len(terms)}", _fmt(p[start], digits),
-                         _fmt(float(c[start:i].sum()), digits)])
+    for i in range(1, n + 1):
+        if i == n or p[i] != p[start]:
+            if keep is None or keep[start:i].any():
+                span = _fmt(r[start], 2) if i - 1 == start else f"{_fmt(r[start], 2)}..{_fmt(r[i - 1], 2)}"
+                rows.append([f"{span} ({i - start} pt)", f"{i - start}/{n}", _fmt(p[start], digits),
+                             _fmt(float(c[start:i].sum()), digits)])
             start = i
     return rows
 
 
+def _run_starts(terms: Any) -> np.ndarray:
+    """The index of each term's row: grid conventions merge runs of equal precision."""
+    n = len(terms)
+    if terms.method not in ("voc2007", "coco") or n == 0:
+        return np.arange(n)
+    new_run = np.r_[True, terms.precision[1:] != terms.precision[:-1]]
+    return np.cumsum(new_run) - 1
+
+
+def _decile_rows(terms: Any, digits: int) -> list[list[str]]:
+    """The terms summed by recall decile (0-0.1, ..., 0.9-1; a term's recall is where it ends)."""
+    r = np.asarray(terms.recall, dtype=float)
+    band = np.clip(np.ceil(r * 10 - 1e-9).astype(int) - 1, 0, 9)
+    rows = []
+    for k in range(10):
+        inside = band == k
+        if not inside.any():
+            continue
+        gained = float(terms.weight[inside].sum())
+        total = float(terms.contributions[inside].sum())
+        mean = _fmt(total / gained, digits) if gained > 0 else "-"
+        rows.append([f"{k / 10:.1f}..{(k + 1) / 10:.1f}", _fmt(gained, digits), mean,
+                     str(int(inside.sum())), _fmt(total, digits)])
+    return rows
+
+
+def largest_terms(terms: Any) -> np.ndarray | None:
+    """A mask of the terms to show: None (all) for short tables, else the rows of largest
+    contribution, fewest first, until they carry ``TERM_SHARE`` of the AP (at most ``TOP_TERMS``)."""
+    run = _run_starts(terms)
+    n_rows = int(run[-1]) + 1 if len(run) else 0
+    if n_rows <= SUMMARY_TERMS:
+        return None
+    per_row = np.bincount(run, weights=terms.contributions, minlength=n_rows)
+    order = np.argsort(-per_row, kind="stable")
+    total = float(per_row.sum())
+    carried = np.cumsum(per_row[order])
+    k = int(np.searchsorted(carried, TERM_SHARE * total, side="left")) + 1 if total > 0 else 1
+    chosen = np.zeros(n_rows, dtype=bool)
+    chosen[order[:min(max(k, 1), TOP_TERMS)]] = True
+    return chosen[run]
+
+
 def format_explanation(
     table: precall.ThresholdTable, *, source: str, label: str, score: str, pos_label: str,
-    methods: list[str], recall_grid: str, max_rows: int, digits: int, prevalences: Sequence[float] = (),
+    methods: list[str], recall_grid: str, max_rows: int | None, digits: int,
+    prevalences: Sequence[float] = (), full: bool = False, wide: bool = False, tie_note: str = "",
+    header: bool = True,
 ) -> str:
-    """The rank table, per convention the terms that sum to its AP, and
-    what to read the AP against (:func:`format_context`)."""
+    """The rank table, per convention the terms that sum to its AP, and what to read the
+    AP against (:func:`format_context`).  Summarised unless ``full``: the rank table at
+    recall quantiles (or its first and last ``max_rows / 2`` rows), for each convention the
+    terms carrying most of its AP with one line for the rest; 80 columns unless ``wide``."""
     ties_text = "one row per sample, equal scores in file order" if table.ties == "stable" else \
-        "one row per distinct score (label column: positives / negatives at that score)"
-    lines = [
-        f"file        {source}",
+        "one row per distinct score; label +P / -N: the positives / negatives at that score"
+    lines = []
+    if header:
+        lines += [f"file        {source}"]
+    lines += [
         f"label       column {label!r}, positive {pos_label!r}: {_fmt_count(table.n_pos)} positive, "
         f"{_fmt_count(table.n_neg)} negative",
         f"score       column {score!r}; ties {table.ties} ({ties_text})",
-        "",
-        "Rank table: predict positive at this row and above.",
     ]
-    header = ["rank", "score", "label", "TP", "FP", "TN", "FN", "precision", "recall", "envelope"]
-    rows = _rank_rows(table, digits)
-    if len(rows) > max_rows:
+    if tie_note:
+        lines.append("note        " + tie_note)
+    lines.append("")
+    n = len(table.thresholds)
+    head = ["rank", "score", "label", "TP", "FP", "TN", "FN", "precision", "recall", "envelope"]
+    if full or n <= (max_rows or SUMMARY_ROWS):
+        lines.append("Rank table: predict positive at this row and above.")
+        rows = _rank_rows(table, digits)
+    elif max_rows is not None:
         half = max_rows // 2
-        hidden = len(rows) - 2 * half
-        rows = rows[:half] + [["...", f"({hidden} rows)", *[""] * 8]] + rows[-half:]
-    lines += _table(header, rows)
-    lines += ["", "envelope = the best precision at this recall or beyond (VOC's interpolated precision)."]
+        lines.append(f"Rank table: predict positive at this row and above (first and last {half} "
+                     f"of {n} rows; --full for all).")
+        rows = _rank_rows(table, digits, [*range(half), *range(n - half, n)])
+    else:
+        lines.append(f"Rank table: predict positive at this row and above; of its {n} rows, those where "
+                     "recall first reaches 0, 0.1, ..., 1 (--full for all).")
+        rows = _rank_rows(table, digits, recall_quantile_rows(np.asarray(table.recall)), gaps=False)
+    rendered = render_table(head, rows, wide=wide, left=1)
+    if not wide and max(len(x) for x in render_table(head, rows, wide=True)) > WIDTH:  # large counts: TN and FN follow from FP, TP
+        keep_cols = [i for i, h in enumerate(head) if h not in ("TN", "FN")]
+        rendered = render_table([head[i] for i in keep_cols], [[r[i] for i in keep_cols] for r in rows], left=1)
+        rendered.append("(TN = negatives - FP, FN = positives - TP; --wide shows them)")
+    lines = fit(lines, wide=wide) + rendered
+    lines += ["", *fit(["envelope = the best precision at this recall or beyond (VOC's interpolated "
+                        "precision)."], wide=wide)]
     for m in methods:
         terms = table.ap_terms(m, recall_grid=recall_grid)
         convention = precall.CONVENTIONS[m]
         width_name = "share" if m in ("voc2007", "coco") else "recall gained"
-        lines += [
-            "",
-            f"{m}: {convention.summary}",
-            f"  AP = {convention.formula}",
-        ]
-        lines += ["  " + s for s in _table(["recall", width_name, "precision", "term"], _term_rows(terms, digits))]
-        lines.append(f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}")
-    lines += ["", "AP by convention: " + ", ".join(
-        f"{m} {_fmt(table.average_precision(method=m, recall_grid=recall_grid), digits)}" for m in methods)]
+        keep = None if full else largest_terms(terms)
+        title = [f"{m}: {describe(m)}", f"  AP = {convention.formula}"] if full else \
+            [f"{m}: AP = {convention.formula}"]  # the summary: descriptions are in evaluate's legend
+        block = fit(["", *title], wide=wide)
+        if keep is not None and float(terms.contributions[keep].sum()) < 0.5 * terms.value:
+            # many small terms: the largest few say little; sum them by recall decile instead
+            block += render_table(["recall", width_name, "mean precision", "terms", "sum"],
+                                  _decile_rows(terms, digits), wide=wide, indent="  ")
+            block += fit([f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}, shown by recall "
+                          "decile (--full: every term)"], wide=wide)
+            lines += block
+            continue
+        block += render_table(["recall", width_name, "precision", "term"], _term_rows(terms, digits, keep),
+                              wide=wide, indent="  ")
+        if keep is not None:
+            left_out = float(terms.contributions[~keep].sum())
+            n_rows_all = int(_run_starts(terms)[-1]) + 1
+            n_shown = int(np.unique(_run_starts(terms)[keep]).size)
+            share = f", {left_out / terms.value:.0%} of the AP" if terms.value > 0 else ""
+            block += fit([f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}; the {n_shown} largest "
+                          f"shown, {n_rows_all - n_shown} left out sum to {_fmt(left_out, digits)}{share} "
+                          "(--full: every term)"], wide=wide)
+        else:
+            block.append(f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}")
+        lines += block
     lines += ["", *format_context(table, methods=methods, recall_grid=recall_grid, digits=digits,
-                                  prevalences=prevalences)]
+                                  prevalences=prevalences, wide=wide)]
     return "\n".join(lines)
 
 
 def format_context(
     table: precall.ThresholdTable, *, methods: list[str], recall_grid: str, digits: int,
-    prevalences: Sequence[float] = (),
+    prevalences: Sequence[float] = (), wide: bool = False,
 ) -> list[str]:
     """``explain``: the baseline, the minimum AP and the normalised AP of each
     convention, AUPRG, and the AP at each ``--prevalence`` (from ``table.evaluate()``)."""
@@ -110,27 +233,82 @@ def format_context(
     rows = [[m, _fmt(ev.average_precision[m], digits), _fmt(ev.min_average_precision[m], digits),
              _fmt(ev.normalized_average_precision[m], digits),
              *(_fmt(e.average_precision[m], digits) for _, e in at)] for m in methods]
-    lines += ["  " + s for s in _table(header, rows)]
+    lines = fit(lines, wide=wide) + render_table(header, rows, wide=wide, indent="  ")
     auprg = f"  AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {_fmt(ev.auprg, digits)}"
-    lines.append(auprg + "".join(f"; at prevalence {pi:g}: {_fmt(e.auprg, digits)}" for pi, e in at))
+    lines += fit([auprg + "".join(f"; at prevalence {pi:g}: {_fmt(e.auprg, digits)}" for pi, e in at)],
+                 wide=wide)
     return lines
+
+
+def _tie_note(scores: np.ndarray, weights: np.ndarray | None, table: precall.ThresholdTable,
+              labels: np.ndarray, positive: str, recall_grid: str, digits: int) -> str:
+    """With ``--ties stable`` and tied scores: one line saying the file order decides,
+    and the step AP of ``--ties group``."""
+    n_tied = _n_tied(scores, weights)
+    if table.ties != "stable" or not n_tied:
+        return ""
+    grouped = precall.average_precision(labels, scores, sample_weight=weights, pos_label=positive,
+                                        ties="group", recall_grid=recall_grid, on_undefined="nan")
+    return (f"{n_tied} rows share their score with another row; with --ties stable their order in "
+            f"the file decides the table and the APs (step AP {_fmt(grouped, digits)} with --ties group, "
+            "the default)")
+
+
+def _explain_one(args: argparse.Namespace, path: str, labels: np.ndarray, scores: np.ndarray,
+                 weights: np.ndarray | None, positive: str, score: str, header: bool = True) -> str:
+    table = precall.threshold_table(labels, scores, sample_weight=weights, pos_label=positive,
+                                    ties=args.ties)
+    if table.n_pos == 0:
+        raise ValueError(f"no row has the positive label {positive!r}: AP has no terms")
+    methods = list(dict.fromkeys(args.method)) if args.method else list(precall.AP_METHODS)
+    note = _tie_note(scores, weights, table, labels, positive, args.recall_grid, args.digits)
+    return format_explanation(table, source=path, label=args.label, score=score,
+                              pos_label=positive, methods=methods, recall_grid=args.recall_grid,
+                              max_rows=args.max_rows, digits=args.digits,
+                              prevalences=args.prevalence or (), full=args.full, wide=args.wide,
+                              tie_note=note, header=header)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     path = args.file
+    if args.class_columns is not None or args.class_prefix is not None:
+        if args.score is not None or args.pos_label is not None:
+            raise CliError("give --score (binary, with --pos-label) or --class-columns / --class-prefix "
+                           "(multi-class: each class in turn against the rest), not both")
+        pairs = (class_columns_from_prefix(path, args.class_prefix, args.delimiter)
+                 if args.class_prefix is not None else _parse_class_mapping(args.class_columns))
+        classes = [c for c, _ in pairs]
+        unknown = [c for c in args.class_ or [] if c not in classes]
+        if unknown:
+            raise CliError(f"--class {unknown[0]!r} is not one of the classes "
+                           + ", ".join(repr(c) for c in classes))
+        columns = read_file(path, label=args.label, score_columns=[(col, "--class-columns") for _, col in pairs],
+                            weight=args.weight, classes=classes, delimiter=args.delimiter)
+        labels = np.array(columns.labels)
+        parts = fit([f"file        {path}: {len(classes)} classes, each explained against the rest"],
+                    wide=args.wide)
+        try:
+            for k, (c, col) in enumerate(pairs):
+                if args.class_ and c not in args.class_:
+                    continue
+                rule = f"== class {c!r} (score column {col!r}) "
+                parts += ["", rule + "=" * max(0, 78 - len(rule))]
+                parts.append(_explain_one(args, path, labels, columns.scores[:, k], columns.weights, c, col,
+                                          header=False))
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{path}: {exc}") from None
+        print("\n".join(parts))
+        return 0
+    if args.class_:
+        raise CliError("--class goes with --class-columns / --class-prefix (multi-class input)")
+    if args.score is None:
+        raise CliError("give --score COL (binary) or --class-columns / --class-prefix (multi-class)")
     columns = read_file(path, label=args.label, score_columns=[(args.score, "--score")],
                         weight=args.weight, delimiter=args.delimiter)
     positive = resolve_pos_label(Counter(columns.labels), args.pos_label, args.label, path)
     try:
-        table = precall.threshold_table(np.array(columns.labels), columns.scores,
-                                        sample_weight=columns.weights, pos_label=positive, ties=args.ties)
-        if table.n_pos == 0:
-            raise ValueError(f"no row has the positive label {positive!r}: AP has no terms")
-        methods = list(dict.fromkeys(args.method)) if args.method else list(precall.AP_METHODS)
-        text = format_explanation(table, source=path, label=args.label, score=args.score,
-                                  pos_label=positive, methods=methods, recall_grid=args.recall_grid,
-                                  max_rows=args.max_rows, digits=args.digits,
-                                  prevalences=args.prevalence or ())
+        text = _explain_one(args, path, np.array(columns.labels), columns.scores, columns.weights, positive,
+                            args.score)
     except (ValueError, TypeError) as exc:
         raise CliError(f"{path}: {exc}") from None
     print(text)
@@ -147,19 +325,33 @@ def register(sub: Any) -> None:
         "(recall width x precision) whose sum is its value, so the differences between the "
         "conventions can be read off; then what to read the AP against: the baseline (prevalence), the "
         "minimum AP for the class counts, the normalised AP and AUPRG (and the AP at each --prevalence). "
-        "Meant for small files: long tables are cut to --max-rows.",
+        "Summarised by default (the rank table at recall quantiles, the largest terms of each AP); "
+        "--full prints everything.",
     )
     _add_file_arguments(ex)
-    ex.add_argument("--score", required=True, metavar="COL", help="column with the scores")
-    ex.add_argument("--ties", choices=TIES, default="stable",
-                    help="stable (default here, as the tutorials' rank tables): one row per sample; group: one "
-                    "row per distinct score")
+    ex.add_argument("--score", metavar="COL", help="binary: column with the scores")
+    ex.add_argument("--class-columns", metavar="C1,C2,...",
+                    help="multi-class: one score column per class (C1,C2,... named as the classes, or "
+                    "LABEL=COLUMN pairs); each class is explained against the rest")
+    ex.add_argument("--class-prefix", metavar="P",
+                    help="multi-class: the columns P + LABEL are the classes' scores")
+    ex.add_argument("--class", dest="class_", action="append", metavar="LABEL",
+                    help="multi-class: explain only this class (repeatable; default every class)")
+    ex.add_argument("--ties", choices=TIES, default="group",
+                    help="group (default, as scikit-learn and the other commands): one row per distinct "
+                    "score; stable: one row per sample, equal scores in file order (the tutorials' rank "
+                    "tables)")
     ex.add_argument("--method", choices=precall.AP_METHODS, action="append", metavar="M",
                     help="explain only this convention (repeatable; default all)")
     ex.add_argument("--recall-grid", choices=RECALL_GRIDS, default="reference",
                     help="recall grid of voc2007/coco (default reference)")
-    ex.add_argument("--max-rows", type=_int_in(2), default=60, metavar="N",
-                    help="rank-table rows shown (first and last N/2; default 60)")
+    ex.add_argument("--max-rows", type=_int_in(2), default=None, metavar="N",
+                    help="show the first and last N/2 rank-table rows (default: the rows where recall "
+                    f"reaches 0, 0.1, ..., 1 when there are more than {SUMMARY_ROWS})")
+    ex.add_argument("--full", action="store_true",
+                    help="print every rank-table row and every term (long for large files)")
+    ex.add_argument("--wide", action="store_true",
+                    help="print the tables on one block each whatever the width (default: 80 columns)")
     ex.add_argument("--digits", type=_digits, default=4, metavar="N",
                     help="decimals (default 4)")
     ex.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",

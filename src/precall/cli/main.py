@@ -13,6 +13,7 @@ traceback), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from typing import Sequence
@@ -38,8 +39,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_streams() -> None:
+    """Characters the terminal's encoding cannot show (a label "café" on an ASCII
+    terminal) are printed as backslash escapes instead of stopping with a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a stream that cannot be changed
+                pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout without a descriptor
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 2 bad usage or input)."""
+    _tolerant_streams()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -50,7 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: a command is required (evaluate, compare, explain, plot, report, detection, demo)", file=sys.stderr)
         return 2
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
+        return code
     except (CliError, InputError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
@@ -59,9 +83,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # the reader of our output went away (e.g. `precall demo | head`)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
         return 1
+    except OSError as exc:  # e.g. stdout on a full disk (ENOSPC), an unreadable file
+        if exc.filename is None:
+            _silence_stdout()
+            print(f"{PROG}: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        else:
+            print(f"{PROG}: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except (OverflowError, ZeroDivisionError) as exc:  # arithmetic the data's scale defeats
+        print(f"{PROG}: error: {args.command}: the numbers are out of range "
+              f"({type(exc).__name__}: {exc}); rescale the weights or the option", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,382 @@
+"""The command line's text outputs: 80 columns, bounded ``explain``, one tie default,
+multi-class end to end, and the small refusals (issue 16 items 3, 4, 5, 7, 8; issue 15's
+CLI items).  Each case runs the real command on the bundled data (``tests/data``)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import precall
+from precall.cli import main
+
+ASAH = ["--label", "outcome", "--pos-label", "Poor"]
+HPC = ["--label", "obs", "--class-columns", "VF,F,M,L"]
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(path: Path, header: list[str], rows: list[list]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+# ---------------------------------------------------------------------------
+# 80 columns by default, --wide for the full tables
+def _commands(d: Path) -> list[list[str]]:
+    asah, hpc, two = str(d / "pROC_aSAH.csv"), str(d / "yardstick_hpc_cv.csv"), \
+        str(d / "yardstick_two_class_example.csv")
+    return [
+        ["evaluate", asah, *ASAH, "--score", "s100b"],
+        ["evaluate", asah, *ASAH, "--score", "s100b", "--ci", "--resamples", "20",
+         "--at-recall", "0.5", "--at-threshold", "5", "--prevalence", "0.01", "--prevalence", "0.001"],
+        ["evaluate", asah, *ASAH, "--score", "s100b", "--score", "ndka", "--score", "wfns"],
+        ["evaluate", asah, *ASAH, "--score", "s100b", "--score", "ndka", "--ci", "--resamples", "20"],
+        ["evaluate", two, "--label", "truth", "--pos-label", "Class1", "--score", "Class1",
+         "--weight", "case_weight", "--ties", "stable"],
+        ["evaluate", hpc, *HPC],
+        ["evaluate", hpc, *HPC, "--weight", "case_weight", "--ci", "--resamples", "10"],
+        ["compare", asah, *ASAH, "--score", "s100b", "--score", "ndka", "--score", "wfns",
+         "--resamples", "20", "--metric", "roc_auc", "--metric", "voc2010", "--metric", "interpolated"],
+        ["compare", hpc, "--label", "obs", "--class-columns", "VF,F,M,L", "--class-columns",
+         "VF=F,F=VF,M=M,L=L", "--resamples", "10"],
+        ["explain", asah, *ASAH, "--score", "s100b"],
+        ["explain", asah, *ASAH, "--score", "s100b", "--ties", "stable", "--prevalence", "0.01"],
+        ["explain", hpc, *HPC, "--method", "step"],
+        ["demo"],
+    ]
+
+
+def test_every_text_output_fits_80_columns(shared_data_dir, capsys):
+    widest = {}
+    for argv in _commands(shared_data_dir):
+        code, out, err = run(argv, capsys)
+        assert code == 0, (argv, err)
+        lines = out.splitlines()
+        assert lines, argv
+        widest[" ".join(argv[:1] + argv[2:])] = max(len(line) for line in lines)
+    too_wide = {k: v for k, v in widest.items() if v > 80}
+    assert not too_wide
+
+
+def test_wide_prints_the_full_tables(shared_data_dir, capsys):
+    asah = str(shared_data_dir / "pROC_aSAH.csv")
+    code, out, _ = run(["evaluate", asah, *ASAH, "--score", "s100b", "--wide"], capsys)
+    assert code == 0
+    step = next(line for line in out.splitlines() if line.startswith("step "))
+    assert precall.CONVENTIONS["step"].summary in step and len(step) > 80  # the description inline
+    code, out, _ = run(["compare", asah, *ASAH, "--score", "s100b", "--score", "ndka", "--resamples",
+                        "20", "--wide"], capsys)
+    header = next(line for line in out.splitlines() if line.startswith("A "))
+    assert header.split()[:3] == ["A", "B", "metric"] and " z " in header
+
+
+def test_wide_tables_are_split_into_blocks_not_cut(shared_data_dir, capsys):
+    # a many-class table: every class column still appears, each block repeats the key column
+    d = shared_data_dir / "yardstick_hpc_cv.csv"
+    code, out, _ = run(["evaluate", str(d), *HPC, "--digits", "17"], capsys)
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    metric_headers = [line.split() for line in out.splitlines() if line.startswith("metric ")]
+    shown = {c for h in metric_headers for c in h[1:]}
+    assert {"VF", "F", "M", "L", "macro", "weighted", "micro"} <= shown
+    assert len(metric_headers) > 2  # 17 digits do not fit one block
+
+
+# ---------------------------------------------------------------------------
+# explain: bounded by default, --full for everything, one tie default
+def _big(tmp_path: Path, n: int = 200_000) -> Path:
+    rng = np.random.default_rng(5)
+    y = (rng.random(n) < 0.1).astype(int)
+    s = np.round(rng.random(n) + 0.3 * y, 4)
+    path = tmp_path / "big.csv"
+    np.savetxt(path, np.c_[y, s], fmt=["%d", "%.4f"], delimiter=",", header="y,s", comments="")
+    return path
+
+
+def test_explain_is_bounded_on_a_large_file(tmp_path, capsys):
+    path = _big(tmp_path)
+    code, out, err = run(["explain", str(path), "--label", "y", "--score", "s"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) <= 130 and max(len(line) for line in lines) <= 80
+    table = precall.threshold_table(*np.loadtxt(path, delimiter=",", skiprows=1, unpack=True), pos_label=1)
+    for m in precall.AP_METHODS:  # every convention's sum is still printed
+        assert f"sum of {len(table.ap_terms(m))} terms = {table.average_precision(method=m):.4f}" in \
+            " ".join(out.split())
+    code, out, _ = run(["explain", str(path), "--label", "y", "--score", "s", "--full", "--method",
+                        "step"], capsys)
+    assert code == 0 and len(out.splitlines()) > len(table.thresholds)  # every rank row
+
+
+def test_explain_rank_table_at_recall_quantiles(tmp_path, capsys):
+    path = _big(tmp_path, 20_000)
+    code, out, _ = run(["explain", str(path), "--label", "y", "--score", "s", "--method", "step"], capsys)
+    assert code == 0
+    block = out.split("Rank table")[1].split("\n\n")[0].splitlines()
+    header = next(i for i, line in enumerate(block) if line.startswith("rank "))
+    assert block[header].split()[-2:] == ["recall", "envelope"]
+    recalls = [float(line.split()[-2]) for line in block[header + 1:] if line[:1].isdigit()]
+    for q in np.linspace(0, 1, 11)[1:]:  # each quantile's row is shown
+        assert any(abs(r - q) < 0.01 for r in recalls), q
+
+
+def test_explain_and_evaluate_share_the_tie_default(shared_data_dir, capsys):
+    asah = str(shared_data_dir / "pROC_aSAH.csv")
+    _, out, _ = run(["explain", asah, *ASAH, "--score", "s100b", "--method", "step"], capsys)
+    ev = run(["evaluate", asah, *ASAH, "--score", "s100b", "--json"], capsys)[1]
+    step = json.loads(ev)["average_precision"]["step"]
+    assert f"sum of 34 terms = {step:.4f}" in out and "ties group" in out
+    _, out, _ = run(["explain", asah, *ASAH, "--score", "s100b", "--ties", "stable", "--method", "step"],
+                    capsys)
+    note = [line for line in out.splitlines() if line.startswith("note")]
+    assert len(note) == 1 and "share their score" in note[0]
+    assert f"{step:.4f}" in " ".join(out.split())  # the group value is named in the note
+    _, out, _ = run(["evaluate", asah, *ASAH, "--score", "s100b", "--ties", "stable"], capsys)
+    assert sum(line.startswith("note") for line in out.splitlines()) == 1
+    _, out, _ = run(["evaluate", asah, *ASAH, "--score", "s100b"], capsys)
+    assert not any(line.startswith("note") for line in out.splitlines())  # group: no note
+    _, out, _ = run(["compare", asah, *ASAH, "--score", "s100b", "--score", "ndka", "--ties", "stable",
+                     "--resamples", "10"], capsys)
+    assert sum(line.startswith("note") for line in out.splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------
+# multi-class end to end
+def _iris_like(tmp_path: Path) -> tuple[Path, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 300)
+    p = rng.dirichlet([1, 1, 1], 300) + 0.5 * np.eye(3)[y]
+    rows = [[int(a), *map(repr, map(float, b))] for a, b in zip(y, p)]
+    path = write(tmp_path / "iris.csv", ["y", "p_setosa", "p_versicolor", "p_virginica"], rows)
+    return path, y, p
+
+
+def test_class_columns_mapping_and_prefix(tmp_path, capsys):
+    path, y, p = _iris_like(tmp_path)
+    argv = ["evaluate", str(path), "--label", "y", "--json"]
+    code, out, err = run([*argv, "--class-columns", "0=p_setosa,1=p_versicolor,2=p_virginica"], capsys)
+    assert code == 0, err
+    mapped = json.loads(out)
+    expected = precall.average_precision(y.astype(str), p, labels=["0", "1", "2"], average="macro")
+    assert mapped["average_precision"]["macro"]["step"] == pytest.approx(expected, rel=1e-12)
+    assert mapped["input"]["class_columns"] == {"0": "p_setosa", "1": "p_versicolor", "2": "p_virginica"}
+    # a prefix: the labels are the column names minus the prefix
+    path2 = write(tmp_path / "pre.csv", ["y", "p_0", "p_1", "p_2"],
+                  [[int(a), *map(float, b)] for a, b in zip(y, p)])
+    code, out, err = run(["evaluate", str(path2), "--label", "y", "--json", "--class-prefix", "p_"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["average_precision"] == mapped["average_precision"]
+
+
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        (["--class-columns", "0=p_setosa,0=p_virginica"], "class '0' is given twice"),
+        (["--class-columns", "0=p_setosa,=p_virginica"], "empty class or column"),
+        (["--class-columns", "0=p_setosa,1=nope"], "nope"),
+        (["--class-columns", "0=p_setosa,1=p_versicolor"], "label '2' is not a class"),
+        (["--class-prefix", "q_"], "0 column(s) start with it"),
+    ],
+)
+def test_class_mapping_errors(tmp_path, capsys, extra, fragment):
+    path, _, _ = _iris_like(tmp_path)
+    code, _, err = run(["evaluate", str(path), "--label", "y", *extra], capsys)
+    assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_compare_multiclass_is_the_paired_bootstrap_of_macro_metrics(tmp_path, capsys):
+    path, y, p = _iris_like(tmp_path)
+    rng = np.random.default_rng(9)
+    q = p + rng.random(p.shape)
+    rows = [[int(a), *map(float, b), *map(float, c)] for a, b, c in zip(y, p, q)]
+    path = write(tmp_path / "two.csv", ["y", "a_0", "a_1", "a_2", "b_0", "b_1", "b_2"], rows)
+    code, out, err = run(["compare", str(path), "--label", "y", "--class-prefix", "a_", "--class-prefix", "b_",
+                          "--metric", "voc2010", "--resamples", "40", "--seed", "1", "--json"], capsys)
+    assert code == 0, err
+    test = json.loads(out)["tests"][0]
+    labels = ["0", "1", "2"]
+    ref = precall.stats.bootstrap_test(
+        lambda t, s, sample_weight=None: precall.average_precision(
+            t, s, method="voc2010", average="macro", labels=labels, sample_weight=sample_weight),
+        y.astype(str), p, q, n_resamples=40, random_state=1)
+    assert (test["difference"], test["low"], test["high"], test["p_value"]) == pytest.approx(
+        (ref.difference, ref.low, ref.high, ref.p_value), rel=1e-12)
+    assert test["metric"] == "macro AP voc2010"
+    code, _, err = run(["compare", str(path), "--label", "y", "--class-prefix", "a_"], capsys)
+    assert code == 2 and "at least two models" in err
+
+
+def test_multiclass_csv_and_markdown_carry_the_json_numbers(shared_data_dir, capsys):
+    hpc = str(shared_data_dir / "yardstick_hpc_cv.csv")
+    result = json.loads(run(["evaluate", hpc, *HPC, "--json"], capsys)[1])
+    code, out, _ = run(["evaluate", hpc, *HPC, "--csv"], capsys)
+    assert code == 0
+    rows = {r["metric"]: r for r in csv.DictReader(out.splitlines())}
+    for m in precall.AP_METHODS:
+        for c in ["VF", "F", "M", "L"]:
+            assert float(rows[f"AP {m}"][c]) == result["per_class"][c]["average_precision"][m]
+        for a in ["macro", "weighted", "micro"]:
+            assert float(rows[f"AP {m}"][a]) == result["average_precision"][a][m]
+    assert float(rows["ROC-AUC OvO"]["macro"]) == result["roc_auc"]["ovo"]["macro"]
+    code, out, _ = run(["evaluate", hpc, *HPC, "--markdown", "--digits", "4"], capsys)
+    line = next(x for x in out.splitlines() if x.startswith("| AP step |"))
+    assert line.split("|")[6].strip() == f"{result['average_precision']['macro']['step']:.4f}"
+
+
+def test_explain_per_class(shared_data_dir, capsys):
+    hpc = shared_data_dir / "yardstick_hpc_cv.csv"
+    code, out, err = run(["explain", str(hpc), *HPC, "--method", "voc2010"], capsys)
+    assert code == 0, err
+    with open(hpc, newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.DictReader(f))
+    y = np.array([r["obs"] for r in rows])
+    for c in ["VF", "F", "M", "L"]:
+        assert f"== class {c!r}" in out
+        s = np.array([float(r[c]) for r in rows])
+        ap = precall.average_precision(y, s, pos_label=c, method="voc2010")
+        assert f"= {ap:.4f}" in out
+    code, out, _ = run(["explain", str(hpc), *HPC, "--class", "M"], capsys)
+    assert code == 0 and "== class 'M'" in out and "== class 'VF'" not in out
+    assert len(out.splitlines()) <= 140
+    code, _, err = run(["explain", str(hpc), *HPC, "--class", "X"], capsys)
+    assert code == 2 and "--class 'X' is not one of the classes" in err
+
+
+# ---------------------------------------------------------------------------
+# the small items: table-driven (argv, exit code, a fragment of the one stderr line)
+def _small_cases(d: Path, tmp: Path) -> list[tuple[list[str], int, str]]:
+    asah = str(d / "pROC_aSAH.csv")
+    neg = str(write(tmp / "neg.csv", ["y", "s"], [[0, 0.1], [0, 0.5], [0, 0.3]]))
+    return [
+        (["evaluate", neg, "--label", "y", "--score", "s", "--on-undefined", "raise"], 2, "is undefined"),
+        (["evaluate", neg, "--label", "y", "--score", "s", "--on-undefined", "bogus"], 2, "--on-undefined"),
+        (["evaluate", neg, "--label", "y", "--score", "s", "--stream", "--on-undefined", "nan"], 2,
+         "no --on-undefined"),
+        (["evaluate", neg, "--label", "y", "--score", "s"], 0, "--on-undefined nan"),
+    ]
+
+
+def test_small_items_table(shared_data_dir, tmp_path, capsys):
+    for argv, expected, fragment in _small_cases(shared_data_dir, tmp_path):
+        code, _, err = run(argv, capsys)
+        assert code == expected, (argv, err)
+        assert fragment in err, (argv, err)
+        assert "Traceback" not in err
+        if expected == 2 and "usage:" not in err:  # argparse's usage errors: usage, then one line
+            assert len(err.strip().splitlines()) == 1, err
+
+
+def test_tiny_prevalence_is_the_library_value(shared_data_dir, capsys):
+    asah = shared_data_dir / "pROC_aSAH.csv"
+    code, out, err = run(["evaluate", str(asah), *ASAH, "--score", "s100b", "--prevalence", "1e-30",
+                          "--json"], capsys)
+    assert code == 0 and "Traceback" not in err
+    with open(asah, newline="") as f:
+        rows = list(csv.DictReader(f))
+    y = [r["outcome"] for r in rows]
+    s = [float(r["s100b"]) for r in rows]
+    ev = precall.evaluate(y, s, pos_label="Poor", prevalence=1e-30)
+    shown = json.loads(out)["at_prevalence"][0]["average_precision"]
+    assert shown == pytest.approx(ev.average_precision, rel=1e-12)
+
+
+@pytest.mark.parametrize("policy, expected", [("nan", None), ("zero", 0.0), ("warn", 0.0)])
+def test_on_undefined(tmp_path, capsys, policy, expected):
+    neg = write(tmp_path / "neg.csv", ["y", "s"], [[0, 0.1], [0, 0.5], [0, 0.3]])
+    code, out, err = run(["evaluate", str(neg), "--label", "y", "--score", "s", "--json",
+                          "--on-undefined", policy], capsys)
+    assert code == 0
+    result = json.loads(out)
+    assert result["average_precision"]["step"] == expected  # JSON null for NaN
+    assert ("warning" in err) == (policy == "warn")
+
+
+def test_at_threshold_above_every_score_says_undefined(shared_data_dir, capsys):
+    code, out, _ = run(["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b",
+                        "--at-threshold", "5"], capsys)
+    assert code == 0
+    text = " ".join(out.split())
+    assert "precision undefined: nothing predicted positive" in text
+    code, out, _ = run(["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b",
+                        "--at-threshold", "5", "--at-threshold", "0.5", "--json"], capsys)
+    points = json.loads(out)["operating_points"]
+    assert points[0]["precision"] is None and points[0]["tp"] == 0 and points[0]["fp"] == 0
+    assert points[1]["precision"] == pytest.approx(points[1]["tp"] / (points[1]["tp"] + points[1]["fp"]))
+
+
+def test_demo_first_screen_has_no_nan_and_says_why(capsys):
+    code, out, _ = run(["demo"], capsys)
+    assert code == 0
+    assert "nan" not in out
+    assert "n/a" in out and "fractional" in " ".join(out.split())
+
+
+def test_compare_tiny_p_values(shared_data_dir, capsys):
+    hpc = shared_data_dir / "yardstick_hpc_cv.csv"
+    code, out, _ = run(["compare", str(hpc), "--label", "obs", "--class-columns", "VF,F,M,L",
+                        "--class-columns", "VF=F,F=VF,M=M,L=L", "--resamples", "20", "--metric", "voc2010"],
+                       capsys)
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("macro AP voc2010"))
+    assert row.endswith("< 1e-16")
+    assert " 0\n" not in out
+
+
+def test_trapezoid_is_not_called_optimistic(shared_data_dir, capsys):
+    _, out, _ = run(["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b"], capsys)
+    assert "optimistic" not in out and "trapezoid" in out
+
+
+def test_full_disk_is_one_line_exit_2():
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "precall", "demo"], stdout=full, stderr=subprocess.PIPE,
+                              text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == ["precall: error: cannot write the output: No space left on device"]
+
+
+def test_non_ascii_labels_on_an_ascii_terminal(tmp_path):
+    path = write(tmp_path / "cafe.csv", ["y", "s"], [["café", 0.1], ["thé", 0.5], ["café", 0.3]])
+    env = {"PYTHONIOENCODING": "ascii", "PATH": "/usr/bin:/bin"}
+    ok = subprocess.run([sys.executable, "-m", "precall", "evaluate", str(path), "--label", "y", "--score", "s",
+                         "--pos-label", "café"], capture_output=True, env=env, check=False)
+    assert ok.returncode == 0, ok.stderr
+    assert b"caf\\xe9" in ok.stdout and b"Traceback" not in ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "precall", "evaluate", str(path), "--label", "y", "--score", "s"],
+                         capture_output=True, env=env, check=False)
+    assert bad.returncode == 2 and b"Traceback" not in bad.stderr and b"caf\\xe9" in bad.stderr
+
+
+def test_bootstrap_reports_progress_when_the_library_takes_it(shared_data_dir, capsys, monkeypatch):
+    import inspect
+
+    import precall.cli._common as common
+
+    if "progress" not in inspect.signature(precall.stats.bootstrap_ci).parameters:
+        pytest.skip("this precall.stats takes no progress=")
+    seen: dict[str, list[float]] = {}
+
+    def recorder(label, size):
+        return lambda fraction: seen.setdefault(label, []).append(fraction)
+
+    monkeypatch.setattr(common, "_terminal_progress", recorder)
+    code, _, err = run(["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b", "--ci",
+                        "--resamples", "20"], capsys)
+    assert code == 0, err
+    assert set(seen) == {f"bootstrap AP {m}" for m in precall.AP_METHODS}  # ROC-AUC: DeLong, no bootstrap
+    assert all(v[-1] == pytest.approx(1.0) for v in seen.values())
