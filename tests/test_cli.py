@@ -841,3 +841,20 @@ def test_explain_shows_the_context(tmp_path, capsys):
                                                     ev.normalized_average_precision[m], at.average_precision[m])]
     assert f"AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {ev.auprg:.6f}" in \
         " ".join(out.split())  # wrapped to 80 columns
+
+
+def test_stream_with_a_pos_label_absent_from_the_first_chunk(tmp_path, capsys):
+    """--pos-label is checked on the whole file, not on the first chunk (the first chunk has no '1')."""
+    rows = ["y,s"] + [f"0,{0.1 + 0.001 * i}" for i in range(5)] + [f"2,{0.5 + 0.001 * i}" for i in range(5)] + \
+        [f"1,{0.9 - 0.01 * i}" for i in range(5)]
+    path = tmp_path / "late_positive.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["evaluate", str(path), "--label", "y", "--score", "s", "--pos-label", "1", "--stream",
+                 "--chunk-rows", "4", "--json"]) == 0
+    streamed = json.loads(capsys.readouterr().out)
+    assert main(["evaluate", str(path), "--label", "y", "--score", "s", "--pos-label", "1", "--json"]) == 0
+    in_memory = json.loads(capsys.readouterr().out)
+    assert streamed["average_precision"] == in_memory["average_precision"]
+    assert main(["evaluate", str(path), "--label", "y", "--score", "s", "--pos-label", "7", "--stream",
+                 "--chunk-rows", "4"]) == 2
+    assert "--pos-label '7' does not occur" in capsys.readouterr().err

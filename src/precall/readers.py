@@ -1048,7 +1048,7 @@ def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: b
         progress.update(progress.total)
         yield _parquet_columns(path, pa, table.column, columns, 0, **kw)
         return
-    done, read = 0, 0
+    done = 0
     batches = pf.iter_batches(batch_size=chunk_rows, columns=columns)
     while True:
         try:

@@ -655,7 +655,7 @@ CONVENTIONS: dict[str, Convention] = {
         ),
         Convention(
             "trapezoid",
-            "trapezoidal area under the PR points (optimistic: linear interpolation)",
+            "trapezoidal area under the PR points (straight lines between them; can differ from step AP either way)",
             "sum_k (R_k - R_{k-1}) * (P_{k-1} + P_k) / 2",
             "starts at scikit-learn's point (recall 0, precision 1)",
             "sklearn.metrics.auc(recall, precision)",

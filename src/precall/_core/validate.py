@@ -218,9 +218,9 @@ def _is_01_or_pm1(classes: np.ndarray) -> bool:
     return values <= {0, 1} or values <= {-1, 1}
 
 
-def _resolve_pos_label(classes: np.ndarray, pos_label: Any, rule: PosLabelRule) -> Any:
+def _resolve_pos_label(classes: np.ndarray, pos_label: Any, rule: PosLabelRule, batch: bool = False) -> Any:
     if pos_label is not None:
-        if classes.size >= 2 and pos_label not in classes.tolist():
+        if classes.size >= 2 and pos_label not in classes.tolist() and not batch:
             raise ValueError(
                 f"`pos_label` must be one of the labels in `y_true`, "
                 f"{_describe(classes)}; got {pos_label!r}"
@@ -251,6 +251,7 @@ def check_binary(
     pos_label: Any = None,
     *,
     pos_label_rule: PosLabelRule = "strict",
+    batch: bool = False,
 ) -> BinaryInput:
     """Validate binary-classification input.
 
@@ -263,6 +264,9 @@ def check_binary(
         labels must be a subset of {0, 1} or {-1, 1}, and 1 is positive.
         ``"greater"`` (scikit-learn's ``roc_auc_score``): of two labels, the
         greater is positive.
+    batch : bool, default=False
+        The input is one batch of a stream (:class:`precall.Accumulator`): a
+        given ``pos_label`` need not occur in it.
     """
     labels = _as_1d(y_true, "y_true")
     scores = _check_scores(y_score)
@@ -276,7 +280,7 @@ def check_binary(
         raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
     weight = _check_weight(sample_weight, n)
     classes = _labels(labels)
-    pos = _resolve_pos_label(classes, pos_label, pos_label_rule)
+    pos = _resolve_pos_label(classes, pos_label, pos_label_rule, batch)
     try:
         positive = np.asarray(labels == pos, dtype=bool)
     except (TypeError, ValueError):  # pragma: no cover - incomparable types

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 import precall
-from precall.readers import Columns, read_file
+from precall.readers import Columns, label_counts, read_file
 
 from ._common import (
     RECALL_GRIDS,
@@ -67,7 +67,7 @@ def compare_columns(
 ) -> Comparison:
     """Paired tests of every pair of score columns: DeLong (ROC-AUC, unweighted
     data) and the paired bootstrap (every chosen metric)."""
-    counts = Counter(columns.labels)
+    counts = label_counts(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
     labels = np.array(columns.labels)
     rows = []
@@ -125,7 +125,7 @@ def compare_multiclass(
                     rows.append((a, b, "macro ROC-AUC" if metric == "roc_auc" else f"macro AP {metric}", test))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
-    counts = Counter(columns.labels)
+    counts = label_counts(columns.labels)
     return Comparison(
         name, len(columns.labels), label, [m for m, _ in models], weight, "", dict(sorted(counts.items())),
         ci, ties, rows, list(dict.fromkeys(str(w.message) for w in caught)), list(classes),

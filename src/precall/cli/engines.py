@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import numpy as np
 
 import precall
-from precall.readers import iter_file, label_text
+from precall.readers import iter_file, label_counts, label_text
 
 from ._common import CliError, resolve_pos_label
 
@@ -35,9 +35,10 @@ def _evaluate_stream(args: argparse.Namespace) -> tuple[Evaluations, Counter[str
     acc = positive = None
     for chunk in iter_file(path, label=args.label, score_columns=[(score, "--score")], weight=args.weight,
                            delimiter=args.delimiter, chunk_rows=args.chunk_rows):
-        counts.update(chunk.labels)
-        if acc is None:
-            positive = resolve_pos_label(Counter(chunk.labels), args.pos_label, args.label, path)
+        counts.update(label_counts(chunk.labels))
+        if acc is None:  # a given --pos-label need not occur in the first chunk: checked on the whole file below
+            positive = args.pos_label if args.pos_label is not None else resolve_pos_label(
+                label_counts(chunk.labels), None, args.label, path)
             acc = precall.Accumulator(pos_label=positive)
         try:
             acc.update(np.array(chunk.labels), chunk.scores, sample_weight=chunk.weights)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import functools
 import json
@@ -16,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import precall
-from precall.readers import Columns, read_file
+from precall.readers import Columns, label_counts, read_file
 
 from ._common import (
     RECALL_GRIDS,
@@ -131,7 +130,7 @@ def evaluate_columns(
     """Run :func:`precall.evaluate` once on the columns read from ``name``
     (and, with ``ci``, :func:`compute_intervals`; with ``prevalences``, the
     table reweighted to each, :func:`at_prevalences`)."""
-    counts = Counter(columns.labels)
+    counts = label_counts(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from typing import Any, Sequence
 
 import numpy as np
 
 import precall
-from precall.readers import read_file
+from precall.readers import label_counts, read_file
 
 from ._common import (
     RECALL_GRIDS,
@@ -305,7 +304,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         raise CliError("give --score COL (binary) or --class-columns / --class-prefix (multi-class)")
     columns = read_file(path, label=args.label, score_columns=[(args.score, "--score")],
                         weight=args.weight, delimiter=args.delimiter)
-    positive = resolve_pos_label(Counter(columns.labels), args.pos_label, args.label, path)
+    positive = resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)
     try:
         text = _explain_one(args, path, np.array(columns.labels), columns.scores, columns.weights, positive,
                             args.score)

@@ -6,13 +6,12 @@ import argparse
 import os
 import sys
 import warnings
-from collections import Counter
 from typing import Any
 
 import numpy as np
 
 import precall
-from precall.readers import read_file
+from precall.readers import label_counts, read_file
 
 from ._common import (
     TIES,
@@ -80,7 +79,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
         columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
                             weight=args.weight, delimiter=args.delimiter)
         y_true = np.array(columns.labels)
-        positive = resolve_pos_label(Counter(columns.labels), args.pos_label, args.label, path)
+        positive = resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)
         scores = columns.scores.reshape(len(columns.labels), -1)
         y_score = {name: scores[:, j] for j, name in enumerate(names)}
         common = {"pos_label": positive}

@@ -7,12 +7,11 @@ import importlib.util
 import os
 import sys
 import warnings
-from collections import Counter
 from typing import Any
 
 import numpy as np
 
-from precall.readers import read_file
+from precall.readers import label_counts, read_file
 
 from ._common import TIES, CliError, _add_file_arguments, _int_in, _level, _print_warning_messages, resolve_pos_label
 
@@ -31,7 +30,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.score))
     columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
                         weight=args.weight, delimiter=args.delimiter)
-    positive = resolve_pos_label(Counter(columns.labels), args.pos_label, args.label, path)
+    positive = resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)
     scores = columns.scores.reshape(len(columns.labels), -1)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

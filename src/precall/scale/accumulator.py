@@ -278,7 +278,7 @@ class Accumulator:
                 if self.multi:
                     check_multi(y_true, y_score, None, self.labels)
                 else:
-                    check_binary(y_true, y_score, None, self.pos_label)
+                    check_binary(y_true, y_score, None, self.pos_label, batch=True)
                 if np.shape(w) != (np.shape(y_true)[0],):
                     raise ValueError(
                         f"`sample_weight` must have one weight per sample ({np.shape(y_true)[0]}); got shape "
@@ -294,7 +294,7 @@ class Accumulator:
                 "this accumulator is binary; for multi-class or multi-label input create it with "
                 "`labels=` (the class of each score column)"
             )
-        data = check_binary(y_true, y_score, sample_weight, self.pos_label)
+        data = check_binary(y_true, y_score, sample_weight, self.pos_label, batch=True)
         self._add(0, data.scores, data.positive, data.weight)
         return self
 
