@@ -71,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.conventions import grid_precisions
+from .._core.conventions import COCO_GRID, grid_precisions
 from .._core.steps import steps_from_counts
 from ..table import ThresholdTable
 from ._match import _match
@@ -338,7 +338,7 @@ def evaluate_coco(
     matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress, iou_type, sigmas)
     T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
     if recall_thresholds is None:
-        recall_thresholds = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
+        recall_thresholds = COCO_GRID  # pycocotools default, from the registry
     recall_thresholds = np.asarray(recall_thresholds, dtype=np.float64)
     if recall_thresholds.ndim != 1 or recall_thresholds.size == 0 or (np.diff(recall_thresholds) <= 0).any():
         raise ValueError("`recall_thresholds` must be a non-empty increasing 1-D array, e.g. np.linspace(0, 1, 101)")
