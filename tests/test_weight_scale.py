@@ -171,3 +171,22 @@ def test_min_average_precision_expansion_agrees_with_the_sum(n_neg, monkeypatch)
     exact = math.fsum((i / (i + n_neg)).tolist())
     monkeypatch.setattr(conventions, "_EXACT_TERMS", 10)  # force the expansion
     assert conventions._worst_precision_sum(p, n_neg) == pytest.approx(exact, rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [1e-300, 1e300])
+def test_dask_score_ranges_are_invariant(rng, c):
+    dask = pytest.importorskip("dask")
+    import dask.array as da
+
+    import precall.dask as pdask
+
+    y = rng.integers(0, 2, 300)
+    s = np.round(rng.normal(size=300), 2)
+    w = rng.uniform(0.2, 3, 300)
+    base = precall.evaluate(y, s, sample_weight=w)
+    with dask.config.set(scheduler="synchronous"):
+        ev = pdask.evaluate(da.from_array(y, chunks=70), da.from_array(s, chunks=70),
+                            sample_weight=da.from_array(w * c, chunks=70), n_ranges=4)
+    for m in precall.AP_METHODS:
+        assert _close(ev.average_precision[m], base.average_precision[m]), m
+    assert _close(ev.roc_auc, base.roc_auc) and _close(ev.auprg, base.auprg)
