@@ -28,6 +28,74 @@ class VocEvaluation:
     iou_threshold: float
     tables: dict[Any, ThresholdTable] = field(repr=False)
     n_gt: dict[Any, int] = field(default_factory=dict)
+    ties: str = "stable"
+    # per class: (image index, is TP, score) of the counted detections in rank order, and the
+    # non-difficult ground truths per image: what a bootstrap over images reweights
+    _ranked: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=dict, repr=False)
+    _n_images: int = field(default=0, repr=False)
+
+    def replicate(self, counts: Any) -> tuple[float, dict[Any, float]]:
+        """mAP and per-class AP with image ``i`` taken ``counts[i]`` times (images in the order of
+        the data's ``images``): the evaluation of those images resampled, each copy of a
+        detection next to the others (every match is within one image, so nothing is re-matched)."""
+        counts = np.asarray(counts, dtype=np.int64)
+        if counts.shape != (self._n_images,) or (counts < 0).any():
+            raise ValueError(f"`counts` must be {self._n_images} non-negative integers, one per image")
+        per_class: dict[Any, float] = {}
+        for cls, (image, is_tp, score, gt_per_image) in self._ranked.items():
+            n_pos = int(np.dot(counts, gt_per_image))
+            if n_pos == 0:
+                continue  # no ground truth drawn: undefined, left out of the mean as evaluate_voc does
+            rows = np.repeat(np.arange(image.size), counts[image])
+            if rows.size == 0:
+                per_class[cls] = 0.0
+                continue
+            tp = is_tp[rows]
+            table = ThresholdTable(thresholds=score[rows], tp=np.cumsum(tp), fp=np.cumsum(~tp), n_pos=n_pos,
+                                   n_neg=float((~tp).sum()), ties="stable")
+            if self.ties == "group":
+                table = table.grouped()
+            per_class[cls] = table.average_precision(method=self.method)
+        mean = float(np.mean(list(per_class.values()))) if per_class else float("nan")
+        return mean, per_class
+
+    def bootstrap(self, n_resamples: int = 1000, *, confidence_level: float = 0.95,
+                  random_state: Any = None) -> dict[str, Any]:
+        """Percentile intervals of mAP and of each class's AP, resampling images with replacement
+        (images are the unit, no strata), from the matched detections without re-matching
+        (:meth:`replicate`).
+
+        Returns
+        -------
+        dict
+            ``{"mAP": (low, high), "per_class": {class: (low, high)}, "replicates": ndarray}``;
+            NaN where a value is undefined in every replicate.
+        """
+        if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 2:
+            raise ValueError(f"`n_resamples` must be an integer >= 2; got {n_resamples!r}")
+        if not 0 < confidence_level < 1:
+            raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+        rng = np.random.default_rng(random_state)
+        n = self._n_images
+        maps = np.full(int(n_resamples), np.nan)
+        classes = {c: np.full(int(n_resamples), np.nan) for c in self._ranked}
+        for r in range(int(n_resamples)):
+            counts = np.bincount(rng.integers(0, n, n), minlength=n)
+            maps[r], per = self.replicate(counts)
+            for c, v in per.items():
+                classes[c][r] = v
+        alpha = (1 - confidence_level) / 2
+
+        def interval(values: np.ndarray) -> tuple[float, float]:
+            finite = values[~np.isnan(values)]
+            if finite.size == 0:
+                return float("nan"), float("nan")
+            low, high = np.quantile(finite, [alpha, 1 - alpha])
+            return float(low), float(high)
+
+        return {"mAP": interval(maps), "per_class": {c: interval(v) for c, v in classes.items()},
+                "replicates": maps}
 
     def to_text(self) -> str:
         width = max([len("class")] + [len(str(c)) for c in self.ap])
@@ -72,6 +140,8 @@ def evaluate_voc(
     ap: dict[Any, float] = {}
     tables: dict[Any, ThresholdTable] = {}
     n_gt: dict[Any, int] = {}
+    ranked: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+    image_index = {v: i for i, v in enumerate(data.images.tolist())}
     for cls in data.classes.tolist():
         g_rows = np.flatnonzero(data.gt_class == cls)
         if ties == "group":  # ground truths in the order of their boxes: equal IoUs resolve independently of the input
@@ -113,6 +183,11 @@ def evaluate_voc(
         first[taking[first_of]] = True
         is_tp = first[counted]
         scores = data.dt_score[d_rows][counted]
+        counted_gt = g_rows[~data.gt_ignore[g_rows]]
+        gt_per_image = np.bincount([image_index[m] for m in data.gt_image[counted_gt].tolist()],
+                                   minlength=len(image_index)).astype(np.int64)
+        ranked[cls] = (np.array([image_index[m] for m in data.dt_image[d_rows][counted].tolist()], dtype=np.int64),
+                       is_tp.copy(), scores.copy(), gt_per_image)
         if scores.size == 0:
             ap[cls] = 0.0
             continue
@@ -123,4 +198,4 @@ def evaluate_voc(
         tables[cls] = table
         ap[cls] = table.average_precision(method=method)
     mean = float(np.mean(list(ap.values()))) if ap else float("nan")
-    return VocEvaluation(ap, mean, method, float(iou_threshold), tables, n_gt)
+    return VocEvaluation(ap, mean, method, float(iou_threshold), tables, n_gt, ties, ranked, len(image_index))
