@@ -36,6 +36,7 @@ RANKS = {
     "precall.stats.bootstrap": 20.5,
     "precall.stats.delong": 20.7,
     "precall.stats": 21,
+    "precall.stats.bands": 21.5,
     "precall.scale.binned": 22,
     "precall.scale.accumulator": 23,
     "precall.scale": 24,
