@@ -119,20 +119,12 @@ def _bootstrap_kwargs(ci: CiOptions, label: str | None = None, n_rows: int = 0,
 def _parse_class_columns(text: str) -> list[str]:
     """``C1,C2,...``: the score columns, each named as its class (``plot``; ``evaluate``
     takes LABEL=COLUMN pairs too, :func:`_parse_class_mapping`)."""
-    names = [c.strip() for c in text.split(",")]
-    if any(not c for c in names):
-        raise CliError(f"--class-columns {text!r}: empty column name; give C1,C2,...")
-    seen: set[str] = set()
-    for c in names:
-        if c in seen:
-            raise CliError(f"--class-columns {text!r}: column {c!r} is given twice")
-        seen.add(c)
-    if len(names) < 2:
-        raise CliError(
-            f"--class-columns {text!r}: needs at least two columns (one per class); "
-            "for one score column use --score"
-        )
-    return names
+    pairs = _parse_class_mapping(text)
+    mapped = [label for label, column in pairs if label != column]
+    if mapped:
+        raise CliError(f"--class-columns {text!r}: give the score columns C1,C2,... (each named as its class) "
+                       f"here; LABEL=COLUMN is taken by evaluate; got {mapped[0]!r}=...")
+    return [column for _, column in pairs]
 
 
 def _parse_class_mapping(text: str) -> list[tuple[str, str]]:
