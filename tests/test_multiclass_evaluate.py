@@ -27,7 +27,8 @@ METHODS = tuple(precall.AP_METHODS)
 
 def _case(seed: int, multilabel: bool, weighted: bool, tied: bool):
     rng = np.random.default_rng(seed)
-    n, k = int(rng.integers(2, 80)), int(rng.integers(2 if multilabel else 3, 6))  # 2 labels, 2 columns: binary
+    k = int(rng.integers(2 if multilabel else 3, 6))  # 2 labels in 2 columns would be binary input
+    n = int(rng.integers(k + 1, 80))
     s = rng.integers(0, 4, (n, k)).astype(float) if tied else rng.random((n, k))
     if seed % 3 == 0:  # negative scores, and -0.0 beside 0.0 (equal scores with other bits)
         s = s - 2.0 if tied else s - 0.5
