@@ -395,16 +395,22 @@ def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
     fp = np.concatenate([[0.0], t.fp.astype(np.float64)])
     thresholds = np.concatenate([[np.inf], t.thresholds.astype(np.float64)])
     t0 = p * (p / (p + n))
-    kept = np.flatnonzero(tp >= t0)
+    # a row whose TP equals P^2 / (P + N) up to rounding (weights, prevalence) lies on
+    # recall gain 0: it is the curve's first point, with no crossing added before it
+    on_zero = np.abs(tp - t0) <= 1e-12 * t0
+    kept = np.flatnonzero((tp >= t0) | on_zero)
     if kept.size == 0:  # recall never reaches the prevalence (detection)
         empty = np.zeros(0)
         return PrecisionRecallGainCurve(empty, empty, empty)
     first = int(kept[0])
     x, f, thr = tp[kept], fp[kept], thresholds[kept]
-    if tp[first] > t0:  # add the crossing of recall gain 0 on the segment from the row above
+    if not on_zero[first]:  # add the crossing of recall gain 0 on the segment from the row above
         a, fa = tp[first - 1], fp[first - 1]
         f0 = fa + (t0 - a) / (tp[first] - a) * (fp[first] - fa)
         x, f, thr = np.r_[t0, x], np.r_[f0, f], np.r_[np.nan, thr]
+    else:
+        x = x.copy()
+        x[0] = t0
     rg, pg = gains(x, f, p, n)
     return PrecisionRecallGainCurve(pg, rg, thr)
 
