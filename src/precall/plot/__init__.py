@@ -477,13 +477,13 @@ def macro_roc_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.nd
 
     Examples
     --------
-    >>> import numpy as np, precall
+    >>> import precall
     >>> from precall import plot
-    >>> y = [0, 1, 2, 1, 0, 2]
-    >>> s = np.eye(3)[[0, 1, 2, 0, 0, 1]] + 0.1
-    >>> fpr, tpr = plot.macro_roc_curve(list(precall.per_class_tables(y, s).values()))
-    >>> bool(np.isclose(np.trapezoid(tpr, fpr), precall.roc_auc(y, s, average="macro")))
-    True
+    >>> tables = precall.per_class_tables(["a", "b", "c", "c"], [[.6, .3, .1], [.2, .5, .3],
+    ...                                                         [.1, .3, .6], [.3, .4, .3]])
+    >>> fpr, tpr = plot.macro_roc_curve(list(tables.values()))
+    >>> fpr.tolist(), tpr.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ([0.0, 0.0, 0.3333333333333333, 0.5, 1.0], [0.0, 0.8333333333333334, 0.9444444444444443, 1.0, 1.0])
     """
     curves = []
     for table in tables:
