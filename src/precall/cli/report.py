@@ -13,7 +13,16 @@ import numpy as np
 
 from precall.readers import label_counts, read_file
 
-from ._common import TIES, CliError, _add_file_arguments, _int_in, _level, _print_warning_messages, resolve_pos_label
+from ._common import (
+    TIES,
+    CliError,
+    _add_file_arguments,
+    _int_in,
+    _level,
+    _print_warning_messages,
+    _terminal_progress,
+    resolve_pos_label,
+)
 from .evaluate import class_pairs
 
 
@@ -28,8 +37,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     given = [flag for flag, value in (("--score", args.score), ("--class-columns", args.class_columns),
                                       ("--class-prefix", args.class_prefix)) if value is not None]
     if len(given) != 1:
-        raise CliError(f"give one of --score (binary models), --class-columns or --class-prefix (one score "
-                       f"column per class); got {' and '.join(given) if given else 'none'}")
+        shown = " and ".join(given) if given else "no score columns"
+        raise CliError(f"{shown}: give --score (models) or --class-columns / --class-prefix (classes)")
     if args.score is None and args.pos_label is not None:
         raise CliError(f"--pos-label applies only with --score; with {given[0]} each class is in turn the "
                        "positive one")
@@ -45,6 +54,9 @@ def cmd_report(args: argparse.Namespace) -> int:
                             weight=args.weight, classes=classes, delimiter=args.delimiter)
         y_score: Any = columns.scores
         kind: dict[str, Any] = {"labels": classes, "score_columns": [col for _, col in pairs]}
+        if args.ci:  # the macro averages' bootstrap: a progress line on a terminal when it is long
+            kind["progress"] = _terminal_progress("bootstrap of the macro averages",
+                                                  len(columns.labels) * len(classes) * 2)
     else:
         names = list(dict.fromkeys(args.score))
         columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
@@ -100,6 +112,8 @@ def register(sub: Any) -> None:
                     "spaced up to the highest (default 20)")
     rp.add_argument("--max-fpr", type=_level, metavar="F", help="shade and quote the partial ROC-AUC")
     rp.add_argument("--ci", action="store_true",
-                    help="also each AP's bootstrap interval (200 resamples) and 95%% bands on both figures")
+                    help="also each AP's bootstrap interval (200 resamples) and 95%% bands on both figures; "
+                    "multi-class: the intervals of the macro AP and ROC-AUC (no bands; skipped with a note "
+                    "above 2e6 rows x classes)")
     rp.add_argument("--title", help="the report's title")
     rp.set_defaults(func=cmd_report)

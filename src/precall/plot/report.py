@@ -177,6 +177,7 @@ def html_report(
     max_fpr: float | None = None,
     ci: bool = False,
     n_resamples: int = 200,
+    progress: Any = None,
 ) -> str:
     """The report of one or more models scored on the same labelled samples, or of one
     multi-class (multi-label) model, as HTML text.
@@ -216,6 +217,8 @@ def html_report(
         Multi-class: the intervals of the macro AP (step) and the macro ROC-AUC
         (no bands), skipped with a note above :data:`CI_MAX_CELLS` cells.
     n_resamples : int, default=200
+    progress : callable, default=None
+        Multi-class ``ci``: called with the fraction of the bootstrap done.
 
     Returns
     -------
@@ -239,7 +242,7 @@ def html_report(
         return _multiclass_report(
             y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
             score_columns=score_columns, ties=ties, title=title, source=source, label_column=label_column,
-            rank_rows=rank_rows, max_fpr=max_fpr, ci=ci, n_resamples=n_resamples)
+            rank_rows=rank_rows, max_fpr=max_fpr, ci=ci, n_resamples=n_resamples, progress=progress)
     if labels is not None or score_columns is not None:
         raise ValueError("`labels` and `score_columns` go with multi-class scores (a 2-D array); "
                          "got a mapping of models")
@@ -325,24 +328,30 @@ _AVERAGE_ROWS = (("macro", "macro"), ("weighted", "weighted"), ("micro", "micro"
 
 
 def _macro_intervals(y_true: Any, y_score: Any, *, sample_weight: Any, labels: Any, ties: str,
-                     n_resamples: int) -> dict[str, Any]:
+                     n_resamples: int, progress: Any) -> dict[str, Any]:
     """The bootstrap intervals of the macro AP (step) and the macro one-vs-rest ROC-AUC
-    (:func:`precall.stats.bootstrap_ci`, percentile, seed 0)."""
+    (:func:`precall.stats.bootstrap_ci`, percentile, seed 0); ``progress(fraction)`` of both."""
     metrics = {
         "ap": functools.partial(average_precision, average="macro", labels=labels, ties=ties, on_undefined=0.0),
         "roc": functools.partial(roc_auc, average="macro", labels=labels, on_undefined="nan"),
     }
     with warnings.catch_warnings():  # a resample without some class warns once per resample
         warnings.simplefilter("ignore")
-        return {key: stats.bootstrap_ci(metric, y_true, y_score, sample_weight=sample_weight,
-                                        n_resamples=n_resamples, random_state=0)
-                for key, metric in metrics.items()}
+        return {key: stats.bootstrap_ci(
+                    metric, y_true, y_score, sample_weight=sample_weight, n_resamples=n_resamples, random_state=0,
+                    progress=None if progress is None else functools.partial(_half, progress, i))
+                for i, (key, metric) in enumerate(metrics.items())}
+
+
+def _half(progress: Any, i: int, fraction: float) -> None:
+    """Progress of the ``i``-th of two bootstraps as a fraction of both."""
+    progress((i + fraction) / 2)
 
 
 def _multiclass_report(
     y_true: Any, y_score: Any, *, sample_weight: Any, pos_label: Any, labels: Any,
     score_columns: Sequence[str] | None, ties: str, title: str, source: str, label_column: str,
-    rank_rows: int, max_fpr: float | None, ci: bool, n_resamples: int,
+    rank_rows: int, max_fpr: float | None, ci: bool, n_resamples: int, progress: Any,
 ) -> str:
     """:func:`html_report` of one score column per class: every number from
     :func:`precall.evaluate` (a :class:`precall.MultiEvaluation`), the curves from
@@ -376,7 +385,7 @@ def _multiclass_report(
                    "them (it takes minutes at this size).</p>")
     elif ci:
         intervals = _macro_intervals(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties,
-                                     n_resamples=n_resamples)
+                                     n_resamples=n_resamples, progress=progress)
         ci_note = (f'<p class="note">95% intervals of the macro averages: percentile bootstrap, {n_resamples} '
                    "resamples of the rows (<code>precall.stats.bootstrap_ci</code>, seed 0); also in the "
                    "macro-average curves' legends. No bands are drawn for classes.</p>")
