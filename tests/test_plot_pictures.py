@@ -579,3 +579,17 @@ def test_html_report_refuses_mixed_arguments():
         precall.report.html_report(y == 1, {"a": s[:, 1]}, labels=[0, 1])
     with pytest.raises(ValueError, match="one column per class"):
         precall.report.html_report(y, s, labels=[0, 1, 2], score_columns=["a"])
+
+
+def test_multiclass_report_with_a_class_without_rows_says_why_it_has_no_intervals(tmp_path, capsys):
+    y, s, _ = _three_classes(n=150, seed=28)
+    y[y == 2] = 1  # no row of class 2: its AP is 0 (with a warning), its AUC undefined
+    path = _write_three(tmp_path / "iris.csv", y, s)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "--label", "y", "--class-columns", MAPPING, "-o", str(out), "--ci"]) == 0
+    err = capsys.readouterr().err
+    assert "no intervals in the report" in err and "'2'" in err
+    text = out.read_text(encoding="utf-8")
+    assert "No intervals:</strong>" in text
+    ev = precall.evaluate(y.astype(str), s, labels=["0", "1", "2"], on_undefined=0.0)
+    assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in text

@@ -383,9 +383,16 @@ def _multiclass_report(
                    f"every class per resample; {n_rows} rows x {k} classes is more than {CI_MAX_CELLS:,} cells, "
                    "so it was skipped here. <code>precall evaluate --class-columns ... --ci</code> computes "
                    "them (it takes minutes at this size).</p>")
+        warnings.warn(f"no intervals in the report: {n_rows} rows x {k} classes is more than {CI_MAX_CELLS:,} "
+                      "cells; precall evaluate --class-columns ... --ci computes them", UserWarning, stacklevel=3)
     elif ci:
-        intervals = _macro_intervals(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties,
-                                     n_resamples=n_resamples, progress=progress)
+        try:
+            intervals = _macro_intervals(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties,
+                                         n_resamples=n_resamples, progress=progress)
+        except ValueError as exc:  # e.g. a class without positives: its AP has no sampling distribution
+            ci_note = f'<p class="note"><strong>No intervals:</strong> {_e(exc)}.</p>'
+            warnings.warn(f"no intervals in the report: {exc}", UserWarning, stacklevel=3)
+    if intervals:
         ci_note = (f'<p class="note">95% intervals of the macro averages: percentile bootstrap, {n_resamples} '
                    "resamples of the rows (<code>precall.stats.bootstrap_ci</code>, seed 0); also in the "
                    "macro-average curves' legends. No bands are drawn for classes.</p>")
