@@ -529,7 +529,8 @@ def test_multiclass_report_of_a_million_rows_and_ten_classes_is_small():
     n, k = 1_000_000, 10
     y = rng.integers(0, k, n)
     s = rng.random((n, k)) + 0.5 * np.eye(k)[y]
-    text = precall.report.html_report(y, s, labels=list(range(k)), ci=True)
+    with pytest.warns(UserWarning, match="no intervals in the report"):
+        text = precall.report.html_report(y, s, labels=list(range(k)), ci=True)
     assert len(text.encode()) < 5_000_000  # about 0.5 MB
     assert "No intervals" in text  # the bootstrap is skipped, visibly, above CI_MAX_CELLS cells
     ev = precall.evaluate(y, s, labels=list(range(k)))
@@ -593,3 +594,13 @@ def test_multiclass_report_with_a_class_without_rows_says_why_it_has_no_interval
     assert "No intervals:</strong>" in text
     ev = precall.evaluate(y.astype(str), s, labels=["0", "1", "2"], on_undefined=0.0)
     assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in text
+
+
+def test_pr_and_roc_curve_draw_the_macro_average_of_classes_on_request():
+    y, s, _ = _three_classes(n=300, seed=29)
+    ax = plot.pr_curve(y, s, macro=True)
+    ev = precall.evaluate(y, s)
+    assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in _legend(ax)
+    ax = plot.roc_curve(y, s, macro=True)
+    assert f"macro-average (AUC = {ev.roc_auc['macro']:.3f})" in _legend(ax)
+    assert not any(t.startswith("macro") for t in _legend(plot.roc_curve(y, s)))  # off by default

@@ -704,6 +704,7 @@ def pr_curve(
     ci: bool = False,
     best_f1: bool = False,
     points: Any = None,
+    macro: bool = False,
 ) -> Any:
     """Precision-recall curve(s) of one model, several models, or each class.
 
@@ -747,6 +748,10 @@ def pr_curve(
     points : sequence of (kind, value), default=None
         Operating points to mark, kind ``"recall"``, ``"precision"`` or
         ``"threshold"`` (:meth:`precall.ThresholdTable.operating_point`).
+    macro : bool, default=False
+        Classes only: also the macro-average curve (:func:`macro_pr_curve`:
+        mean precision at the union of the classes' recalls; its area is the
+        macro step AP), as ``precall report`` draws it.
 
     Returns
     -------
@@ -785,7 +790,7 @@ def pr_curve(
     ax = pr_tables(series, per_class=per_class, method=method, envelope=envelope, eleven_point=eleven_point,
                    baseline=baseline, iso_f1=iso_f1, ax=ax, micro=series.micro, pos_label=series.pos_label,
                    intervals=intervals(series, "pr", method=method, ties=ties) if ci else None, band=ci,
-                   best_f1=best_f1, points=points, legend=False)
+                   best_f1=best_f1, points=points, legend=False, macro=macro and per_class)
     if unachievable:
         for _, table in series:
             draw_unachievable(ax, table)
@@ -916,6 +921,7 @@ def roc_curve(
     ci: bool = False,
     best_f1: bool = False,
     points: Any = None,
+    macro: bool = False,
 ) -> Any:
     """ROC curve(s) of one model, several models, or each class (one-vs-rest, with the
     micro-average curve).
@@ -931,6 +937,10 @@ def roc_curve(
     ci : bool, default=False
         Models only: the 95% bootstrap band of TPR at each FPR (pROC's
         ``ci.se``) and DeLong's interval of the AUC in the legend.
+    macro : bool, default=False
+        Classes only: also the macro-average curve (:func:`macro_roc_curve`:
+        mean TPR at the union of the classes' FPRs, as scikit-learn's example;
+        its area is the macro ROC-AUC), as ``precall report`` draws it.
 
     Returns
     -------
@@ -952,7 +962,7 @@ def roc_curve(
     return roc_tables(series, max_fpr=max_fpr, shade=shade, ax=ax, micro=series.micro,
                       pos_label=None if series.micro is not None else series.pos_label,
                       intervals=intervals(series, "roc") if ci else None, band=ci, best_f1=best_f1,
-                      points=points)
+                      points=points, macro=macro and series.micro is not None)
 
 
 def roc_tables(
