@@ -342,3 +342,265 @@ def test_class_columns_from_the_cli_give_a_compact_legend(tmp_path, capsys, monk
     assert len(_legend(roc_ax)) == 1 + 4 + 1  # the chance diagonal, each class, the micro-average
     micro = precall.average_precision(y, z, average="micro")
     assert f"micro-average (AP step = {micro:.3f})" in _legend(pr_ax)
+
+
+# ------------------------------------------------------------------ the multi-class report
+from html.parser import HTMLParser  # noqa: E402
+
+from sklearn.metrics import (  # noqa: E402
+    average_precision_score,
+    precision_recall_curve,
+    roc_auc_score,
+    roc_curve,
+)
+
+
+class _Tables(HTMLParser):
+    """The text of every table cell of an HTML document: tables[i][row][column]."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self._cell = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append(self._cell)
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+
+def _html_tables(text):
+    parser = _Tables()
+    parser.feed(text)
+    return parser.tables
+
+
+NAMES = ("setosa", "versicolor", "virginica")
+
+
+def _three_classes(n=600, seed=21, weights=False):
+    """Labels 0/1/2 with score columns p_setosa, p_versicolor, p_virginica: the mapping case."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    s = rng.random((n, 3)) + 0.6 * np.eye(3)[y]
+    s = np.round(s, 2)  # ties
+    w = rng.integers(1, 4, n).astype(float) if weights else None
+    return y, s, w
+
+
+def _write_three(path, y, s, w=None, named=False):
+    header = ["y", *(f"p_{c}" for c in NAMES)] + (["w"] if w is not None else [])
+    with open(path, "w", newline="") as fh:
+        rows = [[NAMES[a] if named else int(a), *b] + ([c] if w is not None else []) for a, b, c in
+                zip(y, s.tolist(), w if w is not None else [None] * len(y))]
+        csv.writer(fh).writerows([header, *rows])
+    return path
+
+
+@pytest.fixture
+def saved_figures(monkeypatch):
+    """Every matplotlib Figure saved while the test runs (the report's two SVG figures)."""
+    from matplotlib.figure import Figure
+
+    saved = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k))[1])
+    return saved
+
+
+MAPPING = "0=p_setosa,1=p_versicolor,2=p_virginica"
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multiclass_report_numbers_are_precall_evaluate(tmp_path, capsys, weighted):
+    y, s, w = _three_classes(weights=weighted)
+    path = _write_three(tmp_path / "iris.csv", y, s, w)
+    out = tmp_path / "r.html"
+    argv = ["report", str(path), "--label", "y", "--class-columns", MAPPING, "-o", str(out)]
+    assert main(argv + (["--weight", "w"] if weighted else [])) == 0, capsys.readouterr().err
+    summary = _html_tables(out.read_text(encoding="utf-8"))[0]
+    header, rows = summary[0], {r[0]: r for r in summary[1:]}
+    ev = precall.evaluate(y.astype(str), s, labels=["0", "1", "2"], sample_weight=w)
+    assert isinstance(ev, precall.MultiEvaluation)
+    col = {name: header.index(name) for name in header}
+    assert [r[col["score column"]] for r in summary[1:4]] == [f"p_{c}" for c in NAMES]
+    for k, c in enumerate(["0", "1", "2"]):
+        e = ev.per_class[k]
+        row = rows[c]
+        assert row[col["support"]] == f"{ev.support[k]:.0f}"
+        for m in precall.AP_METHODS:
+            assert row[col[f"AP {m}"]] == f"{e.average_precision[m]:.4f}", (c, m)
+        assert row[col["ROC-AUC"]] == f"{e.roc_auc:.4f}"
+        assert row[col["best F1"]] == f"{e.best_f1.f1:.4f}"
+        assert row[col["at score >="]] == f"{e.best_f1.threshold:.6g}"
+    for average in ("macro", "weighted", "micro"):
+        for m in precall.AP_METHODS:
+            assert rows[average][col[f"AP {m}"]] == f"{ev.average_precision[average][m]:.4f}", (average, m)
+        assert rows[average][col["ROC-AUC"]] == f"{ev.roc_auc[average]:.4f}"
+    assert rows["one-vs-one"][col["ROC-AUC"]] == f"{ev.roc_auc['ovo']:.4f}"
+    # and the library agrees with scikit-learn (the references of these numbers)
+    assert ev.average_precision["macro"]["step"] == pytest.approx(
+        average_precision_score(np.eye(3)[y], s, average="macro", sample_weight=w), abs=1e-12)
+    assert ev.roc_auc["macro"] == pytest.approx(
+        roc_auc_score(np.eye(3)[y], s, average="macro", sample_weight=w), abs=1e-12)
+
+
+def test_multiclass_report_draws_the_pooled_micro_curve_and_the_macro_curves(tmp_path, capsys, saved_figures):
+    y, s, _ = _three_classes(n=900, seed=22)
+    path = _write_three(tmp_path / "iris.csv", y, s, named=True)  # labels setosa, ...: --class-prefix p_
+    assert main(["report", str(path), "--label", "y", "--class-prefix", "p_", "-o", str(tmp_path / "r.html")]) == 0
+    capsys.readouterr()
+    pr_ax, roc_ax = (f.axes[0] for f in saved_figures)
+    onehot = np.eye(3)[y]
+    # micro: the curve of every (sample, class) cell pooled, as scikit-learn draws it
+    p, r, _ = precision_recall_curve(onehot.ravel(), s.ravel())
+    micro = _line(pr_ax, "micro-average")
+    np.testing.assert_array_equal(micro.get_xdata(), r)
+    np.testing.assert_array_equal(micro.get_ydata(), p)
+    fpr, tpr, _ = roc_curve(onehot.ravel(), s.ravel())
+    micro = _line(roc_ax, "micro-average")
+    np.testing.assert_array_equal(micro.get_xdata(), fpr)
+    np.testing.assert_array_equal(micro.get_ydata(), tpr)
+    # macro PR: the drawn step curve's area is the macro AP (step)
+    macro = _line(pr_ax, "macro-average")
+    assert macro.get_drawstyle() == "steps-post"
+    mx, my = macro.get_xdata(), macro.get_ydata()
+    area = -np.sum(np.diff(mx) * my[:-1])
+    assert area == pytest.approx(average_precision_score(onehot, s, average="macro"), abs=1e-12)
+    # macro ROC: scikit-learn's example (mean TPR interpolated on a common FPR grid) away from
+    # the classes' vertical rises, and the drawn polyline's area is the macro one-vs-rest AUC
+    macro = _line(roc_ax, "macro-average")
+    fx, ty = macro.get_xdata(), macro.get_ydata()
+    assert np.trapezoid(ty, fx) == pytest.approx(roc_auc_score(onehot, s, average="macro"), abs=1e-12)
+    curves = [roc_curve(onehot[:, j], s[:, j]) for j in range(3)]
+    grid = np.linspace(0.0005, 0.9995, 1000)
+    grid = grid[~np.isin(grid, np.concatenate([c[0] for c in curves]))]
+    sk_mean = np.mean([np.interp(grid, f, t) for f, t, _ in curves], axis=0)
+    np.testing.assert_allclose(np.interp(grid, fx, ty), sk_mean, atol=1e-12)
+    # one baseline, and a compact legend: classes, micro, macro, baseline (PR); chance first (ROC)
+    labels = _legend(pr_ax)
+    assert len(labels) == 3 + 2 + 1 and sum("random" in t for t in labels) == 1
+    ev = precall.evaluate(np.array(NAMES)[y], s, labels=list(NAMES))
+    assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in labels
+    assert f"micro-average (AP step = {ev.average_precision['micro']['step']:.3f})" in labels
+    assert f"macro-average (AUC = {ev.roc_auc['macro']:.3f})" in _legend(roc_ax)
+    assert len(_legend(roc_ax)) == 1 + 3 + 2
+
+
+def test_multiclass_report_ci_and_partial_auc(tmp_path, capsys):
+    import functools
+
+    y, s, _ = _three_classes(n=300, seed=23)
+    path = _write_three(tmp_path / "iris.csv", y, s)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "--label", "y", "--class-columns", MAPPING, "-o", str(out), "--ci",
+                 "--max-fpr", "0.2"]) == 0, capsys.readouterr().err
+    text = out.read_text(encoding="utf-8")
+    summary = _html_tables(text)[0]
+    header, rows = summary[0], {r[0]: r for r in summary[1:]}
+    labels = y.astype(str)
+    classes = ["0", "1", "2"]
+    ap = stats.bootstrap_ci(functools.partial(precall.average_precision, average="macro", labels=classes),
+                            labels, s, n_resamples=200, random_state=0)
+    auc = stats.bootstrap_ci(functools.partial(precall.roc_auc, average="macro", labels=classes),
+                             labels, s, n_resamples=200, random_state=0)
+    assert rows["macro 95% CI"][header.index("AP step")] == f"[{ap.low:.4f}, {ap.high:.4f}]"
+    assert rows["macro 95% CI"][header.index("ROC-AUC")] == f"[{auc.low:.4f}, {auc.high:.4f}]"
+    assert f"[{ap.low:.3f}, {ap.high:.3f}]" in text  # in the macro curve's legend too
+    column = header.index("pAUC FPR <= 0.2")
+    for k, c in enumerate(classes):
+        assert rows[c][column] == f"{precall.roc_auc(labels == c, s[:, k], max_fpr=0.2):.4f}"
+    assert rows["macro"][column] == "-"
+
+
+def test_multiclass_report_of_a_million_rows_and_ten_classes_is_small():
+    rng = np.random.default_rng(24)
+    n, k = 1_000_000, 10
+    y = rng.integers(0, k, n)
+    s = rng.random((n, k)) + 0.5 * np.eye(k)[y]
+    with pytest.warns(UserWarning, match="no intervals in the report"):
+        text = precall.report.html_report(y, s, labels=list(range(k)), ci=True)
+    assert len(text.encode()) < 5_000_000  # about 0.5 MB
+    assert "No intervals" in text  # the bootstrap is skipped, visibly, above CI_MAX_CELLS cells
+    ev = precall.evaluate(y, s, labels=list(range(k)))
+    assert f"{ev.average_precision['micro']['step']:.4f}" in text and f"{ev.roc_auc['ovo']:.4f}" in text
+
+
+def test_multiclass_report_escapes_class_labels(tmp_path, capsys):
+    y, s, _ = _three_classes(n=120, seed=25)
+    names = ["a\u202eb", "c\x07", "$x$"]
+    path = tmp_path / "m.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y", *names], *([names[a], *b] for a, b in zip(y, s.tolist()))])
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "--label", "y", "--class-columns", ",".join(names), "-o", str(out)]) == 0, \
+        capsys.readouterr().err
+    text = out.read_text(encoding="utf-8")
+    assert "\u202e" not in text and "\x07" not in text
+    assert "a[U+202E]b" in text and "c\u2407" in text
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--score", "p_setosa", "--class-columns", MAPPING], ["--score", "--class-columns"]),
+    (["--class-columns", MAPPING, "--class-prefix", "p_"], ["--class-columns", "--class-prefix"]),
+    ([], ["--score", "--class-columns"]),
+    (["--class-columns", MAPPING, "--pos-label", "1"], ["--pos-label"]),
+    (["--class-columns", "0=p_setosa,1=p_versicolor,2=p_nope"], ["'p_nope'"]),
+    (["--class-columns", "0=p_setosa,1=p_versicolor"], ["'2'"]),  # a label with no class column
+    (["--class-columns", "0=p_setosa"], ["at least two"]),
+    (["--class-prefix", "q_"], ["--class-prefix", "0 column(s)"]),
+])
+def test_multiclass_report_errors_are_one_line(tmp_path, capsys, extra, words):
+    y, s, _ = _three_classes(n=60, seed=26)
+    path = _write_three(tmp_path / "iris.csv", y, s)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "--label", "y", "-o", str(out), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert all(w in err for w in words), err
+    assert not out.exists()
+
+
+def test_html_report_refuses_mixed_arguments():
+    y, s, _ = _three_classes(n=60, seed=27)
+    with pytest.raises(ValueError, match="pos_label"):
+        precall.report.html_report(y, s, labels=[0, 1, 2], pos_label=1)
+    with pytest.raises(ValueError, match="score_columns"):
+        precall.report.html_report(y == 1, {"a": s[:, 1]}, labels=[0, 1])
+    with pytest.raises(ValueError, match="one column per class"):
+        precall.report.html_report(y, s, labels=[0, 1, 2], score_columns=["a"])
+
+
+def test_multiclass_report_with_a_class_without_rows_says_why_it_has_no_intervals(tmp_path, capsys):
+    y, s, _ = _three_classes(n=150, seed=28)
+    y[y == 2] = 1  # no row of class 2: its AP is 0 (with a warning), its AUC undefined
+    path = _write_three(tmp_path / "iris.csv", y, s)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "--label", "y", "--class-columns", MAPPING, "-o", str(out), "--ci"]) == 0
+    err = capsys.readouterr().err
+    assert "no intervals in the report" in err and "'2'" in err
+    text = out.read_text(encoding="utf-8")
+    assert "No intervals:</strong>" in text
+    ev = precall.evaluate(y.astype(str), s, labels=["0", "1", "2"], on_undefined=0.0)
+    assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in text
+
+
+def test_pr_and_roc_curve_draw_the_macro_average_of_classes_on_request():
+    y, s, _ = _three_classes(n=300, seed=29)
+    ax = plot.pr_curve(y, s, macro=True)
+    ev = precall.evaluate(y, s)
+    assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in _legend(ax)
+    ax = plot.roc_curve(y, s, macro=True)
+    assert f"macro-average (AUC = {ev.roc_auc['macro']:.3f})" in _legend(ax)
+    assert not any(t.startswith("macro") for t in _legend(plot.roc_curve(y, s)))  # off by default

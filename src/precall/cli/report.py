@@ -13,7 +13,17 @@ import numpy as np
 
 from precall.readers import label_counts, read_file
 
-from ._common import TIES, CliError, _add_file_arguments, _int_in, _level, _print_warning_messages, resolve_pos_label
+from ._common import (
+    TIES,
+    CliError,
+    _add_file_arguments,
+    _int_in,
+    _level,
+    _print_warning_messages,
+    _terminal_progress,
+    resolve_pos_label,
+)
+from .evaluate import class_pairs
 
 
 # ---------------------------------------------------------------------------
@@ -24,22 +34,43 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CliError(f"-o {out!r}: the report is HTML; the file name must end in .html")
     if importlib.util.find_spec("matplotlib") is None:
         raise CliError("precall report needs matplotlib, the 'plot' extra: pip install 'precall[plot]'")
+    given = [flag for flag, value in (("--score", args.score), ("--class-columns", args.class_columns),
+                                      ("--class-prefix", args.class_prefix)) if value is not None]
+    if len(given) != 1:
+        shown = " and ".join(given) if given else "no score columns"
+        raise CliError(f"{shown}: give --score (models) or --class-columns / --class-prefix (classes)")
+    if args.score is None and args.pos_label is not None:
+        raise CliError(f"--pos-label applies only with --score; with {given[0]} each class is in turn the "
+                       "positive one")
     from ..report import html_report
 
     path = args.file
-    names = list(dict.fromkeys(args.score))
-    columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
-                        weight=args.weight, delimiter=args.delimiter)
-    positive = resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)
-    scores = columns.scores.reshape(len(columns.labels), -1)
+    multi = args.class_columns is not None or args.class_prefix is not None
+    if multi:  # one score column per class: the one class-column parser of evaluate
+        option = "--class-prefix" if args.class_prefix is not None else "--class-columns"
+        pairs = class_pairs(args)
+        classes = [c for c, _ in pairs]
+        columns = read_file(path, label=args.label, score_columns=[(col, option) for _, col in pairs],
+                            weight=args.weight, classes=classes, delimiter=args.delimiter)
+        y_score: Any = columns.scores
+        kind: dict[str, Any] = {"labels": classes, "score_columns": [col for _, col in pairs]}
+        if args.ci:  # the macro averages' bootstrap: a progress line on a terminal when it is long
+            kind["progress"] = _terminal_progress("bootstrap of the macro averages",
+                                                  len(columns.labels) * len(classes) * 2)
+    else:
+        names = list(dict.fromkeys(args.score))
+        columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
+                            weight=args.weight, delimiter=args.delimiter)
+        kind = {"pos_label": resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)}
+        scores = columns.scores.reshape(len(columns.labels), -1)
+        y_score = {n: scores[:, j] for j, n in enumerate(names)}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             text = html_report(
-                np.array(columns.labels), {n: scores[:, j] for j, n in enumerate(names)},
-                sample_weight=columns.weights, pos_label=positive, ties=args.ties,
+                np.array(columns.labels), y_score, sample_weight=columns.weights, ties=args.ties,
                 title=args.title or f"precall report: {os.path.basename(path)}", source=path,
-                label_column=args.label, rank_rows=args.rank_rows, max_fpr=args.max_fpr, ci=args.ci,
+                label_column=args.label, rank_rows=args.rank_rows, max_fpr=args.max_fpr, ci=args.ci, **kind,
             )
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
@@ -60,12 +91,20 @@ def register(sub: Any) -> None:
         help="write one self-contained HTML report (summary, PR and ROC figures, rank tables)",
         description="Write one HTML file that needs nothing else to open: the summary table "
         "(every AP convention, ROC-AUC, best F1) of each score column, the PR and ROC figures "
-        "(inline SVG) and each model's rank table at --rank-rows thresholds. Needs matplotlib "
-        "(pip install 'precall[plot]').",
+        "(inline SVG) and each model's rank table at --rank-rows thresholds. Multi-class "
+        "(--class-columns / --class-prefix): the same of each class against the rest, with the "
+        "macro, weighted and micro averages, the one-vs-one ROC-AUC, and the micro- and "
+        "macro-average curves. Needs matplotlib (pip install 'precall[plot]').",
     )
     _add_file_arguments(rp)
-    rp.add_argument("--score", required=True, action="append", metavar="COL",
+    rp.add_argument("--score", action="append", metavar="COL",
                     help="a score column (repeat to compare several models)")
+    rp.add_argument("--class-columns", metavar="C1,C2,...",
+                    help="multi-class: one score column per class, C1,C2,... (each named as its class) or "
+                    "LABEL1=C1,LABEL2=C2,...: a per-class table with the macro/weighted/micro averages, and "
+                    "curves of each class, the micro- and the macro-average")
+    rp.add_argument("--class-prefix", metavar="P",
+                    help="multi-class: every column named P + LABEL is the score of class LABEL")
     rp.add_argument("-o", "--output", required=True, metavar="OUT.html", help="the HTML file to write")
     rp.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
     rp.add_argument("--rank-rows", type=_int_in(2, 10000), default=20, metavar="N",
@@ -73,6 +112,8 @@ def register(sub: Any) -> None:
                     "spaced up to the highest (default 20)")
     rp.add_argument("--max-fpr", type=_level, metavar="F", help="shade and quote the partial ROC-AUC")
     rp.add_argument("--ci", action="store_true",
-                    help="also each AP's bootstrap interval (200 resamples) and 95%% bands on both figures")
+                    help="also each AP's bootstrap interval (200 resamples) and 95%% bands on both figures; "
+                    "multi-class: the intervals of the macro AP and ROC-AUC (no bands; skipped with a note "
+                    "above 2e6 rows x classes)")
     rp.add_argument("--title", help="the report's title")
     rp.set_defaults(func=cmd_report)

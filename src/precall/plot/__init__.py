@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,8 @@ __all__ = [
     "draw_roc",
     "draw_unachievable",
     "intervals",
+    "macro_pr_curve",
+    "macro_roc_curve",
     "mpl",
     "place_legend",
     "pr_band",
@@ -89,6 +91,8 @@ __all__ = [
 
 _ISO_F1 = (0.2, 0.4, 0.6, 0.8)
 _GRAY = "0.55"
+_MACRO = "navy"
+MACRO = "macro-average"  # the name of the macro-average curve (its key in ``intervals``)
 
 
 # ---------------------------------------------------------------------------
@@ -369,6 +373,138 @@ def _envelope_curve(table: ThresholdTable) -> tuple[np.ndarray, np.ndarray]:
     return x[:end], y[:end]
 
 
+# ---------------------------------------------------------------------------
+# macro-average curves
+# The macro average of k per-class curves, drawn as one curve whose area is the
+# macro average of the areas:
+#
+# * PR: mean precision at a common recall grid, the union of the classes'
+#   recalls.  Each class's step curve is constant on each interval of that grid
+#   ((R_{n-1}, R_n] at the precision of its threshold), so the mean step curve's
+#   area is the mean of the step APs: the macro AP (step).  A class without
+#   positives has no curve and counts as precision 0 (its AP counts 0 in the mean).
+# * ROC: mean TPR over a common FPR grid, the union of the classes' FPRs, as
+#   scikit-learn's ROC example draws it; at an FPR where some class's curve rises
+#   vertically the mean is taken on both sides, so the polyline's trapezoid area
+#   is the mean of the classes' AUCs: the macro one-vs-rest ROC-AUC.  A class with
+#   one kind of sample (no ROC curve) is left out, as its AUC is undefined.
+def macro_pr_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.ndarray]:
+    """The macro-average PR curve: mean precision at the union of the classes' recalls.
+
+    Parameters
+    ----------
+    tables : sequence of ThresholdTable
+        One class each (one against the rest), e.g. the values of
+        :func:`precall.per_class_tables`.
+
+    Returns
+    -------
+    recall, precision : ndarray
+        In scikit-learn's order (recall decreasing, ending at ``(0, 1)``), to be
+        drawn as steps (``drawstyle="steps-post"``): each recall interval
+        ``(r_{j+1}, r_j]`` at the mean over classes of the precision of each
+        class's step curve there.  Its area, ``-sum(diff(recall) *
+        precision[:-1])``, is the macro step AP (a class without positives
+        counting 0).
+
+    See Also
+    --------
+    macro_roc_curve : the same for ROC curves.
+    precall.evaluate : the macro AP (``average_precision["macro"]``).
+
+    Examples
+    --------
+    >>> import numpy as np, precall
+    >>> from precall import plot
+    >>> y = [0, 1, 2, 1, 0, 2]
+    >>> s = np.eye(3)[[0, 1, 2, 0, 0, 1]] + 0.1
+    >>> r, p = plot.macro_pr_curve(list(precall.per_class_tables(y, s).values()))
+    >>> area = -np.sum(np.diff(r) * p[:-1])
+    >>> bool(np.isclose(area, precall.average_precision(y, s, average="macro")))
+    True
+    """
+    if not tables:
+        raise ValueError("`tables` must hold at least one class's table; got none")
+    curves = []
+    for table in tables:
+        if table.n_pos > 0:
+            curve = table.precision_recall_curve()
+            curves.append((curve.recall[::-1], curve.precision[::-1]))  # recall increasing
+    grid = np.unique(np.concatenate([r for r, _ in curves] + [np.array([0.0, 1.0])]))
+    total = np.zeros(grid.size)
+    for recall, precision in curves:
+        # the step value on (previous grid point, r]: the first point whose recall reaches r (of
+        # equal recalls, the one with the fewest false positives, as the step sum takes)
+        total += precision[np.minimum(np.searchsorted(recall, grid, side="left"), recall.size - 1)]
+    return grid[::-1], total[::-1] / len(tables)
+
+
+def _sides(grid: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A polyline through ``(xp, fp)`` (``xp`` non-decreasing, spanning ``grid``) at each
+    ``grid`` point: the value coming from the left and leaving to the right (they differ
+    where the polyline rises vertically)."""
+    n = xp.size
+    last = np.clip(np.searchsorted(xp, grid, side="right") - 1, 0, n - 1)  # last vertex at or before
+    first = np.clip(np.searchsorted(xp, grid, side="left"), 0, n - 1)  # first vertex at or after
+    vertex = xp[first] == grid
+    width = np.where(vertex, 1.0, xp[first] - xp[last])
+    mid = fp[last] + (fp[first] - fp[last]) * np.where(vertex, 0.0, (grid - xp[last]) / width)
+    return np.where(vertex, fp[first], mid), np.where(vertex, fp[last], mid)
+
+
+def macro_roc_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.ndarray]:
+    """The macro-average ROC curve: mean TPR over the union of the classes' FPRs.
+
+    Parameters
+    ----------
+    tables : sequence of ThresholdTable
+        One class each (one against the rest), e.g. the values of
+        :func:`precall.per_class_tables`; ROC uses each table's grouped form.
+
+    Returns
+    -------
+    fpr, tpr : ndarray
+        A polyline from ``(0, 0)`` to ``(1, 1)``: at each FPR of any class's ROC
+        curve, the mean TPR of the classes coming from the left and leaving to
+        the right (scikit-learn's example interpolates the mean TPR on such a
+        grid; the two sides keep the vertical rises).  Its trapezoid area is the
+        macro one-vs-rest ROC-AUC.  Classes with one kind of sample are left out.
+
+    See Also
+    --------
+    macro_pr_curve : the same for PR curves.
+    precall.roc_auc : the macro one-vs-rest AUC (``average="macro"``).
+
+    Examples
+    --------
+    >>> import precall
+    >>> from precall import plot
+    >>> tables = precall.per_class_tables(["a", "b", "c", "c"], [[.6, .3, .1], [.2, .5, .3],
+    ...                                                         [.1, .3, .6], [.3, .4, .3]])
+    >>> fpr, tpr = plot.macro_roc_curve(list(tables.values()))
+    >>> fpr.tolist(), tpr.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ([0.0, 0.0, 0.3333333333333333, 0.5, 1.0], [0.0, 0.8333333333333334, 0.9444444444444443, 1.0, 1.0])
+    """
+    curves = []
+    for table in tables:
+        if table.n_pos > 0 and table.n_neg > 0:
+            curve = table.grouped().roc_curve(drop_intermediate=True)
+            curves.append((curve.fpr, curve.tpr))
+    if not curves:
+        raise ValueError("`tables` must hold a class with both positives and negatives; got none")
+    grid = np.unique(np.concatenate([f for f, _ in curves]))
+    left, right = np.zeros(grid.size), np.zeros(grid.size)
+    for fpr, tpr in curves:
+        a, b = _sides(grid, fpr, tpr)
+        left += a
+        right += b
+    x = np.repeat(grid, 2)
+    y = np.empty(x.size)
+    y[0::2], y[1::2] = left / len(curves), right / len(curves)
+    keep = np.r_[True, (np.diff(x) != 0) | (np.diff(y) != 0)]
+    return x[keep], y[keep]
+
+
 def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> Any:
     """Shade a pointwise band (:func:`precall.plot.roc_band` / ``pr_band``)."""
     ok = np.isfinite(band.low) & np.isfinite(band.high)
@@ -568,6 +704,7 @@ def pr_curve(
     ci: bool = False,
     best_f1: bool = False,
     points: Any = None,
+    macro: bool = False,
 ) -> Any:
     """Precision-recall curve(s) of one model, several models, or each class.
 
@@ -611,6 +748,10 @@ def pr_curve(
     points : sequence of (kind, value), default=None
         Operating points to mark, kind ``"recall"``, ``"precision"`` or
         ``"threshold"`` (:meth:`precall.ThresholdTable.operating_point`).
+    macro : bool, default=False
+        Classes only: also the macro-average curve (:func:`macro_pr_curve`:
+        mean precision at the union of the classes' recalls; its area is the
+        macro step AP), as ``precall report`` draws it.
 
     Returns
     -------
@@ -649,7 +790,7 @@ def pr_curve(
     ax = pr_tables(series, per_class=per_class, method=method, envelope=envelope, eleven_point=eleven_point,
                    baseline=baseline, iso_f1=iso_f1, ax=ax, micro=series.micro, pos_label=series.pos_label,
                    intervals=intervals(series, "pr", method=method, ties=ties) if ci else None, band=ci,
-                   best_f1=best_f1, points=points, legend=False)
+                   best_f1=best_f1, points=points, legend=False, macro=macro and per_class)
     if unachievable:
         for _, table in series:
             draw_unachievable(ax, table)
@@ -724,13 +865,17 @@ def pr_tables(
     best_f1: bool = False,
     points: Any = None,
     legend: bool = True,
+    macro: bool = False,
 ) -> Any:
     """:func:`pr_curve` of tables already built: ``(name, table)`` for each curve.
 
     ``per_class``: the tables are classes of one problem; ``micro``: their
     micro-average table (drawn in black, with the one baseline at its
-    prevalence).  Otherwise models on the same labels (one gray baseline).
-    ``intervals``: ``{name: (low, high)}`` of the AP for the legend.
+    prevalence); ``macro``: also their macro-average curve
+    (:func:`macro_pr_curve`, dotted navy, its step AP the mean of the classes').
+    Otherwise models on the same labels (one gray baseline).
+    ``intervals``: ``{name: (low, high)}`` of the AP for the legend (the key
+    ``"macro-average"`` for the macro curve).
     """
     ax = _axes(ax)
     setup_pr_axes(ax, iso_f1=iso_f1, pos_label=None if per_class else pos_label)
@@ -745,6 +890,13 @@ def pr_tables(
         reference = micro if micro is not None else (series[0][1] if len(series) == 1 else None)
         if micro is not None:
             draw_pr(ax, micro, label="micro-average", method=method, color="black", lw=2.2, ls=(0, (5, 1.5)))
+        if macro:
+            tables = [t for _, t in series]
+            ap = float(np.mean([t.average_precision(method="step", on_undefined=0.0) for t in tables]))
+            rx, px = _drawn(*macro_pr_curve(tables), "steps-post")
+            ax.plot(rx, px, drawstyle="steps-post", color=_MACRO, lw=2.2, ls=(0, (1, 1)), zorder=4,
+                    label=f"macro-average (AP step = {ap:.3f}"
+                    f"{_interval_text((intervals or {}).get(MACRO))})")
         if baseline and reference is not None:
             total = reference.n_pos + reference.n_neg
             prevalence = reference.n_pos / total if total else float("nan")
@@ -769,6 +921,7 @@ def roc_curve(
     ci: bool = False,
     best_f1: bool = False,
     points: Any = None,
+    macro: bool = False,
 ) -> Any:
     """ROC curve(s) of one model, several models, or each class (one-vs-rest, with the
     micro-average curve).
@@ -784,6 +937,10 @@ def roc_curve(
     ci : bool, default=False
         Models only: the 95% bootstrap band of TPR at each FPR (pROC's
         ``ci.se``) and DeLong's interval of the AUC in the legend.
+    macro : bool, default=False
+        Classes only: also the macro-average curve (:func:`macro_roc_curve`:
+        mean TPR at the union of the classes' FPRs, as scikit-learn's example;
+        its area is the macro ROC-AUC), as ``precall report`` draws it.
 
     Returns
     -------
@@ -805,28 +962,38 @@ def roc_curve(
     return roc_tables(series, max_fpr=max_fpr, shade=shade, ax=ax, micro=series.micro,
                       pos_label=None if series.micro is not None else series.pos_label,
                       intervals=intervals(series, "roc") if ci else None, band=ci, best_f1=best_f1,
-                      points=points)
+                      points=points, macro=macro and series.micro is not None)
 
 
 def roc_tables(
     series: list[tuple[str, ThresholdTable]], *, max_fpr: float | None = None, shade: bool | None = None,
     ax: Any = None, micro: ThresholdTable | None = None, pos_label: Any = None,
     intervals: Mapping[str, tuple[float, float]] | None = None, band: bool = False, best_f1: bool = False,
-    points: Any = None,
+    points: Any = None, macro: bool = False,
 ) -> Any:
     """:func:`roc_curve` of tables already built (``(name, table)``; ROC uses each
     table's grouped form, as :func:`precall.roc_auc`); ``micro``: the micro-average
-    table of classes, drawn in black."""
+    table of classes, drawn in black; ``macro``: also the classes' macro-average
+    curve (:func:`macro_roc_curve`, dotted navy, its AUC the mean of the classes',
+    ``intervals["macro-average"]`` beside it)."""
     ax = _axes(ax)
     setup_roc_axes(ax, pos_label=pos_label)
     _max_fpr_region(ax, max_fpr)
     shade = len(series) == 1 if shade is None else shade
+    # classes: the partial AUCs are left out of the legend (one entry a curve, short)
+    quoted = max_fpr if micro is None else None
     for name, table in series:
-        draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=max_fpr,
+        draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=quoted,
                  interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
                  points=points if micro is None else None, **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
     if micro is not None:  # classes: a compact legend, no operating points
-        draw_roc(ax, micro.grouped(), label="micro-average", shade=False, max_fpr=max_fpr, color="black",
+        draw_roc(ax, micro.grouped(), label="micro-average", shade=False, color="black",
                  lw=2.2, ls=(0, (5, 1.5)))
+    if macro:
+        tables = [t for _, t in series]
+        auc = float(np.mean([t.roc_auc(on_undefined="nan") for t in tables]))
+        fx, ty = _drawn(*macro_roc_curve(tables), "default")
+        ax.plot(fx, ty, color=_MACRO, lw=2.2, ls=(0, (1, 1)), zorder=4,
+                label=f"macro-average (AUC = {auc:.3f}{_interval_text((intervals or {}).get(MACRO))})")
     place_legend(ax)
     return ax

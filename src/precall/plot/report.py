@@ -13,9 +13,11 @@ The numbers come from the public API (:func:`precall.evaluate`,
 
 from __future__ import annotations
 
+import functools
 import html
 import io
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,7 @@ import numpy as np
 from .. import _version, stats
 from .._core.conventions import CONVENTIONS
 from .._core.validate import AP_METHODS
+from ..metrics import average_precision, evaluate, roc_auc
 from ..table import ThresholdTable, threshold_table
 from . import visible
 
@@ -41,6 +44,7 @@ thead th { background: #f3f3f3; }
 .figures figure { margin: 0; flex: 1 1 30em; }
 .note { color: #555; font-size: 0.9em; }
 table.text td, table.text th { text-align: left; }
+table.classes td:nth-child(2), table.classes th:nth-child(2) { text-align: left; }
 """
 
 
@@ -120,21 +124,51 @@ def _pairs(names: list[str], y_true: Any, y_score: Mapping[str, Any], pos_label:
             "and the test accounts for it.</p>")
 
 
-def _thin_note(band_note: str) -> str:
+def _thin_note(band_note: str, circles: bool = True) -> str:
     from .. import plot
 
-    return ('<p class="note">Circles: the best-F1 threshold of each model. Curves are drawn thinned to at most '
+    return ('<p class="note">' + ("Circles: the best-F1 threshold of each model. " if circles else "")
+            + "Curves are drawn thinned to at most "
             f"{plot.THIN_BUDGET} vertices each (every point of the full curve within "
             f"{plot.THIN_CELL * 2 ** 0.5:.1g} of the drawn one, or within one cell of a coarser grid when a curve "
             f"needs more vertices); every number is from the full data.{band_note}</p>")
 
 
+def _conventions() -> str:
+    return ('<p class="note">The same ranking gets a different average precision from each convention:</p>'
+            + _table(["convention", "what it is", "reference"], [
+                [_e(m), _e(CONVENTIONS[m].summary), _e(CONVENTIONS[m].used_by)] for m in AP_METHODS
+            ], css="text"))
+
+
+def _document(title: str, note: str, body: list[str]) -> str:
+    """The HTML document: head with the inline style, the title, the data note, the body parts."""
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="note">{note}</p>',
+        *body,
+        "</body></html>",
+    ])
+
+
+def _figures(pr_svg: str, roc_svg: str) -> str:
+    return f'<h2>Curves</h2><div class="figures"><figure>{pr_svg}</figure><figure>{roc_svg}</figure></div>'
+
+
+RANK_HEADER = ["rank", "score >=", "TP", "FP", "TN", "FN", "precision", "recall", "FPR"]
+
+
 def html_report(
     y_true: Any,
-    y_score: Mapping[str, Any],
+    y_score: Any,
     *,
     sample_weight: Any = None,
     pos_label: Any = None,
+    labels: Any = None,
+    score_columns: Sequence[str] | None = None,
     ties: str = "group",
     title: str = "precall report",
     source: str = "",
@@ -143,34 +177,75 @@ def html_report(
     max_fpr: float | None = None,
     ci: bool = False,
     n_resamples: int = 200,
+    progress: Any = None,
 ) -> str:
-    """The report of one or more models scored on the same labelled samples, as HTML text.
+    """The report of one or more models scored on the same labelled samples, or of one
+    multi-class (multi-label) model, as HTML text.
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-    y_score : mapping of model name to array-like of shape (n_samples,)
-    sample_weight, pos_label, ties
-        As in :func:`precall.evaluate`.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Labels; a 0/1 indicator matrix for multi-label input.
+    y_score : mapping of model name to array-like of shape (n_samples,), or array-like of shape (n_samples, n_classes)
+        Models (binary), or one score column per class (multi-class or
+        multi-label): then the report has a per-class table (support, every
+        AP convention, ROC-AUC, best F1) with the macro, weighted and micro
+        averages and the one-vs-one ROC-AUC (Hand & Till; multi-class), from
+        :func:`precall.evaluate`, and figures with one curve per class, the
+        micro-average and the macro-average curves
+        (:func:`precall.plot.macro_pr_curve`, :func:`precall.plot.macro_roc_curve`)
+        and one baseline.
+    sample_weight, pos_label, labels, ties
+        As in :func:`precall.evaluate` (``pos_label`` binary only, ``labels``
+        multi-class only).
+    score_columns : sequence of str, default=None
+        Multi-class: the column each class's scores came from, shown beside
+        the class.
     title, source, label_column : str
         Shown in the header (escaped, controls shown visibly).
     rank_rows : int, default=20
-        Rows of each model's rank table: the first threshold reaching each of
-        ``rank_rows`` recalls evenly spaced up to the highest.
+        Rows of each model's (class's) rank table: the first threshold reaching
+        each of ``rank_rows`` recalls evenly spaced up to the highest.
     max_fpr : float, default=None
         Shade and quote the partial ROC-AUC (McClish) up to this FPR, in the
-        figure and the summary table.
+        figure and the summary table (of each class; the library has no
+        multi-class average of it).
     ci : bool, default=False
         Also the bootstrap interval of each AP (``n_resamples`` percentile
         resamples; :func:`precall.stats.bootstrap_ci`) and the bands of both
         figures.  DeLong's AUC interval is always given (unweighted input).
+        Multi-class: the intervals of the macro AP (step) and the macro ROC-AUC
+        (no bands), skipped with a note above :data:`CI_MAX_CELLS` cells.
     n_resamples : int, default=200
+    progress : callable, default=None
+        Multi-class ``ci``: called with the fraction of the bootstrap done.
 
     Returns
     -------
     str
         A complete HTML document.
+
+    See Also
+    --------
+    precall.evaluate : the numbers of the summary tables.
+    precall.plot.pr_curve, precall.plot.roc_curve : the figures.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from precall.report import html_report
+    >>> text = html_report([0, 1, 2, 1], np.eye(3)[[0, 1, 2, 2]], labels=[0, 1, 2])
+    >>> text.startswith("<!DOCTYPE html>") and "macro-average" in text
+    True
     """
+    if not isinstance(y_score, Mapping):
+        return _multiclass_report(
+            y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
+            score_columns=score_columns, ties=ties, title=title, source=source, label_column=label_column,
+            rank_rows=rank_rows, max_fpr=max_fpr, ci=ci, n_resamples=n_resamples, progress=progress)
+    if labels is not None or score_columns is not None:
+        raise ValueError("`labels` and `score_columns` go with multi-class scores (a 2-D array); "
+                         "got a mapping of models")
     from .. import plot
 
     names = list(y_score)
@@ -214,42 +289,179 @@ def html_report(
               f"[{_num(ap_ci[n][0])}, {_num(ap_ci[n][1])}]"] for n in names])
             + f'<p class="note">Percentile bootstrap, {n_resamples} stratified resamples '
             "(<code>precall.stats.bootstrap_ci</code>).</p>")
-    conventions = _table(["convention", "what it is", "reference"], [
-        [_e(m), _e(CONVENTIONS[m].summary), _e(CONVENTIONS[m].used_by)]
-        for m in AP_METHODS
-    ], css="text")
     one = len(names) == 1
     pr_svg = _svg(lambda ax: plot.pr_tables(series, envelope=one, ax=ax, pos_label=series.pos_label,
                                             intervals=ap_ci, band=ci, best_f1=True))
     roc_svg = _svg(lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, pos_label=series.pos_label,
                                               intervals=auc_ci, band=ci, best_f1=True))
-    rank_header = ["rank", "score >=", "TP", "FP", "TN", "FN", "precision", "recall", "FPR"]
     ranks = "".join(
-        f"<h3>{_e(name)}</h3>" + _table(rank_header, _rank_rows(tables[name], rank_rows)) for name in names
+        f"<h3>{_e(name)}</h3>" + _table(RANK_HEADER, _rank_rows(tables[name], rank_rows)) for name in names
     )
     weight_word = "weight" if weighted else "count"
     band_note = (f" Shaded bands: pointwise 95% bootstrap bands ({plot.CI_RESAMPLES} stratified resamples "
                  "drawn as counts over blocks of thresholds; pROC's <code>ci.se</code>)." if ci else "")
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{_e(title)}</h1>",
-        (f'<p class="note">data {_e(source)}; labels {_e(label_column)}, positive '
-         f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_count(first.n_pos)}, "
-         f"negative {weight_word} {_count(first.n_neg)}, prevalence {_num(first.prevalence)}; ties "
-         f"{_e(ties)}; precall {_e(_version.__version__)}</p>"),
+    note = (f"data {_e(source)}; labels {_e(label_column)}, positive "
+            f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_count(first.n_pos)}, "
+            f"negative {weight_word} {_count(first.n_neg)}, prevalence {_num(first.prevalence)}; ties "
+            f"{_e(ties)}; precall {_e(_version.__version__)}")
+    return _document(title, note, [
         "<h2>Summary</h2>",
         _table(header, summary),
         ap_table,
         _pairs(names, y_true, y_score, pos_label, weighted),
-        '<p class="note">The same ranking gets a different average precision from each convention:</p>',
-        conventions,
-        "<h2>Curves</h2>",
-        f'<div class="figures"><figure>{pr_svg}</figure><figure>{roc_svg}</figure></div>',
+        _conventions(),
+        _figures(pr_svg, roc_svg),
         _thin_note(band_note),
         f"<h2>Rank tables (the first threshold reaching each of {rank_rows} recalls)</h2>",
         ranks,
-        "</body></html>",
-    ]
-    return "\n".join(parts)
+    ])
+
+
+# ---------------------------------------------------------------------------
+# multi-class (and multi-label) input
+CI_MAX_CELLS = 2_000_000
+"""Multi-class ``ci``: the bootstrap of the macro averages re-sorts every class per
+resample (about 0.5 s per resample at 1e6 rows x 10 classes), so it runs only up to
+this many cells (rows x classes) and is skipped with a note above it."""
+
+_AVERAGE_ROWS = (("macro", "macro"), ("weighted", "weighted"), ("micro", "micro"))
+
+
+def _macro_intervals(y_true: Any, y_score: Any, *, sample_weight: Any, labels: Any, ties: str,
+                     n_resamples: int, progress: Any) -> dict[str, Any]:
+    """The bootstrap intervals of the macro AP (step) and the macro one-vs-rest ROC-AUC
+    (:func:`precall.stats.bootstrap_ci`, percentile, seed 0); ``progress(fraction)`` of both."""
+    metrics = {
+        "ap": functools.partial(average_precision, average="macro", labels=labels, ties=ties, on_undefined=0.0),
+        "roc": functools.partial(roc_auc, average="macro", labels=labels, on_undefined="nan"),
+    }
+    with warnings.catch_warnings():  # a resample without some class warns once per resample
+        warnings.simplefilter("ignore")
+        return {key: stats.bootstrap_ci(
+                    metric, y_true, y_score, sample_weight=sample_weight, n_resamples=n_resamples, random_state=0,
+                    progress=None if progress is None else functools.partial(_half, progress, i))
+                for i, (key, metric) in enumerate(metrics.items())}
+
+
+def _half(progress: Any, i: int, fraction: float) -> None:
+    """Progress of the ``i``-th of two bootstraps as a fraction of both."""
+    progress((i + fraction) / 2)
+
+
+def _multiclass_report(
+    y_true: Any, y_score: Any, *, sample_weight: Any, pos_label: Any, labels: Any,
+    score_columns: Sequence[str] | None, ties: str, title: str, source: str, label_column: str,
+    rank_rows: int, max_fpr: float | None, ci: bool, n_resamples: int, progress: Any,
+) -> str:
+    """:func:`html_report` of one score column per class: every number from
+    :func:`precall.evaluate` (a :class:`precall.MultiEvaluation`), the curves from
+    :func:`precall.per_class_tables` (via the plot module's series)."""
+    from .. import plot
+
+    if pos_label is not None:
+        raise ValueError("`pos_label` is for binary input; with one score column per class each class "
+                         "is in turn the positive one")
+    if np.ndim(y_score) != 2:
+        raise ValueError("`y_score` must be a mapping {model name: scores} or a 2-D array with one column "
+                         f"per class; got an array of {np.ndim(y_score)} dimension(s)")
+    result = evaluate(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties)
+    series = plot._tables(y_true, y_score, sample_weight=sample_weight, pos_label=None, labels=labels,
+                          ties=ties, label=None)
+    classes = [str(c) for c in result.classes.tolist()]
+    columns = list(score_columns) if score_columns is not None else None
+    if columns is not None and len(columns) != len(classes):
+        raise ValueError(f"`score_columns` must name one column per class ({len(classes)}); got {len(columns)}")
+    if columns == classes:
+        columns = None  # a column's name is its class: shown once
+    weighted = sample_weight is not None
+    n_rows, k = np.shape(y_score)
+    partial = max_fpr is not None and max_fpr < 1
+    intervals: dict[str, Any] = {}
+    ci_note = ""
+    if ci and n_rows * k > CI_MAX_CELLS:
+        ci_note = (f'<p class="note"><strong>No intervals:</strong> the bootstrap of the macro averages re-sorts '
+                   f"every class per resample; {n_rows} rows x {k} classes is more than {CI_MAX_CELLS:,} cells, "
+                   "so it was skipped here. <code>precall evaluate --class-columns ... --ci</code> computes "
+                   "them (it takes minutes at this size).</p>")
+        warnings.warn(f"no intervals in the report: {n_rows} rows x {k} classes is more than {CI_MAX_CELLS:,} "
+                      "cells; precall evaluate --class-columns ... --ci computes them", UserWarning, stacklevel=3)
+    elif ci:
+        try:
+            intervals = _macro_intervals(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties,
+                                         n_resamples=n_resamples, progress=progress)
+        except ValueError as exc:  # e.g. a class without positives: its AP has no sampling distribution
+            ci_note = f'<p class="note"><strong>No intervals:</strong> {_e(exc)}.</p>'
+            warnings.warn(f"no intervals in the report: {exc}", UserWarning, stacklevel=3)
+    if intervals:
+        ci_note = (f'<p class="note">95% intervals of the macro averages: percentile bootstrap, {n_resamples} '
+                   "resamples of the rows (<code>precall.stats.bootstrap_ci</code>, seed 0); also in the "
+                   "macro-average curves' legends. No bands are drawn for classes.</p>")
+
+    header = ["class", *(["score column"] if columns else []), "support",
+              *(f"AP {m}" for m in AP_METHODS), "ROC-AUC", *([f"pAUC FPR <= {max_fpr:g}"] if partial else []),
+              "best F1", "at score >="]
+    rows = []
+    for j, (name, ev) in enumerate(zip(classes, result.per_class)):
+        f1 = ev.best_f1
+        rows.append([_e(name), *([_e(columns[j])] if columns else []), _count(float(result.support[j])),
+                     *(_num(ev.average_precision[m]) for m in AP_METHODS), _num(ev.roc_auc),
+                     *([_num(series[j][1].roc_auc(max_fpr=max_fpr, on_undefined="nan"))] if partial else []),
+                     _num(f1.f1) if f1 else "-", _score(f1.threshold) if f1 else "-"])
+    blank = [""] * (1 if columns else 0)
+    tail = ["-"] * (int(partial) + 2)
+    for average, shown in _AVERAGE_ROWS:
+        support = _count(float(np.sum(result.support))) if average != "macro" else ""
+        rows.append([f"<strong>{shown}</strong>", *blank, support,
+                     *(_num(result.average_precision[average][m]) for m in AP_METHODS),
+                     _num(result.roc_auc[average]), *tail])
+    if intervals:
+        ap, roc = intervals["ap"], intervals["roc"]
+        rows.append(["<strong>macro 95% CI</strong>", *blank, "", f"[{_num(ap.low)}, {_num(ap.high)}]",
+                     *(["-"] * (len(AP_METHODS) - 1)), f"[{_num(roc.low)}, {_num(roc.high)}]", *tail])
+    if "ovo" in result.roc_auc:
+        rows.append(["<strong>one-vs-one</strong>", *blank, "", *(["-"] * len(AP_METHODS)),
+                     _num(result.roc_auc["ovo"]), *tail])
+    weight_word = "weight" if weighted else "count"
+    kind = "multi-label" if result.multilabel else "multi-class"
+    table_note = (
+        f'<p class="note">Each class against the rest. Support: the positive {weight_word} of each class. '
+        "Macro: the plain mean of the classes' values; weighted: the mean weighted by support; micro: every "
+        "(sample, class) pair one binary decision, pooled"
+        + ("; one-vs-one: the mean AUC over pairs of classes, each pair's two AUCs averaged (Hand &amp; Till "
+           "2001)" if "ovo" in result.roc_auc else "")
+        + (f". The partial AUC (McClish) is per class: the library gives no {kind} average of it"
+           if partial else "") + ".</p>")
+    legend_ci = {plot.MACRO: (intervals["ap"].low, intervals["ap"].high)} if intervals else None
+    roc_ci = {plot.MACRO: (intervals["roc"].low, intervals["roc"].high)} if intervals else None
+    pr_svg = _svg(lambda ax: plot.pr_tables(series, per_class=True, micro=series.micro, macro=True, ax=ax,
+                                            intervals=legend_ci))
+    roc_svg = _svg(lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, micro=series.micro, macro=True,
+                                              intervals=roc_ci))
+    curves_note = (
+        '<p class="note">One curve per class (that class against the rest). <em>Micro-average</em> (black, '
+        "dashed): the curve of every (sample, class) pair pooled, one sort. <em>Macro-average</em> (navy, "
+        "dotted): on PR the mean precision of the classes' step curves at a common recall grid (the union of "
+        "the classes' recalls), its area the macro AP (step); on ROC the mean TPR at a common FPR grid (the "
+        "union of the classes' FPRs, as scikit-learn's ROC example), its area the macro ROC-AUC. The PR "
+        "baseline is the random classifier at the micro prevalence; the ROC one the chance diagonal.</p>")
+    ranks = "".join(
+        f"<details><summary>{_e(name)}</summary>" + _table(RANK_HEADER, _rank_rows(table, rank_rows))
+        + "</details>" for name, table in series
+    )
+    shown_columns = "" if not columns else "; scores " + ", ".join(
+        f"{_e(c)} from {_e(col)}" for c, col in zip(classes, columns))
+    note = (f"data {_e(source)}; labels {_e(label_column)}: {len(classes)} classes ({kind}, each against the "
+            f"rest){shown_columns}; {n_rows} rows" + (", weighted" if weighted else "")
+            + f"; ties {_e(ties)}; precall {_e(_version.__version__)}")
+    return _document(title, note, [
+        "<h2>Summary (per class and averaged)</h2>",
+        _table(header, rows, css="classes" if columns else ""),
+        table_note,
+        ci_note,
+        _conventions(),
+        _figures(pr_svg, roc_svg),
+        curves_note,
+        _thin_note("", circles=False),
+        f"<h2>Rank tables of each class (the first threshold reaching each of {rank_rows} recalls)</h2>",
+        ranks,
+    ])
