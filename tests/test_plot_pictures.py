@@ -419,6 +419,30 @@ def saved_figures(monkeypatch):
     return saved
 
 
+@pytest.mark.parametrize("spec", [["--class-columns", "a=p_a,b=p_b,c=p_c"], ["--class-prefix", "p_"]])
+def test_plot_class_mapping_and_prefix_draw_the_classes(tmp_path, capsys, monkeypatch, spec):
+    """``plot`` takes the class columns as ``evaluate`` does: LABEL=COLUMN pairs or a prefix."""
+    from matplotlib.figure import Figure
+
+    rng = np.random.default_rng(23)
+    y = rng.choice(["a", "b", "c"], 200)
+    z = rng.random((200, 3)) + 0.4 * (y[:, None] == np.array(["a", "b", "c"]))
+    path = tmp_path / "m.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y", "p_a", "p_b", "p_c"], *([a, *b] for a, b in zip(y, z))])
+    saved = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k)))
+    assert main(["plot", str(path), "--label", "y", *spec, "-o", str(tmp_path / "m.png")]) == 0, \
+        capsys.readouterr().err
+    legend = _legend(saved[0].axes[0])
+    for c in "abc":
+        ap = precall.average_precision(y == c, z[:, "abc".index(c)])
+        assert f"class {c} (AP step = {ap:.3f})" in legend, legend
+    micro = precall.average_precision(y, z, labels=["a", "b", "c"], average="micro")
+    assert f"micro-average (AP step = {micro:.3f})" in legend
+
+
 MAPPING = "0=p_setosa,1=p_versicolor,2=p_virginica"
 
 

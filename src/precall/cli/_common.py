@@ -116,17 +116,6 @@ def _bootstrap_kwargs(ci: CiOptions, label: str | None = None, n_rows: int = 0,
 
 
 
-def _parse_class_columns(text: str) -> list[str]:
-    """``C1,C2,...``: the score columns, each named as its class (``plot``; ``evaluate``
-    takes LABEL=COLUMN pairs too, :func:`_parse_class_mapping`)."""
-    pairs = _parse_class_mapping(text)
-    mapped = [label for label, column in pairs if label != column]
-    if mapped:
-        raise CliError(f"--class-columns {text!r}: give the score columns C1,C2,... (each named as its class) "
-                       f"here; LABEL=COLUMN is taken by evaluate; got {mapped[0]!r}=...")
-    return [column for _, column in pairs]
-
-
 def _parse_class_mapping(text: str) -> list[tuple[str, str]]:
     """``C1,C2,...`` (a column's name is its class) or ``L1=C1,L2=C2,...`` (label = column):
     the (class label, score column) pairs, in order."""
@@ -205,6 +194,13 @@ def class_columns_from_prefix(path: str, prefix: str, delimiter: str | None = No
         raise CliError(f"{path}: --class-prefix {prefix!r}: {len(pairs)} column(s) start with it "
                        f"(at least two needed, one per class); the columns are {shown}")
     return pairs
+
+
+def class_pairs(args: Any) -> list[tuple[str, str]]:
+    """The (class label, score column) pairs of ``--class-columns`` or ``--class-prefix``."""
+    if args.class_prefix is not None:
+        return class_columns_from_prefix(args.file, args.class_prefix, args.delimiter)
+    return _parse_class_mapping(args.class_columns)
 
 
 def _cli_spelling(message: str) -> str:

@@ -26,19 +26,18 @@ from ._common import (
     _add_ci_options,
     _add_file_arguments,
     _add_output_options,
-    _on_undefined,
-    class_columns_from_prefix,
     _bootstrap_kwargs,
     _ci_options,
     _digits,
     _emit,
     _finite,
     _int_in,
-    _parse_class_mapping,
+    _on_undefined,
     _prevalence,
     _print_warnings,
     _show_labels,
     _unit,
+    class_pairs,
     resolve_pos_label,
 )
 from ._format import (
@@ -828,13 +827,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
         return 0
     return _emit(report, args, to_json_dict, format_text)
-
-
-def class_pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
-    """The (class label, score column) pairs of ``--class-columns`` or ``--class-prefix``."""
-    if args.class_prefix is not None:
-        return class_columns_from_prefix(args.file, args.class_prefix, args.delimiter)
-    return _parse_class_mapping(args.class_columns)
 
 
 def _evaluate_multiclass(args: argparse.Namespace) -> int:

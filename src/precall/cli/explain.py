@@ -17,9 +17,8 @@ from ._common import (
     _add_file_arguments,
     _digits,
     _int_in,
-    _parse_class_mapping,
     _prevalence,
-    class_columns_from_prefix,
+    class_pairs,
     resolve_pos_label,
 )
 from ._format import WIDTH, _fmt, _fmt_count, describe, fit, render_table
@@ -274,8 +273,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if args.score is not None or args.pos_label is not None:
             raise CliError("give --score (binary, with --pos-label) or --class-columns / --class-prefix "
                            "(multi-class: each class in turn against the rest), not both")
-        pairs = (class_columns_from_prefix(path, args.class_prefix, args.delimiter)
-                 if args.class_prefix is not None else _parse_class_mapping(args.class_columns))
+        pairs = class_pairs(args)
         classes = [c for c, _ in pairs]
         unknown = [c for c in args.class_ or [] if c not in classes]
         if unknown:

@@ -20,10 +20,10 @@ from ._common import (
     _finite,
     _int_in,
     _level,
-    _parse_class_columns,
     _prevalence,
     _print_warning_messages,
     _unit,
+    class_pairs,
     resolve_pos_label,
 )
 
@@ -56,9 +56,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
                        (args.iso_f1, "--iso-f1"), (args.prevalence, "--prevalence")):
         if args.kind == "roc" and flag:
             raise CliError(f"{name} draws on the PR plot; it has no meaning with --kind roc")
-    if args.class_columns is not None and args.pos_label is not None:
-        raise CliError("--pos-label applies only with --score; with --class-columns each class is "
-                       "in turn the positive one")
+    multi = args.class_columns is not None or args.class_prefix is not None
+    if multi and args.pos_label is not None:
+        raise CliError("--pos-label applies only with --score; with --class-columns / --class-prefix each "
+                       "class is in turn the positive one")
     try:
         from matplotlib.figure import Figure
     except ImportError:
@@ -67,9 +68,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from .. import plot
 
     path = args.file
-    if args.class_columns is not None:
-        classes = _parse_class_columns(args.class_columns)
-        columns = read_file(path, label=args.label, score_columns=[(c, "--class-columns") for c in classes],
+    if multi:
+        option = "--class-prefix" if args.class_prefix is not None else "--class-columns"
+        pairs = class_pairs(args)
+        classes = [c for c, _ in pairs]
+        columns = read_file(path, label=args.label, score_columns=[(col, option) for _, col in pairs],
                             weight=args.weight, classes=classes, delimiter=args.delimiter)
         y_true: Any = np.array(columns.labels)
         y_score: Any = columns.scores
@@ -83,9 +86,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
         scores = columns.scores.reshape(len(columns.labels), -1)
         y_score = {name: scores[:, j] for j, name in enumerate(names)}
         common = {"pos_label": positive}
-    if args.class_columns is not None and (args.ci or args.at_points):
-        raise CliError("--ci and --at-* draw on one model's curves; with --class-columns plot a class "
-                       "as a --score column")
+    if multi and (args.ci or args.at_points):
+        raise CliError("--ci and --at-* draw on one model's curves; with --class-columns / --class-prefix "
+                       "plot a class as a --score column")
     marks = {"best_f1": args.best_f1, "points": args.at_points or None, "ci": args.ci}
     kinds = ["pr", "roc"] if args.kind == "both" else [args.kind]
     fig = Figure(figsize=(5.8 * len(kinds), 5.8))
@@ -136,7 +139,10 @@ def register(sub: Any) -> None:
     plot_scores.add_argument("--score", action="append", metavar="COL",
                              help="a score column (repeat to overlay several models)")
     plot_scores.add_argument("--class-columns", metavar="C1,C2,...",
-                             help="multi-class: one score column per class, one curve per class")
+                             help="multi-class: one score column per class, C1,C2,... (each named as its "
+                             "class) or LABEL1=C1,LABEL2=C2,...: one curve per class and the micro-average")
+    plot_scores.add_argument("--class-prefix", metavar="P",
+                             help="multi-class: every column named P + LABEL is the score of class LABEL")
     pl.add_argument("-o", "--output", required=True, metavar="OUT",
                     help="output file: .png, .svg or .pdf")
     pl.add_argument("--kind", choices=("pr", "roc", "both"), default="both",

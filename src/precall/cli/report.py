@@ -21,9 +21,9 @@ from ._common import (
     _level,
     _print_warning_messages,
     _terminal_progress,
+    class_pairs,
     resolve_pos_label,
 )
-from .evaluate import class_pairs
 
 
 # ---------------------------------------------------------------------------
