@@ -111,7 +111,7 @@ def test_explain_is_bounded_on_a_large_file(tmp_path, capsys):
     code, out, err = run(["explain", str(path), "--label", "y", "--score", "s"], capsys)
     assert code == 0, err
     lines = out.splitlines()
-    assert len(lines) <= 130 and max(len(line) for line in lines) <= 80
+    assert len(lines) <= 100 and max(len(line) for line in lines) <= 80
     table = precall.threshold_table(*np.loadtxt(path, delimiter=",", skiprows=1, unpack=True), pos_label=1)
     for m in precall.AP_METHODS:  # every convention's sum is still printed
         assert f"sum of {len(table.ap_terms(m))} terms = {table.average_precision(method=m):.4f}" in \
@@ -250,7 +250,7 @@ def test_explain_per_class(shared_data_dir, capsys):
         assert f"= {ap:.4f}" in out
     code, out, _ = run(["explain", str(hpc), *HPC, "--class", "M"], capsys)
     assert code == 0 and "== class 'M'" in out and "== class 'VF'" not in out
-    assert len(out.splitlines()) <= 140
+    assert len(out.splitlines()) <= 110
     code, _, err = run(["explain", str(hpc), *HPC, "--class", "X"], capsys)
     assert code == 2 and "--class 'X' is not one of the classes" in err
 

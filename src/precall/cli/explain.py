@@ -99,19 +99,22 @@ def _run_starts(terms: Any) -> np.ndarray:
     return np.cumsum(new_run) - 1
 
 
-def _decile_rows(terms: Any, digits: int) -> list[list[str]]:
-    """The terms summed by recall decile (0-0.1, ..., 0.9-1; a term's recall is where it ends)."""
+RECALL_BANDS = 5  # the summary sums many small terms by recall fifth (0-0.2, ..., 0.8-1)
+
+
+def _band_rows(terms: Any, digits: int, bands: int = RECALL_BANDS) -> list[list[str]]:
+    """The terms summed by recall band (``bands`` equal bands; a term's recall is where it ends)."""
     r = np.asarray(terms.recall, dtype=float)
-    band = np.clip(np.ceil(r * 10 - 1e-9).astype(int) - 1, 0, 9)
+    band = np.clip(np.ceil(r * bands - 1e-9).astype(int) - 1, 0, bands - 1)
     rows = []
-    for k in range(10):
+    for k in range(bands):
         inside = band == k
         if not inside.any():
             continue
         gained = float(terms.weight[inside].sum())
         total = float(terms.contributions[inside].sum())
         mean = _fmt(total / gained, digits) if gained > 0 else "-"
-        rows.append([f"{k / 10:.1f}..{(k + 1) / 10:.1f}", _fmt(gained, digits), mean,
+        rows.append([f"{k / bands:.1f}..{(k + 1) / bands:.1f}", _fmt(gained, digits), mean,
                      str(int(inside.sum())), _fmt(total, digits)])
     return rows
 
@@ -187,11 +190,11 @@ def format_explanation(
             [f"{m}: AP = {convention.formula}"]  # the summary: descriptions are in evaluate's legend
         block = fit(["", *title], wide=wide)
         if keep is not None and float(terms.contributions[keep].sum()) < 0.5 * terms.value:
-            # many small terms: the largest few say little; sum them by recall decile instead
+            # many small terms: the largest few say little; sum them by recall band instead
             block += render_table(["recall", width_name, "mean precision", "terms", "sum"],
-                                  _decile_rows(terms, digits), wide=wide, indent="  ")
+                                  _band_rows(terms, digits), wide=wide, indent="  ")
             block += fit([f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}, shown by recall "
-                          "decile (--full: every term)"], wide=wide)
+                          "fifth (--full: every term)"], wide=wide)
             lines += block
             continue
         block += render_table(["recall", width_name, "precision", "term"], _term_rows(terms, digits, keep),
