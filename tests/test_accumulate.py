@@ -208,6 +208,7 @@ def test_runs_are_merged_like_a_binary_counter(rng, monkeypatch):
     from precall.scale import accumulator as accumulate
 
     monkeypatch.setattr(accumulate, "_ROWS", 100)  # unweighted rows sorted 100 at a time
+    monkeypatch.setattr(accumulate, "_MIN_ROWS", 100)
     y = rng.integers(0, 2, 3000)
     s = np.round(rng.random(3000), 3)
     w = rng.uniform(0.5, 2, 3000)
@@ -220,6 +221,30 @@ def test_runs_are_merged_like_a_binary_counter(rng, monkeypatch):
             assert acc._pending[0].n_rows < 100
         assert len(acc._pending[0].stack) > 1  # several runs were waiting
         _tables_equal(acc.table(), precall.threshold_table(y, s, sample_weight=weights), exact=weights is None)
+
+
+@pytest.mark.parametrize("distinct", [20, None])  # 20 scores, or continuous
+def test_waiting_rows_are_bounded_by_the_state(rng, monkeypatch, distinct):
+    """Few distinct scores: no more than max(_MIN_ROWS, distinct scores held) rows wait
+    unsorted; continuous scores (the state grows with the rows): up to _ROWS."""
+    from precall.scale import accumulator as accumulate
+
+    monkeypatch.setattr(accumulate, "_ROWS", 5000)
+    monkeypatch.setattr(accumulate, "_MIN_ROWS", 200)
+    monkeypatch.setattr(accumulate, "_PROBE", 100)
+    n = 20000
+    y = rng.integers(0, 2, n)
+    s = rng.random(n) if distinct is None else rng.integers(0, distinct, n) / distinct
+    acc = precall.Accumulator()
+    waited = 0
+    for lo in range(0, n, 50):
+        acc.update(y[lo:lo + 50], s[lo:lo + 50])
+        waited = max(waited, acc._pending[0].n_rows)
+    bound = 200 + 50 if distinct is not None else 5000 + 50
+    assert waited <= bound
+    if distinct is None:
+        assert waited > 200 + 50  # continuous scores wait for more rows (fewer merges)
+    _tables_equal(acc.table(), precall.threshold_table(y, s), exact=True)
 
 
 def test_counts_widen_before_they_overflow():

@@ -42,7 +42,9 @@ _VERSION = 1
 
 _Run = tuple  # (sorted distinct scores, positive weights, negative weights)
 _U32 = 1 << 32
-_ROWS = 1 << 24  # unweighted rows sorted together into one run (about 80 MB of float32 scores and labels)
+_ROWS = 1 << 24  # at most this many unweighted rows wait to be sorted together into one run
+_MIN_ROWS = 1 << 20  # and at least this many (fewer rows per sort: more, smaller merges)
+_PROBE = 1 << 16  # rows whose distinct share decides between the two
 
 
 def _count_dtype(*runs: _Run) -> np.dtype:
@@ -100,13 +102,30 @@ class _Runs:
         self.stack: list[_Run] = []
         self.rows: list[tuple[np.ndarray, np.ndarray]] = []  # unweighted batches not yet sorted
         self.n_rows = 0
+        self.distinct_share: float | None = None  # distinct scores / rows in the first rows
 
     def add_rows(self, positives: np.ndarray, negatives: np.ndarray) -> None:
-        """Unweighted rows wait until there are ``_ROWS`` of them, then become one run:
-        sorting many rows at once is cheaper than merging many small runs."""
+        """Unweighted rows wait, then are sorted together into one run: sorting many rows
+        at once is cheaper than merging many small runs.
+
+        The first ``_MIN_ROWS`` rows tell how many distinct scores the data have
+        (the share of distinct values among ``_PROBE`` of them).
+        Mostly distinct (continuous scores: the state grows as the rows do), up to
+        ``_ROWS`` rows wait at a time; else as many as the distinct scores held, at
+        least ``_MIN_ROWS``.  Either way the waiting rows take no more memory than
+        one chunk plus the state will (2**20 rows for a few distinct scores: about
+        80 MB less than waiting for 2**24).
+        """
         self.rows.append((positives, negatives))
         self.n_rows += positives.size + negatives.size
-        if self.n_rows >= _ROWS:
+        if self.distinct_share is None:
+            if self.n_rows < _MIN_ROWS:
+                return
+            probe = np.sort(np.concatenate([np.concatenate(r) for r in self.rows])[:_PROBE])
+            self.distinct_share = (1 + np.count_nonzero(probe[1:] != probe[:-1])) / max(probe.size, 1)
+        held = self.stack[0][0].size if self.stack else 0
+        limit = _ROWS if self.distinct_share >= 0.5 else min(_ROWS, max(_MIN_ROWS, held))
+        if self.n_rows >= limit:
             self._sort_rows()
 
     def _sort_rows(self) -> None:
@@ -248,7 +267,7 @@ class Accumulator:
             self._pos[c] = self._pos[c].astype(dtype) + p
             self._neg[c] = self._neg[c].astype(dtype) + n
             return
-        # batches become sorted runs (unweighted rows sorted _ROWS at a time, the
+        # batches become sorted runs (unweighted rows sorted some at a time (_Runs.add_rows), the
         # positives' and the negatives' scores apart with np.sort); runs of similar size
         # are merged linearly (a binary counter): n rows cost O(n log n), memory stays
         # near the state's
