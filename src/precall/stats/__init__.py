@@ -58,7 +58,7 @@ Bootstrap (any metric)
 
 from __future__ import annotations
 
-from .bootstrap import BOOTSTRAP_METHODS, bootstrap_ci, bootstrap_test
+from .bootstrap import BOOTSTRAP_METHODS, MAX_CELLS, RESAMPLE_MODES, bootstrap_ci, bootstrap_cis, bootstrap_test, bootstrap_tests
 from .delong import roc_auc_ci, roc_auc_covariance, roc_auc_test, roc_auc_variance
 from .results import BootstrapResult, ConfidenceInterval, DelongCovariance, PairedComparison
 
@@ -67,9 +67,13 @@ __all__ = [
     "BootstrapResult",
     "ConfidenceInterval",
     "DelongCovariance",
+    "MAX_CELLS",
     "PairedComparison",
+    "RESAMPLE_MODES",
     "bootstrap_ci",
+    "bootstrap_cis",
     "bootstrap_test",
+    "bootstrap_tests",
     "roc_auc_ci",
     "roc_auc_covariance",
     "roc_auc_test",
