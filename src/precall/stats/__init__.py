@@ -36,6 +36,17 @@ Bootstrap (any metric)
     drawn (times ``sample_weight``).  Other metrics (micro or samples
     averages, one-vs-one, any callable) are called on each resample.
 
+    ``resample="counts"`` (unweighted data, grouped ties, counted metrics)
+    draws the counts instead of the rows: per stratum, a multinomial of the
+    stratum's size over its cells (the rows of a run of tied scores; for a
+    paired test, of a run in each model), which is the row bootstrap's
+    distribution at O(cells) per replicate.  When there are more than
+    ``max_cells`` cells (continuous scores), consecutive runs are merged into
+    score blocks and the blocked statistic's replicates are shifted onto the
+    exact estimate (``n_blocks`` of the result; the statistics are in
+    :func:`bootstrap_ci`).  :func:`bootstrap_cis` and :func:`bootstrap_tests`
+    evaluate several metrics on one set of resamples.
+
     Degenerate replicates: a replicate on which the metric is undefined (a
     class with no positives, or for ROC-AUC no negatives; a callable returning
     NaN or raising ``ValueError``) is left out of the interval and counted in
