@@ -210,18 +210,23 @@ _MIN_BLOCKS = 64  # below this many blocks per column the approximation is refus
 _TOP = 128  # runs above which fewer than this many of either class lie are never merged
 
 
-def _blocks_of_runs(col: RankedColumn, blocks: int | None) -> tuple[np.ndarray, int]:
-    """Each run's block (runs in decreasing score order) and the number of blocks;
+def _run_counts(col: RankedColumn) -> np.ndarray:
+    """Rows per run (runs in decreasing score order) and class: (runs, 2), negatives then positives."""
+    return np.bincount(col.code, minlength=2 * col.n_runs).reshape(col.n_runs, 2)
+
+
+def _blocks_of_runs(counts: np.ndarray, blocks: int | None) -> tuple[np.ndarray, int]:
+    """Each run's block and the number of blocks, from :func:`_run_counts`;
     ``blocks=None``: every run its own block."""
+    n_runs = counts.shape[0]
     if blocks is None:
-        return np.arange(col.n_runs, dtype=np.int64), col.n_runs
-    counts = np.bincount(col.code, minlength=2 * col.n_runs).reshape(col.n_runs, 2)
+        return np.arange(n_runs, dtype=np.int64), n_runs
     before = np.cumsum(counts, axis=0) - counts  # (runs, 2): negatives, positives above each run
     total = np.maximum(counts.sum(axis=0), 1)
     key = before * blocks // total  # the (negative, positive) slot where each run starts
     head = np.floor(blocks // 128 * np.log2(1.0 + before)).astype(np.int64)  # finer at the top
     head = np.where(before < _TOP, before, head + _TOP)  # the top runs stay exact
-    starts = np.ones(col.n_runs, dtype=bool)
+    starts = np.ones(n_runs, dtype=bool)
     starts[1:] = (key[1:] != key[:-1]).any(axis=1) | (head[1:] != head[:-1]).any(axis=1)
     block = np.cumsum(starts) - 1
     return block, int(block[-1]) + 1
@@ -265,11 +270,11 @@ def _dense(key: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
     return inverse.astype(np.int64, copy=False), int(values.shape[0])
 
 
-def _joint_cells(cols: list[RankedColumn], stratum: np.ndarray | None, blocks: int | None, max_cells: int
-                 ) -> tuple[np.ndarray, int, list[np.ndarray], list[int]] | None:
+def _joint_cells(cols: list[RankedColumn], run_counts: list[np.ndarray], stratum: np.ndarray | None,
+                 blocks: int | None, max_cells: int) -> tuple[np.ndarray, int, list[np.ndarray], list[int]] | None:
     """Each row's joint cell (dense ids), the number of cells and, per column, each
     row's blocked code; None as soon as the cells cannot fit ``max_cells``."""
-    runs = [_blocks_of_runs(col, blocks) for col in cols]
+    runs = [_blocks_of_runs(counts, blocks) for counts in run_counts]
     if max(width for _, width in runs) > max_cells:  # a column's blocks alone are too many
         return None
     n = cols[0].code.shape[0]
@@ -301,12 +306,16 @@ def count_design(cols: list[RankedColumn], stratum: np.ndarray | None, max_cells
     every run its own block when the joint cells fit ``max_cells``, else score
     blocks, halving until they fit.  ``stratum`` (n,) dense stratum ids or None."""
     blocks: int | None = None
+    run_counts = [_run_counts(col) for col in cols]
+    # the first blocked try: a column's blocks alone fit; joint cells grow like the product
+    # of the columns' blocks, so start near the K-th root of the budget
+    first = max_cells // 4 if len(cols) == 1 else 1 << int(np.log2(4 * max_cells ** (1 / len(cols))))
     while True:
-        joint = _joint_cells(cols, stratum, blocks, max_cells)
+        joint = _joint_cells(cols, run_counts, stratum, blocks, max_cells)
         if joint is not None:
             cell, n_cells, row_codes, widths = joint
             break
-        blocks = max(max_cells // 4, 1) if blocks is None else blocks // 2
+        blocks = max(first, 1) if blocks is None else blocks // 2
         if blocks < _MIN_BLOCKS:
             raise ValueError(
                 f"resample='counts' cannot fit the rows into `max_cells`={max_cells} cells: "
