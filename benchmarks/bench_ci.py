@@ -9,18 +9,23 @@ Two parts, both printed as markdown:
   --score a --score b``: the wall time to the first line of output (the point estimates or
   the input summary, printed before the resampling) and to the end, and how the
   resamples were drawn.
-* **coverage**: ``--datasets`` data sets of ``--n`` rows drawn from the same population;
+* **coverage**: ``--datasets`` data sets of ``--n`` rows drawn from the same population
+  (3,000 positives in 10,000 rows each, the class counts the stratified bootstrap conditions
+  on; ``--random-prevalence`` draws the labels instead);
   for each, 95% percentile intervals of step AP and ROC-AUC by ``resample="counts"``
   exact (every run its own cell) and blocked (``max_cells`` forced small, so runs merge
   into score blocks and the interval is shifted onto the exact estimate); the share of
   intervals that contain the population value.  The population ROC-AUC is
   ``Phi(1 / sqrt(2))``; the population AP is the integral of precision over recall of
   the two normal score distributions, computed on a fine grid.
+* **paired**: the same for the paired intervals of A - B of two correlated models (joint
+  cells exact, and blocked with ``--paired-cells``).
 
 Run from the repository root::
 
-    python benchmarks/bench_ci.py                         # both parts
-    python benchmarks/bench_ci.py --part coverage --datasets 200
+    python benchmarks/bench_ci.py                         # every part
+    python benchmarks/bench_ci.py --part coverage --datasets 400
+    python benchmarks/bench_ci.py --part paired --datasets 200
 """
 
 from __future__ import annotations
@@ -97,16 +102,16 @@ def part_time(rows: int, path: str) -> list[str]:
     return lines
 
 
-def population_values() -> tuple[float, float]:
-    """Population step AP and ROC-AUC of y ~ Bernoulli(0.3), score ~ N(y, 1)."""
+def population_values(shift: float = 1.0) -> tuple[float, float]:
+    """Population step AP and ROC-AUC of y with prevalence 0.3, score ~ N(shift * y, 1)."""
     from statistics import NormalDist
 
     z = NormalDist()
-    auc = z.cdf(1 / math.sqrt(2))
+    auc = z.cdf(shift / math.sqrt(2))
     t = np.linspace(-12, 14, 400_001)  # thresholds, decreasing recall as t grows
     sf = np.array([1 - z.cdf(v) for v in t[::1000]])  # coarse check of the vectorised form
     erfc = np.vectorize(math.erfc)
-    recall = 0.5 * erfc((t - 1) / math.sqrt(2))
+    recall = 0.5 * erfc((t - shift) / math.sqrt(2))
     fpr = 0.5 * erfc(t / math.sqrt(2))
     assert np.allclose(fpr[::1000], sf)
     precision = PREVALENCE * recall / (PREVALENCE * recall + (1 - PREVALENCE) * fpr)
@@ -114,7 +119,52 @@ def population_values() -> tuple[float, float]:
     return ap, auc
 
 
-def part_coverage(datasets: int, n: int, resamples: int, blocked_cells: int) -> list[str]:
+def _labels(rng: np.random.Generator, n: int, random_prevalence: bool) -> np.ndarray:
+    if random_prevalence:
+        return (rng.random(n) < PREVALENCE).astype(int)
+    positives = round(PREVALENCE * n)  # the class counts the stratified bootstrap conditions on
+    return rng.permutation(np.repeat([1, 0], [positives, n - positives]))
+
+
+def part_paired(datasets: int, n: int, resamples: int, blocked_cells: int) -> list[str]:
+    """Coverage of the paired intervals of A - B (b = 0.8 a + 0.6 N(0, 1), so b ~ N(0.8 y, 1))."""
+    import precall
+    from precall import stats
+
+    truth = np.subtract(population_values(1.0), population_values(0.8))
+    metrics = [precall.average_precision, precall.roc_auc]
+    modes = {"exact joint counts": 1 << 16, f"blocked (max_cells={blocked_cells})": blocked_cells}
+    hits = {m: np.zeros(2) for m in modes}
+    width = {m: np.zeros(2) for m in modes}
+    blocks = []
+    t0 = time.perf_counter()
+    for k in range(datasets):
+        rng = np.random.default_rng(5000 + k)
+        y = _labels(rng, n, False)
+        a = y + rng.normal(size=n)
+        b = 0.8 * a + 0.6 * rng.normal(size=n)
+        for mode, cells in modes.items():
+            res = stats.bootstrap_tests(metrics, y, a, b, n_resamples=resamples, random_state=k,
+                                        resample="counts", max_cells=cells)
+            for j, (r, true) in enumerate(zip(res, truth)):
+                hits[mode][j] += r.low <= true <= r.high
+                width[mode][j] += r.high - r.low
+            if cells == blocked_cells:
+                blocks.append(res[0].n_blocks or 0)
+    lines = [f"### Coverage of 95% paired intervals of A - B ({datasets} data sets of {n} rows, {resamples} "
+             "resamples)", "", f"a ~ N(y, 1), b = 0.8 a + 0.6 N(0, 1) ~ N(0.8 y, 1) (correlation 0.83); "
+             f"population differences: step AP {truth[0]:.5f}, ROC-AUC {truth[1]:.5f}; blocked: median "
+             f"{int(np.median(blocks))} score blocks per model; {time.perf_counter() - t0:.0f} s", "",
+             "| resampling | coverage step AP | coverage ROC-AUC | mean width AP | mean width AUC |",
+             "|---|---:|---:|---:|---:|"]
+    for mode in modes:
+        c, w = hits[mode] / datasets, width[mode] / datasets
+        lines.append(f"| {mode} | {c[0]:.3f} | {c[1]:.3f} | {w[0]:.4f} | {w[1]:.4f} |")
+    return lines
+
+
+def part_coverage(datasets: int, n: int, resamples: int, blocked_cells: int, random_prevalence: bool = False
+                  ) -> list[str]:
     import precall
     from precall import stats
 
@@ -123,11 +173,12 @@ def part_coverage(datasets: int, n: int, resamples: int, blocked_cells: int) -> 
     modes = {"exact counts": 1 << 20, f"blocked (max_cells={blocked_cells})": blocked_cells}
     hits = {m: np.zeros(2) for m in modes}
     width = {m: np.zeros(2) for m in modes}
+    estimates = np.zeros((datasets, 2))
     blocks = []
     t0 = time.perf_counter()
     for k in range(datasets):
         rng = np.random.default_rng(1000 + k)
-        y = (rng.random(n) < PREVALENCE).astype(int)
+        y = _labels(rng, n, random_prevalence)
         s = y + rng.normal(size=n)
         for mode, cells in modes.items():
             res = stats.bootstrap_cis(metrics, y, s, n_resamples=resamples, random_state=k, resample="counts",
@@ -135,14 +186,19 @@ def part_coverage(datasets: int, n: int, resamples: int, blocked_cells: int) -> 
             for j, (r, truth) in enumerate(zip(res, (true_ap, true_auc))):
                 hits[mode][j] += r.low <= truth <= r.high
                 width[mode][j] += r.high - r.low
+                estimates[k, j] = r.estimate
             if cells == blocked_cells:
                 blocks.append(res[0].n_blocks or 0)
     elapsed = time.perf_counter() - t0
     se = math.sqrt(0.95 * 0.05 / datasets)
     lines = [f"### Coverage of 95% percentile intervals ({datasets} data sets of {n} rows, {resamples} resamples)",
-             "", f"population: prevalence {PREVALENCE}, score ~ N(y, 1); step AP {true_ap:.5f}, ROC-AUC "
+             "", f"population: {'y ~ Bernoulli' if random_prevalence else 'fixed class counts,'} prevalence "
+             f"{PREVALENCE}, score ~ N(y, 1); step AP {true_ap:.5f}, ROC-AUC "
              f"{true_auc:.5f}; blocked runs: median {int(np.median(blocks))} score blocks (of about "
              f"{int(n * 0.6)} runs); binomial SE of a coverage near 0.95: {se:.3f}; {elapsed:.0f} s",
+             "", f"the estimates over the data sets: step AP mean - population {estimates[:, 0].mean() - true_ap:+.5f} "
+             f"(SD {estimates[:, 0].std(ddof=1):.5f}), ROC-AUC {estimates[:, 1].mean() - true_auc:+.5f} "
+             f"(SD {estimates[:, 1].std(ddof=1):.5f})",
              "", "| resampling | coverage step AP | coverage ROC-AUC | mean width AP | mean width AUC |",
              "|---|---:|---:|---:|---:|"]
     for mode in modes:
@@ -153,20 +209,27 @@ def part_coverage(datasets: int, n: int, resamples: int, blocked_cells: int) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=["time", "coverage", "both"], default="both")
+    parser.add_argument("--part", choices=["time", "coverage", "paired", "all"], default="all")
     parser.add_argument("--rows", type=float, default=5e6)
     parser.add_argument("--file", default="/tmp/precall_bench_ci.csv")
     parser.add_argument("--datasets", type=int, default=200)
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--resamples", type=int, default=500)
     parser.add_argument("--blocked-cells", type=int, default=2048)
+    parser.add_argument("--paired-cells", type=int, default=8192)
+    parser.add_argument("--random-prevalence", action="store_true",
+                        help="draw y ~ Bernoulli(0.3) (the class counts vary between data sets; the "
+                        "stratified bootstrap, conditional on them, then undercovers AP)")
     parser.add_argument("--output")
     args = parser.parse_args()
     lines: list[str] = []
-    if args.part in ("time", "both"):
+    if args.part in ("time", "all"):
         lines += part_time(int(args.rows), args.file) + [""]
-    if args.part in ("coverage", "both"):
-        lines += part_coverage(args.datasets, args.n, args.resamples, args.blocked_cells)
+    if args.part in ("coverage", "all"):
+        lines += part_coverage(args.datasets, args.n, args.resamples, args.blocked_cells, args.random_prevalence)
+        lines.append("")
+    if args.part in ("paired", "all"):
+        lines += part_paired(args.datasets, args.n, args.resamples, args.paired_cells)
     emit(lines, args.output)
 
 
