@@ -206,7 +206,7 @@ def jackknife_description(n: int) -> str:
 # keeps its runs (with B = 8192 blocks then hold at most 1.1% of the count
 # above; about 256 + H log2(n) more blocks per class).  B halves until the joint
 # cells of all the columns fit the budget.
-_MIN_BLOCKS = 64  # below this many blocks per column the approximation is refused
+_MIN_BLOCKS = 64  # B below this (slots of each class per column) is refused: too coarse
 _TOP = 128  # runs above which fewer than this many of either class lie are never merged
 
 
@@ -309,27 +309,27 @@ def count_design(cols: list[RankedColumn], stratum: np.ndarray | None, max_cells
     run_counts = [_run_counts(col) for col in cols]
     # the first blocked try: a column's blocks alone fit; joint cells grow like the product
     # of the columns' blocks, so start near the K-th root of the budget
-    first = max_cells // 4 if len(cols) == 1 else 1 << int(np.log2(4 * max_cells ** (1 / len(cols))))
+    start = max_cells // 4 if len(cols) == 1 else 1 << int(np.log2(4 * max_cells ** (1 / len(cols))))
     while True:
         joint = _joint_cells(cols, run_counts, stratum, blocks, max_cells)
         if joint is not None:
             cell, n_cells, row_codes, widths = joint
             break
-        blocks = max(first, 1) if blocks is None else blocks // 2
+        blocks = max(start, 1) if blocks is None else blocks // 2
         if blocks < _MIN_BLOCKS:
             raise ValueError(
-                f"resample='counts' cannot fit the rows into `max_cells`={max_cells} cells: "
-                f"{len(cols)} score columns jointly need more even at {2 * _MIN_BLOCKS} score blocks "
-                "each; raise `max_cells` or use resample='rows'"
+                f"resample='counts' cannot fit the rows into `max_cells`={max_cells} cells: the joint "
+                f"cells of {len(cols)} score columns are more even at the coarsest blocks ({_MIN_BLOCKS} "
+                f"slots of each class, the top {_TOP} rows kept); raise `max_cells` or use resample='rows'"
             )
     size = np.bincount(cell, minlength=n_cells)
-    first = np.empty(n_cells, dtype=np.int64)
-    first[cell] = np.arange(cell.shape[0], dtype=np.int64)  # a row of each cell (all alike)
-    codes = [c[first] for c in row_codes]
+    row_of = np.empty(n_cells, dtype=np.int64)
+    row_of[cell] = np.arange(cell.shape[0], dtype=np.int64)  # a row of each cell (all alike)
+    codes = [c[row_of] for c in row_codes]
     if stratum is None:
         stratum_cells = [np.arange(n_cells)]
     else:
-        s = stratum[first]
+        s = stratum[row_of]
         stratum_cells = [np.flatnonzero(s == k) for k in range(int(stratum.max()) + 1)]
     return CellDesign(cell, size, stratum_cells, codes, widths, blocks is None)
 
