@@ -521,10 +521,12 @@ def test_evaluate_ci_matches_the_stats_api(csv_file, data, capsys):
                        "--resamples", "300", "--seed", "5", "--level", "0.9"], capsys)
     iv = result["intervals"]
     assert iv["level"] == 0.9 and iv["bootstrap"] == {
-        "method": "percentile", "n_resamples": 300, "seed": 5, "stratified": True}
-    for m in precall.AP_METHODS:
-        expected = stats.bootstrap_ci(functools.partial(precall.average_precision, method=m), y, score,
-                                      n_resamples=300, level=0.9, random_state=5)
+        "method": "percentile", "n_resamples": 300, "seed": 5, "stratified": True, "resample": "counts",
+        "n_blocks": None}
+    # one set of resamples for every convention, drawn as counts (unweighted, grouped ties)
+    every = stats.bootstrap_cis([functools.partial(precall.average_precision, method=m) for m in precall.AP_METHODS],
+                                y, score, n_resamples=300, level=0.9, random_state=5, resample="counts")
+    for m, expected in zip(precall.AP_METHODS, every):
         got = iv["average_precision"][m]
         assert (got["low"], got["high"]) == (expected.low, expected.high), m
         assert got["low"] <= result["average_precision"][m] <= got["high"]
@@ -574,8 +576,10 @@ def test_compare_matches_the_stats_api(two_models, capsys):
         ("ROC-AUC", "delong"), ("ROC-AUC", "percentile"), ("AP voc2010", "percentile")]
     delong = stats.roc_auc_test(y, a, b)
     assert tests[0]["statistic"] == delong.statistic and tests[0]["p_value"] == delong.p_value
-    boot = stats.bootstrap_test(functools.partial(precall.average_precision, method="voc2010"),
-                                y, a, b, n_resamples=250, random_state=0)
+    # one set of resamples for both metrics, drawn as joint counts (unweighted, grouped ties)
+    _, boot = stats.bootstrap_tests([precall.roc_auc, functools.partial(precall.average_precision, method="voc2010")],
+                                    y, a, b, n_resamples=250, random_state=0, resample="counts")
+    assert tests[2]["resample"] == "counts"
     assert (tests[2]["low"], tests[2]["high"], tests[2]["p_value"]) == (boot.low, boot.high, boot.p_value)
     assert tests[2]["difference"] == pytest.approx(
         precall.average_precision(y, a, method="voc2010") - precall.average_precision(y, b, method="voc2010"))

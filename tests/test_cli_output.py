@@ -378,5 +378,68 @@ def test_bootstrap_reports_progress_when_the_library_takes_it(shared_data_dir, c
     code, _, err = run(["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b", "--ci",
                         "--resamples", "20"], capsys)
     assert code == 0, err
-    assert set(seen) == {f"bootstrap AP {m}" for m in precall.AP_METHODS}  # ROC-AUC: DeLong, no bootstrap
+    assert set(seen) == {"bootstrap"}  # one set of resamples for every AP; ROC-AUC: DeLong, no bootstrap
     assert all(v[-1] == pytest.approx(1.0) for v in seen.values())
+
+
+# ---------------------------------------------------------------------------
+# intervals in bounded time (issue 16 item 2): counts, score blocks, estimates first
+@pytest.fixture(scope="module")
+def continuous_file(tmp_path_factory):
+    rng = np.random.default_rng(16)
+    n = 120_000  # continuous scores: more runs than resample="counts" draws, so score blocks
+    y = (rng.random(n) < 0.3).astype(int)
+    a = y + rng.normal(size=n)
+    b = 0.8 * a + 0.6 * rng.normal(size=n)
+    path = tmp_path_factory.mktemp("ci") / "continuous.csv"
+    np.savetxt(path, np.column_stack([y, a, b]), delimiter=",", header="y,a,b", comments="", fmt=["%d", "%.17g", "%.17g"])
+    return path, y, a, b
+
+
+def test_evaluate_ci_prints_the_estimates_first_and_names_the_blocks(continuous_file, capsys):
+    path, y, a, _ = continuous_file
+    code, out, err = run(["evaluate", str(path), "--label", "y", "--score", "a", "--ci", "--resamples", "50"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    table = next(i for i, line in enumerate(lines) if line.startswith("convention") and "min AP" in line)
+    intervals = next(i for i, line in enumerate(lines) if line.startswith("intervals"))
+    assert table < intervals  # the point estimates come before the intervals
+    described = " ".join(line.strip() for line in lines[intervals:intervals + 3])
+    assert "drawn as counts over" in described and "score blocks (approximate)" in described
+    step = next(line for line in lines[intervals:] if line.startswith("step "))
+    low, high = (float(v) for v in step.split("[")[1].rstrip("]").split(","))
+    assert low < precall.average_precision(y, a) < high
+    assert any(line.startswith("ROC-AUC") and "(DeLong)" in line for line in lines[intervals:])
+
+
+def test_evaluate_ci_json_says_how_the_resamples_were_drawn(continuous_file, capsys):
+    path, *_ = continuous_file
+    code, out, err = run(["evaluate", str(path), "--label", "y", "--score", "a", "--ci", "--resamples", "30",
+                          "--json"], capsys)
+    assert code == 0, err
+    boot = json.loads(out)["intervals"]["bootstrap"]
+    assert boot["resample"] == "counts" and boot["n_blocks"] > 100
+    code, out, err = run(["evaluate", str(path), "--label", "y", "--score", "a", "--ci", "--resamples", "30",
+                          "--ties", "stable", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["intervals"]["bootstrap"]["resample"] == "rows"  # stable ties: rows
+
+
+def test_compare_prints_its_summary_first_and_blocks_both_models_jointly(continuous_file, capsys):
+    path, y, a, b = continuous_file
+    code, out, err = run(["compare", str(path), "--label", "y", "--score", "a", "--score", "b",
+                          "--resamples", "100"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[0].startswith("file") and any(line.startswith("tests") for line in lines[:8])
+    assert lines[-1].startswith("bootstrap resamples drawn as counts over")
+    code, out, err = run(["compare", str(path), "--label", "y", "--score", "a", "--score", "b",
+                          "--resamples", "100", "--json"], capsys)
+    tests = json.loads(out)["tests"]
+    assert [t["method"] for t in tests] == ["delong", "percentile", "percentile"]
+    assert all(t["resample"] == "counts" and t["n_blocks"] for t in tests[1:])
+    delong, boot = tests[0], tests[1]
+    assert boot["standard_error"] == pytest.approx(delong["standard_error"], rel=0.25)
+    assert boot["low"] < boot["difference"] < boot["high"]

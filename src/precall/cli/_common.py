@@ -91,27 +91,41 @@ class CiOptions:
     n_resamples: int = 2000
     seed: int | None = 0
 
-    def describe(self, weighted: bool) -> str:
+    def describe(self, weighted: bool, drawn: str = "") -> str:
+        """The intervals line; ``drawn``: how the resamples were drawn (:func:`drawn_as`)."""
         roc = "bootstrap for ROC-AUC (weighted data)" if weighted else "DeLong for ROC-AUC"
         seed = "no seed" if self.seed is None else f"seed {self.seed}"
         return (
             f"{self.level:.4g} intervals: {self.n_resamples} stratified bootstrap resamples "
-            f"({self.method}, {seed}) for AP; {roc}"
+            f"({self.method}, {seed}){' ' + drawn if drawn else ''} for AP; {roc}"
         )
+
+
+def drawn_as(resample: str | None, n_blocks: int | None) -> str:
+    """How bootstrap resamples were drawn, in words: rows, counts of runs (exact), or counts
+    over score blocks (an approximation, said as such)."""
+    if resample != "counts":
+        return "drawn as rows"
+    if n_blocks is None:
+        return "drawn as counts of score runs (exact)"
+    return f"drawn as counts over {n_blocks} score blocks (approximate)"
 
 
 
 def _bootstrap_kwargs(ci: CiOptions, label: str | None = None, n_rows: int = 0,
-                      paired: bool = False) -> dict[str, Any]:
-    """Keyword arguments of :func:`precall.stats.bootstrap_ci` (``paired``: ``bootstrap_test``),
-    with a terminal progress callback when the library takes one and the work is large."""
+                      paired: bool = False, counts: bool = False) -> dict[str, Any]:
+    """Keyword arguments of :func:`precall.stats.bootstrap_cis` (``paired``: ``bootstrap_tests``),
+    with a terminal progress callback when the work is large, and ``resample="counts"`` when
+    ``counts`` (unweighted data, grouped ties: the row bootstrap's distribution, in bounded time)."""
     kwargs: dict[str, Any] = {"n_resamples": ci.n_resamples, "level": ci.level, "method": ci.method,
                               "random_state": ci.seed}
-    function = precall.stats.bootstrap_test if paired else precall.stats.bootstrap_ci
+    function = precall.stats.bootstrap_tests if paired else precall.stats.bootstrap_cis
     if label is not None and "progress" in inspect.signature(function).parameters:
         progress = _terminal_progress(label, n_rows * ci.n_resamples // 100)
         if progress is not None:
             kwargs["progress"] = progress
+    if counts:
+        kwargs["resample"] = "counts"
     return kwargs
 
 

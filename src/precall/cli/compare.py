@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import itertools
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -26,10 +25,12 @@ from ._common import (
     _add_output_options,
     _parse_class_mapping,
     class_columns_from_prefix,
+    drawn_as,
     _bootstrap_kwargs,
     _ci_options,
     _digits,
     _emit,
+    _print_warnings,
     _show_labels,
     resolve_pos_label,
 )
@@ -64,71 +65,78 @@ COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
 def compare_columns(
     columns: Columns, *, name: str, label: str, score_columns: list[str], weight: str | None,
     pos_label: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
+    announce: Callable[[Comparison], None] | None = None, n_tied: int = 0,
 ) -> Comparison:
     """Paired tests of every pair of score columns: DeLong (ROC-AUC, unweighted
-    data) and the paired bootstrap (every chosen metric)."""
+    data) and the paired bootstrap of every chosen metric from one set of resamples
+    (:func:`precall.stats.bootstrap_tests`; drawn as joint counts of both models' score
+    blocks without weights and with grouped ties)."""
     counts = label_counts(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
     labels = np.array(columns.labels)
-    rows = []
+    rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
+    if announce is not None:  # the input summary, before the tests run
+        announce(Comparison(name, len(columns.labels), label, list(score_columns), weight, positive,
+                            dict(sorted(counts.items())), ci, ties, [], [], n_tied=n_tied))
+    functions = [functools.partial(precall.roc_auc, pos_label=positive) if metric == "roc_auc" else
+                 functools.partial(precall.average_precision, method=metric, ties=ties, recall_grid=recall_grid,
+                                   pos_label=positive) for metric in metrics]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             for (i, a), (j, b) in itertools.combinations(enumerate(score_columns), 2):
                 sa, sb = columns.scores[:, i], columns.scores[:, j]
-                for metric in metrics:
-                    if metric == "roc_auc":
-                        f = functools.partial(precall.roc_auc, pos_label=positive)
-                        if columns.weights is None:
-                            test = precall.stats.roc_auc_test(labels, sa, sb, level=ci.level,
-                                                              pos_label=positive)
-                            rows.append((a, b, "ROC-AUC", test))
-                    else:
-                        f = functools.partial(precall.average_precision, method=metric, ties=ties,
-                                              recall_grid=recall_grid, pos_label=positive)
-                    test = precall.stats.bootstrap_test(
-                        f, labels, sa, sb, sample_weight=columns.weights,
-                        **_bootstrap_kwargs(ci, f"bootstrap {metric} {a} - {b}", len(labels), paired=True))
+                tests = precall.stats.bootstrap_tests(
+                    functions, labels, sa, sb, sample_weight=columns.weights,
+                    **_bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels), paired=True,
+                                        counts=columns.weights is None and ties == "group"))
+                for metric, test in zip(metrics, tests):
+                    if metric == "roc_auc" and columns.weights is None:
+                        rows.append((a, b, "ROC-AUC", precall.stats.roc_auc_test(
+                            labels, sa, sb, level=ci.level, pos_label=positive)))
                     rows.append((a, b, "ROC-AUC" if metric == "roc_auc" else f"AP {metric}", test))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
     return Comparison(
         name, len(columns.labels), label, list(score_columns), weight, positive,
-        dict(sorted(counts.items())), ci, ties, rows, [str(w.message) for w in caught],
+        dict(sorted(counts.items())), ci, ties, rows, [str(w.message) for w in caught], n_tied=n_tied,
     )
 
 
 def compare_multiclass(
     columns: Columns, *, name: str, label: str, models: list[tuple[str, list[str]]], classes: list[str],
     weight: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
+    announce: Callable[[Comparison], None] | None = None, n_tied: int = 0,
 ) -> Comparison:
     """Paired bootstrap (:func:`precall.stats.bootstrap_test`) of the macro AP / macro
     one-vs-rest ROC-AUC of every pair of models; ``columns.scores`` holds the models'
     class columns side by side, ``len(classes)`` each."""
     labels = np.array(columns.labels)
     k = len(classes)
-    rows = []
+    rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
+    counts = label_counts(columns.labels)
+    if announce is not None:  # the input summary, before the tests run
+        announce(Comparison(name, len(columns.labels), label, [m for m, _ in models], weight, "",
+                            dict(sorted(counts.items())), ci, ties, [], [], list(classes), n_tied))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            functions = [functools.partial(precall.roc_auc, average="macro", labels=classes) if metric == "roc_auc"
+                         else functools.partial(precall.average_precision, method=metric, average="macro",
+                                                labels=classes, ties=ties, recall_grid=recall_grid)
+                         for metric in metrics]
             for (i, (a, _)), (j, (b, _)) in itertools.combinations(enumerate(models), 2):
                 sa, sb = columns.scores[:, i * k:(i + 1) * k], columns.scores[:, j * k:(j + 1) * k]
-                for metric in metrics:
-                    if metric == "roc_auc":
-                        f = functools.partial(precall.roc_auc, average="macro", labels=classes)
-                    else:
-                        f = functools.partial(precall.average_precision, method=metric, average="macro",
-                                              labels=classes, ties=ties, recall_grid=recall_grid)
-                    test = precall.stats.bootstrap_test(
-                        f, labels, sa, sb, sample_weight=columns.weights,
-                        **_bootstrap_kwargs(ci, f"bootstrap {metric} {a} - {b}", len(labels), paired=True))
-                    rows.append((a, b, "macro ROC-AUC" if metric == "roc_auc" else f"macro AP {metric}", test))
+                tests = precall.stats.bootstrap_tests(  # rows: the joint cells of 2k columns are too many
+                    functions, labels, sa, sb, sample_weight=columns.weights,
+                    **_bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels) * k, paired=True))
+                rows += [(a, b, "macro ROC-AUC" if metric == "roc_auc" else f"macro AP {metric}", test)
+                         for metric, test in zip(metrics, tests)]
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
-    counts = label_counts(columns.labels)
     return Comparison(
         name, len(columns.labels), label, [m for m, _ in models], weight, "", dict(sorted(counts.items())),
-        ci, ties, rows, list(dict.fromkeys(str(w.message) for w in caught)), list(classes),
+        ci, ties, rows, list(dict.fromkeys(str(w.message) for w in caught)), list(classes), n_tied,
     )
 
 
@@ -136,15 +144,16 @@ def _describe_tests(report: Comparison) -> str:
     o = report.options
     seed = "no seed" if o.seed is None else f"seed {o.seed}"
     delong = "" if report.weight_column or report.classes else "; DeLong for ROC-AUC too"
+    boot = next((t for *_, t in report.rows if t.method != "delong"), None)
+    drawn = "" if boot is None else " " + drawn_as(boot.resample, boot.n_blocks)
     return (
         f"paired, two-sided, {o.level:.4g} intervals; {o.n_resamples} stratified bootstrap "
-        f"resamples ({o.method}, {seed}) for every metric{delong}; ties {report.ties}"
+        f"resamples ({o.method}, {seed}){drawn} for every metric{delong}; ties {report.ties}"
     )
 
 
-def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = False) -> str:
-    """Input summary, then for each pair of models one row per (metric, test); 80 columns
-    unless ``wide`` (``wide``: one table with the models' names, z and the method)."""
+def comparison_header(report: Comparison, wide: bool = False) -> list[str]:
+    """The input summary of a comparison (file, labels, scores, weights, tests), as lines."""
     pos = report.pos_label
     negatives = {k: v for k, v in report.label_counts.items() if k != pos}
     if report.classes:
@@ -165,7 +174,14 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
         lines.append(f"note        up to {report.n_tied} rows of a column share their score with another row; "
                      "with --ties stable their order in the file decides the APs (--ties group, the "
                      "default, does not depend on it)")
-    lines = fit(lines, wide=wide)
+    return fit(lines, wide=wide)
+
+
+def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = False, summary: bool = True) -> str:
+    """Input summary (unless not ``summary``: :func:`comparison_header`), then for each pair of
+    models one row per (metric, test); 80 columns unless ``wide`` (``wide``: one table with the
+    models' names, z and the method)."""
+    lines = comparison_header(report, wide) if summary else []
     level = f"{report.options.level:.0%} CI of A - B"
 
     def test_name(t: precall.stats.PairedComparison) -> str:
@@ -186,6 +202,10 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
                  fmt_p(t.p_value)] for x, y, metric, t in report.rows if (x, y) == (a, b)]
         lines += render_table(header, body, left=2)
     lines += ["", "p: two-sided normal p-value of z = (A - B) / SE (z: --wide, --json)"]
+    if not summary:  # the summary went out before the resamples were drawn: say how they were
+        boot = next((t for *_, t in report.rows if t.method != "delong"), None)
+        if boot is not None:
+            lines.append(f"bootstrap resamples {drawn_as(boot.resample, boot.n_blocks)}")
     return "\n".join(fit(lines))
 
 
@@ -198,7 +218,7 @@ def comparison_json_dict(report: Comparison) -> dict[str, Any]:
             "estimate_b": t.estimate_b, "difference": t.difference, "low": t.low, "high": t.high,
             "level": t.level, "statistic": t.statistic, "p_value": t.p_value,
             "standard_error": t.standard_error, "n_resamples": t.n_resamples,
-            "n_degenerate": t.n_degenerate,
+            "n_degenerate": t.n_degenerate, "resample": t.resample, "n_blocks": t.n_blocks,
         })
     return _json_safe({
         "input": {
@@ -240,6 +260,22 @@ def _models(args: argparse.Namespace) -> list[tuple[str, list[tuple[str, str]]]]
     return models
 
 
+def _announce(args: argparse.Namespace) -> Callable[[Comparison], None] | None:
+    """Text output: print the input summary (flushed) before the tests run; else None."""
+    if args.json:
+        return None
+    return lambda report: print("\n".join(comparison_header(report, args.wide)), flush=True)
+
+
+def _emit_comparison(report: Comparison, args: argparse.Namespace) -> int:
+    """The tests after :func:`_announce`'s header: JSON, or the text without the header."""
+    if args.json:
+        return _emit(report, args, comparison_json_dict, format_comparison_text)
+    _print_warnings(report)
+    print(format_comparison_text(report, digits=args.digits, wide=args.wide, summary=False))
+    return 0
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
     models = _models(args)
@@ -258,9 +294,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             columns, name=path, label=args.label, models=[(n, [m[c] for c in classes]) for n, m in
                                                           zip(names, ordered)],
             classes=classes, weight=args.weight, metrics=metrics, ties=args.ties,
-            recall_grid=args.recall_grid, ci=_ci_options(args),
+            recall_grid=args.recall_grid, ci=_ci_options(args), announce=_announce(args),
+            n_tied=_n_tied_columns(columns, args.ties),
         )
-        return _emit(_with_ties(report, columns, args.ties), args, comparison_json_dict, format_comparison_text)
+        return _emit_comparison(report, args)
     scores = list(dict.fromkeys(args.score or []))
     if len(scores) < 2:
         raise CliError("compare needs at least two different --score columns")
@@ -269,18 +306,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     report = compare_columns(
         columns, name=path, label=args.label, score_columns=scores, weight=args.weight,
         pos_label=args.pos_label, metrics=metrics, ties=args.ties, recall_grid=args.recall_grid,
-        ci=_ci_options(args),
+        ci=_ci_options(args), announce=_announce(args), n_tied=_n_tied_columns(columns, args.ties),
     )
-    return _emit(_with_ties(report, columns, args.ties), args, comparison_json_dict, format_comparison_text)
+    return _emit_comparison(report, args)
 
 
-def _with_ties(report: Comparison, columns: Columns, ties: str) -> Comparison:
-    """The report with its tie count (only counted, and only shown, with ``--ties stable``)."""
+def _n_tied_columns(columns: Columns, ties: str) -> int:
+    """The most rows of one score column sharing a score (only counted, and only shown, with
+    ``--ties stable``)."""
     if ties != "stable":
-        return report
+        return 0
     scores = columns.scores.reshape(len(columns.labels), -1)
-    n_tied = max(_n_tied(scores[:, j], columns.weights) for j in range(scores.shape[1]))
-    return dataclasses.replace(report, n_tied=n_tied)
+    return max(_n_tied(scores[:, j], columns.weights) for j in range(scores.shape[1]))
 
 
 

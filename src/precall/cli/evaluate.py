@@ -26,6 +26,7 @@ from ._common import (
     _add_ci_options,
     _add_file_arguments,
     _add_output_options,
+    drawn_as,
     _bootstrap_kwargs,
     _ci_options,
     _digits,
@@ -86,6 +87,12 @@ class Intervals:
     options: CiOptions
     average_precision: dict[str, precall.stats.ConfidenceInterval]
     roc_auc: precall.stats.ConfidenceInterval
+    resample: str = "rows"  # how the AP resamples were drawn: "rows" or "counts"
+    n_blocks: int | None = None  # counts over score blocks (None: exact)
+
+    @property
+    def drawn(self) -> str:
+        return drawn_as(self.resample, self.n_blocks)
 
 
 
@@ -93,22 +100,23 @@ def compute_intervals(
     labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, pos_label: str,
     ties: str, recall_grid: str, ci: CiOptions, on_undefined: Any = "warn",
 ) -> Intervals:
-    """The ``--ci`` intervals: bootstrap for each AP convention; DeLong for ROC-AUC
-    (bootstrap when weighted, since DeLong takes no weights)."""
-    ap = {}
-    for m in precall.AP_METHODS:
-        metric = functools.partial(precall.average_precision, method=m, ties=ties,
-                                   recall_grid=recall_grid, pos_label=pos_label, on_undefined=on_undefined)
-        ap[m] = precall.stats.bootstrap_ci(metric, labels, scores, sample_weight=weights,
-                                           **_bootstrap_kwargs(ci, f"bootstrap AP {m}", len(labels)))
+    """The ``--ci`` intervals: bootstrap for every AP convention from one set of resamples
+    (:func:`precall.stats.bootstrap_cis`; drawn as counts without weights and with grouped ties);
+    DeLong for ROC-AUC (bootstrapped with the APs when weighted, since DeLong takes no weights)."""
+    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, recall_grid=recall_grid,
+                                            pos_label=pos_label, on_undefined=on_undefined)
+                          for m in precall.AP_METHODS]
+    if weights is not None:
+        metrics.append(functools.partial(precall.roc_auc, pos_label=pos_label, on_undefined=on_undefined))
+    results = precall.stats.bootstrap_cis(
+        metrics, labels, scores, sample_weight=weights,
+        **_bootstrap_kwargs(ci, "bootstrap", len(labels), counts=weights is None and ties == "group"))
+    ap = dict(zip(precall.AP_METHODS, results))
     if weights is None:
         roc = precall.stats.roc_auc_ci(labels, scores, pos_label=pos_label, level=ci.level)
     else:
-        roc = precall.stats.bootstrap_ci(
-            functools.partial(precall.roc_auc, pos_label=pos_label, on_undefined=on_undefined), labels,
-            scores, sample_weight=weights, **_bootstrap_kwargs(ci, "bootstrap ROC-AUC", len(labels)),
-        )
-    return Intervals(ci, ap, roc)
+        roc = results[-1]
+    return Intervals(ci, ap, roc, results[0].resample, results[0].n_blocks)
 
 
 def evaluate_columns(
@@ -181,6 +189,39 @@ def evaluate_columns(
         at_prevalence=at_prevalence,
         n_tied=_n_tied(columns.scores, columns.weights) if ties == "stable" else 0,  # only shown then
     )
+
+
+def with_intervals(report: Report, columns: Columns, *, ties: str, recall_grid: str, ci: CiOptions,
+                   on_undefined: Any = "warn") -> Report:
+    """``report`` (computed without ``ci``) with its ``--ci`` intervals (:func:`compute_intervals`),
+    holding only the warnings the intervals raised: the CLI prints the point estimates first."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            intervals = compute_intervals(
+                np.array(columns.labels), columns.scores, columns.weights, pos_label=report.pos_label,
+                ties=ties, recall_grid=recall_grid, ci=ci, on_undefined=on_undefined,
+            )
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{report.source}: {exc}") from None
+    return dataclasses.replace(report, intervals=intervals, warnings=[str(w.message) for w in caught])
+
+
+def format_intervals(report: Report, digits: int = 6, wide: bool = False) -> str:
+    """The ``--ci`` part printed after the point estimates: how the intervals were computed,
+    each convention's AP and interval, and ROC-AUC's; 80 columns unless ``wide``."""
+    ev, iv = report.evaluation, report.intervals
+    assert iv is not None
+    lines = fit(["", "intervals   " + iv.options.describe(report.weight_column is not None, iv.drawn), ""],
+                wide=wide)
+    rows = [[m, _fmt(ev.average_precision[m], digits), _fmt_interval(iv.average_precision[m], digits)]
+            for m in precall.AP_METHODS]
+    lines += render_table(["convention", "AP", f"{iv.options.level:.0%} CI"], rows, wide=wide)
+    width = max(len(r[0]) for r in rows + [["convention"]])
+    vwidth = max(len(r[1]) for r in rows)
+    lines += fit([f"{'ROC-AUC'.ljust(width)}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}  "
+                  f"{_fmt_interval(iv.roc_auc, digits)} ({_method_name(iv.roc_auc.method)})"], wide=wide)
+    return "\n".join(lines)
 
 
 def _numeric_failure(exc: Exception, prevalences: Sequence[float]) -> str:
@@ -292,7 +333,7 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     ]
     iv = report.intervals
     if iv is not None:
-        lines.append("intervals   " + iv.options.describe(report.weight_column is not None))
+        lines.append("intervals   " + iv.options.describe(report.weight_column is not None, iv.drawn))
     lines.append("")
     names = list(precall.AP_METHODS)
     no_min = _min_ap_undefined(ev)
@@ -483,7 +524,8 @@ def to_json_dict(report: Report) -> dict[str, Any]:
         out["intervals"] = {
             "level": iv.options.level,
             "bootstrap": {"method": iv.options.method, "n_resamples": iv.options.n_resamples,
-                          "seed": iv.options.seed, "stratified": True},
+                          "seed": iv.options.seed, "stratified": True, "resample": iv.resample,
+                          "n_blocks": iv.n_blocks},
             "average_precision": {m: _interval_dict(c) for m, c in iv.average_precision.items()},
             "roc_auc": _interval_dict(iv.roc_auc),
         }
@@ -628,16 +670,15 @@ def multiclass_intervals(
 ) -> MultiIntervals:
     """Bootstrap intervals (:func:`precall.stats.bootstrap_ci`) of the macro AP of each
     convention and of the macro one-vs-rest ROC-AUC."""
-    ap = {}
-    for m in methods:
-        metric = functools.partial(precall.average_precision, method=m, ties=ties, average="macro",
-                                   labels=classes, recall_grid=recall_grid, on_undefined=on_undefined)
-        ap[m] = precall.stats.bootstrap_ci(metric, y, scores, sample_weight=weights,
-                                           **_bootstrap_kwargs(ci, f"bootstrap macro AP {m}", len(y)))
-    roc_metric = functools.partial(precall.roc_auc, average="macro", labels=classes, on_undefined=on_undefined)
-    roc = precall.stats.bootstrap_ci(roc_metric, y, scores, sample_weight=weights,
-                                     **_bootstrap_kwargs(ci, "bootstrap macro ROC-AUC", len(y)))
-    return MultiIntervals(ci, ap, roc)
+    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, average="macro",
+                                            labels=classes, recall_grid=recall_grid, on_undefined=on_undefined)
+                          for m in methods]
+    metrics.append(functools.partial(precall.roc_auc, average="macro", labels=classes, on_undefined=on_undefined))
+    # one set of row resamples for every convention and ROC-AUC (the joint cells of k class
+    # columns would need coarse blocks: the rows are drawn, exactly)
+    results = precall.stats.bootstrap_cis(metrics, y, scores, sample_weight=weights,
+                                          **_bootstrap_kwargs(ci, "bootstrap", len(y) * len(classes)))
+    return MultiIntervals(ci, dict(zip(methods, results)), results[-1])
 
 
 
@@ -802,6 +843,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     targets += [("precision", v) for v in args.at_precision or []]
     targets += [("threshold", v) for v in args.at_threshold or []]
     scores = columns.scores.reshape(len(columns.labels), -1)
+    if args.ci and len(names) == 1 and not (args.json or args.markdown or args.csv):
+        return _estimates_then_intervals(args, Columns(columns.labels, scores[:, 0], columns.weights), names[0],
+                                         targets)
     reports = [
         evaluate_columns(
             Columns(columns.labels, scores[:, j], columns.weights), name=path, label=args.label,
@@ -827,6 +871,22 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
         return 0
     return _emit(report, args, to_json_dict, format_text)
+
+
+def _estimates_then_intervals(args: argparse.Namespace, columns: Columns, score: str,
+                              targets: list[tuple[str, float]]) -> int:
+    """``--ci`` as text: the point estimates printed (and flushed) first, then the intervals,
+    which take longer (a progress bar on a terminal's stderr meanwhile)."""
+    kwargs: dict[str, Any] = {"ties": args.ties, "recall_grid": args.recall_grid, "on_undefined": _on_undefined(args)}
+    report = evaluate_columns(columns, name=args.file, label=args.label, score=score, weight=args.weight,
+                              pos_label=args.pos_label, targets=targets, prevalences=args.prevalence or (),
+                              **kwargs)
+    _print_warnings(report)
+    print(format_text(report, digits=args.digits, wide=args.wide), flush=True)
+    report = with_intervals(report, columns, ci=_ci_options(args), **kwargs)
+    _print_warnings(report)
+    print(format_intervals(report, digits=args.digits, wide=args.wide))
+    return 0
 
 
 def _evaluate_multiclass(args: argparse.Namespace) -> int:

@@ -36,6 +36,17 @@ Bootstrap (any metric)
     drawn (times ``sample_weight``).  Other metrics (micro or samples
     averages, one-vs-one, any callable) are called on each resample.
 
+    ``resample="counts"`` (unweighted data, grouped ties, counted metrics)
+    draws the counts instead of the rows: per stratum, a multinomial of the
+    stratum's size over its cells (the rows of a run of tied scores; for a
+    paired test, of a run in each model), which is the row bootstrap's
+    distribution at O(cells) per replicate.  When there are more than
+    ``max_cells`` cells (continuous scores), consecutive runs are merged into
+    score blocks and the blocked statistic's replicates are shifted onto the
+    exact estimate (``n_blocks`` of the result; the statistics are in
+    :func:`bootstrap_ci`).  :func:`bootstrap_cis` and :func:`bootstrap_tests`
+    evaluate several metrics on one set of resamples.
+
     Degenerate replicates: a replicate on which the metric is undefined (a
     class with no positives, or for ROC-AUC no negatives; a callable returning
     NaN or raising ``ValueError``) is left out of the interval and counted in
@@ -58,7 +69,7 @@ Bootstrap (any metric)
 
 from __future__ import annotations
 
-from .bootstrap import BOOTSTRAP_METHODS, bootstrap_ci, bootstrap_test
+from .bootstrap import BOOTSTRAP_METHODS, MAX_CELLS, RESAMPLE_MODES, bootstrap_ci, bootstrap_cis, bootstrap_test, bootstrap_tests
 from .delong import roc_auc_ci, roc_auc_covariance, roc_auc_test, roc_auc_variance
 from .results import BootstrapResult, ConfidenceInterval, DelongCovariance, PairedComparison
 
@@ -67,9 +78,13 @@ __all__ = [
     "BootstrapResult",
     "ConfidenceInterval",
     "DelongCovariance",
+    "MAX_CELLS",
     "PairedComparison",
+    "RESAMPLE_MODES",
     "bootstrap_ci",
+    "bootstrap_cis",
     "bootstrap_test",
+    "bootstrap_tests",
     "roc_auc_ci",
     "roc_auc_covariance",
     "roc_auc_test",

@@ -27,10 +27,15 @@ from .._core.sort import stable_descending_sort
 from .._core.steps import Steps, steps_from_counts
 
 __all__ = [
+    "CellDesign",
     "Draws",
     "RankedColumn",
+    "cell_steps",
+    "count_design",
+    "draw_counts",
     "draw_blocks",
     "jackknife_groups",
+    "leave_out_cells",
     "leave_out_steps",
     "rank_column",
     "resample_steps",
@@ -154,17 +159,18 @@ _JACKKNIFE_GROUPS = 1000  # above it: this many random groups of rows
 
 
 def jackknife_groups(
-    rng: np.random.Generator, n: int
+    rng: np.random.Generator, n: int, width: int | None = None
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Blocks of jackknife groups as (members, sizes): leave-one-out for up to
-    2000 rows, else 1000 groups of a random partition of the rows."""
+    2000 rows, else 1000 groups of a random partition of the rows; a block holds
+    as many groups as fit when each group's counts span ``width`` cells (default 2n)."""
     if n <= _JACKKNIFE_EXACT:
         members, sizes = np.arange(n, dtype=np.int64), np.ones(n, dtype=np.int64)
     else:
         members = rng.permutation(n).astype(np.int64)
         sizes = np.diff(np.linspace(0, n, _JACKKNIFE_GROUPS + 1).round().astype(np.int64))
     bounds = np.concatenate([[0], np.cumsum(sizes)])
-    per_block = max(1, _CELLS // max(2 * n, 1))  # a group's counts span up to 2n cells
+    per_block = max(1, _CELLS // max(2 * n if width is None else width, 1))
     for g0 in range(0, sizes.shape[0], per_block):
         g1 = min(g0 + per_block, sizes.shape[0])
         yield members[bounds[g0] : bounds[g1]], sizes[g0:g1]
@@ -175,3 +181,189 @@ def jackknife_description(n: int) -> str:
     if n <= _JACKKNIFE_EXACT:
         return "leave-one-out"
     return f"{_JACKKNIFE_GROUPS} random groups of rows"
+
+
+# ---------------------------------------------------------------------------
+# resampling counts, not rows
+#
+# Without weights and with grouped ties, a stratified row bootstrap replicate
+# draws each stratum's rows with replacement, so the number of draws landing in
+# each *cell* (a set of rows: here the rows sharing a stratum and a score run,
+# or a block of runs, in every column) is Multinomial(stratum size, cell size /
+# stratum size), independently across strata (without strata: one multinomial
+# over all cells with the total n).  Drawing those counts directly is the same
+# distribution at O(cells) per replicate instead of O(n).
+#
+# When there are more cells than a budget (continuous scores: about one run per
+# row), consecutive runs of each column are merged into *score blocks*, cut
+# where the cumulative positives cross a multiple of P / B or the negatives a
+# multiple of N / B (at most 2B + 1 blocks, each holding at most 1/B of either
+# class unless one run holds more; as :mod:`precall.stats.bands`), and also
+# where ``H * log2(1 + count above)`` of either class crosses an integer, with
+# H = floor(B / 128) slots per doubling, and never within the first 128 rows of
+# either class: the top of the ranking, where the highest precisions (the
+# envelope at recall 0 of voc2007, voc2010, coco) are decided by a few rows,
+# keeps its runs (with B = 8192 blocks then hold at most 1.1% of the count
+# above; about 256 + H log2(n) more blocks per class).  B halves until the joint
+# cells of all the columns fit the budget.
+_MIN_BLOCKS = 64  # B below this (slots of each class per column) is refused: too coarse
+_TOP = 128  # runs above which fewer than this many of either class lie are never merged
+
+
+def _run_counts(col: RankedColumn) -> np.ndarray:
+    """Rows per run (runs in decreasing score order) and class: (runs, 2), negatives then positives."""
+    return np.bincount(col.code, minlength=2 * col.n_runs).reshape(col.n_runs, 2)
+
+
+def _blocks_of_runs(counts: np.ndarray, blocks: int | None) -> tuple[np.ndarray, int]:
+    """Each run's block and the number of blocks, from :func:`_run_counts`;
+    ``blocks=None``: every run its own block."""
+    n_runs = counts.shape[0]
+    if blocks is None:
+        return np.arange(n_runs, dtype=np.int64), n_runs
+    before = np.cumsum(counts, axis=0) - counts  # (runs, 2): negatives, positives above each run
+    total = np.maximum(counts.sum(axis=0), 1)
+    key = before * blocks // total  # the (negative, positive) slot where each run starts
+    head = np.floor(blocks // 128 * np.log2(1.0 + before)).astype(np.int64)  # finer at the top
+    head = np.where(before < _TOP, before, head + _TOP)  # the top runs stay exact
+    starts = np.ones(n_runs, dtype=bool)
+    starts[1:] = (key[1:] != key[:-1]).any(axis=1) | (head[1:] != head[:-1]).any(axis=1)
+    block = np.cumsum(starts) - 1
+    return block, int(block[-1]) + 1
+
+
+@dataclass(frozen=True)
+class CellDesign:
+    """The cells a counts replicate draws, and how each column reads them.
+
+    ``cell`` (n,) is each row's cell; ``size`` (C,) the rows per cell;
+    ``stratum_cells`` the cells of each stratum (one entry without strata);
+    ``codes[k]`` (C,) the code ``2 * block + is_positive`` of each cell in
+    column ``k``, ``widths[k]`` that column's number of blocks; ``exact`` is
+    False when runs were merged into blocks.
+    """
+
+    cell: np.ndarray
+    size: np.ndarray
+    stratum_cells: list[np.ndarray]
+    codes: list[np.ndarray]
+    widths: list[int]
+    exact: bool
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.size.shape[0])
+
+    @property
+    def n_blocks(self) -> int:
+        """The most blocks (or runs) of any column."""
+        return max(self.widths)
+
+
+def _dense(key: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
+    """``key`` (values below ``bound``) renumbered 0.. in increasing order, and the count."""
+    if bound <= max(4 * key.shape[0], 1 << 20):
+        present = np.bincount(key, minlength=bound) > 0
+        ids = np.cumsum(present) - 1
+        return ids[key], int(ids[-1]) + 1 if bound else 0
+    values, inverse = np.unique(key, return_inverse=True)
+    return inverse.astype(np.int64, copy=False), int(values.shape[0])
+
+
+def _joint_cells(cols: list[RankedColumn], run_counts: list[np.ndarray], stratum: np.ndarray | None,
+                 blocks: int | None, max_cells: int) -> tuple[np.ndarray, int, list[np.ndarray], list[int]] | None:
+    """Each row's joint cell (dense ids), the number of cells and, per column, each
+    row's blocked code; None as soon as the cells cannot fit ``max_cells``."""
+    runs = [_blocks_of_runs(counts, blocks) for counts in run_counts]
+    if max(width for _, width in runs) > max_cells:  # a column's blocks alone are too many
+        return None
+    n = cols[0].code.shape[0]
+    step = n // (8 * max_cells)
+    if len(cols) > 1 and step > 1 and _cells(cols, runs, stratum, slice(None, None, step), max_cells) is None:
+        return None  # a sample of the rows already has too many cells
+    return _cells(cols, runs, stratum, slice(None), max_cells)
+
+
+def _cells(cols: list[RankedColumn], runs: list[tuple[np.ndarray, int]], stratum: np.ndarray | None,
+           rows: slice, max_cells: int) -> tuple[np.ndarray, int, list[np.ndarray], list[int]] | None:
+    n = cols[0].code[rows].shape[0]
+    key = np.zeros(n, dtype=np.int64) if stratum is None else stratum[rows].astype(np.int64)
+    n_keys = 1 if stratum is None else int(stratum.max()) + 1
+    row_codes, widths = [], []
+    for col, (block, width) in zip(cols, runs):
+        run_code = col.code[rows]
+        code = 2 * block[run_code >> 1] + (run_code & 1)
+        key, n_keys = _dense(key * (2 * width) + code, n_keys * 2 * width)  # dense: no overflow
+        if n_keys > max_cells:
+            return None
+        row_codes.append(code)
+        widths.append(width)
+    return key, n_keys, row_codes, widths
+
+
+def count_design(cols: list[RankedColumn], stratum: np.ndarray | None, max_cells: int) -> CellDesign:
+    """The cells of the rows over the columns (all ranked from the same rows):
+    every run its own block when the joint cells fit ``max_cells``, else score
+    blocks, halving until they fit.  ``stratum`` (n,) dense stratum ids or None."""
+    blocks: int | None = None
+    run_counts = [_run_counts(col) for col in cols]
+    # the first blocked try: a column's blocks alone fit; joint cells grow like the product
+    # of the columns' blocks, so start near the K-th root of the budget
+    start = max_cells // 4 if len(cols) == 1 else 1 << int(np.log2(4 * max_cells ** (1 / len(cols))))
+    while True:
+        joint = _joint_cells(cols, run_counts, stratum, blocks, max_cells)
+        if joint is not None:
+            cell, n_cells, row_codes, widths = joint
+            break
+        blocks = max(start, 1) if blocks is None else blocks // 2
+        if blocks < _MIN_BLOCKS:
+            raise ValueError(
+                f"resample='counts' cannot fit the rows into `max_cells`={max_cells} cells: the joint "
+                f"cells of {len(cols)} score columns are more even at the coarsest blocks ({_MIN_BLOCKS} "
+                f"slots of each class, the top {_TOP} rows kept); raise `max_cells` or use resample='rows'"
+            )
+    size = np.bincount(cell, minlength=n_cells)
+    row_of = np.empty(n_cells, dtype=np.int64)
+    row_of[cell] = np.arange(cell.shape[0], dtype=np.int64)  # a row of each cell (all alike)
+    codes = [c[row_of] for c in row_codes]
+    if stratum is None:
+        stratum_cells = [np.arange(n_cells)]
+    else:
+        s = stratum[row_of]
+        stratum_cells = [np.flatnonzero(s == k) for k in range(int(stratum.max()) + 1)]
+    return CellDesign(cell, size, stratum_cells, codes, widths, blocks is None)
+
+
+def cell_steps(design: CellDesign, counts: np.ndarray) -> list[Steps]:
+    """Each column's steps from ``counts`` (m, C) of the cells."""
+    out = []
+    for code, width in zip(design.codes, design.widths):
+        per_code = np.zeros((counts.shape[0], 2 * width), dtype=counts.dtype)
+        order = np.argsort(code, kind="stable")
+        sorted_code = code[order]
+        starts = np.flatnonzero(np.r_[True, sorted_code[1:] != sorted_code[:-1]])
+        per_code[:, sorted_code[starts]] = np.add.reduceat(counts[:, order], starts, axis=1)
+        out.append(_steps(per_code, counts.shape[0], width))
+    return out
+
+
+def draw_counts(rng: np.random.Generator, design: CellDesign, n_resamples: int) -> Iterator[np.ndarray]:
+    """Blocks of replicates as cell counts (m, C): per stratum one multinomial
+    of the stratum's size over its cells, in proportion to their sizes."""
+    per_block = max(1, min(n_resamples, _CELLS // max(design.n_cells, 1)))
+    for start in range(0, n_resamples, per_block):
+        m = min(per_block, n_resamples - start)
+        counts = np.zeros((m, design.n_cells), dtype=np.int64)
+        for cells in design.stratum_cells:
+            size = design.size[cells]
+            total = int(size.sum())
+            counts[:, cells] = rng.multinomial(total, size / total, size=m)
+        yield counts
+
+
+def leave_out_cells(design: CellDesign, members: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Cell counts (g, C) of the data less each group (the next ``sizes[g]`` rows of ``members``)."""
+    g, c = sizes.shape[0], design.n_cells
+    group = np.repeat(np.arange(g, dtype=np.int64), sizes)
+    removed = np.bincount(design.cell[members] + group * c, minlength=g * c).reshape(g, c)
+    return design.size[None, :] - removed

@@ -15,11 +15,16 @@ from .._core.conventions import roc_auc as kernel_roc_auc
 from .._core.steps import Steps
 from .._core.validate import check_binary, check_choice, check_multi, is_multi
 from ._resample import (
+    CellDesign,
     Draws,
     RankedColumn,
+    cell_steps,
+    count_design,
     draw_blocks,
+    draw_counts,
     jackknife_description,
     jackknife_groups,
+    leave_out_cells,
     leave_out_steps,
     rank_column,
     resample_steps,
@@ -33,9 +38,12 @@ from .results import (
     _z_statistic,
 )
 
-__all__ = ["BOOTSTRAP_METHODS", "bootstrap_ci", "bootstrap_test"]
+__all__ = ["BOOTSTRAP_METHODS", "MAX_CELLS", "RESAMPLE_MODES", "bootstrap_ci", "bootstrap_cis", "bootstrap_test",
+           "bootstrap_tests"]
 
 BOOTSTRAP_METHODS: tuple[str, ...] = ("percentile", "bca")
+RESAMPLE_MODES: tuple[str, ...] = ("rows", "counts")
+MAX_CELLS = 1 << 15  # resample="counts": cells drawn per replicate (2000 replicates in a few seconds)
 
 # ---------------------------------------------------------------------------
 # bootstrap: which metric, and how each replicate is computed
@@ -93,13 +101,31 @@ class _Counted:
 
     columns: list[RankedColumn]
     value: Callable[[list[Steps]], np.ndarray]
+    ties: str
+
+
+class _RankCache:
+    """One sort per distinct (scores, positives, ties) within a call: the metrics of
+    one model share their ranked columns (and, with ``resample="counts"``, their cells)."""
+
+    def __init__(self) -> None:
+        self._seen: list[tuple[np.ndarray, np.ndarray, str, RankedColumn]] = []
+
+    def __call__(self, scores: np.ndarray, positive: np.ndarray, ties: str) -> RankedColumn:
+        for s, p, t, col in self._seen:
+            if t == ties and s.shape == scores.shape and np.array_equal(p, positive) and np.array_equal(s, scores):
+                return col
+        col = rank_column(scores, positive, ties)
+        self._seen.append((scores, positive, ties, col))
+        return col
 
 
 _AP_OPTIONS = {"method", "ties", "recall_grid", "pos_label", "average", "labels", "on_undefined"}
 _ROC_OPTIONS = {"max_fpr", "pos_label", "average", "multi_class", "labels", "on_undefined"}
 
 
-def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> _Counted | None:
+def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any,
+             rank: Callable[[np.ndarray, np.ndarray, str], RankedColumn] = rank_column) -> _Counted | None:
     """The counted form of a precall metric, or None where it has none."""
     opts = metric.options
     if metric.kind == "ap" and set(opts) <= _AP_OPTIONS:
@@ -118,7 +144,7 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> _Counte
     if not is_multi(y_true, y_score, opts.get("labels")):
         rule = "greater" if metric.kind == "roc" else "strict"
         data = check_binary(y_true, y_score, weight, opts.get("pos_label"), pos_label_rule=rule)
-        return _Counted([rank_column(data.scores, data.positive, ties)], lambda steps: one(steps[0]))
+        return _Counted([rank(data.scores, data.positive, ties)], lambda steps: one(steps[0]), ties)
     average = opts.get("average", "macro")
     if average not in ("macro", "weighted"):
         return None
@@ -132,9 +158,7 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> _Counte
             "of the data (no positives, or for ROC-AUC no negatives), so it cannot be "
             "bootstrapped; leave those classes out of `labels`"
         )
-    columns = [
-        rank_column(multi.scores[:, c], multi.positive[:, c], ties) for c in range(multi.scores.shape[1])
-    ]
+    columns = [rank(multi.scores[:, c], multi.positive[:, c], ties) for c in range(multi.scores.shape[1])]
 
     def averaged(steps: list[Steps]) -> np.ndarray:
         values = np.column_stack([one(r) for r in steps])
@@ -143,7 +167,7 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> _Counte
         support = np.column_stack([r.n_pos for r in steps])
         return (values * support).sum(axis=1) / support.sum(axis=1)
 
-    return _Counted(columns, averaged)
+    return _Counted(columns, averaged, ties)
 
 
 def _call(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> float:
@@ -203,20 +227,21 @@ def _rows(y_true: Any, sample_weight: Any, stratified: bool) -> _Rows:
 class _Evaluator:
     """One model's replicate values: counted over one sort, or called per resample."""
 
-    def __init__(self, metric: _Metric, rows: _Rows, y_score: Any) -> None:
+    def __init__(self, metric: _Metric, rows: _Rows, y_score: Any, rank: _RankCache | None = None) -> None:
         self.metric = metric
         self.rows = rows
         self.y_score = rows.take(y_score)
-        self.counted = _counted(metric, rows.y_true, self.y_score, rows.weight)
+        self.counted = _counted(metric, rows.y_true, self.y_score, rows.weight,
+                                rank_column if rank is None else rank)
 
-    def _counted_values(self, steps: list[Steps]) -> np.ndarray:
+    def counted_values(self, steps: list[Steps]) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.counted.value(steps)  # type: ignore[union-attr]
 
     def resampled(self, draws: Draws) -> np.ndarray:
         w = self.rows.weight
         if self.counted is not None:
-            return self._counted_values([resample_steps(c, draws, w) for c in self.counted.columns])
+            return self.counted_values([resample_steps(c, draws, w) for c in self.counted.columns])
         out = np.empty(draws.m)
         for i, rows in enumerate(draws.rows()):
             rows = np.sort(rows)  # the drawn rows, in input order
@@ -226,7 +251,7 @@ class _Evaluator:
     def left_out(self, members: np.ndarray, sizes: np.ndarray) -> np.ndarray:
         w = self.rows.weight
         if self.counted is not None:
-            return self._counted_values([leave_out_steps(c, members, sizes, w) for c in self.counted.columns])
+            return self.counted_values([leave_out_steps(c, members, sizes, w) for c in self.counted.columns])
         out = np.empty(sizes.shape[0])
         start = 0
         for g, size in enumerate(sizes):
@@ -237,12 +262,16 @@ class _Evaluator:
         return out
 
 
-def _check_resampling(n_resamples: Any, method: Any, stratified: Any) -> None:
+def _check_resampling(n_resamples: Any, method: Any, stratified: Any, resample: Any = "rows",
+                      max_cells: Any = MAX_CELLS) -> None:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
         raise ValueError(f"`n_resamples` must be an integer >= 2, e.g. 2000; got {n_resamples!r}")
     check_choice(method, "method", BOOTSTRAP_METHODS)
     if not isinstance(stratified, (bool, np.bool_)):
         raise TypeError(f"`stratified` must be True or False; got {stratified!r}")
+    check_choice(resample, "resample", RESAMPLE_MODES)
+    if isinstance(max_cells, bool) or not isinstance(max_cells, (int, np.integer)) or max_cells < 256:
+        raise ValueError(f"`max_cells` must be an integer >= 256, e.g. {MAX_CELLS}; got {max_cells!r}")
 
 
 def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) -> float:
@@ -333,6 +362,188 @@ def _check_progress(progress: Any) -> Callable[[float], None] | None:
     return progress
 
 
+# ---------------------------------------------------------------------------
+# one set of draws for every metric (and both models of a paired test)
+@dataclass(frozen=True)
+class _Drawn:
+    """Every evaluator's replicates (and jackknife values for BCa), and how they were drawn."""
+
+    replicates: list[np.ndarray]
+    jackknife: list[np.ndarray] | None
+    resample: str
+    n_blocks: int | None  # counts over score blocks (None: exact)
+
+
+def _stratum_ids(rows: _Rows) -> np.ndarray | None:
+    if rows.strata is None:
+        return None
+    ids = np.empty(rows.n, dtype=np.int64)
+    for k, members in enumerate(rows.strata):
+        ids[members] = k
+    return ids
+
+
+def _check_counts(evaluators: list[_Evaluator], rows: _Rows) -> None:
+    """``resample="counts"`` draws whole rows' counts of grouped runs: say why not otherwise."""
+    if rows.weight is not None:
+        raise ValueError(
+            "resample='counts' draws how many times each cell of rows is drawn, so it takes no "
+            "`sample_weight`; use resample='rows' for weighted data"
+        )
+    for ev in evaluators:
+        if ev.counted is None:
+            raise ValueError(
+                f"resample='counts' needs a metric counted over one sort (precall's average_precision "
+                f"or roc_auc, binary or macro/weighted); {ev.metric.name} is called on each resample, "
+                "so use resample='rows'"
+            )
+        if ev.counted.ties != "group":
+            raise ValueError(
+                f"resample='counts' draws counts of runs of tied scores, which needs ties='group'; "
+                f"{ev.metric.name} orders tied scores by input position, so use resample='rows'"
+            )
+
+
+def _by_counts(evaluators: list[_Evaluator], estimates: list[float], rng: np.random.Generator, rows: _Rows,
+               n_resamples: int, bca: bool, progress: Callable[[float], None] | None, max_cells: int) -> _Drawn:
+    """Replicates as multinomial cell counts over one :class:`CellDesign` shared by every evaluator."""
+    _check_counts(evaluators, rows)
+    columns: list[RankedColumn] = []
+    index: list[list[int]] = []  # each evaluator's columns in the design
+    for ev in evaluators:
+        ids = []
+        for col in ev.counted.columns:  # type: ignore[union-attr]
+            k = next((i for i, c in enumerate(columns) if c is col), len(columns))
+            if k == len(columns):
+                columns.append(col)
+            ids.append(k)
+        index.append(ids)
+    design: CellDesign = count_design(columns, _stratum_ids(rows), max_cells)
+
+    def values(counts: np.ndarray) -> list[np.ndarray]:
+        steps = cell_steps(design, counts)
+        return [ev.counted_values([steps[k] for k in ids]) for ev, ids in zip(evaluators, index)]
+
+    parts: list[list[np.ndarray]] = [[] for _ in evaluators]
+    done = 0
+    for counts in draw_counts(rng, design, n_resamples):
+        for part, v in zip(parts, values(counts)):
+            part.append(v)
+        done += counts.shape[0]
+        if progress is not None:
+            progress(done / n_resamples)
+    replicates = [np.concatenate(p) for p in parts]
+    jackknife = None
+    if bca:
+        jparts: list[list[np.ndarray]] = [[] for _ in evaluators]
+        for members, sizes in jackknife_groups(rng, rows.n, design.n_cells):
+            for part, v in zip(jparts, values(leave_out_cells(design, members, sizes))):
+                part.append(v)
+        jackknife = [np.concatenate(p) for p in jparts]
+    if not design.exact:  # the blocked statistic's bootstrap, moved onto the exact estimate
+        blocked = values(design.size[None, :])
+        replicates = [r + (est - float(b[0])) for r, est, b in zip(replicates, estimates, blocked)]
+    return _Drawn(replicates, jackknife, "counts", None if design.exact else design.n_blocks)
+
+
+def _draw(evaluators: list[_Evaluator], estimates: list[float], rng: np.random.Generator, rows: _Rows,
+          n_resamples: int, bca: bool, progress: Any, resample: str, max_cells: int) -> _Drawn:
+    progress = _check_progress(progress)
+    if resample == "counts":
+        return _by_counts(evaluators, estimates, rng, rows, n_resamples, bca, progress, int(max_cells))
+    replicates = _replicates(evaluators, rng, rows, n_resamples, progress)
+    jackknife = _jackknife(evaluators, rng, rows.n) if bca else None
+    return _Drawn(replicates, jackknife, "rows", None)
+
+
+def _resolve_metrics(metrics: Any, single: str) -> list[_Metric]:
+    if callable(metrics) or isinstance(metrics, str) or not isinstance(metrics, (list, tuple)) or not metrics:
+        raise TypeError(
+            f"`metrics` must be a non-empty list of metrics (for one metric use {single}); got {metrics!r}"
+        )
+    return [_resolve_metric(m) for m in metrics]
+
+
+def bootstrap_cis(
+    metrics: Any,
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    n_resamples: int = 2000,
+    level: float = 0.95,
+    method: str = "percentile",
+    stratified: bool = True,
+    random_state: Any = None,
+    progress: Any = None,
+    resample: str = "rows",
+    max_cells: int = MAX_CELLS,
+) -> list[BootstrapResult]:
+    """Bootstrap confidence intervals of several metrics from one set of resamples.
+
+    Every metric is evaluated on the same replicates (one draw, every kernel
+    run on the batch), so ``bootstrap_cis([m], ...)[0]`` equals
+    ``bootstrap_ci(m, ...)`` and the intervals of six AP conventions cost one
+    draw.
+
+    Parameters
+    ----------
+    metrics : list of callable or str
+        Metrics as :func:`bootstrap_ci` takes them.
+    y_true, y_score, sample_weight, n_resamples, level, method, stratified, random_state, progress
+        As in :func:`bootstrap_ci`.
+    resample : {"rows", "counts"}, default="rows"
+        As in :func:`bootstrap_ci`; with ``"counts"`` the metrics share one set
+        of cells.
+    max_cells : int, default=32768
+        As in :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    list of BootstrapResult
+        One per metric, in order.
+
+    See Also
+    --------
+    bootstrap_ci : one metric.
+    bootstrap_tests : several metrics of two models.
+
+    Examples
+    --------
+    >>> import functools, precall
+    >>> from precall import stats
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    >>> s = [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]
+    >>> step, auc = stats.bootstrap_cis([precall.average_precision, precall.roc_auc], y, s,
+    ...                                 n_resamples=500, random_state=0, resample="counts")
+    >>> step.resample, step.low < step.estimate < step.high, auc.n_resamples
+    ('counts', True, 500)
+    """
+    _check_resampling(n_resamples, method, stratified, resample, max_cells)
+    level = _check_level(level)
+    resolved = _resolve_metrics(metrics, "bootstrap_ci")
+    estimates = [_estimate(m, y_true, y_score, sample_weight) for m in resolved]
+    rng = np.random.default_rng(random_state)
+    rows = _rows(y_true, sample_weight, bool(stratified))
+    rank = _RankCache()
+    evaluators = [_Evaluator(m, rows, y_score, rank) for m in resolved]
+    drawn = _draw(evaluators, estimates, rng, rows, int(n_resamples), method == "bca", progress, resample,
+                  max_cells)
+    results = []
+    for k, (m, ev, estimate) in enumerate(zip(resolved, evaluators, estimates)):
+        replicates = drawn.replicates[k]
+        jack = drawn.jackknife[k] if drawn.jackknife is not None else None
+        low, high, z0, a = _interval(estimate, replicates, jack, level, method)
+        finite = replicates[~np.isnan(replicates)]
+        results.append(BootstrapResult(
+            estimate, low, high, level, method, float(np.std(finite, ddof=1)),
+            replicates, int(n_resamples), int(replicates.size - finite.size), rows.strata is not None,
+            ev.counted is not None, z0, a, jackknife_description(rows.n) if method == "bca" else None,
+            m.name, drawn.resample, drawn.n_blocks,
+        ))
+    return results
+
+
 def bootstrap_ci(
     metric: Any,
     y_true: Any,
@@ -345,6 +556,8 @@ def bootstrap_ci(
     stratified: bool = True,
     random_state: Any = None,
     progress: Any = None,
+    resample: str = "rows",
+    max_cells: int = MAX_CELLS,
 ) -> BootstrapResult:
     """Bootstrap confidence interval of any precall metric (or any metric callable).
 
@@ -375,6 +588,27 @@ def bootstrap_ci(
     progress : callable, default=None
         Called with the fraction of resamples done (0 to 1) after each block of
         replicates (a progress bar, or a way to stop: raise from it).
+    resample : {"rows", "counts"}, default="rows"
+        ``"rows"`` draws row indices, O(n) per replicate (without strata and in
+        one block, ``scipy.stats.bootstrap``'s draws).  ``"counts"`` draws each
+        replicate's count of rows in every *cell* (the rows of one stratum and
+        one run of tied scores) directly: per stratum a multinomial of the
+        stratum's size over its cells in proportion to their sizes, which is
+        exactly the distribution of the row bootstrap's counts, at O(cells) per
+        replicate.  It needs a counted precall metric, ``ties="group"`` and no
+        ``sample_weight`` (a ``ValueError`` says which is missing).
+    max_cells : int, default=32768
+        With ``"counts"``: when the runs make more cells (continuous scores:
+        about one run per row), consecutive runs are merged into score blocks
+        (cut where the cumulative positives cross a multiple of P / B or the
+        negatives of N / B: each block holds at most 1/B of either class), B
+        halving until the cells fit.  The replicates are then those of the
+        blocked statistic, shifted by ``estimate - blocked estimate``: the
+        interval is the exact estimate plus the blocked bootstrap's spread
+        around its own estimate (percentile: its quantiles; BCa: the bias
+        correction from the same shifted replicates, the acceleration from a
+        jackknife of the blocked statistic).  ``n_blocks`` of the result says
+        that this was done and with how many blocks.
 
     Returns
     -------
@@ -383,6 +617,7 @@ def bootstrap_ci(
     See Also
     --------
     bootstrap_test : two models on the same resamples.
+    bootstrap_cis : several metrics from one set of resamples.
     roc_auc_ci : DeLong's interval, without resampling.
 
     Examples
@@ -396,23 +631,97 @@ def bootstrap_ci(
     >>> round(ci.estimate, 6), ci.low < ci.estimate < ci.high, ci.n_degenerate
     (0.791667, True, 0)
     """
-    _check_resampling(n_resamples, method, stratified)
+    if isinstance(metric, (list, tuple)):
+        raise TypeError("`metric` must be one metric; for several use bootstrap_cis (one set of resamples)")
+    return bootstrap_cis([metric], y_true, y_score, sample_weight=sample_weight, n_resamples=n_resamples,
+                         level=level, method=method, stratified=stratified, random_state=random_state,
+                         progress=progress, resample=resample, max_cells=max_cells)[0]
+
+
+def bootstrap_tests(
+    metrics: Any,
+    y_true: Any,
+    score_a: Any,
+    score_b: Any,
+    *,
+    sample_weight: Any = None,
+    n_resamples: int = 2000,
+    level: float = 0.95,
+    method: str = "percentile",
+    stratified: bool = True,
+    random_state: Any = None,
+    progress: Any = None,
+    resample: str = "rows",
+    max_cells: int = MAX_CELLS,
+) -> list[PairedComparison]:
+    """Paired bootstrap comparisons of two models for several metrics, from one set of resamples.
+
+    With ``resample="counts"`` the cells are the joint (stratum, block of A,
+    block of B) cells of the rows, so both models are resampled on the same
+    rows; each replicate's cell counts are then summed to each model's blocks.
+    The blocks of both models coarsen together until the non-empty joint cells
+    fit ``max_cells``.
+
+    Parameters
+    ----------
+    metrics : list of callable or str
+        Metrics as :func:`bootstrap_ci` takes them.
+    y_true, score_a, score_b, sample_weight, n_resamples, level, method, stratified, random_state, progress
+        As in :func:`bootstrap_test`.
+    resample, max_cells
+        As in :func:`bootstrap_ci`.
+
+    Returns
+    -------
+    list of PairedComparison
+        One per metric, in order.
+
+    See Also
+    --------
+    bootstrap_test : one metric.
+    bootstrap_cis : several metrics of one model.
+
+    Examples
+    --------
+    >>> import precall
+    >>> from precall import stats
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    >>> a = [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]
+    >>> (t,) = stats.bootstrap_tests([precall.roc_auc], y, a, a, n_resamples=200, random_state=0,
+    ...                              resample="counts")
+    >>> t.difference, float(abs(t.replicates).max())
+    (0.0, 0.0)
+    """
+    _check_resampling(n_resamples, method, stratified, resample, max_cells)
     level = _check_level(level)
-    m = _resolve_metric(metric)
-    estimate = _estimate(m, y_true, y_score, sample_weight)
+    resolved = _resolve_metrics(metrics, "bootstrap_test")
+    estimates = []
+    for m in resolved:
+        estimates += [_estimate(m, y_true, score_a, sample_weight), _estimate(m, y_true, score_b, sample_weight)]
     rng = np.random.default_rng(random_state)
     rows = _rows(y_true, sample_weight, bool(stratified))
-    ev = _Evaluator(m, rows, y_score)
-    (replicates,) = _replicates([ev], rng, rows, int(n_resamples), _check_progress(progress))
-    jack = _jackknife([ev], rng, rows.n)[0] if method == "bca" else None
-    low, high, z0, a = _interval(estimate, replicates, jack, level, method)
-    finite = replicates[~np.isnan(replicates)]
-    return BootstrapResult(
-        estimate, low, high, level, method, float(np.std(finite, ddof=1)),
-        replicates, int(n_resamples), int(replicates.size - finite.size), rows.strata is not None,
-        ev.counted is not None, z0, a, jackknife_description(rows.n) if method == "bca" else None,
-        m.name,
-    )
+    rank = _RankCache()
+    evaluators = [ev for m in resolved for ev in (_Evaluator(m, rows, score_a, rank),
+                                                  _Evaluator(m, rows, score_b, rank))]
+    drawn = _draw(evaluators, estimates, rng, rows, int(n_resamples), method == "bca", progress, resample,
+                  max_cells)
+    results = []
+    for k, m in enumerate(resolved):
+        est_a, est_b = estimates[2 * k], estimates[2 * k + 1]
+        diffs = drawn.replicates[2 * k] - drawn.replicates[2 * k + 1]
+        jack = None
+        if drawn.jackknife is not None:
+            jack = drawn.jackknife[2 * k] - drawn.jackknife[2 * k + 1]
+        difference = est_a - est_b
+        low, high, _, _ = _interval(difference, diffs, jack, level, method)
+        finite = diffs[~np.isnan(diffs)]
+        sd = float(np.std(finite, ddof=1))
+        z = _z_statistic(difference, sd)
+        results.append(PairedComparison(
+            est_a, est_b, difference, low, high, level, z, _two_sided_p(z), sd, method, m.name,
+            int(n_resamples), int(diffs.size - finite.size), diffs, drawn.resample, drawn.n_blocks,
+        ))
+    return results
 
 
 def bootstrap_test(
@@ -428,6 +737,8 @@ def bootstrap_test(
     stratified: bool = True,
     random_state: Any = None,
     progress: Any = None,
+    resample: str = "rows",
+    max_cells: int = MAX_CELLS,
 ) -> PairedComparison:
     """Paired bootstrap comparison of two models scored on the same samples.
 
@@ -443,6 +754,9 @@ def bootstrap_test(
         As in :func:`bootstrap_ci`.
     score_a, score_b : array-like
         The two models' scores on the same samples.
+    resample, max_cells
+        As in :func:`bootstrap_ci`; with ``"counts"`` the cells are joint over
+        both models (:func:`bootstrap_tests`).
 
     Returns
     -------
@@ -451,6 +765,7 @@ def bootstrap_test(
     See Also
     --------
     bootstrap_ci : one model.
+    bootstrap_tests : several metrics from one set of resamples.
     roc_auc_test : DeLong's paired test.
 
     Examples
@@ -464,28 +779,9 @@ def bootstrap_test(
     >>> round(t.difference, 4), t.low < t.difference < t.high
     (-0.4167, True)
     """
-    _check_resampling(n_resamples, method, stratified)
-    level = _check_level(level)
-    m = _resolve_metric(metric)
-    est_a = _estimate(m, y_true, score_a, sample_weight)
-    est_b = _estimate(m, y_true, score_b, sample_weight)
-    rng = np.random.default_rng(random_state)
-    rows = _rows(y_true, sample_weight, bool(stratified))
-    evaluators = [_Evaluator(m, rows, score_a), _Evaluator(m, rows, score_b)]
-    rep_a, rep_b = _replicates(evaluators, rng, rows, int(n_resamples), _check_progress(progress))
-    diffs = rep_a - rep_b
-    jack = None
-    if method == "bca":
-        jack_a, jack_b = _jackknife(evaluators, rng, rows.n)
-        jack = jack_a - jack_b
-    difference = est_a - est_b
-    low, high, _, _ = _interval(difference, diffs, jack, level, method)
-    finite = diffs[~np.isnan(diffs)]
-    sd = float(np.std(finite, ddof=1))
-    z = _z_statistic(difference, sd)
-    return PairedComparison(
-        est_a, est_b, difference, low, high, level, z, _two_sided_p(z), sd, method, m.name,
-        int(n_resamples), int(diffs.size - finite.size), diffs,
-    )
-
-
+    if isinstance(metric, (list, tuple)):
+        raise TypeError("`metric` must be one metric; for several use bootstrap_tests (one set of resamples)")
+    return bootstrap_tests([metric], y_true, score_a, score_b, sample_weight=sample_weight,
+                           n_resamples=n_resamples, level=level, method=method, stratified=stratified,
+                           random_state=random_state, progress=progress, resample=resample,
+                           max_cells=max_cells)[0]

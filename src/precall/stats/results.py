@@ -76,6 +76,14 @@ class BootstrapResult(ConfidenceInterval):
         How BCa's jackknife split the rows.
     metric : str
         The metric and its options.
+    resample : str
+        ``"rows"`` (rows drawn with replacement) or ``"counts"`` (each cell's
+        count drawn from its multinomial: the same distribution without weights).
+    n_blocks : int or None
+        With ``"counts"``, the score blocks the runs were merged into (an
+        approximation, the replicates shifted onto the exact estimate; see
+        :func:`precall.stats.bootstrap_ci`); None when every run of tied scores
+        is its own cell (exact).
     """
 
     replicates: np.ndarray = field(repr=False)
@@ -87,12 +95,26 @@ class BootstrapResult(ConfidenceInterval):
     acceleration: float | None
     jackknife: str | None
     metric: str
+    resample: str = "rows"
+    n_blocks: int | None = None
+
+    @property
+    def resampling(self) -> str:
+        """How replicates were drawn, in words (``"counts over 4096 score blocks"``)."""
+        return _resampling_text(self.resample, self.n_blocks)
 
     def __str__(self) -> str:
         return (
             f"{self.metric}: {ConfidenceInterval.__str__(self)}; "
-            f"{self.n_resamples} resamples, {self.n_degenerate} degenerate"
+            f"{self.n_resamples} resamples ({self.resampling}), {self.n_degenerate} degenerate"
         )
+
+
+def _resampling_text(resample: str | None, n_blocks: int | None) -> str:
+    """``"rows"``, ``"counts"`` (exact) or ``"counts over N score blocks"`` (approximate)."""
+    if resample != "counts" or n_blocks is None:
+        return resample or "none"
+    return f"counts over {n_blocks} score blocks"
 
 
 @dataclass(frozen=True)
@@ -125,6 +147,10 @@ class PairedComparison:
         For the bootstrap: resamples drawn, and those left out as degenerate.
     replicates : ndarray or None
         For the bootstrap: the replicate differences (NaN where degenerate).
+    resample : str or None
+        For the bootstrap: ``"rows"`` or ``"counts"`` (as in :class:`BootstrapResult`).
+    n_blocks : int or None
+        For ``"counts"``: the score blocks of each model (None: exact runs).
     """
 
     estimate_a: float
@@ -141,6 +167,13 @@ class PairedComparison:
     n_resamples: int | None = None
     n_degenerate: int | None = None
     replicates: np.ndarray | None = field(default=None, repr=False)
+    resample: str | None = None
+    n_blocks: int | None = None
+
+    @property
+    def resampling(self) -> str:
+        """How replicates were drawn, in words (``"none"`` for DeLong)."""
+        return _resampling_text(self.resample, self.n_blocks)
 
     def __str__(self) -> str:
         return (
