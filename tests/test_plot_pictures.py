@@ -152,7 +152,7 @@ def test_pr_band_and_bootstrap_interval_in_the_legend():
     y, s = _data(1500, seed=10)
     ax = plot.pr_curve(y, s, label="m", ci=True)
     ci = stats.bootstrap_ci(functools.partial(precall.average_precision), y, s, n_resamples=plot.CI_RESAMPLES,
-                            random_state=0)
+                            random_state=0, resample="counts")
     assert f"m (AP step = {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}])" in _legend(ax)
     band = plot.pr_band(precall.threshold_table(y, s))
     x, _ = _fill(ax, "95% band").get_paths()[0].vertices.T
@@ -318,7 +318,7 @@ def test_report_ci_and_partial_auc(csv_file, tmp_path, capsys):
     data = np.loadtxt(csv_file, delimiter=",", skiprows=1)
     y, s = data[:, 0], data[:, 1]
     assert f"{precall.roc_auc(y, s, max_fpr=0.25):.4f}" in text
-    ci = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=200, random_state=0)
+    ci = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=200, random_state=0, resample="counts")
     assert f"[{ci.low:.4f}, {ci.high:.4f}]" in text
     assert "pAUC FPR &lt;= 0.25" in text
 
@@ -535,10 +535,9 @@ def test_multiclass_report_ci_and_partial_auc(tmp_path, capsys):
     header, rows = summary[0], {r[0]: r for r in summary[1:]}
     labels = y.astype(str)
     classes = ["0", "1", "2"]
-    ap = stats.bootstrap_ci(functools.partial(precall.average_precision, average="macro", labels=classes),
-                            labels, s, n_resamples=200, random_state=0)
-    auc = stats.bootstrap_ci(functools.partial(precall.roc_auc, average="macro", labels=classes),
-                             labels, s, n_resamples=200, random_state=0)
+    ap, auc = stats.bootstrap_cis([functools.partial(precall.average_precision, average="macro", labels=classes),
+                                   functools.partial(precall.roc_auc, average="macro", labels=classes)],
+                                  labels, s, n_resamples=200, random_state=0)  # one draw for both
     assert rows["macro 95% CI"][header.index("AP step")] == f"[{ap.low:.4f}, {ap.high:.4f}]"
     assert rows["macro 95% CI"][header.index("ROC-AUC")] == f"[{auc.low:.4f}, {auc.high:.4f}]"
     assert f"[{ap.low:.3f}, {ap.high:.3f}]" in text  # in the macro curve's legend too

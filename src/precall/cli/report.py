@@ -114,6 +114,6 @@ def register(sub: Any) -> None:
     rp.add_argument("--ci", action="store_true",
                     help="also each AP's bootstrap interval (200 resamples) and 95%% bands on both figures; "
                     "multi-class: the intervals of the macro AP and ROC-AUC (no bands; skipped with a note "
-                    "above 2e6 rows x classes)")
+                    "above 4e6 rows x classes)")
     rp.add_argument("--title", help="the report's title")
     rp.set_defaults(func=cmd_report)

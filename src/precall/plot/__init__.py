@@ -663,8 +663,10 @@ CI_RESAMPLES = 200
 def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "group",
               n_resamples: int = CI_RESAMPLES, random_state: Any = 0) -> dict[str, tuple[float, float]]:
     """95% interval of each model's AP (``kind="pr"``: :func:`precall.stats.bootstrap_ci`,
-    percentile, ``n_resamples``) or ROC-AUC (``"roc"``: :func:`precall.stats.roc_auc_ci`, DeLong;
-    the percentile bootstrap with weights), from the raw data the series was built from."""
+    percentile, ``n_resamples``; drawn as counts of tied-score runs, score blocks past
+    :data:`precall.stats.MAX_CELLS` cells, unless weighted or ``ties="stable"``) or ROC-AUC
+    (``"roc"``: :func:`precall.stats.roc_auc_ci`, DeLong; the percentile bootstrap with
+    weights), from the raw data the series was built from."""
     if series.data is None:
         return {}
     y_true, scores, weight = series.data
@@ -672,8 +674,9 @@ def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "
     for name, s in scores.items():
         if kind == "pr":
             metric = functools.partial(average_precision, method=method, ties=ties, pos_label=series.pos_label)
+            counts = weight is None and ties == "group"  # bounded time at any size
             ci = stats.bootstrap_ci(metric, y_true, s, sample_weight=weight, n_resamples=n_resamples,
-                                    random_state=random_state)
+                                    random_state=random_state, resample="counts" if counts else "rows")
         elif weight is None:
             ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, on_undefined="nan")
         else:

@@ -288,7 +288,8 @@ def html_report(
             [[_e(n), _num(results[n].average_precision["step"]),
               f"[{_num(ap_ci[n][0])}, {_num(ap_ci[n][1])}]"] for n in names])
             + f'<p class="note">Percentile bootstrap, {n_resamples} stratified resamples '
-            "(<code>precall.stats.bootstrap_ci</code>).</p>")
+            "(<code>precall.stats.bootstrap_ci</code>; without weights drawn as counts of tied-score runs, "
+            "in score blocks when there are more than 32,768 of them).</p>")
     one = len(names) == 1
     pr_svg = _svg(lambda ax: plot.pr_tables(series, envelope=one, ax=ax, pos_label=series.pos_label,
                                             intervals=ap_ci, band=ci, best_f1=True))
@@ -319,10 +320,11 @@ def html_report(
 
 # ---------------------------------------------------------------------------
 # multi-class (and multi-label) input
-CI_MAX_CELLS = 2_000_000
-"""Multi-class ``ci``: the bootstrap of the macro averages re-sorts every class per
-resample (about 0.5 s per resample at 1e6 rows x 10 classes), so it runs only up to
-this many cells (rows x classes) and is skipped with a note above it."""
+CI_MAX_CELLS = 4_000_000
+"""Multi-class ``ci``: the bootstrap of the macro averages draws rows and counts every
+(row, class) cell of each resample (one draw for both averages: about 0.1 s per
+resample at 4e6 cells), so it runs only up to this many cells (rows x classes) and
+is skipped with a note above it."""
 
 _AVERAGE_ROWS = (("macro", "macro"), ("weighted", "weighted"), ("micro", "micro"))
 
@@ -330,22 +332,17 @@ _AVERAGE_ROWS = (("macro", "macro"), ("weighted", "weighted"), ("micro", "micro"
 def _macro_intervals(y_true: Any, y_score: Any, *, sample_weight: Any, labels: Any, ties: str,
                      n_resamples: int, progress: Any) -> dict[str, Any]:
     """The bootstrap intervals of the macro AP (step) and the macro one-vs-rest ROC-AUC
-    (:func:`precall.stats.bootstrap_ci`, percentile, seed 0); ``progress(fraction)`` of both."""
+    (:func:`precall.stats.bootstrap_cis`: one set of row resamples for both, percentile,
+    seed 0); ``progress(fraction)``."""
     metrics = {
         "ap": functools.partial(average_precision, average="macro", labels=labels, ties=ties, on_undefined=0.0),
         "roc": functools.partial(roc_auc, average="macro", labels=labels, on_undefined="nan"),
     }
     with warnings.catch_warnings():  # a resample without some class warns once per resample
         warnings.simplefilter("ignore")
-        return {key: stats.bootstrap_ci(
-                    metric, y_true, y_score, sample_weight=sample_weight, n_resamples=n_resamples, random_state=0,
-                    progress=None if progress is None else functools.partial(_half, progress, i))
-                for i, (key, metric) in enumerate(metrics.items())}
-
-
-def _half(progress: Any, i: int, fraction: float) -> None:
-    """Progress of the ``i``-th of two bootstraps as a fraction of both."""
-    progress((i + fraction) / 2)
+        results = stats.bootstrap_cis(list(metrics.values()), y_true, y_score, sample_weight=sample_weight,
+                                      n_resamples=n_resamples, random_state=0, progress=progress)
+    return dict(zip(metrics, results))
 
 
 def _multiclass_report(
@@ -379,8 +376,8 @@ def _multiclass_report(
     intervals: dict[str, Any] = {}
     ci_note = ""
     if ci and n_rows * k > CI_MAX_CELLS:
-        ci_note = (f'<p class="note"><strong>No intervals:</strong> the bootstrap of the macro averages re-sorts '
-                   f"every class per resample; {n_rows} rows x {k} classes is more than {CI_MAX_CELLS:,} cells, "
+        ci_note = (f'<p class="note"><strong>No intervals:</strong> the bootstrap of the macro averages counts '
+                   f"every (row, class) cell of each resample; {n_rows} rows x {k} classes is more than {CI_MAX_CELLS:,} cells, "
                    "so it was skipped here. <code>precall evaluate --class-columns ... --ci</code> computes "
                    "them (it takes minutes at this size).</p>")
         warnings.warn(f"no intervals in the report: {n_rows} rows x {k} classes is more than {CI_MAX_CELLS:,} "
