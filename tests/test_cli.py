@@ -862,3 +862,15 @@ def test_stream_with_a_pos_label_absent_from_the_first_chunk(tmp_path, capsys):
     assert main(["evaluate", str(path), "--label", "y", "--score", "s", "--pos-label", "7", "--stream",
                  "--chunk-rows", "4"]) == 2
     assert "--pos-label '7' does not occur" in capsys.readouterr().err
+
+
+def test_ci_on_a_file_without_positives_says_why(tmp_path, capsys):
+    """The point estimates are printed (AP 0 by policy, with its warning); the intervals are
+    refused in one line that names the file and the reason, exit 2."""
+    path = tmp_path / "neg.csv"
+    path.write_text("y,s\n0,0.1\n0,0.2\n0,0.3\n")
+    code = main(["evaluate", str(path), "--label", "y", "--score", "s", "--ci"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].startswith(f"precall: error: {path}: ") and "undefined on the input" in err[-1]
+    assert "no positive" in err[-1]

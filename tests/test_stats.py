@@ -481,6 +481,9 @@ def test_bootstrap_errors_name_the_argument(rng):
         stats.bootstrap_ci("roc_auc", y, s[:-1])
     with pytest.raises(ValueError, match="negative"):
         stats.bootstrap_ci("roc_auc", y, s, sample_weight=-np.ones(len(y)))
+    for metric in (precall.average_precision, precall.roc_auc):  # AP 0 by policy: undefined all the same
+        with pytest.raises(ValueError, match="undefined on the input"):
+            _quiet(stats.bootstrap_ci, metric, np.zeros(5), np.arange(5.0))
     with pytest.raises(ValueError, match="undefined for class"):
         _quiet(stats.bootstrap_ci, functools.partial(precall.average_precision, labels=[0, 1, 2]),
                [0, 1, 1, 0], np.eye(4)[:, :3])

@@ -284,9 +284,18 @@ def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) ->
             "`metric` must return one number; got an array of shape "
             f"{value.shape} (average=None gives per-class values: bootstrap a scalar average)"
         )
-    if np.isnan(value):
+    undefined = bool(np.isnan(value))
+    if (not undefined and metric.kind != "callable" and kwargs.get("on_undefined", "warn") != "nan"
+            and not is_multi(y_true, y_score, kwargs.get("labels"))):  # classes: named when counted
+        # replicates are computed with on_undefined="nan": a value the policy filled in
+        # (AP 0 without positives) is undefined on every resample as well
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            undefined = bool(np.isnan(metric.func(y_true, y_score, **{**kwargs, "on_undefined": "nan"})))
+    if undefined:
         raise ValueError(
-            f"{metric.name} is undefined (NaN) on the input, so it cannot be bootstrapped"
+            f"{metric.name} is undefined on the input (no positive or no negative samples), so it "
+            "cannot be bootstrapped"
         )
     return float(value)
 
@@ -303,8 +312,8 @@ def _interval(
     finite = replicates[~np.isnan(replicates)]
     if finite.size < 2:
         raise ValueError(
-            f"only {finite.size} of {replicates.size} resamples gave a defined value; "
-            "use stratified=True or more data"
+            f"only {finite.size} of {replicates.size} resamples gave a defined value (a class "
+            "missing from the others); stratified=True keeps every class's count, else more data helps"
         )
     alpha = (1 - level) / 2
     if method == "percentile":
