@@ -874,3 +874,20 @@ def test_ci_on_a_file_without_positives_says_why(tmp_path, capsys):
     assert code == 2
     assert err[-1].startswith(f"precall: error: {path}: ") and "undefined on the input" in err[-1]
     assert "no positive" in err[-1]
+
+
+@pytest.mark.parametrize("command", ["evaluate", "plot", "report"])
+def test_a_class_without_rows_is_named_in_one_warning(tmp_path, capsys, command):
+    """The library's undefined-metric warnings cannot say which class; the CLI names it, once."""
+    if command != "evaluate":
+        pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 60)
+    path = write_csv(tmp_path / "m.csv", ["y", "p_0", "p_1", "p_2"],
+                     [[int(a), *np.round(b, 4)] for a, b in zip(y, rng.random((60, 3)))])
+    out = {"evaluate": [], "plot": ["-o", str(tmp_path / "m.png")], "report": ["-o", str(tmp_path / "m.html")]}
+    code = main([command, str(path), "--label", "y", "--class-columns", "0=p_0,1=p_1,2=p_2", *out[command]])
+    err = capsys.readouterr().err
+    assert code == 0
+    warned = [line for line in err.splitlines() if line.startswith("precall: warning:")]
+    assert len(warned) == 1 and "class(es) '2' have no rows in column 'y'" in warned[0], err

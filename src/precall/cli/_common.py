@@ -231,6 +231,25 @@ def _print_warning_messages(source: str, messages: Sequence[str]) -> None:
         print(f"{PROG}: warning: {source}: {first}", file=sys.stderr)
 
 
+_CLASS_UNDEFINED = ("No positive", "Only one class")  # the library's undefined-metric warnings
+
+
+def class_warnings(messages: Sequence[str], classes: Sequence[Any], labels: Sequence[str],
+                   label_column: str) -> list[str]:
+    """Multi-class warnings, each once: the library's undefined-metric warnings (which
+    cannot say which class) replaced by one naming the classes without rows."""
+    present = set(labels)
+    absent = [c for c in classes if str(c) not in present]
+    out = list(dict.fromkeys(messages))
+    if absent:
+        shown = ", ".join(repr(str(c)) for c in absent)
+        out = [m for m in out if not m.startswith(_CLASS_UNDEFINED)]
+        out.insert(0, f"class(es) {shown} have no rows in column {label_column!r}: their AP and ROC-AUC are "
+                      "undefined (AP 0 and ROC-AUC NaN by default, as scikit-learn reports them; the averages "
+                      "include them); leave them out of the class columns to average over the others")
+    return out
+
+
 def _print_warnings(report: Any) -> None:
     """Print the warnings a report collected (it has `.source` and `.warnings`)."""
     _print_warning_messages(report.source, report.warnings)

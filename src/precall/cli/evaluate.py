@@ -21,12 +21,9 @@ from ._common import (
     RECALL_GRIDS,
     TIES,
     TIES_HELP,
-    CiOptions,
-    CliError,
     _add_ci_options,
     _add_file_arguments,
     _add_output_options,
-    drawn_as,
     _bootstrap_kwargs,
     _ci_options,
     _digits,
@@ -38,7 +35,11 @@ from ._common import (
     _print_warnings,
     _show_labels,
     _unit,
+    CiOptions,
+    CliError,
     class_pairs,
+    class_warnings,
+    drawn_as,
     resolve_pos_label,
 )
 from ._format import (
@@ -638,11 +639,8 @@ def evaluate_classes(
     per_class_auc = [float(v) for v in result.per_class_roc_auc]
     ovr = {a: float(result.roc_auc[a]) for a in AVERAGES}
     ovo = float(result.roc_auc["ovo"])
-    messages: list[str] = []
-    for item in caught:  # the same warning repeats once per convention and average
-        text = str(item.message)
-        if text not in messages:
-            messages.append(text)
+    # the same warning repeats once per convention and average
+    messages = class_warnings([str(item.message) for item in caught], classes, columns.labels, label)
     return MultiReport(
         source=name,
         n_rows=len(columns.labels),

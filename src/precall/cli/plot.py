@@ -15,7 +15,6 @@ from precall.readers import label_counts, read_file
 
 from ._common import (
     TIES,
-    CliError,
     _add_file_arguments,
     _finite,
     _int_in,
@@ -23,7 +22,9 @@ from ._common import (
     _prevalence,
     _print_warning_messages,
     _unit,
+    CliError,
     class_pairs,
+    class_warnings,
     resolve_pos_label,
 )
 
@@ -118,7 +119,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
         fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
     except OSError as exc:
         raise CliError(f"-o {out!r}: cannot write the figure: {exc.strerror or exc}") from None
-    _print_warning_messages(path, [str(w.message) for w in caught])
+    messages = [str(w.message) for w in caught]
+    if multi:
+        messages = class_warnings(messages, classes, columns.labels, args.label)
+    _print_warning_messages(path, messages)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 

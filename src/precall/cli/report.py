@@ -15,13 +15,14 @@ from precall.readers import label_counts, read_file
 
 from ._common import (
     TIES,
-    CliError,
     _add_file_arguments,
     _int_in,
     _level,
     _print_warning_messages,
     _terminal_progress,
+    CliError,
     class_pairs,
+    class_warnings,
     resolve_pos_label,
 )
 
@@ -79,7 +80,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             fh.write(text)
     except OSError as exc:
         raise CliError(f"-o {out!r}: cannot write the report: {exc.strerror or exc}") from None
-    _print_warning_messages(path, [str(w.message) for w in caught])
+    messages = [str(w.message) for w in caught]
+    if multi:
+        messages = class_warnings(messages, classes, columns.labels, args.label)
+    _print_warning_messages(path, messages)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
