@@ -443,3 +443,27 @@ def test_compare_prints_its_summary_first_and_blocks_both_models_jointly(continu
     delong, boot = tests[0], tests[1]
     assert boot["standard_error"] == pytest.approx(delong["standard_error"], rel=0.25)
     assert boot["low"] < boot["difference"] < boot["high"]
+
+
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_ci_estimates_are_out_before_the_resampling_starts(shared_data_dir, capsys, monkeypatch, multiclass):
+    """Partial output early: when the bootstrap starts, the point estimates are already printed."""
+    seen = []
+    original = precall.stats.bootstrap_cis
+
+    def spy(*args, **kwargs):
+        seen.append(capsys.readouterr().out)  # what was printed before the resampling
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(precall.stats, "bootstrap_cis", spy)
+    if multiclass:
+        argv = ["evaluate", str(shared_data_dir / "yardstick_hpc_cv.csv"), *HPC, "--ci", "--resamples", "20"]
+        estimates = "Averages (ROC-AUC"
+    else:
+        argv = ["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b", "--ci",
+                "--resamples", "20"]
+        estimates = "ROC-AUC"
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert seen and estimates in seen[0] and "95% CI" not in seen[0]
+    assert "95% CI" in out  # the intervals follow

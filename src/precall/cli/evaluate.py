@@ -32,6 +32,7 @@ from ._common import (
     _int_in,
     _on_undefined,
     _prevalence,
+    _print_warning_messages,
     _print_warnings,
     _show_labels,
     _unit,
@@ -626,10 +627,6 @@ def evaluate_classes(
         try:  # one sort per class, the averages from the per-class values (precall.evaluate)
             result = precall.evaluate(y, scores, ties=ties, recall_grid=recall_grid,
                                       on_undefined=on_undefined, **common)
-            intervals = None
-            if ci is not None:
-                intervals = multiclass_intervals(y, scores, w, classes=classes, methods=methods, ties=ties,
-                                                 recall_grid=recall_grid, ci=ci, on_undefined=on_undefined)
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
         except (OverflowError, ZeroDivisionError) as exc:
@@ -641,7 +638,7 @@ def evaluate_classes(
     ovo = float(result.roc_auc["ovo"])
     # the same warning repeats once per convention and average
     messages = class_warnings([str(item.message) for item in caught], classes, columns.labels, label)
-    return MultiReport(
+    report = MultiReport(
         source=name,
         n_rows=len(columns.labels),
         label_column=label,
@@ -658,8 +655,28 @@ def evaluate_classes(
         roc_auc_ovo_macro=ovo,
         warnings=messages,
         score_columns=list(score_columns or classes),
-        intervals=intervals,
+        intervals=None,
     )
+    if ci is None:
+        return report
+    return multiclass_with_intervals(report, columns, ci=ci, on_undefined=on_undefined)
+
+
+def multiclass_with_intervals(report: MultiReport, columns: Columns, *, ci: CiOptions,
+                              on_undefined: Any = "warn") -> MultiReport:
+    """``report`` with the bootstrap intervals of its macro averages (:func:`multiclass_intervals`)
+    and the warnings they raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            intervals = multiclass_intervals(np.array(columns.labels), columns.scores, columns.weights,
+                                             classes=report.classes, methods=report.methods, ties=report.ties,
+                                             recall_grid=report.recall_grid, ci=ci, on_undefined=on_undefined)
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{report.source}: {exc}") from None
+    messages = class_warnings([*report.warnings, *(str(w.message) for w in caught)], report.classes,
+                              columns.labels, report.label_column)
+    return dataclasses.replace(report, intervals=intervals, warnings=messages)
 
 
 def multiclass_intervals(
@@ -682,7 +699,14 @@ def multiclass_intervals(
 
 def format_multiclass_text(report: MultiReport, digits: int = 6, wide: bool = False) -> str:
     """The text report of a multi-class evaluation: a per-class table, then the averages
-    (and their intervals with ``--ci``); 80 columns unless ``wide``."""
+    (and, with ``--ci``, :func:`format_multiclass_intervals`); 80 columns unless ``wide``."""
+    text = _multiclass_estimates_text(report, digits, wide)
+    if report.intervals is not None:
+        text += "\n\n" + format_multiclass_intervals(report, digits, wide)
+    return text
+
+
+def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool) -> str:
     weight_word = "weight" if report.weight_column else "rows"
     if report.score_columns == report.classes:
         scores_line = ("scores      columns " + ", ".join(repr(c) for c in report.classes)
@@ -697,10 +721,6 @@ def format_multiclass_text(report: MultiReport, digits: int = 6, wide: bool = Fa
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
         f"ties        {report.ties} ({TIES_HELP.get(report.ties, '')}); "
         f"recall grid {report.recall_grid}",
-    ]
-    if report.intervals is not None:
-        lines.append("intervals   " + report.intervals.describe())
-    lines += [
         "",
         "Per class (one-vs-rest): AP by convention, ROC-AUC; support = "
         + ("total weight of the rows with that label" if report.weight_column
@@ -714,17 +734,25 @@ def format_multiclass_text(report: MultiReport, digits: int = 6, wide: bool = Fa
     rows.append(["ROC-AUC", *(_fmt(v, digits) for v in report.per_class_roc_auc)])
     lines = fit(lines, wide=wide) + render_table(header, rows, wide=wide)
     lines += ["", "Averages (ROC-AUC: one-vs-rest; OvO: one-vs-one macro, Hand & Till)"]
-    iv = report.intervals
-    header = ["metric", *AVERAGES] + ([f"macro {iv.level:.0%} CI"] if iv is not None else [])
-    rows = [[m, *(_fmt(report.average_ap[a][m], digits) for a in AVERAGES)]
-            + ([_fmt_interval(iv.average_precision[m], digits)] if iv is not None else []) for m in methods]
-    rows.append(["ROC-AUC", *(_fmt(report.roc_auc_ovr[a], digits) for a in AVERAGES)]
-                + ([_fmt_interval(iv.roc_auc, digits)] if iv is not None else []))
-    rows.append(["ROC-AUC OvO", _fmt(report.roc_auc_ovo_macro, digits), "-", "-"]
-                + (["-"] if iv is not None else []))
-    lines += render_table(header, rows, wide=wide)
+    rows = [[m, *(_fmt(report.average_ap[a][m], digits) for a in AVERAGES)] for m in methods]
+    rows.append(["ROC-AUC", *(_fmt(report.roc_auc_ovr[a], digits) for a in AVERAGES)])
+    rows.append(["ROC-AUC OvO", _fmt(report.roc_auc_ovo_macro, digits), "-", "-"])
+    lines += render_table(["metric", *AVERAGES], rows, wide=wide)
     lines += ["", "conventions:"]
     lines += legend([(m, describe(m)) for m in methods], wide=wide)
+    return "\n".join(lines)
+
+
+def format_multiclass_intervals(report: MultiReport, digits: int = 6, wide: bool = False) -> str:
+    """``--ci`` with ``--class-columns``: the macro averages and their intervals, with how they
+    were drawn (printed after the estimates, which come first)."""
+    iv = report.intervals
+    assert iv is not None
+    lines = fit(["intervals   " + iv.describe()], wide=wide)
+    rows = [[m, _fmt(report.average_ap["macro"][m], digits), _fmt_interval(iv.average_precision[m], digits)]
+            for m in report.methods]
+    rows.append(["ROC-AUC", _fmt(report.roc_auc_ovr["macro"], digits), _fmt_interval(iv.roc_auc, digits)])
+    lines += render_table(["metric", "macro", f"{iv.level:.0%} CI"], rows, wide=wide)
     return "\n".join(lines)
 
 
@@ -904,11 +932,20 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
     path = args.file
     columns = read_file(path, label=args.label, score_columns=[(c, "--class-columns") for c in score_columns],
                         weight=args.weight, classes=classes, delimiter=args.delimiter)
+    text = not (args.json or args.markdown or args.csv)
     report = evaluate_classes(
         columns, name=path, label=args.label, classes=classes, weight=args.weight,
         methods=methods, ties=args.ties, recall_grid=args.recall_grid, score_columns=score_columns,
-        ci=_ci_options(args) if args.ci else None, on_undefined=_on_undefined(args),
+        ci=_ci_options(args) if args.ci and not text else None, on_undefined=_on_undefined(args),
     )
+    if args.ci and text:  # the estimates first (flushed), then the intervals, which take longer
+        _print_warnings(report)
+        print(format_multiclass_text(report, digits=args.digits, wide=args.wide), flush=True)
+        shown = set(report.warnings)
+        report = multiclass_with_intervals(report, columns, ci=_ci_options(args), on_undefined=_on_undefined(args))
+        _print_warning_messages(report.source, [m for m in report.warnings if m not in shown])
+        print("\n" + format_multiclass_intervals(report, digits=args.digits, wide=args.wide))
+        return 0
     if args.markdown or args.csv:
         _print_warnings(report)
         print(format_multiclass_table(report, digits=args.digits, style="markdown" if args.markdown else "csv"))
