@@ -62,13 +62,23 @@ def test_counts_replicates_are_distributed_as_the_row_bootstrap(stratified):
 
 
 def test_one_draw_for_many_metrics_equals_one_metric_at_a_time():
+    """The metrics share the draws and each ranked column's counted steps (rows: counted once
+    a block for every metric); each still equals its own bootstrap bit for bit."""
     y, a, _ = _data(500, seed=2)
-    for resample in ("rows", "counts"):
-        many = stats.bootstrap_cis(METRICS[:2], y, a, n_resamples=200, random_state=3, resample=resample)
-        for m, got in zip(METRICS[:2], many):
-            one = stats.bootstrap_ci(m, y, a, n_resamples=200, random_state=3, resample=resample)
+    for resample, method in (("rows", "percentile"), ("counts", "percentile"), ("rows", "bca")):
+        many = stats.bootstrap_cis(METRICS, y, a, n_resamples=200, random_state=3, resample=resample,
+                                   method=method)
+        for m, got in zip(METRICS, many):
+            one = stats.bootstrap_ci(m, y, a, n_resamples=200, random_state=3, resample=resample, method=method)
             np.testing.assert_array_equal(got.replicates, one.replicates)
             assert (got.low, got.high) == (one.low, one.high)
+    rng = np.random.default_rng(4)
+    yc, sc = rng.integers(0, 3, 300), np.round(rng.random((300, 3)), 2)  # multi-class macro, rows
+    macro = [functools.partial(precall.average_precision, method=m, average="macro") for m in precall.AP_METHODS]
+    many = stats.bootstrap_cis(macro, yc, sc, n_resamples=100, random_state=5)
+    for m, got in zip(macro, many):
+        np.testing.assert_array_equal(got.replicates, stats.bootstrap_ci(m, yc, sc, n_resamples=100,
+                                                                         random_state=5).replicates)
 
 
 def test_blocked_bootstrap_spread_is_within_a_few_percent_of_the_exact_one():

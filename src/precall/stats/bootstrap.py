@@ -224,6 +224,16 @@ def _rows(y_true: Any, sample_weight: Any, stratified: bool) -> _Rows:
     return _Rows(y, weight, keep, strata)
 
 
+def _shared(shared: dict[int, Steps] | None, col: RankedColumn, count: Callable[[], Steps]) -> Steps:
+    """``count()`` once per ranked column and block (the kernels only read the steps)."""
+    if shared is None:
+        return count()
+    key = id(col)
+    if key not in shared:
+        shared[key] = count()
+    return shared[key]
+
+
 class _Evaluator:
     """One model's replicate values: counted over one sort, or called per resample."""
 
@@ -238,20 +248,24 @@ class _Evaluator:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.counted.value(steps)  # type: ignore[union-attr]
 
-    def resampled(self, draws: Draws) -> np.ndarray:
+    def resampled(self, draws: Draws, shared: dict[int, Steps] | None = None) -> np.ndarray:
+        """The replicates of a block of draws; ``shared`` holds the steps of the ranked
+        columns already counted for this block (the metrics of one model share them)."""
         w = self.rows.weight
         if self.counted is not None:
-            return self.counted_values([resample_steps(c, draws, w) for c in self.counted.columns])
+            return self.counted_values([_shared(shared, c, lambda c=c: resample_steps(c, draws, w))
+                                        for c in self.counted.columns])
         out = np.empty(draws.m)
         for i, rows in enumerate(draws.rows()):
             rows = np.sort(rows)  # the drawn rows, in input order
             out[i] = _call(self.metric, self.rows.y_true[rows], self.y_score[rows], None if w is None else w[rows])
         return out
 
-    def left_out(self, members: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    def left_out(self, members: np.ndarray, sizes: np.ndarray, shared: dict[int, Steps] | None = None) -> np.ndarray:
         w = self.rows.weight
         if self.counted is not None:
-            return self.counted_values([leave_out_steps(c, members, sizes, w) for c in self.counted.columns])
+            return self.counted_values([_shared(shared, c, lambda c=c: leave_out_steps(c, members, sizes, w))
+                                        for c in self.counted.columns])
         out = np.empty(sizes.shape[0])
         start = 0
         for g, size in enumerate(sizes):
@@ -345,8 +359,9 @@ def _interval(
 def _jackknife(evaluators: list[_Evaluator], rng: np.random.Generator, n: int) -> list[np.ndarray]:
     parts: list[list[np.ndarray]] = [[] for _ in evaluators]
     for members, sizes in jackknife_groups(rng, n):
+        shared: dict[int, Steps] = {}
         for part, ev in zip(parts, evaluators):
-            part.append(ev.left_out(members, sizes))
+            part.append(ev.left_out(members, sizes, shared))
     return [np.concatenate(p) for p in parts]
 
 
@@ -357,8 +372,9 @@ def _replicates(
     parts: list[list[np.ndarray]] = [[] for _ in evaluators]
     done = 0
     for draws in draw_blocks(rng, rows.n, n_resamples, rows.strata):
+        shared: dict[int, Steps] = {}  # each ranked column counted once per block, for every metric
         for part, ev in zip(parts, evaluators):
-            part.append(ev.resampled(draws))
+            part.append(ev.resampled(draws, shared))
         done += draws.m
         if progress is not None:
             progress(done / n_resamples)
