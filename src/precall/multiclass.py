@@ -20,6 +20,7 @@ warning, counted as 0 in the mean, as scikit-learn does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations, permutations
 from typing import Any, Callable, Iterator
@@ -28,7 +29,7 @@ import numpy as np
 
 from ._core import conventions
 from ._core.evaluation import Evaluation, evaluation_from_steps
-from ._core.sort import Ranked, ascending_key, distinct_counts, run_ends, sorted_split, stable_descending_sort
+from ._core.sort import Ranked, ascending_key, distinct_counts, ranked_counts, run_ends, sorted_split, stable_descending_sort
 from ._core.steps import Steps, steps_and_grouped, steps_from_ranked, steps_from_sorted, steps_of
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from ._core.validate import (
@@ -44,6 +45,8 @@ __all__ = [
     "MeanAveragePrecision",
     "MultiEvaluation",
     "label_ranking_average_precision",
+    "macro_pr_curve",
+    "macro_roc_curve",
     "mean_average_precision",
     "per_class_tables",
 ]
@@ -116,18 +119,19 @@ def _transposed(a: np.ndarray, start: int, stop: int) -> np.ndarray:
     return out
 
 
+def _contiguous_columns(a: np.ndarray) -> Iterator[np.ndarray]:
+    """The columns of a 2-D array, each contiguous, transposed a block of columns at a time."""
+    a = a if a.flags.c_contiguous else np.ascontiguousarray(a)
+    for start in range(0, a.shape[1], _BLOCK_COLUMNS):
+        block = _transposed(a, start, min(start + _BLOCK_COLUMNS, a.shape[1]))
+        yield from block
+        del block
+
+
 def _columns(data: MultiInput) -> Iterator[BinaryInput]:
     """Each class's binary problem, its column made contiguous a block at a time."""
-    s, y, w = data.scores, data.positive, data.weight
-    k = s.shape[1]
-    if not s.flags.c_contiguous or not y.flags.c_contiguous:
-        s, y = np.ascontiguousarray(s), np.ascontiguousarray(y)
-    for start in range(0, k, _BLOCK_COLUMNS):
-        stop = min(start + _BLOCK_COLUMNS, k)
-        scores, positive = _transposed(s, start, stop), _transposed(y, start, stop)
-        for j in range(stop - start):
-            yield _column(scores[j], positive[j], w)
-        del scores, positive
+    for scores, positive in zip(_contiguous_columns(data.scores), _contiguous_columns(data.positive)):
+        yield _column(scores, positive, data.weight)
 
 
 _ROW_CELLS = 1 << 22  # cells per block of rows for average="samples"
@@ -444,6 +448,138 @@ def per_class_tables(
     }
 
 
+# ---------------------------------------------------------------------------
+# macro-average curves (drawn by precall.plot and the report)
+# The macro average of k per-class curves, drawn as one curve whose area is the
+# macro average of the areas:
+#
+# * PR: mean precision at a common recall grid, the union of the classes'
+#   recalls.  Each class's step curve is constant on each interval of that grid
+#   ((R_{n-1}, R_n] at the precision of its threshold), so the mean step curve's
+#   area is the mean of the step APs: the macro AP (step).  A class without
+#   positives has no curve and counts as precision 0 (its AP counts 0 in the mean).
+# * ROC: mean TPR over a common FPR grid, the union of the classes' FPRs, as
+#   scikit-learn's ROC example draws it; at an FPR where some class's curve rises
+#   vertically the mean is taken on both sides, so the polyline's trapezoid area
+#   is the mean of the classes' AUCs: the macro one-vs-rest ROC-AUC.  A class with
+#   one kind of sample (no ROC curve) is left out, as its AUC is undefined.
+def macro_pr_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.ndarray]:
+    """The macro-average PR curve: mean precision at the union of the classes' recalls.
+
+    Parameters
+    ----------
+    tables : sequence of ThresholdTable
+        One class each (one against the rest), e.g. the values of
+        :func:`precall.per_class_tables`.
+
+    Returns
+    -------
+    recall, precision : ndarray
+        In scikit-learn's order (recall decreasing, ending at ``(0, 1)``), to be
+        drawn as steps (``drawstyle="steps-post"``): each recall interval
+        ``(r_{j+1}, r_j]`` at the mean over classes of the precision of each
+        class's step curve there.  Its area, ``-sum(diff(recall) *
+        precision[:-1])``, is the macro step AP (a class without positives
+        counting 0).
+
+    See Also
+    --------
+    macro_roc_curve : the same for ROC curves.
+    precall.evaluate : the macro AP (``average_precision["macro"]``).
+
+    Examples
+    --------
+    >>> import numpy as np, precall
+    >>> from precall.multiclass import macro_pr_curve
+    >>> y = [0, 1, 2, 1, 0, 2]
+    >>> s = np.eye(3)[[0, 1, 2, 0, 0, 1]] + 0.1
+    >>> r, p = macro_pr_curve(list(precall.per_class_tables(y, s).values()))
+    >>> area = -np.sum(np.diff(r) * p[:-1])
+    >>> bool(np.isclose(area, precall.average_precision(y, s, average="macro")))
+    True
+    """
+    if not tables:
+        raise ValueError("`tables` must hold at least one class's table; got none")
+    curves = []
+    for table in tables:
+        if table.n_pos > 0:
+            curve = table.precision_recall_curve()
+            curves.append((curve.recall[::-1], curve.precision[::-1]))  # recall increasing
+    grid = np.unique(np.concatenate([r for r, _ in curves] + [np.array([0.0, 1.0])]))
+    total = np.zeros(grid.size)
+    for recall, precision in curves:
+        # the step value on (previous grid point, r]: the first point whose recall reaches r (of
+        # equal recalls, the one with the fewest false positives, as the step sum takes)
+        total += precision[np.minimum(np.searchsorted(recall, grid, side="left"), recall.size - 1)]
+    return grid[::-1], total[::-1] / len(tables)
+
+
+def _sides(grid: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A polyline through ``(xp, fp)`` (``xp`` non-decreasing, spanning ``grid``) at each
+    ``grid`` point: the value coming from the left and leaving to the right (they differ
+    where the polyline rises vertically)."""
+    n = xp.size
+    last = np.clip(np.searchsorted(xp, grid, side="right") - 1, 0, n - 1)  # last vertex at or before
+    first = np.clip(np.searchsorted(xp, grid, side="left"), 0, n - 1)  # first vertex at or after
+    vertex = xp[first] == grid
+    width = np.where(vertex, 1.0, xp[first] - xp[last])
+    mid = fp[last] + (fp[first] - fp[last]) * np.where(vertex, 0.0, (grid - xp[last]) / width)
+    return np.where(vertex, fp[first], mid), np.where(vertex, fp[last], mid)
+
+
+def macro_roc_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.ndarray]:
+    """The macro-average ROC curve: mean TPR over the union of the classes' FPRs.
+
+    Parameters
+    ----------
+    tables : sequence of ThresholdTable
+        One class each (one against the rest), e.g. the values of
+        :func:`precall.per_class_tables`; ROC uses each table's grouped form.
+
+    Returns
+    -------
+    fpr, tpr : ndarray
+        A polyline from ``(0, 0)`` to ``(1, 1)``: at each FPR of any class's ROC
+        curve, the mean TPR of the classes coming from the left and leaving to
+        the right (scikit-learn's example interpolates the mean TPR on such a
+        grid; the two sides keep the vertical rises).  Its trapezoid area is the
+        macro one-vs-rest ROC-AUC.  Classes with one kind of sample are left out.
+
+    See Also
+    --------
+    macro_pr_curve : the same for PR curves.
+    precall.roc_auc : the macro one-vs-rest AUC (``average="macro"``).
+
+    Examples
+    --------
+    >>> import precall
+    >>> from precall.multiclass import macro_roc_curve
+    >>> tables = precall.per_class_tables(["a", "b", "c", "c"], [[.6, .3, .1], [.2, .5, .3],
+    ...                                                         [.1, .3, .6], [.3, .4, .3]])
+    >>> fpr, tpr = macro_roc_curve(list(tables.values()))
+    >>> fpr.tolist(), tpr.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ([0.0, 0.0, 0.3333333333333333, 0.5, 1.0], [0.0, 0.8333333333333334, 0.9444444444444443, 1.0, 1.0])
+    """
+    curves = []
+    for table in tables:
+        if table.n_pos > 0 and table.n_neg > 0:
+            curve = table.grouped().roc_curve(drop_intermediate=True)
+            curves.append((curve.fpr, curve.tpr))
+    if not curves:
+        raise ValueError("`tables` must hold a class with both positives and negatives; got none")
+    grid = np.unique(np.concatenate([f for f, _ in curves]))
+    left, right = np.zeros(grid.size), np.zeros(grid.size)
+    for fpr, tpr in curves:
+        a, b = _sides(grid, fpr, tpr)
+        left += a
+        right += b
+    x = np.repeat(grid, 2)
+    y = np.empty(x.size)
+    y[0::2], y[1::2] = left / len(curves), right / len(curves)
+    keep = np.r_[True, (np.diff(x) != 0) | (np.diff(y) != 0)]
+    return x[keep], y[keep]
+
+
 @dataclass(frozen=True)
 class MultiEvaluation:
     """Every convention for each class (one against the rest) and the averages, from one
@@ -556,39 +692,30 @@ def _ranked_classes(data: MultiInput, pairs: bool) -> Iterator[tuple[Ranked, lis
     """
     n, k = data.scores.shape
     label = data.positive.argmax(axis=1)  # multi-class: every row has exactly one class
-    s = data.scores if data.scores.flags.c_contiguous else np.ascontiguousarray(data.scores)
-    for start in range(0, k, _BLOCK_COLUMNS):
-        stop = min(start + _BLOCK_COLUMNS, k)
-        block = _transposed(s, start, stop)
-        for j in range(stop - start):
-            c = start + j
-            order, sorted_scores = stable_descending_sort(block[j])
-            lab = label[order]
-            del order
-            positive = lab == c
-            tp = np.cumsum(positive, dtype=np.int64)
-            fp = np.arange(1, n + 1, dtype=np.int64)
-            fp -= tp
-            ranked = Ranked(sorted_scores, positive, tp, fp, True)
-            n_c = int(tp[-1]) if n else 0
-            if not (pairs and n_c):
-                yield ranked, []
-                continue
-            ends = run_ends(sorted_scores)
-            if ends is None:  # no ties: 2 x (positives ranked below the row)
-                per_row = 2 * (n_c - tp)
-            else:  # (below its run) + (at or below its run)
-                starts = np.append(0, ends[:-1] + 1)
-                above_run = np.where(starts > 0, tp[starts - 1], 0)
-                per_run = 2 * n_c - tp[ends] - above_run
-                per_row = np.repeat(per_run, ends - starts + 1)
-            per_row[positive] = 0
-            if 2.0 * n_c * n < 2.0**53:  # float sums of integers stay exact
-                twice = np.bincount(lab, weights=per_row, minlength=k).astype(np.int64).tolist()
-            else:
-                twice = [int(per_row[lab == b].sum(dtype=np.int64)) for b in range(k)]
-            yield ranked, twice
-        del block
+    for c, scores in enumerate(_contiguous_columns(data.scores)):
+        order, sorted_scores = stable_descending_sort(scores)
+        lab = label[order]
+        del order
+        ranked = ranked_counts(sorted_scores, lab == c)
+        tp = ranked.tp
+        n_c = int(tp[-1]) if n else 0
+        if not (pairs and n_c):
+            yield ranked, []
+            continue
+        ends = run_ends(sorted_scores)
+        if ends is None:  # no ties: 2 x (positives ranked below the row)
+            per_row = 2 * (n_c - tp)
+        else:  # (below its run) + (at or below its run)
+            starts = np.append(0, ends[:-1] + 1)
+            above_run = np.where(starts > 0, tp[starts - 1], 0)
+            per_run = 2 * n_c - tp[ends] - above_run
+            per_row = np.repeat(per_run, ends - starts + 1)
+        per_row[ranked.positive] = 0
+        if 2.0 * n_c * n < 2.0**53:  # float sums of integers stay exact
+            twice = np.bincount(lab, weights=per_row, minlength=k).astype(np.int64).tolist()
+        else:
+            twice = [int(per_row[lab == b].sum(dtype=np.int64)) for b in range(k)]
+        yield ranked, twice
 
 
 def _micro_steps(data: MultiInput, ties: str, halves: list[tuple[np.ndarray, np.ndarray]] | None

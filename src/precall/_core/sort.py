@@ -205,15 +205,20 @@ def rank(data: BinaryInput) -> Ranked:
     y = data.positive[order]
     if data.weight is None:
         del order
-        tp = np.cumsum(y, dtype=np.int64)
-        fp = np.arange(1, y.shape[0] + 1, dtype=np.int64)
-        fp -= tp
-        return Ranked(s, y, tp, fp, True)
+        return ranked_counts(s, y)
     w = data.weight[order]
     del order
     wp = np.where(y, w, 0.0)
     w -= wp  # the negatives' weights (exactly w or 0)
     return Ranked(s, y, np.cumsum(wp, out=wp), np.cumsum(w, out=w), False)
+
+
+def ranked_counts(sorted_scores: np.ndarray, positive: np.ndarray) -> Ranked:
+    """Unweighted samples already in decreasing score order: their cumulative TP and FP."""
+    tp = np.cumsum(positive, dtype=np.int64)
+    fp = np.arange(1, positive.shape[0] + 1, dtype=np.int64)
+    fp -= tp
+    return Ranked(sorted_scores, positive, tp, fp, True)
 
 
 def run_ends(sorted_desc: np.ndarray) -> np.ndarray | None:

@@ -617,11 +617,6 @@ def evaluate_classes(
     y = np.array(columns.labels)
     scores, w = columns.scores, columns.weights
     common: dict[str, Any] = {"labels": classes, "sample_weight": w}
-    # support is shown, not used in any metric: the row count (or weight) per class
-    support = [
-        float(np.count_nonzero(y == c)) if w is None else float(w[y == c].sum())
-        for c in classes
-    ]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:  # one sort per class, the averages from the per-class values (precall.evaluate)
@@ -644,7 +639,7 @@ def evaluate_classes(
         label_column=label,
         weight_column=weight,
         classes=list(classes),
-        support=support,
+        support=[float(v) for v in result.support],  # the positive rows (or weight) of each class
         methods=list(methods),
         ties=ties,
         recall_grid=recall_grid,

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -61,7 +61,7 @@ from .. import stats
 from ..stats.bands import Band, pr_band, roc_band  # the statistics; drawn by draw_band
 from .._core.validate import check_binary, check_multi, check_options, check_prevalence, is_multi
 from ..metrics import average_precision
-from ..multiclass import per_class_tables
+from ..multiclass import macro_pr_curve, macro_roc_curve, per_class_tables  # re-exported: drawn here
 from ..space import min_precision, pr_from_roc
 from ..table import ThresholdTable, table_of, threshold_table
 
@@ -371,138 +371,6 @@ def _envelope_curve(table: ThresholdTable) -> tuple[np.ndarray, np.ndarray]:
     positive = np.flatnonzero(y > 0)
     end = positive[-1] + 1 if positive.size else 1
     return x[:end], y[:end]
-
-
-# ---------------------------------------------------------------------------
-# macro-average curves
-# The macro average of k per-class curves, drawn as one curve whose area is the
-# macro average of the areas:
-#
-# * PR: mean precision at a common recall grid, the union of the classes'
-#   recalls.  Each class's step curve is constant on each interval of that grid
-#   ((R_{n-1}, R_n] at the precision of its threshold), so the mean step curve's
-#   area is the mean of the step APs: the macro AP (step).  A class without
-#   positives has no curve and counts as precision 0 (its AP counts 0 in the mean).
-# * ROC: mean TPR over a common FPR grid, the union of the classes' FPRs, as
-#   scikit-learn's ROC example draws it; at an FPR where some class's curve rises
-#   vertically the mean is taken on both sides, so the polyline's trapezoid area
-#   is the mean of the classes' AUCs: the macro one-vs-rest ROC-AUC.  A class with
-#   one kind of sample (no ROC curve) is left out, as its AUC is undefined.
-def macro_pr_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.ndarray]:
-    """The macro-average PR curve: mean precision at the union of the classes' recalls.
-
-    Parameters
-    ----------
-    tables : sequence of ThresholdTable
-        One class each (one against the rest), e.g. the values of
-        :func:`precall.per_class_tables`.
-
-    Returns
-    -------
-    recall, precision : ndarray
-        In scikit-learn's order (recall decreasing, ending at ``(0, 1)``), to be
-        drawn as steps (``drawstyle="steps-post"``): each recall interval
-        ``(r_{j+1}, r_j]`` at the mean over classes of the precision of each
-        class's step curve there.  Its area, ``-sum(diff(recall) *
-        precision[:-1])``, is the macro step AP (a class without positives
-        counting 0).
-
-    See Also
-    --------
-    macro_roc_curve : the same for ROC curves.
-    precall.evaluate : the macro AP (``average_precision["macro"]``).
-
-    Examples
-    --------
-    >>> import numpy as np, precall
-    >>> from precall import plot
-    >>> y = [0, 1, 2, 1, 0, 2]
-    >>> s = np.eye(3)[[0, 1, 2, 0, 0, 1]] + 0.1
-    >>> r, p = plot.macro_pr_curve(list(precall.per_class_tables(y, s).values()))
-    >>> area = -np.sum(np.diff(r) * p[:-1])
-    >>> bool(np.isclose(area, precall.average_precision(y, s, average="macro")))
-    True
-    """
-    if not tables:
-        raise ValueError("`tables` must hold at least one class's table; got none")
-    curves = []
-    for table in tables:
-        if table.n_pos > 0:
-            curve = table.precision_recall_curve()
-            curves.append((curve.recall[::-1], curve.precision[::-1]))  # recall increasing
-    grid = np.unique(np.concatenate([r for r, _ in curves] + [np.array([0.0, 1.0])]))
-    total = np.zeros(grid.size)
-    for recall, precision in curves:
-        # the step value on (previous grid point, r]: the first point whose recall reaches r (of
-        # equal recalls, the one with the fewest false positives, as the step sum takes)
-        total += precision[np.minimum(np.searchsorted(recall, grid, side="left"), recall.size - 1)]
-    return grid[::-1], total[::-1] / len(tables)
-
-
-def _sides(grid: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A polyline through ``(xp, fp)`` (``xp`` non-decreasing, spanning ``grid``) at each
-    ``grid`` point: the value coming from the left and leaving to the right (they differ
-    where the polyline rises vertically)."""
-    n = xp.size
-    last = np.clip(np.searchsorted(xp, grid, side="right") - 1, 0, n - 1)  # last vertex at or before
-    first = np.clip(np.searchsorted(xp, grid, side="left"), 0, n - 1)  # first vertex at or after
-    vertex = xp[first] == grid
-    width = np.where(vertex, 1.0, xp[first] - xp[last])
-    mid = fp[last] + (fp[first] - fp[last]) * np.where(vertex, 0.0, (grid - xp[last]) / width)
-    return np.where(vertex, fp[first], mid), np.where(vertex, fp[last], mid)
-
-
-def macro_roc_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.ndarray]:
-    """The macro-average ROC curve: mean TPR over the union of the classes' FPRs.
-
-    Parameters
-    ----------
-    tables : sequence of ThresholdTable
-        One class each (one against the rest), e.g. the values of
-        :func:`precall.per_class_tables`; ROC uses each table's grouped form.
-
-    Returns
-    -------
-    fpr, tpr : ndarray
-        A polyline from ``(0, 0)`` to ``(1, 1)``: at each FPR of any class's ROC
-        curve, the mean TPR of the classes coming from the left and leaving to
-        the right (scikit-learn's example interpolates the mean TPR on such a
-        grid; the two sides keep the vertical rises).  Its trapezoid area is the
-        macro one-vs-rest ROC-AUC.  Classes with one kind of sample are left out.
-
-    See Also
-    --------
-    macro_pr_curve : the same for PR curves.
-    precall.roc_auc : the macro one-vs-rest AUC (``average="macro"``).
-
-    Examples
-    --------
-    >>> import precall
-    >>> from precall import plot
-    >>> tables = precall.per_class_tables(["a", "b", "c", "c"], [[.6, .3, .1], [.2, .5, .3],
-    ...                                                         [.1, .3, .6], [.3, .4, .3]])
-    >>> fpr, tpr = plot.macro_roc_curve(list(tables.values()))
-    >>> fpr.tolist(), tpr.tolist()  # doctest: +NORMALIZE_WHITESPACE
-    ([0.0, 0.0, 0.3333333333333333, 0.5, 1.0], [0.0, 0.8333333333333334, 0.9444444444444443, 1.0, 1.0])
-    """
-    curves = []
-    for table in tables:
-        if table.n_pos > 0 and table.n_neg > 0:
-            curve = table.grouped().roc_curve(drop_intermediate=True)
-            curves.append((curve.fpr, curve.tpr))
-    if not curves:
-        raise ValueError("`tables` must hold a class with both positives and negatives; got none")
-    grid = np.unique(np.concatenate([f for f, _ in curves]))
-    left, right = np.zeros(grid.size), np.zeros(grid.size)
-    for fpr, tpr in curves:
-        a, b = _sides(grid, fpr, tpr)
-        left += a
-        right += b
-    x = np.repeat(grid, 2)
-    y = np.empty(x.size)
-    y[0::2], y[1::2] = left / len(curves), right / len(curves)
-    keep = np.r_[True, (np.diff(x) != 0) | (np.diff(y) != 0)]
-    return x[keep], y[keep]
 
 
 def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> Any:

@@ -224,16 +224,6 @@ def _rows(y_true: Any, sample_weight: Any, stratified: bool) -> _Rows:
     return _Rows(y, weight, keep, strata)
 
 
-def _shared(shared: dict[int, Steps] | None, col: RankedColumn, count: Callable[[], Steps]) -> Steps:
-    """``count()`` once per ranked column and block (the kernels only read the steps)."""
-    if shared is None:
-        return count()
-    key = id(col)
-    if key not in shared:
-        shared[key] = count()
-    return shared[key]
-
-
 class _Evaluator:
     """One model's replicate values: counted over one sort, or called per resample."""
 
@@ -248,24 +238,18 @@ class _Evaluator:
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.counted.value(steps)  # type: ignore[union-attr]
 
-    def resampled(self, draws: Draws, shared: dict[int, Steps] | None = None) -> np.ndarray:
-        """The replicates of a block of draws; ``shared`` holds the steps of the ranked
-        columns already counted for this block (the metrics of one model share them)."""
+    def called(self, draws: Draws) -> np.ndarray:
+        """A metric without a counted form: called on each resample's rows."""
         w = self.rows.weight
-        if self.counted is not None:
-            return self.counted_values([_shared(shared, c, lambda c=c: resample_steps(c, draws, w))
-                                        for c in self.counted.columns])
         out = np.empty(draws.m)
         for i, rows in enumerate(draws.rows()):
             rows = np.sort(rows)  # the drawn rows, in input order
             out[i] = _call(self.metric, self.rows.y_true[rows], self.y_score[rows], None if w is None else w[rows])
         return out
 
-    def left_out(self, members: np.ndarray, sizes: np.ndarray, shared: dict[int, Steps] | None = None) -> np.ndarray:
+    def called_left_out(self, members: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """A metric without a counted form: called on the data less each group."""
         w = self.rows.weight
-        if self.counted is not None:
-            return self.counted_values([_shared(shared, c, lambda c=c: leave_out_steps(c, members, sizes, w))
-                                        for c in self.counted.columns])
         out = np.empty(sizes.shape[0])
         start = 0
         for g, size in enumerate(sizes):
@@ -356,12 +340,35 @@ def _interval(
     return float(low), float(high), z0, a
 
 
+def _distinct_columns(evaluators: list[_Evaluator]) -> tuple[list[RankedColumn], list[list[int] | None]]:
+    """The ranked columns of the counted evaluators, each once (the metrics of one model
+    share theirs, :class:`_RankCache`), and each evaluator's columns as indices into them
+    (None: called on each resample)."""
+    columns: list[RankedColumn] = []
+    index: list[list[int] | None] = []
+    for ev in evaluators:
+        if ev.counted is None:
+            index.append(None)
+            continue
+        ids = []
+        for col in ev.counted.columns:
+            k = next((i for i, c in enumerate(columns) if c is col), len(columns))
+            if k == len(columns):
+                columns.append(col)
+            ids.append(k)
+        index.append(ids)
+    return columns, index
+
+
 def _jackknife(evaluators: list[_Evaluator], rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    columns, index = _distinct_columns(evaluators)
+    w = evaluators[0].rows.weight
     parts: list[list[np.ndarray]] = [[] for _ in evaluators]
     for members, sizes in jackknife_groups(rng, n):
-        shared: dict[int, Steps] = {}
-        for part, ev in zip(parts, evaluators):
-            part.append(ev.left_out(members, sizes, shared))
+        steps = [leave_out_steps(c, members, sizes, w) for c in columns]
+        for part, ev, ids in zip(parts, evaluators, index):
+            part.append(ev.called_left_out(members, sizes) if ids is None
+                        else ev.counted_values([steps[k] for k in ids]))
     return [np.concatenate(p) for p in parts]
 
 
@@ -369,12 +376,13 @@ def _replicates(
     evaluators: list[_Evaluator], rng: np.random.Generator, rows: _Rows, n_resamples: int,
     progress: Callable[[float], None] | None = None,
 ) -> list[np.ndarray]:
+    columns, index = _distinct_columns(evaluators)  # each counted once a block, for every metric
     parts: list[list[np.ndarray]] = [[] for _ in evaluators]
     done = 0
     for draws in draw_blocks(rng, rows.n, n_resamples, rows.strata):
-        shared: dict[int, Steps] = {}  # each ranked column counted once per block, for every metric
-        for part, ev in zip(parts, evaluators):
-            part.append(ev.resampled(draws, shared))
+        steps = [resample_steps(c, draws, rows.weight) for c in columns]
+        for part, ev, ids in zip(parts, evaluators, index):
+            part.append(ev.called(draws) if ids is None else ev.counted_values([steps[k] for k in ids]))
         done += draws.m
         if progress is not None:
             progress(done / n_resamples)
@@ -433,21 +441,12 @@ def _by_counts(evaluators: list[_Evaluator], estimates: list[float], rng: np.ran
                n_resamples: int, bca: bool, progress: Callable[[float], None] | None, max_cells: int) -> _Drawn:
     """Replicates as multinomial cell counts over one :class:`CellDesign` shared by every evaluator."""
     _check_counts(evaluators, rows)
-    columns: list[RankedColumn] = []
-    index: list[list[int]] = []  # each evaluator's columns in the design
-    for ev in evaluators:
-        ids = []
-        for col in ev.counted.columns:  # type: ignore[union-attr]
-            k = next((i for i, c in enumerate(columns) if c is col), len(columns))
-            if k == len(columns):
-                columns.append(col)
-            ids.append(k)
-        index.append(ids)
+    columns, index = _distinct_columns(evaluators)  # every evaluator is counted (checked)
     design: CellDesign = count_design(columns, _stratum_ids(rows), max_cells)
 
     def values(counts: np.ndarray) -> list[np.ndarray]:
         steps = cell_steps(design, counts)
-        return [ev.counted_values([steps[k] for k in ids]) for ev, ids in zip(evaluators, index)]
+        return [ev.counted_values([steps[k] for k in ids]) for ev, ids in zip(evaluators, index)]  # type: ignore[union-attr]
 
     parts: list[list[np.ndarray]] = [[] for _ in evaluators]
     done = 0
