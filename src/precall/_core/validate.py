@@ -35,6 +35,10 @@ __all__ = [
     "check_bool",
     "check_binary",
     "check_choice",
+    "check_number",
+    "check_numbers",
+    "check_allocation",
+    "MAX_ALLOCATION_BYTES",
     "check_on_undefined",
     "check_prevalence",
     "check_probability",
@@ -368,6 +372,153 @@ def check_count(value: Any, name: str, *, positive: bool = False, whole: bool = 
             f"`{name}` must be a whole number (a count of samples); got {value!r}"
         )
     return v
+
+
+# ---------------------------------------------------------------------------
+# numeric options: one validator for every number a user passes as an option
+def _interval(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
+    if low is None and high is None:
+        return ""
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    return f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+
+
+def _describe_number_rule(low, high, low_open, high_open, integer) -> str:
+    kind = "a whole number" if integer else "a finite number"
+    interval = _interval(low, high, low_open, high_open)
+    return f"{kind} in {interval}" if interval else kind
+
+
+def check_number(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    integer: bool = False,
+    hint: str = "",
+) -> Any:
+    """Check one numeric option: a real number (not a bool), finite, within
+    ``[low, high]`` (each end open with ``low_open`` / ``high_open``, absent when
+    ``None``), a whole number with ``integer``.
+
+    Returns a Python ``float`` (``int`` with ``integer``).  Raises ``TypeError``
+    for a non-number and ``ValueError`` for NaN, infinity or a value out of range;
+    the message names the option, what it takes and what it got, then ``hint``.
+
+    Examples
+    --------
+    >>> check_number(0.5, "max_fpr", low=0, high=1, low_open=True)
+    0.5
+    >>> check_number(float("nan"), "max_fpr", low=0, high=1, low_open=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: `max_fpr` must be a finite number in (0, 1]; got nan
+    """
+    rule = _describe_number_rule(low, high, low_open, high_open, integer)
+    suffix = f" ({hint})" if hint else ""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be {rule}{suffix}; got {value!r}")
+    v = float(value)
+    bad = not np.isfinite(v)
+    if not bad and low is not None:
+        bad = v <= low if low_open else v < low
+    if not bad and high is not None:
+        bad = v >= high if high_open else v > high
+    if not bad and integer and not v.is_integer():
+        bad = True
+    if bad:
+        raise ValueError(f"`{name}` must be {rule}{suffix}; got {value!r}")
+    if integer:
+        return int(value) if isinstance(value, numbers.Integral) else int(v)
+    return v
+
+
+def check_numbers(
+    values: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    integer: bool = False,
+    min_len: int = 1,
+    hint: str = "",
+) -> np.ndarray:
+    """Check a 1-D sequence of numeric option values (as :func:`check_number`
+    checks one): returns a float64 array (int64 with ``integer``) of at least
+    ``min_len`` values.
+
+    Examples
+    --------
+    >>> check_numbers([0.5, 0.75], "iou_thresholds", low=0, high=1)
+    array([0.5 , 0.75])
+    >>> check_numbers([0.5, float("nan")], "iou_thresholds", low=0, high=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: `iou_thresholds` must be a sequence of finite numbers in [0, 1]; got nan at position 1
+    """
+    rule = _describe_number_rule(low, high, low_open, high_open, integer)
+    rule = rule.replace("a whole number", "whole numbers").replace("a finite number", "finite numbers")
+    suffix = f" ({hint})" if hint else ""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") and not hasattr(values, "__iter__"):
+        raise TypeError(f"`{name}` must be a sequence of {rule}{suffix}; got {values!r:.80}")
+    try:
+        items = list(np.asarray(values, dtype=object).ravel()) if np.ndim(values) != 1 else list(values)
+    except Exception:  # noqa: BLE001 - anything unreadable is a wrong type
+        raise TypeError(f"`{name}` must be a sequence of {rule}{suffix}; got {values!r:.80}") from None
+    if np.ndim(values) > 1:
+        raise ValueError(f"`{name}` must be a flat sequence of {rule}{suffix}; got shape {np.shape(values)}")
+    if len(items) < min_len:
+        raise ValueError(
+            f"`{name}` must hold at least {min_len} value{'s' if min_len != 1 else ''}{suffix}; got {values!r:.80}"
+        )
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(check_number(item, name, low=low, high=high, low_open=low_open,
+                                    high_open=high_open, integer=integer))
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"`{name}` must be a sequence of {rule}{suffix}; got {item!r} at position {i}") from None
+    return np.asarray(out, dtype=np.int64 if integer else np.float64)
+
+
+MAX_ALLOCATION_BYTES: int = 8 * 2**30
+"""The largest single allocation an option may ask for (8 GiB); anything larger is
+refused before allocating, with the size it would have taken."""
+
+
+def check_allocation(n_items: Any, itemsize: int, name: str, *, limit: int | None = None, hint: str = "") -> None:
+    """Refuse an option whose allocation (``n_items * itemsize`` bytes) exceeds
+    ``limit`` (default :data:`MAX_ALLOCATION_BYTES`) before anything is allocated.
+
+    Examples
+    --------
+    >>> check_allocation(10**12, 8, "bins")
+    Traceback (most recent call last):
+    ...
+    ValueError: `bins` = 1000000000000 would allocate 7.3 TiB (limit 8.0 GiB); choose a smaller value
+    """
+    limit = MAX_ALLOCATION_BYTES if limit is None else limit
+    total = int(n_items) * int(itemsize)
+    if total > limit:
+        raise ValueError(
+            f"`{name}` = {n_items} would allocate {_bytes(total)} (limit {_bytes(limit)}); "
+            f"{hint or 'choose a smaller value'}"
+        )
+
+
+def _bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if size < 1024 or unit == "PiB":
+            return f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} PiB"  # pragma: no cover
 
 
 @dataclass(frozen=True)
