@@ -26,6 +26,7 @@ RANKS = {
     "precall._core.steps": 4,
     "precall._core.conventions": 5,
     "precall._core.evaluation": 6,
+    "precall._core.metric": 7,
     "precall.curves": 10,
     "precall.table": 11,
     "precall.space": 12,

@@ -494,7 +494,7 @@ def test_bootstrap_result_text(rng):
     res = stats.bootstrap_ci(functools.partial(precall.average_precision, method="coco"), y, s,
                              n_resamples=20, random_state=0)
     text = str(res)
-    assert "method='coco'" in text and "20 resamples" in text and "0 degenerate" in text
+    assert "AP (coco)" in text and "20 resamples" in text and "0 degenerate" in text
 
 
 @pytest.mark.parametrize("method", ["voc2007", "coco"])

@@ -33,7 +33,8 @@ from .curves import (
     precision_recall_curve,
     roc_curve,
 )
-from .metrics import average_precision, evaluate, roc_auc
+from ._core.metric import Metric
+from .metrics import average_precision, evaluate, metric, roc_auc, score
 from .multiclass import (
     MeanAveragePrecision,
     MultiEvaluation,
@@ -66,6 +67,7 @@ __all__ = [
     "Evaluation",
     "F1Point",
     "MeanAveragePrecision",
+    "Metric",
     "MultiEvaluation",
     "OperatingPoint",
     "PrecisionRecallCurve",
@@ -78,6 +80,8 @@ __all__ = [
     "__version__",
     "auprg",
     "average_precision",
+    "metric",
+    "score",
     "det_curve",
     "evaluate",
     "label_ranking_average_precision",

@@ -14,32 +14,167 @@ from typing import Any
 import numpy as np
 
 from ._core.evaluation import Evaluation, evaluation_from_steps
+from ._core.metric import Metric
 from ._core.steps import reweight, row_steps, steps_and_grouped, steps_of
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
-from ._core import conventions
 from ._core.validate import (
     AVERAGES,
     check_binary,
     check_multi,
     check_on_undefined,
     check_options,
-    check_probability,
     is_multi,
 )
 from .multiclass import (
     MultiEvaluation,
-    ap_metric,
     average_columns,
-    binary_ap,
-    binary_roc_auc,
     check_average,
+    column_metric,
     evaluate_classes,
     hand_till,
-    roc_metric,
     samples_average,
 )
 
-__all__ = ["average_precision", "evaluate", "roc_auc"]
+__all__ = ["Metric", "average_precision", "evaluate", "metric", "roc_auc", "score"]
+
+# the data options of a metric function: how to read the data, not what to measure
+DATA_OPTIONS: tuple[str, ...] = ("sample_weight", "pos_label", "labels", "prevalence")
+
+
+def metric(measure: str = "average_precision", /, **options: Any) -> Metric:
+    """A :class:`Metric` value: the quantity and its options, without the data.
+
+    Parameters
+    ----------
+    measure : {"average_precision", "roc_auc", "best_f1"}
+        The quantity.
+    **options
+        Its options, as the metric functions take them: ``method``, ``ties``,
+        ``recall_grid``, ``max_fpr``, ``average``, ``multi_class``,
+        ``on_undefined``.
+
+    Returns
+    -------
+    Metric
+        Frozen, hashable and picklable; :func:`score` computes it on data, and
+        :mod:`precall.stats` resamples it (by counts where the data allow).
+
+    See Also
+    --------
+    score : compute a metric value on data.
+    precall.stats.bootstrap_ci : its confidence interval.
+
+    Examples
+    --------
+    >>> import precall
+    >>> m = precall.metric("average_precision", method="coco")
+    >>> m
+    Metric(measure='average_precision', method='coco', ties='group', recall_grid='reference', max_fpr=None, average='macro', multi_class='ovr', on_undefined='warn')
+    >>> precall.score(m, [0, 1, 1, 0], [0.2, 0.9, 0.4, 0.5]) == precall.average_precision(
+    ...     [0, 1, 1, 0], [0.2, 0.9, 0.4, 0.5], method="coco")
+    True
+    """
+    return Metric(measure, **options)
+
+
+def _metric_of(func_measure: str, options: dict[str, Any]) -> tuple[Metric, dict[str, Any]]:
+    """Split a metric function's keyword options into its :class:`Metric` and its data options."""
+    data = {k: options[k] for k in DATA_OPTIONS if k in options}
+    return Metric(func_measure, **{k: v for k, v in options.items() if k not in DATA_OPTIONS}), data
+
+
+def _builds(measure: str) -> Any:
+    """Mark a public metric function as building ``Metric(measure, ...)`` from its options
+    (:mod:`precall.stats` reads it to resample the metric by counts)."""
+
+    def mark(func: Any) -> Any:
+        func.precall_metric = lambda **options: _metric_of(measure, options)
+        return func
+
+    return mark
+
+
+def score(
+    metric: Metric,
+    y_true: Any,
+    y_score: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    labels: Any = None,
+    prevalence: float | None = None,
+) -> float | np.ndarray:
+    """Compute a :class:`Metric` on data: binary, multi-class or multi-label.
+
+    Parameters
+    ----------
+    metric : Metric
+        What to compute (:func:`metric`).
+    y_true, y_score, sample_weight, pos_label, labels, prevalence
+        As in :func:`average_precision` (``prevalence``: binary AP and best F1 only).
+
+    Returns
+    -------
+    float, or ndarray of shape (n_classes,) when ``metric.average`` is None
+
+    See Also
+    --------
+    metric : build the value.
+    average_precision, roc_auc : the same with the options as keywords.
+
+    Examples
+    --------
+    >>> import precall
+    >>> precall.score(precall.metric("roc_auc"), [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    """
+    if not isinstance(metric, Metric):
+        raise TypeError(f"`metric` must be a precall.Metric (precall.metric(...)); got {metric!r:.80}")
+    policy = metric.on_undefined
+    roc = metric.measure == "roc_auc"
+    if prevalence is not None and roc:
+        raise ValueError("`prevalence` does not change ROC-AUC; got prevalence with measure='roc_auc'. Drop it")
+    if not is_multi(y_true, y_score, labels):
+        data = check_binary(y_true, y_score, sample_weight, pos_label, pos_label_rule="greater" if roc else "strict")
+        steps = steps_of(data, metric.ties)  # type: ignore[arg-type]
+        if prevalence is not None:
+            steps = reweight(steps, prevalence)
+        return metric.value(steps)
+    _no_prevalence(prevalence)
+    _no_pos_label(pos_label)
+    data = check_multi(y_true, y_score, sample_weight, labels)
+    average = metric.average
+    if roc and metric.multi_class == "ovo":
+        if data.multilabel:
+            raise ValueError(
+                "`multi_class='ovo'` needs multi-class `y_true` (one label per sample); got "
+                "a multi-label indicator matrix. Use multi_class='ovr'"
+            )
+        if metric.max_fpr is not None:
+            raise ValueError("`max_fpr` (partial AUC) is not available for multi-class input")
+        if average is None:
+            raise NotAvailableError(
+                "`average=None` is not available with multi_class='ovo' (one value per pair of classes is not "
+                "returned, as in scikit-learn); use average='macro' or 'weighted', or multi_class='ovr'"
+            )
+        return hand_till(data, check_average(average, ("macro", "weighted")) or "macro", policy)
+    if roc:
+        check_average(average, AVERAGES if data.multilabel else ("macro", "weighted", "micro"))
+        if metric.max_fpr is not None and not data.multilabel:
+            raise ValueError(
+                "`max_fpr` (partial AUC) is not available for multi-class input; got "
+                f"max_fpr={metric.max_fpr!r}. Use max_fpr=None"
+            )
+    if average == "samples":
+        if metric.measure == "average_precision":
+            undefined_args = ("average precision", NO_POSITIVES, 0.0)
+        elif roc:
+            undefined_args = ("ROC AUC", ONE_CLASS_ROC, float("nan"))
+        else:
+            undefined_args = ("F1", NO_POSITIVES, 0.0)
+        return samples_average(data, lambda s, y: metric.kernel(row_steps(s, y, metric.ties)),  # type: ignore[arg-type]
+                               undefined_args, policy)
+    return average_columns(data, column_metric(metric), average)
 
 
 def _no_prevalence(prevalence: Any) -> None:
@@ -64,6 +199,7 @@ class NotAvailableError(ValueError, NotImplementedError):
     that is also the ``NotImplementedError`` scikit-learn raises for it."""
 
 
+@_builds("average_precision")
 def average_precision(
     y_true: Any,
     y_score: Any,
@@ -149,26 +285,13 @@ def average_precision(
     >>> precall.average_precision(y3, s3, average=None).round(4)
     array([0.8333, 0.75  , 0.75  ])
     """
-    check_options(method=method, ties=ties, recall_grid=recall_grid)
-    policy = check_on_undefined(on_undefined)
-    if not is_multi(y_true, y_score, labels):
-        check_average(average)
-        steps = steps_of(check_binary(y_true, y_score, sample_weight, pos_label), ties)  # type: ignore[arg-type]
-        if prevalence is not None:
-            steps = reweight(steps, prevalence)
-        return binary_ap(steps, method, recall_grid, policy)
-    _no_prevalence(prevalence)
-    _no_pos_label(pos_label)
-    avg = check_average(average)
-    data = check_multi(y_true, y_score, sample_weight, labels)
-    if avg == "samples":
-        return samples_average(
-            data, lambda s, y: conventions.ap(row_steps(s, y, ties), method, recall_grid),  # type: ignore[arg-type]
-            ("average precision", NO_POSITIVES, 0.0), policy,
-        )
-    return average_columns(data, ap_metric(method, ties, recall_grid, policy), avg)
+    value = Metric("average_precision", method=method, ties=ties, recall_grid=recall_grid, average=average,
+                   on_undefined=on_undefined)
+    return score(value, y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
+                 prevalence=prevalence)
 
 
+@_builds("roc_auc")
 def roc_auc(
     y_true: Any,
     y_score: Any,
@@ -227,42 +350,9 @@ def roc_auc(
     >>> round(precall.roc_auc(y, s), 4)
     0.8333
     """
-    policy = check_on_undefined(on_undefined)
-    if max_fpr is not None:
-        max_fpr = check_probability(max_fpr, "max_fpr")
-    if not is_multi(y_true, y_score, labels):
-        check_average(average)
-        data = check_binary(y_true, y_score, sample_weight, pos_label, pos_label_rule="greater")
-        return binary_roc_auc(steps_of(data, "group"), policy, max_fpr)
-    check_options(multi_class=multi_class)
-    data = check_multi(y_true, y_score, sample_weight, labels)
-    if multi_class == "ovo":
-        if data.multilabel:
-            raise ValueError(
-                "`multi_class='ovo'` needs multi-class `y_true` (one label per sample); got "
-                "a multi-label indicator matrix. Use multi_class='ovr'"
-            )
-        if max_fpr is not None and max_fpr != 1:
-            raise ValueError("`max_fpr` (partial AUC) is not available for multi-class input")
-        if average is None:
-            raise NotAvailableError(
-                "`average=None` is not available with multi_class='ovo' (one value per pair of classes is not "
-                "returned, as in scikit-learn); use average='macro' or 'weighted', or multi_class='ovr'"
-            )
-        avg = check_average(average, ("macro", "weighted"))
-        return hand_till(data, avg or "macro", policy)
-    avg = check_average(average, AVERAGES if data.multilabel else ("macro", "weighted", "micro"))
-    if max_fpr is not None and not data.multilabel and max_fpr != 1:
-        raise ValueError(
-            "`max_fpr` (partial AUC) is not available for multi-class input; got "
-            f"max_fpr={max_fpr!r}. Use max_fpr=None"
-        )
-    if avg == "samples":
-        return samples_average(
-            data, lambda s, y: conventions.roc_auc(row_steps(s, y, "group"), max_fpr),
-            ("ROC AUC", ONE_CLASS_ROC, float("nan")), policy,
-        )
-    return average_columns(data, roc_metric(policy, max_fpr), avg)
+    value = Metric("roc_auc", max_fpr=max_fpr, average=average, multi_class=multi_class,
+                   on_undefined=on_undefined)
+    return score(value, y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels)
 
 
 def evaluate(

@@ -29,6 +29,7 @@ import numpy as np
 
 from ._core import conventions
 from ._core.evaluation import Evaluation, evaluation_from_steps
+from ._core.metric import Metric
 from ._core.sort import Ranked, ascending_key, distinct_counts, ranked_counts, run_ends, sorted_split, stable_descending_sort
 from ._core.steps import Steps, steps_and_grouped, steps_from_ranked, steps_from_sorted, steps_of
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
@@ -84,22 +85,24 @@ def binary_roc_auc(steps: Steps, policy: Any, max_fpr: float | None = None) -> f
     return float(conventions.roc_auc(steps, max_fpr)[0])
 
 
-def ap_metric(method: str, ties: str, recall_grid: str, policy: Any) -> BinaryMetric:
-    """The binary AP of one column, by convention."""
+def column_metric(metric: Metric) -> BinaryMetric:
+    """The binary value of ``metric`` on one column (its class against the rest)."""
 
-    def metric(col: BinaryInput) -> float:
-        return binary_ap(steps_of(col, ties), method, recall_grid, policy)  # type: ignore[arg-type]
+    def value(col: BinaryInput) -> float:
+        return metric.value(steps_of(col, metric.ties))  # type: ignore[arg-type]
 
-    return metric
+    return value
 
 
-def roc_metric(policy: Any, max_fpr: float | None = None) -> BinaryMetric:
-    """The binary ROC-AUC of one column."""
-
-    def metric(col: BinaryInput) -> float:
-        return binary_roc_auc(steps_of(col, "group"), policy, max_fpr)
-
-    return metric
+def average_values(values: np.ndarray, support: np.ndarray, average: str) -> np.ndarray:
+    """Average per-class values of ``m`` problems at once: ``values`` and ``support`` of
+    shape ``(m, k)`` (``support`` may be ``(k,)``), ``average`` "macro" (the plain mean: a
+    NaN class makes the row NaN) or "weighted" (by support); shape ``(m,)``.  The one
+    averaging rule of the bootstrap's replicates and of :func:`average_columns`."""
+    if average == "macro":
+        return values.mean(axis=1)
+    support = np.broadcast_to(support, values.shape)
+    return (values * support).sum(axis=1) / support.sum(axis=1)
 
 
 _BLOCK_COLUMNS = 16  # columns transposed at a time (memory: 16 x n scores)

@@ -10,8 +10,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import metrics
-from .._core.conventions import ap as kernel_ap
-from .._core.conventions import roc_auc as kernel_roc_auc
+from ..multiclass import average_values
+from .._core.metric import MEASURES, Metric
 from .._core.steps import Steps
 from .._core.validate import check_binary, check_choice, check_multi, is_multi
 from ._resample import (
@@ -47,35 +47,42 @@ MAX_CELLS = 1 << 15  # resample="counts": cells drawn per replicate (2000 replic
 
 # ---------------------------------------------------------------------------
 # bootstrap: which metric, and how each replicate is computed
-# precall's own metrics, counted over one sort (by module and name: one function per metric)
-_KINDS = {"average_precision": "ap", "roc_auc": "roc"}
+# A precall.Metric value (given, named, or built by a public metric function from its
+# options) is counted over one sort; any other callable is called on each resample.
 _NAMED: dict[str, Callable[..., Any]] = {
     "average_precision": metrics.average_precision,
     "roc_auc": metrics.roc_auc,
 }
 
 
-
 @dataclass(frozen=True)
 class _Metric:
-    func: Callable[..., Any]
-    options: dict[str, Any]
-    kind: str  # "ap", "roc" or "callable"
+    value: Metric | None  # the metric value; None for a user callable
+    data: dict[str, Any]  # its data options (pos_label, labels, prevalence)
+    func: Callable[..., Any] | None  # a user callable (value is None)
+    options: dict[str, Any]  # the callable's bound keyword options
     name: str
+
+    @property
+    def kind(self) -> str:
+        return "callable" if self.value is None else self.value.measure
 
 
 def _resolve_metric(metric: Any) -> _Metric:
+    if isinstance(metric, Metric):
+        return _Metric(metric, {}, None, {}, metric.name)
     if isinstance(metric, str):
-        if metric not in _NAMED:
+        if metric not in _NAMED and metric not in MEASURES:
             raise ValueError(
-                f"`metric` must be a precall metric function or one of "
-                f"{', '.join(repr(k) for k in _NAMED)}; got {metric!r}"
+                f"`metric` must be a precall.Metric, a metric function or one of "
+                f"{', '.join(repr(k) for k in MEASURES)}; got {metric!r}"
             )
-        metric = _NAMED[metric]
+        value = Metric(metric)
+        return _Metric(value, {}, None, {}, value.name)
     if not callable(metric):
         raise TypeError(
-            "`metric` must be a callable metric(y_true, y_score, ...) such as "
-            f"precall.average_precision, or its name; got {metric!r}"
+            "`metric` must be a precall.Metric (precall.metric(...)), a callable metric(y_true, y_score, ...) "
+            f"such as precall.average_precision, or its name; got {metric!r}"
         )
     func, options = metric, {}
     while isinstance(func, functools.partial):
@@ -87,12 +94,14 @@ def _resolve_metric(metric: Any) -> _Metric:
             )
         options = {**func.keywords, **options}
         func = func.func
-    kind = _KINDS.get(getattr(func, "__qualname__", ""), "callable") if getattr(func, "__module__", "") == \
-        metrics.__name__ else "callable"
+    build = getattr(func, "precall_metric", None)
+    if build is not None and "sample_weight" not in options:
+        value, data = build(**options)
+        return _Metric(value, data, None, {}, value.name)
     name = getattr(func, "__name__", type(func).__name__)
     if options:
         name += "(" + ", ".join(f"{k}={v!r}" for k, v in options.items()) + ")"
-    return _Metric(func, options, kind, name)
+    return _Metric(None, {}, func, options, name)
 
 
 @dataclass(frozen=True)
@@ -120,37 +129,26 @@ class _RankCache:
         return col
 
 
-_AP_OPTIONS = {"method", "ties", "recall_grid", "pos_label", "average", "labels", "on_undefined"}
-_ROC_OPTIONS = {"max_fpr", "pos_label", "average", "multi_class", "labels", "on_undefined"}
-
-
 def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any,
              rank: Callable[[np.ndarray, np.ndarray, str], RankedColumn] = rank_column) -> _Counted | None:
-    """The counted form of a precall metric, or None where it has none."""
-    opts = metric.options
-    if metric.kind == "ap" and set(opts) <= _AP_OPTIONS:
-        ties = opts.get("ties", "group")
-        method, grid = opts.get("method", "step"), opts.get("recall_grid", "reference")
-
-        def one(r: Steps) -> np.ndarray:
-            return kernel_ap(r, method, grid)
-    elif metric.kind == "roc" and set(opts) <= _ROC_OPTIONS and opts.get("multi_class", "ovr") == "ovr":
-        ties, max_fpr = "group", opts.get("max_fpr")
-
-        def one(r: Steps) -> np.ndarray:
-            return kernel_roc_auc(r, max_fpr)
-    else:
+    """The counted form of a metric value: its kernel on each replicate's steps (the class
+    columns averaged by :func:`precall.multiclass.average_values`), or None where a replicate
+    needs the rows (a user callable, ``prevalence``, the micro / samples / one-vs-one averages)."""
+    value = metric.value
+    if value is None or metric.data.get("prevalence") is not None:
         return None
-    if not is_multi(y_true, y_score, opts.get("labels")):
-        rule = "greater" if metric.kind == "roc" else "strict"
-        data = check_binary(y_true, y_score, weight, opts.get("pos_label"), pos_label_rule=rule)
-        return _Counted([rank(data.scores, data.positive, ties)], lambda steps: one(steps[0]), ties)
-    average = opts.get("average", "macro")
-    if average not in ("macro", "weighted"):
+    ties = value.ties
+    labels = metric.data.get("labels")
+    if not is_multi(y_true, y_score, labels):
+        rule = "greater" if value.measure == "roc_auc" else "strict"
+        data = check_binary(y_true, y_score, weight, metric.data.get("pos_label"), pos_label_rule=rule)
+        return _Counted([rank(data.scores, data.positive, ties)], lambda steps: value.kernel(steps[0]), ties)
+    average = value.average
+    if average not in ("macro", "weighted") or value.multi_class != "ovr":
         return None
-    multi = check_multi(y_true, y_score, weight, opts.get("labels"))
+    multi = check_multi(y_true, y_score, weight, labels)
     undefined = ~multi.positive.any(axis=0)
-    if metric.kind == "roc":
+    if value.measure == "roc_auc":
         undefined |= multi.positive.all(axis=0)
     if undefined.any():
         raise ValueError(
@@ -161,25 +159,25 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any,
     columns = [rank(multi.scores[:, c], multi.positive[:, c], ties) for c in range(multi.scores.shape[1])]
 
     def averaged(steps: list[Steps]) -> np.ndarray:
-        values = np.column_stack([one(r) for r in steps])
-        if average == "macro":
-            return values.mean(axis=1)  # a NaN column makes the replicate NaN
-        support = np.column_stack([r.n_pos for r in steps])
-        return (values * support).sum(axis=1) / support.sum(axis=1)
+        values = np.column_stack([value.kernel(r) for r in steps])
+        support = np.column_stack([r.n_pos for r in steps]) if average == "weighted" else values
+        return average_values(values, support, average)
 
     return _Counted(columns, averaged, ties)
 
 
 def _call(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> float:
-    kwargs = dict(metric.options)
-    if metric.kind != "callable":
-        kwargs["on_undefined"] = "nan"  # undefined on a replicate: degenerate
-    if weight is not None:
-        kwargs["sample_weight"] = weight
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            value = metric.func(y_true, y_score, **kwargs)
+            if metric.value is not None:  # undefined on a replicate: degenerate
+                value = metrics.score(metric.value.with_policy("nan"), y_true, y_score, sample_weight=weight,
+                                      **metric.data)
+            else:
+                kwargs = dict(metric.options)
+                if weight is not None:
+                    kwargs["sample_weight"] = weight
+                value = metric.func(y_true, y_score, **kwargs)  # type: ignore[misc]
     except ValueError:
         return float("nan")
     value = np.asarray(value, dtype=np.float64)
@@ -273,23 +271,28 @@ def _check_resampling(n_resamples: Any, method: Any, stratified: Any, resample: 
 
 
 def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) -> float:
-    kwargs = dict(metric.options)
-    if sample_weight is not None:
-        kwargs["sample_weight"] = sample_weight
-    value = np.asarray(metric.func(y_true, y_score, **kwargs), dtype=np.float64)
+    if metric.value is not None:
+        value = np.asarray(metrics.score(metric.value, y_true, y_score, sample_weight=sample_weight,
+                                         **metric.data), dtype=np.float64)
+    else:
+        kwargs = dict(metric.options)
+        if sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight
+        value = np.asarray(metric.func(y_true, y_score, **kwargs), dtype=np.float64)  # type: ignore[misc]
     if value.ndim != 0:
         raise TypeError(
             "`metric` must return one number; got an array of shape "
             f"{value.shape} (average=None gives per-class values: bootstrap a scalar average)"
         )
     undefined = bool(np.isnan(value))
-    if (not undefined and metric.kind != "callable" and kwargs.get("on_undefined", "warn") != "nan"
-            and not is_multi(y_true, y_score, kwargs.get("labels"))):  # classes: named when counted
+    if (not undefined and metric.value is not None and metric.value.on_undefined != "nan"
+            and not is_multi(y_true, y_score, metric.data.get("labels"))):  # classes: named when counted
         # replicates are computed with on_undefined="nan": a value the policy filled in
         # (AP 0 without positives) is undefined on every resample as well
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            undefined = bool(np.isnan(metric.func(y_true, y_score, **{**kwargs, "on_undefined": "nan"})))
+            undefined = bool(np.isnan(metrics.score(metric.value.with_policy("nan"), y_true, y_score,
+                                                    sample_weight=sample_weight, **metric.data)))
     if undefined:
         raise ValueError(
             f"{metric.name} is undefined on the input (no positive or no negative samples), so it "
