@@ -151,7 +151,7 @@ def test_band_matches_a_row_bootstrap():
 def test_pr_band_and_bootstrap_interval_in_the_legend():
     y, s = _data(1500, seed=10)
     ax = plot.pr_curve(y, s, label="m", ci=True)
-    ci = stats.bootstrap_ci(functools.partial(precall.average_precision), y, s, n_resamples=plot.CI_RESAMPLES,
+    ci = stats.bootstrap_ci(functools.partial(precall.average_precision), y, s, n_resamples=stats.DEFAULT_RESAMPLES,
                             random_state=0, resample="counts")
     assert f"m (AP step = {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}])" in _legend(ax)
     band = plot.pr_band(precall.threshold_table(y, s))
@@ -306,7 +306,7 @@ def test_plot_ci_and_points_from_the_cli(csv_file, tmp_path, capsys, monkeypatch
     assert any(t.startswith("a: best F1") for t in legend)
     roc_legend = _legend(roc_ax)
     ci = stats.roc_auc_ci(y, s, sample_weight=data[:, 2], method="percentile",
-                          n_resamples=plot.CI_RESAMPLES, random_state=0)
+                          n_resamples=stats.DEFAULT_RESAMPLES, random_state=0)
     assert f"a (AUC = {ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}])" in roc_legend
 
 
@@ -318,7 +318,7 @@ def test_report_ci_and_partial_auc(csv_file, tmp_path, capsys):
     data = np.loadtxt(csv_file, delimiter=",", skiprows=1)
     y, s = data[:, 0], data[:, 1]
     assert f"{precall.roc_auc(y, s, max_fpr=0.25):.4f}" in text
-    ci = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=200, random_state=0, resample="counts")
+    ci = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=2000, random_state=0, resample="counts")
     assert f"[{ci.low:.4f}, {ci.high:.4f}]" in text
     assert "pAUC FPR &lt;= 0.25" in text
 
@@ -537,7 +537,7 @@ def test_multiclass_report_ci_and_partial_auc(tmp_path, capsys):
     classes = ["0", "1", "2"]
     ap, auc = stats.bootstrap_cis([functools.partial(precall.average_precision, average="macro", labels=classes),
                                    functools.partial(precall.roc_auc, average="macro", labels=classes)],
-                                  labels, s, n_resamples=200, random_state=0)  # one draw for both
+                                  labels, s, n_resamples=2000, random_state=0)  # one draw for both
     assert rows["macro 95% CI"][header.index("AP step")] == f"[{ap.low:.4f}, {ap.high:.4f}]"
     assert rows["macro 95% CI"][header.index("ROC-AUC")] == f"[{auc.low:.4f}, {auc.high:.4f}]"
     assert f"[{ap.low:.3f}, {ap.high:.3f}]" in text  # in the macro curve's legend too

@@ -265,7 +265,7 @@ def test_counted_replicates_equal_the_weighted_metric(rng, method, ties):
     y, s = _binary(rng, 40)
     w = rng.choice([0.5, 1.0, 2.0], size=len(y))
     f = functools.partial(precall.average_precision, method=method, ties=ties)
-    res = stats.bootstrap_ci(f, y, s, sample_weight=w, n_resamples=30, random_state=7)
+    res = stats.bootstrap_ci(f, y, s, sample_weight=w, n_resamples=30, random_state=7, resample="rows")
     assert res.reuses_sort
     for rows, got in zip(_draws(7, y, 30, True), res.replicates):
         counts = np.bincount(rows, minlength=len(y))
@@ -279,9 +279,9 @@ def test_counted_ap_equals_calling_the_metric_on_each_resample(rng, method, weig
     y, s = _binary(rng, 50)
     w = rng.choice([0.5, 1.0, 3.0], size=len(y)) if weighted else None
     fast = stats.bootstrap_ci(functools.partial(precall.average_precision, method=method), y, s,
-                              sample_weight=w, n_resamples=40, random_state=3)
+                              sample_weight=w, n_resamples=40, random_state=3, resample="rows")
     slow = stats.bootstrap_ci(_loop({"method": method}), y, s, sample_weight=w, n_resamples=40,
-                              random_state=3)
+                              random_state=3, resample="rows")
     assert fast.reuses_sort and not slow.reuses_sort
     np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12, atol=1e-14)
     assert fast.estimate == slow.estimate
@@ -295,9 +295,9 @@ def test_counted_roc_auc_equals_calling_the_metric(rng, max_fpr, stratified):
     w = rng.choice([1.0, 2.0], size=len(y))
     fast = stats.bootstrap_ci(functools.partial(precall.roc_auc, max_fpr=max_fpr), y, s,
                               sample_weight=w, n_resamples=60, random_state=11, stratified=stratified,
-                              method="bca")
+                              method="bca", resample="rows")
     slow = stats.bootstrap_ci(_loop({"max_fpr": max_fpr}, precall.roc_auc), y, s, sample_weight=w,
-                              n_resamples=60, random_state=11, stratified=stratified, method="bca")
+                              n_resamples=60, random_state=11, stratified=stratified, method="bca", resample="rows")
     np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12, atol=1e-14)
     assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high), rel=1e-12)
     assert fast.acceleration == pytest.approx(slow.acceleration, rel=1e-9, abs=1e-14)
@@ -309,9 +309,9 @@ def test_counted_roc_auc_equals_calling_the_metric(rng, max_fpr, stratified):
 def test_counted_multiclass_equals_calling_the_metric(hpc_small, func, average):
     y, s, w = hpc_small
     f = functools.partial(func, average=average)
-    fast = stats.bootstrap_ci(f, y, s, sample_weight=w, n_resamples=20, random_state=5)
+    fast = stats.bootstrap_ci(f, y, s, sample_weight=w, n_resamples=20, random_state=5, resample="rows")
     slow = stats.bootstrap_ci(_loop({"average": average}, func), y, s, sample_weight=w,
-                              n_resamples=20, random_state=5)
+                              n_resamples=20, random_state=5, resample="rows")
     assert fast.reuses_sort
     np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12)
     assert fast.estimate == pytest.approx(func(y, s, sample_weight=w, average=average), rel=1e-15)
@@ -332,12 +332,12 @@ def hpc_small(shared_data_dir):
 def test_other_averages_are_called_per_resample(hpc_small):
     y, s, _ = hpc_small
     res = stats.bootstrap_ci(functools.partial(precall.roc_auc, multi_class="ovo"), y, s,
-                             n_resamples=10, random_state=0)
+                             n_resamples=10, random_state=0, resample="rows")
     assert not res.reuses_sort and res.n_degenerate == 0
     assert res.estimate == precall.roc_auc(y, s, multi_class="ovo")
     Y = (y[:, None] == np.array(["F", "L", "M", "VF"])).astype(int)
     res = stats.bootstrap_ci(functools.partial(precall.average_precision, average="micro"), Y, s,
-                             n_resamples=10, random_state=0)
+                             n_resamples=10, random_state=0, resample="rows")
     assert not res.reuses_sort and not res.stratified  # multi-label: rows without strata
 
 
@@ -347,7 +347,7 @@ def test_equals_scipy_bootstrap_on_the_same_resamples(rng, method, metric):
     y, s = _binary(rng, 70)
     f = getattr(precall, metric)
     ours = stats.bootstrap_ci(metric, y, s, n_resamples=999, method=method, stratified=False,
-                              random_state=np.random.default_rng(2024))
+                              random_state=np.random.default_rng(2024), resample="rows")
 
     def statistic(i, axis=-1):
         return _quiet(f, y[i], s[i], on_undefined="nan")
@@ -362,8 +362,8 @@ def test_equals_scipy_bootstrap_on_the_same_resamples(rng, method, metric):
 
 def test_bca_with_grouped_jackknife_equals_calling_the_metric(rng):
     y, s = _binary(rng, 2300, decimals=3, prevalence=0.2)
-    fast = stats.bootstrap_ci("average_precision", y, s, n_resamples=20, method="bca", random_state=1)
-    slow = stats.bootstrap_ci(_loop({}), y, s, n_resamples=20, method="bca", random_state=1)
+    fast = stats.bootstrap_ci("average_precision", y, s, n_resamples=20, method="bca", random_state=1, resample="rows")
+    slow = stats.bootstrap_ci(_loop({}), y, s, n_resamples=20, method="bca", random_state=1, resample="rows")
     assert fast.jackknife == "1000 random groups of rows"
     assert fast.acceleration == pytest.approx(slow.acceleration, rel=1e-9)
     assert (fast.low, fast.high) == pytest.approx((slow.low, slow.high), rel=1e-12)
@@ -371,10 +371,10 @@ def test_bca_with_grouped_jackknife_equals_calling_the_metric(rng):
 
 def test_reproducible_with_a_seed_or_generator(rng):
     y, s = _binary(rng, 80)
-    a = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=42)
-    b = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=np.random.default_rng(42))
+    a = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=42, resample="rows")
+    b = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=np.random.default_rng(42), resample="rows")
     np.testing.assert_array_equal(a.replicates, b.replicates)
-    c = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=43)
+    c = stats.bootstrap_ci("roc_auc", y, s, n_resamples=50, random_state=43, resample="rows")
     assert not np.array_equal(a.replicates, c.replicates)
 
 
@@ -382,7 +382,7 @@ def test_stratified_replicates_keep_the_class_counts(rng):
     y, s = _binary(rng, 30)
     draws = _draws(9, y, 25, True)
     assert (y[draws].sum(axis=1) == y.sum()).all()
-    res = stats.bootstrap_ci(_loop({}), y, s, n_resamples=25, random_state=9)
+    res = stats.bootstrap_ci(_loop({}), y, s, n_resamples=25, random_state=9, resample="rows")
     for rows, got in zip(draws, res.replicates):
         rows = np.sort(rows)
         assert got == precall.average_precision(y[rows], s[rows])
@@ -391,30 +391,35 @@ def test_stratified_replicates_keep_the_class_counts(rng):
 def test_degenerate_replicates_are_counted_and_left_out():
     y = np.array([1, 0, 0, 0, 0, 0, 0, 1])
     s = np.array([0.9, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
-    res = stats.bootstrap_ci("roc_auc", y, s, n_resamples=400, stratified=False, random_state=3)
+    res = stats.bootstrap_ci("roc_auc", y, s, n_resamples=400, stratified=False, random_state=3, resample="rows")
     one_class = [len(np.unique(y[rows])) < 2 for rows in _draws(3, y, 400, False)]
     assert res.n_degenerate == sum(one_class) > 0
     assert np.isnan(res.replicates[one_class]).all()
     finite = res.replicates[~np.isnan(res.replicates)]
     assert (res.low, res.high) == pytest.approx(tuple(np.quantile(finite, [0.025, 0.975])), rel=1e-12)
-    assert stats.bootstrap_ci("roc_auc", y, s, n_resamples=400, random_state=3).n_degenerate == 0
+    assert stats.bootstrap_ci("roc_auc", y, s, n_resamples=400, random_state=3, resample="rows").n_degenerate == 0
 
 
 def test_paired_bootstrap_uses_the_same_resamples(rng):
     y, a = _binary(rng, 60)
     b = np.round(a + rng.normal(0, 0.3, len(y)), 2)
     f = functools.partial(precall.average_precision, method="voc2007")
-    t = stats.bootstrap_test(f, y, a, b, n_resamples=200, random_state=4)
-    ra = stats.bootstrap_ci(f, y, a, n_resamples=200, random_state=4).replicates
-    rb = stats.bootstrap_ci(f, y, b, n_resamples=200, random_state=4).replicates
+    t = stats.bootstrap_test(f, y, a, b, n_resamples=200, random_state=4, resample="rows")
+    ra = stats.bootstrap_ci(f, y, a, n_resamples=200, random_state=4, resample="rows").replicates
+    rb = stats.bootstrap_ci(f, y, b, n_resamples=200, random_state=4, resample="rows").replicates
     np.testing.assert_array_equal(t.replicates, ra - rb)
     assert t.difference == f(y, a) - f(y, b)
     sd = np.std(ra - rb, ddof=1)
     assert t.standard_error == pytest.approx(sd, rel=1e-12)
     assert t.statistic == pytest.approx(t.difference / sd, rel=1e-12)
-    assert t.p_value == pytest.approx(2 * _normal_cdf(-abs(t.difference / sd)), rel=1e-12)
+    assert t.p_method == "bootstrap" and t.p_resolution == 1 / 200
+    # the p-value is the level at which the percentile interval of the same replicates touches 0
+    levels = np.linspace(0.001, 0.999, 999)
+    excludes = [not (np.quantile(ra - rb, (1 - L) / 2) <= 0 <= np.quantile(ra - rb, (1 + L) / 2)) for L in levels]
+    brute = min([1 - L for L, e in zip(levels, excludes) if e], default=1.0)  # the smallest 1 - L excluding 0
+    assert brute == pytest.approx(t.p_value, abs=0.0011)
     assert (t.low, t.high) == pytest.approx(tuple(np.quantile(ra - rb, [0.025, 0.975])), rel=1e-12)
-    bca = stats.bootstrap_test(f, y, a, b, n_resamples=200, random_state=4, method="bca")
+    bca = stats.bootstrap_test(f, y, a, b, n_resamples=200, random_state=4, method="bca", resample="rows")
     assert bca.method == "bca" and bca.low < bca.high
 
 
@@ -423,7 +428,7 @@ def test_paired_bootstrap_roc_agrees_with_delong_on_large_data(rng):
     y = (rng.random(n) < 0.3).astype(int)
     a = rng.normal(size=n) + 1.0 * y
     b = a + rng.normal(size=n) * 0.8
-    boot = stats.bootstrap_test("roc_auc", y, a, b, n_resamples=400, random_state=0)
+    boot = stats.bootstrap_test("roc_auc", y, a, b, n_resamples=400, random_state=0, resample="rows")
     delong = stats.roc_auc_test(y, a, b)
     assert boot.difference == pytest.approx(delong.difference, abs=1e-15)
     assert boot.standard_error == pytest.approx(delong.standard_error, rel=0.15)
@@ -446,8 +451,8 @@ def test_coverage_on_the_binormal_model():
         y, s = _binormal_sample(rng, 60, 90, delta)
         intervals = {
             "delong": stats.roc_auc_ci(y, s),
-            "percentile": stats.bootstrap_ci("roc_auc", y, s, n_resamples=300, random_state=rng),
-            "bca": stats.bootstrap_ci("roc_auc", y, s, n_resamples=300, method="bca", random_state=rng),
+            "percentile": stats.bootstrap_ci("roc_auc", y, s, n_resamples=300, random_state=rng, resample="rows"),
+            "bca": stats.bootstrap_ci("roc_auc", y, s, n_resamples=300, method="bca", random_state=rng, resample="rows"),
         }
         for name, ci in intervals.items():
             hits[name] += ci.low <= true_auc <= ci.high
@@ -458,29 +463,29 @@ def test_coverage_on_the_binormal_model():
 def test_bootstrap_errors_name_the_argument(rng):
     y, s = _binary(rng, 20)
     with pytest.raises(ValueError, match="`n_resamples`"):
-        stats.bootstrap_ci("roc_auc", y, s, n_resamples=1)
+        stats.bootstrap_ci("roc_auc", y, s, n_resamples=1, resample="rows")
     with pytest.raises(ValueError, match="`method`"):
-        stats.bootstrap_ci("roc_auc", y, s, method="basic")
+        stats.bootstrap_ci("roc_auc", y, s, method="basic", resample="rows")
     with pytest.raises(ValueError, match="`level`"):
-        stats.bootstrap_ci("roc_auc", y, s, level=95)
+        stats.bootstrap_ci("roc_auc", y, s, level=95, resample="rows")
     with pytest.raises(TypeError, match="`stratified`"):
-        stats.bootstrap_ci("roc_auc", y, s, stratified="yes")
+        stats.bootstrap_ci("roc_auc", y, s, stratified="yes", resample="rows")
     with pytest.raises(ValueError, match="`metric`"):
-        stats.bootstrap_ci("f1", y, s)
+        stats.bootstrap_ci("f1", y, s, resample="rows")
     with pytest.raises(TypeError, match="`metric`"):
-        stats.bootstrap_ci(3, y, s)
+        stats.bootstrap_ci(3, y, s, resample="rows")
     with pytest.raises(TypeError, match="by keyword"):
-        stats.bootstrap_ci(functools.partial(precall.average_precision, y), y, s)
+        stats.bootstrap_ci(functools.partial(precall.average_precision, y), y, s, resample="rows")
     Y = np.column_stack([y, 1 - y])
     S = np.column_stack([s, 1 - s])
     with pytest.raises(TypeError, match="one number"):
-        stats.bootstrap_ci(functools.partial(precall.average_precision, average=None), Y, S)
+        stats.bootstrap_ci(functools.partial(precall.average_precision, average=None), Y, S, resample="rows")
     with pytest.raises(ValueError, match="undefined"):
-        stats.bootstrap_ci(functools.partial(precall.roc_auc, on_undefined="nan"), np.zeros(5), np.arange(5))
+        stats.bootstrap_ci(functools.partial(precall.roc_auc, on_undefined="nan"), np.zeros(5), np.arange(5), resample="rows")
     with pytest.raises(ValueError, match="same length"):
-        stats.bootstrap_ci("roc_auc", y, s[:-1])
+        stats.bootstrap_ci("roc_auc", y, s[:-1], resample="rows")
     with pytest.raises(ValueError, match="negative"):
-        stats.bootstrap_ci("roc_auc", y, s, sample_weight=-np.ones(len(y)))
+        stats.bootstrap_ci("roc_auc", y, s, sample_weight=-np.ones(len(y)), resample="rows")
     for metric in (precall.average_precision, precall.roc_auc):  # AP 0 by policy: undefined all the same
         with pytest.raises(ValueError, match="undefined on the input"):
             _quiet(stats.bootstrap_ci, metric, np.zeros(5), np.arange(5.0))
@@ -492,7 +497,7 @@ def test_bootstrap_errors_name_the_argument(rng):
 def test_bootstrap_result_text(rng):
     y, s = _binary(rng, 30)
     res = stats.bootstrap_ci(functools.partial(precall.average_precision, method="coco"), y, s,
-                             n_resamples=20, random_state=0)
+                             n_resamples=20, random_state=0, resample="rows")
     text = str(res)
     assert "AP (coco)" in text and "20 resamples" in text and "0 degenerate" in text
 
@@ -504,6 +509,6 @@ def test_grid_conventions_on_long_rows_equal_calling_the_metric(rng, method, gri
     y = (rng.random(700) < 0.5).astype(int)
     s = rng.random(700) + 0.3 * y
     f = functools.partial(precall.average_precision, method=method, recall_grid=grid)
-    fast = stats.bootstrap_ci(f, y, s, n_resamples=15, random_state=2)
-    slow = stats.bootstrap_ci(_loop({"method": method, "recall_grid": grid}), y, s, n_resamples=15, random_state=2)
+    fast = stats.bootstrap_ci(f, y, s, n_resamples=15, random_state=2, resample="rows")
+    slow = stats.bootstrap_ci(_loop({"method": method, "recall_grid": grid}), y, s, n_resamples=15, random_state=2, resample="rows")
     np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12)

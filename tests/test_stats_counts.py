@@ -52,7 +52,7 @@ def test_cell_counts_have_the_row_bootstraps_moments():
 def test_counts_replicates_are_distributed_as_the_row_bootstrap(stratified):
     y, a, _ = _data(3000, seed=1, rounded=True)
     kwargs = {"n_resamples": 4000, "stratified": stratified}
-    rows = stats.bootstrap_cis(METRICS, y, a, random_state=1, **kwargs)
+    rows = stats.bootstrap_cis(METRICS, y, a, random_state=1, **kwargs, resample="rows")
     counts = stats.bootstrap_cis(METRICS, y, a, random_state=2, resample="counts", **kwargs)
     for r, c in zip(rows, counts):
         assert c.resample == "counts" and c.n_blocks is None and r.resample == "rows"
@@ -75,10 +75,10 @@ def test_one_draw_for_many_metrics_equals_one_metric_at_a_time():
     rng = np.random.default_rng(4)
     yc, sc = rng.integers(0, 3, 300), np.round(rng.random((300, 3)), 2)  # multi-class macro, rows
     macro = [functools.partial(precall.average_precision, method=m, average="macro") for m in precall.AP_METHODS]
-    many = stats.bootstrap_cis(macro, yc, sc, n_resamples=100, random_state=5)
+    many = stats.bootstrap_cis(macro, yc, sc, n_resamples=100, random_state=5, resample="rows")
     for m, got in zip(macro, many):
         np.testing.assert_array_equal(got.replicates, stats.bootstrap_ci(m, yc, sc, n_resamples=100,
-                                                                         random_state=5).replicates)
+                                                                         random_state=5, resample="rows").replicates)
 
 
 def test_blocked_bootstrap_spread_is_within_a_few_percent_of_the_exact_one():
@@ -109,7 +109,7 @@ def test_blocked_paired_replicates_keep_the_pairing():
         assert t.n_blocks is not None
         assert t.difference == 0 and np.all(t.replicates == 0), t.metric
     rows = stats.bootstrap_tests([precall.roc_auc, precall.average_precision], y, a, b, n_resamples=1500,
-                                 random_state=0)
+                                 random_state=0, resample="rows")
     counts = stats.bootstrap_tests([precall.roc_auc, precall.average_precision], y, a, b, n_resamples=1500,
                                    random_state=1, resample="counts", max_cells=16384)
     assert counts[0].n_blocks is not None
@@ -137,7 +137,7 @@ def test_multiclass_macro_average_shares_the_cells():
     scores = rng.normal(size=(n, k)) + np.eye(k)[y]
     ms = [functools.partial(precall.average_precision, average="macro"),
           functools.partial(precall.roc_auc, average="macro")]
-    rows = stats.bootstrap_cis(ms, y, scores, n_resamples=1500, random_state=0)
+    rows = stats.bootstrap_cis(ms, y, scores, n_resamples=1500, random_state=0, resample="rows")
     counts = stats.bootstrap_cis(ms, y, scores, n_resamples=1500, random_state=1, resample="counts",
                                  max_cells=1 << 16)
     for r, c in zip(rows, counts):
@@ -159,6 +159,6 @@ def test_counts_refuses_what_it_cannot_draw():
     with pytest.raises(ValueError, match="max_cells"):
         stats.bootstrap_ci(precall.average_precision, y, a, resample="counts", max_cells=10)
     with pytest.raises(TypeError, match="bootstrap_ci"):
-        stats.bootstrap_cis(precall.average_precision, y, a)
+        stats.bootstrap_cis(precall.average_precision, y, a, resample="rows")
     with pytest.raises(TypeError, match="bootstrap_cis"):
-        stats.bootstrap_ci([precall.average_precision], y, a)
+        stats.bootstrap_ci([precall.average_precision], y, a, resample="rows")

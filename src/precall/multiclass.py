@@ -402,7 +402,7 @@ def mean_average_precision(
     check_options(method=method, ties=ties, recall_grid=recall_grid, absent=absent)
     data = check_multi(y_true, y_score, sample_weight, labels)
 
-    per_class = average_columns(data, ap_metric(method, ties, recall_grid, "nan"), None)
+    per_class = average_columns(data, column_metric(Metric("average_precision", method=method, ties=ties, recall_grid=recall_grid, on_undefined="nan")), None)
     undefined_classes = ~data.positive.any(axis=0)
     if absent == "zero":
         value = float(np.mean(np.where(undefined_classes, 0.0, per_class)))

@@ -88,8 +88,8 @@ class CiOptions:
 
     level: float = 0.95
     method: str = "percentile"  # bootstrap interval: percentile or bca
-    n_resamples: int = 2000
-    seed: int | None = 0
+    n_resamples: int = precall.stats.DEFAULT_RESAMPLES
+    seed: int | None = precall.stats.DEFAULT_SEED
 
     def describe(self, weighted: bool, drawn: str = "") -> str:
         """The intervals line; ``drawn``: how the resamples were drawn (:func:`drawn_as`)."""
@@ -113,10 +113,11 @@ def drawn_as(resample: str | None, n_blocks: int | None) -> str:
 
 
 def _bootstrap_kwargs(ci: CiOptions, label: str | None = None, n_rows: int = 0,
-                      paired: bool = False, counts: bool = False) -> dict[str, Any]:
+                      paired: bool = False) -> dict[str, Any]:
     """Keyword arguments of :func:`precall.stats.bootstrap_cis` (``paired``: ``bootstrap_tests``),
-    with a terminal progress callback when the work is large, and ``resample="counts"`` when
-    ``counts`` (unweighted data, grouped ties: the row bootstrap's distribution, in bounded time)."""
+    with a terminal progress callback when the work is large, and ``resample="auto"`` (counts
+    where the data allow: the row bootstrap's distribution, in bounded time; ``precall.stats``
+    decides)."""
     kwargs: dict[str, Any] = {"n_resamples": ci.n_resamples, "level": ci.level, "method": ci.method,
                               "random_state": ci.seed}
     function = precall.stats.bootstrap_tests if paired else precall.stats.bootstrap_cis
@@ -124,8 +125,7 @@ def _bootstrap_kwargs(ci: CiOptions, label: str | None = None, n_rows: int = 0,
         progress = _terminal_progress(label, n_rows * ci.n_resamples // 100)
         if progress is not None:
             kwargs["progress"] = progress
-    if counts:
-        kwargs["resample"] = "counts"
+    kwargs["resample"] = "auto"
     return kwargs
 
 
@@ -399,8 +399,8 @@ def _add_ci_options(p: argparse.ArgumentParser) -> None:
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--ci-method", choices=precall.stats.BOOTSTRAP_METHODS, default="percentile",
                    help="bootstrap interval: percentile (default) or bca")
-    p.add_argument("--resamples", type=_resamples, default=2000, metavar="N",
-                   help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=_seed, default=0, metavar="N",
-                   help="random seed of the bootstrap (default 0, so runs repeat; 'none' for fresh "
-                   "randomness)")
+    p.add_argument("--resamples", type=_resamples, default=precall.stats.DEFAULT_RESAMPLES, metavar="N",
+                   help=f"bootstrap resamples (default {precall.stats.DEFAULT_RESAMPLES}, as every command)")
+    p.add_argument("--seed", type=_seed, default=precall.stats.DEFAULT_SEED, metavar="N",
+                   help=f"random seed of the bootstrap (default {precall.stats.DEFAULT_SEED}, as every command, "
+                   "so runs repeat; 'none' for fresh randomness)")

@@ -88,8 +88,7 @@ def compare_columns(
                 sa, sb = columns.scores[:, i], columns.scores[:, j]
                 tests = precall.stats.bootstrap_tests(
                     functions, labels, sa, sb, sample_weight=columns.weights,
-                    **_bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels), paired=True,
-                                        counts=columns.weights is None and ties == "group"))
+                    **_bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels), paired=True))
                 for metric, test in zip(metrics, tests):
                     if metric == "roc_auc" and columns.weights is None:
                         rows.append((a, b, "ROC-AUC", precall.stats.roc_auc_test(
@@ -184,6 +183,11 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
     lines = comparison_header(report, wide) if summary else []
     level = f"{report.options.level:.0%} CI of A - B"
 
+    def p_of(t: precall.stats.PairedComparison) -> str:
+        if t.p_resolution is not None and t.p_value <= t.p_resolution:
+            return f"< {t.p_resolution:.2g}"
+        return fmt_p(t.p_value)
+
     def test_name(t: precall.stats.PairedComparison) -> str:
         return "DeLong" if t.method == "delong" else ("bootstrap " + t.method if wide else "bootstrap")
 
@@ -191,7 +195,7 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
         header = ["A", "B", "metric", "A value", "B value", "A - B", level, "z", "p", "method"]
         body = [[a, b, metric, _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
                  _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
-                 _fmt(t.statistic, 3), fmt_p(t.p_value), test_name(t)] for a, b, metric, t in report.rows]
+                 _fmt(t.statistic, 3), p_of(t), test_name(t)] for a, b, metric, t in report.rows]
         return "\n".join([*lines, "", *render_table(header, body, wide=True, left=3, prose_last=True)])
     pairs = list(dict.fromkeys((a, b) for a, b, _, _ in report.rows))
     for a, b in pairs:
@@ -199,9 +203,11 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
         header = ["metric", "test", "A", "B", "A - B", level, "p"]
         body = [[metric, test_name(t), _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
                  _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
-                 fmt_p(t.p_value)] for x, y, metric, t in report.rows if (x, y) == (a, b)]
+                 p_of(t)] for x, y, metric, t in report.rows if (x, y) == (a, b)]
         lines += render_table(header, body, left=2)
-    lines += ["", "p: two-sided normal p-value of z = (A - B) / SE (z: --wide, --json)"]
+    lines += ["", "p: two-sided; DeLong: normal p-value of z = (A - B) / SE (z: --wide, --json); "
+              "bootstrap: from the same resamples as its interval, which excludes 0 exactly when "
+              f"p < {1 - report.options.level:.2g}"]
     if not summary:  # the summary went out before the resamples were drawn: say how they were
         boot = next((t for *_, t in report.rows if t.method != "delong"), None)
         if boot is not None:
@@ -216,7 +222,8 @@ def comparison_json_dict(report: Comparison) -> dict[str, Any]:
         tests.append({
             "a": a, "b": b, "metric": metric, "method": t.method, "estimate_a": t.estimate_a,
             "estimate_b": t.estimate_b, "difference": t.difference, "low": t.low, "high": t.high,
-            "level": t.level, "statistic": t.statistic, "p_value": t.p_value,
+            "level": t.level, "statistic": t.statistic, "p_value": t.p_value, "p_method": t.p_method,
+            "p_resolution": t.p_resolution,
             "standard_error": t.standard_error, "n_resamples": t.n_resamples,
             "n_degenerate": t.n_degenerate, "resample": t.resample, "n_blocks": t.n_blocks,
         })

@@ -112,7 +112,7 @@ def compute_intervals(
         metrics.append(functools.partial(precall.roc_auc, pos_label=pos_label, on_undefined=on_undefined))
     results = precall.stats.bootstrap_cis(
         metrics, labels, scores, sample_weight=weights,
-        **_bootstrap_kwargs(ci, "bootstrap", len(labels), counts=weights is None and ties == "group"))
+        **_bootstrap_kwargs(ci, "bootstrap", len(labels)))
     ap = dict(zip(precall.AP_METHODS, results))
     if weights is None:
         roc = precall.stats.roc_auc_ci(labels, scores, pos_label=pos_label, level=ci.level)

@@ -164,7 +164,7 @@ def register(sub: Any) -> None:
                     "baseline and unachievable region shaded; the ROC curve does not change")
     pl.add_argument("--ci", action="store_true",
                     help="95%% bands (bootstrap, 200 resamples over blocks of thresholds; pROC's ci.se) and "
-                    "the interval of the AUC (DeLong) and AP (bootstrap) in the legend")
+                    "the interval of the AUC (DeLong) and AP (bootstrap: 2000 resamples, seed 0, as evaluate --ci) in the legend")
     pl.add_argument("--best-f1", action=argparse.BooleanOptionalAction, default=True,
                     help="mark the best-F1 point with its threshold (default on)")
     pl.set_defaults(at_points=[])

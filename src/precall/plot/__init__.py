@@ -525,11 +525,9 @@ def _max_fpr_region(ax: Any, max_fpr: float | None) -> None:
                    label=f"partial AUC region (FPR <= {max_fpr:g}, McClish)")
 
 
-CI_RESAMPLES = 200
-
-
 def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "group",
-              n_resamples: int = CI_RESAMPLES, random_state: Any = 0) -> dict[str, tuple[float, float]]:
+              n_resamples: int = stats.DEFAULT_RESAMPLES, random_state: Any = stats.DEFAULT_SEED
+              ) -> dict[str, tuple[float, float]]:
     """95% interval of each model's AP (``kind="pr"``: :func:`precall.stats.bootstrap_ci`,
     percentile, ``n_resamples``; drawn as counts of tied-score runs, score blocks past
     :data:`precall.stats.MAX_CELLS` cells, unless weighted or ``ties="stable"``) or ROC-AUC
@@ -542,9 +540,8 @@ def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "
     for name, s in scores.items():
         if kind == "pr":
             metric = functools.partial(average_precision, method=method, ties=ties, pos_label=series.pos_label)
-            counts = weight is None and ties == "group"  # bounded time at any size
             ci = stats.bootstrap_ci(metric, y_true, s, sample_weight=weight, n_resamples=n_resamples,
-                                    random_state=random_state, resample="counts" if counts else "rows")
+                                    random_state=random_state, resample="auto")
         elif weight is None:
             ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, on_undefined="nan")
         else:

@@ -176,7 +176,7 @@ def html_report(
     rank_rows: int = 20,
     max_fpr: float | None = None,
     ci: bool = False,
-    n_resamples: int = 200,
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
     progress: Any = None,
 ) -> str:
     """The report of one or more models scored on the same labelled samples, or of one
@@ -216,7 +216,8 @@ def html_report(
         figures.  DeLong's AUC interval is always given (unweighted input).
         Multi-class: the intervals of the macro AP (step) and the macro ROC-AUC
         (no bands), skipped with a note above :data:`CI_MAX_CELLS` cells.
-    n_resamples : int, default=200
+    n_resamples : int, default=2000
+        :data:`precall.stats.DEFAULT_RESAMPLES`, as every command (seed :data:`precall.stats.DEFAULT_SEED`).
     progress : callable, default=None
         Multi-class ``ci``: called with the fraction of the bootstrap done.
 
@@ -287,9 +288,9 @@ def html_report(
             ["model", "AP step", "95% CI"],
             [[_e(n), _num(results[n].average_precision["step"]),
               f"[{_num(ap_ci[n][0])}, {_num(ap_ci[n][1])}]"] for n in names])
-            + f'<p class="note">Percentile bootstrap, {n_resamples} stratified resamples '
-            "(<code>precall.stats.bootstrap_ci</code>; without weights drawn as counts of tied-score runs, "
-            "in score blocks when there are more than 32,768 of them).</p>")
+            + f'<p class="note">Percentile bootstrap, {n_resamples} stratified resamples, seed {stats.DEFAULT_SEED} '
+            "(<code>precall.stats.bootstrap_ci</code>, as <code>precall evaluate --ci</code>; without weights "
+            "drawn as counts of tied-score runs, in score blocks when there are more than 32,768 of them).</p>")
     one = len(names) == 1
     pr_svg = _svg(lambda ax: plot.pr_tables(series, envelope=one, ax=ax, pos_label=series.pos_label,
                                             intervals=ap_ci, band=ci, best_f1=True))
@@ -299,7 +300,7 @@ def html_report(
         f"<h3>{_e(name)}</h3>" + _table(RANK_HEADER, _rank_rows(tables[name], rank_rows)) for name in names
     )
     weight_word = "weight" if weighted else "count"
-    band_note = (f" Shaded bands: pointwise 95% bootstrap bands ({plot.CI_RESAMPLES} stratified resamples "
+    band_note = (f" Shaded bands: pointwise 95% bootstrap bands ({stats.bands.BAND_RESAMPLES} stratified resamples "
                  "drawn as counts over blocks of thresholds; pROC's <code>ci.se</code>)." if ci else "")
     note = (f"data {_e(source)}; labels {_e(label_column)}, positive "
             f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_count(first.n_pos)}, "
@@ -333,7 +334,7 @@ def _macro_intervals(y_true: Any, y_score: Any, *, sample_weight: Any, labels: A
                      n_resamples: int, progress: Any) -> dict[str, Any]:
     """The bootstrap intervals of the macro AP (step) and the macro one-vs-rest ROC-AUC
     (:func:`precall.stats.bootstrap_cis`: one set of row resamples for both, percentile,
-    seed 0); ``progress(fraction)``."""
+    seed :data:`precall.stats.DEFAULT_SEED`); ``progress(fraction)``."""
     metrics = {
         "ap": functools.partial(average_precision, average="macro", labels=labels, ties=ties, on_undefined=0.0),
         "roc": functools.partial(roc_auc, average="macro", labels=labels, on_undefined="nan"),
@@ -341,7 +342,7 @@ def _macro_intervals(y_true: Any, y_score: Any, *, sample_weight: Any, labels: A
     with warnings.catch_warnings():  # a resample without some class warns once per resample
         warnings.simplefilter("ignore")
         results = stats.bootstrap_cis(list(metrics.values()), y_true, y_score, sample_weight=sample_weight,
-                                      n_resamples=n_resamples, random_state=0, progress=progress)
+                                      n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, progress=progress)
     return dict(zip(metrics, results))
 
 
@@ -391,7 +392,7 @@ def _multiclass_report(
             warnings.warn(f"no intervals in the report: {exc}", UserWarning, stacklevel=3)
     if intervals:
         ci_note = (f'<p class="note">95% intervals of the macro averages: percentile bootstrap, {n_resamples} '
-                   "resamples of the rows (<code>precall.stats.bootstrap_ci</code>, seed 0); also in the "
+                   f"resamples of the rows (<code>precall.stats.bootstrap_ci</code>, seed {stats.DEFAULT_SEED}); also in the "
                    "macro-average curves' legends. No bands are drawn for classes.</p>")
 
     header = ["class", *(["score column"] if columns else []), "support",

@@ -69,13 +69,15 @@ Bootstrap (any metric)
 
 from __future__ import annotations
 
-from .bootstrap import BOOTSTRAP_METHODS, MAX_CELLS, RESAMPLE_MODES, bootstrap_ci, bootstrap_cis, bootstrap_test, bootstrap_tests
+from .bootstrap import BOOTSTRAP_METHODS, DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_CELLS, RESAMPLE_MODES, bootstrap_ci, bootstrap_cis, bootstrap_test, bootstrap_tests
 from .delong import roc_auc_ci, roc_auc_covariance, roc_auc_test, roc_auc_variance
 from .results import BootstrapResult, ConfidenceInterval, DelongCovariance, PairedComparison
 
 __all__ = [
     "BOOTSTRAP_METHODS",
     "BootstrapResult",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
     "ConfidenceInterval",
     "DelongCovariance",
     "MAX_CELLS",

@@ -34,15 +34,16 @@ from .results import (
     BootstrapResult,
     PairedComparison,
     _check_level,
-    _two_sided_p,
     _z_statistic,
 )
 
-__all__ = ["BOOTSTRAP_METHODS", "MAX_CELLS", "RESAMPLE_MODES", "bootstrap_ci", "bootstrap_cis", "bootstrap_test",
+__all__ = ["BOOTSTRAP_METHODS", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "MAX_CELLS", "RESAMPLE_MODES", "bootstrap_ci", "bootstrap_cis", "bootstrap_test",
            "bootstrap_tests"]
 
 BOOTSTRAP_METHODS: tuple[str, ...] = ("percentile", "bca")
-RESAMPLE_MODES: tuple[str, ...] = ("rows", "counts")
+RESAMPLE_MODES: tuple[str, ...] = ("rows", "counts", "auto")
+DEFAULT_RESAMPLES = 2000  # every interval of the package, library and command line
+DEFAULT_SEED = 0  # every interval of the package: runs repeat unless a seed (or None) is given
 MAX_CELLS = 1 << 15  # resample="counts": cells drawn per replicate (2000 replicates in a few seconds)
 
 # ---------------------------------------------------------------------------
@@ -343,6 +344,37 @@ def _interval(
     return float(low), float(high), z0, a
 
 
+def _quantile_position(sorted_values: np.ndarray, x: float) -> float:
+    """The probability q at which ``numpy.quantile(values, q)`` (linear) reaches ``x``: 0 below
+    the smallest value, 1 above the largest."""
+    n = sorted_values.size
+    k = int(np.searchsorted(sorted_values, x, side="left"))
+    if k == 0:
+        return 0.0
+    if k == n:
+        return 1.0
+    lo, hi = float(sorted_values[k - 1]), float(sorted_values[k])
+    return (k - 1 + (x - lo) / (hi - lo)) / (n - 1)
+
+
+def _bootstrap_p(replicates: np.ndarray, z0: float | None, a: float | None, method: str) -> tuple[float, float]:
+    """Two-sided p-value of "no difference" from the replicate differences: the smallest
+    ``1 - level`` whose interval (percentile or BCa, as :func:`_interval` computes it)
+    excludes 0, and the resolution ``1 / replicates`` below which it is not resolved."""
+    finite = np.sort(replicates[~np.isnan(replicates)])
+    resolution = 1.0 / finite.size
+    q = _quantile_position(finite, 0.0)  # the interval's bound reaches 0 at this quantile
+    if method == "bca" and z0 is not None and np.isfinite(z0) and 0.0 < q < 1.0:
+        # BCa's bound at tail alpha is the quantile Phi(z0 + w / (1 - a w)), w = z0 + z_alpha:
+        # solve for the alpha whose bound is the quantile q
+        t = _NORMAL.inv_cdf(q) - z0
+        denominator = 1.0 + (a or 0.0) * t
+        if denominator > 0:
+            q = _NORMAL.cdf(t / denominator - z0)
+    p = 2.0 * min(q, 1.0 - q)
+    return min(1.0, max(p, resolution)), resolution
+
+
 def _distinct_columns(evaluators: list[_Evaluator]) -> tuple[list[RankedColumn], list[list[int] | None]]:
     """The ranked columns of the counted evaluators, each once (the metrics of one model
     share theirs, :class:`_RankCache`), and each evaluator's columns as indices into them
@@ -419,25 +451,29 @@ def _stratum_ids(rows: _Rows) -> np.ndarray | None:
     return ids
 
 
-def _check_counts(evaluators: list[_Evaluator], rows: _Rows) -> None:
-    """``resample="counts"`` draws whole rows' counts of grouped runs: say why not otherwise."""
+def _counts_refusal(evaluators: list[_Evaluator], rows: _Rows) -> str | None:
+    """Why these metrics cannot be drawn as counts of cells (None: they can).  The one place
+    the counts-or-rows choice is made: ``resample="auto"`` takes counts exactly when this is
+    None, and ``resample="counts"`` raises it."""
     if rows.weight is not None:
-        raise ValueError(
-            "resample='counts' draws how many times each cell of rows is drawn, so it takes no "
-            "`sample_weight`; use resample='rows' for weighted data"
-        )
+        return ("resample='counts' draws how many times each cell of rows is drawn, so it takes no "
+                "`sample_weight`; use resample='rows' for weighted data")
     for ev in evaluators:
         if ev.counted is None:
-            raise ValueError(
-                f"resample='counts' needs a metric counted over one sort (precall's average_precision "
-                f"or roc_auc, binary or macro/weighted); {ev.metric.name} is called on each resample, "
-                "so use resample='rows'"
-            )
+            return (f"resample='counts' needs a precall.Metric counted over one sort (average precision, "
+                    f"ROC-AUC or best F1: binary, or macro/weighted over classes, without prevalence); "
+                    f"{ev.metric.name} is called on each resample, so use resample='rows'")
         if ev.counted.ties != "group":
-            raise ValueError(
-                f"resample='counts' draws counts of runs of tied scores, which needs ties='group'; "
-                f"{ev.metric.name} orders tied scores by input position, so use resample='rows'"
-            )
+            return (f"resample='counts' draws counts of runs of tied scores, which needs ties='group'; "
+                    f"{ev.metric.name} orders tied scores by input position, so use resample='rows'")
+    return None
+
+
+def _check_counts(evaluators: list[_Evaluator], rows: _Rows) -> None:
+    """``resample="counts"`` draws whole rows' counts of grouped runs: say why not otherwise."""
+    reason = _counts_refusal(evaluators, rows)
+    if reason is not None:
+        raise ValueError(reason)
 
 
 def _by_counts(evaluators: list[_Evaluator], estimates: list[float], rng: np.random.Generator, rows: _Rows,
@@ -476,6 +512,9 @@ def _by_counts(evaluators: list[_Evaluator], estimates: list[float], rng: np.ran
 def _draw(evaluators: list[_Evaluator], estimates: list[float], rng: np.random.Generator, rows: _Rows,
           n_resamples: int, bca: bool, progress: Any, resample: str, max_cells: int) -> _Drawn:
     progress = _check_progress(progress)
+    if resample == "auto":  # counts for binary problems; classes' joint cells would be too coarse
+        binary = all(ev.counted is not None and len(ev.counted.columns) == 1 for ev in evaluators)
+        resample = "counts" if binary and _counts_refusal(evaluators, rows) is None else "rows"
     if resample == "counts":
         return _by_counts(evaluators, estimates, rng, rows, n_resamples, bca, progress, int(max_cells))
     replicates = _replicates(evaluators, rng, rows, n_resamples, progress)
@@ -497,13 +536,13 @@ def bootstrap_cis(
     y_score: Any,
     *,
     sample_weight: Any = None,
-    n_resamples: int = 2000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     level: float = 0.95,
     method: str = "percentile",
     stratified: bool = True,
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
     progress: Any = None,
-    resample: str = "rows",
+    resample: str = "auto",
     max_cells: int = MAX_CELLS,
 ) -> list[BootstrapResult]:
     """Bootstrap confidence intervals of several metrics from one set of resamples.
@@ -519,7 +558,7 @@ def bootstrap_cis(
         Metrics as :func:`bootstrap_ci` takes them.
     y_true, y_score, sample_weight, n_resamples, level, method, stratified, random_state, progress
         As in :func:`bootstrap_ci`.
-    resample : {"rows", "counts"}, default="rows"
+    resample : {"rows", "counts", "auto"}, default="auto"
         As in :func:`bootstrap_ci`; with ``"counts"`` the metrics share one set
         of cells.
     max_cells : int, default=32768
@@ -577,13 +616,13 @@ def bootstrap_ci(
     y_score: Any,
     *,
     sample_weight: Any = None,
-    n_resamples: int = 2000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     level: float = 0.95,
     method: str = "percentile",
     stratified: bool = True,
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
     progress: Any = None,
-    resample: str = "rows",
+    resample: str = "auto",
     max_cells: int = MAX_CELLS,
 ) -> BootstrapResult:
     """Bootstrap confidence interval of any precall metric (or any metric callable).
@@ -610,12 +649,14 @@ def bootstrap_ci(
     stratified : bool, default=True
         Resample within each class of a 1-D ``y_true`` (multi-label input is
         always resampled by rows without strata).
-    random_state : None, int or numpy.random.Generator
-        Seed or generator; the same one gives the same result.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed or generator; the same one gives the same result.  The default
+        (:data:`DEFAULT_SEED`) is the one every command and plot of precall uses,
+        so the same data give the same interval everywhere; None draws fresh.
     progress : callable, default=None
         Called with the fraction of resamples done (0 to 1) after each block of
         replicates (a progress bar, or a way to stop: raise from it).
-    resample : {"rows", "counts"}, default="rows"
+    resample : {"rows", "counts", "auto"}, default="auto"
         ``"rows"`` draws row indices, O(n) per replicate (without strata and in
         one block, ``scipy.stats.bootstrap``'s draws).  ``"counts"`` draws each
         replicate's count of rows in every *cell* (the rows of one stratum and
@@ -623,7 +664,11 @@ def bootstrap_ci(
         stratum's size over its cells in proportion to their sizes, which is
         exactly the distribution of the row bootstrap's counts, at O(cells) per
         replicate.  It needs a counted precall metric, ``ties="group"`` and no
-        ``sample_weight`` (a ``ValueError`` says which is missing).
+        ``sample_weight`` (a ``ValueError`` says which is missing).  ``"auto"``
+        takes ``"counts"`` where it applies to binary problems and ``"rows"``
+        otherwise (multi-class: the joint cells of the class columns would need
+        very coarse blocks); every command and plot of precall uses it, and the
+        result's ``resample`` says which was taken.
     max_cells : int, default=32768
         With ``"counts"``: when the runs make more cells (continuous scores:
         about one run per row), consecutive runs are merged into score blocks
@@ -672,13 +717,13 @@ def bootstrap_tests(
     score_b: Any,
     *,
     sample_weight: Any = None,
-    n_resamples: int = 2000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     level: float = 0.95,
     method: str = "percentile",
     stratified: bool = True,
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
     progress: Any = None,
-    resample: str = "rows",
+    resample: str = "auto",
     max_cells: int = MAX_CELLS,
 ) -> list[PairedComparison]:
     """Paired bootstrap comparisons of two models for several metrics, from one set of resamples.
@@ -740,13 +785,15 @@ def bootstrap_tests(
         if drawn.jackknife is not None:
             jack = drawn.jackknife[2 * k] - drawn.jackknife[2 * k + 1]
         difference = est_a - est_b
-        low, high, _, _ = _interval(difference, diffs, jack, level, method)
+        low, high, z0, a = _interval(difference, diffs, jack, level, method)
         finite = diffs[~np.isnan(diffs)]
         sd = float(np.std(finite, ddof=1))
         z = _z_statistic(difference, sd)
+        p, resolution = _bootstrap_p(diffs, z0, a, method)
         results.append(PairedComparison(
-            est_a, est_b, difference, low, high, level, z, _two_sided_p(z), sd, method, m.name,
+            est_a, est_b, difference, low, high, level, z, p, sd, method, m.name,
             int(n_resamples), int(diffs.size - finite.size), diffs, drawn.resample, drawn.n_blocks,
+            "bootstrap", resolution,
         ))
     return results
 
@@ -758,13 +805,13 @@ def bootstrap_test(
     score_b: Any,
     *,
     sample_weight: Any = None,
-    n_resamples: int = 2000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     level: float = 0.95,
     method: str = "percentile",
     stratified: bool = True,
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
     progress: Any = None,
-    resample: str = "rows",
+    resample: str = "auto",
     max_cells: int = MAX_CELLS,
 ) -> PairedComparison:
     """Paired bootstrap comparison of two models scored on the same samples.

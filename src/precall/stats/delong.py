@@ -10,7 +10,7 @@ import numpy as np
 from .. import metrics
 from .._core.undefined import undefined
 from .._core.validate import BinaryInput, check_binary, check_choice, check_on_undefined
-from .bootstrap import BOOTSTRAP_METHODS, bootstrap_ci
+from .bootstrap import BOOTSTRAP_METHODS, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
 from .results import (
     ConfidenceInterval,
     DelongCovariance,
@@ -215,9 +215,9 @@ def roc_auc_ci(
     method: str = "delong",
     pos_label: Any = None,
     sample_weight: Any = None,
-    n_resamples: int = 2000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     stratified: bool = True,
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
     on_undefined: Any = "warn",
 ) -> ConfidenceInterval:
     """Confidence interval of the ROC-AUC: DeLong (pROC's ``ci.auc``) or a bootstrap.

@@ -135,7 +135,11 @@ class PairedComparison:
     statistic : float
         ``z = difference / standard_error``.
     p_value : float
-        Two-sided normal p-value of ``z``.
+        Two-sided p-value of no difference.  DeLong: the normal p-value of
+        ``z``.  Bootstrap: from the same replicates as the interval, the
+        smallest ``1 - level`` whose interval (same ``method``) excludes 0, so
+        the interval excludes 0 exactly when ``p_value < 1 - level``; it is not
+        resolved below ``p_resolution`` (reported as that bound).
     standard_error : float
         DeLong's standard deviation of the difference, or the standard
         deviation of the replicate differences.
@@ -151,6 +155,11 @@ class PairedComparison:
         For the bootstrap: ``"rows"`` or ``"counts"`` (as in :class:`BootstrapResult`).
     n_blocks : int or None
         For ``"counts"``: the score blocks of each model (None: exact runs).
+    p_method : str
+        ``"normal"`` (of ``z``: DeLong) or ``"bootstrap"`` (from the replicates).
+    p_resolution : float or None
+        For the bootstrap: the smallest p-value the replicates resolve (one over
+        the defined replicates); a ``p_value`` at this bound means "at most".
     """
 
     estimate_a: float
@@ -169,18 +178,27 @@ class PairedComparison:
     replicates: np.ndarray | None = field(default=None, repr=False)
     resample: str | None = None
     n_blocks: int | None = None
+    p_method: str = "normal"
+    p_resolution: float | None = None
 
     @property
     def resampling(self) -> str:
         """How replicates were drawn, in words (``"none"`` for DeLong)."""
         return _resampling_text(self.resample, self.n_blocks)
 
+    @property
+    def p_text(self) -> str:
+        """The p-value as text: ``"< 0.0005"`` where the bootstrap does not resolve it."""
+        if self.p_resolution is not None and self.p_value <= self.p_resolution:
+            return f"< {self.p_resolution:.2g}"
+        return f"{self.p_value:.4g}"
+
     def __str__(self) -> str:
         return (
             f"{self.metric}: A {self.estimate_a:.6g}, B {self.estimate_b:.6g}, "
             f"A - B {self.difference:.6g} [{self.low:.6g}, {self.high:.6g}] "
             f"({self.level:.4g} {self.method}); z = {self.statistic:.4g}, "
-            f"p = {self.p_value:.4g}"
+            f"p = {self.p_text} ({self.p_method})"
         )
 
 

@@ -1,0 +1,181 @@
+"""One answer: the same quantity, asked through any function, command or engine, is the same number.
+
+Every command that prints a quantity (evaluate, compare, explain, plot, report) is run on the same
+file with the same options, and every shared number is compared with the others and with the
+library (:func:`precall.score` of a :class:`precall.Metric`, :mod:`precall.stats` with its
+defaults), intervals included.  The metric value itself is checked to be a value: frozen,
+hashable, picklable, equal when built through any route.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import json
+import pickle
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import precall
+from precall import stats
+from precall.cli import main
+
+ASAH = Path(__file__).parent / "data" / "pROC_aSAH.csv"
+BASE = [str(ASAH), "--label", "outcome", "--pos-label", "Poor"]
+
+
+def _asah() -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    with ASAH.open() as f:
+        rows = list(csv.DictReader(f))
+    y = np.array([r["outcome"] == "Poor" for r in rows]).astype(int)
+    return y, {c: np.array([float(r[c]) for r in rows]) for c in ("s100b", "ndka", "wfns")}
+
+
+def _out(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    code = main(args)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out
+
+
+# ---------------------------------------------------------------------------
+# the metric value
+def test_a_metric_is_a_frozen_hashable_picklable_value():
+    m = precall.metric("average_precision", method="voc2007")
+    assert m == precall.Metric("average_precision", method="voc2007")
+    assert {m: 1}[precall.metric("average_precision", method="voc2007")] == 1
+    assert pickle.loads(pickle.dumps(m)) == m
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        m.method = "step"  # type: ignore[misc]
+    # options that do not apply are normalised, so equal quantities are equal values
+    assert precall.metric("roc_auc", ties="stable", max_fpr=1) == precall.metric("roc_auc")
+    assert precall.metric("roc_auc", max_fpr=0.1).name == "ROC-AUC (max_fpr=0.1)"
+
+
+@pytest.mark.parametrize("options,error", [
+    ({"method": "nope"}, ValueError), ({"max_fpr": float("nan")}, ValueError), ({"max_fpr": 0}, ValueError),
+    ({"max_fpr": "0.1"}, TypeError), ({"average": "mean"}, ValueError), ({"on_undefined": [1]}, TypeError),
+])
+def test_a_metric_value_is_validated_when_built(options, error):
+    measure = "roc_auc" if "max_fpr" in options else "average_precision"
+    with pytest.raises(error, match=next(iter(options))):
+        precall.metric(measure, **options)
+
+
+@pytest.mark.parametrize("method", precall.AP_METHODS)
+@pytest.mark.parametrize("ties", ["group", "stable"])
+def test_the_public_functions_are_the_metric_value_scored(method, ties):
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 300)
+    s = np.round(rng.random(300), 1)
+    w = rng.random(300)
+    value = precall.metric("average_precision", method=method, ties=ties)
+    assert precall.score(value, y, s, sample_weight=w) == precall.average_precision(
+        y, s, method=method, ties=ties, sample_weight=w)
+    evaluation = precall.evaluate(y, s, ties=ties)
+    assert precall.score(value, y, s) == evaluation.average_precision[method]
+    assert precall.score(precall.metric("roc_auc"), y, s) == evaluation.roc_auc
+    assert precall.score(precall.metric("best_f1", ties=ties), y, s) == evaluation.best_f1.f1
+
+
+def test_a_metric_value_bootstraps_as_its_function_does():
+    y, cols = _asah()
+    s = cols["s100b"]
+    value = precall.metric("average_precision", method="coco")
+    partial = functools.partial(precall.average_precision, method="coco")
+    lam = stats.bootstrap_ci(value, y, s)
+    assert (lam.low, lam.high) == (stats.bootstrap_ci(partial, y, s).low, stats.bootstrap_ci(partial, y, s).high)
+    assert lam.resample == "counts"  # a metric value is counted (the default "auto" draws counts)
+    # a user callable is called on each resample's rows; its interval has the row bootstrap's law
+    wrapped = stats.bootstrap_ci(lambda t, u: precall.average_precision(t, u, method="coco"), y, s)
+    assert wrapped.resample == "rows"
+    rows = stats.bootstrap_ci(value, y, s, resample="rows")
+    assert (wrapped.low, wrapped.high) == (rows.low, rows.high)
+
+
+# ---------------------------------------------------------------------------
+# every command, the same numbers
+def test_evaluate_report_plot_explain_and_the_library_agree(tmp_path, capsys):
+    y, cols = _asah()
+    s = cols["s100b"]
+    ev = json.loads(_out(["evaluate", *BASE, "--score", "s100b", "--ci", "--json"], capsys))
+    iv = ev["intervals"]
+    assert (iv["bootstrap"]["n_resamples"], iv["bootstrap"]["seed"]) == (stats.DEFAULT_RESAMPLES, stats.DEFAULT_SEED)
+    # the library with its defaults: the same numbers and the same intervals
+    values = [precall.metric("average_precision", method=m) for m in precall.AP_METHODS]
+    library = stats.bootstrap_cis(values, y, s)
+    for m, value, res in zip(precall.AP_METHODS, values, library):
+        assert ev["average_precision"][m] == precall.score(value, y, s) == res.estimate
+        assert (iv["average_precision"][m]["low"], iv["average_precision"][m]["high"]) == (res.low, res.high)
+        single = stats.bootstrap_ci(value, y, s)  # one metric alone: the same draw
+        assert (single.low, single.high) == (res.low, res.high)
+    delong = stats.roc_auc_ci(y, s)
+    assert ev["roc_auc"] == delong.estimate == precall.roc_auc(y, s)
+    assert (iv["roc_auc"]["low"], iv["roc_auc"]["high"]) == (delong.low, delong.high)
+
+    # report --ci: the same AP interval and DeLong interval, at the report's 4 digits
+    out = tmp_path / "r.html"
+    _out(["report", *BASE, "--score", "s100b", "--ci", "-o", str(out)], capsys)
+    html = out.read_text(encoding="utf-8")
+    step = iv["average_precision"]["step"]
+    assert f"[{step['low']:.4f}, {step['high']:.4f}]" in html
+    assert f"[{iv['roc_auc']['low']:.4f}, {iv['roc_auc']['high']:.4f}]" in html
+    assert f"seed {stats.DEFAULT_SEED}" in html and f"{stats.DEFAULT_RESAMPLES} stratified resamples" in html
+
+    # plot --ci: the legend's AP and AUC intervals (the function the command draws with)
+    plot = pytest.importorskip("precall.plot")
+    ax = plot.pr_curve(y, s, label="s100b", ci=True)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"s100b (AP step = {ev['average_precision']['step']:.3f} [{step['low']:.3f}, {step['high']:.3f}])" in legend
+    ax = plot.roc_curve(y, s, label="s100b", ci=True)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"s100b (AUC = {ev['roc_auc']:.3f} [{iv['roc_auc']['low']:.3f}, {iv['roc_auc']['high']:.3f}])" in legend
+
+    # explain: its table of every convention's AP
+    text = _out(["explain", *BASE, "--score", "s100b"], capsys)
+    for m in precall.AP_METHODS:
+        row = re.search(rf"^\s*{m}\s+([0-9.]+)\s+([0-9.]+)\s+([-0-9.]+)", text, re.MULTILINE)
+        assert row is not None, m
+        digits = len(row.group(1).split(".")[1])
+        assert row.group(1) == f"{ev['average_precision'][m]:.{digits}f}"
+        assert row.group(2) == f"{ev['min_average_precision'][m]:.{digits}f}"
+
+
+def test_compare_agrees_with_evaluate_and_its_p_value_with_its_interval(capsys):
+    y, cols = _asah()
+    cmp = json.loads(_out(["compare", *BASE, "--score", "s100b", "--score", "ndka", "--json",
+                           "--metric", "roc_auc", "--metric", "step"], capsys))
+    for column, key in (("s100b", "estimate_a"), ("ndka", "estimate_b")):
+        ev = json.loads(_out(["evaluate", *BASE, "--score", column, "--json"], capsys))
+        for t in cmp["tests"]:
+            expected = ev["roc_auc"] if t["metric"] == "ROC-AUC" else ev["average_precision"]["step"]
+            assert t[key] == expected, (column, t["metric"])
+    level = cmp["tests"][0]["level"]
+    for t in cmp["tests"]:
+        assert (t["low"] > 0 or t["high"] < 0) == (t["p_value"] < 1 - level), t
+        if t["method"] != "delong":
+            assert t["p_method"] == "bootstrap"
+    delong = stats.roc_auc_test(y, cols["s100b"], cols["ndka"])
+    row = next(t for t in cmp["tests"] if t["method"] == "delong")
+    assert (row["low"], row["high"], row["p_value"]) == (delong.low, delong.high, delong.p_value)
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+@pytest.mark.parametrize("shift", [0.0, 0.3, 1.0, 3.0])
+def test_a_bootstrap_p_value_is_below_alpha_exactly_when_the_interval_excludes_zero(method, shift):
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 400)
+    a = rng.normal(size=400) + y
+    b = a + rng.normal(size=400) * 0.7 - shift * y * rng.random(400)
+    for level in (0.5, 0.8, 0.9, 0.95, 0.99):
+        t = stats.bootstrap_test(precall.average_precision, y, a, b, level=level, method=method,
+                                 n_resamples=500)
+        assert t.p_method == "bootstrap" and 0 < t.p_value <= 1
+        if t.p_value > t.p_resolution:  # resolved: the interval decides as the p-value does
+            assert (t.low > 0 or t.high < 0) == (t.p_value < 1 - level), (level, t)
+        else:
+            assert t.low > 0 or t.high < 0
