@@ -2,10 +2,10 @@
 
 Each module of the package has a rank (the order of ``docs/design.md``); an
 import of a precall module, at module level or inside a function, must point to
-a lower rank.  The only upward imports allowed are the drawing conveniences
-(``ThresholdTable.plot``, ``PrecisionRecallCurve.plot``, ``RocCurve.plot``),
-which import :mod:`precall.plot` inside the method, only when called, and
-``CocoEvaluation.bootstrap`` (:mod:`precall.detection.bootstrap`, likewise).
+a lower rank, with no exception: the drawing conveniences (``ThresholdTable.plot``,
+``PrecisionRecallCurve.plot``, ``RocCurve.plot``) are attached by the package root
+(:mod:`precall`, above :mod:`precall.plot`) and ``CocoEvaluation.bootstrap`` by
+:mod:`precall.detection` (above :mod:`precall.detection.bootstrap`).
 """
 
 from __future__ import annotations
@@ -66,14 +66,6 @@ RANKS = {
     "precall.cli.main": 68,
     "precall.__main__": 70,
 }
-# the only upward imports: drawing conveniences, inside the method, of the presentation layer
-ALLOWED_UPWARD = {
-    ("precall.table", "precall.plot"),
-    ("precall.curves", "precall.plot"),
-    ("precall.detection.coco", "precall.detection.bootstrap"),  # CocoEvaluation.bootstrap(), inside the method
-}
-
-
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -125,7 +117,7 @@ def test_every_module_has_a_layer():
 def test_imports_point_down(name):
     upward = []
     for target, line in _imports(name, MODULES[name]):
-        if target == name or (name, target) in ALLOWED_UPWARD:
+        if target == name:
             continue
         if _rank(target) >= _rank(name):
             upward.append(f"{MODULES[name].name}:{line} imports {target} (layer {_rank(target)} >= {_rank(name)})")
@@ -156,3 +148,12 @@ def test_the_contract_catches_an_upward_import(tmp_path):
     fake.write_text("from ..table import ThresholdTable\n")
     imports = _imports("precall._core.steps", fake)
     assert imports == [("precall.table", 1)] and _rank("precall.table") > _rank("precall._core.steps")
+
+
+def test_the_conveniences_are_wired_from_above():
+    """The methods the data objects offer exist without any data module importing upward."""
+    import precall
+    import precall.detection
+
+    assert callable(precall.ThresholdTable.plot) and callable(precall.PrecisionRecallCurve.plot)
+    assert callable(precall.RocCurve.plot) and callable(precall.detection.CocoEvaluation.bootstrap)

@@ -112,3 +112,33 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
+
+
+# ---------------------------------------------------------------------------
+# the data objects' drawing conveniences, wired here (the package sits above every layer) so that
+# no data module imports the presentation layer: each method loads precall.plot when called
+def _table_plot(self: ThresholdTable, kind: str = "pr", *, ax: Any = None, label: str = "model",
+                **kwargs: Any) -> Any:
+    """Draw this table's PR curve (``kind="pr"``) or ROC curve (``"roc"``) with
+    :mod:`precall.plot` (matplotlib, the ``plot`` extra); returns the Axes.
+
+    ``kwargs`` go to :func:`precall.plot.draw_pr` (``method``, ``envelope``,
+    ``eleven_point``, ``baseline``) or :func:`precall.plot.draw_roc`
+    (``shade``, ``max_fpr``).
+    """
+    from . import plot
+
+    return plot.plot_table(self, kind, ax=ax, label=label, **kwargs)
+
+
+def _curve_plot(self: Any, *, ax: Any = None, label: str | None = None, **line_kw: Any) -> Any:
+    """Draw the curve with :mod:`precall.plot` (a PR curve as steps, a ROC curve with the
+    chance diagonal); returns the Axes."""
+    from . import plot
+
+    return plot.plot_curve(self, ax=ax, label=label, **line_kw)
+
+
+ThresholdTable.plot = _table_plot  # type: ignore[attr-defined]
+PrecisionRecallCurve.plot = _curve_plot  # type: ignore[attr-defined]
+RocCurve.plot = _curve_plot  # type: ignore[attr-defined]

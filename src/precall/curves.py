@@ -5,7 +5,8 @@ same name (same sentinel points, same order, same dtypes), as a NamedTuple so
 ``p, r, t = precall.precision_recall_curve(y, s)`` works as a drop-in.  The
 ``*_from_counts`` functions read a count table's columns (thresholds, TP, FP,
 totals), so :class:`precall.ThresholdTable` and the public functions share them.
-The curves' ``plot`` methods import :mod:`precall.plot` only when called.
+The curves' ``plot`` methods are attached by the package (:mod:`precall`), which draws
+with :mod:`precall.plot` when one is called: nothing here imports the presentation layer.
 """
 
 from __future__ import annotations
@@ -40,16 +41,6 @@ class PrecisionRecallCurve(NamedTuple):
     recall: np.ndarray
     thresholds: np.ndarray
 
-    def plot(self, *, ax: Any = None, label: str | None = None, **line_kw: Any) -> Any:
-        """Draw the curve as steps (the curve step AP sums) with :mod:`precall.plot`; returns the Axes."""
-        from . import plot  # presentation, imported only when drawing
-
-        ax = plot._axes(ax)
-        plot.setup_pr_axes(ax)
-        ax.plot(self.recall, self.precision, drawstyle="steps-post", label=label, **line_kw)
-        if label is not None:
-            plot.place_legend(ax)
-        return ax
 
 
 class RocCurve(NamedTuple):
@@ -62,15 +53,6 @@ class RocCurve(NamedTuple):
     tpr: np.ndarray
     thresholds: np.ndarray
 
-    def plot(self, *, ax: Any = None, label: str | None = None, **line_kw: Any) -> Any:
-        """Draw the curve with the chance diagonal (:mod:`precall.plot`); returns the Axes."""
-        from . import plot  # presentation, imported only when drawing
-
-        ax = plot._axes(ax)
-        plot.setup_roc_axes(ax)
-        ax.plot(self.fpr, self.tpr, label=label, **line_kw)
-        plot.place_legend(ax)
-        return ax
 
 
 class DetCurve(NamedTuple):

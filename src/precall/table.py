@@ -368,29 +368,6 @@ class ThresholdTable:
         p = self.precision
         return np.maximum.accumulate(p[::-1])[::-1]
 
-    def plot(self, kind: str = "pr", *, ax: Any = None, label: str = "model", **kwargs: Any) -> Any:
-        """Draw this table's PR curve (``kind="pr"``) or ROC curve (``"roc"``) with
-        :mod:`precall.plot` (matplotlib, the ``plot`` extra); returns the Axes.
-
-        ``kwargs`` go to :func:`precall.plot.draw_pr` (``method``, ``envelope``,
-        ``eleven_point``, ``baseline``) or :func:`precall.plot.draw_roc`
-        (``shade``, ``max_fpr``).
-        """
-        from . import plot  # presentation, imported only when drawing
-
-        if kind not in ("pr", "roc"):
-            raise ValueError(f"`kind` must be 'pr' or 'roc'; got {kind!r}")
-        ax = plot._axes(ax)
-        if kind == "pr":
-            plot.setup_pr_axes(ax)
-            plot.draw_pr(ax, self, label=label, **kwargs)
-            plot.place_legend(ax)
-        else:
-            plot.setup_roc_axes(ax)
-            plot.draw_roc(ax, self, label=label, **kwargs)
-            plot.place_legend(ax)
-        return ax
-
     def _columns(self) -> dict[str, np.ndarray]:
         cols: dict[str, np.ndarray] = {}
         if self.ties == "stable":

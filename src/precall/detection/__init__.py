@@ -17,6 +17,8 @@ Modules: :mod:`~precall.detection.io` (loaders, :class:`DetectionSet`),
 
 from __future__ import annotations
 
+from typing import Any
+
 from .coco import AREA_RANGES, COCO_KEYPOINT_SIGMAS, IOU_THRESHOLDS, KEYPOINT_AREA_RANGES, CocoEvaluation, evaluate_coco
 from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_text, load_voc
 from .bootstrap import CocoBootstrap, CocoComparison, bootstrap_coco, compare_coco
@@ -30,3 +32,15 @@ __all__ = [
     "MeanAveragePrecision", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
     "evaluate_voc", "load_coco", "load_text", "load_voc",
 ]
+
+
+def _bootstrap(self: CocoEvaluation, n_resamples: int = 1000, *, confidence_level: float = 0.95,
+               random_state: Any = None, progress: Any = None) -> CocoBootstrap:
+    """Percentile bootstrap intervals over images for mAP, AP50, AP75 and per-class AP
+    (:func:`precall.detection.bootstrap.bootstrap_coco`)."""
+    return bootstrap_coco(self, n_resamples, confidence_level=confidence_level, random_state=random_state,
+                          progress=progress)
+
+
+# wired here, above both modules, so that coco.py does not import the bootstrap built on it
+CocoEvaluation.bootstrap = _bootstrap  # type: ignore[attr-defined]

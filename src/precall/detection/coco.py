@@ -134,15 +134,6 @@ class CocoEvaluation:
     n_images: int = 0
     image_ids: Any = field(repr=False, default=None, compare=False)
 
-    def bootstrap(self, n_resamples: int = 1000, *, confidence_level: float = 0.95, random_state: Any = None,
-                  progress: Any = None) -> Any:
-        """Percentile bootstrap intervals over images for mAP, AP50, AP75 and per-class AP
-        (:func:`precall.detection.bootstrap.bootstrap_coco`)."""
-        from .bootstrap import bootstrap_coco
-
-        return bootstrap_coco(self, n_resamples, confidence_level=confidence_level, random_state=random_state,
-                              progress=progress)
-
     @property
     def stat_names(self) -> tuple[str, ...]:
         """The names of :attr:`stats` (12 for bbox and segm, 10 for keypoints)."""

@@ -865,3 +865,43 @@ def roc_tables(
                 label=f"macro-average (AUC = {auc:.3f}{_interval_text((intervals or {}).get(MACRO))})")
     place_legend(ax)
     return ax
+
+
+# ---------------------------------------------------------------------------
+# the data objects' ``.plot()`` methods: attached by the package (:mod:`precall`), drawn here
+def plot_table(table: ThresholdTable, kind: str = "pr", *, ax: Any = None, label: str = "model",
+               **kwargs: Any) -> Any:
+    """Draw a table's PR curve (``kind="pr"``) or ROC curve (``"roc"``); returns the Axes.
+
+    What :meth:`precall.ThresholdTable.plot` calls.  ``kwargs`` go to :func:`draw_pr`
+    (``method``, ``envelope``, ``eleven_point``, ``baseline``) or :func:`draw_roc`
+    (``shade``, ``max_fpr``).
+    """
+    if kind not in ("pr", "roc"):
+        raise ValueError(f"`kind` must be 'pr' or 'roc'; got {kind!r}")
+    ax = _axes(ax)
+    if kind == "pr":
+        setup_pr_axes(ax)
+        draw_pr(ax, table, label=label, **kwargs)
+    else:
+        setup_roc_axes(ax)
+        draw_roc(ax, table, label=label, **kwargs)
+    place_legend(ax)
+    return ax
+
+
+def plot_curve(curve: Any, *, ax: Any = None, label: str | None = None, **line_kw: Any) -> Any:
+    """Draw a :class:`precall.PrecisionRecallCurve` as steps (the curve step AP sums) or a
+    :class:`precall.RocCurve` with the chance diagonal; returns the Axes.  What their
+    ``.plot()`` methods call."""
+    ax = _axes(ax)
+    if hasattr(curve, "precision"):
+        setup_pr_axes(ax)
+        ax.plot(curve.recall, curve.precision, drawstyle="steps-post", label=label, **line_kw)
+        if label is None:
+            return ax
+    else:
+        setup_roc_axes(ax)
+        ax.plot(curve.fpr, curve.tpr, label=label, **line_kw)
+    place_legend(ax)
+    return ax
