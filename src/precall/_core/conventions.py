@@ -320,11 +320,23 @@ def _ap_interpolated(s: Steps, grid: str) -> np.ndarray:
     return np.sum(interpolated_areas(s), axis=1) / s.n_pos
 
 
+def unit_interval(values: Any) -> Any:
+    """Clip rounding out of [0, 1] (and turn -0.0 into 0.0); NaN stays NaN.
+
+    An AP is a precision averaged over recall, so it lies in [0, 1]; a sum of floats can
+    land an ulp outside (Detectron's literal ``sum(p) / 11`` of eleven precisions 1.0 is
+    1.0000000000000002).  precall reports the AP in [0, 1]: at most one ulp from the
+    reference's literal sum, and only where that sum left the interval.
+    """
+    return np.clip(values, 0.0, 1.0) + 0.0
+
+
 def ap(s: Steps, method: str, grid: str = "reference") -> np.ndarray:
-    """AP of each problem by ``method`` (NaN where a problem has no positive weight)."""
+    """AP of each problem by ``method`` (NaN where a problem has no positive weight), in [0, 1]
+    (:func:`unit_interval`)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.asarray(CONVENTIONS[method].kernel(s, grid), dtype=np.float64)
-    return np.where(s.n_pos > 0, out, np.nan)
+    return np.where(s.n_pos > 0, unit_interval(out), np.nan)
 
 
 # ---------------------------------------------------------------------------

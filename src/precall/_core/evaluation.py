@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .conventions import CONVENTIONS, ap, min_average_precision, roc_auc
+from .conventions import CONVENTIONS, ap, min_average_precision, roc_auc, unit_interval
 from .steps import Steps
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .validate import AP_METHODS
@@ -218,6 +218,9 @@ def make_evaluation(
     counts (NaN without positives or with fractional positive weights) and the
     normalised AP follow from the counts."""
     total = n_pos + n_neg
+    average_precision = {m: float(unit_interval(v)) for m, v in average_precision.items()}
+    roc_auc = float(unit_interval(roc_auc))
+    auprg = auprg + 0.0  # no negative zero
     if n_pos > 0 and float(n_pos).is_integer() and unit_positives:
         low = {m: min_average_precision(n_pos, n_neg, method=m, ties=ties, recall_grid=recall_grid)
                for m in AP_METHODS}
