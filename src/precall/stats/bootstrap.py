@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -10,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import metrics
+from .._core import normal
 from .._core.conventions import ap as kernel_ap
 from .._core.conventions import roc_auc as kernel_roc_auc
 from .._core.steps import Steps
@@ -29,14 +31,7 @@ from ._resample import (
     rank_column,
     resample_steps,
 )
-from .results import (
-    _NORMAL,
-    BootstrapResult,
-    PairedComparison,
-    _check_level,
-    _two_sided_p,
-    _z_statistic,
-)
+from .results import BootstrapResult, PairedComparison, _check_level, _z_statistic
 
 __all__ = ["BOOTSTRAP_METHODS", "MAX_CELLS", "RESAMPLE_MODES", "bootstrap_ci", "bootstrap_cis", "bootstrap_test",
            "bootstrap_tests"]
@@ -331,11 +326,15 @@ def _interval(
             stacklevel=4,
         )
         return float("nan"), float("nan"), float(np.copysign(np.inf, share - 0.5)), a
-    z0 = _NORMAL.inv_cdf(share)
+    z0 = normal.ppf(share)
     bounds = []
-    for z in (_NORMAL.inv_cdf(alpha), _NORMAL.inv_cdf(1 - alpha)):
+    for z in (normal.ppf(alpha), normal.isf(alpha)):
         num = z0 + z
-        bounds.append(_NORMAL.cdf(z0 + num / (1 - a * num)))
+        denominator = 1 - a * num
+        # BCa's adjusted z runs to +-inf as num reaches 1 / a; past it the formula turns back
+        # (and at it divides by zero): the percentile is then the end of the replicates
+        adjusted = z0 + num / denominator if denominator > 0 else math.copysign(math.inf, num)
+        bounds.append(normal.cdf(adjusted))
     low, high = np.quantile(finite, bounds)
     return float(low), float(high), z0, a
 
@@ -742,7 +741,7 @@ def bootstrap_tests(
         sd = float(np.std(finite, ddof=1))
         z = _z_statistic(difference, sd)
         results.append(PairedComparison(
-            est_a, est_b, difference, low, high, level, z, _two_sided_p(z), sd, method, m.name,
+            est_a, est_b, difference, low, high, level, z, normal.two_sided_p(z), sd, method, m.name,
             int(n_resamples), int(diffs.size - finite.size), diffs, drawn.resample, drawn.n_blocks,
         ))
     return results

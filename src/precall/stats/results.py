@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any, Iterator
 
 import numpy as np
 
-from .._core.validate import check_probability
+from .._core import normal
+from .._core.validate import check_number
 
 __all__ = ["BootstrapResult", "ConfidenceInterval", "DelongCovariance", "PairedComparison"]
-
-_NORMAL = NormalDist()
 
 # ---------------------------------------------------------------------------
 # results
@@ -205,20 +203,12 @@ class DelongCovariance:
 # ---------------------------------------------------------------------------
 # normal-theory helpers
 def _check_level(level: Any) -> float:
-    value = check_probability(level, "level")
-    if value >= 1:
-        raise ValueError(f"`level` must be in (0, 1), e.g. 0.95; got {level!r}")
-    return value
-
-
-def _two_sided_p(z: float) -> float:
-    if np.isnan(z):
-        return float("nan")
-    return 2.0 * _NORMAL.cdf(-abs(z))
+    return check_number(level, "level", low=0, high=1, low_open=True, high_open=True,
+                        hint="the confidence level, e.g. 0.95")
 
 
 def _normal_interval(center: float, sd: float, level: float) -> tuple[float, float]:
-    half = _NORMAL.inv_cdf(0.5 + level / 2) * sd
+    half = normal.isf((1 - level) / 2) * sd  # 1 - level is exact: no rounding near level = 1
     return center - half, center + half
 
 
