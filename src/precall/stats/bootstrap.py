@@ -15,7 +15,7 @@ from .._core import normal
 from .._core.conventions import ap as kernel_ap
 from .._core.conventions import roc_auc as kernel_roc_auc
 from .._core.steps import Steps
-from .._core.validate import check_binary, check_choice, check_multi, is_multi
+from .._core.validate import check_binary, check_bool, check_choice, check_multi, check_number, is_multi
 from ._resample import (
     CellDesign,
     Draws,
@@ -31,7 +31,14 @@ from ._resample import (
     rank_column,
     resample_steps,
 )
-from .results import BootstrapResult, PairedComparison, _check_level, _z_statistic
+from .results import (
+    BootstrapResult,
+    PairedComparison,
+    _check_level,
+    _check_random_state,
+    _check_resamples,
+    _z_statistic,
+)
 
 __all__ = ["BOOTSTRAP_METHODS", "MAX_CELLS", "RESAMPLE_MODES", "bootstrap_ci", "bootstrap_cis", "bootstrap_test",
            "bootstrap_tests"]
@@ -255,16 +262,16 @@ class _Evaluator:
         return out
 
 
-def _check_resampling(n_resamples: Any, method: Any, stratified: Any, resample: Any = "rows",
-                      max_cells: Any = MAX_CELLS) -> None:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
-        raise ValueError(f"`n_resamples` must be an integer >= 2, e.g. 2000; got {n_resamples!r}")
+def _check_resampling(n_resamples: Any, method: Any, stratified: Any, resample: Any, max_cells: Any,
+                      level: Any, random_state: Any, n_values: int) -> tuple[int, int, float, Any]:
+    """Every option of a bootstrap: ``n_resamples``, ``max_cells``, ``level`` and the seed
+    checked (``n_values`` replicate vectors are kept), the choices and ``stratified``."""
+    n = _check_resamples(n_resamples, n_values)
     check_choice(method, "method", BOOTSTRAP_METHODS)
-    if not isinstance(stratified, (bool, np.bool_)):
-        raise TypeError(f"`stratified` must be True or False; got {stratified!r}")
+    check_bool(stratified, "stratified")
     check_choice(resample, "resample", RESAMPLE_MODES)
-    if isinstance(max_cells, bool) or not isinstance(max_cells, (int, np.integer)) or max_cells < 256:
-        raise ValueError(f"`max_cells` must be an integer >= 256, e.g. {MAX_CELLS}; got {max_cells!r}")
+    cells = check_number(max_cells, "max_cells", low=256, integer=True, hint=f"e.g. {MAX_CELLS}")
+    return n, cells, _check_level(level), _check_random_state(random_state)
 
 
 def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) -> float:
@@ -542,9 +549,9 @@ def bootstrap_cis(
     >>> step.resample, step.low < step.estimate < step.high, auc.n_resamples
     ('counts', True, 500)
     """
-    _check_resampling(n_resamples, method, stratified, resample, max_cells)
-    level = _check_level(level)
     resolved = _resolve_metrics(metrics, "bootstrap_ci")
+    n_resamples, max_cells, level, random_state = _check_resampling(
+        n_resamples, method, stratified, resample, max_cells, level, random_state, len(resolved))
     estimates = [_estimate(m, y_true, y_score, sample_weight) for m in resolved]
     rng = np.random.default_rng(random_state)
     rows = _rows(y_true, sample_weight, bool(stratified))
@@ -715,9 +722,9 @@ def bootstrap_tests(
     >>> t.difference, float(abs(t.replicates).max())
     (0.0, 0.0)
     """
-    _check_resampling(n_resamples, method, stratified, resample, max_cells)
-    level = _check_level(level)
     resolved = _resolve_metrics(metrics, "bootstrap_test")
+    n_resamples, max_cells, level, random_state = _check_resampling(
+        n_resamples, method, stratified, resample, max_cells, level, random_state, 3 * len(resolved))
     estimates = []
     for m in resolved:
         estimates += [_estimate(m, y_true, score_a, sample_weight), _estimate(m, y_true, score_b, sample_weight)]

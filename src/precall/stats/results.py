@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._core import normal
-from .._core.validate import check_number
+from .._core.validate import check_allocation, check_number, check_numbers
 
 __all__ = ["BootstrapResult", "ConfidenceInterval", "DelongCovariance", "PairedComparison"]
 
@@ -205,6 +205,26 @@ class DelongCovariance:
 def _check_level(level: Any) -> float:
     return check_number(level, "level", low=0, high=1, low_open=True, high_open=True,
                         hint="the confidence level, e.g. 0.95")
+
+
+def _check_resamples(n_resamples: Any, values_per_resample: int, low: int = 2) -> int:
+    """``n_resamples``: a whole number >= ``low`` whose replicates (``values_per_resample``
+    float64 each) fit in memory."""
+    n = check_number(n_resamples, "n_resamples", low=low, integer=True, hint="e.g. 2000")
+    check_allocation(n, 8 * values_per_resample, "n_resamples", hint="draw fewer resamples")
+    return n
+
+
+def _check_random_state(random_state: Any) -> Any:
+    """A seed numpy's ``default_rng`` takes: None, a non-negative whole number (or a
+    sequence of them), a ``SeedSequence``, ``BitGenerator`` or ``Generator``."""
+    if random_state is None or isinstance(
+            random_state, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
+        return random_state
+    hint = "None, a seed such as 0, or a numpy.random.Generator"
+    if isinstance(random_state, (list, tuple, np.ndarray)):
+        return check_numbers(random_state, "random_state", low=0, integer=True, hint=hint)
+    return check_number(random_state, "random_state", low=0, integer=True, hint=hint)
 
 
 def _normal_interval(center: float, sd: float, level: float) -> tuple[float, float]:
