@@ -9,6 +9,7 @@ import numpy as np
 
 import precall
 from precall._core.normal import p_text
+from precall._core.text import visible
 
 
 def _description(method: str) -> str:
@@ -142,8 +143,11 @@ def render_table(
     Returns
     -------
     list of str
-        The lines.
+        The lines.  Every cell passes through :func:`precall._core.text.visible`:
+        no control, bidi or format character of a name reaches the terminal.
     """
+    header = [visible(h) for h in header]
+    rows = [[visible(c) for c in row] for row in rows]
     if style == "csv":
         import csv
         import io
