@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 
 import precall
+from precall._core.normal import p_text
+from precall._core.text import visible
 
 
 def _description(method: str) -> str:
@@ -84,14 +86,9 @@ def describe(method: str) -> str:
 
 
 def fmt_p(p: float) -> str:
-    """A p-value: ``< 1e-16`` below double precision's resolution near 1, scientific below 0.001."""
-    if p is None or math.isnan(p):
-        return "nan"
-    if p < 1e-16:
-        return "< 1e-16"
-    if p < 1e-3:
-        return f"{p:.2e}"
-    return f"{p:.3g}"
+    """A p-value: three significant digits, scientific below 0.001, ``< 1e-323`` for a
+    p-value below the smallest double (``|z| > 38.6``; the p-values are accurate down to it)."""
+    return p_text(p)
 
 
 def _aligned(header: list[str], rows: list[list[str]], left: int, prose_last: bool = False) -> list[str]:
@@ -146,8 +143,11 @@ def render_table(
     Returns
     -------
     list of str
-        The lines.
+        The lines.  Every cell passes through :func:`precall._core.text.visible`:
+        no control, bidi or format character of a name reaches the terminal.
     """
+    header = [visible(h) for h in header]
+    rows = [[visible(c) for c in row] for row in rows]
     if style == "csv":
         import csv
         import io

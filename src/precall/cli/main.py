@@ -16,9 +16,10 @@ import argparse
 import io
 import os
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 import precall
+from precall._core.text import visible
 from precall.readers import InputError
 
 from . import compare, demo, detection, evaluate, explain, plot, report
@@ -50,6 +51,26 @@ def _tolerant_streams() -> None:
                 pass
 
 
+class _Shown:
+    """A text stream whose writes show control, bidi and format characters visibly
+    (:func:`precall._core.text.visible`), but for the newlines and tabs precall writes
+    itself and a progress line's leading carriage return: whatever a command prints,
+    including argparse's usage errors that quote a bad argument, and whatever name
+    reaches a line by a path that forgot to escape it, nothing acts on the terminal."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        lead = "\r" if text.startswith("\r") else ""
+        lines = text[len(lead):].split("\n")
+        self._stream.write(lead + "\n".join("\t".join(visible(p) for p in line.split("\t")) for line in lines))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, buffer, ...
+        return getattr(self._stream, name)
+
+
 def _silence_stdout() -> None:
     """Point stdout at the null device, so the interpreter's last flush cannot fail again."""
     try:
@@ -62,6 +83,15 @@ def _silence_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 2 bad usage or input)."""
     _tolerant_streams()
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Shown(sys.stdout), _Shown(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -76,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
         return code
     except (CliError, InputError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {visible(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -90,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _silence_stdout()
             print(f"{PROG}: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         else:
-            print(f"{PROG}: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"{PROG}: error: {visible(exc.filename)}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except (OverflowError, ZeroDivisionError) as exc:  # arithmetic the data's scale defeats
         print(f"{PROG}: error: {args.command}: the numbers are out of range "

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _version, stats
 from .._core.conventions import CONVENTIONS
+from .._core.normal import p_text
 from .._core.validate import AP_METHODS
 from ..metrics import average_precision, evaluate, roc_auc
 from ..table import ThresholdTable, threshold_table
@@ -116,7 +117,7 @@ def _pairs(names: list[str], y_true: Any, y_score: Mapping[str, Any], pos_label:
             t = stats.roc_auc_test(y_true, y_score[a], y_score[b], pos_label=pos_label)
             rows.append([_e(a), _e(b), _num(t.estimate_a), _num(t.estimate_b), _num(t.difference),
                          f"[{_num(t.low)}, {_num(t.high)}]", f"{t.statistic:.3f}",
-                         f"{t.p_value:.4g}" if t.p_value > 0 else "&lt; 1e-300"])
+                         f"{t.p_value:.4g}" if t.p_value > 0 else _e(p_text(t.p_value))])
     return ("<h2>Paired comparison (DeLong)</h2>"
             + _table(["model A", "model B", "AUC A", "AUC B", "A - B", "95% CI of A - B", "z", "p"], rows)
             + '<p class="note">DeLong, DeLong &amp; Clarke-Pearson (1988), as pROC\'s '

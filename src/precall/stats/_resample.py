@@ -317,11 +317,7 @@ def count_design(cols: list[RankedColumn], stratum: np.ndarray | None, max_cells
             break
         blocks = max(start, 1) if blocks is None else blocks // 2
         if blocks < _MIN_BLOCKS:
-            raise ValueError(
-                f"resample='counts' cannot fit the rows into `max_cells`={max_cells} cells: the joint "
-                f"cells of {len(cols)} score columns are more even at the coarsest blocks ({_MIN_BLOCKS} "
-                f"slots of each class, the top {_TOP} rows kept); raise `max_cells` or use resample='rows'"
-            )
+            raise ValueError(_too_many_cells(cols, run_counts, stratum, max_cells))
     size = np.bincount(cell, minlength=n_cells)
     row_of = np.empty(n_cells, dtype=np.int64)
     row_of[cell] = np.arange(cell.shape[0], dtype=np.int64)  # a row of each cell (all alike)
@@ -332,6 +328,21 @@ def count_design(cols: list[RankedColumn], stratum: np.ndarray | None, max_cells
         s = stratum[row_of]
         stratum_cells = [np.flatnonzero(s == k) for k in range(int(stratum.max()) + 1)]
     return CellDesign(cell, size, stratum_cells, codes, widths, blocks is None)
+
+
+def _too_many_cells(cols: list[RankedColumn], run_counts: list[np.ndarray], stratum: np.ndarray | None,
+                    max_cells: int) -> str:
+    """Why ``resample="counts"`` is refused: how many cells the coarsest blocks still make, and what to pass."""
+    joint = _joint_cells(cols, run_counts, stratum, _MIN_BLOCKS, 1 << 62)
+    needed = joint[1] if joint is not None else max_cells + 1
+    what = (f"the {len(cols)} score columns rank the rows so differently that their joint cells"
+            if len(cols) > 1 else "the score column's blocks")
+    return (
+        f"`max_cells` must be at least {needed} for resample='counts' on this data; got {max_cells}: "
+        f"even at the coarsest score blocks ({_MIN_BLOCKS} per class and column, the top {_TOP} rows "
+        f"of each class kept apart) {what} number {needed}. Pass max_cells={needed} or more "
+        "(memory and time grow with it), or use resample='rows'"
+    )
 
 
 def cell_steps(design: CellDesign, counts: np.ndarray) -> list[Steps]:

@@ -10,7 +10,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._core.validate import check_number
 from ..table import ThresholdTable
+from .results import _check_level, _check_random_state, _check_resamples
 
 __all__ = ["BAND_BLOCKS", "BAND_RESAMPLES", "Band", "PR_GRID", "ROC_GRID", "pr_band", "roc_band"]
 
@@ -67,6 +69,16 @@ def _whole(value: float, what: str) -> int:
     return int(value)
 
 
+def _check_band(level: Any, n_resamples: Any, blocks: Any, random_state: Any, grid: np.ndarray
+                ) -> tuple[float, int, int, Any]:
+    """The options of a band; a replicate keeps its two cumulative counts (2B + 2 values) and
+    the grid's values."""
+    blocks = check_number(blocks, "blocks", low=1, integer=True, hint=f"e.g. {BAND_BLOCKS}")
+    level = _check_level(level)
+    n_resamples = _check_resamples(n_resamples, 2 * (2 * blocks + 2) + grid.size, low=1)
+    return level, n_resamples, blocks, _check_random_state(random_state)
+
+
 def _replicates(table: ThresholdTable, n_resamples: int, blocks: int, random_state: Any
                 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Cumulative (TP, FP) of each replicate at the block boundaries, shape (R, B + 1) each
@@ -110,6 +122,7 @@ def _percentiles(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarr
 def roc_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = BAND_RESAMPLES,
              blocks: int = BAND_BLOCKS, random_state: Any = 0) -> Band:
     """TPR band at each FPR of a fixed grid (pROC's ``ci.se`` by the stratified bootstrap)."""
+    level, n_resamples, blocks, random_state = _check_band(level, n_resamples, blocks, random_state, ROC_GRID)
     ctp, cfp, nb = _replicates(table.grouped(), n_resamples, blocks, random_state)
     n_pos, n_neg = max(table.n_pos, 1), max(table.n_neg, 1)
     grid = ROC_GRID
@@ -130,6 +143,7 @@ def pr_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = BA
             blocks: int = BAND_BLOCKS, random_state: Any = 0) -> Band:
     """Precision band at each recall of a fixed grid: the precision where a replicate first
     reaches that recall (the stratified bootstrap)."""
+    level, n_resamples, blocks, random_state = _check_band(level, n_resamples, blocks, random_state, PR_GRID)
     ctp, cfp, nb = _replicates(table, n_resamples, blocks, random_state)
     n_pos = max(table.n_pos, 1)
     grid = PR_GRID

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -11,9 +12,10 @@ import numpy as np
 
 from .. import metrics
 from ..multiclass import average_values
+from .._core import normal
 from .._core.metric import MEASURES, Metric
 from .._core.steps import Steps
-from .._core.validate import check_binary, check_choice, check_multi, is_multi
+from .._core.validate import check_binary, check_bool, check_choice, check_multi, check_number, is_multi
 from ._resample import (
     CellDesign,
     Draws,
@@ -30,10 +32,11 @@ from ._resample import (
     resample_steps,
 )
 from .results import (
-    _NORMAL,
     BootstrapResult,
     PairedComparison,
     _check_level,
+    _check_random_state,
+    _check_resamples,
     _z_statistic,
 )
 
@@ -259,16 +262,16 @@ class _Evaluator:
         return out
 
 
-def _check_resampling(n_resamples: Any, method: Any, stratified: Any, resample: Any = "rows",
-                      max_cells: Any = MAX_CELLS) -> None:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
-        raise ValueError(f"`n_resamples` must be an integer >= 2, e.g. 2000; got {n_resamples!r}")
+def _check_resampling(n_resamples: Any, method: Any, stratified: Any, resample: Any, max_cells: Any,
+                      level: Any, random_state: Any, n_values: int) -> tuple[int, int, float, Any]:
+    """Every option of a bootstrap: ``n_resamples``, ``max_cells``, ``level`` and the seed
+    checked (``n_values`` replicate vectors are kept), the choices and ``stratified``."""
+    n = _check_resamples(n_resamples, n_values)
     check_choice(method, "method", BOOTSTRAP_METHODS)
-    if not isinstance(stratified, (bool, np.bool_)):
-        raise TypeError(f"`stratified` must be True or False; got {stratified!r}")
+    check_bool(stratified, "stratified")
     check_choice(resample, "resample", RESAMPLE_MODES)
-    if isinstance(max_cells, bool) or not isinstance(max_cells, (int, np.integer)) or max_cells < 256:
-        raise ValueError(f"`max_cells` must be an integer >= 256, e.g. {MAX_CELLS}; got {max_cells!r}")
+    cells = check_number(max_cells, "max_cells", low=256, integer=True, hint=f"e.g. {MAX_CELLS}")
+    return n, cells, _check_level(level), _check_random_state(random_state)
 
 
 def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) -> float:
@@ -335,11 +338,15 @@ def _interval(
             stacklevel=4,
         )
         return float("nan"), float("nan"), float(np.copysign(np.inf, share - 0.5)), a
-    z0 = _NORMAL.inv_cdf(share)
+    z0 = normal.ppf(share)
     bounds = []
-    for z in (_NORMAL.inv_cdf(alpha), _NORMAL.inv_cdf(1 - alpha)):
+    for z in (normal.ppf(alpha), normal.isf(alpha)):
         num = z0 + z
-        bounds.append(_NORMAL.cdf(z0 + num / (1 - a * num)))
+        denominator = 1 - a * num
+        # BCa's adjusted z runs to +-inf as num reaches 1 / a; past it the formula turns back
+        # (and at it divides by zero): the percentile is then the end of the replicates
+        adjusted = z0 + num / denominator if denominator > 0 else math.copysign(math.inf, num)
+        bounds.append(normal.cdf(adjusted))
     low, high = np.quantile(finite, bounds)
     return float(low), float(high), z0, a
 
@@ -367,10 +374,10 @@ def _bootstrap_p(replicates: np.ndarray, z0: float | None, a: float | None, meth
     if method == "bca" and z0 is not None and np.isfinite(z0) and 0.0 < q < 1.0:
         # BCa's bound at tail alpha is the quantile Phi(z0 + w / (1 - a w)), w = z0 + z_alpha:
         # solve for the alpha whose bound is the quantile q
-        t = _NORMAL.inv_cdf(q) - z0
+        t = normal.ppf(q) - z0
         denominator = 1.0 + (a or 0.0) * t
         if denominator > 0:
-            q = _NORMAL.cdf(t / denominator - z0)
+            q = normal.cdf(t / denominator - z0)
     p = 2.0 * min(q, 1.0 - q)
     return min(1.0, max(p, resolution)), resolution
 
@@ -585,9 +592,9 @@ def bootstrap_cis(
     >>> step.resample, step.low < step.estimate < step.high, auc.n_resamples
     ('counts', True, 500)
     """
-    _check_resampling(n_resamples, method, stratified, resample, max_cells)
-    level = _check_level(level)
     resolved = _resolve_metrics(metrics, "bootstrap_ci")
+    n_resamples, max_cells, level, random_state = _check_resampling(
+        n_resamples, method, stratified, resample, max_cells, level, random_state, len(resolved))
     estimates = [_estimate(m, y_true, y_score, sample_weight) for m in resolved]
     rng = np.random.default_rng(random_state)
     rows = _rows(y_true, sample_weight, bool(stratified))
@@ -764,9 +771,9 @@ def bootstrap_tests(
     >>> t.difference, float(abs(t.replicates).max())
     (0.0, 0.0)
     """
-    _check_resampling(n_resamples, method, stratified, resample, max_cells)
-    level = _check_level(level)
     resolved = _resolve_metrics(metrics, "bootstrap_test")
+    n_resamples, max_cells, level, random_state = _check_resampling(
+        n_resamples, method, stratified, resample, max_cells, level, random_state, 3 * len(resolved))
     estimates = []
     for m in resolved:
         estimates += [_estimate(m, y_true, score_a, sample_weight), _estimate(m, y_true, score_b, sample_weight)]

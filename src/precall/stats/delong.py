@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import metrics
+from .._core.normal import two_sided_p
 from .._core.undefined import undefined
 from .._core.validate import BinaryInput, check_binary, check_choice, check_on_undefined
 from .bootstrap import BOOTSTRAP_METHODS, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
@@ -17,7 +18,6 @@ from .results import (
     PairedComparison,
     _check_level,
     _normal_interval,
-    _two_sided_p,
     _z_statistic,
 )
 
@@ -328,7 +328,7 @@ def roc_auc_test(
     low, high = _normal_interval(difference, sd, level)
     return PairedComparison(
         float(cov.auc[0]), float(cov.auc[1]), difference, low, high, level, z,
-        _two_sided_p(z), sd, "delong", "roc_auc",
+        two_sided_p(z), sd, "delong", "roc_auc",
     )
 
 

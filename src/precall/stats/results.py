@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any, Iterator
 
 import numpy as np
 
-from .._core.validate import check_probability
+from .._core import normal
+from .._core.validate import check_allocation, check_number, check_numbers
 
 __all__ = ["BootstrapResult", "ConfidenceInterval", "DelongCovariance", "PairedComparison"]
-
-_NORMAL = NormalDist()
 
 # ---------------------------------------------------------------------------
 # results
@@ -223,20 +221,32 @@ class DelongCovariance:
 # ---------------------------------------------------------------------------
 # normal-theory helpers
 def _check_level(level: Any) -> float:
-    value = check_probability(level, "level")
-    if value >= 1:
-        raise ValueError(f"`level` must be in (0, 1), e.g. 0.95; got {level!r}")
-    return value
+    return check_number(level, "level", low=0, high=1, low_open=True, high_open=True,
+                        hint="the confidence level, e.g. 0.95")
 
 
-def _two_sided_p(z: float) -> float:
-    if np.isnan(z):
-        return float("nan")
-    return 2.0 * _NORMAL.cdf(-abs(z))
+def _check_resamples(n_resamples: Any, values_per_resample: int, low: int = 2) -> int:
+    """``n_resamples``: a whole number >= ``low`` whose replicates (``values_per_resample``
+    float64 each) fit in memory."""
+    n = check_number(n_resamples, "n_resamples", low=low, integer=True, hint="e.g. 2000")
+    check_allocation(n, 8 * values_per_resample, "n_resamples", hint="draw fewer resamples")
+    return n
+
+
+def _check_random_state(random_state: Any) -> Any:
+    """A seed numpy's ``default_rng`` takes: None, a non-negative whole number (or a
+    sequence of them), a ``SeedSequence``, ``BitGenerator`` or ``Generator``."""
+    if random_state is None or isinstance(
+            random_state, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
+        return random_state
+    hint = "None, a seed such as 0, or a numpy.random.Generator"
+    if isinstance(random_state, (list, tuple, np.ndarray)):
+        return check_numbers(random_state, "random_state", low=0, integer=True, hint=hint)
+    return check_number(random_state, "random_state", low=0, integer=True, hint=hint)
 
 
 def _normal_interval(center: float, sd: float, level: float) -> tuple[float, float]:
-    half = _NORMAL.inv_cdf(0.5 + level / 2) * sd
+    half = normal.isf((1 - level) / 2) * sd  # 1 - level is exact: no rounding near level = 1
     return center - half, center + half
 
 
