@@ -322,7 +322,7 @@ def html_report(
 
 # ---------------------------------------------------------------------------
 # multi-class (and multi-label) input
-CI_MAX_CELLS = 4_000_000
+CI_MAX_CELLS = 500_000  # rows x classes: 2000 row resamples of the classes take about 40 s there
 """Multi-class ``ci``: the bootstrap of the macro averages draws rows and counts every
 (row, class) cell of each resample (one draw for both averages: about 0.1 s per
 resample at 4e6 cells), so it runs only up to this many cells (rows x classes) and
