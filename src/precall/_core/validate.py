@@ -444,47 +444,21 @@ def check_on_undefined(value: Any) -> Any:
 
 
 def check_probability(value: Any, name: str, *, open_low: bool = True) -> float:
-    """Check a number in (0, 1] (or [0, 1] when ``open_low`` is False)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(f"`{name}` must be a number in (0, 1]; got {value!r}")
-    v = float(value)
-    low_ok = v > 0 if open_low else v >= 0
-    if not (low_ok and v <= 1):
-        interval = "(0, 1]" if open_low else "[0, 1]"
-        raise ValueError(f"`{name}` must be in {interval}; got {value!r}")
-    return v
+    """Check a number in (0, 1] (or [0, 1] when ``open_low`` is False): :func:`check_number`."""
+    return check_number(value, name, low=0, high=1, low_open=open_low)
 
 
 def check_prevalence(value: Any, name: str = "prevalence") -> float:
-    """Check a class prevalence: a number in the open interval (0, 1)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(
-            f"`{name}` must be a number in (0, 1), the share of positives to evaluate at "
-            f"(e.g. 0.001); got {value!r}"
-        )
-    v = float(value)
-    if not 0.0 < v < 1.0:
-        raise ValueError(
-            f"`{name}` must be in the open interval (0, 1), the share of positives to evaluate "
-            f"at (e.g. 0.001); got {value!r}"
-        )
-    return v
+    """Check a class prevalence: a number in the open interval (0, 1) (:func:`check_number`)."""
+    return check_number(value, name, low=0, high=1, low_open=True, high_open=True,
+                        hint="the share of positives to evaluate at, e.g. 0.001")
 
 
 def check_count(value: Any, name: str, *, positive: bool = False, whole: bool = False) -> float:
     """Check a total weight or count: finite and >= 0 (> 0 with ``positive``;
-    a whole number with ``whole``)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(f"`{name}` must be a number; got {value!r}")
-    v = float(value)
-    bound = "> 0" if positive else ">= 0"
-    if not (np.isfinite(v) and (v > 0 if positive else v >= 0)):
-        raise ValueError(f"`{name}` must be finite and {bound}; got {value!r}")
-    if whole and not v.is_integer():
-        raise ValueError(
-            f"`{name}` must be a whole number (a count of samples); got {value!r}"
-        )
-    return v
+    a whole number with ``whole``), as a float (:func:`check_number`)."""
+    return float(check_number(value, name, low=0, low_open=positive, integer=whole,
+                              hint="a count of samples" if whole else ""))
 
 
 # ---------------------------------------------------------------------------
