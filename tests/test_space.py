@@ -245,7 +245,7 @@ def test_conversion_errors():
         precall.roc_from_pr([0.5, 0.0], [0.5, 0.5], n_pos=10, n_neg=90)
     with pytest.raises(ValueError, match="`fpr` and `tpr` must have the same length"):
         precall.pr_from_roc([0.0, 1.0], [1.0], n_pos=1, n_neg=1)
-    with pytest.raises(ValueError, match=r"`tpr` must hold rates in \[0, 1\]; got 1.5 at index 0"):
+    with pytest.raises(ValueError, match=r"`tpr` must be rates in \[0, 1\]; got 1.5 at index 0"):
         precall.pr_from_roc([0.0], [1.5], n_pos=1, n_neg=1)
     with pytest.raises(ValueError, match=r"`n_neg` must be a finite number in \(0, inf\)"):
         precall.pr_from_roc([0.0], [1.0], n_pos=1, n_neg=0)

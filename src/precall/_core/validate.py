@@ -44,6 +44,7 @@ __all__ = [
     "MAX_ALLOCATION_BYTES",
     "check_on_undefined",
     "check_prevalence",
+    "check_prevalences",
     "check_probability",
 ]
 
@@ -452,6 +453,13 @@ def check_prevalence(value: Any, name: str = "prevalence") -> float:
     """Check a class prevalence: a number in the open interval (0, 1) (:func:`check_number`)."""
     return check_number(value, name, low=0, high=1, low_open=True, high_open=True,
                         hint="the share of positives to evaluate at, e.g. 0.001")
+
+
+def check_prevalences(values: Any, name: str = "prevalences") -> tuple[float | None, ...]:
+    """Check a sequence of prevalences, each None (the data's own) or in (0, 1)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"`{name}` must be a sequence of prevalences in (0, 1) or None; got {values!r:.80}")
+    return tuple(None if v is None else check_prevalence(v, name) for v in values)
 
 
 def check_count(value: Any, name: str, *, positive: bool = False, whole: bool = False) -> float:

@@ -31,7 +31,7 @@ from .._core.evaluation import evaluation_from_steps
 from .._core.sort import distinct_counts
 from .._core.steps import Steps, one_problem, reweight
 from .._core.validate import (
-    check_binary, check_multi, check_on_undefined, check_options, check_pos_label, is_multi, label_kind,
+    check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_kind,
 )
 from ..table import ThresholdTable, trusted_table
 from .binned import Bounded, binned_average_precision, binned_roc_auc, edges_of
@@ -234,7 +234,7 @@ class Accumulator:
     ) -> None:
         self.pos_label = check_pos_label(pos_label)
         self.labels = None if labels is None else np.asarray(labels)
-        self.edges = edges_of(bins, score_range)
+        self.edges = edges_of(bins, score_range, 1 if self.labels is None else max(self.labels.size, 1))
         k = 1 if self.labels is None else self.labels.size
         self._pending = [_Runs() for _ in range(k)]  # exact: batches' states waiting to be merged
         if self.edges is None:
@@ -403,6 +403,8 @@ class Accumulator:
         ...                                                      ).average_precision
         True
         """
+        if prevalence is not None:
+            prevalence = check_prevalence(prevalence)
         return self.evaluations((prevalence,), recall_grid=recall_grid, on_undefined=on_undefined, label=label)[0]
 
     def evaluations(self, prevalences: Any, *, recall_grid: str = "reference", on_undefined: Any = "warn",
@@ -411,6 +413,7 @@ class Accumulator:
         computation of the steps."""
         check_options(recall_grid=recall_grid)
         policy = check_on_undefined(on_undefined)
+        prevalences = check_prevalences(prevalences)
         steps = self._steps(label)
         out = []
         for pi in prevalences:
