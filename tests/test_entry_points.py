@@ -133,3 +133,178 @@ def test_roc_auc_agrees_everywhere(case):
         return
     outcomes = {name: _outcome(f) for name, f in entry_points.items()}
     assert len(set(outcomes.values())) == 1, outcomes
+
+
+# ------------------------------------------------------------------ label types
+# One rule (scikit-learn's `pos_label in labels`): bool, int and float labels compare by value
+# (1 == 1.0 == True); strings (str or numpy.str_) and bytes are other kinds, never equal to a number
+# or to each other.  Every entry point, every batch and every partition refuses a mismatch with a
+# ValueError, including a batch that does not hold the positive label (where a mismatch used to count
+# every row as a negative).
+_STR = np.where(_Y == 1, "1", "0")
+_BYTES = _STR.astype("S1")
+_MISMATCH = "ValueError"
+LABEL_TYPE_CASES = {
+    # name: (y_true, pos_label, the positive rows as the reference sees them, or the error)
+    "int labels, str pos_label": (_Y, "1", _MISMATCH),
+    "int labels, bytes pos_label": (_Y, b"1", _MISMATCH),
+    "str labels, int pos_label": (_STR, 1, _MISMATCH),
+    "str labels, bool pos_label": (_STR, True, _MISMATCH),
+    "str labels, bytes pos_label": (_STR, b"1", _MISMATCH),
+    "bytes labels, str pos_label": (_BYTES, "1", _MISMATCH),
+    "object str labels, int pos_label": (_STR.astype(object), 1, _MISMATCH),
+    "object int labels, str pos_label": (_Y.astype(object), "1", _MISMATCH),
+    "float labels, str pos_label": (_Y.astype(float), "1.0", _MISMATCH),
+    "one class (int), str pos_label": (np.ones(12, dtype=int), "1", _MISMATCH),
+    "one class (str), int pos_label": (np.full(12, "1"), 1, _MISMATCH),
+    "NaN pos_label": (_Y.astype(float), float("nan"), _MISMATCH),
+    "list pos_label": (_Y, [1], "TypeError"),
+    "int labels, float pos_label": (_Y, 1.0, _Y == 1),
+    "float labels, int pos_label": (_Y.astype(float), 1, _Y == 1),
+    "bool labels, int pos_label": (_Y == 1, 1, _Y == 1),
+    "int labels, bool pos_label": (_Y, True, _Y == 1),
+    "int labels, numpy int8 pos_label": (_Y, np.int8(1), _Y == 1),
+    "int labels, 0-d array pos_label": (_Y, np.array(1), _Y == 1),
+    "numpy str labels, str pos_label": (_STR, "1", _Y == 1),
+    "object str labels, numpy str pos_label": (_STR.astype(object), np.str_("1"), _Y == 1),
+    "bytes labels, numpy bytes pos_label": (_BYTES, np.bytes_(b"1"), _Y == 1),
+    "object int labels, int pos_label": (_Y.astype(object), 1, _Y == 1),
+}
+
+
+def _label_entry_points(y, pos, metric):
+    """Every binary entry point of `metric` ("ap" or "auc") on (y, _S) with `pos_label=pos`."""
+    half = len(y) // 2
+
+    def acc(**kw):
+        return precall.Accumulator(pos_label=pos, **kw)
+
+    def shipped():  # the positive label travels in the payload
+        return precall.Accumulator.from_bytes(acc().to_bytes()).update(y, _S)
+
+    def on_dask(chunks=5):
+        dy, ds = da.from_array(np.asarray(y), chunks=chunks), da.from_array(_S, chunks=chunks)
+        with dask.config.set(scheduler="synchronous"):
+            f = pdask.average_precision if metric == "ap" else pdask.roc_auc
+            return f(dy, ds, pos_label=pos)
+
+    if metric == "auc":
+        return {
+            "roc_auc": lambda: precall.roc_auc(y, _S, pos_label=pos),
+            "evaluate": lambda: precall.evaluate(y, _S, pos_label=pos).roc_auc,
+            "table": lambda: precall.threshold_table(y, _S, pos_label=pos).roc_auc(),
+            "Accumulator": lambda: acc().update(y, _S).table().roc_auc(),
+            "binned": lambda: acc(bins=4096, score_range=(0, 1)).update(y, _S).roc_auc().value,
+            "dask": on_dask,
+            "DeLong": lambda: stats.roc_auc_ci(y, _S, pos_label=pos).estimate,
+            "bootstrap": lambda: stats.bootstrap_ci(
+                __import__("functools").partial(precall.roc_auc, pos_label=pos), y, _S,
+                n_resamples=2, random_state=0).estimate,
+        }
+    return {
+        "average_precision": lambda: precall.average_precision(y, _S, pos_label=pos),
+        "evaluate": lambda: precall.evaluate(y, _S, pos_label=pos).average_precision["step"],
+        "table": lambda: precall.threshold_table(y, _S, pos_label=pos).average_precision(),
+        "precision_recall_curve": lambda: float(np.sum(
+            -np.diff(precall.precision_recall_curve(y, _S, pos_label=pos).recall)
+            * precall.precision_recall_curve(y, _S, pos_label=pos).precision[:-1])),
+        "Accumulator": lambda: acc().update(y, _S).table().average_precision(),
+        "binned": lambda: acc(bins=4096, score_range=(0, 1)).update(y, _S).average_precision().value,
+        "Accumulator, two batches": lambda: acc().update(y[:half], _S[:half]).update(y[half:], _S[half:])
+        .table().average_precision(),
+        "Accumulator, merged": lambda: acc().update(y[:half], _S[:half]).merge(acc().update(y[half:], _S[half:]))
+        .table().average_precision(),
+        "Accumulator, from_bytes": lambda: shipped().table().average_precision(),
+        "dask": on_dask,
+        "dask, one-row partitions": lambda: on_dask(chunks=1),
+        "bootstrap": lambda: stats.bootstrap_ci(
+            __import__("functools").partial(precall.average_precision, pos_label=pos), y, _S,
+            n_resamples=2, random_state=0).estimate,
+    }
+
+
+@pytest.mark.parametrize("metric", ["ap", "auc"])
+@pytest.mark.parametrize("case", sorted(LABEL_TYPE_CASES))
+def test_label_types_agree_everywhere(case, metric):
+    y, pos, expected = LABEL_TYPE_CASES[case]
+    entry_points = _label_entry_points(y, pos, metric)
+    if isinstance(pos, bytes) and "Accumulator, from_bytes" in entry_points:
+        # a payload's metadata is JSON: a bytes positive label is refused when shipped, with a TypeError
+        with pytest.raises(TypeError, match="to be shipped"):
+            entry_points.pop("Accumulator, from_bytes")()
+    outcomes = {name: _outcome(f) for name, f in entry_points.items()}
+    if isinstance(expected, str):
+        assert set(outcomes.values()) == {expected}, outcomes
+        return
+    import sklearn.metrics as skm
+
+    reference = (skm.average_precision_score if metric == "ap" else skm.roc_auc_score)(expected, _S)
+    assert outcomes == {name: round(float(reference), 12) for name in outcomes}, outcomes
+
+
+def test_label_types_message_names_both_and_the_fix():
+    with pytest.raises(ValueError, match=r"`pos_label` must be of the type of the labels of `y_true`.*pass 1"):
+        precall.Accumulator(pos_label="1").update([1], [0.5])
+    with pytest.raises(ValueError, match=r"`pos_label`.*strings.*got 1, a number.*pass '1'"):
+        precall.average_precision(["1"], [0.5], pos_label=1)
+
+
+@pytest.mark.parametrize("first,second", [
+    (_Y, _STR), (_STR, _Y), (_STR, _BYTES), (_Y, _Y.astype(object).astype(str)),
+])
+def test_accumulator_batch_of_another_label_type_is_refused(first, second):
+    # the positive label fixes the kind for the accumulator's life: a later batch of another kind is
+    # refused, never counted as negatives
+    pos = first[1].item()
+    acc = precall.Accumulator(pos_label=pos).update(first, _S)
+    with pytest.raises(ValueError, match="pos_label"):
+        acc.update(second, _S)
+    with pytest.raises(ValueError, match="pos_label"):
+        precall.Accumulator.from_bytes(acc.to_bytes()).update(second[:1], _S[:1])
+
+
+@pytest.mark.parametrize("a,b,same", [
+    (1, 1.0, True), (1, True, True), (np.int64(1), 1, True), ("1", np.str_("1"), True),
+    ("1", 1, False), (1, "1", False), ("1", b"1", False), (None, 1, False), (0, 1, False),
+])
+def test_merge_compares_positive_labels_by_the_label_rule(a, b, same):
+    left = precall.Accumulator(pos_label=a)
+    right = precall.Accumulator(pos_label=b)
+    if same:
+        assert left.merge(right).pos_label == a
+    else:
+        with pytest.raises(ValueError, match="pos_label"):
+            left.merge(right)
+
+
+_Y3 = np.array([0, 1, 2, 0, 1, 2, 0, 1, 2, 2, 1, 0])
+_S3 = np.random.default_rng(3).random((12, 3))
+_S3 = _S3 / _S3.sum(axis=1, keepdims=True)  # probabilities, as scikit-learn's multi-class ROC-AUC wants
+
+
+@pytest.mark.parametrize("truth", ["int", "float", "str", "bytes"])
+@pytest.mark.parametrize("kind", ["int", "float", "bool", "str", "bytes", "object str"])
+def test_multiclass_labels_of_another_type(truth, kind):
+    # `labels=` names the columns: it must be of the kind of `y_true`'s labels (numbers by value)
+    y = {"int": _Y3, "float": _Y3.astype(float), "str": _Y3.astype(str), "bytes": _Y3.astype("S1")}[truth]
+    labels = {"int": [0, 1, 2], "float": [0.0, 1.0, 2.0], "bool": [False, True, 2], "str": ["0", "1", "2"],
+              "bytes": [b"0", b"1", b"2"], "object str": np.array(["0", "1", "2"], dtype=object)}[kind]
+    entry_points = {
+        "average_precision": lambda: precall.average_precision(y, _S3, labels=labels, average="macro"),
+        "roc_auc": lambda: precall.roc_auc(y, _S3, labels=labels, multi_class="ovr", average="macro"),
+        "evaluate": lambda: float(np.mean(precall.evaluate(y, _S3, labels=labels).per_class_average_precision())),
+        "Accumulator": lambda: float(np.mean([
+            t.average_precision() for t in precall.Accumulator(labels=labels).update(y, _S3).tables().values()])),
+    }
+    outcomes = {name: _outcome(f) for name, f in entry_points.items()}
+    numbers = {"int", "float", "bool"}
+    same_kind = (truth in numbers and kind in numbers) or truth == kind or (truth == "str" and kind == "object str")
+    if not same_kind:
+        assert set(outcomes.values()) == {_MISMATCH}, outcomes
+        return
+    import sklearn.metrics as skm
+
+    onehot = np.arange(3)[None, :] == _Y3[:, None]
+    assert outcomes["average_precision"] == round(float(skm.average_precision_score(onehot, _S3)), 12)
+    assert outcomes["roc_auc"] == round(float(skm.roc_auc_score(_Y3, _S3, multi_class="ovr")), 12)
+    assert outcomes["Accumulator"] == outcomes["average_precision"] == outcomes["evaluate"], outcomes

@@ -366,7 +366,7 @@ def test_pr_curve_prevalence_needs_one_model(binary):
     y, s = binary
     with pytest.raises(ValueError, match="`prevalence` overlays one model's PR curve"):
         plot.pr_curve(y, {"a": s, "b": s[::-1]}, prevalence=0.1)
-    with pytest.raises(ValueError, match="`prevalence` must be in the open interval"):
+    with pytest.raises(ValueError, match="`prevalence` must be a finite number in"):
         plot.pr_curve(y, s, prevalence=[0.1, 1.0])
     fig, (a, b) = plt.subplots(1, 2)
     assert plot.pr_curve(y, s, prevalence=0.3, ax=a, roc_ax=b) is a

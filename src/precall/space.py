@@ -66,7 +66,7 @@ from ._core.evaluation import auprg as auprg_of_steps
 from ._core.evaluation import gains, normalized_average_precision
 from ._core.steps import reweight, steps_of
 from ._core.undefined import undefined
-from ._core.validate import check_binary, check_bool, check_count, check_on_undefined
+from ._core.validate import check_binary, check_bool, check_count, check_number, check_on_undefined
 from .table import ThresholdTable, table_of
 
 __all__ = [
@@ -121,7 +121,7 @@ def _unit_interval(x: Any, name: str) -> np.ndarray:
     bad = ~((a >= 0) & (a <= 1))  # also NaN
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`{name}` must hold rates in [0, 1]; got {float(a[i])!r} at index {i}")
+        raise ValueError(f"`{name}` must be rates in [0, 1]; got {float(a[i])!r} at index {i}")
     return a
 
 
@@ -328,7 +328,9 @@ def min_precision(recall: Any, *, n_pos: float, n_neg: float) -> np.ndarray:
     >>> precall.min_precision([0.0, 0.5, 1.0], n_pos=10, n_neg=90)
     array([0.        , 0.05263158, 0.1       ])
     """
-    r = np.asarray(recall, dtype=np.float64)
+    if np.ndim(recall) == 0:  # one recall: an option, checked as every numeric option is
+        recall = check_number(recall, "recall", low=0, high=1)
+    r = np.asarray(recall)
     flat = _unit_interval(r.ravel(), "recall")
     p = check_count(n_pos, "n_pos", positive=True)
     n = check_count(n_neg, "n_neg")

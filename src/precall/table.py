@@ -28,6 +28,7 @@ from ._core.validate import (
     check_binary,
     check_on_undefined,
     check_options,
+    check_number,
     check_probability,
 )
 from .curves import (
@@ -156,6 +157,8 @@ class ThresholdTable:
         for name, a in (("tp", tp), ("fp", fp)):
             if (a < 0).any() or (np.diff(a) < 0).any():
                 raise ValueError(f"`{name}` must be non-negative and non-decreasing")
+        check_number(self.n_pos, "n_pos", low=0)
+        check_number(self.n_neg, "n_neg", low=0)
         if not (np.isfinite(self.n_pos) and self.n_pos >= tp[-1]):
             raise ValueError(f"`n_pos` must be at least tp[-1] = {tp[-1]}; got {self.n_pos}")
         if not (np.isfinite(self.n_neg) and self.n_neg >= fp[-1]):
@@ -335,9 +338,7 @@ class ThresholdTable:
         if len(given) != 1:
             raise ValueError(f"give exactly one of `recall`, `precision`, `threshold`; got {given or 'none'}")
         if threshold is not None:
-            t = float(threshold)
-            if not np.isfinite(t):
-                raise ValueError(f"`threshold` must be finite; got {threshold!r}")
+            t = check_number(threshold, "threshold")
             # thresholds decrease: rows at or above t are a prefix
             row = int(np.searchsorted(-self.thresholds, -t, side="right")) - 1
             return self._point(row, t)
@@ -390,6 +391,8 @@ class ThresholdTable:
         max_rows : int or None, default=20
             Show at most this many rows (the first and last halves); None shows all.
         """
+        if max_rows is not None:
+            max_rows = check_number(max_rows, "max_rows", low=1, integer=True, hint="or None for every row")
         cols = self._columns()
         n = len(self)
         if max_rows is None or n <= max_rows:

@@ -33,6 +33,9 @@ __all__ = [
     "Ties",
     "check_options",
     "check_bool",
+    "check_label_types",
+    "check_pos_label",
+    "label_kind",
     "check_binary",
     "check_choice",
     "check_number",
@@ -41,6 +44,7 @@ __all__ = [
     "MAX_ALLOCATION_BYTES",
     "check_on_undefined",
     "check_prevalence",
+    "check_prevalences",
     "check_probability",
 ]
 
@@ -222,6 +226,113 @@ def _is_01_or_pm1(classes: np.ndarray) -> bool:
     return values <= {0, 1} or values <= {-1, 1}
 
 
+# ---------------------------------------------------------------------------
+# label types: numbers (bool, int, float: compared by value, 1 == 1.0 == True, as
+# scikit-learn's ``pos_label in labels``), strings (str, numpy.str_) and bytes
+# (bytes, numpy.bytes_) are three kinds that never equal each other
+LabelKind = Literal["number", "string", "bytes"]
+_KIND_OF_DTYPE: dict[str, LabelKind] = {"b": "number", "i": "number", "u": "number", "f": "number",
+                                        "U": "string", "S": "bytes"}
+_KIND_NAMES = {"number": "numbers", "string": "strings", "bytes": "bytes", None: "other objects"}
+_KIND_ONE = {"number": "a number", "string": "a string", "bytes": "bytes", None: "another object"}
+
+
+def _value_kind(value: Any) -> LabelKind | None:
+    """The label kind of one value; None for anything else (an object compared by ``==``)."""
+    if isinstance(value, (bool, np.bool_, numbers.Real)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bytes):
+        return "bytes"
+    return None
+
+
+def label_kind(classes: np.ndarray) -> LabelKind | None:
+    """The one kind of a label array ("number", "string", "bytes"); None for other objects."""
+    kind = _KIND_OF_DTYPE.get(classes.dtype.kind)
+    if kind is not None or classes.dtype.kind != "O":
+        return kind
+    kinds = {_value_kind(v) for v in classes.tolist()}
+    if len(kinds) > 1:
+        raise TypeError(
+            "`y_true` must hold labels of one type (all numbers, all strings or all bytes); got "
+            f"{' and '.join(sorted(_KIND_NAMES[k] for k in kinds))} in {_describe(classes)}"
+        )
+    return kinds.pop() if kinds else None
+
+
+def check_pos_label(pos_label: Any) -> Any:
+    """Check that a given ``pos_label`` is one label (not NaN, not a sequence); returns it
+    (a 0-d array as its scalar)."""
+    if pos_label is None:
+        return None
+    if isinstance(pos_label, np.ndarray) and pos_label.ndim == 0:
+        pos_label = pos_label[()]
+    if isinstance(pos_label, (list, tuple, set, dict, np.ndarray)) or not _hashable(pos_label):
+        raise TypeError(
+            f"`pos_label` must be one label (a number, string or bytes, like the labels of `y_true`); got "
+            f"{pos_label!r:.80} ({type(pos_label).__name__})"
+        )
+    if _value_kind(pos_label) == "number" and pos_label != pos_label:
+        raise ValueError("`pos_label` must be a label of `y_true`; got nan, which equals no label")
+    return pos_label
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _kind_hint(value: Any, want: LabelKind | None, classes: np.ndarray) -> str:
+    """How to turn ``value`` into a label of kind ``want`` present in ``classes``."""
+    present = classes.tolist()
+    candidates: list[Any] = []
+    if want == "number" and isinstance(value, (str, bytes)):
+        try:
+            number = float(value)
+            candidates = [int(number) if number.is_integer() else number]
+        except ValueError:
+            pass
+    elif want == "string":
+        candidates = [value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)]
+    elif want == "bytes" and isinstance(value, (str, bool, numbers.Real)):
+        candidates = [str(value).encode("utf-8")]
+    for c in candidates:
+        if not present or c in present:
+            return f"; pass {c!r}"
+    return "; convert one of them so both are numbers, both strings or both bytes"
+
+
+def check_label_types(classes: np.ndarray, value: Any, name: str = "pos_label") -> None:
+    """The label-type rule: ``value`` (``pos_label``, or each of ``labels=``) must be of the kind
+    of the labels ``classes`` of ``y_true``: a ``ValueError`` otherwise (as scikit-learn's
+    "pos_label=... is not a valid label"), whether or not the batch holds that label.
+
+    Numbers compare by value (``1``, ``1.0``, ``True``, ``numpy.int8(1)`` are one label), as
+    ``pos_label in labels`` does in scikit-learn; ``"1"`` and ``b"1"`` are other labels.
+    """
+    if name == "pos_label":
+        values, want = np.array([value], dtype=object), label_kind(classes)
+    else:
+        values, want = np.asarray(value), label_kind(classes)
+    if values.size == 0 or classes.size == 0:
+        return
+    got = label_kind(values) if values.dtype.kind != "O" or values.size > 1 else _value_kind(values[0])
+    if got != want:
+        shown = f"{value!r}, {_KIND_ONE[got]}" if name == "pos_label" else f"{_KIND_NAMES[got]} {_describe(values)}"
+        raise ValueError(
+            f"`{name}` must be of the type of the labels of `y_true`, {_KIND_NAMES[want]} "
+            f"{_describe(classes)} (bool, int and float labels compare by value); got {shown}, "
+            "which equals none of them"
+            + (_kind_hint(value, want, classes) if name == "pos_label" else
+               "; convert one of them so both are numbers, both strings or both bytes")
+        )
+
+
 def _resolve_pos_label(classes: np.ndarray, pos_label: Any, rule: PosLabelRule, batch: bool = False) -> Any:
     if pos_label is not None:
         if classes.size >= 2 and pos_label not in classes.tolist() and not batch:
@@ -284,6 +395,9 @@ def check_binary(
         raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
     weight = _check_weight(sample_weight, n)
     classes = _labels(labels)
+    pos_label = check_pos_label(pos_label)
+    if pos_label is not None:
+        check_label_types(classes, pos_label)
     pos = _resolve_pos_label(classes, pos_label, pos_label_rule, batch)
     try:
         positive = np.asarray(labels == pos, dtype=bool)
@@ -331,47 +445,28 @@ def check_on_undefined(value: Any) -> Any:
 
 
 def check_probability(value: Any, name: str, *, open_low: bool = True) -> float:
-    """Check a number in (0, 1] (or [0, 1] when ``open_low`` is False)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(f"`{name}` must be a number in (0, 1]; got {value!r}")
-    v = float(value)
-    low_ok = v > 0 if open_low else v >= 0
-    if not (low_ok and v <= 1):
-        interval = "(0, 1]" if open_low else "[0, 1]"
-        raise ValueError(f"`{name}` must be in {interval}; got {value!r}")
-    return v
+    """Check a number in (0, 1] (or [0, 1] when ``open_low`` is False): :func:`check_number`."""
+    return check_number(value, name, low=0, high=1, low_open=open_low)
 
 
 def check_prevalence(value: Any, name: str = "prevalence") -> float:
-    """Check a class prevalence: a number in the open interval (0, 1)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(
-            f"`{name}` must be a number in (0, 1), the share of positives to evaluate at "
-            f"(e.g. 0.001); got {value!r}"
-        )
-    v = float(value)
-    if not 0.0 < v < 1.0:
-        raise ValueError(
-            f"`{name}` must be in the open interval (0, 1), the share of positives to evaluate "
-            f"at (e.g. 0.001); got {value!r}"
-        )
-    return v
+    """Check a class prevalence: a number in the open interval (0, 1) (:func:`check_number`)."""
+    return check_number(value, name, low=0, high=1, low_open=True, high_open=True,
+                        hint="the share of positives to evaluate at, e.g. 0.001")
+
+
+def check_prevalences(values: Any, name: str = "prevalences") -> tuple[float | None, ...]:
+    """Check a sequence of prevalences, each None (the data's own) or in (0, 1)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"`{name}` must be a sequence of prevalences in (0, 1) or None; got {values!r:.80}")
+    return tuple(None if v is None else check_prevalence(v, name) for v in values)
 
 
 def check_count(value: Any, name: str, *, positive: bool = False, whole: bool = False) -> float:
     """Check a total weight or count: finite and >= 0 (> 0 with ``positive``;
-    a whole number with ``whole``)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(f"`{name}` must be a number; got {value!r}")
-    v = float(value)
-    bound = "> 0" if positive else ">= 0"
-    if not (np.isfinite(v) and (v > 0 if positive else v >= 0)):
-        raise ValueError(f"`{name}` must be finite and {bound}; got {value!r}")
-    if whole and not v.is_integer():
-        raise ValueError(
-            f"`{name}` must be a whole number (a count of samples); got {value!r}"
-        )
-    return v
+    a whole number with ``whole``), as a float (:func:`check_number`)."""
+    return float(check_number(value, name, low=0, low_open=positive, integer=whole,
+                              hint="a count of samples" if whole else ""))
 
 
 # ---------------------------------------------------------------------------
@@ -619,6 +714,7 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
             classes = present
         else:
             classes = _check_labels(labels)
+            check_label_types(present, classes, "labels")
             missing = np.setdiff1d(present, classes)
             if missing.size:
                 raise ValueError(

@@ -59,7 +59,10 @@ import numpy as np
 from .. import stats
 from ..stats.bands import Band, pr_band, roc_band  # the statistics; drawn by draw_band
 from .._core.text import visible
-from .._core.validate import check_binary, check_multi, check_options, check_prevalence, is_multi
+from .._core.validate import (
+    check_allocation, check_binary, check_multi, check_number, check_numbers, check_options, check_prevalence,
+    check_probability, is_multi,
+)
 from ..metrics import average_precision
 from ..multiclass import macro_pr_curve, macro_roc_curve, per_class_tables  # re-exported: drawn here
 from ..space import min_precision, pr_from_roc
@@ -185,6 +188,8 @@ def thin(x: np.ndarray, y: np.ndarray, *, steps: bool = False, cell: float = THI
     ``steps-pre``); otherwise as straight segments.  Curves of at most
     ``budget`` vertices are returned whole (``cell`` 0).
     """
+    cell = check_number(cell, "cell", low=0, low_open=True, hint="the side of a grid cell, in axis units")
+    budget = check_number(budget, "budget", low=2, integer=True, hint="the most vertices to draw")
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.size <= budget:
@@ -268,8 +273,16 @@ def _tables(
     return out
 
 
+_FONT_SIZES = ("xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "smaller", "larger")
+
+
 def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None) -> Any:
     """The legend below the axes (never over the curves), in one or two columns."""
+    if not (isinstance(fontsize, str) and fontsize in _FONT_SIZES):
+        fontsize = check_number(fontsize, "fontsize", low=0, low_open=True,
+                                hint=f"points, or one of {', '.join(_FONT_SIZES)}")
+    if ncol is not None:
+        ncol = check_number(ncol, "ncol", low=1, integer=True, hint="legend columns, or None")
     handles, labels = ax.get_legend_handles_labels()
     if ncol is None:
         ncol = 2 if len(labels) > 8 else 1
@@ -281,9 +294,19 @@ def _positive(pos_label: Any) -> str:
     return "" if pos_label is None else f" (Positive label: {mpl(pos_label)})"
 
 
+def _iso_f1_levels(iso_f1: Any) -> tuple[float, ...]:
+    """The iso-F1 levels of ``iso_f1``: True for the usual ones, False for none, or levels in (0, 1)."""
+    if isinstance(iso_f1, (bool, np.bool_)):
+        return _ISO_F1 if iso_f1 else ()
+    if iso_f1 is None:
+        return ()
+    return tuple(check_numbers(iso_f1, "iso_f1", low=0, high=1, low_open=True, high_open=True, min_len=0,
+                               hint="F1 levels of the iso-F1 curves, or True / False").tolist())
+
+
 def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False, pos_label: Any = None) -> Any:
     """Labels, limits [0, 1], equal aspect and (optionally) iso-F1 curves of a PR plot."""
-    levels = _ISO_F1 if iso_f1 is True else tuple(iso_f1) if iso_f1 else ()
+    levels = _iso_f1_levels(iso_f1)
     for f in levels:
         r = np.linspace(f / 2 + 1e-9, 1, 200)
         p = f * r / (2 * r - f)
@@ -453,6 +476,8 @@ def draw_unachievable(ax: Any, table: ThresholdTable, *, color: Any = _GRAY, lab
     """Shade the unachievable region of ``table``'s class counts: precision below
     ``r P / (r P + N)`` at recall ``r`` (Boyd et al. 2012), no ranking goes there;
     hatched, with its edge drawn, so it shows on screen and in print."""
+    points = check_number(points, "points", low=2, integer=True, hint="recalls at which the floor is drawn")
+    check_allocation(points, 64, "points", hint="choose fewer points (a few hundred draw a smooth edge)")
     r = np.linspace(0.0, 1.0, points)
     floor = min_precision(r, n_pos=table.n_pos, n_neg=table.n_neg)
     ax.fill_between(r, 0.0, floor, facecolor=color, alpha=0.22, edgecolor=color, hatch="///", lw=0.8,
@@ -481,6 +506,7 @@ def draw_roc(
     band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``);
     ``best_f1`` / ``points``: operating points marked as in :func:`draw_pr`.
     """
+    max_fpr = _max_fpr(max_fpr)
     label = mpl(label)
     curve = table.roc_curve(drop_intermediate=True)  # the corners: the same polyline
     auc = table.roc_auc(on_undefined="nan")
@@ -496,6 +522,11 @@ def draw_roc(
     for words, op, marker in _points(table, best_f1, points):
         _mark(ax, op.fpr, op.recall, color=line.get_color(), marker=marker, label=f"{label}: {words}")
     return ax
+
+
+def _max_fpr(max_fpr: Any) -> float | None:
+    """``max_fpr`` checked as :func:`precall.roc_auc` checks it (None: no partial AUC)."""
+    return None if max_fpr is None else check_probability(max_fpr, "max_fpr")
 
 
 def _max_fpr_region(ax: Any, max_fpr: float | None) -> None:
@@ -823,6 +854,7 @@ def roc_tables(
     table of classes, drawn in black; ``macro``: also the classes' macro-average
     curve (:func:`macro_roc_curve`, dotted navy, its AUC the mean of the classes',
     ``intervals["macro-average"]`` beside it)."""
+    max_fpr = _max_fpr(max_fpr)
     ax = _axes(ax)
     setup_roc_axes(ax, pos_label=pos_label)
     _max_fpr_region(ax, max_fpr)

@@ -25,7 +25,7 @@ import numpy as np
 from .. import _version, stats
 from .._core.conventions import CONVENTIONS
 from .._core.normal import p_text
-from .._core.validate import AP_METHODS
+from .._core.validate import AP_METHODS, check_allocation, check_number, check_probability
 from ..metrics import average_precision, evaluate, roc_auc
 from ..table import ThresholdTable, threshold_table
 from . import visible
@@ -240,6 +240,9 @@ def html_report(
     >>> text.startswith("<!DOCTYPE html>") and "macro-average" in text
     True
     """
+    rank_rows = check_number(rank_rows, "rank_rows", low=1, integer=True, hint="rows of each rank table")
+    check_allocation(rank_rows, 1024, "rank_rows", hint="choose fewer rows (each is a row of HTML in the report)")
+    max_fpr = None if max_fpr is None else check_probability(max_fpr, "max_fpr")
     if not isinstance(y_score, Mapping):
         return _multiclass_report(
             y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,

@@ -30,7 +30,9 @@ from .._core import conventions
 from .._core.evaluation import evaluation_from_steps
 from .._core.sort import distinct_counts
 from .._core.steps import Steps, one_problem, reweight
-from .._core.validate import check_binary, check_multi, check_on_undefined, check_options, is_multi
+from .._core.validate import (
+    check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_kind,
+)
 from ..table import ThresholdTable, trusted_table
 from .binned import Bounded, binned_average_precision, binned_roc_auc, edges_of
 
@@ -230,9 +232,9 @@ class Accumulator:
         self, *, pos_label: Any = None, labels: Any = None, bins: Any = None,
         score_range: tuple[float, float] | None = None,
     ) -> None:
-        self.pos_label = pos_label
+        self.pos_label = check_pos_label(pos_label)
         self.labels = None if labels is None else np.asarray(labels)
-        self.edges = edges_of(bins, score_range)
+        self.edges = edges_of(bins, score_range, 1 if self.labels is None else max(self.labels.size, 1))
         k = 1 if self.labels is None else self.labels.size
         self._pending = [_Runs() for _ in range(k)]  # exact: batches' states waiting to be merged
         if self.edges is None:
@@ -323,8 +325,12 @@ class Accumulator:
             raise TypeError(f"`other` must be an Accumulator; got {type(other).__name__}")
         same_labels = (self.labels is None and other.labels is None) or (
             self.labels is not None and other.labels is not None and np.array_equal(self.labels, other.labels))
-        if not same_labels or self.pos_label != other.pos_label:
-            raise ValueError("can only merge accumulators with the same `pos_label` and `labels`")
+        if not same_labels or not _same_label(self.pos_label, other.pos_label):
+            raise ValueError(
+                "can only merge accumulators with the same `pos_label` and `labels` (of one type: numbers "
+                f"compare by value, strings and bytes are other labels); got pos_label={self.pos_label!r} and "
+                f"{other.pos_label!r}" + ("" if same_labels else f", labels={_shown(self.labels)} and "
+                                          f"{_shown(other.labels)}"))
         same_bins = (self.edges is None and other.edges is None) or (
             self.edges is not None and other.edges is not None and np.array_equal(self.edges, other.edges))
         if not same_bins:
@@ -397,6 +403,8 @@ class Accumulator:
         ...                                                      ).average_precision
         True
         """
+        if prevalence is not None:
+            prevalence = check_prevalence(prevalence)
         return self.evaluations((prevalence,), recall_grid=recall_grid, on_undefined=on_undefined, label=label)[0]
 
     def evaluations(self, prevalences: Any, *, recall_grid: str = "reference", on_undefined: Any = "warn",
@@ -405,6 +413,7 @@ class Accumulator:
         computation of the steps."""
         check_options(recall_grid=recall_grid)
         policy = check_on_undefined(on_undefined)
+        prevalences = check_prevalences(prevalences)
         steps = self._steps(label)
         out = []
         for pi in prevalences:
@@ -622,6 +631,18 @@ def _check_table(c: int, s: np.ndarray, p: np.ndarray, n: np.ndarray, n_bins: in
         problem = f"{s.size} bins where the edges give {n_bins}"
     if problem is not None:
         raise ValueError(f"corrupt Accumulator payload: table {c}: {problem}")
+
+
+def _same_label(a: Any, b: Any) -> bool:
+    """One label: equal and of one kind (1 == 1.0 == True; "1" is not 1, b"1" is not "1")."""
+    if a is None or b is None:
+        return a is None and b is None
+    kinds = np.array([a], dtype=object), np.array([b], dtype=object)
+    return label_kind(kinds[0]) == label_kind(kinds[1]) and bool(a == b)
+
+
+def _shown(labels: np.ndarray | None) -> str:
+    return "None" if labels is None else repr(labels.tolist())[:80]
 
 
 def _plain(value: Any) -> Any:

@@ -39,6 +39,7 @@ import numpy as np
 
 from .._core import conventions
 from .._core.steps import steps_from_table
+from .._core.validate import check_allocation, check_number, check_numbers
 
 __all__ = ["Bounded", "binned_average_precision", "binned_roc_auc", "edges_of"]
 
@@ -55,23 +56,31 @@ class Bounded:
         return f"{self.value:.6g} (bounds [{self.low:.6g}, {self.high:.6g}])"
 
 
-def edges_of(bins: Any, score_range: Any) -> np.ndarray | None:
+BIN_BYTES = 32
+"""What one bin costs a binned table: its edge, score, positive and negative count (8 bytes each)."""
+
+
+def edges_of(bins: Any, score_range: Any, n_classes: int = 1) -> np.ndarray | None:
+    """The bin edges of ``bins`` (a number of bins over ``score_range``, or the edges), every
+    number checked and the tables' size (``n_classes`` of them) bounded before allocating."""
     if bins is None:
         if score_range is not None:
             raise ValueError("`score_range` goes with `bins=N`")
         return None
     if np.ndim(bins) == 0:
-        if isinstance(bins, bool) or int(bins) != bins or int(bins) < 1:
-            raise ValueError(f"`bins` must be a positive number of bins or an array of edges; got {bins!r}")
+        n_bins = check_number(bins, "bins", low=1, integer=True, hint="a number of bins, or an array of edges")
+        check_allocation(n_bins, BIN_BYTES * n_classes, "bins",
+                         hint=f"choose fewer bins ({n_classes} table(s) of {BIN_BYTES} bytes a bin)")
         if score_range is None:
             raise ValueError("`bins=N` needs `score_range=(low, high)` (or pass the edges themselves)")
-        lo, hi = (float(v) for v in score_range)
-        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-            raise ValueError(f"`score_range` must be finite with low < high; got {score_range!r}")
-        return np.linspace(lo, hi, int(bins) + 1)
-    edges = np.asarray(bins, dtype=np.float64)
-    if edges.ndim != 1 or edges.size < 2 or not np.isfinite(edges).all() or (np.diff(edges) <= 0).any():
-        raise ValueError("`bins` as edges must be a finite, strictly increasing 1-D array of at least 2 values")
+        lo, hi = check_numbers(score_range, "score_range", min_len=2, hint="(low, high)")
+        if len(score_range) != 2 or not lo < hi:
+            raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range!r}")
+        return np.linspace(lo, hi, n_bins + 1)
+    edges = check_numbers(bins, "bins", min_len=2, hint="the edges of the bins, strictly increasing")
+    if (np.diff(edges) <= 0).any():
+        raise ValueError(f"`bins` as edges must be strictly increasing; got {bins!r:.80}")
+    check_allocation(edges.size, BIN_BYTES * n_classes, "bins", hint="choose fewer edges")
     return edges
 
 

@@ -37,7 +37,9 @@ import numpy as np
 
 from . import ranges as _ranges
 from .._core.evaluation import Evaluation
-from .._core.validate import BinaryInput, check_binary, check_on_undefined, check_options, check_prevalence
+from .._core.validate import (
+    BinaryInput, check_allocation, check_binary, check_number, check_on_undefined, check_probability, check_options, check_prevalence, check_prevalences,
+)
 from ..table import ThresholdTable
 from .accumulator import Accumulator
 
@@ -149,6 +151,8 @@ def accumulate(
     --------
     evaluate : the score-range algorithm, without shipping the state.
     """
+    split_every = check_number(split_every, "split_every", low=2, integer=True,
+                               hint="payloads merged per task of the reduction")
     dask = _dask()
     parts = [dask.delayed(_partition)(y, s, w, pos_label) for y, s, w in _blocks(y_true, y_score, sample_weight)]
     while len(parts) > 1:
@@ -189,14 +193,20 @@ def threshold_table(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos
     return table
 
 
+_TASK_BYTES = 4096
+"""What one task of a dask graph costs the scheduler, roughly (for the bound on ``n_ranges``)."""
+
+
 def _parts(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, n_ranges: int | None,
            rule: str = "strict") -> tuple[list[Any], int]:
     dask = _dask()
     blocks = _blocks(y_true, y_score, sample_weight)
     if n_ranges is None:
         n_ranges = min(len(blocks), 64)
-    if isinstance(n_ranges, bool) or int(n_ranges) != n_ranges or n_ranges < 1:
-        raise ValueError(f"`n_ranges` must be a positive integer; got {n_ranges!r}")
+    n_ranges = check_number(n_ranges, "n_ranges", low=1, integer=True, hint="score ranges, each sorted on its own")
+    # each partition is split into n_ranges pieces, each a task of the graph
+    check_allocation(n_ranges, _TASK_BYTES * len(blocks), "n_ranges",
+                     hint=f"choose fewer ranges ({len(blocks)} partitions x n_ranges tasks of ~{_TASK_BYTES} bytes)")
     return [dask.delayed(_checked)(y, s, w, pos_label, i, rule) for i, (y, s, w) in enumerate(blocks)], int(n_ranges)
 
 
@@ -229,6 +239,8 @@ def evaluate(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label:
     evaluations : several prevalences from one pass.
     precall.evaluate : the same in memory.
     """
+    if prevalence is not None:
+        prevalence = check_prevalence(prevalence)
     return evaluations(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, recall_grid=recall_grid,
                        on_undefined=on_undefined, prevalences=(prevalence,), n_ranges=n_ranges)[0]
 
@@ -264,7 +276,7 @@ def evaluations(y_true: Any, y_score: Any, *, prevalences: Sequence[float | None
     dask = _dask()
     check_options(recall_grid=recall_grid)
     policy = check_on_undefined(on_undefined)
-    prevalences = tuple(None if pi is None else check_prevalence(pi) for pi in prevalences)
+    prevalences = check_prevalences(prevalences)
     parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, n_ranges, _pos_label_rule)
     graph = _ranges.wire(parts, dask.delayed, n_ranges=n_ranges, recall_grid=recall_grid,
                          prevalences=prevalences)
@@ -328,6 +340,8 @@ def roc_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: 
     --------
     evaluate : ROC-AUC with every AP convention.
     """
+    if max_fpr is not None:
+        max_fpr = check_probability(max_fpr, "max_fpr")
     if max_fpr is not None and max_fpr != 1:
         dask = _dask()
         parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, None, "greater")
