@@ -34,7 +34,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
                 kpt_oks_sigmas=args.kpt_oks_sigmas, use_cats=not args.no_cats,
                 progress=_terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(_in_file(str(exc), args)) from None
     _print_warning_messages(args.results, [str(w.message) for w in caught])
     if args.plot:
         entries = []
@@ -51,8 +51,11 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         _plot_classes(entries, args.plot, "coco")
     ci = None
     if args.ci:
-        ci = ev.bootstrap(args.n_resamples, random_state=args.seed,
-                          progress=_terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
+        try:
+            ci = ev.bootstrap(args.n_resamples, random_state=args.seed,
+                              progress=_terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     if args.json:
         out = {"stats": dict(zip(ev.stat_names, ev.stats.tolist())), "iou_type": ev.iou_type,
                "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
@@ -77,6 +80,15 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
     print("\n".join(lines))
     return 0
 
+
+
+def _in_file(message: str, args: argparse.Namespace) -> str:
+    """An error about a record found after loading (e.g. a mask decoded by the evaluation), prefixed with its
+    file as the loader's errors are."""
+    for prefix, path in (("results ", args.results), ("ground truth ", args.gt)):
+        if message.startswith(prefix) and path not in message:
+            return f"{path}: {message}"
+    return message
 
 
 def _figure_path(folder: str, class_id: Any, name: Any) -> str:
@@ -214,7 +226,7 @@ def register(sub: Any) -> None:
     coco.add_argument("--ci", action="store_true",
                       help="95%% percentile bootstrap intervals over images for mAP, AP50, AP75 (and per class)")
     coco.add_argument("--n-resamples", type=_int_in(1), default=1000, help="bootstrap resamples (default 1000)")
-    coco.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    coco.add_argument("--seed", type=_int_in(0), default=0, help="bootstrap seed (default 0)")
     coco.add_argument("--no-cats", action="store_true",
                       help="class-agnostic: pool all categories (pycocotools' useCats=0)")
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
+from .._core.validate import check_allocation, check_number
 from .coco import CocoEvaluation
 
 __all__ = ["CocoBootstrap", "CocoComparison", "bootstrap_coco", "compare_coco"]
@@ -50,6 +51,14 @@ class CocoBootstrap:
         pct = f"{100 * self.confidence_level:g}%"
         return "\n".join(f" {name:<5} {pct} bootstrap interval over images: [{lo:.3f}, {hi:.3f}]"
                          for name, (lo, hi) in self.intervals.items())
+
+
+def _check_resampling(n_resamples: Any, confidence_level: Any, per_replicate: int) -> tuple[int, float]:
+    """``n_resamples`` (an integer >= 1 whose replicates fit in memory) and ``confidence_level`` in (0, 1)."""
+    n = check_number(n_resamples, "n_resamples", low=1, integer=True)
+    check_allocation(n, 8 * (per_replicate + 3), "n_resamples")
+    level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True, high_open=True)
+    return n, level
 
 
 _CELLS_PER_CALL = 2_000_000  # rows x ranks of one call of the core's row kernels
@@ -177,10 +186,7 @@ def bootstrap_coco(
     """
     if ev._matched is None or ev._matched.group_n_gt is None:
         raise ValueError("this CocoEvaluation has no matching to resample; compute it with evaluate_coco")
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, len(ev.per_class))
     rng = np.random.default_rng(random_state)
     n, K = ev.n_images, len(ev.per_class)
     order, bounds = _class_order(ev)
@@ -255,10 +261,7 @@ def compare_coco(
     if [r["id"] for r in a.per_class] != [r["id"] for r in b.per_class] or \
             not np.array_equal(a.iou_thresholds, b.iou_thresholds):
         raise ValueError("the two evaluations differ in classes or IoU thresholds")
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, 3)
     rng = np.random.default_rng(random_state)
     n = a.n_images
     prepared = [(ev, *_class_order(ev)) for ev in (a, b)]

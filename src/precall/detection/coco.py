@@ -73,6 +73,7 @@ import numpy as np
 
 from .._core.conventions import COCO_GRID, grid_precisions
 from .._core.steps import steps_from_counts
+from .._core.validate import check_numbers
 from ..table import ThresholdTable
 from ._match import _match
 from .io import DetectionSet
@@ -224,6 +225,84 @@ class CocoEvaluation:
         return "\n".join(lines)
 
 
+def check_coco_options(
+    *,
+    iou_thresholds: Any = None,
+    recall_thresholds: Any = None,
+    max_dets: Any = None,
+    iou_type: Any = "bbox",
+    area_ranges: Any = None,
+    ties: Any = "stable",
+    kpt_oks_sigmas: Any = None,
+    use_cats: Any = True,
+) -> dict[str, Any]:
+    """Check the options of :func:`evaluate_coco` (also :class:`~precall.detection.MeanAveragePrecision`'s,
+    when it is built) and fill in the defaults: ``iou_thresholds`` and ``recall_thresholds`` as float64
+    arrays, ``max_dets`` as a tuple of int, ``area_ranges`` as a dict of name to (low, high) floats,
+    ``kpt_oks_sigmas`` (keypoints only, else None).  Every number goes through
+    :func:`~precall._core.validate.check_numbers`: a ``TypeError`` or ``ValueError`` names the option,
+    what it takes and what it got.
+
+    Examples
+    --------
+    >>> check_coco_options(max_dets=100)
+    Traceback (most recent call last):
+    ...
+    TypeError: `max_dets` must be a sequence of whole numbers in [1, 1e+09] (detections kept per image, increasing, e.g. (1, 10, 100) or (100,)); got 100
+    """
+    if ties not in ("stable", "group"):
+        raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
+    if iou_type not in ("bbox", "segm", "keypoints"):
+        raise ValueError(f"`iou_type` must be 'bbox', 'segm' or 'keypoints'; got {iou_type!r}")
+    if not isinstance(use_cats, (bool, np.bool_)):
+        raise TypeError(f"`use_cats` must be True or False; got {use_cats!r:.80}")
+    sigmas = None
+    if iou_type == "keypoints":
+        sigmas = COCO_KEYPOINT_SIGMAS if kpt_oks_sigmas is None else check_numbers(
+            kpt_oks_sigmas, "kpt_oks_sigmas", low=0, low_open=True, hint="one sigma per keypoint")
+    thresholds = IOU_THRESHOLDS if iou_thresholds is None else check_numbers(
+        iou_thresholds, "iou_thresholds", low=0, high=1, hint="e.g. [0.5, 0.75]")
+    recall = COCO_GRID if recall_thresholds is None else check_numbers(
+        recall_thresholds, "recall_thresholds", low=0, high=1, hint="increasing, e.g. np.linspace(0, 1, 101)")
+    if (np.diff(recall) <= 0).any():
+        raise ValueError(f"`recall_thresholds` must be increasing, e.g. np.linspace(0, 1, 101); got {recall.tolist()!r:.80}")
+    if max_dets is None:
+        max_dets = (20,) if iou_type == "keypoints" else (1, 10, 100)
+    dets = check_numbers(max_dets, "max_dets", low=1, high=10**9, integer=True,
+                         hint="detections kept per image, increasing, e.g. (1, 10, 100) or (100,)")
+    if (np.diff(dets) <= 0).any():
+        raise ValueError(f"`max_dets` must be increasing (detections kept per image, e.g. (1, 10, 100)); got "
+                         f"{tuple(dets.tolist())!r}")
+    if area_ranges is None:
+        area_ranges = KEYPOINT_AREA_RANGES if iou_type == "keypoints" else AREA_RANGES
+    ranges = check_area_ranges(area_ranges)
+    return {"iou_thresholds": thresholds, "recall_thresholds": np.asarray(recall, dtype=np.float64),
+            "max_dets": tuple(int(m) for m in dets), "area_ranges": ranges, "kpt_oks_sigmas": sigmas}
+
+
+def check_area_ranges(area_ranges: Any) -> dict[str, tuple[float, float]]:
+    """``area_ranges`` checked: a non-empty dict of names (strings) to ``(low, high)``, two finite
+    numbers with ``low <= high`` (areas in pixels; pycocotools' "no upper bound" is ``1e5 ** 2``)."""
+    rule = "a non-empty dict of name to (low, high) areas, e.g. {'all': (0, 1e10), 'small': (0, 1024)}"
+    if not isinstance(area_ranges, dict):
+        raise TypeError(f"`area_ranges` must be {rule}; got {area_ranges!r:.80}")
+    if not area_ranges:
+        raise ValueError(f"`area_ranges` must be {rule}; got {{}}")
+    out: dict[str, tuple[float, float]] = {}
+    for name, bounds in area_ranges.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"`area_ranges` names must be non-empty strings (e.g. 'all'); got {name!r:.80}")
+        where = f"area_ranges[{name!r}]"
+        values = check_numbers(bounds, where, min_len=2, hint="(low, high) areas in pixels; 1e10 for no upper bound")
+        if values.size != 2:
+            raise ValueError(f"`{where}` must be two numbers (low, high); got {bounds!r:.80}")
+        low, high = values
+        if low > high:
+            raise ValueError(f"`{where}` must be (low, high) with low <= high; got {bounds!r:.80}")
+        out[name] = (float(low), float(high))
+    return out
+
+
 def _interpolated(
     tp: np.ndarray, ignored: np.ndarray, score: np.ndarray, n_pos: int, ties: str, rec_thresholds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -288,7 +367,9 @@ def evaluate_coco(
     use_cats : bool, default=True
         ``False``: class-agnostic (pycocotools' ``useCats=0``): the detections and
         ground truths of all listed categories pooled as one class ``-1`` (ties in
-        pycocotools' order: category by category, then input order).
+        pycocotools' order: category by category, then input order).  For
+        keypoints too (OKS between the pooled records), where pycocotools'
+        ``computeOks`` ignores ``useCats`` and finds nothing to match (AP 0).
     kpt_oks_sigmas : array-like, default=None
         One sigma per keypoint (default :data:`COCO_KEYPOINT_SIGMAS`, the 17 COCO
         person keypoints); e.g. CrowdPose's 14.
@@ -301,17 +382,17 @@ def evaluate_coco(
     -------
     CocoEvaluation
     """
-    if ties not in ("stable", "group"):
-        raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
-    if iou_type not in ("bbox", "segm", "keypoints"):
-        raise ValueError(f"`iou_type` must be 'bbox', 'segm' or 'keypoints'; got {iou_type!r}")
-    sigmas = None
-    if iou_type == "keypoints":
-        sigmas = COCO_KEYPOINT_SIGMAS if kpt_oks_sigmas is None else np.asarray(kpt_oks_sigmas, dtype=np.float64)
-        if sigmas.ndim != 1 or sigmas.size == 0 or not (np.isfinite(sigmas) & (sigmas > 0)).all():
-            raise ValueError(f"`kpt_oks_sigmas` must be positive numbers, one per keypoint; got {kpt_oks_sigmas!r}")
-        if data.dt_keypoints is None:
-            raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
+    opts = check_coco_options(iou_thresholds=iou_thresholds, recall_thresholds=recall_thresholds,
+                              max_dets=max_dets, iou_type=iou_type, area_ranges=area_ranges, ties=ties,
+                              kpt_oks_sigmas=kpt_oks_sigmas, use_cats=use_cats)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"`progress` must be a callable (called with the fraction done) or None; got {progress!r:.80}")
+    thresholds, recall_thresholds, max_dets = opts["iou_thresholds"], opts["recall_thresholds"], opts["max_dets"]
+    ranges, sigmas = opts["area_ranges"], opts["kpt_oks_sigmas"]
+    if iou_type == "keypoints" and data.dt_keypoints is None:
+        raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
+    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
+        raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
     if not use_cats:  # pycocotools' order: the records of each listed category in turn (ties follow it)
         rank = {c: i for i, c in enumerate(data.classes.tolist())}
         g_rank = np.array([rank.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
@@ -321,27 +402,9 @@ def evaluate_coco(
         g, d = g[np.argsort(g_rank[g], kind="stable")], d[np.argsort(d_rank[d], kind="stable")]
         data = data._take(g, d, classes=np.array([-1]), gt_class=np.full(g.size, -1),
                           dt_class=np.full(d.size, -1), class_names={-1: "all classes"})
-    if max_dets is None:
-        max_dets = (20,) if iou_type == "keypoints" else (1, 10, 100)
-    if area_ranges is None and iou_type == "keypoints":
-        area_ranges = KEYPOINT_AREA_RANGES
-    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
-        raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
-    thresholds = IOU_THRESHOLDS if iou_thresholds is None else np.asarray(iou_thresholds, dtype=np.float64)
-    if thresholds.ndim != 1 or thresholds.size == 0 or ((thresholds < 0) | (thresholds > 1)).any():
-        raise ValueError(f"`iou_thresholds` must be a non-empty 1-D array in [0, 1]; got {iou_thresholds!r}")
-    max_dets = tuple(int(m) for m in max_dets)
-    if not max_dets or any(m < 1 for m in max_dets) or list(max_dets) != sorted(max_dets):
-        raise ValueError(f"`max_dets` must be increasing positive integers; got {max_dets!r}")
-    ranges = dict(AREA_RANGES if area_ranges is None else area_ranges)
     range_list = list(ranges.values())
     matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress, iou_type, sigmas)
     T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
-    if recall_thresholds is None:
-        recall_thresholds = COCO_GRID  # pycocotools default, from the registry
-    recall_thresholds = np.asarray(recall_thresholds, dtype=np.float64)
-    if recall_thresholds.ndim != 1 or recall_thresholds.size == 0 or (np.diff(recall_thresholds) <= 0).any():
-        raise ValueError("`recall_thresholds` must be a non-empty increasing 1-D array, e.g. np.linspace(0, 1, 101)")
     R = recall_thresholds.size
     precision = -np.ones((T, R, K, A, M))
     recall = -np.ones((T, K, A, M))
