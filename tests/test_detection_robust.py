@@ -364,7 +364,7 @@ BAD_OPTIONS = [  # (options, error type, the message names the option and what i
     ({"max_dets": [True]}, TypeError, r"`max_dets` .*got True"),
     ({"max_dets": [0]}, ValueError, r"`max_dets` .*\[1, .*got 0"),
     ({"max_dets": [10**30]}, ValueError, r"`max_dets` .*got 10000"),
-    ({"max_dets": [10, 1]}, ValueError, r"`max_dets` must be increasing.*got \(10, 1\)"),
+    ({"max_dets": [10, 1, 10]}, ValueError, r"`max_dets` must be distinct.*got \(10, 1, 10\)"),
     ({"max_dets": []}, ValueError, r"`max_dets` must hold at least 1"),
     ({"area_ranges": {}}, ValueError, r"`area_ranges` must be a non-empty dict.*got \{\}"),
     ({"area_ranges": [(0, 1)]}, TypeError, r"`area_ranges` must be a non-empty dict"),
@@ -463,7 +463,7 @@ def test_bad_voc_options_are_refused(tmp_path, options, error, message):
     (["--iou-thresholds", "0.5,inf"], r"`iou_thresholds` .*got inf"),
     (["--area-ranges", "all=0:inf"], r"`area_ranges\['all'\]` .*got inf"),
     (["--max-dets", "1000000000000"], r"`max_dets` .*got 1000000000000"),
-    (["--max-dets", "10", "1"], r"`max_dets` must be increasing"),
+    (["--max-dets", "10", "1", "10"], r"`max_dets` must be distinct"),
     (["--iou-type", "keypoints", "--kpt-oks-sigmas", "nan"], r"`kpt_oks_sigmas` .*got nan"),
     (["--ci", "--n-resamples", "100000000000"], r"`n_resamples` = 100000000000 would allocate"),
     (["--ci", "--seed", "-1"], r"--seed: must be at least 0"),
@@ -788,3 +788,95 @@ def test_keypoints_without_categories_pool_the_records():
     np.testing.assert_array_equal(pooled.stats, per_class.stats)
     assert per_class.stats[0] > 0
     assert _pycocotools_kp(gt, results, useCats=0).stats[0] == 0
+
+
+# ------------------------------------------------------------------ issue 22.3: area ranges, IoU thresholds, max_dets by name
+_RANGES = [("all", (0.0, 1e5**2)), ("small", (0.0, 32.0**2)), ("medium", (32.0**2, 96.0**2)),
+           ("large", (96.0**2, 1e5**2))]
+
+
+def _per_class_reference(theirs, area_names, all_index, max_dets):
+    """Per-class AP, AR and AP of each other range from pycocotools' arrays, picked by name and value."""
+    prec, rec = theirs.eval["precision"], theirs.eval["recall"]
+    m = list(theirs.params.maxDets).index(max(max_dets))
+    out = []
+    for k in range(prec.shape[2]):
+        p = prec[:, :, k, all_index, m]
+        row = {"AP": p[p > -1].mean() if (p > -1).any() else -1.0}
+        r = rec[:, k, all_index, m]
+        row["AR"] = r[r > -1].mean() if (r > -1).any() else -1.0
+        for a, name in enumerate(area_names):
+            if name != "all":
+                q = prec[:, :, k, a, m]
+                row[f"AP_{name}"] = q[q > -1].mean() if (q > -1).any() else -1.0
+        out.append(row)
+    return out
+
+
+@pytest.mark.parametrize("position", range(4))
+@pytest.mark.parametrize("max_dets", [(1, 10, 100), (100, 1, 10), (10, 100, 1)])
+def test_all_range_in_any_position_and_max_dets_in_any_order(position, max_dets):
+    gt, results = synthetic(21, n_images=40)
+    ranges = [r for r in _RANGES if r[0] != "all"]
+    ranges.insert(position, _RANGES[0])
+    area_ranges = dict(ranges)
+    data = detection.load_coco(gt, results)
+    ev = detection.evaluate_coco(data, area_ranges=area_ranges, max_dets=max_dets)
+    theirs = _pycocotools(gt, results, areaRng=[list(v) for v in area_ranges.values()],
+                          areaRngLbl=list(area_ranges), maxDets=sorted(max_dets))
+    np.testing.assert_allclose(ev.precision, theirs.eval["precision"], rtol=0, atol=1e-12)
+    ref = _per_class_reference(theirs, list(area_ranges), position, max_dets)
+    for row, expected in zip(ev.per_class, ref):
+        for key, value in expected.items():
+            assert row[key] == pytest.approx(value, abs=1e-12), key
+    base = detection.evaluate_coco(data)  # the default order: the same numbers by name
+    np.testing.assert_array_equal(ev.stats, base.stats)
+    assert ev.per_class == base.per_class
+    for method in ("coco", "voc2010"):
+        assert ev.mean_average_precision(method) == base.mean_average_precision(method)
+        assert ev.mean_average_precision(method, area="small") == base.mean_average_precision(method, area="small")
+    a = ev.bootstrap(30, random_state=1)
+    b = base.bootstrap(30, random_state=1)
+    np.testing.assert_equal(a.intervals, b.intervals)
+    np.testing.assert_equal(a.per_class, b.per_class)
+    same = detection.compare_coco(ev, ev, 30, random_state=2)
+    assert all(lo == hi == 0 for lo, hi in same.intervals.values())
+
+
+def test_without_an_all_range_per_class_is_undefined_and_bootstrap_refuses():
+    gt, results = synthetic(22)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results), area_ranges={"small": (0, 1024)})
+    assert all(r["AP"] == -1 and r["n_gt"] == -1 and "AP_small" in r for r in ev.per_class)
+    with pytest.raises(ValueError, match=r"`area` must be one of the evaluated area ranges \['small'\]; got 'all'"):
+        ev.bootstrap(10)
+    with pytest.raises(ValueError, match=r"pass an 'all' range"):
+        ev.mean_average_precision()
+
+
+@pytest.mark.parametrize("change, setting", [
+    ({"iou_thresholds": [0.5, 0.75]}, "iou_thresholds"),
+    ({"max_dets": (1, 10, 50)}, "max_dets"),
+    ({"area_ranges": {"all": (0, 1e10)}}, "area_ranges"),
+    ({"recall_thresholds": np.linspace(0, 1, 11)}, "recall_thresholds"),
+    ({"ties": "group"}, "ties"),
+])
+def test_compare_coco_refuses_different_settings(change, setting):
+    gt, results = synthetic(23)
+    data = detection.load_coco(gt, results)
+    with pytest.raises(ValueError, match=rf"the two evaluations differ in `{setting}`"):
+        detection.compare_coco(detection.evaluate_coco(data), detection.evaluate_coco(data, **change), 10)
+
+
+def test_cli_per_class_and_ci_with_all_listed_last(tmp_path, capsys):
+    gt, results = synthetic(24, n_images=40)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    outs = []
+    for spec in ("small=0:1024,medium=1024:9216,large=9216:1e10,all=0:1e10",
+                 "all=0:1e10,small=0:1024,medium=1024:9216,large=9216:1e10"):
+        assert main(["detection", "coco", str(gt_path), str(res_path), "--area-ranges", spec, "--json", "--ci",
+                     "--n-resamples", "20"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0]["per_class"] == [dict(r) for r in outs[1]["per_class"]]
+    assert outs[0]["ci"] == outs[1]["ci"] and outs[0]["stats"] == outs[1]["stats"]

@@ -215,7 +215,7 @@ def register(sub: Any) -> None:
     coco.add_argument("--iou-type", choices=("bbox", "segm", "keypoints"), default="bbox",
                       help="box IoU (default), mask IoU of the segmentations, or keypoint OKS")
     coco.add_argument("--max-dets", type=_int_in(1), nargs="+", default=None, metavar="N",
-                      help="detections per image, increasing (default 1 10 100; 20 for keypoints); any number "
+                      help="detections per image, distinct, any order (default 1 10 100; 20 for keypoints); any number "
                       "of values, e.g. 100 300 1000 for proposal recall")
     coco.add_argument("--iou-thresholds", type=_float_list, default=None, metavar="T1,T2,...",
                       help="IoU thresholds (default 0.50:0.05:0.95), e.g. 0.5,0.75")

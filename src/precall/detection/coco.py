@@ -113,9 +113,11 @@ class CocoEvaluation:
         area range and max_dets (-1 for classes without ground truth).
     recall : ndarray of shape (T, K, A, M)
     per_class : list of dict
-        Per class: id, name, AP, AP50, AP75 (all areas, max_dets[-1]), AP of
-        every other area range (``AP_small``, ...), ``AR`` (all areas,
-        max_dets[-1]), the number of non-ignored ground truths and of detections.
+        Per class: id, name, AP, AP50, AP75 (the area range named ``all``, the
+        largest ``max_dets``), AP of every other area range (``AP_small``, ...),
+        ``AR`` (``all``, the largest ``max_dets``), ``n_gt`` the number of
+        non-ignored ground truths in ``all`` and ``n_det`` of detections (AP..AR
+        and ``n_gt`` -1 when no range is named ``all``).
     iou_thresholds, recall_thresholds, max_dets, area_ranges
         The parameters used.
     """
@@ -144,6 +146,14 @@ class CocoEvaluation:
         return bootstrap_coco(self, n_resamples, confidence_level=confidence_level, random_state=random_state,
                               progress=progress)
 
+    def area_index(self, area: str = "all") -> int:
+        """The position of the area range named ``area`` in :attr:`area_ranges` (the axis ``A`` of
+        :attr:`precision` and :attr:`recall`): ranges are found by name, never by position."""
+        if area not in self.area_ranges:
+            raise ValueError(f"`area` must be one of the evaluated area ranges {list(self.area_ranges)}; got {area!r}"
+                             + (" (pass an 'all' range in `area_ranges`)" if area == "all" else ""))
+        return list(self.area_ranges).index(area)
+
     @property
     def stat_names(self) -> tuple[str, ...]:
         """The names of :attr:`stats` (12 for bbox and segm, 10 for keypoints)."""
@@ -154,10 +164,8 @@ class CocoEvaluation:
         over classes with ground truth of :meth:`threshold_table` ``.average_precision(method)``
         (0 for a class whose detections are all ignored or absent)."""
         values = []
+        a = self.area_index(area)
         for cid, (_, _, _, n_gt) in self._ranked.items():
-            a = list(self.area_ranges).index(area) if area in self.area_ranges else None
-            if a is None:
-                raise ValueError(f"`area` must be one of {list(self.area_ranges)}; got {area!r}")
             if n_gt[a] == 0:
                 continue
             try:
@@ -181,9 +189,7 @@ class CocoEvaluation:
         t = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold))
         if t.size == 0:
             raise ValueError(f"`iou_threshold` {iou_threshold!r} is not one of {self.iou_thresholds.tolist()}")
-        if area not in self.area_ranges:
-            raise ValueError(f"`area` must be one of {list(self.area_ranges)}; got {area!r}")
-        a = list(self.area_ranges).index(area)
+        a = self.area_index(area)
         score, tp, ignored, n_gt = self._ranked[class_id]
         counted = ~ignored[a, t[0]]
         is_tp = tp[a, t[0]][counted]
@@ -248,7 +254,7 @@ def check_coco_options(
     >>> check_coco_options(max_dets=100)
     Traceback (most recent call last):
     ...
-    TypeError: `max_dets` must be a sequence of whole numbers in [1, 1e+09] (detections kept per image, increasing, e.g. (1, 10, 100) or (100,)); got 100
+    TypeError: `max_dets` must be a sequence of whole numbers in [1, 1e+09] (detections kept per image, e.g. (1, 10, 100) or (100,)); got 100
     """
     if ties not in ("stable", "group"):
         raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
@@ -269,10 +275,11 @@ def check_coco_options(
     if max_dets is None:
         max_dets = (20,) if iou_type == "keypoints" else (1, 10, 100)
     dets = check_numbers(max_dets, "max_dets", low=1, high=10**9, integer=True,
-                         hint="detections kept per image, increasing, e.g. (1, 10, 100) or (100,)")
-    if (np.diff(dets) <= 0).any():
-        raise ValueError(f"`max_dets` must be increasing (detections kept per image, e.g. (1, 10, 100)); got "
+                         hint="detections kept per image, e.g. (1, 10, 100) or (100,)")
+    if np.unique(dets).size != dets.size:
+        raise ValueError(f"`max_dets` must be distinct (detections kept per image, e.g. (1, 10, 100)); got "
                          f"{tuple(dets.tolist())!r}")
+    dets = np.sort(dets)  # evaluated in increasing order, whatever the order given
     if area_ranges is None:
         area_ranges = KEYPOINT_AREA_RANGES if iou_type == "keypoints" else AREA_RANGES
     ranges = check_area_ranges(area_ranges)
@@ -349,8 +356,9 @@ def evaluate_coco(
     recall_thresholds : array-like, default=None
         Default pycocotools' 101 thresholds ``np.linspace(0, 1, 101)``.
     max_dets : tuple of int, default=None
-        Detections per image and class kept; ascending.  Default ``(1, 10, 100)``,
-        and ``(20,)`` for keypoints (pycocotools' defaults).
+        Detections per image and class kept: distinct, in any order (evaluated,
+        and reported in :attr:`CocoEvaluation.max_dets`, in increasing order).
+        Default ``(1, 10, 100)``, and ``(20,)`` for keypoints (pycocotools' defaults).
     iou_type : {"bbox", "segm", "keypoints"}, default="bbox"
         Box IoU; mask IoU of the COCO segmentations (polygons and run-length
         counts decoded as pycocotools does, computed on run lengths; a
@@ -362,8 +370,10 @@ def evaluate_coco(
         ignored.  Keypoint stats are pycocotools' 10 numbers.
     area_ranges : dict of name to (low, high), default=None
         Default all / small / medium / large (pycocotools' ranges; all /
-        medium / large for keypoints).  The summary uses the names ``all``,
-        ``small``, ``medium``, ``large`` (-1 for a missing one).
+        medium / large for keypoints), in any order: every number is found by
+        name.  The summary uses the names ``all``, ``small``, ``medium``,
+        ``large`` (-1 for a missing one); per-class numbers, bootstrap intervals
+        and :meth:`CocoEvaluation.mean_average_precision` use ``all``.
     use_cats : bool, default=True
         ``False``: class-agnostic (pycocotools' ``useCats=0``): the detections and
         ground truths of all listed categories pooled as one class ``-1`` (ties in
@@ -416,15 +426,16 @@ def evaluate_coco(
         if progress is not None:
             progress(0.8 + 0.2 * k / max(K, 1))
         rows = order[bounds[k] : bounds[k + 1]]
+        if matched.n_gt[:, k].any():  # max_dets[-1] is the largest: the matching kept that many
+            kept = rows[matched.rank[rows] < max_dets[-1]]
+            ranked[data.classes[k].item()] = (
+                matched.score[kept], matched.tp[:, :, kept], matched.ignored[:, :, kept], matched.n_gt[:, k])
         for a in range(A):
             npig = int(matched.n_gt[a, k])
             if npig == 0:
                 continue
             for m, md in enumerate(max_dets):
                 kept = rows[matched.rank[rows] < md]
-                if m == M - 1 and a == 0:
-                    ranked[data.classes[k].item()] = (
-                        matched.score[kept], matched.tp[:, :, kept], matched.ignored[:, :, kept], matched.n_gt[:, k])
                 precision[:, :, k, a, m], recall[:, k, a, m] = _interpolated(
                     matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], npig, ties,
                     recall_thresholds,
@@ -462,16 +473,21 @@ def evaluate_coco(
         ])
     per_class = []
     counts = np.bincount(matched.cls, minlength=K)
+    everything = names.index("all") if "all" in names else None  # the per-class numbers are of area "all"
     for k, cid in enumerate(data.classes.tolist()):
-        p = precision[:, :, k, 0, M - 1]
-        per_class.append({
-            "id": cid, "name": data.class_names.get(cid, str(cid)),
-            "AP": _mean_valid(p),
-            "AP50": _mean_valid(p[np.isclose(thresholds, 0.5)]) if np.isclose(thresholds, 0.5).any() else -1.0,
-            "AP75": _mean_valid(p[np.isclose(thresholds, 0.75)]) if np.isclose(thresholds, 0.75).any() else -1.0,
-            "AR": _mean_valid(recall[:, k, 0, M - 1]),
-            **{f"AP_{name}": _mean_valid(precision[:, :, k, a, M - 1]) for a, name in enumerate(names) if a > 0},
-            "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
-        })
+        row: dict[str, Any] = {"id": cid, "name": data.class_names.get(cid, str(cid))}
+        if everything is None:
+            row.update(AP=-1.0, AP50=-1.0, AP75=-1.0, AR=-1.0)
+        else:
+            p = precision[:, :, k, everything, M - 1]
+            row.update(
+                AP=_mean_valid(p),
+                AP50=_mean_valid(p[np.isclose(thresholds, 0.5)]) if np.isclose(thresholds, 0.5).any() else -1.0,
+                AP75=_mean_valid(p[np.isclose(thresholds, 0.75)]) if np.isclose(thresholds, 0.75).any() else -1.0,
+                AR=_mean_valid(recall[:, k, everything, M - 1]))
+        row.update({f"AP_{name}": _mean_valid(precision[:, :, k, a, M - 1]) for a, name in enumerate(names)
+                    if name != "all"})
+        row.update(n_gt=int(matched.n_gt[everything, k]) if everything is not None else -1, n_det=int(counts[k]))
+        per_class.append(row)
     return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked,
                           iou_type, ties, matched, int(data.images.size), data.images.copy())
