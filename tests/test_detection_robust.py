@@ -880,3 +880,20 @@ def test_cli_per_class_and_ci_with_all_listed_last(tmp_path, capsys):
         outs.append(json.loads(capsys.readouterr().out))
     assert outs[0]["per_class"] == [dict(r) for r in outs[1]["per_class"]]
     assert outs[0]["ci"] == outs[1]["ci"] and outs[0]["stats"] == outs[1]["stats"]
+
+
+def test_cli_per_class_fits_80_columns_unless_wide(tmp_path, capsys):
+    gt, results = synthetic(25)
+    gt["categories"][0]["name"] = "a rather long class name"
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--per-class"]) == 0
+    narrow = capsys.readouterr().out
+    assert max(len(line) for line in narrow.splitlines()) <= 80
+    assert narrow.count("a rather long class name") == 2  # the table in two blocks, the class repeated
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--per-class", "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert wide.count("a rather long class name") == 1 and max(len(line) for line in wide.splitlines()) > 80
+    for word in ("AP_small", "#detections", "AR@100"):
+        assert word in narrow and word in wide

@@ -12,8 +12,8 @@ from typing import Any
 
 import precall
 
-from ._common import CliError, _int_in, _print_warning_messages, _terminal_progress, _unit
-from ._format import _fmt, _json_safe, _table
+from ._common import CliError, _add_output_options, _int_in, _print_warning_messages, _terminal_progress, _unit
+from ._format import _fmt, _json_safe, fit, render_table
 
 
 # ---------------------------------------------------------------------------
@@ -66,7 +66,8 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
                                 f"level {ci.confidence_level}, seed {args.seed}")
         print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
         return 0
-    lines = [f"ground truth {args.gt}; results {args.results}; ties {args.ties}", "", ev.to_text()]
+    lines = [*fit([f"ground truth {args.gt}; results {args.results}; ties {args.ties}"], wide=args.wide), "",
+             ev.to_text()]
     if ci is not None:
         lines += ["", ci.to_text() + f" ({ci.n_resamples} resamples, seed {args.seed})"]
     if args.per_class:
@@ -74,8 +75,8 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3),
                  *(_fmt(r[k], 3) for k in areas), _fmt(r["AR"], 3), str(r["n_gt"]), str(r["n_det"])]
                 for r in ev.per_class]
-        lines += ["", *_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
-                               "#detections"], rows),
+        lines += ["", *render_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
+                                     "#detections"], rows, wide=args.wide),
                   "(-1: no ground truth of that class in that area range)"]
     print("\n".join(lines))
     return 0
@@ -165,8 +166,8 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
                                      "n_det": {str(k): v for k, v in n_det.items()}}), indent=2))
     elif args.per_class:
         rows = [[str(c), _fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])] for c in ev.n_gt]
-        print("\n".join([*_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"],
-                                 rows), f"mAP {_fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
+        print("\n".join([*render_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"],
+                                       rows, wide=args.wide), f"mAP {_fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
     else:
         print(ev.to_text())
     return 0
@@ -233,6 +234,7 @@ def register(sub: Any) -> None:
                       help="stable: pycocotools' order (default); group: equal scores as one step")
     coco.add_argument("--json", action="store_true", help="print one JSON object")
     coco.add_argument("--plot", metavar="DIR", help="write each class's PR curves (IoU 0.5, 0.75) as PNGs in DIR")
+    _add_output_options(coco, undefined=False)
     coco.set_defaults(func=cmd_detection_coco)
     voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
                              description="PASCAL VOC XML annotations and detections (a per-class file pattern "
@@ -258,4 +260,5 @@ def register(sub: Any) -> None:
         sp.add_argument("--json", action="store_true", help="print one JSON object")
         sp.add_argument("--per-class", action="store_true", help="a table of AP, #GT and #detections per class")
         sp.add_argument("--plot", metavar="DIR", help="write each class's PR curve as a PNG in DIR")
+        _add_output_options(sp, undefined=False)
         sp.set_defaults(func=cmd_detection_voc)
