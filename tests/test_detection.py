@@ -171,7 +171,7 @@ def test_loader_errors_name_the_record():
     with pytest.raises(ValueError, match="needs 'images' and 'annotations'"):
         detection.load_coco({"annotations": []}, results)
     with pytest.raises(ValueError, match="`max_dets`"):
-        detection.evaluate_coco(detection.load_coco(gt, results), max_dets=(10, 1))
+        detection.evaluate_coco(detection.load_coco(gt, results), max_dets=(10, 10))
 
 
 def test_class_tables_give_the_precision_rows(coco_example):

@@ -101,7 +101,7 @@ def test_cli_protocol_options(tmp_path, capsys):
     assert "AP_small" in text and "AR@100" in text
     assert main(["detection", "coco", str(gt_path), str(res_path), "--area-ranges", "all=5:1"]) == 2
     assert "LOW <= HIGH" in capsys.readouterr().err
-    assert main(["detection", "coco", str(gt_path), str(res_path), "--max-dets", "10", "1"]) == 2
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--max-dets", "10", "1", "10"]) == 2
     assert "`max_dets`" in capsys.readouterr().err
 
 

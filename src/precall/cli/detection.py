@@ -12,8 +12,8 @@ from typing import Any
 
 import precall
 
-from ._common import CliError, _int_in, _print_warning_messages, _terminal_progress, _unit
-from ._format import _fmt, _json_safe, _table
+from ._common import CliError, _add_output_options, _int_in, _print_warning_messages, _terminal_progress, _unit
+from ._format import _fmt, _json_safe, fit, render_table
 
 
 # ---------------------------------------------------------------------------
@@ -34,7 +34,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
                 kpt_oks_sigmas=args.kpt_oks_sigmas, use_cats=not args.no_cats,
                 progress=_terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(_in_file(str(exc), args)) from None
     _print_warning_messages(args.results, [str(w.message) for w in caught])
     if args.plot:
         entries = []
@@ -51,8 +51,11 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         _plot_classes(entries, args.plot, "coco")
     ci = None
     if args.ci:
-        ci = ev.bootstrap(args.n_resamples, random_state=args.seed,
-                          progress=_terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
+        try:
+            ci = ev.bootstrap(args.n_resamples, random_state=args.seed,
+                              progress=_terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     if args.json:
         out = {"stats": dict(zip(ev.stat_names, ev.stats.tolist())), "iou_type": ev.iou_type,
                "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
@@ -63,7 +66,8 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
                                 f"level {ci.confidence_level}, seed {args.seed}")
         print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
         return 0
-    lines = [f"ground truth {args.gt}; results {args.results}; ties {args.ties}", "", ev.to_text()]
+    lines = [*fit([f"ground truth {args.gt}; results {args.results}; ties {args.ties}"], wide=args.wide), "",
+             ev.to_text()]
     if ci is not None:
         lines += ["", ci.to_text() + f" ({ci.n_resamples} resamples, seed {args.seed})"]
     if args.per_class:
@@ -71,12 +75,21 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3),
                  *(_fmt(r[k], 3) for k in areas), _fmt(r["AR"], 3), str(r["n_gt"]), str(r["n_det"])]
                 for r in ev.per_class]
-        lines += ["", *_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
-                               "#detections"], rows),
+        lines += ["", *render_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
+                                     "#detections"], rows, wide=args.wide),
                   "(-1: no ground truth of that class in that area range)"]
     print("\n".join(lines))
     return 0
 
+
+
+def _in_file(message: str, args: argparse.Namespace) -> str:
+    """An error about a record found after loading (e.g. a mask decoded by the evaluation), prefixed with its
+    file as the loader's errors are."""
+    for prefix, path in (("results ", args.results), ("ground truth ", args.gt)):
+        if message.startswith(prefix) and path not in message:
+            return f"{path}: {message}"
+    return message
 
 
 def _figure_path(folder: str, class_id: Any, name: Any) -> str:
@@ -153,8 +166,8 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
                                      "n_det": {str(k): v for k, v in n_det.items()}}), indent=2))
     elif args.per_class:
         rows = [[str(c), _fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])] for c in ev.n_gt]
-        print("\n".join([*_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"],
-                                 rows), f"mAP {_fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
+        print("\n".join([*render_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"],
+                                       rows, wide=args.wide), f"mAP {_fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
     else:
         print(ev.to_text())
     return 0
@@ -203,7 +216,7 @@ def register(sub: Any) -> None:
     coco.add_argument("--iou-type", choices=("bbox", "segm", "keypoints"), default="bbox",
                       help="box IoU (default), mask IoU of the segmentations, or keypoint OKS")
     coco.add_argument("--max-dets", type=_int_in(1), nargs="+", default=None, metavar="N",
-                      help="detections per image, increasing (default 1 10 100; 20 for keypoints); any number "
+                      help="detections per image, distinct, any order (default 1 10 100; 20 for keypoints); any number "
                       "of values, e.g. 100 300 1000 for proposal recall")
     coco.add_argument("--iou-thresholds", type=_float_list, default=None, metavar="T1,T2,...",
                       help="IoU thresholds (default 0.50:0.05:0.95), e.g. 0.5,0.75")
@@ -214,13 +227,14 @@ def register(sub: Any) -> None:
     coco.add_argument("--ci", action="store_true",
                       help="95%% percentile bootstrap intervals over images for mAP, AP50, AP75 (and per class)")
     coco.add_argument("--n-resamples", type=_int_in(1), default=1000, help="bootstrap resamples (default 1000)")
-    coco.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    coco.add_argument("--seed", type=_int_in(0), default=0, help="bootstrap seed (default 0)")
     coco.add_argument("--no-cats", action="store_true",
                       help="class-agnostic: pool all categories (pycocotools' useCats=0)")
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",
                       help="stable: pycocotools' order (default); group: equal scores as one step")
     coco.add_argument("--json", action="store_true", help="print one JSON object")
     coco.add_argument("--plot", metavar="DIR", help="write each class's PR curves (IoU 0.5, 0.75) as PNGs in DIR")
+    _add_output_options(coco, undefined=False)
     coco.set_defaults(func=cmd_detection_coco)
     voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
                              description="PASCAL VOC XML annotations and detections (a per-class file pattern "
@@ -246,4 +260,5 @@ def register(sub: Any) -> None:
         sp.add_argument("--json", action="store_true", help="print one JSON object")
         sp.add_argument("--per-class", action="store_true", help="a table of AP, #GT and #detections per class")
         sp.add_argument("--plot", metavar="DIR", help="write each class's PR curve as a PNG in DIR")
+        _add_output_options(sp, undefined=False)
         sp.set_defaults(func=cmd_detection_voc)

@@ -14,7 +14,9 @@ areas and IoUs are the same integers:
 * polygons: vertices scaled by 5 and rounded, every edge walked one unit step
   at a time along its longer axis, and a pixel column's boundary kept where the
   walk crosses its centre line; the pixels from each such boundary down to the
-  next are inside.  Several polygons of one object are united.
+  next are inside.  Several polygons of one object are united.  The crossings
+  are found without walking (:func:`_polygon_crossings`), so the work is bounded
+  by the image, not by the coordinates.
 """
 
 from __future__ import annotations
@@ -23,49 +25,31 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Runs", "decode_runs", "mask_area", "mask_bbox", "mask_iou", "runs_iou", "to_mask"]
+__all__ = ["MAX_PIXELS", "MAX_POLYGON_COORDINATE", "Runs", "decode_runs", "mask_area", "mask_bbox", "mask_iou", "runs_iou",
+           "to_mask"]
 
 
-def _counts_from_string(text: str) -> list[int]:
-    data = text.encode("ascii")
-    counts: list[int] = []
-    p = 0
-    while p < len(data):
-        value, shift, more = 0, 0, True
-        while more:
-            c = data[p] - 48
-            value |= (c & 0x1F) << shift
-            more = bool(c & 0x20)
-            p += 1
-            shift += 5
-            if not more and c & 0x10:
-                value |= -1 << shift
-        if len(counts) > 2:
-            value += counts[-2]
-        counts.append(value)
-    return counts
+_SCALE = 5.0  # pycocotools' rleFrPoly upsamples the vertices by 5
+MAX_POLYGON_COORDINATE = 1e14
+"""The largest polygon coordinate accepted (in pixels, either sign): beyond it the 5x grid of
+pycocotools' rule no longer holds whole numbers exactly in float64."""
 
 
-def _from_counts(counts: list[int], h: int, w: int) -> np.ndarray:
-    runs = np.asarray(counts, dtype=np.int64)
-    if runs.sum() != h * w or (runs < 0).any():
-        raise ValueError(f"run-length counts must be non-negative and sum to h * w = {h * w}")
-    values = np.zeros(runs.size, dtype=bool)
-    values[1::2] = True
-    return np.repeat(values, runs)
+MAX_PIXELS = 2**32 - 1
+"""The most pixels of an image with masks (pycocotools' run-length counts are 32-bit)."""
 
 
-def _boundary_points(xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The polygon's edges walked in unit steps on the 5x grid: (u, v) per step.
-
-    Each edge is walked along its longer axis from its lower end, the other
-    coordinate rounded (C's ``(int)(a + s * t + .5)``); all edges at once.
-    """
-    scale = 5.0
-    x = np.trunc(scale * xy[0::2] + 0.5).astype(np.int64)
-    y = np.trunc(scale * xy[1::2] + 0.5).astype(np.int64)
-    x, y = np.append(x, x[0]), np.append(y, y[0])
-    xs, xe, ys, ye = x[:-1], x[1:], y[:-1], y[1:]
+def _edges(xy: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The edges of polygons (``xy`` concatenated, ``sizes`` vertices each) as pycocotools' ``rleFrPoly``
+    walks them: vertices scaled by 5 and truncated (C's ``(int)(5 * x + .5)``); each edge (the last one
+    closing its polygon) oriented from its lower end along its longer axis.  Returns per edge ``xs, ys``
+    (the start), ``length`` (steps), ``slope``, ``along_x`` and ``flip`` (walked from the end)."""
+    x = np.trunc(_SCALE * xy[0::2] + 0.5).astype(np.int64)
+    y = np.trunc(_SCALE * xy[1::2] + 0.5).astype(np.int64)
+    first = np.cumsum(sizes) - sizes
+    nxt = np.arange(x.size) + 1
+    nxt[first + sizes - 1] = first  # the closing edge
+    xs, xe, ys, ye = x, x[nxt], y, y[nxt]
     dx, dy = np.abs(xe - xs), np.abs(ys - ye)
     along_x = dx >= dy
     flip = (along_x & (xs > xe)) | (~along_x & (ys > ye))
@@ -74,52 +58,88 @@ def _boundary_points(xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     length = np.where(along_x, dx, dy)
     with np.errstate(invalid="ignore", divide="ignore"):  # a repeated vertex: no slope, one point
         slope = np.where(along_x, (ye - ys) / np.maximum(dx, 1), (xe - xs) / np.maximum(dy, 1))
-    count = length + 1
-    edge = np.repeat(np.arange(xs.size), count)
-    d = np.arange(edge.size) - np.repeat(np.cumsum(count) - count, count)
-    step = np.where(flip[edge], length[edge] - d, d)
-    rounded = np.where(along_x[edge], ys[edge], xs[edge]) + slope[edge] * step + 0.5
-    rounded = np.trunc(rounded).astype(np.int64)
-    u = np.where(along_x[edge], step + xs[edge], rounded)
-    v = np.where(along_x[edge], rounded, step + ys[edge])
-    return u, v
+    return xs, ys, length, slope, along_x, flip
 
 
-def _from_polygon(polygon: Any, h: int, w: int) -> np.ndarray:
-    xy = np.asarray(polygon, dtype=np.float64).ravel()
-    if xy.size < 6 or xy.size % 2:
-        raise ValueError(f"a polygon needs at least 3 points (x, y pairs); got {xy.size} numbers")
-    u, v = _boundary_points(xy)
-    scale = 5.0
-    moved = np.flatnonzero(u[1:] != u[:-1]) + 1  # steps that change column on the 5x grid
-    cur, prev = u[moved], u[moved - 1]
-    xd = (np.where(cur < prev, cur, cur - 1) + 0.5) / scale - 0.5
-    keep = (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)  # pixel-centre crossings inside the image
-    yd = (np.where(v[moved] < v[moved - 1], v[moved], v[moved - 1]) + 0.5) / scale - 0.5
-    yd = np.ceil(np.clip(yd, 0.0, float(h)))
-    flips = xd[keep].astype(np.int64) * h + yd[keep].astype(np.int64)
-    # the mask flips at each boundary position (column-major); equal positions cancel in pairs
-    count = np.bincount(flips, minlength=h * w + 1)[: h * w]
-    return (np.cumsum(count) & 1).astype(bool)
+def _step(edges: tuple[np.ndarray, ...], e: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(u, v) of step ``t`` of edges ``e``: the walked coordinate ``start + t``, the other rounded as C's
+    ``(int)(start + slope * t + .5)``."""
+    xs, ys, _, slope, along_x, _ = edges
+    ax = along_x[e]
+    rounded = np.trunc(np.where(ax, ys[e], xs[e]) + slope[e] * t + 0.5).astype(np.int64)
+    walked = t + np.where(ax, xs[e], ys[e])
+    return np.where(ax, walked, rounded), np.where(ax, rounded, walked)
+
+
+def _boundary(u_prev: np.ndarray, v_prev: np.ndarray, u_cur: np.ndarray, v_cur: np.ndarray, w: np.ndarray,
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pycocotools' rule for two consecutive steps of the walk: ``(keep, column, yd)``, kept where the
+    walk crosses a pixel column's centre line inside the image (``yd`` before clipping)."""
+    xd = (np.where(u_cur < u_prev, u_cur, u_cur - 1) + 0.5) / _SCALE - 0.5
+    keep = (u_cur != u_prev) & (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)
+    yd = (np.where(v_cur < v_prev, v_cur, v_prev) + 0.5) / _SCALE - 0.5
+    return keep, xd, yd
+
+
+def _polygon_crossings(polys: list[np.ndarray], ws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The column crossings of pycocotools' boundary walk, without walking: ``(owner, column, yd)``.
+
+    ``rleFrPoly`` walks every edge in unit steps of the 5x grid (O(coordinates): a vertex at 1e7 is 5e7
+    steps) and keeps the steps where the walked x (``u``) passes from ``5c + 2`` to ``5c + 3`` for a
+    column ``c`` of the image, plus the junctions between edges.  ``u`` is monotone along an edge, so
+    each column an edge spans has one such step: found directly for edges walked along x (``u`` is the
+    step), by bisection on the same float expression for edges walked along y.  The work is
+    O(edges x image width), and every kept step is the one pycocotools keeps, float for float.
+    """
+    n = len(polys)
+    sizes = np.fromiter((p.size // 2 for p in polys), dtype=np.int64, count=n)
+    edges = _edges(np.concatenate(polys), sizes)
+    xs, _, length, _, along_x, flip = edges
+    e_owner = np.repeat(np.arange(n), sizes)
+    w_e = ws[e_owner]
+    every = np.arange(xs.size)
+    u0 = _step(edges, every, np.zeros_like(length))[0]
+    u1 = _step(edges, every, length)[0]
+    lo_u, hi_u = np.minimum(u0, u1), np.maximum(u0, u1)
+    # columns c whose crossing 5c + 2 -> 5c + 3 lies in the edge's range of u, within the image
+    c_lo = np.maximum(-((2 - lo_u) // 5), 0)
+    c_hi = np.minimum((hi_u - 3) // 5, w_e - 1)
+    count = np.maximum(c_hi - c_lo + 1, 0)
+    e = np.repeat(every, count)
+    target = 5 * (c_lo[e] + np.arange(e.size) - np.repeat(np.cumsum(count) - count, count)) + 2
+    # t: the last step with u on the near side of the crossing (u <= target going up, > target going down)
+    t = target - xs[e]  # along x: u is xs + t
+    rising = u1[e] >= u0[e]
+    ay = np.flatnonzero(~along_x[e])
+    lo, hi = np.zeros(ay.size, dtype=np.int64), length[e[ay]].copy()
+    while ay.size and (hi - lo > 1).any():
+        mid = (lo + hi) // 2
+        u_mid = _step(edges, e[ay], mid)[0]
+        near = np.where(rising[ay], u_mid <= target[ay], u_mid > target[ay])
+        lo, hi = np.where(near, mid, lo), np.where(near, hi, mid)
+    t[ay] = lo
+    ua, va = _step(edges, e, t)
+    ub, vb = _step(edges, e, t + 1)
+    back = flip[e]  # walked from the end: step t + 1 comes first
+    keep, col, yd = _boundary(np.where(back, ub, ua), np.where(back, vb, va), np.where(back, ua, ub),
+                              np.where(back, va, vb), w_e[e])
+    owner, col, yd = e_owner[e][keep], col[keep], yd[keep]
+    # junctions: the last step of an edge and the first of the next edge of the same polygon
+    j = np.flatnonzero(e_owner[:-1] == e_owner[1:])
+    up, vp = _step(edges, j, np.where(flip[j], 0, length[j]))
+    uc, vc = _step(edges, j + 1, np.where(flip[j + 1], length[j + 1], 0))
+    keep_j, col_j, yd_j = _boundary(up, vp, uc, vc, w_e[j])
+    return (np.r_[owner, e_owner[j][keep_j]], np.r_[col, col_j[keep_j]], np.r_[yd, yd_j[keep_j]])
 
 
 def to_mask(segmentation: Any, h: int, w: int) -> np.ndarray:
     """A COCO segmentation (polygons, or counts as a list or a string) as a flat
-    column-major boolean mask of an ``h`` x ``w`` image."""
-    if isinstance(segmentation, list):
-        mask = np.zeros(h * w, dtype=bool)
-        for polygon in segmentation:
-            mask |= _from_polygon(polygon, h, w)
-        return mask
-    if isinstance(segmentation, dict) and "counts" in segmentation:
-        size = segmentation.get("size", [h, w])
-        if list(size) != [h, w]:
-            raise ValueError(f"segmentation size {list(size)} differs from the image's [{h}, {w}]")
-        counts = segmentation["counts"]
-        if isinstance(counts, (bytes, str)):
-            counts = _counts_from_string(counts.decode("ascii") if isinstance(counts, bytes) else counts)
-        return _from_counts(list(counts), h, w)
-    raise ValueError("a segmentation must be a list of polygons or a dict with 'counts' and 'size'")
+    column-major boolean mask of an ``h`` x ``w`` image (from :func:`decode_runs`)."""
+    start, end = decode_runs([segmentation], [(h, w)]).take(0)
+    edges = np.zeros(h * w + 1, dtype=np.int64)
+    np.add.at(edges, start, 1)
+    np.add.at(edges, end, -1)
+    return np.cumsum(edges[:-1]) > 0
 
 
 def mask_area(mask: np.ndarray) -> int:
@@ -255,58 +275,15 @@ def _runs_from_counts(counts: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarra
 def _polygons_runs(polys: list[np.ndarray], hs: np.ndarray, ws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """pycocotools' ``rleFrPoly`` for many polygons at once: (start, end, run bounds) per polygon.
 
-    The same steps as :func:`_from_polygon`, with every array carrying its polygon's
-    index: edges walked in unit steps, column crossings turned into flip positions,
-    flips of odd multiplicity kept (sorted per polygon), paired into runs."""
+    The column crossings of :func:`_polygon_crossings` (every array carrying its polygon's
+    index) turned into flip positions ``column * h + ceil(clip(yd, 0, h))``, flips of odd
+    multiplicity kept (sorted per polygon), paired into runs."""
     n = len(polys)
-    sizes = np.fromiter((p.size // 2 for p in polys), dtype=np.int64, count=n)
-    xy = np.concatenate(polys)
-    scale = 5.0
-    x = np.trunc(scale * xy[0::2] + 0.5).astype(np.int64)
-    y = np.trunc(scale * xy[1::2] + 0.5).astype(np.int64)
-    first = np.cumsum(sizes) - sizes
-    nxt = np.arange(x.size) + 1
-    nxt[first + sizes - 1] = first  # the closing edge
-    xs, xe, ys, ye = x, x[nxt], y, y[nxt]
-    e_owner = np.repeat(np.arange(n), sizes)
-    dx, dy = np.abs(xe - xs), np.abs(ys - ye)
-    along_x = dx >= dy
-    flip = (along_x & (xs > xe)) | (~along_x & (ys > ye))
-    xs, xe = np.where(flip, xe, xs), np.where(flip, xs, xe)
-    ys, ye = np.where(flip, ye, ys), np.where(flip, ys, ye)
-    length = np.where(along_x, dx, dy)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        slope = np.where(along_x, (ye - ys) / np.maximum(dx, 1), (xe - xs) / np.maximum(dy, 1))
-    count = length + 1
-    edge = np.repeat(np.arange(xs.size), count)
-    d = np.arange(edge.size) - np.repeat(np.cumsum(count) - count, count)
-    step = np.where(flip[edge], length[edge] - d, d)
-    ax = along_x[edge]
-    # u (the walk's x) for every step; the rounded coordinate only where it is x (edges along y)
-    u = step + xs[edge]
-    ay = np.flatnonzero(~ax)
-    e_y = edge[ay]
-    u[ay] = np.trunc(xs[e_y] + slope[e_y] * step[ay] + 0.5).astype(np.int64)
-    owner = e_owner[edge]
-    moved = np.flatnonzero((u[1:] != u[:-1]) & (owner[1:] == owner[:-1])) + 1
-    cur, prev = u[moved], u[moved - 1]
-    m_owner = owner[moved]
-    w = ws[m_owner]
-    xd = (np.where(cur < prev, cur, cur - 1) + 0.5) / scale - 0.5
-    keep = (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)
-    moved, xd, m_owner = moved[keep], xd[keep], m_owner[keep]
-    h = hs[m_owner]
-
-    def v_at(i: np.ndarray) -> np.ndarray:  # the walk's y at steps i only
-        e = edge[i]
-        rounded = np.trunc(ys[e] + slope[e] * step[i] + 0.5).astype(np.int64)
-        return np.where(ax[i], rounded, step[i] + ys[e])
-
-    v_cur, v_prev = v_at(moved), v_at(moved - 1)
-    yd = (np.where(v_cur < v_prev, v_cur, v_prev) + 0.5) / scale - 0.5
+    owner, column, yd = _polygon_crossings(polys, ws)
+    h = hs[owner]
     yd = np.ceil(np.clip(yd, 0.0, h.astype(np.float64)))
-    flips = xd.astype(np.int64) * h + yd.astype(np.int64)
-    f_owner = m_owner
+    flips = column.astype(np.int64) * h + yd.astype(np.int64)
+    f_owner = owner
     inside = flips < (hs * ws)[f_owner]
     flips, f_owner = flips[inside], f_owner[inside]
     stride = int((hs * ws).max(initial=0)) + 1
@@ -334,6 +311,59 @@ def _unions(start: np.ndarray, end: np.ndarray, owner: np.ndarray, n: int, strid
     return s_key - u_owner * stride, e_key - u_owner * stride, np.r_[0, np.cumsum(np.bincount(u_owner, minlength=n))]
 
 
+def _flat(values: Any) -> np.ndarray | None:
+    """``values`` as a 1-D array when it is a flat list, tuple or array; else None."""
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        return None
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError):  # ragged
+        return None
+    return arr if arr.ndim == 1 else None
+
+
+def _polygon(p: Any) -> np.ndarray:
+    """One polygon ``[x1, y1, x2, y2, ...]`` as float64, checked (at least 3 points, finite, at most
+    :data:`MAX_POLYGON_COORDINATE` from the origin)."""
+    arr = _flat(p)
+    if arr is None or arr.dtype.kind not in "iuf":
+        raise ValueError(f"a polygon must be a flat list of numbers x1, y1, x2, y2, ... (a segmentation is a list "
+                         f"of polygons); got {p!r:.80}")
+    if arr.size < 6 or arr.size % 2:
+        raise ValueError(f"a polygon needs at least 3 points (x, y pairs); got {arr.size} numbers")
+    xy = arr.astype(np.float64)
+    bad = ~(np.abs(xy) <= MAX_POLYGON_COORDINATE)  # NaN too
+    if bad.any():
+        raise ValueError(f"polygon coordinates must be finite numbers within +-{MAX_POLYGON_COORDINATE:g} pixels; "
+                         f"got {float(xy[np.flatnonzero(bad)[0]])!r} at position {int(np.flatnonzero(bad)[0])}")
+    return xy
+
+
+def _rle_counts(seg: Any, h: int, w: int) -> Any:
+    """The counts of a run-length segmentation ``{"size": [h, w], "counts": ...}``: the compressed
+    string, or the uncompressed counts as int64; the size checked against the image's."""
+    if not (isinstance(seg, dict) and "counts" in seg):
+        raise ValueError("a segmentation must be a list of polygons or a dict with 'counts' and 'size'; got "
+                         f"{seg!r:.80}")
+    size = seg.get("size", [h, w])
+    if not isinstance(size, (list, tuple)) or len(size) != 2 or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size):
+        raise ValueError(f"'size' must be [height, width] (two integers); got {size!r:.80}")
+    if list(size) != [h, w]:
+        raise ValueError(f"segmentation size {list(size)} differs from the image's [{h}, {w}]")
+    counts = seg["counts"]
+    if isinstance(counts, (bytes, str)):
+        try:
+            return counts.decode("ascii") if isinstance(counts, bytes) else counts
+        except UnicodeDecodeError:
+            raise ValueError("compressed counts must be ASCII text (pycocotools' RLE string)") from None
+    arr = _flat(counts)
+    if arr is None or (arr.size and arr.dtype.kind not in "iu"):
+        raise ValueError("'counts' must be a list of integers (uncompressed RLE) or a string (compressed RLE); "
+                         f"got {counts!r:.80}")
+    return arr.astype(np.int64)
+
+
 _CHARS_PER_BATCH = 200_000
 _POLYGONS_PER_BATCH = 256
 
@@ -351,31 +381,23 @@ def decode_runs(segmentations: list[Any], sizes: list[tuple[int, int]]) -> Runs:
     poly_of: list[int] = []
     for i, (seg, (h, w)) in enumerate(zip(segmentations, sizes)):
         try:
+            if h * w > MAX_PIXELS:
+                raise ValueError(f"an image of {h} x {w} pixels is larger than COCO masks allow (run-length counts "
+                                 f"are 32-bit: at most {MAX_PIXELS} pixels); is its 'height' / 'width' right?")
             if isinstance(seg, list):
                 if not seg:
                     pieces[i] = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
                 for p in seg:
-                    xy = np.asarray(p, dtype=np.float64).ravel()
-                    if xy.size < 6 or xy.size % 2:
-                        raise ValueError(f"a polygon needs at least 3 points (x, y pairs); got {xy.size} numbers")
-                    if not np.isfinite(xy).all():
-                        raise ValueError("polygon coordinates must be finite")
-                    polys.append(xy)
+                    polys.append(_polygon(p))
                     poly_of.append(i)
                 continue
-            if not (isinstance(seg, dict) and "counts" in seg):
-                raise ValueError("a segmentation must be a list of polygons or a dict with 'counts' and 'size'")
-            size = seg.get("size", [h, w])
-            if list(size) != [h, w]:
-                raise ValueError(f"segmentation size {list(size)} differs from the image's [{h}, {w}]")
-            counts = seg["counts"]
-            if isinstance(counts, (bytes, str)):
-                strings.append(counts.decode("ascii") if isinstance(counts, bytes) else counts)
+            counts = _rle_counts(seg, h, w)
+            if isinstance(counts, str):
+                strings.append(counts)
                 string_of.append(i)
                 continue
-            arr = np.asarray(counts, dtype=np.int64)
-            start, end, _, total = _runs_from_counts(arr, np.array([0, arr.size]))
-            if total[0] != h * w or (arr < 0).any():
+            start, end, _, total = _runs_from_counts(counts, np.array([0, counts.size]))
+            if total[0] != h * w or (counts < 0).any():
                 raise ValueError(f"run-length counts must be non-negative and sum to h * w = {h * w}")
             pieces[i] = (start, end)
         except ValueError as exc:

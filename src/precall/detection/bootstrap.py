@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
+from .._core.validate import check_allocation, check_number
 from .coco import CocoEvaluation
 
 __all__ = ["CocoBootstrap", "CocoComparison", "bootstrap_coco", "compare_coco"]
@@ -52,6 +53,14 @@ class CocoBootstrap:
                          for name, (lo, hi) in self.intervals.items())
 
 
+def _check_resampling(n_resamples: Any, confidence_level: Any, per_replicate: int) -> tuple[int, float]:
+    """``n_resamples`` (an integer >= 1 whose replicates fit in memory) and ``confidence_level`` in (0, 1)."""
+    n = check_number(n_resamples, "n_resamples", low=1, integer=True)
+    check_allocation(n, 8 * (per_replicate + 3), "n_resamples")
+    level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True, high_open=True)
+    return n, level
+
+
 _CELLS_PER_CALL = 2_000_000  # rows x ranks of one call of the core's row kernels
 
 
@@ -61,7 +70,8 @@ def _replicate_values(ev: CocoEvaluation, counts: np.ndarray, order: np.ndarray,
     of the resampled set in which image ``i`` appears ``counts[i]`` times."""
     m = ev._matched
     T, K = ev.iou_thresholds.size, len(ev.per_class)
-    n_gt = np.bincount(m.group_cls, weights=m.group_n_gt[0] * counts[m.group_image], minlength=K).astype(np.int64)
+    a = ev.area_index("all")
+    n_gt = np.bincount(m.group_cls, weights=m.group_n_gt[a] * counts[m.group_image], minlength=K).astype(np.int64)
     out = -np.ones((K, T))
     tables = []  # per class with ground truth: (k, pos (T, n), neg (T, n))
     for k in np.flatnonzero(n_gt > 0).tolist():
@@ -76,7 +86,7 @@ def _replicate_values(ev: CocoEvaluation, counts: np.ndarray, order: np.ndarray,
             unit_len = length[units]
             offset = np.arange(int(unit_len.sum())) - np.repeat(np.cumsum(unit_len) - unit_len, unit_len)
             rows = rows[np.repeat(start[units], unit_len) + offset]
-        tp, ign = m.tp[0][:, rows], m.ignored[0][:, rows]
+        tp, ign = m.tp[a][:, rows], m.ignored[a][:, rows]
         pos, neg = (tp & ~ign).astype(np.float64), (~tp & ~ign).astype(np.float64)
         if rows.size and ev.ties == "group":  # equal scores: one run
             sc = m.score[rows]
@@ -177,10 +187,8 @@ def bootstrap_coco(
     """
     if ev._matched is None or ev._matched.group_n_gt is None:
         raise ValueError("this CocoEvaluation has no matching to resample; compute it with evaluate_coco")
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, len(ev.per_class))
+    ev.area_index("all")  # the intervals are of the area range "all"
     rng = np.random.default_rng(random_state)
     n, K = ev.n_images, len(ev.per_class)
     order, bounds = _class_order(ev)
@@ -252,13 +260,16 @@ def compare_coco(
                                     and not np.array_equal(a.image_ids, b.image_ids)):
         raise ValueError("the two evaluations are not on the same images; a paired comparison needs the same "
                          "ground truth")
-    if [r["id"] for r in a.per_class] != [r["id"] for r in b.per_class] or \
-            not np.array_equal(a.iou_thresholds, b.iou_thresholds):
-        raise ValueError("the two evaluations differ in classes or IoU thresholds")
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+    settings = {"classes": lambda ev: [r["id"] for r in ev.per_class], "iou_type": lambda ev: ev.iou_type,
+                "iou_thresholds": lambda ev: ev.iou_thresholds.tolist(),
+                "recall_thresholds": lambda ev: ev.recall_thresholds.tolist(), "max_dets": lambda ev: ev.max_dets,
+                "area_ranges": lambda ev: ev.area_ranges, "ties": lambda ev: ev.ties}
+    for name, get in settings.items():
+        if get(a) != get(b):
+            raise ValueError(f"the two evaluations differ in `{name}` ({get(a)!r:.60} and {get(b)!r:.60}); a paired "
+                             "comparison needs the same settings")
+    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, 3)
+    a.area_index("all")
     rng = np.random.default_rng(random_state)
     n = a.n_images
     prepared = [(ev, *_class_order(ev)) for ev in (a, b)]

@@ -73,6 +73,7 @@ import numpy as np
 
 from .._core.conventions import COCO_GRID, grid_precisions
 from .._core.steps import steps_from_counts
+from .._core.validate import check_numbers
 from ..table import ThresholdTable
 from ._match import _match
 from .io import DetectionSet
@@ -112,9 +113,11 @@ class CocoEvaluation:
         area range and max_dets (-1 for classes without ground truth).
     recall : ndarray of shape (T, K, A, M)
     per_class : list of dict
-        Per class: id, name, AP, AP50, AP75 (all areas, max_dets[-1]), AP of
-        every other area range (``AP_small``, ...), ``AR`` (all areas,
-        max_dets[-1]), the number of non-ignored ground truths and of detections.
+        Per class: id, name, AP, AP50, AP75 (the area range named ``all``, the
+        largest ``max_dets``), AP of every other area range (``AP_small``, ...),
+        ``AR`` (``all``, the largest ``max_dets``), ``n_gt`` the number of
+        non-ignored ground truths in ``all`` and ``n_det`` of detections (AP..AR
+        and ``n_gt`` -1 when no range is named ``all``).
     iou_thresholds, recall_thresholds, max_dets, area_ranges
         The parameters used.
     """
@@ -134,6 +137,14 @@ class CocoEvaluation:
     n_images: int = 0
     image_ids: Any = field(repr=False, default=None, compare=False)
 
+    def area_index(self, area: str = "all") -> int:
+        """The position of the area range named ``area`` in :attr:`area_ranges` (the axis ``A`` of
+        :attr:`precision` and :attr:`recall`): ranges are found by name, never by position."""
+        if area not in self.area_ranges:
+            raise ValueError(f"`area` must be one of the evaluated area ranges {list(self.area_ranges)}; got {area!r}"
+                             + (" (pass an 'all' range in `area_ranges`)" if area == "all" else ""))
+        return list(self.area_ranges).index(area)
+
     @property
     def stat_names(self) -> tuple[str, ...]:
         """The names of :attr:`stats` (12 for bbox and segm, 10 for keypoints)."""
@@ -144,10 +155,8 @@ class CocoEvaluation:
         over classes with ground truth of :meth:`threshold_table` ``.average_precision(method)``
         (0 for a class whose detections are all ignored or absent)."""
         values = []
+        a = self.area_index(area)
         for cid, (_, _, _, n_gt) in self._ranked.items():
-            a = list(self.area_ranges).index(area) if area in self.area_ranges else None
-            if a is None:
-                raise ValueError(f"`area` must be one of {list(self.area_ranges)}; got {area!r}")
             if n_gt[a] == 0:
                 continue
             try:
@@ -171,9 +180,7 @@ class CocoEvaluation:
         t = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold))
         if t.size == 0:
             raise ValueError(f"`iou_threshold` {iou_threshold!r} is not one of {self.iou_thresholds.tolist()}")
-        if area not in self.area_ranges:
-            raise ValueError(f"`area` must be one of {list(self.area_ranges)}; got {area!r}")
-        a = list(self.area_ranges).index(area)
+        a = self.area_index(area)
         score, tp, ignored, n_gt = self._ranked[class_id]
         counted = ~ignored[a, t[0]]
         is_tp = tp[a, t[0]][counted]
@@ -213,6 +220,85 @@ class CocoEvaluation:
             kind = "(AP)" if ap else "(AR)"
             lines.append(f" {title:<18} {kind} @[ IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d} ] = {value:0.3f}")
         return "\n".join(lines)
+
+
+def check_coco_options(
+    *,
+    iou_thresholds: Any = None,
+    recall_thresholds: Any = None,
+    max_dets: Any = None,
+    iou_type: Any = "bbox",
+    area_ranges: Any = None,
+    ties: Any = "stable",
+    kpt_oks_sigmas: Any = None,
+    use_cats: Any = True,
+) -> dict[str, Any]:
+    """Check the options of :func:`evaluate_coco` (also :class:`~precall.detection.MeanAveragePrecision`'s,
+    when it is built) and fill in the defaults: ``iou_thresholds`` and ``recall_thresholds`` as float64
+    arrays, ``max_dets`` as a tuple of int, ``area_ranges`` as a dict of name to (low, high) floats,
+    ``kpt_oks_sigmas`` (keypoints only, else None).  Every number goes through
+    :func:`~precall._core.validate.check_numbers`: a ``TypeError`` or ``ValueError`` names the option,
+    what it takes and what it got.
+
+    Examples
+    --------
+    >>> check_coco_options(max_dets=100)
+    Traceback (most recent call last):
+    ...
+    TypeError: `max_dets` must be a sequence of whole numbers in [1, 1e+09] (detections kept per image, e.g. (1, 10, 100) or (100,)); got 100
+    """
+    if ties not in ("stable", "group"):
+        raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
+    if iou_type not in ("bbox", "segm", "keypoints"):
+        raise ValueError(f"`iou_type` must be 'bbox', 'segm' or 'keypoints'; got {iou_type!r}")
+    if not isinstance(use_cats, (bool, np.bool_)):
+        raise TypeError(f"`use_cats` must be True or False; got {use_cats!r:.80}")
+    sigmas = None
+    if iou_type == "keypoints":
+        sigmas = COCO_KEYPOINT_SIGMAS if kpt_oks_sigmas is None else check_numbers(
+            kpt_oks_sigmas, "kpt_oks_sigmas", low=0, low_open=True, hint="one sigma per keypoint")
+    thresholds = IOU_THRESHOLDS if iou_thresholds is None else check_numbers(
+        iou_thresholds, "iou_thresholds", low=0, high=1, hint="e.g. [0.5, 0.75]")
+    recall = COCO_GRID if recall_thresholds is None else check_numbers(
+        recall_thresholds, "recall_thresholds", low=0, high=1, hint="increasing, e.g. np.linspace(0, 1, 101)")
+    if (np.diff(recall) <= 0).any():
+        raise ValueError(f"`recall_thresholds` must be increasing, e.g. np.linspace(0, 1, 101); got {recall.tolist()!r:.80}")
+    if max_dets is None:
+        max_dets = (20,) if iou_type == "keypoints" else (1, 10, 100)
+    dets = check_numbers(max_dets, "max_dets", low=1, high=10**9, integer=True,
+                         hint="detections kept per image, e.g. (1, 10, 100) or (100,)")
+    if np.unique(dets).size != dets.size:
+        raise ValueError(f"`max_dets` must be distinct (detections kept per image, e.g. (1, 10, 100)); got "
+                         f"{tuple(dets.tolist())!r}")
+    dets = np.sort(dets)  # evaluated in increasing order, whatever the order given
+    if area_ranges is None:
+        area_ranges = KEYPOINT_AREA_RANGES if iou_type == "keypoints" else AREA_RANGES
+    ranges = check_area_ranges(area_ranges)
+    return {"iou_thresholds": thresholds, "recall_thresholds": np.asarray(recall, dtype=np.float64),
+            "max_dets": tuple(int(m) for m in dets), "area_ranges": ranges, "kpt_oks_sigmas": sigmas}
+
+
+def check_area_ranges(area_ranges: Any) -> dict[str, tuple[float, float]]:
+    """``area_ranges`` checked: a non-empty dict of names (strings) to ``(low, high)``, two finite
+    numbers with ``low <= high`` (areas in pixels; pycocotools' "no upper bound" is ``1e5 ** 2``)."""
+    rule = "a non-empty dict of name to (low, high) areas, e.g. {'all': (0, 1e10), 'small': (0, 1024)}"
+    if not isinstance(area_ranges, dict):
+        raise TypeError(f"`area_ranges` must be {rule}; got {area_ranges!r:.80}")
+    if not area_ranges:
+        raise ValueError(f"`area_ranges` must be {rule}; got {{}}")
+    out: dict[str, tuple[float, float]] = {}
+    for name, bounds in area_ranges.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"`area_ranges` names must be non-empty strings (e.g. 'all'); got {name!r:.80}")
+        where = f"area_ranges[{name!r}]"
+        values = check_numbers(bounds, where, min_len=2, hint="(low, high) areas in pixels; 1e10 for no upper bound")
+        if values.size != 2:
+            raise ValueError(f"`{where}` must be two numbers (low, high); got {bounds!r:.80}")
+        low, high = values
+        if low > high:
+            raise ValueError(f"`{where}` must be (low, high) with low <= high; got {bounds!r:.80}")
+        out[name] = (float(low), float(high))
+    return out
 
 
 def _interpolated(
@@ -261,8 +347,9 @@ def evaluate_coco(
     recall_thresholds : array-like, default=None
         Default pycocotools' 101 thresholds ``np.linspace(0, 1, 101)``.
     max_dets : tuple of int, default=None
-        Detections per image and class kept; ascending.  Default ``(1, 10, 100)``,
-        and ``(20,)`` for keypoints (pycocotools' defaults).
+        Detections per image and class kept: distinct, in any order (evaluated,
+        and reported in :attr:`CocoEvaluation.max_dets`, in increasing order).
+        Default ``(1, 10, 100)``, and ``(20,)`` for keypoints (pycocotools' defaults).
     iou_type : {"bbox", "segm", "keypoints"}, default="bbox"
         Box IoU; mask IoU of the COCO segmentations (polygons and run-length
         counts decoded as pycocotools does, computed on run lengths; a
@@ -274,12 +361,16 @@ def evaluate_coco(
         ignored.  Keypoint stats are pycocotools' 10 numbers.
     area_ranges : dict of name to (low, high), default=None
         Default all / small / medium / large (pycocotools' ranges; all /
-        medium / large for keypoints).  The summary uses the names ``all``,
-        ``small``, ``medium``, ``large`` (-1 for a missing one).
+        medium / large for keypoints), in any order: every number is found by
+        name.  The summary uses the names ``all``, ``small``, ``medium``,
+        ``large`` (-1 for a missing one); per-class numbers, bootstrap intervals
+        and :meth:`CocoEvaluation.mean_average_precision` use ``all``.
     use_cats : bool, default=True
         ``False``: class-agnostic (pycocotools' ``useCats=0``): the detections and
         ground truths of all listed categories pooled as one class ``-1`` (ties in
-        pycocotools' order: category by category, then input order).
+        pycocotools' order: category by category, then input order).  For
+        keypoints too (OKS between the pooled records), where pycocotools'
+        ``computeOks`` ignores ``useCats`` and finds nothing to match (AP 0).
     kpt_oks_sigmas : array-like, default=None
         One sigma per keypoint (default :data:`COCO_KEYPOINT_SIGMAS`, the 17 COCO
         person keypoints); e.g. CrowdPose's 14.
@@ -292,17 +383,17 @@ def evaluate_coco(
     -------
     CocoEvaluation
     """
-    if ties not in ("stable", "group"):
-        raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
-    if iou_type not in ("bbox", "segm", "keypoints"):
-        raise ValueError(f"`iou_type` must be 'bbox', 'segm' or 'keypoints'; got {iou_type!r}")
-    sigmas = None
-    if iou_type == "keypoints":
-        sigmas = COCO_KEYPOINT_SIGMAS if kpt_oks_sigmas is None else np.asarray(kpt_oks_sigmas, dtype=np.float64)
-        if sigmas.ndim != 1 or sigmas.size == 0 or not (np.isfinite(sigmas) & (sigmas > 0)).all():
-            raise ValueError(f"`kpt_oks_sigmas` must be positive numbers, one per keypoint; got {kpt_oks_sigmas!r}")
-        if data.dt_keypoints is None:
-            raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
+    opts = check_coco_options(iou_thresholds=iou_thresholds, recall_thresholds=recall_thresholds,
+                              max_dets=max_dets, iou_type=iou_type, area_ranges=area_ranges, ties=ties,
+                              kpt_oks_sigmas=kpt_oks_sigmas, use_cats=use_cats)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"`progress` must be a callable (called with the fraction done) or None; got {progress!r:.80}")
+    thresholds, recall_thresholds, max_dets = opts["iou_thresholds"], opts["recall_thresholds"], opts["max_dets"]
+    ranges, sigmas = opts["area_ranges"], opts["kpt_oks_sigmas"]
+    if iou_type == "keypoints" and data.dt_keypoints is None:
+        raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
+    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
+        raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
     if not use_cats:  # pycocotools' order: the records of each listed category in turn (ties follow it)
         rank = {c: i for i, c in enumerate(data.classes.tolist())}
         g_rank = np.array([rank.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
@@ -312,27 +403,9 @@ def evaluate_coco(
         g, d = g[np.argsort(g_rank[g], kind="stable")], d[np.argsort(d_rank[d], kind="stable")]
         data = data._take(g, d, classes=np.array([-1]), gt_class=np.full(g.size, -1),
                           dt_class=np.full(d.size, -1), class_names={-1: "all classes"})
-    if max_dets is None:
-        max_dets = (20,) if iou_type == "keypoints" else (1, 10, 100)
-    if area_ranges is None and iou_type == "keypoints":
-        area_ranges = KEYPOINT_AREA_RANGES
-    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
-        raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
-    thresholds = IOU_THRESHOLDS if iou_thresholds is None else np.asarray(iou_thresholds, dtype=np.float64)
-    if thresholds.ndim != 1 or thresholds.size == 0 or ((thresholds < 0) | (thresholds > 1)).any():
-        raise ValueError(f"`iou_thresholds` must be a non-empty 1-D array in [0, 1]; got {iou_thresholds!r}")
-    max_dets = tuple(int(m) for m in max_dets)
-    if not max_dets or any(m < 1 for m in max_dets) or list(max_dets) != sorted(max_dets):
-        raise ValueError(f"`max_dets` must be increasing positive integers; got {max_dets!r}")
-    ranges = dict(AREA_RANGES if area_ranges is None else area_ranges)
     range_list = list(ranges.values())
     matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress, iou_type, sigmas)
     T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size
-    if recall_thresholds is None:
-        recall_thresholds = COCO_GRID  # pycocotools default, from the registry
-    recall_thresholds = np.asarray(recall_thresholds, dtype=np.float64)
-    if recall_thresholds.ndim != 1 or recall_thresholds.size == 0 or (np.diff(recall_thresholds) <= 0).any():
-        raise ValueError("`recall_thresholds` must be a non-empty increasing 1-D array, e.g. np.linspace(0, 1, 101)")
     R = recall_thresholds.size
     precision = -np.ones((T, R, K, A, M))
     recall = -np.ones((T, K, A, M))
@@ -344,15 +417,16 @@ def evaluate_coco(
         if progress is not None:
             progress(0.8 + 0.2 * k / max(K, 1))
         rows = order[bounds[k] : bounds[k + 1]]
+        if matched.n_gt[:, k].any():  # max_dets[-1] is the largest: the matching kept that many
+            kept = rows[matched.rank[rows] < max_dets[-1]]
+            ranked[data.classes[k].item()] = (
+                matched.score[kept], matched.tp[:, :, kept], matched.ignored[:, :, kept], matched.n_gt[:, k])
         for a in range(A):
             npig = int(matched.n_gt[a, k])
             if npig == 0:
                 continue
             for m, md in enumerate(max_dets):
                 kept = rows[matched.rank[rows] < md]
-                if m == M - 1 and a == 0:
-                    ranked[data.classes[k].item()] = (
-                        matched.score[kept], matched.tp[:, :, kept], matched.ignored[:, :, kept], matched.n_gt[:, k])
                 precision[:, :, k, a, m], recall[:, k, a, m] = _interpolated(
                     matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], npig, ties,
                     recall_thresholds,
@@ -390,16 +464,21 @@ def evaluate_coco(
         ])
     per_class = []
     counts = np.bincount(matched.cls, minlength=K)
+    everything = names.index("all") if "all" in names else None  # the per-class numbers are of area "all"
     for k, cid in enumerate(data.classes.tolist()):
-        p = precision[:, :, k, 0, M - 1]
-        per_class.append({
-            "id": cid, "name": data.class_names.get(cid, str(cid)),
-            "AP": _mean_valid(p),
-            "AP50": _mean_valid(p[np.isclose(thresholds, 0.5)]) if np.isclose(thresholds, 0.5).any() else -1.0,
-            "AP75": _mean_valid(p[np.isclose(thresholds, 0.75)]) if np.isclose(thresholds, 0.75).any() else -1.0,
-            "AR": _mean_valid(recall[:, k, 0, M - 1]),
-            **{f"AP_{name}": _mean_valid(precision[:, :, k, a, M - 1]) for a, name in enumerate(names) if a > 0},
-            "n_gt": int(matched.n_gt[0, k]), "n_det": int(counts[k]),
-        })
+        row: dict[str, Any] = {"id": cid, "name": data.class_names.get(cid, str(cid))}
+        if everything is None:
+            row.update(AP=-1.0, AP50=-1.0, AP75=-1.0, AR=-1.0)
+        else:
+            p = precision[:, :, k, everything, M - 1]
+            row.update(
+                AP=_mean_valid(p),
+                AP50=_mean_valid(p[np.isclose(thresholds, 0.5)]) if np.isclose(thresholds, 0.5).any() else -1.0,
+                AP75=_mean_valid(p[np.isclose(thresholds, 0.75)]) if np.isclose(thresholds, 0.75).any() else -1.0,
+                AR=_mean_valid(recall[:, k, everything, M - 1]))
+        row.update({f"AP_{name}": _mean_valid(precision[:, :, k, a, M - 1]) for a, name in enumerate(names)
+                    if name != "all"})
+        row.update(n_gt=int(matched.n_gt[everything, k]) if everything is not None else -1, n_det=int(counts[k]))
+        per_class.append(row)
     return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked,
                           iou_type, ties, matched, int(data.images.size), data.images.copy())

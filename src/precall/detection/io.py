@@ -34,6 +34,41 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def _flag(value: Any, where: str, key: str) -> bool:
+    """A 0/1 flag of a record (``iscrowd``, ``ignore``): 0, 1, False or True; anything else is refused
+    (pycocotools reads ``iscrowd`` both as a truth value and as ``int()``, which disagree on ``"0"``)."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, float, np.integer, np.floating))
+                                                and value in (0, 1)):
+        return bool(value)
+    raise ValueError(f"{where}: {key!r} must be 0 or 1 (or false / true); got {value!r:.80}")
+
+
+def _number_id(value: Any, where: str, key: str) -> Any:
+    """An ``image_id`` / ``category_id`` of a record: a number (an id that matches none is not evaluated)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{where}: {key!r} must be an integer id; got {value!r:.80}")
+    return value
+
+
+def _area(value: Any, where: str) -> float:
+    """A record's ``area``: a finite non-negative number."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0 <= value < np.inf:
+        raise ValueError(f"{where}: 'area' must be a finite number >= 0 (pixels); got {value!r:.80}")
+    return float(value)
+
+
+def _image_size(img: dict[str, Any], i: int) -> tuple[int, int]:
+    """(height, width) of a ground-truth image, 0 when absent; refuses non-integers and negatives."""
+    out = []
+    for key in ("height", "width"):
+        value = img.get(key, 0)
+        if not _is_int(value) or value < 0:
+            raise ValueError(f"ground truth image {i}: {key!r} must be an integer >= 0 (pixels); got {value!r:.80}")
+        out.append(int(value))
+    return out[0], out[1]
+
+
 def _ids(records: Any, what: str) -> list[int]:
     """The integer ``id`` of each record; refuses a missing, non-integer or repeated id."""
     if not isinstance(records, list):
@@ -239,6 +274,8 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         for key in ("image_id", "category_id", "bbox"):
             if key not in a:
                 raise ValueError(f"ground truth annotation {i}: no {key!r}")
+            if key != "bbox":
+                _number_id(a[key], f"ground truth annotation {i}", key)
     _annotation_ids(anns)
     image_ids, class_ids = set(images.tolist()), set(classes.tolist())
     outside = sum(1 for a in anns if a["image_id"] not in image_ids or a["category_id"] not in class_ids)
@@ -247,11 +284,14 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
               "they are not evaluated (as in pycocotools)")
     gt_box = _boxes(anns, "ground truth annotation")
     _check_sizes(gt_box, "ground truth annotation", anns)
-    gt_area = np.array([float(a["area"]) if "area" in a else float(b[2] * b[3]) for a, b in zip(anns, gt_box)])
-    gt_crowd = np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool)
-    gt_ignore = np.array([bool(a.get("ignore", 0)) for a in anns], dtype=bool)
+    gt_area = np.array([_area(a["area"], f"ground truth annotation {i}") if "area" in a else float(b[2] * b[3])
+                        for i, (a, b) in enumerate(zip(anns, gt_box))])
+    gt_crowd = np.array([_flag(a.get("iscrowd", 0), f"ground truth annotation {i}", "iscrowd")
+                         for i, a in enumerate(anns)], dtype=bool)
+    gt_ignore = np.array([_flag(a.get("ignore", 0), f"ground truth annotation {i}", "ignore")
+                          for i, a in enumerate(anns)], dtype=bool)
     image_set = set(images.tolist())
-    image_hw = {img["id"]: (int(img.get("height", 0)), int(img.get("width", 0))) for img in g["images"]}
+    image_hw = {img["id"]: _image_size(img, i) for i, img in enumerate(g["images"])}
     # pycocotools' loadRes: box results if the first has a box, else segmentation results
     # (area = mask area, box = the mask's extent when absent)
     kind = "bbox"
@@ -264,6 +304,8 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         for key in ("image_id", "category_id", {"segm": "segmentation"}.get(kind, kind), "score"):
             if key not in d:
                 raise ValueError(f"results detection {i}: no {key!r}")
+        _number_id(d["image_id"], f"results detection {i}", "image_id")
+        _number_id(d["category_id"], f"results detection {i}", "category_id")
         if d["image_id"] not in image_set:
             raise ValueError(
                 f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .coco import CocoEvaluation, evaluate_coco
+from .coco import CocoEvaluation, check_coco_options, evaluate_coco
+from ._rle import decode_runs
 from .io import BOX_FORMATS, DetectionSet
 
 __all__ = ["MeanAveragePrecision"]
@@ -27,6 +28,33 @@ def _array(value: Any, what: str, dtype: Any = None) -> np.ndarray:
         raise TypeError(f"{what}: not convertible to a numpy array ({exc}); pass CPU arrays or tensors "
                         "(tensor.cpu())") from None
     return out
+
+
+def _numbers(value: Any, what: str, n: int, rule: str) -> np.ndarray:
+    """N real numbers (any real dtype, or an empty list) as float64."""
+    arr = _array(value, what).reshape(-1)
+    if arr.size and (arr.dtype.kind not in "biuf" or arr.dtype.kind == "b"):
+        raise TypeError(f"{what}: must be N = {n} {rule}; got {arr.dtype} values")
+    if arr.size != n:
+        raise ValueError(f"{what}: must be N = {n} {rule}; got {arr.size}")
+    return arr.astype(np.float64)
+
+
+def _first_bad(values: np.ndarray, low: float = -np.inf) -> str:
+    i = int(np.flatnonzero(~(np.isfinite(values) & (values >= low)))[0])
+    return f"{float(values[i])!r} at position {i}"
+
+
+def _crowd(value: Any, what: str, n: int) -> np.ndarray:
+    """``iscrowd``: N values 0 or 1 (booleans or numbers); anything else (e.g. the string "0") is refused."""
+    arr = _array(value, what).reshape(-1)
+    if arr.size != n:
+        raise ValueError(f"{what}: must be N = {n} values 0 or 1; got {arr.size}")
+    if arr.size and (arr.dtype.kind not in "biuf" or not np.isin(arr, (0, 1)).all()):
+        bad = 0 if arr.dtype.kind not in "biuf" else int(np.flatnonzero(~np.isin(arr, (0, 1)))[0])
+        raise ValueError(f"{what}: must be N = {n} values 0 or 1 (or booleans); got {arr[bad].item()!r} at position "
+                         f"{bad}")
+    return arr.astype(bool)
 
 
 def _to_xywh(boxes: np.ndarray, box_format: str) -> np.ndarray:
@@ -104,6 +132,8 @@ class MeanAveragePrecision:
             raise ValueError(f"`box_format` must be one of {BOX_FORMATS}; got {box_format!r}")
         if iou_type not in ("bbox", "segm"):
             raise ValueError(f"`iou_type` must be 'bbox' or 'segm'; got {iou_type!r}")
+        check_coco_options(iou_thresholds=iou_thresholds, recall_thresholds=recall_thresholds, max_dets=max_dets,
+                           iou_type=iou_type, area_ranges=area_ranges, ties=ties, use_cats=use_cats)
         self.box_format, self.iou_type = box_format, iou_type
         self._options = {"iou_thresholds": iou_thresholds, "recall_thresholds": recall_thresholds, "max_dets": max_dets, "area_ranges": area_ranges,
                          "ties": ties, "use_cats": use_cats}
@@ -129,9 +159,11 @@ class MeanAveragePrecision:
         if boxes.size == 0:
             boxes = boxes.reshape(0, 4)
         if boxes.ndim != 2 or boxes.shape[1] != 4 or boxes.dtype.kind not in "fiu":
-            raise ValueError(f"{what}['boxes']: must be numbers of shape (N, 4); got shape {boxes.shape}")
+            raise ValueError(f"{what}['boxes']: must be numbers of shape (N, 4); got shape {boxes.shape} of {boxes.dtype}")
         n = boxes.shape[0]
         labels = _array(record["labels"], f"{what}['labels']").reshape(-1)
+        if labels.size == 0:  # an empty image: [] reads as float64
+            labels = labels.astype(np.int64)
         if labels.dtype.kind not in "iu" or labels.size != n:
             raise ValueError(f"{what}['labels']: must be N = {n} integers; got {labels.size} of {labels.dtype}")
         xywh = _to_xywh(boxes, self.box_format)
@@ -143,32 +175,54 @@ class MeanAveragePrecision:
                              f"height in box_format={self.box_format!r}; is the box format right?")
         out: dict[str, Any] = {"box": xywh, "label": labels.astype(np.int64)}
         if kind == "preds":
-            scores = _array(record["scores"], f"{what}['scores']", np.float64).reshape(-1)
-            if scores.size != n or not np.isfinite(scores).all():
-                raise ValueError(f"{what}['scores']: must be N = {n} finite numbers")
+            scores = _numbers(record["scores"], f"{what}['scores']", n, "finite numbers")
+            if not np.isfinite(scores).all():
+                raise ValueError(f"{what}['scores']: must be N = {n} finite numbers; got {_first_bad(scores)}")
             out["score"] = scores
         else:
             crowd = record.get("iscrowd")
-            out["crowd"] = np.zeros(n, bool) if crowd is None else _array(crowd, f"{what}['iscrowd']").reshape(-1).astype(bool)
+            out["crowd"] = np.zeros(n, bool) if crowd is None else _crowd(crowd, f"{what}['iscrowd']", n)
             area = record.get("area")
-            out["area"] = None if area is None else _array(area, f"{what}['area']", np.float64).reshape(-1)
-            for key in ("crowd", "area"):
-                if out[key] is not None and out[key].size != n:
-                    raise ValueError(f"{what}: {key!r} must have N = {n} values")
+            out["area"] = None
+            if area is not None:
+                out["area"] = _numbers(area, f"{what}['area']", n, "finite numbers >= 0")
+                if not (np.isfinite(out["area"]) & (out["area"] >= 0)).all():
+                    raise ValueError(f"{what}['area']: must be N = {n} finite numbers >= 0 (pixels); got "
+                                     f"{_first_bad(out['area'], low=0)}")
         if self.iou_type == "segm":
             if "masks" not in record:
                 raise ValueError(f"{what}: no 'masks' (iou_type='segm')")
             masks = record["masks"]
-            if isinstance(masks, (list, tuple)) and all(isinstance(m, dict) for m in masks):
+            if isinstance(masks, (list, tuple)) and all(isinstance(m, dict) for m in masks):  # [] too
                 segs = [dict(m) for m in masks]
+                for k, m in enumerate(segs):
+                    size = m.get("size")
+                    if not isinstance(size, (list, tuple)) or len(size) != 2 or not all(
+                            isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in size):
+                        raise ValueError(f"{what}['masks'][{k}]: 'size' must be [height, width] (two integers >= 0); "
+                                         f"got {size!r:.80}")
+                    try:
+                        decode_runs([m], [tuple(int(v) for v in size)])
+                    except ValueError as exc:
+                        raise ValueError(f"{what}['masks'][{k}]: {str(exc).partition(': ')[2]}") from None
             else:
-                arr = _array(masks, f"{what}['masks']")
+                try:
+                    arr = np.asarray(masks)
+                except (TypeError, ValueError, RuntimeError):
+                    arr = np.asarray(None)
+                if arr.size == 0 and arr.ndim and arr.shape[0] == 0:  # no mask: an empty image
+                    arr = np.zeros((0, 0, 0), dtype=bool)
                 if arr.ndim != 3 or (arr.size and arr.dtype.kind not in "bui"):
-                    raise ValueError(f"{what}['masks']: must be (N, H, W) booleans or a list of RLE dicts")
+                    got = (f"an array of shape {arr.shape} ({arr.dtype})" if arr.dtype != object else
+                           f"a {type(masks).__name__} of {type(masks[0]).__name__ if len(masks) else 'nothing'}"
+                           if isinstance(masks, (list, tuple)) else type(masks).__name__)
+                    raise ValueError(f"{what}['masks']: must be (N, H, W) booleans or a list of COCO RLE dicts "
+                                     f"({{'size': [h, w], 'counts': ...}}); got {got} (polygons: convert them with "
+                                     "pycocotools.mask.frPyObjects(polygons, h, w))")
                 segs = [_mask_counts(m) for m in arr]
             if len(segs) != n:
                 raise ValueError(f"{what}['masks']: {len(segs)} masks for {n} boxes")
-            sizes = {tuple(s.get("size", ())) for s in segs}
+            sizes = {tuple(s["size"]) for s in segs}
             if len(sizes) > 1:
                 raise ValueError(f"{what}['masks']: masks of different sizes {sorted(sizes)} in one image")
             out["segm"] = segs
@@ -229,8 +283,6 @@ class MeanAveragePrecision:
         dt_area = None
         gt_area = gt_box[:, 2] * gt_box[:, 3]
         if segm:
-            from ._rle import decode_runs
-
             image_hw = {}
             for i, im in enumerate(self._images):
                 hw = im["gt"]["hw"] or im["dt"]["hw"]

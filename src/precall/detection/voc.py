@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.validate import AP_METHODS
+from .._core.validate import AP_METHODS, check_allocation, check_number
 from ..table import ThresholdTable
 from .io import DetectionSet, _to_xyxy
 
@@ -72,10 +72,10 @@ class VocEvaluation:
             ``{"mAP": (low, high), "per_class": {class: (low, high)}, "replicates": ndarray}``;
             NaN where a value is undefined in every replicate.
         """
-        if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 2:
-            raise ValueError(f"`n_resamples` must be an integer >= 2; got {n_resamples!r}")
-        if not 0 < confidence_level < 1:
-            raise ValueError(f"`confidence_level` must be in (0, 1); got {confidence_level!r}")
+        n_resamples = check_number(n_resamples, "n_resamples", low=2, integer=True)
+        check_allocation(n_resamples, 8 * (len(self._ranked) + 1), "n_resamples")
+        confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
+                                        high_open=True)
         rng = np.random.default_rng(random_state)
         n = self._n_images
         maps = np.full(int(n_resamples), np.nan)
@@ -136,6 +136,10 @@ def evaluate_voc(
         raise ValueError(f"`method` must be one of {AP_METHODS}; got {method!r}")
     if ties not in ("stable", "group"):
         raise ValueError(f"`ties` must be 'stable' or 'group'; got {ties!r}")
+    iou_threshold = check_number(iou_threshold, "iou_threshold", low=0, high=1)
+    pixel_offset = check_number(pixel_offset, "pixel_offset", low=0, hint="1: VOC's inclusive pixels, 0: continuous")
+    if not isinstance(inclusive, (bool, np.bool_)):
+        raise TypeError(f"`inclusive` must be True or False; got {inclusive!r:.80}")
     gt_xyxy, dt_xyxy = _xyxy_boxes(data)
     ap: dict[Any, float] = {}
     tables: dict[Any, ThresholdTable] = {}
