@@ -98,11 +98,19 @@ def report_rows(report: Report) -> list[list[Any]]:
     return rows
 
 
+def _cell(report: Report, name: str, value: Any, digits: int) -> str:
+    """A value of :func:`report_rows` as text: a threshold with the digits that tell it from
+    the scores next to it (:meth:`Report.threshold`), anything else by :func:`fmt_cell`."""
+    if name.endswith("threshold") and isinstance(value, float):
+        return report.threshold(value, digits)
+    return fmt_cell(value, digits)
+
+
 def format_markdown(report: Report, digits: int = 6) -> str:
     """A GitHub-flavoured markdown table of :func:`report_rows`."""
     level = f"{report.intervals.options.level:.0%} CI" if report.intervals else None
     header = ["metric", "value"] + ([f"{level} low", f"{level} high"] if level else [])
-    rows = [[name, fmt_cell(value, digits)] + ([fmt_cell(low, digits), fmt_cell(high, digits)] if level else [])
+    rows = [[name, _cell(report, name, value, digits)] + ([fmt_cell(low, digits), fmt_cell(high, digits)] if level else [])
             for name, value, low, high in report_rows(report)]
     lines = [f"**{report.source}**: label `{report.label_column}` (positive `{report.pos_label}`), "
              f"score `{report.score_column}`, ties {report.evaluation.ties}", ""]
@@ -134,7 +142,9 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
     if style == "csv":
         return "\n".join(render_table(header, [[repr(v) if isinstance(v, float) else str(v) for v in row]
                                                for row in body], style="csv"))
-    text_rows = [[str(row[0]), *(fmt_cell(v, digits) for v in row[1:])] for row in body]
+    width = 3 if with_ci else 1  # cells per model
+    text_rows = [[str(row[0]), *(_cell(reports[k // width], str(row[0]), v, digits) if k % width == 0
+                                 else fmt_cell(v, digits) for k, v in enumerate(row[1:]))] for row in body]
     group = 1
     if style == "text" and with_ci and not wide:  # a model's interval as one cell: [low, high]
         level = f"{first.intervals.options.level:.0%} CI"  # type: ignore[union-attr]
@@ -564,8 +574,9 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     ev = sub.add_parser(
         "evaluate",
-        help="evaluate the scores in a CSV/TSV file",
-        description="Read a CSV (or .tsv; optionally .gz) file with a header line. Binary "
+        help="evaluate the scores of a data file (CSV/TSV, JSON Lines, Parquet, .npz/.npy)",
+        description="Read a data file (CSV or TSV with a header line, JSON Lines, optionally .gz; "
+        "Parquet; .npz or .npy with named columns). Binary "
         "(--score COL): print every average-precision convention, ROC-AUC, the prevalence, "
         "the counts and the best-F1 operating point, from one precall.evaluate call. "
         "Multi-class (--class-columns C1,C2,...: one score column per class, the class of a "
@@ -589,7 +600,7 @@ def register(sub: Any) -> None:
                         help="multi-class: every column named P + LABEL is the score of class "
                         "LABEL (--class-prefix p_ : columns p_0, p_1, ... for labels 0, 1, ...)")
     ev.add_argument("--method", choices=precall.AP_METHODS, action="append", metavar="M",
-                    help="with --class-columns: show only this AP convention (repeatable; "
+                    help="with --class-columns / --class-prefix: show only this AP convention (repeatable; "
                     "default every one: " + ", ".join(precall.AP_METHODS) + ")")
     ev.add_argument("--ties", choices=TIES, default="group",
                     help="group: equal scores share one threshold (scikit-learn, default); "
@@ -610,7 +621,9 @@ def register(sub: Any) -> None:
     ev.add_argument("--at-threshold", type=finite_arg, action="append", metavar="T",
                     help="binary: the operating point predicting positive at score >= T")
     ev.add_argument("--digits", type=digits_arg, default=6, metavar="N",
-                    help="decimals in the text output (default 6)")
+                    help="decimals in the text and markdown output (default 6; thresholds get the "
+                    "significant digits that tell them from the scores next to them; CSV and JSON: full "
+                    "precision)")
     ev.add_argument("--prevalence", type=prevalence_arg, action="append", metavar="PI",
                     help="binary, in memory (not --stream): also report every AP at this prevalence (share "
                     "of positives, e.g. the deployment rate 0.001), negatives reweighted; repeatable")
@@ -628,9 +641,10 @@ def register(sub: Any) -> None:
                     "'threads' / 'processes' / 'synchronous' for dask's local schedulers; default: a "
                     "local cluster of one worker process per core")
     ev.add_argument("--ci", action="store_true",
-                    help="add a confidence interval to every number (binary: bootstrap for "
-                    "AP, DeLong for ROC-AUC; multi-class: bootstrap of the macro AP and macro "
-                    "ROC-AUC; see --level, --ci-method, --resamples, --seed)")
+                    help="add a confidence interval to every AP convention and to ROC-AUC (binary: "
+                    "bootstrap for AP, DeLong for ROC-AUC, the bootstrap with --weight; multi-class: "
+                    "bootstrap of the macro AP and macro ROC-AUC; see --level, --ci-method, --resamples, "
+                    "--seed)")
     add_ci_options(ev)
     add_output_options(ev)
     ev.set_defaults(func=cmd_evaluate)

@@ -377,7 +377,8 @@ def register(sub: Any) -> None:
     ex.add_argument("--wide", action="store_true",
                     help="print the tables on one block each whatever the width (default: 80 columns)")
     ex.add_argument("--digits", type=digits_arg, default=4, metavar="N",
-                    help="decimals (default 4)")
+                    help="decimals of precision, recall and the terms (default 4); a score gets this many "
+                    "significant digits, more where the next distinct score would print the same")
     ex.add_argument("--prevalence", type=prevalence_arg, action="append", metavar="PI",
                     help="also show each AP at this prevalence (negatives reweighted); repeatable")
     ex.set_defaults(func=cmd_explain)

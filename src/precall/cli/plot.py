@@ -12,6 +12,7 @@ import numpy as np
 
 import precall
 from precall._core.validate import TIES
+from precall.stats.bands import BAND_RESAMPLES
 from precall.readers import label_counts
 
 from ._common import (
@@ -153,14 +154,17 @@ def register(sub: Any) -> None:
     pl.add_argument("--eleven-point", action="store_true", help="mark the VOC2007 11 points")
     pl.add_argument("--iso-f1", action="store_true", help="draw curves of equal F1")
     pl.add_argument("--max-fpr", type=max_fpr_arg, metavar="F",
-                    help="shade FPR <= F on the ROC plot and quote the partial AUC")
+                    help="shade FPR <= F on the ROC plot and quote the partial AUC (F in (0, 1]; 1 is "
+                    "the full AUC)")
     pl.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
     pl.add_argument("--prevalence", type=prevalence_arg, action="append", metavar="PI",
                     help="one --score: also draw the PR curve at prevalence PI (repeatable), each with its "
                     "baseline and unachievable region shaded; the ROC curve does not change")
     pl.add_argument("--ci", action="store_true",
-                    help="95%% bands (bootstrap, 200 resamples over blocks of thresholds; pROC's ci.se) and "
-                    "the interval of the AUC (DeLong) and AP (bootstrap: 2000 resamples, seed 0, as evaluate --ci) in the legend")
+                    help=f"95%% bands (bootstrap, {BAND_RESAMPLES} resamples over blocks "
+                    "of thresholds; pROC's ci.se) and the 95%% interval of the AUC (DeLong; the bootstrap with "
+                    f"--weight) and of the AP (bootstrap: {precall.stats.DEFAULT_RESAMPLES} resamples, seed "
+                    f"{precall.stats.DEFAULT_SEED}, as evaluate --ci) in the legend")
     pl.add_argument("--best-f1", action=argparse.BooleanOptionalAction, default=True,
                     help="mark the best-F1 point with its threshold (default on)")
     pl.set_defaults(at_points=[])

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from precall._core.validate import TIES
+from precall.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from precall.readers import label_counts
 
 from ._common import (
@@ -110,10 +111,12 @@ def register(sub: Any) -> None:
     rp.add_argument("--rank-rows", type=int_in(2, 10000), default=20, metavar="N",
                     help="rows of each rank table: the first threshold reaching each of N recalls evenly "
                     "spaced up to the highest (default 20)")
-    rp.add_argument("--max-fpr", type=max_fpr_arg, metavar="F", help="shade and quote the partial ROC-AUC")
+    rp.add_argument("--max-fpr", type=max_fpr_arg, metavar="F",
+                    help="shade and quote the partial ROC-AUC up to FPR F (in (0, 1])")
     rp.add_argument("--ci", action="store_true",
-                    help="also each AP's bootstrap interval (2000 resamples, seed 0, as evaluate --ci) and 95%% bands on both figures; "
-                    "multi-class: the intervals of the macro AP and ROC-AUC (no bands; skipped with a note "
-                    "above 4e6 rows x classes)")
+                    help=f"also the 95%% interval of each model's step AP (bootstrap: {DEFAULT_RESAMPLES} "
+                    f"resamples, seed {DEFAULT_SEED}, as evaluate --ci) and 95%% bands on both figures; "
+                    "multi-class: the intervals of the macro step AP and macro ROC-AUC (no bands; skipped with "
+                    "a note above 4 million cells, rows x classes)")
     rp.add_argument("--title", help="the report's title")
     rp.set_defaults(func=cmd_report)
