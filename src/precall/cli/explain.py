@@ -8,6 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import precall
+from precall._core.conventions import GRID_METHODS  # their terms come in runs of equal precision
 from precall._core.text import threshold_texts
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import label_counts
@@ -28,7 +29,6 @@ from ._reports import at_prevalences
 # ---------------------------------------------------------------------------
 # explain: the rank table and the terms of every convention
 SUMMARY_ROWS = 24  # rank tables up to this many rows are shown whole
-GRID_METHODS = ("voc2007", "coco")  # the conventions averaging a recall grid: equal-precision runs of terms
 SUMMARY_TERMS = 8  # term tables up to this many rows are shown whole
 TOP_TERMS = 6  # otherwise: at most this many of the largest terms ...
 TERM_SHARE = 0.8  # ... enough to carry this share of the AP when possible

@@ -122,7 +122,7 @@ def _pairs(names: list[str], y_true: Any, y_score: Mapping[str, Any], pos_label:
         for b in names[i + 1:]:
             t = stats.roc_auc_test(y_true, y_score[a], y_score[b], pos_label=pos_label)
             rows.append([_e(a), _e(b), _num(t.estimate_a), _num(t.estimate_b), _num(t.difference),
-                         f"[{_num(t.low)}, {_num(t.high)}]", f"{t.statistic:.3f}",
+                         f"[{_num(t.low)}, {_num(t.high)}]", _num(t.statistic, 3),
                          f"{t.p_value:.4g}" if t.p_value > 0 else _e(p_text(t.p_value))])
     return ("<h2>Paired comparison (DeLong)</h2>"
             + _table(["model A", "model B", "AUC A", "AUC B", "A - B", "95% CI of A - B", "z", "p"], rows)
