@@ -350,3 +350,27 @@ def test_report_help_quotes_the_reports_limit():
     text = " ".join(_subparsers()["report"].format_help().split())
     assert f"{CI_MAX_CELLS / 1e6:g} million cells" in text
     assert f"{precall.stats.DEFAULT_RESAMPLES} resamples, seed {precall.stats.DEFAULT_SEED}" in text
+
+
+# ---------------------------------------------------------------------------
+# --ci: the library's intervals whichever way the positive label sorts
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("positive", ["Class1", "Class2"])  # sorts first / last among the labels
+def test_ci_is_the_librarys_bootstrap_whichever_label_is_positive(positive, weighted, shared_data_dir, capsys):
+    import functools
+    import json
+
+    path = shared_data_dir / "yardstick_two_class_example.csv"
+    argv = ["evaluate", str(path), "--label", "truth", "--pos-label", positive, "--score", "Class1", "--ci",
+            "--resamples", "200", "--json"] + (["--weight", "case_weight"] if weighted else [])
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    shown = json.loads(out)["intervals"]["average_precision"]
+    rows = np.genfromtxt(path, delimiter=",", names=True, dtype=None, encoding="utf-8")
+    y, s = rows["truth"].astype(str), rows["Class1"].astype(float)
+    w = rows["case_weight"].astype(float) if weighted else None
+    reference = precall.stats.bootstrap_cis(
+        [functools.partial(precall.average_precision, method=m, pos_label=positive) for m in AP_METHODS], y, s,
+        sample_weight=w, n_resamples=200, random_state=precall.stats.DEFAULT_SEED)
+    for m, ci in zip(AP_METHODS, reference):
+        assert (shown[m]["low"], shown[m]["high"]) == (ci.low, ci.high)

@@ -88,13 +88,15 @@ def compute_intervals(
     """The ``--ci`` intervals: bootstrap for every AP convention from one set of resamples
     (:func:`precall.stats.bootstrap_cis`; drawn as counts without weights and with grouped ties);
     DeLong for ROC-AUC (bootstrapped with the APs when weighted, since DeLong takes no weights)."""
-    positive = np.asarray(labels) == pos_label  # the metric values hold no data: the labels as True/False
-    metrics = [precall.metric("average_precision", method=m, ties=ties, recall_grid=recall_grid,
-                              on_undefined=on_undefined) for m in precall.AP_METHODS]
+    # functools.partial with pos_label, not precall.metric(...) on labels == pos_label: a metric value
+    # holds no data, and True/False labels would order the bootstrap's strata otherwise (other draws)
+    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, recall_grid=recall_grid,
+                                            pos_label=pos_label, on_undefined=on_undefined)
+                          for m in precall.AP_METHODS]
     if weights is not None:
-        metrics.append(precall.metric("roc_auc", on_undefined=on_undefined))
+        metrics.append(functools.partial(precall.roc_auc, pos_label=pos_label, on_undefined=on_undefined))
     results = precall.stats.bootstrap_cis(
-        metrics, positive, scores, sample_weight=weights,
+        metrics, labels, scores, sample_weight=weights,
         **bootstrap_kwargs(ci, "bootstrap", len(labels)))
     ap = dict(zip(precall.AP_METHODS, results))
     if weights is None:
