@@ -367,7 +367,7 @@ def test_non_ascii_labels_on_an_ascii_terminal(tmp_path):
 def test_bootstrap_reports_progress_when_the_library_takes_it(shared_data_dir, capsys, monkeypatch):
     import inspect
 
-    import precall.cli._common as common
+    import precall.cli._intervals as intervals
 
     if "progress" not in inspect.signature(precall.stats.bootstrap_ci).parameters:
         pytest.skip("this precall.stats takes no progress=")
@@ -376,7 +376,7 @@ def test_bootstrap_reports_progress_when_the_library_takes_it(shared_data_dir, c
     def recorder(label, size):
         return lambda fraction: seen.setdefault(label, []).append(fraction)
 
-    monkeypatch.setattr(common, "_terminal_progress", recorder)
+    monkeypatch.setattr(intervals, "terminal_progress", recorder)
     code, _, err = run(["evaluate", str(shared_data_dir / "pROC_aSAH.csv"), *ASAH, "--score", "s100b", "--ci",
                         "--resamples", "20"], capsys)
     assert code == 0, err

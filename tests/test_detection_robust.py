@@ -466,7 +466,7 @@ def test_bad_voc_options_are_refused(tmp_path, options, error, message):
     (["--max-dets", "10", "1", "10"], r"`max_dets` must be distinct"),
     (["--iou-type", "keypoints", "--kpt-oks-sigmas", "nan"], r"`kpt_oks_sigmas` .*got nan"),
     (["--ci", "--n-resamples", "100000000000"], r"`n_resamples` = 100000000000 would allocate"),
-    (["--ci", "--seed", "-1"], r"--seed: must be at least 0"),
+    (["--ci", "--seed", "-1"], r"--seed: must be a whole number in \[0, inf\)"),
 ])
 def test_cli_bad_options_one_line_exit_2(tmp_path, capsys, flags, message):
     gt, results = synthetic(5)

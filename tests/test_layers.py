@@ -62,8 +62,10 @@ RANKS = {
     "precall": 50,
     "precall.cli._format": 60,
     "precall.cli._common": 61,
-    "precall.cli.engines": 62,
-    "precall.cli.evaluate": 63,
+    "precall.cli._inputs": 61.5,
+    "precall.cli._intervals": 61.5,
+    "precall.cli._engines": 62,
+    "precall.cli._reports": 62,
     "precall.cli": 69,
     "precall.cli.main": 68,
     "precall.__main__": 70,
@@ -160,3 +162,28 @@ def test_the_conveniences_are_wired_from_above():
 
     assert callable(precall.ThresholdTable.plot) and callable(precall.PrecisionRecallCurve.plot)
     assert callable(precall.RocCurve.plot) and callable(precall.detection.CocoEvaluation.bootstrap)
+
+
+COMMANDS = sorted(name for name in MODULES if name.startswith("precall.cli.")
+                  and not name.rpartition(".")[2].startswith("_") and name != "precall.cli.main")
+
+
+def test_there_are_command_modules():
+    assert {"precall.cli.evaluate", "precall.cli.compare", "precall.cli.explain", "precall.cli.demo"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_command_imports_no_other_command(name):
+    """What several commands share lives in a ``cli._*`` module meant for it: a command module
+    (``cli/<command>.py``) imports only those and the library, never another command."""
+    others = [f"{MODULES[name].name}:{line} imports {target}" for target, line in _imports(name, MODULES[name])
+              if target.startswith("precall.cli") and target != name
+              and not target.rpartition(".")[2].startswith("_")]
+    assert not others, "a command imports another command:\n" + "\n".join(others)
+
+
+def test_the_command_rule_catches_a_command_import(tmp_path):
+    fake = tmp_path / "demo.py"
+    fake.write_text("from .evaluate import Report\nfrom ._reports import Report\n")
+    targets = [t for t, _ in _imports("precall.cli.demo", fake)]
+    assert targets == ["precall.cli.evaluate", "precall.cli._reports"]

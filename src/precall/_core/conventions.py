@@ -108,6 +108,8 @@ __all__ = [
 # the recall grids of the reference codes, float artefacts included (see the module docstring)
 VOC07_GRID = np.arange(0.0, 1.1, 0.1)  # Detectron's voc_ap
 COCO_GRID = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)  # pycocotools
+#: the conventions that average the precision envelope at a recall grid (their terms: 1/11 or 1/101 each)
+GRID_METHODS: tuple[str, ...] = ("voc2007", "coco")
 
 
 # ---------------------------------------------------------------------------

@@ -23,10 +23,13 @@ and emoji, is left as it is.
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Any
+from typing import Any, Sequence
 
-__all__ = ["visible"]
+import numpy as np
+
+__all__ = ["visible", "fixed", "threshold_texts", "threshold_text"]
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
@@ -55,3 +58,91 @@ def visible(value: Any) -> str:
     ('invoice[U+202E]txt.exe', 'tab␉here')
     """
     return _UNSAFE.sub(_show, str(value))
+
+
+# ---------------------------------------------------------------------------
+# numbers as text: one rule for every printed value and threshold
+def fixed(value: Any, digits: int) -> str:
+    """A value with ``digits`` decimals; ``nan`` for NaN or None, and never ``-0.000``:
+    a value that rounds to zero prints as zero, whatever its sign.
+
+    Examples
+    --------
+    >>> fixed(-1e-12, 6), fixed(-0.0, 3), fixed(0.5, 2), fixed(float("nan"), 4), fixed(-0.25, 1)
+    ('0.000000', '0.000', '0.50', 'nan', '-0.2')
+    """
+    if value is None or math.isnan(value):
+        return "nan"
+    text = f"{value:.{digits}f}"
+    if text.startswith("-") and not text.strip("-0."):  # -0.000: the sign of nothing
+        return text[1:]
+    return text
+
+
+_MAX_DIGITS = 17  # every double round-trips at 17 significant digits
+
+
+def _general(value: float, k: int) -> str:
+    text = f"{value:.{k}g}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def _pair_digits(a: float, b: float, digits: int) -> int:
+    """The fewest significant digits (at least ``digits``) from which on ``a`` and ``b``
+    print differently at every precision (equal values: ``digits``)."""
+    if a == b or math.isnan(a) or math.isnan(b):
+        return digits
+    for k in range(_MAX_DIGITS, digits - 1, -1):
+        if _general(a, k) == _general(b, k):
+            return k + 1
+    return digits
+
+
+def threshold_text(value: float, neighbours: Sequence[float] | None, digits: int) -> str:
+    """A threshold (score) with ``digits`` significant digits, more where a neighbouring
+    distinct score would print the same: the text of a threshold names it alone.
+
+    ``neighbours``: the distinct scores next to it (below and above); None when they are
+    unknown, then the fewest digits (at least ``digits``) that read back as ``value``.
+
+    Examples
+    --------
+    >>> threshold_text(0.9999991, [0.9999992, 0.5], 4), threshold_text(0.5, [0.25], 4)
+    ('0.9999991', '0.5')
+    >>> threshold_text(0.1 + 0.2, None, 6)
+    '0.30000000000000004'
+    """
+    value = float(value)
+    if neighbours is None:
+        if math.isnan(value) or math.isinf(value):
+            return _general(value, digits)
+        k = next(k for k in range(digits, _MAX_DIGITS + 1) if float(_general(value, k)) == value)
+        return _general(value, k)
+    k = max([digits, *(_pair_digits(value, float(b), digits) for b in neighbours)])
+    return _general(value, k)
+
+
+def threshold_texts(thresholds: Any, digits: int, indices: Any = None) -> list[str]:
+    """The texts of sorted thresholds (a rank table's column, decreasing or increasing),
+    or of those at ``indices``: each with ``digits`` significant digits, more where an
+    adjacent distinct threshold would print the same (so no two distinct thresholds of the
+    column print alike, shown rows or not, and equal ones print alike).
+
+    Examples
+    --------
+    >>> threshold_texts([1.0, 0.9999999, 0.99999989, 0.99999989, 0.5], 6)
+    ['1', '0.9999999', '0.99999989', '0.99999989', '0.5']
+    """
+    t = np.asarray(thresholds, dtype=float).ravel()
+    if t.size == 0:
+        return []
+    starts = np.r_[True, t[1:] != t[:-1]]  # runs of equal thresholds (ties="stable") print alike
+    run = np.cumsum(starts) - 1
+    distinct = t[starts]
+    chosen = range(t.size) if indices is None else indices
+    out = []
+    for i in chosen:
+        r = int(run[int(i)])
+        near = [float(distinct[j]) for j in (r - 1, r + 1) if 0 <= j < distinct.size]
+        out.append(threshold_text(float(t[int(i)]), near, digits))
+    return out

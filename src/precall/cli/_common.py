@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
-import math
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import precall
+from precall._core.validate import check_number
 
 PROG = "precall"
-TIES = ("group", "stable")
-RECALL_GRIDS = ("reference", "exact")
 
 TIES_HELP = {
     "group": "equal scores share one threshold, as scikit-learn",
@@ -53,7 +49,7 @@ def _default_positive(seen: list[str]) -> str | None:
     return None
 
 
-def _show_labels(counts: Counter[str]) -> str:
+def show_labels(counts: Counter[str]) -> str:
     items = [
         f"{lab!r} ({n} row{'' if n == 1 else 's'})"
         for lab, n in sorted(counts.items())[:_MAX_LABELS_SHOWN]
@@ -68,7 +64,7 @@ def resolve_pos_label(counts: Counter[str], pos_label: str | None, column: str, 
         if pos_label not in counts:
             raise CliError(
                 f"{name}: column {column!r}: --pos-label {pos_label!r} does not occur; "
-                f"the labels seen are {_show_labels(counts)}"
+                f"the labels seen are {show_labels(counts)}"
             )
         return pos_label
     positive = _default_positive(sorted(counts))
@@ -76,61 +72,13 @@ def resolve_pos_label(counts: Counter[str], pos_label: str | None, column: str, 
         raise CliError(
             f"{name}: column {column!r}: the labels are not {{0, 1}}, {{-1, 1}} or "
             f"{{false, true}}, so the positive class is ambiguous; the labels seen are "
-            f"{_show_labels(counts)}; name the positive one with --pos-label"
+            f"{show_labels(counts)}; name the positive one with --pos-label"
         )
     return positive
 
 
 
-@dataclass(frozen=True)
-class CiOptions:
-    """How ``--ci`` and ``compare`` compute intervals and tests."""
-
-    level: float = 0.95
-    method: str = "percentile"  # bootstrap interval: percentile or bca
-    n_resamples: int = precall.stats.DEFAULT_RESAMPLES
-    seed: int | None = precall.stats.DEFAULT_SEED
-
-    def describe(self, weighted: bool, drawn: str = "") -> str:
-        """The intervals line; ``drawn``: how the resamples were drawn (:func:`drawn_as`)."""
-        roc = "bootstrap for ROC-AUC (weighted data)" if weighted else "DeLong for ROC-AUC"
-        seed = "no seed" if self.seed is None else f"seed {self.seed}"
-        return (
-            f"{self.level:.4g} intervals: {self.n_resamples} stratified bootstrap resamples "
-            f"({self.method}, {seed}){' ' + drawn if drawn else ''} for AP; {roc}"
-        )
-
-
-def drawn_as(resample: str | None, n_blocks: int | None) -> str:
-    """How bootstrap resamples were drawn, in words: rows, counts of runs (exact), or counts
-    over score blocks (an approximation, said as such)."""
-    if resample != "counts":
-        return "drawn as rows"
-    if n_blocks is None:
-        return "drawn as counts of score runs (exact)"
-    return f"drawn as counts over {n_blocks} score blocks (approximate)"
-
-
-
-def _bootstrap_kwargs(ci: CiOptions, label: str | None = None, n_rows: int = 0,
-                      paired: bool = False) -> dict[str, Any]:
-    """Keyword arguments of :func:`precall.stats.bootstrap_cis` (``paired``: ``bootstrap_tests``),
-    with a terminal progress callback when the work is large, and ``resample="auto"`` (counts
-    where the data allow: the row bootstrap's distribution, in bounded time; ``precall.stats``
-    decides)."""
-    kwargs: dict[str, Any] = {"n_resamples": ci.n_resamples, "level": ci.level, "method": ci.method,
-                              "random_state": ci.seed}
-    function = precall.stats.bootstrap_tests if paired else precall.stats.bootstrap_cis
-    if label is not None and "progress" in inspect.signature(function).parameters:
-        progress = _terminal_progress(label, n_rows * ci.n_resamples // 100)
-        if progress is not None:
-            kwargs["progress"] = progress
-    kwargs["resample"] = "auto"
-    return kwargs
-
-
-
-def _parse_class_mapping(text: str) -> list[tuple[str, str]]:
+def parse_class_mapping(text: str) -> list[tuple[str, str]]:
     """``C1,C2,...`` (a column's name is its class) or ``L1=C1,L2=C2,...`` (label = column):
     the (class label, score column) pairs, in order."""
     pairs = []
@@ -214,7 +162,7 @@ def class_pairs(args: Any) -> list[tuple[str, str]]:
     """The (class label, score column) pairs of ``--class-columns`` or ``--class-prefix``."""
     if args.class_prefix is not None:
         return class_columns_from_prefix(args.file, args.class_prefix, args.delimiter)
-    return _parse_class_mapping(args.class_columns)
+    return parse_class_mapping(args.class_columns)
 
 
 def _cli_spelling(message: str) -> str:
@@ -225,7 +173,7 @@ def _cli_spelling(message: str) -> str:
                      "Choose another result with --on-undefined raise or zero"))
 
 
-def _print_warning_messages(source: str, messages: Sequence[str]) -> None:
+def print_warning_messages(source: str, messages: Sequence[str]) -> None:
     for message in messages:
         first = _cli_spelling(message.splitlines()[0] if message else message)
         print(f"{PROG}: warning: {source}: {first}", file=sys.stderr)
@@ -250,15 +198,15 @@ def class_warnings(messages: Sequence[str], classes: Sequence[Any], labels: Sequ
     return out
 
 
-def _print_warnings(report: Any) -> None:
+def print_warnings(report: Any) -> None:
     """Print the warnings a report collected (it has `.source` and `.warnings`)."""
-    _print_warning_messages(report.source, report.warnings)
+    print_warning_messages(report.source, report.warnings)
 
 
-def _emit(report: Any, args: argparse.Namespace, as_json: Callable[[Any], dict[str, Any]],
+def emit(report: Any, args: argparse.Namespace, as_json: Callable[[Any], dict[str, Any]],
           as_text: Callable[..., str]) -> int:
     """Warnings to stderr, then the report as JSON (``--json``) or text; exit code 0."""
-    _print_warnings(report)
+    print_warnings(report)
     if args.json:
         print(json.dumps(as_json(report), indent=2, allow_nan=False))
     else:
@@ -267,12 +215,7 @@ def _emit(report: Any, args: argparse.Namespace, as_json: Callable[[Any], dict[s
 
 
 
-def _ci_options(args: argparse.Namespace) -> CiOptions:
-    return CiOptions(args.level, args.ci_method, args.resamples, args.seed)
-
-
-
-def _terminal_progress(label: str, size: int) -> Callable[[float], None] | None:
+def terminal_progress(label: str, size: int) -> Callable[[float], None] | None:
     """``\rLABEL: 42%`` on a terminal for large inputs (more than 100 000 items); None otherwise."""
     if size <= 100_000 or not sys.stderr.isatty():
         return None
@@ -291,65 +234,52 @@ def _terminal_progress(label: str, size: int) -> Callable[[float], None] | None:
 
 # ---------------------------------------------------------------------------
 # argument parsing
-def _int_in(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: an integer in [low, high] (no upper bound when high is None)."""
+def number_arg(*, integer: bool = False, low: float | None = None, high: float | None = None,
+               low_open: bool = False, high_open: bool = False, hint: str = "") -> Callable[[str], Any]:
+    """An argparse type for a numeric option, checked by the library's one rule
+    (:func:`precall._core.validate.check_number`): the message says what the option takes
+    (and ``hint``) and the text given; argparse names the option."""
 
-    def parse(text: str) -> int:
+    def parse(text: str) -> Any:
         try:
-            value = int(text)
+            value: Any = int(text) if integer else float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
-            raise argparse.ArgumentTypeError(f"must be {bound}; got {value}")
-        return value
+            try:  # "1e3" or "2.0" for a whole number: checked as the number it is
+                value = float(text)
+            except ValueError:
+                value = text  # not a number at all: check_number says what it takes
+        try:
+            return check_number(value, "value", integer=integer, low=low, high=high, low_open=low_open,
+                                high_open=high_open, hint=hint)
+        except (TypeError, ValueError) as exc:
+            rule = str(exc).removeprefix("`value` ").rpartition("; got ")[0]
+            raise argparse.ArgumentTypeError(f"{rule}; got {text!r}") from None
 
     return parse
 
 
-_digits = _int_in(1, 17)
-_resamples = _int_in(2)
+def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high] (no upper bound when high is None)."""
+    return number_arg(integer=True, low=low, high=high)
 
 
-def _seed(text: str) -> int | None:
-    return None if text.strip().lower() == "none" else _int_in(0)(text)
+digits_arg = int_in(1, 17)
+resamples_arg = int_in(2)
+level_arg = number_arg(low=0, high=1, low_open=True, high_open=True, hint="a confidence level, e.g. 0.95")
+unit_arg = number_arg(low=0, high=1)
+prevalence_arg = number_arg(low=0, high=1, low_open=True, high_open=True,
+                            hint="the share of positives, e.g. 0.001")
+finite_arg = number_arg()
+max_fpr_arg = number_arg(low=0, high=1, low_open=True,
+                         hint="the largest false-positive rate of the partial ROC-AUC, e.g. 0.1; 1 is the full AUC")
 
 
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text!r}")
-    return value
+def seed_arg(text: str) -> int | None:
+    """``--seed``: a non-negative whole number, or ``none`` for fresh randomness."""
+    return None if text.strip().lower() == "none" else int_in(0)(text)
 
 
-def _unit(text: str) -> float:
-    value = _finite(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text!r}")
-    return value
-
-
-def _prevalence(text: str) -> float:
-    value = _finite(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), the share of positives, e.g. 0.001; got {text!r}")
-    return value
-
-
-def _finite(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be finite; got {text!r}")
-    return value
-
-
-def _add_file_arguments(p: argparse.ArgumentParser) -> None:
+def add_file_arguments(p: argparse.ArgumentParser) -> None:
     """FILE, --label, --pos-label, --weight and --delimiter: every command that reads data."""
     p.add_argument("file", metavar="FILE",
                    help="the data: .csv, .tsv, .jsonl (optionally .gz), .parquet, .npz or .npy")
@@ -376,13 +306,13 @@ def _add_file_arguments(p: argparse.ArgumentParser) -> None:
 ON_UNDEFINED = ("warn", "nan", "raise", "zero")
 
 
-def _on_undefined(args: argparse.Namespace) -> Any:
+def on_undefined_arg(args: argparse.Namespace) -> Any:
     """``--on-undefined`` as the library's ``on_undefined`` (``zero``: the number 0.0)."""
     value = getattr(args, "on_undefined", "warn")
     return 0.0 if value == "zero" else value
 
 
-def _add_output_options(p: argparse.ArgumentParser, *, undefined: bool = True) -> None:
+def add_output_options(p: argparse.ArgumentParser, *, undefined: bool = True) -> None:
     """``--wide`` (and ``--on-undefined``): shared by the commands that print tables."""
     p.add_argument("--wide", action="store_true",
                    help="print the full tables on one block each, descriptions inline, whatever the "
@@ -394,13 +324,13 @@ def _add_output_options(p: argparse.ArgumentParser, *, undefined: bool = True) -
                        "nan, raise (an error, exit 2) or zero")
 
 
-def _add_ci_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--level", type=_level, default=0.95, metavar="L",
+def add_ci_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--level", type=level_arg, default=0.95, metavar="L",
                    help="confidence level of the intervals (default 0.95)")
     p.add_argument("--ci-method", choices=precall.stats.BOOTSTRAP_METHODS, default="percentile",
                    help="bootstrap interval: percentile (default) or bca")
-    p.add_argument("--resamples", type=_resamples, default=precall.stats.DEFAULT_RESAMPLES, metavar="N",
+    p.add_argument("--resamples", type=resamples_arg, default=precall.stats.DEFAULT_RESAMPLES, metavar="N",
                    help=f"bootstrap resamples (default {precall.stats.DEFAULT_RESAMPLES}, as every command)")
-    p.add_argument("--seed", type=_seed, default=precall.stats.DEFAULT_SEED, metavar="N",
+    p.add_argument("--seed", type=seed_arg, default=precall.stats.DEFAULT_SEED, metavar="N",
                    help=f"random seed of the bootstrap (default {precall.stats.DEFAULT_SEED}, as every command, "
                    "so runs repeat; 'none' for fresh randomness)")

@@ -9,7 +9,7 @@ import numpy as np
 
 import precall
 from precall._core.normal import p_text
-from precall._core.text import visible
+from precall._core.text import fixed, visible
 
 
 def _description(method: str) -> str:
@@ -17,41 +17,42 @@ def _description(method: str) -> str:
     return getattr(convention, "summary", "") if convention is not None else ""
 
 
-def _fmt(value: float, digits: int) -> str:
-    return "nan" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+def fmt(value: float, digits: int) -> str:
+    """A value with ``digits`` decimals, never ``-0.000`` (:func:`precall._core.text.fixed`)."""
+    return fixed(value, digits)
 
 
-def _fmt_interval(ci: Any, digits: int) -> str:
-    return f"[{_fmt(ci.low, digits)}, {_fmt(ci.high, digits)}]"
+def fmt_interval(ci: Any, digits: int) -> str:
+    return f"[{fmt(ci.low, digits)}, {fmt(ci.high, digits)}]"
 
 
-def _interval_dict(ci: Any) -> dict[str, Any]:
+def interval_dict(ci: Any) -> dict[str, Any]:
     out = {"low": ci.low, "high": ci.high, "method": ci.method, "standard_error": ci.standard_error}
     if isinstance(ci, precall.stats.BootstrapResult):
         out["n_degenerate"] = ci.n_degenerate
     return out
 
 
-def _fmt_count(value: float) -> str:
+def fmt_count(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.6g}"
 
 
 
-def _fmt_cell(value: Any, digits: int) -> str:
+def fmt_cell(value: Any, digits: int) -> str:
     if isinstance(value, float):
-        return _fmt(value, digits) if not float(value).is_integer() or abs(value) < 1 else _fmt_count(value)
+        return fmt(value, digits) if not float(value).is_integer() or abs(value) < 1 else fmt_count(value)
     return str(value)
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
     if isinstance(value, float):
         return None if not math.isfinite(value) else value
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     if isinstance(value, np.generic):
-        return _json_safe(value.item())
+        return json_safe(value.item())
     return value
 
 

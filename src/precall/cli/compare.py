@@ -13,29 +13,25 @@ from typing import Any, Callable
 import numpy as np
 
 import precall
+from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import Columns, label_counts, read_file
 
 from ._common import (
-    RECALL_GRIDS,
-    TIES,
-    CiOptions,
     CliError,
-    _add_ci_options,
-    _add_file_arguments,
-    _add_output_options,
-    _parse_class_mapping,
+    add_ci_options,
+    add_file_arguments,
+    add_output_options,
     class_columns_from_prefix,
-    drawn_as,
-    _bootstrap_kwargs,
-    _ci_options,
-    _digits,
-    _emit,
-    _print_warnings,
-    _show_labels,
+    digits_arg,
+    emit,
+    parse_class_mapping,
+    print_warnings,
     resolve_pos_label,
+    show_labels,
 )
-from ._format import _fmt, _json_safe, fit, fmt_p, render_table
-from .evaluate import _n_tied
+from ._format import fit, fmt, fmt_p, json_safe, render_table
+from ._inputs import n_tied_rows, read_scores
+from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
 
 
 # ---------------------------------------------------------------------------
@@ -88,7 +84,7 @@ def compare_columns(
                 sa, sb = columns.scores[:, i], columns.scores[:, j]
                 tests = precall.stats.bootstrap_tests(
                     functions, labels, sa, sb, sample_weight=columns.weights,
-                    **_bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels), paired=True))
+                    **bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels), paired=True))
                 for metric, test in zip(metrics, tests):
                     if metric == "roc_auc" and columns.weights is None:
                         rows.append((a, b, "ROC-AUC", precall.stats.roc_auc_test(
@@ -128,7 +124,7 @@ def compare_multiclass(
                 sa, sb = columns.scores[:, i * k:(i + 1) * k], columns.scores[:, j * k:(j + 1) * k]
                 tests = precall.stats.bootstrap_tests(  # rows: the joint cells of 2k columns are too many
                     functions, labels, sa, sb, sample_weight=columns.weights,
-                    **_bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels) * k, paired=True))
+                    **bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels) * k, paired=True))
                 rows += [(a, b, "macro ROC-AUC" if metric == "roc_auc" else f"macro AP {metric}", test)
                          for metric, test in zip(metrics, tests)]
         except (ValueError, TypeError) as exc:
@@ -161,7 +157,7 @@ def comparison_header(report: Comparison, wide: bool = False) -> list[str]:
     else:
         label_line = (f"label       column {report.label_column!r}: positive {pos!r} "
                       f"({report.label_counts.get(pos, 0)} rows), negative "
-                      f"{_show_labels(Counter(negatives)) if negatives else 'none'}")
+                      f"{show_labels(Counter(negatives)) if negatives else 'none'}")
     lines = [
         f"file        {report.source} ({report.n_rows} rows)",
         label_line,
@@ -193,16 +189,16 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
 
     if wide:
         header = ["A", "B", "metric", "A value", "B value", "A - B", level, "z", "p", "method"]
-        body = [[a, b, metric, _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
-                 _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
-                 _fmt(t.statistic, 3), p_of(t), test_name(t)] for a, b, metric, t in report.rows]
+        body = [[a, b, metric, fmt(t.estimate_a, digits), fmt(t.estimate_b, digits),
+                 fmt(t.difference, digits), f"[{fmt(t.low, digits)}, {fmt(t.high, digits)}]",
+                 fmt(t.statistic, 3), p_of(t), test_name(t)] for a, b, metric, t in report.rows]
         return "\n".join([*lines, "", *render_table(header, body, wide=True, left=3, prose_last=True)])
     pairs = list(dict.fromkeys((a, b) for a, b, _, _ in report.rows))
     for a, b in pairs:
         lines += ["", *fit([f"A = {a!r}, B = {b!r}"])]
         header = ["metric", "test", "A", "B", "A - B", level, "p"]
-        body = [[metric, test_name(t), _fmt(t.estimate_a, digits), _fmt(t.estimate_b, digits),
-                 _fmt(t.difference, digits), f"[{_fmt(t.low, digits)}, {_fmt(t.high, digits)}]",
+        body = [[metric, test_name(t), fmt(t.estimate_a, digits), fmt(t.estimate_b, digits),
+                 fmt(t.difference, digits), f"[{fmt(t.low, digits)}, {fmt(t.high, digits)}]",
                  p_of(t)] for x, y, metric, t in report.rows if (x, y) == (a, b)]
         lines += render_table(header, body, left=2)
     lines += ["", "p: two-sided; DeLong: normal p-value of z = (A - B) / SE (z: --wide, --json); "
@@ -227,7 +223,7 @@ def comparison_json_dict(report: Comparison) -> dict[str, Any]:
             "standard_error": t.standard_error, "n_resamples": t.n_resamples,
             "n_degenerate": t.n_degenerate, "resample": t.resample, "n_blocks": t.n_blocks,
         })
-    return _json_safe({
+    return json_safe({
         "input": {
             "file": report.source, "n_rows": report.n_rows, "label_column": report.label_column,
             "score_columns": report.score_columns, "weight_column": report.weight_column,
@@ -254,7 +250,7 @@ def _models(args: argparse.Namespace) -> list[tuple[str, list[tuple[str, str]]]]
     models = []
     for kind, value in specs:
         pairs = (class_columns_from_prefix(args.file, value, args.delimiter) if kind == "prefix"
-                 else _parse_class_mapping(value))
+                 else parse_class_mapping(value))
         models.append((f"{value}*" if kind == "prefix" else value, pairs))
     if len(models) < 2:
         raise CliError("compare needs at least two models: repeat --class-columns (or --class-prefix), "
@@ -277,8 +273,8 @@ def _announce(args: argparse.Namespace) -> Callable[[Comparison], None] | None:
 def _emit_comparison(report: Comparison, args: argparse.Namespace) -> int:
     """The tests after :func:`_announce`'s header: JSON, or the text without the header."""
     if args.json:
-        return _emit(report, args, comparison_json_dict, format_comparison_text)
-    _print_warnings(report)
+        return emit(report, args, comparison_json_dict, format_comparison_text)
+    print_warnings(report)
     print(format_comparison_text(report, digits=args.digits, wide=args.wide, summary=False))
     return 0
 
@@ -301,19 +297,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
             columns, name=path, label=args.label, models=[(n, [m[c] for c in classes]) for n, m in
                                                           zip(names, ordered)],
             classes=classes, weight=args.weight, metrics=metrics, ties=args.ties,
-            recall_grid=args.recall_grid, ci=_ci_options(args), announce=_announce(args),
+            recall_grid=args.recall_grid, ci=ci_options(args), announce=_announce(args),
             n_tied=_n_tied_columns(columns, args.ties),
         )
         return _emit_comparison(report, args)
     scores = list(dict.fromkeys(args.score or []))
     if len(scores) < 2:
         raise CliError("compare needs at least two different --score columns")
-    columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in scores],
-                        weight=args.weight, delimiter=args.delimiter)
+    columns = read_scores(args, scores)
     report = compare_columns(
         columns, name=path, label=args.label, score_columns=scores, weight=args.weight,
         pos_label=args.pos_label, metrics=metrics, ties=args.ties, recall_grid=args.recall_grid,
-        ci=_ci_options(args), announce=_announce(args), n_tied=_n_tied_columns(columns, args.ties),
+        ci=ci_options(args), announce=_announce(args), n_tied=_n_tied_columns(columns, args.ties),
     )
     return _emit_comparison(report, args)
 
@@ -324,7 +319,7 @@ def _n_tied_columns(columns: Columns, ties: str) -> int:
     if ties != "stable":
         return 0
     scores = columns.scores.reshape(len(columns.labels), -1)
-    return max(_n_tied(scores[:, j], columns.weights) for j in range(scores.shape[1]))
+    return max(n_tied_rows(scores[:, j], columns.weights) for j in range(scores.shape[1]))
 
 
 
@@ -337,7 +332,7 @@ def register(sub: Any) -> None:
         "stratified bootstrap of each chosen metric, with the difference, its confidence "
         "interval, z and the two-sided p-value.",
     )
-    _add_file_arguments(cmp)
+    add_file_arguments(cmp)
     cmp.add_argument("--score", action="append", metavar="COL",
                      help="a score column (give two or more: --score A --score B)")
     cmp.add_argument("--class-columns", action="append", metavar="C1,C2,...",
@@ -352,8 +347,8 @@ def register(sub: Any) -> None:
     cmp.add_argument("--recall-grid", choices=RECALL_GRIDS, default="reference",
                      help="recall grid of voc2007/coco (default reference)")
     cmp.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    cmp.add_argument("--digits", type=_digits, default=4, metavar="N",
+    cmp.add_argument("--digits", type=digits_arg, default=4, metavar="N",
                      help="decimals in the text output (default 4)")
-    _add_ci_options(cmp)
-    _add_output_options(cmp, undefined=False)
+    add_ci_options(cmp)
+    add_output_options(cmp, undefined=False)
     cmp.set_defaults(func=cmd_compare)

@@ -9,9 +9,11 @@ from typing import Any
 import precall
 from precall.readers import read_delimited
 
-from ._common import TIES, _digits, _print_warnings
-from ._format import _fmt, describe, render_table
-from .evaluate import Report, evaluate_columns, format_text
+from precall._core.validate import TIES
+
+from ._common import digits_arg, print_warnings
+from ._format import describe, fmt, render_table
+from ._reports import Report, evaluate_columns, format_text
 
 DEMO_DATA = "yardstick_two_class_example.csv"
 DEMO_SOURCE = (
@@ -82,14 +84,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "",
     ]
     header = ["convention", "AP"] + (["description"] if args.wide else [])
-    rows = [[m, _fmt(result.average_precision[m], args.digits)] + ([describe(m)] if args.wide else [])
+    rows = [[m, fmt(result.average_precision[m], args.digits)] + ([describe(m)] if args.wide else [])
             for m in names]
-    rows.append(["ROC-AUC", _fmt(result.roc_auc, args.digits)] + ([""] if args.wide else []))
+    rows.append(["ROC-AUC", fmt(result.roc_auc, args.digits)] + ([""] if args.wide else []))
     out += render_table(header, rows, wide=args.wide, prose_last=args.wide)
     out += ["(the conventions as in the legend above)"] if not args.wide else []
     print("\n".join(out))
     for report in (unweighted, weighted):
-        _print_warnings(report)
+        print_warnings(report)
     return 0
 
 
@@ -103,7 +105,7 @@ def register(sub: Any) -> None:
     )
     demo.add_argument("--ties", choices=TIES, default="group",
                       help="tie rule for the bundled data (default group)")
-    demo.add_argument("--digits", type=_digits, default=6, metavar="N",
+    demo.add_argument("--digits", type=digits_arg, default=6, metavar="N",
                       help="decimals in the output (default 6)")
     demo.add_argument("--wide", action="store_true",
                       help="descriptions inline in the tables, whatever the width (default: 80 columns)")

@@ -12,8 +12,8 @@ from typing import Any
 
 import precall
 
-from ._common import CliError, _add_output_options, _int_in, _print_warning_messages, _terminal_progress, _unit
-from ._format import _fmt, _json_safe, fit, render_table
+from ._common import CliError, add_output_options, int_in, print_warning_messages, terminal_progress, unit_arg
+from ._format import fit, fmt, json_safe, render_table
 
 
 # ---------------------------------------------------------------------------
@@ -32,10 +32,10 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
                 data, max_dets=None if args.max_dets is None else tuple(args.max_dets), ties=args.ties,
                 iou_type=args.iou_type, iou_thresholds=args.iou_thresholds, area_ranges=args.area_ranges,
                 kpt_oks_sigmas=args.kpt_oks_sigmas, use_cats=not args.no_cats,
-                progress=_terminal_progress("evaluating", len(data.dt_score)))
+                progress=terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args)) from None
-    _print_warning_messages(args.results, [str(w.message) for w in caught])
+    print_warning_messages(args.results, [str(w.message) for w in caught])
     if args.plot:
         entries = []
         for row in ev.per_class:
@@ -53,7 +53,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
     if args.ci:
         try:
             ci = ev.bootstrap(args.n_resamples, random_state=args.seed,
-                              progress=_terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
+                              progress=terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
         except ValueError as exc:
             raise CliError(str(exc)) from None
     if args.json:
@@ -64,7 +64,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
             out["ci_per_class"] = {str(k): list(v) for k, v in ci.per_class.items()}
             out["ci_method"] = (f"percentile bootstrap over images, {ci.n_resamples} resamples, "
                                 f"level {ci.confidence_level}, seed {args.seed}")
-        print(json.dumps(_json_safe(out), indent=2, allow_nan=False))
+        print(json.dumps(json_safe(out), indent=2, allow_nan=False))
         return 0
     lines = [*fit([f"ground truth {args.gt}; results {args.results}; ties {args.ties}"], wide=args.wide), "",
              ev.to_text()]
@@ -72,8 +72,8 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         lines += ["", ci.to_text() + f" ({ci.n_resamples} resamples, seed {args.seed})"]
     if args.per_class:
         areas = [k for k in ev.per_class[0] if k.startswith("AP_")] if ev.per_class else []
-        rows = [[str(r["name"]), _fmt(r["AP"], 3), _fmt(r["AP50"], 3), _fmt(r["AP75"], 3),
-                 *(_fmt(r[k], 3) for k in areas), _fmt(r["AR"], 3), str(r["n_gt"]), str(r["n_det"])]
+        rows = [[str(r["name"]), fmt(r["AP"], 3), fmt(r["AP50"], 3), fmt(r["AP75"], 3),
+                 *(fmt(r[k], 3) for k in areas), fmt(r["AR"], 3), str(r["n_gt"]), str(r["n_det"])]
                 for r in ev.per_class]
         lines += ["", *render_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
                                      "#detections"], rows, wide=args.wide),
@@ -122,7 +122,7 @@ def _plot_classes(entries: list[tuple[Any, Any, int, list[tuple[str, Any]]]], fo
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
         raise CliError(f"--plot {folder!r}: cannot create the folder: {exc.strerror or exc}") from None
-    progress = _terminal_progress("plotting", 100_001) if len(entries) > 10 else None  # ~0.3 s per figure
+    progress = terminal_progress("plotting", 100_001) if len(entries) > 10 else None  # ~0.3 s per figure
     for i, (ident, name, n_gt, curves) in enumerate(entries):
         if progress is not None:
             progress(i / len(entries))
@@ -160,14 +160,14 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
                    for k, c in enumerate(ev.n_gt) if ev.n_gt[c] > 0]
         _plot_classes(entries, args.plot, ev.method)
     if args.json:
-        print(json.dumps(_json_safe({"ap": {str(k): v for k, v in ev.ap.items()}, "mAP": ev.map,
+        print(json.dumps(json_safe({"ap": {str(k): v for k, v in ev.ap.items()}, "mAP": ev.map,
                                      "method": ev.method, "iou_threshold": ev.iou_threshold,
                                      "n_gt": {str(k): v for k, v in ev.n_gt.items()},
                                      "n_det": {str(k): v for k, v in n_det.items()}}), indent=2))
     elif args.per_class:
-        rows = [[str(c), _fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])] for c in ev.n_gt]
+        rows = [[str(c), fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])] for c in ev.n_gt]
         print("\n".join([*render_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"],
-                                       rows, wide=args.wide), f"mAP {_fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
+                                       rows, wide=args.wide), f"mAP {fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
     else:
         print(ev.to_text())
     return 0
@@ -215,7 +215,7 @@ def register(sub: Any) -> None:
     coco.add_argument("--per-class", action="store_true", help="also print AP, AP50, AP75 per class")
     coco.add_argument("--iou-type", choices=("bbox", "segm", "keypoints"), default="bbox",
                       help="box IoU (default), mask IoU of the segmentations, or keypoint OKS")
-    coco.add_argument("--max-dets", type=_int_in(1), nargs="+", default=None, metavar="N",
+    coco.add_argument("--max-dets", type=int_in(1), nargs="+", default=None, metavar="N",
                       help="detections per image, distinct, any order (default 1 10 100; 20 for keypoints); any number "
                       "of values, e.g. 100 300 1000 for proposal recall")
     coco.add_argument("--iou-thresholds", type=_float_list, default=None, metavar="T1,T2,...",
@@ -226,15 +226,15 @@ def register(sub: Any) -> None:
                       help="keypoint OKS sigmas, one per keypoint (default COCO's 17)")
     coco.add_argument("--ci", action="store_true",
                       help="95%% percentile bootstrap intervals over images for mAP, AP50, AP75 (and per class)")
-    coco.add_argument("--n-resamples", type=_int_in(1), default=1000, help="bootstrap resamples (default 1000)")
-    coco.add_argument("--seed", type=_int_in(0), default=0, help="bootstrap seed (default 0)")
+    coco.add_argument("--n-resamples", type=int_in(1), default=1000, help="bootstrap resamples (default 1000)")
+    coco.add_argument("--seed", type=int_in(0), default=0, help="bootstrap seed (default 0)")
     coco.add_argument("--no-cats", action="store_true",
                       help="class-agnostic: pool all categories (pycocotools' useCats=0)")
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",
                       help="stable: pycocotools' order (default); group: equal scores as one step")
     coco.add_argument("--json", action="store_true", help="print one JSON object")
     coco.add_argument("--plot", metavar="DIR", help="write each class's PR curves (IoU 0.5, 0.75) as PNGs in DIR")
-    _add_output_options(coco, undefined=False)
+    add_output_options(coco, undefined=False)
     coco.set_defaults(func=cmd_detection_coco)
     voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
                              description="PASCAL VOC XML annotations and detections (a per-class file pattern "
@@ -248,7 +248,7 @@ def register(sub: Any) -> None:
     text.add_argument("gt_dir", metavar="GT_DIR")
     text.add_argument("det_dir", metavar="DET_DIR")
     for sp, default_format in ((voc, "xyxy"), (text, "xywh")):
-        sp.add_argument("--iou", type=_unit, default=0.5, help="IoU threshold (default 0.5)")
+        sp.add_argument("--iou", type=unit_arg, default=0.5, help="IoU threshold (default 0.5)")
         sp.add_argument("--metric", choices=precall.AP_METHODS, default="voc2010",
                         help="AP convention (default voc2010; voc2007 for the 11-point metric)")
         sp.add_argument("--box-format", choices=("xyxy", "xywh", "cxcywh"), default=default_format,
@@ -260,5 +260,5 @@ def register(sub: Any) -> None:
         sp.add_argument("--json", action="store_true", help="print one JSON object")
         sp.add_argument("--per-class", action="store_true", help="a table of AP, #GT and #detections per class")
         sp.add_argument("--plot", metavar="DIR", help="write each class's PR curve as a PNG in DIR")
-        _add_output_options(sp, undefined=False)
+        add_output_options(sp, undefined=False)
         sp.set_defaults(func=cmd_detection_voc)

@@ -4,209 +4,52 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import json
-import math
 import warnings
-from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 import precall
-from precall.readers import Columns, label_counts, read_file
+from precall._core.validate import AVERAGES as _LIBRARY_AVERAGES
+from precall._core.validate import RECALL_GRIDS, TIES
+from precall.readers import Columns
 
 from ._common import (
-    RECALL_GRIDS,
-    TIES,
     TIES_HELP,
-    _add_ci_options,
-    _add_file_arguments,
-    _add_output_options,
-    _bootstrap_kwargs,
-    _ci_options,
-    _digits,
-    _emit,
-    _finite,
-    _int_in,
-    _on_undefined,
-    _prevalence,
-    _print_warning_messages,
-    _print_warnings,
-    _show_labels,
-    _unit,
-    CiOptions,
     CliError,
-    class_pairs,
+    add_ci_options,
+    add_file_arguments,
+    add_output_options,
     class_warnings,
-    drawn_as,
-    resolve_pos_label,
+    digits_arg,
+    emit,
+    finite_arg,
+    int_in,
+    on_undefined_arg,
+    prevalence_arg,
+    print_warning_messages,
+    print_warnings,
+    unit_arg,
 )
-from ._format import (
-    _fmt,
-    _fmt_cell,
-    _fmt_count,
-    _fmt_interval,
-    _interval_dict,
-    _json_safe,
-    describe,
-    fit,
-    legend,
-    WIDTH,
-    render_table,
-    wrap,
+from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_stream
+from ._format import describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, legend, render_table
+from ._inputs import read_classes, read_scores
+from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
+from ._reports import (
+    Report,
+    evaluate_columns,
+    format_text,
+    numeric_failure,
+    point_dict,
+    ties_note,
+    with_intervals,
 )
-from .engines import _check_single_binary, _evaluate_dask, _evaluate_stream
 
 
 # ---------------------------------------------------------------------------
 # evaluation and output
-@dataclass(frozen=True)
-class Report:
-    """One evaluation with what the CLI knows about its input."""
-
-    source: str
-    n_rows: int
-    label_column: str
-    score_column: str
-    weight_column: str | None
-    pos_label: str
-    label_counts: dict[str, int]
-    evaluation: precall.Evaluation
-    warnings: list[str]
-    intervals: Intervals | None = None
-    operating_points: tuple[tuple[str, float, precall.OperatingPoint | None], ...] = ()
-    at_prevalence: tuple[tuple[float, precall.Evaluation], ...] = ()  # --prevalence PI
-    n_tied: int = 0  # rows whose score another row shares (shown with --ties stable)
-
-
-
-@dataclass(frozen=True)
-class Intervals:
-    """``--ci``: an interval for every AP convention and for ROC-AUC, from :mod:`precall.stats`."""
-
-    options: CiOptions
-    average_precision: dict[str, precall.stats.ConfidenceInterval]
-    roc_auc: precall.stats.ConfidenceInterval
-    resample: str = "rows"  # how the AP resamples were drawn: "rows" or "counts"
-    n_blocks: int | None = None  # counts over score blocks (None: exact)
-
-    @property
-    def drawn(self) -> str:
-        return drawn_as(self.resample, self.n_blocks)
-
-
-
-def compute_intervals(
-    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, pos_label: str,
-    ties: str, recall_grid: str, ci: CiOptions, on_undefined: Any = "warn",
-) -> Intervals:
-    """The ``--ci`` intervals: bootstrap for every AP convention from one set of resamples
-    (:func:`precall.stats.bootstrap_cis`; drawn as counts without weights and with grouped ties);
-    DeLong for ROC-AUC (bootstrapped with the APs when weighted, since DeLong takes no weights)."""
-    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, recall_grid=recall_grid,
-                                            pos_label=pos_label, on_undefined=on_undefined)
-                          for m in precall.AP_METHODS]
-    if weights is not None:
-        metrics.append(functools.partial(precall.roc_auc, pos_label=pos_label, on_undefined=on_undefined))
-    results = precall.stats.bootstrap_cis(
-        metrics, labels, scores, sample_weight=weights,
-        **_bootstrap_kwargs(ci, "bootstrap", len(labels)))
-    ap = dict(zip(precall.AP_METHODS, results))
-    if weights is None:
-        roc = precall.stats.roc_auc_ci(labels, scores, pos_label=pos_label, level=ci.level)
-    else:
-        roc = results[-1]
-    return Intervals(ci, ap, roc, results[0].resample, results[0].n_blocks)
-
-
-def evaluate_columns(
-    columns: Columns,
-    *,
-    name: str,
-    label: str,
-    score: str,
-    weight: str | None,
-    pos_label: str | None,
-    ties: str,
-    recall_grid: str,
-    ci: CiOptions | None = None,
-    targets: Sequence[tuple[str, float]] = (),
-    prevalences: Sequence[float] = (),
-    on_undefined: Any = "warn",
-) -> Report:
-    """Run :func:`precall.evaluate` once on the columns read from ``name``
-    (and, with ``ci``, :func:`compute_intervals`; with ``prevalences``, the
-    table reweighted to each, :func:`at_prevalences`)."""
-    counts = label_counts(columns.labels)
-    positive = resolve_pos_label(counts, pos_label, label, name)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = precall.evaluate(
-                np.array(columns.labels),
-                columns.scores,
-                sample_weight=columns.weights,
-                pos_label=positive,
-                ties=ties,
-                recall_grid=recall_grid,
-                on_undefined=on_undefined,
-            )
-            points = []
-            table = None
-            if targets or prevalences:
-                table = precall.threshold_table(np.array(columns.labels), columns.scores,
-                                                sample_weight=columns.weights, pos_label=positive,
-                                                ties=ties)
-                for kind, value in targets:
-                    try:
-                        point = table.operating_point(**{kind: value})
-                    except ValueError:  # not reached: reported as such
-                        point = None
-                    points.append((kind, value, point))
-            at_prevalence = at_prevalences(table, prevalences, recall_grid) if table is not None else ()
-            intervals = None
-            if ci is not None:
-                intervals = compute_intervals(
-                    np.array(columns.labels), columns.scores, columns.weights, pos_label=positive,
-                    ties=ties, recall_grid=recall_grid, ci=ci, on_undefined=on_undefined,
-                )
-        except (ValueError, TypeError) as exc:
-            raise CliError(f"{name}: {exc}") from None
-        except (OverflowError, ZeroDivisionError) as exc:
-            raise CliError(f"{name}: {_numeric_failure(exc, prevalences)}") from None
-    return Report(
-        source=name,
-        n_rows=len(columns.labels),
-        label_column=label,
-        score_column=score,
-        weight_column=weight,
-        pos_label=positive,
-        label_counts=dict(sorted(counts.items())),
-        evaluation=result,
-        warnings=[str(w.message) for w in caught],
-        intervals=intervals,
-        operating_points=tuple(points),
-        at_prevalence=at_prevalence,
-        n_tied=_n_tied(columns.scores, columns.weights) if ties == "stable" else 0,  # only shown then
-    )
-
-
-def with_intervals(report: Report, columns: Columns, *, ties: str, recall_grid: str, ci: CiOptions,
-                   on_undefined: Any = "warn") -> Report:
-    """``report`` (computed without ``ci``) with its ``--ci`` intervals (:func:`compute_intervals`),
-    holding only the warnings the intervals raised: the CLI prints the point estimates first."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            intervals = compute_intervals(
-                np.array(columns.labels), columns.scores, columns.weights, pos_label=report.pos_label,
-                ties=ties, recall_grid=recall_grid, ci=ci, on_undefined=on_undefined,
-            )
-        except (ValueError, TypeError) as exc:
-            raise CliError(f"{report.source}: {exc}") from None
-    return dataclasses.replace(report, intervals=intervals, warnings=[str(w.message) for w in caught])
 
 
 def format_intervals(report: Report, digits: int = 6, wide: bool = False) -> str:
@@ -216,203 +59,14 @@ def format_intervals(report: Report, digits: int = 6, wide: bool = False) -> str
     assert iv is not None
     lines = fit(["", "intervals   " + iv.options.describe(report.weight_column is not None, iv.drawn), ""],
                 wide=wide)
-    rows = [[m, _fmt(ev.average_precision[m], digits), _fmt_interval(iv.average_precision[m], digits)]
+    rows = [[m, fmt(ev.average_precision[m], digits), fmt_interval(iv.average_precision[m], digits)]
             for m in precall.AP_METHODS]
     lines += render_table(["convention", "AP", f"{iv.options.level:.0%} CI"], rows, wide=wide)
     width = max(len(r[0]) for r in rows + [["convention"]])
     vwidth = max(len(r[1]) for r in rows)
-    lines += fit([f"{'ROC-AUC'.ljust(width)}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}  "
-                  f"{_fmt_interval(iv.roc_auc, digits)} ({_method_name(iv.roc_auc.method)})"], wide=wide)
+    lines += fit([f"{'ROC-AUC'.ljust(width)}  {fmt(ev.roc_auc, digits).rjust(vwidth)}  "
+                  f"{fmt_interval(iv.roc_auc, digits)} ({method_name(iv.roc_auc.method)})"], wide=wide)
     return "\n".join(lines)
-
-
-def _numeric_failure(exc: Exception, prevalences: Sequence[float]) -> str:
-    """One line for an arithmetic failure of the library (an extreme --prevalence or weights)."""
-    if prevalences:
-        shown = ", ".join(f"{pi:g}" for pi in prevalences)
-        return (f"--prevalence {shown}: the negatives' weight needed for it cannot be represented "
-                f"({type(exc).__name__}: {exc}); give a prevalence nearer the data's")
-    return f"the weights are too extreme to evaluate ({type(exc).__name__}: {exc}); rescale them"
-
-
-def _n_tied(scores: np.ndarray, weights: np.ndarray | None) -> int:
-    """How many rows (with positive weight) share their score with another row."""
-    s = scores if weights is None else scores[weights > 0]
-    if s.size < 2:
-        return 0
-    s = np.sort(s)
-    same = s[1:] == s[:-1]
-    tied = np.zeros(s.size, dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    return int(np.count_nonzero(tied))
-
-
-def at_prevalences(
-    table: precall.ThresholdTable, prevalences: Sequence[float], recall_grid: str
-) -> tuple[tuple[float, precall.Evaluation], ...]:
-    """``--prevalence``: the evaluation of the table reweighted to each prevalence
-    (:meth:`precall.ThresholdTable.at_prevalence`; ROC-AUC is unchanged)."""
-    return tuple((pi, table.at_prevalence(pi).evaluate(recall_grid=recall_grid))
-                 for pi in dict.fromkeys(prevalences))
-
-
-def _context_columns(report: Report, digits: int) -> tuple[list[str], dict[str, list[str]]]:
-    """The columns beside each convention's AP: its minimum for these class counts,
-    the AP normalised by it, and the AP at each ``--prevalence``."""
-    ev = report.evaluation
-    header = ["min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in report.at_prevalence]
-    cells = {m: [_fmt(ev.min_average_precision[m], digits), _fmt(ev.normalized_average_precision[m], digits)]
-             + [_fmt(e.average_precision[m], digits) for _, e in report.at_prevalence]
-             for m in precall.AP_METHODS}
-    return header, cells
-
-
-
-def _ties_note(report: Report) -> list[str]:
-    """One line when tied scores meet ``--ties stable`` (the numbers then depend on the file order)."""
-    n_tied = report.n_tied
-    if report.evaluation.ties != "stable" or not n_tied:
-        return []
-    return [f"note        {n_tied} rows share their score with another row; with --ties stable "
-            "their order in the file decides the numbers (--ties group, the default, does not "
-            "depend on it)"]
-
-
-def _point_text(kind: str, value: float, point: precall.OperatingPoint | None, digits: int) -> str:
-    name = f"at {kind} {'=' if kind == 'threshold' else '>='} {value:g}"
-    if point is None:
-        return f"{name}: not reached"
-    predicted = point.tp + point.fp
-    precision = ("undefined: nothing predicted positive" if predicted == 0
-                 else _fmt(point.precision, digits))
-    return (
-        f"{name}: score >= {point.threshold:.{digits}g}, precision {precision}, "
-        f"recall {_fmt(point.recall, digits)}, FPR {_fmt(point.fpr, digits)}, F1 "
-        f"{_fmt(point.f1, digits)} (TP {_fmt_count(point.tp)}, FP {_fmt_count(point.fp)}, "
-        f"TN {_fmt_count(point.tn)}, FN {_fmt_count(point.fn)})"
-    )
-
-
-def _method_name(method: str) -> str:
-    """An interval's method as printed: DeLong, or the bootstrap's interval (percentile, bca)."""
-    return "DeLong" if method == "delong" else f"bootstrap {method}"
-
-
-def _point_dict(point: precall.OperatingPoint) -> dict[str, Any]:
-    """An operating point's fields; precision NaN (JSON null) when nothing is predicted positive (0/0)."""
-    out = dataclasses.asdict(point)
-    if point.tp + point.fp == 0:
-        out["precision"] = float("nan")
-    return out
-
-
-def _min_ap_undefined(ev: precall.Evaluation) -> bool:
-    """The minimum AP is NaN for fractional weights (it is defined for counts)."""
-    return all(math.isnan(v) for v in ev.min_average_precision.values()) and \
-        any(not float(n).is_integer() for n in (ev.n_pos, ev.n_neg))
-
-
-def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend: bool = True) -> str:
-    """The text report: input summary, a table of conventions (AP, interval, min AP,
-    normalised, AP at each prevalence), ROC-AUC, AUPRG, the prevalence, best F1, the
-    operating points, and a legend (unless not ``with_legend``); 80 columns unless ``wide``
-    (descriptions in the table)."""
-    ev = report.evaluation
-    pos = report.pos_label
-    n_pos_rows = report.label_counts.get(pos, 0)
-    negatives = {k: v for k, v in report.label_counts.items() if k != pos}
-    neg_text = _show_labels(Counter(negatives)) if negatives else "none"
-    lines = [
-        f"file        {report.source} ({report.n_rows} rows)",
-        f"label       column {report.label_column!r}: positive {pos!r} "
-        f"({n_pos_rows} row{'' if n_pos_rows == 1 else 's'}), "
-        f"negative {neg_text}",
-        f"score       column {report.score_column!r}",
-        "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
-        f"ties        {ev.ties} ({TIES_HELP.get(ev.ties, '')}); recall grid {ev.recall_grid}",
-        *_ties_note(report),
-    ]
-    iv = report.intervals
-    if iv is not None:
-        lines.append("intervals   " + iv.options.describe(report.weight_column is not None, iv.drawn))
-    lines.append("")
-    names = list(precall.AP_METHODS)
-    no_min = _min_ap_undefined(ev)
-    header = ["convention", "AP"]
-    if iv is not None:
-        header.append(f"{iv.options.level:.0%} CI")
-    header += ["min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in report.at_prevalence]
-    if wide:
-        header.append("description")
-    rows = []
-    for m in names:
-        row = [m, _fmt(ev.average_precision[m], digits)]
-        if iv is not None:
-            row.append(_fmt_interval(iv.average_precision[m], digits))
-        if no_min:
-            row += ["n/a", "n/a"]
-        else:
-            row += [_fmt(ev.min_average_precision[m], digits), _fmt(ev.normalized_average_precision[m], digits)]
-        row += [_fmt(e.average_precision[m], digits) for _, e in report.at_prevalence]
-        if wide:
-            row.append(describe(m))
-        rows.append(row)
-    width = max(len("convention"), *(len(m) for m in names), len("prevalence"))
-    vwidth = max(len(r[1]) for r in rows)
-    lines += render_table(header, rows, wide=wide, prose_last=wide)
-    lines.append("")
-    key = lambda text: text.ljust(width)  # noqa: E731
-    roc = f"{key('ROC-AUC')}  {_fmt(ev.roc_auc, digits).rjust(vwidth)}"
-    if iv is not None:
-        roc += f"  {_fmt_interval(iv.roc_auc, digits)} ({_method_name(iv.roc_auc.method)})"
-    elif report.at_prevalence:
-        roc += "  (the same at every prevalence)"
-    lines.append(roc)
-    at = "".join(f"; at prevalence {pi:g}: {_fmt(e.auprg, digits)}" for pi, e in report.at_prevalence)
-    lines.append(f"{key('AUPRG')}  {_fmt(ev.auprg, digits).rjust(vwidth)}{'  ' + at[2:] if at else ''}")
-    weight_word = "weight" if report.weight_column else "count"
-    hang = width + vwidth + 4
-    big = 10**9 if wide else WIDTH
-    lines += wrap(
-        f"{key('prevalence')}  {_fmt(ev.prevalence, digits).rjust(vwidth)}  "
-        f"positive {weight_word} {_fmt_count(ev.n_pos)}, negative {weight_word} "
-        f"{_fmt_count(ev.n_neg)}, {ev.n_samples} samples", hang=hang, width=big
-    )
-    b = ev.best_f1
-    if b is None:
-        lines.append(f"{key('best F1')}  {'-'.rjust(vwidth)}  undefined: no positives")
-    else:
-        lines += wrap(
-            f"{key('best F1')}  {_fmt(b.f1, digits).rjust(vwidth)}  at score >= "
-            f"{b.threshold:.{digits}g}: precision {_fmt(b.precision, digits)}, "
-            f"recall {_fmt(b.recall, digits)}", hang=hang, width=big
-        )
-    for kind, value, point in report.operating_points:
-        lines += wrap(_point_text(kind, value, point, digits), hang=2, width=10**9 if wide else WIDTH)
-    if not with_legend:
-        return "\n".join(fit(lines, wide=wide))
-    lines += ["", "legend:"]
-    items = [] if wide else [(m, describe(m)) for m in names]
-    min_text = "the lowest AP any ranking of these class counts gets (Boyd et al. 2012)"
-    if no_min:
-        min_text = ("n/a: the weights are fractional, and the minimum AP is defined for counts "
-                    "of positives and negatives")
-    items += [
-        ("min AP", min_text),
-        ("normalised", "(AP - min AP) / (1 - min AP)"),
-    ]
-    if report.at_prevalence:
-        items.append(("AP at PI", "the AP with the negatives reweighted to prevalence PI"))
-    if iv is not None:
-        items.append((f"{iv.options.level:.0%} CI", "bootstrap for AP; " + _method_name(iv.roc_auc.method)
-                      + " for ROC-AUC"))
-    items += [
-        ("AUPRG", "area under the precision-recall-gain curve (Flach & Kull 2015)"),
-        ("prevalence", "the random-classifier baseline of every AP"),
-    ]
-    lines += legend(items, wide=wide)
-    return "\n".join(fit(lines, wide=wide))
 
 
 def report_rows(report: Report) -> list[list[Any]]:
@@ -438,17 +92,25 @@ def report_rows(report: Report) -> list[list[Any]]:
         rows += [["best F1", ev.best_f1.f1, "", ""], ["best F1 threshold", ev.best_f1.threshold, "", ""]]
     for kind, value, point in report.operating_points:
         if point is not None:
-            shown = _point_dict(point)
+            shown = point_dict(point)
             for field_name in ("threshold", "precision", "recall", "fpr", "f1"):
                 rows.append([f"at {kind} {value:g}: {field_name}", shown[field_name], "", ""])
     return rows
+
+
+def _cell(report: Report, name: str, value: Any, digits: int) -> str:
+    """A value of :func:`report_rows` as text: a threshold with the digits that tell it from
+    the scores next to it (:meth:`Report.threshold`), anything else by :func:`fmt_cell`."""
+    if name.endswith("threshold") and isinstance(value, float):
+        return report.threshold(value, digits)
+    return fmt_cell(value, digits)
 
 
 def format_markdown(report: Report, digits: int = 6) -> str:
     """A GitHub-flavoured markdown table of :func:`report_rows`."""
     level = f"{report.intervals.options.level:.0%} CI" if report.intervals else None
     header = ["metric", "value"] + ([f"{level} low", f"{level} high"] if level else [])
-    rows = [[name, _fmt_cell(value, digits)] + ([_fmt_cell(low, digits), _fmt_cell(high, digits)] if level else [])
+    rows = [[name, _cell(report, name, value, digits)] + ([fmt_cell(low, digits), fmt_cell(high, digits)] if level else [])
             for name, value, low, high in report_rows(report)]
     lines = [f"**{report.source}**: label `{report.label_column}` (positive `{report.pos_label}`), "
              f"score `{report.score_column}`, ties {report.evaluation.ties}", ""]
@@ -480,7 +142,9 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
     if style == "csv":
         return "\n".join(render_table(header, [[repr(v) if isinstance(v, float) else str(v) for v in row]
                                                for row in body], style="csv"))
-    text_rows = [[str(row[0]), *(_fmt_cell(v, digits) for v in row[1:])] for row in body]
+    width = 3 if with_ci else 1  # cells per model
+    text_rows = [[str(row[0]), *(_cell(reports[k // width], str(row[0]), v, digits) if k % width == 0
+                                 else fmt_cell(v, digits) for k, v in enumerate(row[1:]))] for row in body]
     group = 1
     if style == "text" and with_ci and not wide:  # a model's interval as one cell: [low, high]
         level = f"{first.intervals.options.level:.0%} CI"  # type: ignore[union-attr]
@@ -500,7 +164,7 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
         f"label       column {first.label_column!r}: positive {first.pos_label!r}",
         "weight      " + (f"column {first.weight_column!r}" if first.weight_column else "none"),
         f"ties        {first.evaluation.ties}; recall grid {first.evaluation.recall_grid}",
-        *_ties_note(max(reports, key=lambda r: r.n_tied)),
+        *ties_note(max(reports, key=lambda r: r.n_tied)),
     ]
     if with_ci:
         lines.append("intervals   " + first.intervals.options.describe(first.weight_column is not None))  # type: ignore[union-attr]
@@ -528,24 +192,25 @@ def to_json_dict(report: Report) -> dict[str, Any]:
             "bootstrap": {"method": iv.options.method, "n_resamples": iv.options.n_resamples,
                           "seed": iv.options.seed, "stratified": True, "resample": iv.resample,
                           "n_blocks": iv.n_blocks},
-            "average_precision": {m: _interval_dict(c) for m, c in iv.average_precision.items()},
-            "roc_auc": _interval_dict(iv.roc_auc),
+            "average_precision": {m: interval_dict(c) for m, c in iv.average_precision.items()},
+            "roc_auc": interval_dict(iv.roc_auc),
         }
     if report.operating_points:
         out["operating_points"] = [
             {"target": kind, "value": value, "reached": point is not None,
-             **(_point_dict(point) if point is not None else {})}
+             **(point_dict(point) if point is not None else {})}
             for kind, value, point in report.operating_points
         ]
     if report.at_prevalence:
         out["at_prevalence"] = [{"requested": pi, **e.to_dict()} for pi, e in report.at_prevalence]
     out["warnings"] = list(report.warnings)
-    return _json_safe(out)
+    return json_safe(out)
 
 
 # ---------------------------------------------------------------------------
 # multi-class evaluation (--class-columns)
-AVERAGES = ("macro", "weighted", "micro")
+#: the averages of multi-class input (the library's, but "samples", which is multi-label's)
+AVERAGES = tuple(a for a in _LIBRARY_AVERAGES if a != "samples")
 
 
 @dataclass(frozen=True)
@@ -577,26 +242,6 @@ class MultiReport:
     intervals: MultiIntervals | None = None
 
 
-@dataclass(frozen=True)
-class MultiIntervals:
-    """``--ci`` with ``--class-columns``: bootstrap intervals of the macro AP of each
-    convention and of the macro one-vs-rest ROC-AUC (:func:`precall.stats.bootstrap_ci`)."""
-
-    options: CiOptions
-    average_precision: dict[str, precall.stats.ConfidenceInterval]
-    roc_auc: precall.stats.ConfidenceInterval
-
-    @property
-    def level(self) -> float:
-        return self.options.level
-
-    def describe(self) -> str:
-        o = self.options
-        seed = "no seed" if o.seed is None else f"seed {o.seed}"
-        return (f"{o.level:.4g} intervals of the macro averages: {o.n_resamples} bootstrap "
-                f"resamples ({o.method}, {seed})")
-
-
 def evaluate_classes(
     columns: Columns,
     *,
@@ -625,7 +270,7 @@ def evaluate_classes(
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
         except (OverflowError, ZeroDivisionError) as exc:
-            raise CliError(f"{name}: {_numeric_failure(exc, ())}") from None
+            raise CliError(f"{name}: {numeric_failure(exc, ())}") from None
     per_class_ap = {m: [float(v) for v in result.per_class_average_precision(m)] for m in methods}
     average_ap = {a: {m: float(result.average_precision[a][m]) for m in methods} for a in AVERAGES}
     per_class_auc = [float(v) for v in result.per_class_roc_auc]
@@ -674,24 +319,6 @@ def multiclass_with_intervals(report: MultiReport, columns: Columns, *, ci: CiOp
     return dataclasses.replace(report, intervals=intervals, warnings=messages)
 
 
-def multiclass_intervals(
-    y: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, classes: list[str],
-    methods: list[str], ties: str, recall_grid: str, ci: CiOptions, on_undefined: Any = "warn",
-) -> MultiIntervals:
-    """Bootstrap intervals (:func:`precall.stats.bootstrap_ci`) of the macro AP of each
-    convention and of the macro one-vs-rest ROC-AUC."""
-    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, average="macro",
-                                            labels=classes, recall_grid=recall_grid, on_undefined=on_undefined)
-                          for m in methods]
-    metrics.append(functools.partial(precall.roc_auc, average="macro", labels=classes, on_undefined=on_undefined))
-    # one set of row resamples for every convention and ROC-AUC (the joint cells of k class
-    # columns would need coarse blocks: the rows are drawn, exactly)
-    results = precall.stats.bootstrap_cis(metrics, y, scores, sample_weight=weights,
-                                          **_bootstrap_kwargs(ci, "bootstrap", len(y) * len(classes)))
-    return MultiIntervals(ci, dict(zip(methods, results)), results[-1])
-
-
-
 def format_multiclass_text(report: MultiReport, digits: int = 6, wide: bool = False) -> str:
     """The text report of a multi-class evaluation: a per-class table, then the averages
     (and, with ``--ci``, :func:`format_multiclass_intervals`); 80 columns unless ``wide``."""
@@ -724,14 +351,14 @@ def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool) -> 
     methods = report.methods
     classes = report.classes
     header = ["metric", *classes]
-    rows = [[f"support ({weight_word})", *(_fmt_count(v) for v in report.support)]]
-    rows += [[m, *(_fmt(report.per_class_ap[m][k], digits) for k in range(len(classes)))] for m in methods]
-    rows.append(["ROC-AUC", *(_fmt(v, digits) for v in report.per_class_roc_auc)])
+    rows = [[f"support ({weight_word})", *(fmt_count(v) for v in report.support)]]
+    rows += [[m, *(fmt(report.per_class_ap[m][k], digits) for k in range(len(classes)))] for m in methods]
+    rows.append(["ROC-AUC", *(fmt(v, digits) for v in report.per_class_roc_auc)])
     lines = fit(lines, wide=wide) + render_table(header, rows, wide=wide)
     lines += ["", "Averages (ROC-AUC: one-vs-rest; OvO: one-vs-one macro, Hand & Till)"]
-    rows = [[m, *(_fmt(report.average_ap[a][m], digits) for a in AVERAGES)] for m in methods]
-    rows.append(["ROC-AUC", *(_fmt(report.roc_auc_ovr[a], digits) for a in AVERAGES)])
-    rows.append(["ROC-AUC OvO", _fmt(report.roc_auc_ovo_macro, digits), "-", "-"])
+    rows = [[m, *(fmt(report.average_ap[a][m], digits) for a in AVERAGES)] for m in methods]
+    rows.append(["ROC-AUC", *(fmt(report.roc_auc_ovr[a], digits) for a in AVERAGES)])
+    rows.append(["ROC-AUC OvO", fmt(report.roc_auc_ovo_macro, digits), "-", "-"])
     lines += render_table(["metric", *AVERAGES], rows, wide=wide)
     lines += ["", "conventions:"]
     lines += legend([(m, describe(m)) for m in methods], wide=wide)
@@ -744,9 +371,9 @@ def format_multiclass_intervals(report: MultiReport, digits: int = 6, wide: bool
     iv = report.intervals
     assert iv is not None
     lines = fit(["intervals   " + iv.describe()], wide=wide)
-    rows = [[m, _fmt(report.average_ap["macro"][m], digits), _fmt_interval(iv.average_precision[m], digits)]
+    rows = [[m, fmt(report.average_ap["macro"][m], digits), fmt_interval(iv.average_precision[m], digits)]
             for m in report.methods]
-    rows.append(["ROC-AUC", _fmt(report.roc_auc_ovr["macro"], digits), _fmt_interval(iv.roc_auc, digits)])
+    rows.append(["ROC-AUC", fmt(report.roc_auc_ovr["macro"], digits), fmt_interval(iv.roc_auc, digits)])
     lines += render_table(["metric", "macro", f"{iv.level:.0%} CI"], rows, wide=wide)
     return "\n".join(lines)
 
@@ -768,7 +395,7 @@ def format_multiclass_table(report: MultiReport, *, digits: int = 6, style: str 
     if style == "csv":
         rows = [[repr(float(v)) if isinstance(v, (float, np.floating)) else str(v) for v in row] for row in body]
         return "\n".join(render_table(header, rows, style="csv"))
-    rows = [[str(row[0]), *(_fmt_cell(float(v), digits) if isinstance(v, (float, np.floating)) else str(v)
+    rows = [[str(row[0]), *(fmt_cell(float(v), digits) if isinstance(v, (float, np.floating)) else str(v)
                             for v in row[1:])] for row in body]
     lines = [f"**{report.source}**: label `{report.label_column}`, {len(report.classes)} classes, "
              f"ties {report.ties}", ""]
@@ -810,22 +437,21 @@ def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
             "level": iv.level, "average": "macro",
             "bootstrap": {"method": iv.options.method, "n_resamples": iv.options.n_resamples,
                           "seed": iv.options.seed},
-            "average_precision": {m: _interval_dict(c) for m, c in iv.average_precision.items()},
-            "roc_auc": _interval_dict(iv.roc_auc),
+            "average_precision": {m: interval_dict(c) for m, c in iv.average_precision.items()},
+            "roc_auc": interval_dict(iv.roc_auc),
         }
-    return _json_safe(out)
-
+    return json_safe(out)
 
 
 def _evaluate_one_pass(args: argparse.Namespace) -> int:
     """``--stream`` or ``--engine dask``: binary input without holding the rows in memory."""
     option = "--stream" if args.engine == "stream" else "--engine dask"
-    _check_single_binary(args, option)
+    check_single_binary(args, option)
     if args.class_prefix is not None or args.on_undefined != "warn":
         raise CliError(f"{option} takes one --score column and no --on-undefined; drop those options")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        (evaluation, at), counts, positive = (_evaluate_stream if args.engine == "stream" else _evaluate_dask)(args)
+        (evaluation, at), counts, positive = (evaluate_stream if args.engine == "stream" else evaluate_dask)(args)
     n_rows = sum(counts.values())
     report = Report(
         source=args.file, n_rows=n_rows, label_column=args.label, score_column=args.score[0],
@@ -836,10 +462,10 @@ def _evaluate_one_pass(args: argparse.Namespace) -> int:
         at_prevalence=tuple((pi, dataclasses.replace(e, n_samples=n_rows)) for pi, e in at),
     )
     if args.markdown or args.csv:
-        _print_warnings(report)
+        print_warnings(report)
         print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
         return 0
-    return _emit(report, args, to_json_dict, format_text)
+    return emit(report, args, to_json_dict, format_text)
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -858,8 +484,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                        "convention is shown")
     path = args.file
     names = list(dict.fromkeys(args.score))
-    columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
-                        weight=args.weight, delimiter=args.delimiter)
+    columns = read_scores(args, names)
     targets = [("recall", v) for v in args.at_recall or []]
     targets += [("precision", v) for v in args.at_precision or []]
     targets += [("threshold", v) for v in args.at_threshold or []]
@@ -871,14 +496,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         evaluate_columns(
             Columns(columns.labels, scores[:, j], columns.weights), name=path, label=args.label,
             score=name, weight=args.weight, pos_label=args.pos_label, ties=args.ties,
-            recall_grid=args.recall_grid, ci=_ci_options(args) if args.ci else None, targets=targets,
-            prevalences=args.prevalence or (), on_undefined=_on_undefined(args),
+            recall_grid=args.recall_grid, ci=ci_options(args) if args.ci else None, targets=targets,
+            prevalences=args.prevalence or (), on_undefined=on_undefined_arg(args),
         )
         for j, name in enumerate(names)
     ]
     if len(reports) > 1:
         for report in reports:
-            _print_warnings(report)
+            print_warnings(report)
         if args.json:
             print(json.dumps({"models": {r.score_column: to_json_dict(r) for r in reports}}, indent=2,
                              allow_nan=False))
@@ -888,24 +513,24 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return 0
     report = reports[0]
     if args.markdown or args.csv:
-        _print_warnings(report)
+        print_warnings(report)
         print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
         return 0
-    return _emit(report, args, to_json_dict, format_text)
+    return emit(report, args, to_json_dict, format_text)
 
 
 def _estimates_then_intervals(args: argparse.Namespace, columns: Columns, score: str,
                               targets: list[tuple[str, float]]) -> int:
     """``--ci`` as text: the point estimates printed (and flushed) first, then the intervals,
     which take longer (a progress bar on a terminal's stderr meanwhile)."""
-    kwargs: dict[str, Any] = {"ties": args.ties, "recall_grid": args.recall_grid, "on_undefined": _on_undefined(args)}
+    kwargs: dict[str, Any] = {"ties": args.ties, "recall_grid": args.recall_grid, "on_undefined": on_undefined_arg(args)}
     report = evaluate_columns(columns, name=args.file, label=args.label, score=score, weight=args.weight,
                               pos_label=args.pos_label, targets=targets, prevalences=args.prevalence or (),
                               **kwargs)
-    _print_warnings(report)
+    print_warnings(report)
     print(format_text(report, digits=args.digits, wide=args.wide), flush=True)
-    report = with_intervals(report, columns, ci=_ci_options(args), **kwargs)
-    _print_warnings(report)
+    report = with_intervals(report, columns, ci=ci_options(args), **kwargs)
+    print_warnings(report)
     print(format_intervals(report, digits=args.digits, wide=args.wide))
     return 0
 
@@ -920,40 +545,38 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
     if args.prevalence:
         raise CliError("--prevalence applies to binary input (--score); with --class-columns each "
                        "class has its own prevalence")
-    pairs = class_pairs(args)
+    pairs, columns = read_classes(args)
     classes = [c for c, _ in pairs]
     score_columns = [col for _, col in pairs]
     methods = list(precall.AP_METHODS) if args.method is None else list(dict.fromkeys(args.method))
     path = args.file
-    columns = read_file(path, label=args.label, score_columns=[(c, "--class-columns") for c in score_columns],
-                        weight=args.weight, classes=classes, delimiter=args.delimiter)
     text = not (args.json or args.markdown or args.csv)
     report = evaluate_classes(
         columns, name=path, label=args.label, classes=classes, weight=args.weight,
         methods=methods, ties=args.ties, recall_grid=args.recall_grid, score_columns=score_columns,
-        ci=_ci_options(args) if args.ci and not text else None, on_undefined=_on_undefined(args),
+        ci=ci_options(args) if args.ci and not text else None, on_undefined=on_undefined_arg(args),
     )
     if args.ci and text:  # the estimates first (flushed), then the intervals, which take longer
-        _print_warnings(report)
+        print_warnings(report)
         print(format_multiclass_text(report, digits=args.digits, wide=args.wide), flush=True)
         shown = set(report.warnings)
-        report = multiclass_with_intervals(report, columns, ci=_ci_options(args), on_undefined=_on_undefined(args))
-        _print_warning_messages(report.source, [m for m in report.warnings if m not in shown])
+        report = multiclass_with_intervals(report, columns, ci=ci_options(args), on_undefined=on_undefined_arg(args))
+        print_warning_messages(report.source, [m for m in report.warnings if m not in shown])
         print("\n" + format_multiclass_intervals(report, digits=args.digits, wide=args.wide))
         return 0
     if args.markdown or args.csv:
-        _print_warnings(report)
+        print_warnings(report)
         print(format_multiclass_table(report, digits=args.digits, style="markdown" if args.markdown else "csv"))
         return 0
-    return _emit(report, args, multiclass_json_dict, format_multiclass_text)
-
+    return emit(report, args, multiclass_json_dict, format_multiclass_text)
 
 
 def register(sub: Any) -> None:
     ev = sub.add_parser(
         "evaluate",
-        help="evaluate the scores in a CSV/TSV file",
-        description="Read a CSV (or .tsv; optionally .gz) file with a header line. Binary "
+        help="evaluate the scores of a data file (CSV/TSV, JSON Lines, Parquet, .npz/.npy)",
+        description="Read a data file (CSV or TSV with a header line, JSON Lines, optionally .gz; "
+        "Parquet; .npz or .npy with named columns). Binary "
         "(--score COL): print every average-precision convention, ROC-AUC, the prevalence, "
         "the counts and the best-F1 operating point, from one precall.evaluate call. "
         "Multi-class (--class-columns C1,C2,...: one score column per class, the class of a "
@@ -963,7 +586,7 @@ def register(sub: Any) -> None:
         "one-vs-one (Hand & Till) ROC-AUC. Every row is used; a malformed row is an error "
         "(exit code 2) naming its line and column.",
     )
-    _add_file_arguments(ev)
+    add_file_arguments(ev)
     scores = ev.add_mutually_exclusive_group(required=True)
     scores.add_argument("--score", metavar="COL", action="append",
                         help="binary: column with the scores (higher = more likely positive); "
@@ -977,7 +600,7 @@ def register(sub: Any) -> None:
                         help="multi-class: every column named P + LABEL is the score of class "
                         "LABEL (--class-prefix p_ : columns p_0, p_1, ... for labels 0, 1, ...)")
     ev.add_argument("--method", choices=precall.AP_METHODS, action="append", metavar="M",
-                    help="with --class-columns: show only this AP convention (repeatable; "
+                    help="with --class-columns / --class-prefix: show only this AP convention (repeatable; "
                     "default every one: " + ", ".join(precall.AP_METHODS) + ")")
     ev.add_argument("--ties", choices=TIES, default="group",
                     help="group: equal scores share one threshold (scikit-learn, default); "
@@ -991,23 +614,25 @@ def register(sub: Any) -> None:
     fmt.add_argument("--csv", action="store_true",
                      help="print CSV (binary: metric, value, ci_low, ci_high; multi-class: metric, a column "
                      "per class and per average)")
-    ev.add_argument("--at-recall", type=_unit, action="append", metavar="R",
+    ev.add_argument("--at-recall", type=unit_arg, action="append", metavar="R",
                     help="binary: also report the operating point reaching recall R (repeatable)")
-    ev.add_argument("--at-precision", type=_unit, action="append", metavar="P",
+    ev.add_argument("--at-precision", type=unit_arg, action="append", metavar="P",
                     help="binary: the operating point of highest recall with precision >= P")
-    ev.add_argument("--at-threshold", type=_finite, action="append", metavar="T",
+    ev.add_argument("--at-threshold", type=finite_arg, action="append", metavar="T",
                     help="binary: the operating point predicting positive at score >= T")
-    ev.add_argument("--digits", type=_digits, default=6, metavar="N",
-                    help="decimals in the text output (default 6)")
-    ev.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
+    ev.add_argument("--digits", type=digits_arg, default=6, metavar="N",
+                    help="decimals in the text and markdown output (default 6; thresholds get the "
+                    "significant digits that tell them from the scores next to them; CSV and JSON: full "
+                    "precision)")
+    ev.add_argument("--prevalence", type=prevalence_arg, action="append", metavar="PI",
                     help="binary, in memory (not --stream): also report every AP at this prevalence (share "
                     "of positives, e.g. the deployment rate 0.001), negatives reweighted; repeatable")
     ev.add_argument("--stream", action="store_true",
                     help="binary: read the file in chunks through an exact streaming accumulator (memory "
                     "grows with the distinct scores, not the rows): for files larger than memory")
-    ev.add_argument("--chunk-rows", type=_int_in(1), default=1 << 18, metavar="N",
+    ev.add_argument("--chunk-rows", type=int_in(1), default=1 << 18, metavar="N",
                     help="with --stream: rows per chunk of text files (default 262144)")
-    ev.add_argument("--engine", choices=("memory", "stream", "dask"), default="memory",
+    ev.add_argument("--engine", choices=ENGINES, default="memory",
                     help="binary, one --score: 'memory' (default) loads the columns; 'stream' is --stream; "
                     "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "
                     "Dask cluster (the 'dask' extra)")
@@ -1016,9 +641,10 @@ def register(sub: Any) -> None:
                     "'threads' / 'processes' / 'synchronous' for dask's local schedulers; default: a "
                     "local cluster of one worker process per core")
     ev.add_argument("--ci", action="store_true",
-                    help="add a confidence interval to every number (binary: bootstrap for "
-                    "AP, DeLong for ROC-AUC; multi-class: bootstrap of the macro AP and macro "
-                    "ROC-AUC; see --level, --ci-method, --resamples, --seed)")
-    _add_ci_options(ev)
-    _add_output_options(ev)
+                    help="add a confidence interval to every AP convention and to ROC-AUC (binary: "
+                    "bootstrap for AP, DeLong for ROC-AUC, the bootstrap with --weight; multi-class: "
+                    "bootstrap of the macro AP and macro ROC-AUC; see --level, --ci-method, --resamples, "
+                    "--seed)")
+    add_ci_options(ev)
+    add_output_options(ev)
     ev.set_defaults(func=cmd_evaluate)

@@ -8,21 +8,22 @@ from typing import Any, Sequence
 import numpy as np
 
 import precall
-from precall.readers import label_counts, read_file
+from precall._core.conventions import GRID_METHODS  # their terms come in runs of equal precision
+from precall._core.text import threshold_texts
+from precall._core.validate import RECALL_GRIDS, TIES
+from precall.readers import label_counts
 
 from ._common import (
-    RECALL_GRIDS,
-    TIES,
     CliError,
-    _add_file_arguments,
-    _digits,
-    _int_in,
-    _prevalence,
-    class_pairs,
+    add_file_arguments,
+    digits_arg,
+    int_in,
+    prevalence_arg,
     resolve_pos_label,
 )
-from ._format import WIDTH, _fmt, _fmt_count, describe, fit, render_table
-from .evaluate import _n_tied, at_prevalences
+from ._format import WIDTH, describe, fit, fmt, fmt_count, render_table
+from ._inputs import n_tied_rows, read_classes, read_scores
+from ._reports import at_prevalences
 
 
 # ---------------------------------------------------------------------------
@@ -42,6 +43,8 @@ def _rank_rows(table: precall.ThresholdTable, digits: int, indices: Sequence[int
     dtp = np.diff(table.tp, prepend=0)
     dfp = np.diff(table.fp, prepend=0)
     stable = table.ties == "stable"
+    chosen = list(chosen)
+    scores = dict(zip(chosen, threshold_texts(table.thresholds, digits, chosen)))
     rows: list[list[str]] = []
     previous = -1
     for i in chosen:
@@ -53,11 +56,11 @@ def _rank_rows(table: precall.ThresholdTable, digits: int, indices: Sequence[int
         if stable or (min(a, b) == 0 and max(a, b) == 1):
             label = "pos" if a > 0 else "neg"
         else:
-            label = f"+{_fmt_count(a)} / -{_fmt_count(b)}"
-        rows.append([str(i + 1), f"{table.thresholds[i]:.{digits}g}", label, _fmt_count(table.tp[i]),
-                     _fmt_count(table.fp[i]), _fmt_count(table.tn[i]), _fmt_count(table.fn[i]),
-                     _fmt(table.precision[i], digits), _fmt(table.recall[i], digits),
-                     _fmt(table.precision_envelope[i], digits)])
+            label = f"+{fmt_count(a)} / -{fmt_count(b)}"
+        rows.append([str(i + 1), scores[i], label, fmt_count(table.tp[i]),
+                     fmt_count(table.fp[i]), fmt_count(table.tn[i]), fmt_count(table.fn[i]),
+                     fmt(table.precision[i], digits), fmt(table.recall[i], digits),
+                     fmt(table.precision_envelope[i], digits)])
     return rows
 
 
@@ -74,18 +77,18 @@ def _term_rows(terms: Any, digits: int, keep: np.ndarray | None = None) -> list[
     runs of equal precision."""
     w, p, c, r = terms.weight, terms.precision, terms.contributions, terms.recall
     n = len(terms)
-    if terms.method not in ("voc2007", "coco"):
+    if terms.method not in GRID_METHODS:
         index = range(n) if keep is None else np.flatnonzero(keep)
-        return [[_fmt(r[i], digits), _fmt(w[i], digits), _fmt(p[i], digits), _fmt(c[i], digits)]
+        return [[fmt(r[i], digits), fmt(w[i], digits), fmt(p[i], digits), fmt(c[i], digits)]
                 for i in index]
     rows = []
     start = 0
     for i in range(1, n + 1):
         if i == n or p[i] != p[start]:
             if keep is None or keep[start:i].any():
-                span = _fmt(r[start], 2) if i - 1 == start else f"{_fmt(r[start], 2)}..{_fmt(r[i - 1], 2)}"
-                rows.append([f"{span} ({i - start} pt)", f"{i - start}/{n}", _fmt(p[start], digits),
-                             _fmt(float(c[start:i].sum()), digits)])
+                span = fmt(r[start], 2) if i - 1 == start else f"{fmt(r[start], 2)}..{fmt(r[i - 1], 2)}"
+                rows.append([f"{span} ({i - start} pt)", f"{i - start}/{n}", fmt(p[start], digits),
+                             fmt(float(c[start:i].sum()), digits)])
             start = i
     return rows
 
@@ -93,7 +96,7 @@ def _term_rows(terms: Any, digits: int, keep: np.ndarray | None = None) -> list[
 def _run_starts(terms: Any) -> np.ndarray:
     """The index of each term's row: grid conventions merge runs of equal precision."""
     n = len(terms)
-    if terms.method not in ("voc2007", "coco") or n == 0:
+    if terms.method not in GRID_METHODS or n == 0:
         return np.arange(n)
     new_run = np.r_[True, terms.precision[1:] != terms.precision[:-1]]
     return np.cumsum(new_run) - 1
@@ -113,10 +116,15 @@ def _band_rows(terms: Any, digits: int, bands: int = RECALL_BANDS) -> list[list[
             continue
         gained = float(terms.weight[inside].sum())
         total = float(terms.contributions[inside].sum())
-        mean = _fmt(total / gained, digits) if gained > 0 else "-"
-        rows.append([f"{k / bands:.1f}..{(k + 1) / bands:.1f}", _fmt(gained, digits), mean,
-                     str(int(inside.sum())), _fmt(total, digits)])
+        mean = fmt(total / gained, digits) if gained > 0 else "-"
+        rows.append([f"{k / bands:.1f}..{(k + 1) / bands:.1f}", fmt(gained, digits), mean,
+                     str(int(inside.sum())), fmt(total, digits)])
     return rows
+
+
+def _plural(n: int, unit: str) -> str:
+    """``terms`` / ``runs`` for ``n`` of them (``term`` / ``run`` for one)."""
+    return unit[:-1] if n == 1 else unit
 
 
 def largest_terms(terms: Any) -> np.ndarray | None:
@@ -152,8 +160,8 @@ def format_explanation(
     if header:
         lines += [f"file        {source}"]
     lines += [
-        f"label       column {label!r}, positive {pos_label!r}: {_fmt_count(table.n_pos)} positive, "
-        f"{_fmt_count(table.n_neg)} negative",
+        f"label       column {label!r}, positive {pos_label!r}: {fmt_count(table.n_pos)} positive, "
+        f"{fmt_count(table.n_neg)} negative",
         f"score       column {score!r}; ties {table.ties} ({ties_text})",
     ]
     if tie_note:
@@ -184,7 +192,7 @@ def format_explanation(
     for m in methods:
         terms = table.ap_terms(m, recall_grid=recall_grid)
         convention = precall.CONVENTIONS[m]
-        width_name = "share" if m in ("voc2007", "coco") else "recall gained"
+        width_name = "share" if m in GRID_METHODS else "recall gained"
         keep = None if full else largest_terms(terms)
         title = [f"{m}: {describe(m)}", f"  AP = {convention.formula}"] if full else \
             [f"{m}: AP = {convention.formula}"]  # the summary: descriptions are in evaluate's legend
@@ -193,7 +201,7 @@ def format_explanation(
             # many small terms: the largest few say little; sum them by recall band instead
             block += render_table(["recall", width_name, "mean precision", "terms", "sum"],
                                   _band_rows(terms, digits), wide=wide, indent="  ")
-            block += fit([f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}, shown by recall "
+            block += fit([f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}, shown by recall "
                           "fifth (--full: every term)"], wide=wide)
             lines += block
             continue
@@ -201,14 +209,20 @@ def format_explanation(
                               wide=wide, indent="  ")
         if keep is not None:
             left_out = float(terms.contributions[~keep].sum())
-            n_rows_all = int(_run_starts(terms)[-1]) + 1
-            n_shown = int(np.unique(_run_starts(terms)[keep]).size)
+            run = _run_starts(terms)
+            n_rows_all = int(run[-1]) + 1
+            n_shown = int(np.unique(run[keep]).size)
             share = f", {left_out / terms.value:.0%} of the AP" if terms.value > 0 else ""
-            block += fit([f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}; the {n_shown} largest "
-                          f"shown, {n_rows_all - n_shown} left out sum to {_fmt(left_out, digits)}{share} "
-                          "(--full: every term)"], wide=wide)
+            # count one kind of thing: terms, or (grid conventions) runs of terms of equal precision
+            unit = "terms" if n_rows_all == len(terms) else "runs"
+            rest = n_rows_all - n_shown
+            shown = (f"the {n_shown} largest {_plural(n_shown, unit)} of {n_rows_all}" if unit == "terms" else
+                     f"{n_rows_all} runs of equal precision, the {n_shown} largest {_plural(n_shown, 'runs')}")
+            block += fit([f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}; shown: {shown}; the other "
+                          f"{rest} {_plural(rest, unit)} sum to {fmt(left_out, digits)}{share} (--full: every term)"],
+                         wide=wide)
         else:
-            block.append(f"  sum of {len(terms)} terms = {_fmt(terms.value, digits)}")
+            block.append(f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}")
         lines += block
     lines += ["", *format_context(table, methods=methods, recall_grid=recall_grid, digits=digits,
                                   prevalences=prevalences, wide=wide)]
@@ -225,18 +239,18 @@ def format_context(
     at = at_prevalences(table, prevalences, recall_grid)
     lines = [
         "What to read the AP against:",
-        f"  baseline (random ranking: precision = prevalence) {_fmt(ev.prevalence, digits)}",
-        f"  min AP: the lowest AP any ranking of {_fmt_count(table.n_pos)} positives and "
-        f"{_fmt_count(table.n_neg)} negatives gets (all negatives first; Boyd et al. 2012)",
+        f"  baseline (random ranking: precision = prevalence) {fmt(ev.prevalence, digits)}",
+        f"  min AP: the lowest AP any ranking of {fmt_count(table.n_pos)} positives and "
+        f"{fmt_count(table.n_neg)} negatives gets (all negatives first; Boyd et al. 2012)",
         "  normalised AP = (AP - min AP) / (1 - min AP)",
     ]
     header = ["convention", "AP", "min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in at]
-    rows = [[m, _fmt(ev.average_precision[m], digits), _fmt(ev.min_average_precision[m], digits),
-             _fmt(ev.normalized_average_precision[m], digits),
-             *(_fmt(e.average_precision[m], digits) for _, e in at)] for m in methods]
+    rows = [[m, fmt(ev.average_precision[m], digits), fmt(ev.min_average_precision[m], digits),
+             fmt(ev.normalized_average_precision[m], digits),
+             *(fmt(e.average_precision[m], digits) for _, e in at)] for m in methods]
     lines = fit(lines, wide=wide) + render_table(header, rows, wide=wide, indent="  ")
-    auprg = f"  AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {_fmt(ev.auprg, digits)}"
-    lines += fit([auprg + "".join(f"; at prevalence {pi:g}: {_fmt(e.auprg, digits)}" for pi, e in at)],
+    auprg = f"  AUPRG (area under the precision-recall-gain curve, Flach & Kull 2015) {fmt(ev.auprg, digits)}"
+    lines += fit([auprg + "".join(f"; at prevalence {pi:g}: {fmt(e.auprg, digits)}" for pi, e in at)],
                  wide=wide)
     return lines
 
@@ -245,13 +259,13 @@ def _tie_note(scores: np.ndarray, weights: np.ndarray | None, table: precall.Thr
               labels: np.ndarray, positive: str, recall_grid: str, digits: int) -> str:
     """With ``--ties stable`` and tied scores: one line saying the file order decides,
     and the step AP of ``--ties group``."""
-    n_tied = _n_tied(scores, weights)
+    n_tied = n_tied_rows(scores, weights)
     if table.ties != "stable" or not n_tied:
         return ""
     grouped = precall.average_precision(labels, scores, sample_weight=weights, pos_label=positive,
                                         ties="group", recall_grid=recall_grid, on_undefined="nan")
     return (f"{n_tied} rows share their score with another row; with --ties stable their order in "
-            f"the file decides the table and the APs (step AP {_fmt(grouped, digits)} with --ties group, "
+            f"the file decides the table and the APs (step AP {fmt(grouped, digits)} with --ties group, "
             "the default)")
 
 
@@ -270,20 +284,24 @@ def _explain_one(args: argparse.Namespace, path: str, labels: np.ndarray, scores
                               tie_note=note, header=header)
 
 
+def _section(title: str) -> list[str]:
+    """A blank line and ``== title ====...`` (78 wide): one per class or score column explained."""
+    rule = f"== {title} "
+    return ["", rule + "=" * max(0, 78 - len(rule))]
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     path = args.file
     if args.class_columns is not None or args.class_prefix is not None:
         if args.score is not None or args.pos_label is not None:
             raise CliError("give --score (binary, with --pos-label) or --class-columns / --class-prefix "
                            "(multi-class: each class in turn against the rest), not both")
-        pairs = class_pairs(args)
+        pairs, columns = read_classes(args)
         classes = [c for c, _ in pairs]
         unknown = [c for c in args.class_ or [] if c not in classes]
         if unknown:
             raise CliError(f"--class {unknown[0]!r} is not one of the classes "
                            + ", ".join(repr(c) for c in classes))
-        columns = read_file(path, label=args.label, score_columns=[(col, "--class-columns") for _, col in pairs],
-                            weight=args.weight, classes=classes, delimiter=args.delimiter)
         labels = np.array(columns.labels)
         parts = fit([f"file        {path}: {len(classes)} classes, each explained against the rest"],
                     wide=args.wide)
@@ -291,8 +309,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             for k, (c, col) in enumerate(pairs):
                 if args.class_ and c not in args.class_:
                     continue
-                rule = f"== class {c!r} (score column {col!r}) "
-                parts += ["", rule + "=" * max(0, 78 - len(rule))]
+                parts += _section(f"class {c!r} (score column {col!r})")
                 parts.append(_explain_one(args, path, labels, columns.scores[:, k], columns.weights, c, col,
                                           header=False))
         except (ValueError, TypeError) as exc:
@@ -303,17 +320,23 @@ def cmd_explain(args: argparse.Namespace) -> int:
         raise CliError("--class goes with --class-columns / --class-prefix (multi-class input)")
     if args.score is None:
         raise CliError("give --score COL (binary) or --class-columns / --class-prefix (multi-class)")
-    columns = read_file(path, label=args.label, score_columns=[(args.score, "--score")],
-                        weight=args.weight, delimiter=args.delimiter)
+    names = list(dict.fromkeys(args.score))  # each --score explained in turn, a section each
+    columns = read_scores(args, names)
     positive = resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)
+    labels = np.array(columns.labels)
+    scores = columns.scores.reshape(len(labels), -1)
+    parts = [] if len(names) == 1 else fit(
+        [f"file        {path}: {len(names)} score columns, each explained in turn"], wide=args.wide)
     try:
-        text = _explain_one(args, path, np.array(columns.labels), columns.scores, columns.weights, positive,
-                            args.score)
+        for j, name in enumerate(names):
+            if len(names) > 1:
+                parts += _section(f"score column {name!r}")
+            parts.append(_explain_one(args, path, labels, scores[:, j], columns.weights, positive, name,
+                                      header=len(names) == 1))
     except (ValueError, TypeError) as exc:
         raise CliError(f"{path}: {exc}") from None
-    print(text)
+    print("\n".join(parts))
     return 0
-
 
 
 def register(sub: Any) -> None:
@@ -328,8 +351,9 @@ def register(sub: Any) -> None:
         "Summarised by default (the rank table at recall quantiles, the largest terms of each AP); "
         "--full prints everything.",
     )
-    _add_file_arguments(ex)
-    ex.add_argument("--score", metavar="COL", help="binary: column with the scores")
+    add_file_arguments(ex)
+    ex.add_argument("--score", metavar="COL", action="append",
+                    help="binary: column with the scores (repeat to explain several, one section each)")
     ex.add_argument("--class-columns", metavar="C1,C2,...",
                     help="multi-class: one score column per class (C1,C2,... named as the classes, or "
                     "LABEL=COLUMN pairs); each class is explained against the rest")
@@ -345,15 +369,16 @@ def register(sub: Any) -> None:
                     help="explain only this convention (repeatable; default all)")
     ex.add_argument("--recall-grid", choices=RECALL_GRIDS, default="reference",
                     help="recall grid of voc2007/coco (default reference)")
-    ex.add_argument("--max-rows", type=_int_in(2), default=None, metavar="N",
+    ex.add_argument("--max-rows", type=int_in(2), default=None, metavar="N",
                     help="show the first and last N/2 rank-table rows (default: the rows where recall "
                     f"reaches 0, 0.1, ..., 1 when there are more than {SUMMARY_ROWS})")
     ex.add_argument("--full", action="store_true",
                     help="print every rank-table row and every term (long for large files)")
     ex.add_argument("--wide", action="store_true",
                     help="print the tables on one block each whatever the width (default: 80 columns)")
-    ex.add_argument("--digits", type=_digits, default=4, metavar="N",
-                    help="decimals (default 4)")
-    ex.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
+    ex.add_argument("--digits", type=digits_arg, default=4, metavar="N",
+                    help="decimals of precision, recall and the terms (default 4); a score gets this many "
+                    "significant digits, more where the next distinct score would print the same")
+    ex.add_argument("--prevalence", type=prevalence_arg, action="append", metavar="PI",
                     help="also show each AP at this prevalence (negatives reweighted); repeatable")
     ex.set_defaults(func=cmd_explain)

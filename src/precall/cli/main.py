@@ -1,7 +1,7 @@
 """The ``precall`` command line: the parser and the dispatch to one module per command.
 
 Commands: ``evaluate`` (:mod:`.evaluate`, with ``--stream`` / ``--engine dask`` in
-:mod:`.engines`), ``compare``, ``explain``, ``plot``, ``report``, ``detection`` and
+:mod:`._engines`), ``compare``, ``explain``, ``plot``, ``report``, ``detection`` and
 ``demo``, each in its own module with a ``register(sub)`` that adds its parser.
 The commands read files only through :mod:`precall.readers`, compute through the
 public API, and render through :mod:`._format`; they compute no metric themselves.

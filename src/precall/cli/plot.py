@@ -11,22 +11,23 @@ from typing import Any
 import numpy as np
 
 import precall
-from precall.readers import label_counts, read_file
+from precall._core.validate import TIES
+from precall.stats.bands import BAND_RESAMPLES
+from precall.readers import label_counts
 
 from ._common import (
-    TIES,
-    _add_file_arguments,
-    _finite,
-    _int_in,
-    _level,
-    _prevalence,
-    _print_warning_messages,
-    _unit,
     CliError,
-    class_pairs,
+    add_file_arguments,
     class_warnings,
+    finite_arg,
+    int_in,
+    max_fpr_arg,
+    prevalence_arg,
+    print_warning_messages,
     resolve_pos_label,
+    unit_arg,
 )
+from ._inputs import read_classes, read_scores
 
 
 # ---------------------------------------------------------------------------
@@ -70,18 +71,14 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     path = args.file
     if multi:
-        option = "--class-prefix" if args.class_prefix is not None else "--class-columns"
-        pairs = class_pairs(args)
+        pairs, columns = read_classes(args)
         classes = [c for c, _ in pairs]
-        columns = read_file(path, label=args.label, score_columns=[(col, option) for _, col in pairs],
-                            weight=args.weight, classes=classes, delimiter=args.delimiter)
         y_true: Any = np.array(columns.labels)
         y_score: Any = columns.scores
         common: dict[str, Any] = {"labels": classes}
     else:
         names = list(dict.fromkeys(args.score))
-        columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
-                            weight=args.weight, delimiter=args.delimiter)
+        columns = read_scores(args, names)
         y_true = np.array(columns.labels)
         positive = resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)
         scores = columns.scores.reshape(len(columns.labels), -1)
@@ -122,7 +119,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     messages = [str(w.message) for w in caught]
     if multi:
         messages = class_warnings(messages, classes, columns.labels, args.label)
-    _print_warning_messages(path, messages)
+    print_warning_messages(path, messages)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
@@ -138,7 +135,7 @@ def register(sub: Any) -> None:
         "one or more score columns, or of each class with --class-columns. Needs matplotlib "
         "(pip install 'precall[plot]').",
     )
-    _add_file_arguments(pl)
+    add_file_arguments(pl)
     plot_scores = pl.add_mutually_exclusive_group(required=True)
     plot_scores.add_argument("--score", action="append", metavar="COL",
                              help="a score column (repeat to overlay several models)")
@@ -156,24 +153,27 @@ def register(sub: Any) -> None:
     pl.add_argument("--envelope", action="store_true", help="draw the VOC2010 precision envelope")
     pl.add_argument("--eleven-point", action="store_true", help="mark the VOC2007 11 points")
     pl.add_argument("--iso-f1", action="store_true", help="draw curves of equal F1")
-    pl.add_argument("--max-fpr", type=_level, metavar="F",
-                    help="shade FPR <= F on the ROC plot and quote the partial AUC")
+    pl.add_argument("--max-fpr", type=max_fpr_arg, metavar="F",
+                    help="shade FPR <= F on the ROC plot and quote the partial AUC (F in (0, 1]; 1 is "
+                    "the full AUC)")
     pl.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
-    pl.add_argument("--prevalence", type=_prevalence, action="append", metavar="PI",
+    pl.add_argument("--prevalence", type=prevalence_arg, action="append", metavar="PI",
                     help="one --score: also draw the PR curve at prevalence PI (repeatable), each with its "
                     "baseline and unachievable region shaded; the ROC curve does not change")
     pl.add_argument("--ci", action="store_true",
-                    help="95%% bands (bootstrap, 200 resamples over blocks of thresholds; pROC's ci.se) and "
-                    "the interval of the AUC (DeLong) and AP (bootstrap: 2000 resamples, seed 0, as evaluate --ci) in the legend")
+                    help=f"95%% bands (bootstrap, {BAND_RESAMPLES} resamples over blocks "
+                    "of thresholds; pROC's ci.se) and the 95%% interval of the AUC (DeLong; the bootstrap with "
+                    f"--weight) and of the AP (bootstrap: {precall.stats.DEFAULT_RESAMPLES} resamples, seed "
+                    f"{precall.stats.DEFAULT_SEED}, as evaluate --ci) in the legend")
     pl.add_argument("--best-f1", action=argparse.BooleanOptionalAction, default=True,
                     help="mark the best-F1 point with its threshold (default on)")
     pl.set_defaults(at_points=[])
-    pl.add_argument("--at-recall", type=_unit, action=_at("recall"), metavar="R", dest="at_points",
+    pl.add_argument("--at-recall", type=unit_arg, action=_at("recall"), metavar="R", dest="at_points",
                     help="mark the operating point at recall R, its threshold in the legend (repeatable)")
-    pl.add_argument("--at-precision", type=_unit, action=_at("precision"), metavar="P", dest="at_points",
+    pl.add_argument("--at-precision", type=unit_arg, action=_at("precision"), metavar="P", dest="at_points",
                     help="mark the operating point at precision P (repeatable)")
-    pl.add_argument("--at-threshold", type=_finite, action=_at("threshold"), metavar="T", dest="at_points",
+    pl.add_argument("--at-threshold", type=finite_arg, action=_at("threshold"), metavar="T", dest="at_points",
                     help="mark the operating point at score >= T (repeatable)")
     pl.add_argument("--title", help="figure title")
-    pl.add_argument("--dpi", type=_int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
+    pl.add_argument("--dpi", type=int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
     pl.set_defaults(func=cmd_plot)

@@ -11,20 +11,21 @@ from typing import Any
 
 import numpy as np
 
-from precall.readers import label_counts, read_file
+from precall._core.validate import TIES
+from precall.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from precall.readers import label_counts
 
 from ._common import (
-    TIES,
-    _add_file_arguments,
-    _int_in,
-    _level,
-    _print_warning_messages,
-    _terminal_progress,
     CliError,
-    class_pairs,
+    add_file_arguments,
     class_warnings,
+    int_in,
+    max_fpr_arg,
+    print_warning_messages,
     resolve_pos_label,
+    terminal_progress,
 )
+from ._inputs import read_classes, read_scores
 
 
 # ---------------------------------------------------------------------------
@@ -48,20 +49,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = args.file
     multi = args.class_columns is not None or args.class_prefix is not None
     if multi:  # one score column per class: the one class-column parser of evaluate
-        option = "--class-prefix" if args.class_prefix is not None else "--class-columns"
-        pairs = class_pairs(args)
+        pairs, columns = read_classes(args)
         classes = [c for c, _ in pairs]
-        columns = read_file(path, label=args.label, score_columns=[(col, option) for _, col in pairs],
-                            weight=args.weight, classes=classes, delimiter=args.delimiter)
         y_score: Any = columns.scores
         kind: dict[str, Any] = {"labels": classes, "score_columns": [col for _, col in pairs]}
         if args.ci:  # the macro averages' bootstrap: a progress line on a terminal when it is long
-            kind["progress"] = _terminal_progress("bootstrap of the macro averages",
-                                                  len(columns.labels) * len(classes) * 2)
+            kind["progress"] = terminal_progress("bootstrap of the macro averages",
+                                                 len(columns.labels) * len(classes) * 2)
     else:
         names = list(dict.fromkeys(args.score))
-        columns = read_file(path, label=args.label, score_columns=[(c, "--score") for c in names],
-                            weight=args.weight, delimiter=args.delimiter)
+        columns = read_scores(args, names)
         kind = {"pos_label": resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)}
         scores = columns.scores.reshape(len(columns.labels), -1)
         y_score = {n: scores[:, j] for j, n in enumerate(names)}
@@ -83,7 +80,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     messages = [str(w.message) for w in caught]
     if multi:
         messages = class_warnings(messages, classes, columns.labels, args.label)
-    _print_warning_messages(path, messages)
+    print_warning_messages(path, messages)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
@@ -100,7 +97,7 @@ def register(sub: Any) -> None:
         "macro, weighted and micro averages, the one-vs-one ROC-AUC, and the micro- and "
         "macro-average curves. Needs matplotlib (pip install 'precall[plot]').",
     )
-    _add_file_arguments(rp)
+    add_file_arguments(rp)
     rp.add_argument("--score", action="append", metavar="COL",
                     help="a score column (repeat to compare several models)")
     rp.add_argument("--class-columns", metavar="C1,C2,...",
@@ -111,13 +108,15 @@ def register(sub: Any) -> None:
                     help="multi-class: every column named P + LABEL is the score of class LABEL")
     rp.add_argument("-o", "--output", required=True, metavar="OUT.html", help="the HTML file to write")
     rp.add_argument("--ties", choices=TIES, default="group", help="tie rule (default group)")
-    rp.add_argument("--rank-rows", type=_int_in(2, 10000), default=20, metavar="N",
+    rp.add_argument("--rank-rows", type=int_in(2, 10000), default=20, metavar="N",
                     help="rows of each rank table: the first threshold reaching each of N recalls evenly "
                     "spaced up to the highest (default 20)")
-    rp.add_argument("--max-fpr", type=_level, metavar="F", help="shade and quote the partial ROC-AUC")
+    rp.add_argument("--max-fpr", type=max_fpr_arg, metavar="F",
+                    help="shade and quote the partial ROC-AUC up to FPR F (in (0, 1])")
     rp.add_argument("--ci", action="store_true",
-                    help="also each AP's bootstrap interval (2000 resamples, seed 0, as evaluate --ci) and 95%% bands on both figures; "
-                    "multi-class: the intervals of the macro AP and ROC-AUC (no bands; skipped with a note "
-                    "above 4e6 rows x classes)")
+                    help=f"also the 95%% interval of each model's step AP (bootstrap: {DEFAULT_RESAMPLES} "
+                    f"resamples, seed {DEFAULT_SEED}, as evaluate --ci) and 95%% bands on both figures; "
+                    "multi-class: the intervals of the macro step AP and macro ROC-AUC (no bands; skipped with "
+                    "a note above 0.5 million cells, rows x classes)")
     rp.add_argument("--title", help="the report's title")
     rp.set_defaults(func=cmd_report)

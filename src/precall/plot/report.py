@@ -25,6 +25,7 @@ import numpy as np
 from .. import _version, stats
 from .._core.conventions import CONVENTIONS
 from .._core.normal import p_text
+from .._core.text import fixed, threshold_text, threshold_texts
 from .._core.validate import AP_METHODS, check_allocation, check_number, check_probability
 from ..metrics import average_precision, evaluate, roc_auc
 from ..table import ThresholdTable, threshold_table
@@ -55,8 +56,8 @@ def _e(value: Any) -> str:
 
 
 def _num(value: float, digits: int = 4) -> str:
-    """A rate or metric: fixed decimals."""
-    return "nan" if value is None or np.isnan(value) else f"{value:.{digits}f}"
+    """A rate or metric: fixed decimals (never ``-0.0000``)."""
+    return fixed(value, digits)
 
 
 def _count(value: float) -> str:
@@ -64,8 +65,13 @@ def _count(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.6g}"
 
 
-def _score(value: float) -> str:
-    return f"{value:.6g}"
+def _threshold(table: ThresholdTable, value: float) -> str:
+    """A threshold of ``table`` with 6 significant digits, more where the next distinct
+    threshold would print the same (:func:`precall._core.text.threshold_texts`)."""
+    at = np.flatnonzero(table.thresholds == value)
+    if not at.size:
+        return threshold_text(value, None, 6)
+    return threshold_texts(table.thresholds, 6, at[:1])[0]
 
 
 def _table(header: list[str], rows: list[list[str]], css: str = "") -> str:
@@ -99,8 +105,8 @@ def _rank_rows(table: ThresholdTable, n_rows: int) -> list[list[str]]:
     idx = np.unique(np.r_[np.clip(idx, 0, len(table) - 1).astype(int), len(table) - 1])
     counts = (table.tp, table.fp, table.tn, table.fn)
     rates = (table.precision, table.recall, table.fpr)
-    return [[str(i + 1), _score(float(table.thresholds[i])), *(_count(float(c[i])) for c in counts),
-             *(_num(float(c[i])) for c in rates)] for i in idx]
+    return [[str(i + 1), score, *(_count(float(c[i])) for c in counts), *(_num(float(c[i])) for c in rates)]
+            for i, score in zip(idx, threshold_texts(table.thresholds, 6, idx))]
 
 
 def _pairs(names: list[str], y_true: Any, y_score: Mapping[str, Any], pos_label: Any,
@@ -116,7 +122,7 @@ def _pairs(names: list[str], y_true: Any, y_score: Mapping[str, Any], pos_label:
         for b in names[i + 1:]:
             t = stats.roc_auc_test(y_true, y_score[a], y_score[b], pos_label=pos_label)
             rows.append([_e(a), _e(b), _num(t.estimate_a), _num(t.estimate_b), _num(t.difference),
-                         f"[{_num(t.low)}, {_num(t.high)}]", f"{t.statistic:.3f}",
+                         f"[{_num(t.low)}, {_num(t.high)}]", _num(t.statistic, 3),
                          f"{t.p_value:.4g}" if t.p_value > 0 else _e(p_text(t.p_value))])
     return ("<h2>Paired comparison (DeLong)</h2>"
             + _table(["model A", "model B", "AUC A", "AUC B", "A - B", "95% CI of A - B", "z", "p"], rows)
@@ -284,7 +290,7 @@ def html_report(
             row.append(f"[{_num(low)}, {_num(high)}]")
         if max_fpr is not None and max_fpr < 1:
             row.append(_num(tables[name].roc_auc(max_fpr=max_fpr, on_undefined="nan")))
-        row += [_num(f1.f1) if f1 else "-", _score(f1.threshold) if f1 else "-"]
+        row += [_num(f1.f1) if f1 else "-", _threshold(tables[name], f1.threshold) if f1 else "-"]
         summary.append(row)
     ap_table = ""
     if ap_ci:
@@ -408,7 +414,7 @@ def _multiclass_report(
         rows.append([_e(name), *([_e(columns[j])] if columns else []), _count(float(result.support[j])),
                      *(_num(ev.average_precision[m]) for m in AP_METHODS), _num(ev.roc_auc),
                      *([_num(series[j][1].roc_auc(max_fpr=max_fpr, on_undefined="nan"))] if partial else []),
-                     _num(f1.f1) if f1 else "-", _score(f1.threshold) if f1 else "-"])
+                     _num(f1.f1) if f1 else "-", _threshold(series[j][1], f1.threshold) if f1 else "-"])
     blank = [""] * (1 if columns else 0)
     tail = ["-"] * (int(partial) + 2)
     for average, shown in _AVERAGE_ROWS:

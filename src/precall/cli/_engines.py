@@ -16,9 +16,10 @@ from precall.readers import iter_file, label_counts, label_text
 from ._common import CliError, resolve_pos_label
 
 
-# ---------------------------------------------------------------------------
-# commands
-def _check_single_binary(args: argparse.Namespace, option: str) -> None:
+#: ``evaluate --engine``: in memory (the default), streamed through an Accumulator, on Dask
+ENGINES = ("memory", "stream", "dask")
+
+def check_single_binary(args: argparse.Namespace, option: str) -> None:
     if args.class_columns is not None or len(args.score) != 1:
         raise CliError(f"{option} takes one --score column (binary input)")
     if args.ties != "group" or args.ci or args.at_recall or args.at_precision or args.at_threshold:
@@ -28,7 +29,7 @@ def _check_single_binary(args: argparse.Namespace, option: str) -> None:
 Evaluations = tuple[precall.Evaluation, tuple[tuple[float, precall.Evaluation], ...]]
 
 
-def _evaluate_stream(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
+def evaluate_stream(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
     """``--stream``: the file in chunks through an exact :class:`precall.Accumulator`."""
     path, score = args.file, args.score[0]
     counts: Counter[str] = Counter()
@@ -60,7 +61,7 @@ def _evaluate_stream(args: argparse.Namespace) -> tuple[Evaluations, Counter[str
 _DASK_SCHEDULERS = ("synchronous", "threads", "processes")
 
 
-def _evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
+def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
     """``--engine dask``: the file read by dask.dataframe, evaluated by score ranges on a
     Dask cluster (a local one by default, ``--scheduler`` an address or a local scheduler)."""
     try:

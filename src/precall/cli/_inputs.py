@@ -1,0 +1,60 @@
+"""What the commands read from a data file and know about its columns (internal): the score
+columns of ``--score`` and of ``--class-columns`` / ``--class-prefix`` (through
+:func:`precall.readers.read_file`), ties among the scores and the scores around a threshold."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Iterable
+
+import numpy as np
+
+from precall.readers import Columns, read_file
+
+from ._common import class_pairs
+
+
+def read_scores(args: argparse.Namespace, names: list[str]) -> Columns:
+    """The label, weight and ``--score`` columns ``names`` of ``args.file`` (scores of shape
+    (n,) for one name, (n, k) for k)."""
+    return read_file(args.file, label=args.label, score_columns=[(c, "--score") for c in names],
+                     weight=args.weight, delimiter=args.delimiter)
+
+
+def read_classes(args: argparse.Namespace) -> tuple[list[tuple[str, str]], Columns]:
+    """The (class, column) pairs of ``--class-columns`` / ``--class-prefix`` and the columns
+    read for them (scores of shape (n, k), one column per class, in that order)."""
+    option = "--class-prefix" if getattr(args, "class_prefix", None) is not None else "--class-columns"
+    pairs = class_pairs(args)
+    columns = read_file(args.file, label=args.label, score_columns=[(col, option) for _, col in pairs],
+                        weight=args.weight, classes=[c for c, _ in pairs], delimiter=args.delimiter)
+    return pairs, columns
+
+
+def n_tied_rows(scores: np.ndarray, weights: np.ndarray | None) -> int:
+    """How many rows (with positive weight) share their score with another row."""
+    s = scores if weights is None else scores[weights > 0]
+    if s.size < 2:
+        return 0
+    s = np.sort(s)
+    same = s[1:] == s[:-1]
+    tied = np.zeros(s.size, dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    return int(np.count_nonzero(tied))
+
+
+def score_neighbours(scores: np.ndarray, weights: np.ndarray | None,
+                     thresholds: Iterable[float]) -> dict[float, tuple[float, ...]]:
+    """For each threshold, the nearest distinct scores below and above it (rows of positive
+    weight), so that it can be printed with the digits that tell it from them."""
+    s = np.asarray(scores, dtype=float).ravel()
+    if weights is not None:
+        s = s[np.asarray(weights) > 0]
+    out = {}
+    for t in thresholds:
+        t = float(t)
+        below, above = s[s < t], s[s > t]
+        out[t] = tuple(float(x) for x in (below.max() if below.size else None,
+                                          above.min() if above.size else None) if x is not None)
+    return out

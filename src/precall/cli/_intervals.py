@@ -1,0 +1,148 @@
+"""The intervals of ``--ci`` and the options of ``compare``'s tests (internal): what the
+commands share about the bootstrap, from :mod:`precall.stats`; computes through it only."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import precall
+
+from ._common import terminal_progress
+
+
+@dataclass(frozen=True)
+class CiOptions:
+    """How ``--ci`` and ``compare`` compute intervals and tests."""
+
+    level: float = 0.95
+    method: str = "percentile"  # bootstrap interval: percentile or bca
+    n_resamples: int = precall.stats.DEFAULT_RESAMPLES
+    seed: int | None = precall.stats.DEFAULT_SEED
+
+    def describe(self, weighted: bool, drawn: str = "") -> str:
+        """The intervals line; ``drawn``: how the resamples were drawn (:func:`drawn_as`)."""
+        roc = "bootstrap for ROC-AUC (weighted data)" if weighted else "DeLong for ROC-AUC"
+        seed = "no seed" if self.seed is None else f"seed {self.seed}"
+        return (
+            f"{self.level:.4g} intervals: {self.n_resamples} stratified bootstrap resamples "
+            f"({self.method}, {seed}){' ' + drawn if drawn else ''} for AP; {roc}"
+        )
+
+
+def drawn_as(resample: str | None, n_blocks: int | None) -> str:
+    """How bootstrap resamples were drawn, in words: rows, counts of runs (exact), or counts
+    over score blocks (an approximation, said as such)."""
+    if resample != "counts":
+        return "drawn as rows"
+    if n_blocks is None:
+        return "drawn as counts of score runs (exact)"
+    return f"drawn as counts over {n_blocks} score blocks (approximate)"
+
+
+def bootstrap_kwargs(ci: CiOptions, label: str | None = None, n_rows: int = 0,
+                     paired: bool = False) -> dict[str, Any]:
+    """Keyword arguments of :func:`precall.stats.bootstrap_cis` (``paired``: ``bootstrap_tests``),
+    with a terminal progress callback when the work is large, and ``resample="auto"`` (counts
+    where the data allow: the row bootstrap's distribution, in bounded time; ``precall.stats``
+    decides)."""
+    kwargs: dict[str, Any] = {"n_resamples": ci.n_resamples, "level": ci.level, "method": ci.method,
+                              "random_state": ci.seed}
+    function = precall.stats.bootstrap_tests if paired else precall.stats.bootstrap_cis
+    if label is not None and "progress" in inspect.signature(function).parameters:
+        progress = terminal_progress(label, n_rows * ci.n_resamples // 100)
+        if progress is not None:
+            kwargs["progress"] = progress
+    kwargs["resample"] = "auto"
+    return kwargs
+
+
+def ci_options(args: argparse.Namespace) -> CiOptions:
+    return CiOptions(args.level, args.ci_method, args.resamples, args.seed)
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """``--ci``: an interval for every AP convention and for ROC-AUC, from :mod:`precall.stats`."""
+
+    options: CiOptions
+    average_precision: dict[str, precall.stats.ConfidenceInterval]
+    roc_auc: precall.stats.ConfidenceInterval
+    resample: str = "rows"  # how the AP resamples were drawn: "rows" or "counts"
+    n_blocks: int | None = None  # counts over score blocks (None: exact)
+
+    @property
+    def drawn(self) -> str:
+        return drawn_as(self.resample, self.n_blocks)
+
+
+def compute_intervals(
+    labels: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, pos_label: str,
+    ties: str, recall_grid: str, ci: CiOptions, on_undefined: Any = "warn",
+) -> Intervals:
+    """The ``--ci`` intervals: bootstrap for every AP convention from one set of resamples
+    (:func:`precall.stats.bootstrap_cis`; drawn as counts without weights and with grouped ties);
+    DeLong for ROC-AUC (bootstrapped with the APs when weighted, since DeLong takes no weights)."""
+    # functools.partial with pos_label, not precall.metric(...) on labels == pos_label: a metric value
+    # holds no data, and True/False labels would order the bootstrap's strata otherwise (other draws)
+    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, recall_grid=recall_grid,
+                                            pos_label=pos_label, on_undefined=on_undefined)
+                          for m in precall.AP_METHODS]
+    if weights is not None:
+        metrics.append(functools.partial(precall.roc_auc, pos_label=pos_label, on_undefined=on_undefined))
+    results = precall.stats.bootstrap_cis(
+        metrics, labels, scores, sample_weight=weights,
+        **bootstrap_kwargs(ci, "bootstrap", len(labels)))
+    ap = dict(zip(precall.AP_METHODS, results))
+    if weights is None:
+        roc = precall.stats.roc_auc_ci(labels, scores, pos_label=pos_label, level=ci.level)
+    else:
+        roc = results[-1]
+    return Intervals(ci, ap, roc, results[0].resample, results[0].n_blocks)
+
+
+@dataclass(frozen=True)
+class MultiIntervals:
+    """``--ci`` with ``--class-columns``: bootstrap intervals of the macro AP of each
+    convention and of the macro one-vs-rest ROC-AUC (:func:`precall.stats.bootstrap_ci`)."""
+
+    options: CiOptions
+    average_precision: dict[str, precall.stats.ConfidenceInterval]
+    roc_auc: precall.stats.ConfidenceInterval
+
+    @property
+    def level(self) -> float:
+        return self.options.level
+
+    def describe(self) -> str:
+        o = self.options
+        seed = "no seed" if o.seed is None else f"seed {o.seed}"
+        return (f"{o.level:.4g} intervals of the macro averages: {o.n_resamples} bootstrap "
+                f"resamples ({o.method}, {seed})")
+
+
+def multiclass_intervals(
+    y: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, classes: list[str],
+    methods: list[str], ties: str, recall_grid: str, ci: CiOptions, on_undefined: Any = "warn",
+) -> MultiIntervals:
+    """Bootstrap intervals (:func:`precall.stats.bootstrap_ci`) of the macro AP of each
+    convention and of the macro one-vs-rest ROC-AUC."""
+    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, average="macro",
+                                            labels=classes, recall_grid=recall_grid, on_undefined=on_undefined)
+                          for m in methods]
+    metrics.append(functools.partial(precall.roc_auc, average="macro", labels=classes, on_undefined=on_undefined))
+    # one set of row resamples for every convention and ROC-AUC (the joint cells of k class
+    # columns would need coarse blocks: the rows are drawn, exactly)
+    results = precall.stats.bootstrap_cis(metrics, y, scores, sample_weight=weights,
+                                          **bootstrap_kwargs(ci, "bootstrap", len(y) * len(classes)))
+    return MultiIntervals(ci, dict(zip(methods, results)), results[-1])
+
+
+def method_name(method: str) -> str:
+    """An interval's method as printed: DeLong, or the bootstrap's interval (percentile, bca)."""
+    return "DeLong" if method == "delong" else f"bootstrap {method}"
