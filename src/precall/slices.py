@@ -629,15 +629,35 @@ def _unit_positives(r: _Ragged, m: int) -> np.ndarray:
 
 def _min_ap(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str, recall_grid: str
             ) -> dict[str, np.ndarray]:
-    """The minimum AP of each slice's counts, once per distinct (P, N)."""
+    """The minimum AP of each slice's counts, once per distinct (P, N).
+
+    The conventions whose minimum is one tied run of every positive after the negatives
+    (all but ``step``, and ``trapezoid`` with stable ties) run their kernel once on all the
+    distinct pairs (a ragged batch of one step each: the floats of the one problem); the
+    others sum per pair.
+    """
     out = {m: np.full(n_pos.shape[0], np.nan) for m in AP_METHODS}
-    idx = np.flatnonzero(usable)
+    idx = np.flatnonzero(usable & (n_neg > 0))
+    for m in AP_METHODS:
+        out[m][usable & (n_neg == 0)] = 1.0
     if not idx.size:
         return out
     pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
+    p, n = pairs[:, 0], pairs[:, 1]
+    whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)
     for m in AP_METHODS:
-        values = np.array([min_average_precision(p, n, method=m, ties=ties, recall_grid=recall_grid)
-                           for p, n in pairs.tolist()])
+        if m == "step" or (m == "trapezoid" and ties != "group"):
+            values = np.array([min_average_precision(a, b, method=m, ties=ties, recall_grid=recall_grid)
+                               for a, b in pairs.tolist()])
+        else:
+            values = np.empty(p.shape[0])
+            for exact in (True, False):
+                sel = whole == exact
+                if sel.any():
+                    dtype = np.int64 if exact else np.float64
+                    tp, fp = p[sel].astype(dtype)[:, None], n[sel].astype(dtype)[:, None]
+                    one = Steps(tp, fp, tp, fp, p[sel], n[sel], None, exact, True, np.ones(int(sel.sum()), dtype=int))
+                    values[sel] = ap(one, m, recall_grid)
         out[m][idx] = values[inverse.ravel()]
     return out
 
