@@ -33,6 +33,7 @@ RANKS = {
     "precall.table": 11,
     "precall.space": 12,
     "precall.multiclass": 13,
+    "precall.slices": 13.5,
     "precall.metrics": 14,
     "precall.stats._resample": 20,
     "precall.stats.results": 20,

@@ -54,6 +54,7 @@ from .space import (
     precision_recall_gain_curve,
     roc_from_pr,
 )
+from .slices import SlicedEvaluation, SlicedValues
 from .table import OperatingPoint, ThresholdTable, threshold_table
 
 __all__ = [
@@ -75,6 +76,8 @@ __all__ = [
     "PrecisionRecallPoints",
     "RocCurve",
     "RocPoints",
+    "SlicedEvaluation",
+    "SlicedValues",
     "ThresholdTable",
     "UndefinedMetricWarning",
     "__version__",

@@ -35,6 +35,8 @@ from .multiclass import (
     samples_average,
 )
 
+from .slices import SlicedEvaluation, SlicedValues, evaluate_slices, metric_slices, slice_codes
+
 __all__ = ["Metric", "average_precision", "evaluate", "metric", "roc_auc", "score"]
 
 # the data options of a metric function: how to read the data, not what to measure
@@ -103,19 +105,22 @@ def score(
     pos_label: Any = None,
     labels: Any = None,
     prevalence: float | None = None,
-) -> float | np.ndarray:
+    by: Any = None,
+    min_support: int = 0,
+) -> float | np.ndarray | SlicedValues:
     """Compute a :class:`Metric` on data: binary, multi-class or multi-label.
 
     Parameters
     ----------
     metric : Metric
         What to compute (:func:`metric`).
-    y_true, y_score, sample_weight, pos_label, labels, prevalence
+    y_true, y_score, sample_weight, pos_label, labels, prevalence, by, min_support
         As in :func:`average_precision` (``prevalence``: binary AP and best F1 only).
 
     Returns
     -------
-    float, or ndarray of shape (n_classes,) when ``metric.average`` is None
+    float, ndarray of shape (n_classes,) when ``metric.average`` is None, or
+    :class:`~precall.SlicedValues` with ``by``
 
     See Also
     --------
@@ -134,6 +139,8 @@ def score(
     roc = metric.measure == "roc_auc"
     if prevalence is not None and roc:
         raise ValueError("`prevalence` does not change ROC-AUC; got prevalence with measure='roc_auc'. Drop it")
+    if by is not None:
+        return _sliced_score(metric, y_true, y_score, sample_weight, pos_label, labels, prevalence, by, min_support)
     if not is_multi(y_true, y_score, labels):
         data = check_binary(y_true, y_score, sample_weight, pos_label, pos_label_rule="greater" if roc else "strict")
         steps = steps_of(data, metric.ties)  # type: ignore[arg-type]
@@ -177,6 +184,35 @@ def score(
     return average_columns(data, column_metric(metric), average)
 
 
+def _sliced_input(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, labels: Any, prevalence: Any,
+                  by: Any, rule: str) -> tuple[Any, Any, np.ndarray, np.ndarray]:
+    """Validated binary input, the slice codes of all rows and of the rows kept (zero weights
+    set aside), and each slice's number of rows given."""
+    if is_multi(y_true, y_score, labels):
+        raise ValueError(
+            "`by` applies to binary input; got multi-class or multi-label input. Evaluate each class column "
+            "as a binary problem (y_true == c, y_score[:, c]) with by=..."
+        )
+    if prevalence is not None:
+        raise ValueError(f"`prevalence` is not available with `by`; got prevalence={prevalence!r}. Drop one")
+    data = check_binary(y_true, y_score, sample_weight, pos_label, pos_label_rule=rule)  # type: ignore[arg-type]
+    codes = slice_codes(by, data.n_samples)
+    kept = codes.codes
+    if data.scores.shape[0] < data.n_samples:  # zero weights were set aside
+        kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
+    return data, codes, kept, np.bincount(codes.codes, minlength=codes.m)
+
+
+def _sliced_score(metric: Metric, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, labels: Any,
+                  prevalence: Any, by: Any, min_support: Any) -> SlicedValues:
+    rule = "greater" if metric.measure == "roc_auc" else "strict"
+    data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, labels, prevalence, by,
+                                                 rule)
+    overall = score(metric, y_true, y_score, sample_weight=sample_weight, pos_label=data.pos_label)
+    return metric_slices(metric, data, codes, kept, n_samples, overall=float(overall),  # type: ignore[arg-type]
+                         min_support=min_support)
+
+
 def _no_prevalence(prevalence: Any) -> None:
     if prevalence is not None:
         raise ValueError(
@@ -213,7 +249,9 @@ def average_precision(
     recall_grid: str = "reference",
     on_undefined: Any = "warn",
     prevalence: float | None = None,
-) -> float | np.ndarray:
+    by: Any = None,
+    min_support: int = 0,
+) -> float | np.ndarray | SlicedValues:
     """Average precision (PR-AUC) by a named convention; binary, multi-class or multi-label.
 
     Parameters
@@ -255,10 +293,19 @@ def average_precision(
         Binary input: the AP if positives made up this share of the data, the
         negatives reweighted by ``(1 - pi) / pi * n_pos / n_neg``
         (:meth:`ThresholdTable.at_prevalence`).  Needs both classes.
+    by : array-like of shape (n_samples,), several of them, a dict or a pandas DataFrame, default=None
+        Binary input: the slice of every row (country, device, ...); several
+        columns give their intersections.  The result is then a
+        :class:`~precall.SlicedValues`: the value of every slice (equal, bit for
+        bit, to this function on the slice's rows) and of all rows, from one
+        sort (:mod:`precall.slices`).  Missing values (None, NaN, "") are the
+        slice ``"(missing)"``.
+    min_support : int, default=0
+        With ``by``: slices with fewer rows are reported but not ranked.
 
     Returns
     -------
-    float, or ndarray of shape (n_classes,) when ``average=None``
+    float, ndarray of shape (n_classes,) when ``average=None``, or SlicedValues with ``by``
 
     See Also
     --------
@@ -288,7 +335,7 @@ def average_precision(
     value = Metric("average_precision", method=method, ties=ties, recall_grid=recall_grid, average=average,
                    on_undefined=on_undefined)
     return score(value, y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
-                 prevalence=prevalence)
+                 prevalence=prevalence, by=by, min_support=min_support)
 
 
 @_builds("roc_auc")
@@ -303,7 +350,9 @@ def roc_auc(
     multi_class: str = "ovr",
     labels: Any = None,
     on_undefined: Any = "warn",
-) -> float | np.ndarray:
+    by: Any = None,
+    min_support: int = 0,
+) -> float | np.ndarray | SlicedValues:
     """Area under the ROC curve; binary, one-vs-rest or one-vs-one multi-class, or multi-label.
 
     Parameters
@@ -329,10 +378,12 @@ def roc_auc(
         With a single class present: NaN with an
         :class:`~precall.UndefinedMetricWarning` by default (scikit-learn),
         ``"nan"`` NaN silently, ``"raise"`` raises, a number is returned as given.
+    by, min_support
+        As in :func:`average_precision`: the ROC-AUC of every slice.
 
     Returns
     -------
-    float, or ndarray of shape (n_classes,) when ``average=None``
+    float, ndarray of shape (n_classes,) when ``average=None``, or SlicedValues with ``by``
 
     See Also
     --------
@@ -352,7 +403,8 @@ def roc_auc(
     """
     value = Metric("roc_auc", max_fpr=max_fpr, average=average, multi_class=multi_class,
                    on_undefined=on_undefined)
-    return score(value, y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels)
+    return score(value, y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels, by=by,
+                 min_support=min_support)
 
 
 def evaluate(
@@ -366,7 +418,9 @@ def evaluate(
     recall_grid: str = "reference",
     on_undefined: Any = "warn",
     prevalence: float | None = None,
-) -> Evaluation | MultiEvaluation:
+    by: Any = None,
+    min_support: int = 0,
+) -> Evaluation | MultiEvaluation | SlicedEvaluation:
     """Every AP convention, ROC-AUC, the prevalence and the best-F1 point, from one sort.
 
     With each AP its context: the minimum any ranking of these class counts
@@ -385,10 +439,15 @@ def evaluate(
         (negatives reweighted, :meth:`ThresholdTable.at_prevalence`): every AP,
         the minimum AP, AUPRG, the best F1, ``prevalence`` and ``n_neg`` are
         those at ``prevalence``; ROC-AUC does not change.
+    by, min_support
+        As in :func:`average_precision`: a :class:`~precall.SlicedEvaluation`
+        with every number of every slice (each equal, bit for bit, to
+        ``evaluate`` of the slice's rows), the overall evaluation, the worst
+        slices first; ``.to_frame()``, ``.to_dict()``, ``.to_csv()``, ``.to_text()``.
 
     Returns
     -------
-    Evaluation, or MultiEvaluation for multi-class / multi-label input
+    Evaluation, MultiEvaluation for multi-class / multi-label input, or SlicedEvaluation with ``by``
 
     See Also
     --------
@@ -415,6 +474,13 @@ def evaluate(
     """
     check_options(ties=ties, recall_grid=recall_grid)
     policy = check_on_undefined(on_undefined)
+    if by is not None:
+        data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, labels, prevalence,
+                                                     by, "strict")
+        overall = evaluate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties,
+                           recall_grid=recall_grid, on_undefined=policy)
+        return evaluate_slices(data, codes, kept, n_samples, ties=ties, recall_grid=recall_grid, policy=policy,
+                               overall=overall, min_support=min_support)  # type: ignore[arg-type]
     if is_multi(y_true, y_score, labels):
         _no_prevalence(prevalence)
         data = check_multi(y_true, y_score, sample_weight, labels)

@@ -82,7 +82,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .steps import Steps, one_problem
+from .steps import Steps, one_problem, row_sum
 from .validate import AP_METHODS, check_count, check_options
 
 __all__ = [
@@ -170,12 +170,12 @@ def _envelope(precision: np.ndarray) -> np.ndarray:
 # the kernels: (m, R) steps in, one value per problem out
 def step_sum(s: Steps) -> np.ndarray:
     """Sum of (positive weight x precision) over the steps: step AP times P."""
-    return np.sum(s.dtp * _precision(s), axis=1)
+    return row_sum(s.dtp * _precision(s), s)
 
 
 def trapezoid_sum(s: Steps) -> np.ndarray:
     """Sum of (positive weight x (precision above + precision)): trapezoid AP times 2P."""
-    return np.sum(s.dtp * (_prev_precision(s) + _precision(s)), axis=1)
+    return row_sum(s.dtp * (_prev_precision(s) + _precision(s)), s)
 
 
 def interpolated_areas(s: Steps) -> np.ndarray:
@@ -240,6 +240,12 @@ def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = T
         if sentinel and (r == 0 or recall[0, -1] != 1.0):
             kept = np.append(kept, 0.0)  # (1 - R_K) times the sentinel precision 0
         return np.array([np.sum(kept)])
+    if s.lengths is not None:  # a ragged batch: each row as the one problem above
+        inside = np.arange(r) < s.lengths[:, None]
+        last = recall[:, -1] if r else np.zeros(m)
+        tail = (sentinel & ((s.lengths == 0) | (last != 1.0)))[:, None]
+        return row_sum(np.concatenate([terms, np.zeros((m, 1))], axis=1), s,
+                       np.concatenate([changed & inside, tail], axis=1))
     return np.sum(np.where(changed, terms, 0.0), axis=1)
 
 
@@ -319,7 +325,7 @@ def _ap_trapezoid(s: Steps, grid: str) -> np.ndarray:
 
 
 def _ap_interpolated(s: Steps, grid: str) -> np.ndarray:
-    return np.sum(interpolated_areas(s), axis=1) / s.n_pos
+    return row_sum(interpolated_areas(s), s) / s.n_pos
 
 
 def unit_interval(values: Any) -> Any:
@@ -361,7 +367,7 @@ def twice_fp_area(s: Steps) -> np.ndarray:
         return np.array([sum(row) for row in (dtp * (fp_prev + fp)).tolist()], dtype=object)
     with np.errstate(invalid="ignore", divide="ignore"):
         n_neg = s.n_neg[:, None]
-        return np.sum(s.dtp / s.n_pos[:, None] * (s.fp_prev / n_neg + s.fp / n_neg), axis=1)
+        return row_sum(s.dtp / s.n_pos[:, None] * (s.fp_prev / n_neg + s.fp / n_neg), s)
 
 
 def roc_auc_from_sum(twice_above: Any, n_pos: float, n_neg: float, exact: bool) -> float:
@@ -399,6 +405,7 @@ def roc_auc(s: Steps, max_fpr: float | None = None) -> np.ndarray:
     ``0.5 * (1 + (A - max_fpr**2 / 2) / (max_fpr - max_fpr**2 / 2))``.
     """
     P, N = s.n_pos, s.n_neg
+    m, r = s.tp.shape
     defined = (P > 0) & (N > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         if max_fpr is None or max_fpr == 1:
@@ -415,7 +422,12 @@ def roc_auc(s: Steps, max_fpr: float | None = None) -> np.ndarray:
             inside = width > 0
             slope = _safe_divide(y1 - y0, x1 - x0, 0.0)
             y_end = y0 + slope * width
-            area = np.sum(np.where(inside, width * (y0 + y_end) / 2.0, 0.0), axis=1)
+            pieces = np.where(inside, width * (y0 + y_end) / 2.0, 0.0)
+            keep = None
+            if s.lengths is not None:  # [before each step | each step | the tail]: the real steps of each
+                real = np.arange(r) < s.lengths[:, None]
+                keep = np.concatenate([real, real, np.ones((m, 1), dtype=bool)], axis=1)
+            area = row_sum(pieces, s, keep)
             min_area, max_area = 0.5 * max_fpr**2, max_fpr
             out = 0.5 * (1 + (area - min_area) / (max_area - min_area))
     return np.where(defined, out, np.nan)

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from .conventions import CONVENTIONS, ap, min_average_precision, roc_auc, unit_interval
-from .steps import Steps
+from .steps import Steps, segment_sums
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .validate import AP_METHODS
 
-__all__ = ["Evaluation", "F1Point", "auprg", "best_f1", "evaluation_from_steps", "gains", "make_evaluation",
-           "normalized_average_precision", "unit_positives"]
+__all__ = ["Evaluation", "F1Point", "auprg", "auprg_values", "best_f1", "best_f1_points", "evaluation_from_steps",
+           "gains", "make_evaluation", "normalized_average_precision", "unit_positives"]
 
 
 @dataclass(frozen=True)
@@ -114,21 +114,39 @@ class Evaluation:
         return "\n".join(lines)
 
 
+def _lengths(s: Steps) -> np.ndarray:
+    """Each row's number of steps (all entries, unless the batch is ragged)."""
+    return np.full(s.m, s.tp.shape[1]) if s.lengths is None else s.lengths
+
+
+def best_f1_points(s: Steps) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per problem: the step with the highest F1 (the first among equals), its F1, precision
+    and recall; index -1 and NaN without a step or without positives."""
+    m, r = s.tp.shape
+    found = (s.n_pos > 0) & (_lengths(s) > 0)
+    if r == 0:
+        nan = np.full(m, np.nan)
+        return np.full(m, -1), nan, nan, nan.copy()
+    tp = s.tp.astype(np.float64)
+    fp = s.fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = 2.0 * tp / (tp + fp + s.n_pos[:, None])
+        k = np.argmax(np.where(np.isnan(f1), -np.inf, f1), axis=1)  # padding repeats the last step: never first
+        rows = np.arange(m)
+        tk, fk = tp[rows, k], fp[rows, k]
+        precision, recall = tk / (tk + fk), tk / s.n_pos
+    nan = np.nan
+    return (np.where(found, k, -1), np.where(found, f1[rows, k], nan), np.where(found, precision, nan),
+            np.where(found, recall, nan))
+
+
 def best_f1(s: Steps) -> F1Point | None:
     """The best-F1 point of one problem's steps (None without a step)."""
-    n_pos = float(s.n_pos[0])
-    if n_pos == 0 or s.tp.shape[1] == 0:
+    k, f1, precision, recall = best_f1_points(s)
+    if k[0] < 0:
         return None
-    tp = s.tp[0].astype(np.float64)
-    fp = s.fp[0]
-    f1 = 2.0 * tp / (tp + fp + n_pos)
-    k = int(np.argmax(f1))
-    return F1Point(
-        threshold=float(s.thresholds[k]),  # type: ignore[index]
-        f1=float(f1[k]),
-        precision=float(tp[k] / (tp[k] + fp[k])),
-        recall=float(tp[k] / n_pos),
-    )
+    return F1Point(threshold=float(s.thresholds[k[0]]), f1=float(f1[0]), precision=float(precision[0]),  # type: ignore[index]
+                   recall=float(recall[0]))
 
 
 def gains(tp: np.ndarray, fp: np.ndarray, n_pos: float, n_neg: float) -> tuple[np.ndarray, np.ndarray]:
@@ -139,36 +157,53 @@ def gains(tp: np.ndarray, fp: np.ndarray, n_pos: float, n_neg: float) -> tuple[n
 
 
 def auprg(s: Steps) -> float:
-    """Area under the PRG curve of one problem's steps (NaN without positives or negatives).
+    """Area under the PRG curve of one problem's steps (NaN without positives or negatives)
+    (:func:`auprg_values`)."""
+    return float(auprg_values(s)[0])
+
+
+def auprg_values(s: Steps) -> np.ndarray:
+    """Area under the PRG curve of each problem (NaN without positives or negatives).
 
     Between the point above a step (TP_a, FP_a) and the step (TP_b, FP_b) the
     PRG curve is straight (the gains are projective in the counts), so the
     trapezoid is its area; the segment that crosses recall gain 0 starts at
     the crossing, found on the straight ROC segment at ``TP = P^2 / (P + N)``.
     Rows where only FP grows add no width.  As ``calc_auprg`` of the authors'
-    ``prg`` package: parts below precision gain 0 count negatively.
+    ``prg`` package: parts below precision gain 0 count negatively.  Each row is
+    summed over its own steps (:func:`~precall._core.steps.segment_sums`): a
+    problem's value does not depend on the batch it is in.
     """
-    p, n = float(s.n_pos[0]), float(s.n_neg[0])
-    if p <= 0 or n <= 0 or not s.tp.shape[1]:
-        return float("nan")
-    t0 = p * (p / (p + n))  # recall = prevalence: recall gain 0 (no product of two weights)
-    # TP grows strictly from step to step, and the point above a step has the previous
-    # step's TP: the steps at or past recall gain 0 are a suffix, and only its first
-    # step can start below it
-    tp = s.tp[0]
-    k = int(np.searchsorted(tp, t0, side="left"))
-    b = tp[k:].astype(np.float64)
-    fb = s.fp[0, k:].astype(np.float64)
-    a = b - s.dtp[0, k:]
-    fa = s.fp_prev[0, k:].astype(np.float64)
-    if a.size and a[0] < t0:
-        fa[0] = fa[0] + (t0 - a[0]) / (b[0] - a[0]) * (fb[0] - fa[0])  # a ratio first: no product of two weights
-        a[0] = t0
-    rg_a, pg_a = gains(a, fa, p, n)
-    rg_b, pg_b = gains(b, fb, p, n)
-    rg_b -= rg_a
-    pg_b += pg_a
-    return float(np.sum(rg_b * pg_b) / 2.0) + 0.0  # no -0.0
+    m, r = s.tp.shape
+    p, n = s.n_pos.astype(np.float64), s.n_neg.astype(np.float64)
+    lengths = _lengths(s)
+    defined = (p > 0) & (n > 0) & (lengths > 0)
+    if r == 0 or not defined.any():
+        return np.full(m, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t0 = (p * (p / (p + n)))[:, None]  # recall = prevalence: recall gain 0 (no product of two weights)
+        # TP grows strictly from step to step, and the point above a step has the previous
+        # step's TP: the steps at or past recall gain 0 are a suffix, and only its first
+        # step can start below it
+        real = np.arange(r) < lengths[:, None]
+        k = np.sum((s.tp < t0) & real, axis=1)
+        b = s.tp.astype(np.float64)
+        fb = s.fp.astype(np.float64)
+        a = b - s.dtp
+        fa = s.fp_prev.astype(np.float64)
+        first = (np.arange(r) == k[:, None]) & real & (a < t0)
+        fa = np.where(first, fa + (t0 - a) / (b - a) * (fb - fa), fa)  # a ratio first: no product of two weights
+        a = np.where(first, t0, a)
+        rg_a, pg_a = gains(a, fa, p[:, None], n[:, None])
+        rg_b, pg_b = gains(b, fb, p[:, None], n[:, None])
+        rg_b -= rg_a
+        pg_b += pg_a
+        terms = rg_b * pg_b
+    keep = real & (np.arange(r) >= k[:, None])
+    counts = keep.sum(axis=1)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    area = segment_sums(terms[keep], starts, counts) / 2.0 + 0.0  # no -0.0
+    return np.where(defined, area, np.nan)
 
 
 def unit_positives(s: Steps) -> bool:

@@ -70,8 +70,8 @@ Bootstrap (any metric)
 from __future__ import annotations
 
 from .bootstrap import BOOTSTRAP_METHODS, DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_CELLS, RESAMPLE_MODES, bootstrap_ci, bootstrap_cis, bootstrap_test, bootstrap_tests
-from .delong import roc_auc_ci, roc_auc_covariance, roc_auc_test, roc_auc_variance
-from .results import BootstrapResult, ConfidenceInterval, DelongCovariance, PairedComparison
+from .delong import roc_auc_ci, roc_auc_covariance, roc_auc_test, roc_auc_test_unpaired, roc_auc_variance
+from .results import BootstrapResult, ConfidenceInterval, DelongCovariance, PairedComparison, UnpairedComparison
 
 __all__ = [
     "BOOTSTRAP_METHODS",
@@ -90,6 +90,8 @@ __all__ = [
     "roc_auc_ci",
     "roc_auc_covariance",
     "roc_auc_test",
+    "roc_auc_test_unpaired",
+    "UnpairedComparison",
     "roc_auc_variance",
 ]
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
 
 from .. import metrics
-from .._core.normal import two_sided_p
+from .._core.normal import t_isf, t_two_sided_p, two_sided_p
 from .._core.undefined import undefined
 from .._core.validate import BinaryInput, check_binary, check_choice, check_on_undefined
 from .bootstrap import BOOTSTRAP_METHODS, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
@@ -16,12 +17,14 @@ from .results import (
     ConfidenceInterval,
     DelongCovariance,
     PairedComparison,
+    UnpairedComparison,
     _check_level,
     _normal_interval,
     _z_statistic,
 )
 
-__all__ = ["roc_auc_ci", "roc_auc_covariance", "roc_auc_test", "roc_auc_variance"]
+__all__ = ["roc_auc_ci", "roc_auc_covariance", "roc_auc_test", "roc_auc_test_unpaired", "roc_auc_variance",
+           "unpaired_delong"]
 
 # ---------------------------------------------------------------------------
 # DeLong
@@ -332,3 +335,69 @@ def roc_auc_test(
     )
 
 
+
+
+def unpaired_delong(auc_a: float, var_a: float, n_a: int, auc_b: float, var_b: float, n_b: int, level: float
+                    ) -> UnpairedComparison:
+    """pROC's unpaired DeLong test from each curve's AUC, DeLong variance and sample count."""
+    variance = var_a + var_b
+    difference = auc_a - auc_b
+    sd = math.sqrt(variance) if variance >= 0 else math.nan
+    if sd == 0:  # pROC divides by zero here; the degenerate answer
+        statistic, df, p = (0.0 if difference == 0 else math.copysign(math.inf, difference)), math.inf, \
+            (1.0 if difference == 0 else 0.0)
+        return UnpairedComparison(auc_a, auc_b, difference, difference, difference, level, statistic, df, p, 0.0,
+                                  n_a, n_b)
+    statistic = difference / sd
+    df = variance**2 / (var_a**2 / (n_a - 1) + var_b**2 / (n_b - 1))
+    half = t_isf((1.0 - level) / 2.0, df) * sd if math.isfinite(sd) else math.nan
+    return UnpairedComparison(auc_a, auc_b, difference, difference - half, difference + half, level, statistic, df,
+                              t_two_sided_p(statistic, df), sd, n_a, n_b)
+
+
+def roc_auc_test_unpaired(
+    y_true_a: Any, score_a: Any, y_true_b: Any, score_b: Any, *, level: float = 0.95, pos_label: Any = None,
+    on_undefined: Any = "warn",
+) -> UnpairedComparison:
+    """DeLong's test of two ROC-AUCs on independent samples (pROC's ``roc.test(paired = FALSE,
+    method = "delong")``): two test sets, or two disjoint slices of one.
+
+    Parameters
+    ----------
+    y_true_a, score_a : array-like of shape (n_a,)
+        The first sample's labels and scores.
+    y_true_b, score_b : array-like of shape (n_b,)
+        The second sample's (any length; no sample is shared).
+    level : float, default=0.95
+        Confidence level of the difference's interval.
+    pos_label : label, default=None
+        As in :func:`roc_auc_variance`, for both samples.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        A sample with fewer than two positives or negatives has no DeLong
+        variance: NaN statistic and p-value, with a warning by default.
+
+    Returns
+    -------
+    UnpairedComparison
+        ``statistic`` is pROC's D, ``df`` its Welch-Satterthwaite degrees of
+        freedom, ``p_value`` two-sided from Student's t.
+
+    See Also
+    --------
+    roc_auc_test : two models on the same samples (paired).
+
+    Examples
+    --------
+    >>> from precall import stats
+    >>> t = stats.roc_auc_test_unpaired([0, 0, 1, 0, 1, 1], [.1, .3, .35, .4, .8, .9],
+    ...                                 [0, 1, 0, 1, 0, 1, 1], [.2, .3, .6, .5, .1, .9, .4])
+    >>> round(t.difference, 4), round(t.statistic, 4), round(t.df, 2), round(t.p_value, 4)
+    (0.1389, 0.4527, 9.57, 0.6609)
+    """
+    level = _check_level(level)
+    policy = check_on_undefined(on_undefined)
+    a = _binary_unweighted(y_true_a, score_a, pos_label)
+    b = _binary_unweighted(y_true_b, score_b, pos_label)
+    auc_a, var_a = _delong(a, policy)
+    auc_b, var_b = _delong(b, policy)
+    return unpaired_delong(auc_a, var_a, a.n_samples, auc_b, var_b, b.n_samples, level)

@@ -10,7 +10,7 @@ import numpy as np
 from .._core import normal
 from .._core.validate import check_allocation, check_number, check_numbers
 
-__all__ = ["BootstrapResult", "ConfidenceInterval", "DelongCovariance", "PairedComparison"]
+__all__ = ["BootstrapResult", "ConfidenceInterval", "DelongCovariance", "PairedComparison", "UnpairedComparison"]
 
 # ---------------------------------------------------------------------------
 # results
@@ -113,6 +113,51 @@ def _resampling_text(resample: str | None, n_blocks: int | None) -> str:
     if resample != "counts" or n_blocks is None:
         return resample or "none"
     return f"counts over {n_blocks} score blocks"
+
+
+@dataclass(frozen=True)
+class UnpairedComparison:
+    """Two ROC-AUCs on independent samples (two test sets, two disjoint slices): DeLong's
+    unpaired test, pROC's ``roc.test(paired = FALSE, method = "delong")``.
+
+    Attributes
+    ----------
+    estimate_a, estimate_b : float
+        The AUC of the first and of the second sample; ``difference`` is the first minus the second,
+        ``low`` / ``high`` its interval ``difference +- t(df, (1 + level) / 2) * standard_error``
+        at ``level``.
+    difference, low, high, level : float
+    statistic : float
+        pROC's ``D = difference / sqrt(V_a + V_b)`` (each V DeLong's variance of one AUC).
+    df : float
+        Welch-Satterthwaite's ``(V_a + V_b)**2 / (V_a**2 / (n_a - 1) + V_b**2 / (n_b - 1))``
+        (n the samples of each curve), as pROC.
+    p_value : float
+        Two-sided, of Student's t with ``df`` (pROC's ``2 * pt(-abs(D), df)``).
+    standard_error : float
+        ``sqrt(V_a + V_b)``.
+    n_a, n_b : int
+        Samples of each curve.
+    """
+
+    estimate_a: float
+    estimate_b: float
+    difference: float
+    low: float
+    high: float
+    level: float
+    statistic: float
+    df: float
+    p_value: float
+    standard_error: float
+    n_a: int
+    n_b: int
+    method: str = "delong-unpaired"
+
+    def __str__(self) -> str:
+        return (f"AUC {self.estimate_a:.6g} - {self.estimate_b:.6g} = {self.difference:.6g} "
+                f"[{self.low:.6g}, {self.high:.6g}] ({self.level:.4g}); D = {self.statistic:.4g}, "
+                f"df = {self.df:.4g}, p = {normal.p_text(self.p_value)}")
 
 
 @dataclass(frozen=True)

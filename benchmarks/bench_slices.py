@@ -1,0 +1,61 @@
+"""Slices: precall's by= against one evaluation of all rows and a pandas groupby().apply() of
+scikit-learn's average_precision_score (and fairlearn's MetricFrame when installed).
+
+    python benchmarks/bench_slices.py [n_rows ...]      (default 1e6 1e7; 1,000 slices)
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+
+import numpy as np
+
+import precall
+
+
+def _time(f, repeat=3):
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main(sizes):
+    print(f"machine: {platform.processor() or platform.machine()}, python {sys.version.split()[0]}, "
+          f"numpy {np.__version__}")
+    for n in sizes:
+        rng = np.random.default_rng(0)
+        g = rng.integers(0, 1000, n)
+        y = (rng.random(n) < 0.1 + 0.3 * (g % 7) / 7).astype(np.int8)
+        s = rng.random(n).astype(np.float32)
+        one = _time(lambda: precall.evaluate(y, s))
+        by = _time(lambda: precall.evaluate(y, s, by=g))
+        ap_one = _time(lambda: precall.average_precision(y, s))
+        ap_by = _time(lambda: precall.average_precision(y, s, by=g))
+        print(f"n={n:.0e}, 1,000 slices: evaluate {one:.3f}s, evaluate(by=) {by:.3f}s ({by / one:.2f}x); "
+              f"average_precision {ap_one:.3f}s, (by=) {ap_by:.3f}s ({ap_by / ap_one:.2f}x)")
+        try:
+            import pandas as pd
+            from sklearn.metrics import average_precision_score
+        except ImportError:
+            continue
+        df = pd.DataFrame({"y": y, "s": s, "g": g})
+        pg = _time(lambda: df.groupby("g").apply(lambda d: average_precision_score(d.y, d.s), include_groups=False),
+                   repeat=1)
+        print(f"  pandas groupby().apply(average_precision_score): {pg:.3f}s ({pg / ap_by:.1f}x precall by=)")
+        try:
+            from fairlearn.metrics import MetricFrame
+        except ImportError:
+            print("  fairlearn: not installed")
+            continue
+        fl = _time(lambda: MetricFrame(metrics=average_precision_score, y_true=y, y_pred=s, sensitive_features=g),
+                   repeat=1)
+        print(f"  fairlearn MetricFrame(average_precision_score): {fl:.3f}s ({fl / ap_by:.1f}x precall by=)")
+
+
+if __name__ == "__main__":
+    main([int(float(a)) for a in sys.argv[1:]] or [1_000_000, 10_000_000])

@@ -1,0 +1,728 @@
+"""Slices: every number per segment of the data, from one sort (``by=``).
+
+``precall.evaluate(y, s, by=country)`` evaluates each slice (each distinct value
+of ``by``, or each present combination of several ``by`` columns) and all rows
+together.  The work is one sort and one batch of kernels, not a loop over slices:
+
+1. **Slice codes**: ``np.unique(..., return_inverse=True)`` of each column;
+   several columns combine into the codes of their present intersections.
+   Missing values (None, NaN, NaT, pandas' NA, the empty string) form their own
+   slice, named ``(missing)``: a row is never dropped.
+2. **One order**: the rows in decreasing score (:func:`~precall._core.sort.stable_descending_sort`,
+   equal scores in input order), then stably by slice code (a radix sort of
+   16-bit codes up to 65,536 slices): each slice is a contiguous segment in the
+   order of its own stable sort.
+3. **Steps of every slice**: the per-row cumulative TP and FP restart at each
+   segment (integer counts by one ``cumsum``; weights by a ``cumsum`` of each
+   segment, segments padded in size buckets, so the floats are those of the
+   slice's own sum); the steps are taken from them as for one problem.
+4. **One kernel call per size bucket**: slices with about the same number of
+   steps (within a factor 2) are one ragged :class:`~precall._core.steps.Steps`
+   batch (``lengths``): memory O(rows), and each row is summed over its own
+   steps exactly as one problem (:func:`~precall._core.steps.segment_sums`), so
+   every number of a slice equals ``precall.evaluate`` of its rows bit for bit.
+
+Undefined values (a slice without positives, or without negatives for ROC-AUC)
+follow ``on_undefined`` per slice, with one warning naming how many slices; they
+are reported, never ranked.  Slices below ``min_support`` rows are reported but
+not ranked either.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._core.conventions import ap, min_average_precision, roc_auc, unit_interval
+from ._core.evaluation import (
+    Evaluation,
+    F1Point,
+    auprg_values,
+    best_f1_points,
+    normalized_average_precision,
+)
+from ._core.metric import Metric
+from ._core.sort import stable_descending_sort
+from ._core.steps import Steps
+from ._core.text import visible
+from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
+from ._core.validate import AP_METHODS, BinaryInput, check_number
+
+__all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedValues", "slice_codes", "sliced_steps"]
+
+MISSING = "(missing)"
+_BUCKET = 2.0  # slices whose step counts are within this factor share a kernel call
+
+
+# ---------------------------------------------------------------------------
+# slice codes
+@dataclass(frozen=True)
+class SliceCodes:
+    """The slice of every row: ``codes`` (n,) in ``0..m-1``; ``names`` (m,) as printed,
+    ``keys`` (m,) the values of each ``by`` column (``None`` for missing), ``columns``
+    the names of the ``by`` columns."""
+
+    codes: np.ndarray
+    names: tuple[str, ...]
+    keys: tuple[tuple[Any, ...], ...]
+    columns: tuple[str, ...]
+
+    @property
+    def m(self) -> int:
+        return len(self.names)
+
+
+def _is_missing(values: np.ndarray) -> np.ndarray:
+    if values.dtype.kind == "f" or values.dtype.kind == "c":
+        return np.isnan(values)
+    if values.dtype.kind == "M" or values.dtype.kind == "m":
+        return np.isnat(values)
+    if values.dtype.kind in "US":
+        return values == values.dtype.type()
+    if values.dtype.kind == "O":
+        def missing(v: Any) -> bool:
+            if v is None or (isinstance(v, str) and v == ""):
+                return True
+            try:
+                return bool(v != v)  # NaN, NaT, pandas' NA (raises TypeError: ambiguous)
+            except (TypeError, ValueError):
+                return True
+        return np.frompyfunc(missing, 1, 1)(values).astype(bool) if values.size else np.zeros(0, dtype=bool)
+    return np.zeros(values.shape[0], dtype=bool)
+
+
+def _columns_of(by: Any) -> list[tuple[str, Any]]:
+    """The ``by`` columns with their names: a pandas DataFrame (each column), a dict,
+    a list of arrays, or one array (a pandas Series keeps its name)."""
+    if isinstance(by, str):
+        raise TypeError(
+            f"`by` must be the slice values of every row (an array, a pandas Series or DataFrame, a dict of "
+            f"arrays, or a list of arrays); got the string {visible(by)!r:.80}. Pass the column itself, "
+            "e.g. by=df['country']"
+        )
+    if hasattr(by, "columns") and hasattr(by, "__getitem__") and not isinstance(by, np.ndarray):
+        return [(str(c), by[c]) for c in by.columns]
+    if isinstance(by, dict):
+        return [(str(k), v) for k, v in by.items()]
+    if isinstance(by, (list, tuple)) and by and all(
+            not isinstance(v, (str, bytes)) and np.ndim(v) >= 1 for v in by):
+        return [(str(getattr(v, "name", None) or f"by{i}"), v) for i, v in enumerate(by)]
+    return [(str(getattr(by, "name", None) or "slice"), by)]
+
+
+def _as_column(values: Any, name: str, n: int) -> np.ndarray:
+    if hasattr(values, "to_numpy"):
+        values = values.to_numpy(dtype=object) if str(getattr(values, "dtype", "")) in ("category", "string") \
+            else values.to_numpy()
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"`by` column {visible(name)!r} must be 1-D (one slice value per row); got shape "
+                         f"{arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"`by` column {visible(name)!r} must have one value per row ({n}); got {arr.shape[0]} "
+                         "values. Pass a column of the same rows as y_true")
+    return arr
+
+
+def slice_codes(by: Any, n: int) -> SliceCodes:
+    """The slice codes of ``by`` for ``n`` rows (see the module docstring)."""
+    cols = _columns_of(by)
+    codes = np.zeros(n, dtype=np.int64)
+    keys: list[tuple[Any, ...]] = [()]
+    for name, raw in cols:
+        arr = _as_column(raw, name, n)
+        missing = _is_missing(arr)
+        present = arr[~missing]
+        try:
+            values, inverse = np.unique(present, return_inverse=True)
+        except TypeError:  # values numpy cannot order: order their text
+            text = np.array([f"{type(v).__name__}:{v}" for v in present.tolist()], dtype=object)
+            _, first, inverse = np.unique(text, return_index=True, return_inverse=True)
+            values = present[first]
+        k = values.shape[0] + int(missing.any())
+        col = np.full(n, values.shape[0], dtype=np.int64)  # missing: the last code
+        col[~missing] = inverse.ravel()
+        levels = [_plain(v) for v in values.tolist()] + ([None] * int(missing.any()))
+        combined = codes * k + col
+        present_codes, codes = np.unique(combined, return_inverse=True)
+        codes = codes.ravel().astype(np.int64)
+        keys = [keys[c // k] + (levels[c % k],) for c in present_codes.tolist()]
+    names = tuple(MISSING if key[0] is None else str(key[0]) for key in keys)
+    if len(cols) > 1:
+        names = tuple(", ".join(f"{c}={MISSING if v is None else v}" for c, v in zip((c for c, _ in cols), key))
+                      for key in keys)
+    return SliceCodes(codes, names, tuple(keys), tuple(c for c, _ in cols))
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+# ---------------------------------------------------------------------------
+# one order, the steps of every slice
+def _segmented_cumsum(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The running sum of ``values`` restarting at each segment, each added in order from its
+    start (the floats of each segment's own ``np.cumsum``); segments padded in size buckets."""
+    out = np.empty_like(values)
+    order = np.argsort(lengths, kind="stable")
+    lo = 0
+    while lo < order.shape[0]:
+        top = int(lengths[order[lo]])
+        hi = lo + int(np.searchsorted(lengths[order[lo:]], max(1, top) * 2, side="left"))
+        sel = order[lo:hi]
+        width = int(lengths[sel].max())
+        inside = np.arange(width) < lengths[sel, None]
+        idx = np.where(inside, starts[sel, None] + np.arange(width), 0)
+        block = np.where(inside, values[idx], 0.0)
+        np.cumsum(block, axis=1, out=block)
+        out[idx[inside]] = block[inside]
+        lo = hi
+    return out
+
+
+@dataclass(frozen=True)
+class _Ragged:
+    """Steps of every slice, one after another (internal)."""
+
+    slice_of: np.ndarray  # (S,) the slice of each step, non-decreasing
+    tp: np.ndarray
+    fp: np.ndarray
+    dtp: np.ndarray
+    fp_prev: np.ndarray
+    thresholds: np.ndarray
+
+
+def _take_steps(rows: np.ndarray, above: np.ndarray, first: np.ndarray, cum_tp: np.ndarray, cum_fp: np.ndarray,
+                seg: np.ndarray, scores: np.ndarray) -> _Ragged:
+    """The steps at ``rows`` (the point above: ``above``, the origin where ``first``), as
+    :func:`~precall._core.steps.steps_from_ranked` takes them."""
+    tp = cum_tp[rows]
+    zero = np.zeros(1, dtype=cum_tp.dtype)[0]
+    tp_above = np.where(first, zero, cum_tp[above])
+    fp_prev = np.where(first, np.zeros(1, dtype=cum_fp.dtype)[0], cum_fp[above])
+    return _Ragged(seg[rows], tp, cum_fp[rows], tp - tp_above, fp_prev, scores[rows])
+
+
+@dataclass(frozen=True)
+class SlicedSteps:
+    """The steps of every slice (for ``ties`` and grouped) and each slice's totals (internal)."""
+
+    steps: _Ragged
+    grouped: _Ragged
+    n_pos: np.ndarray
+    n_neg: np.ndarray
+    exact: bool
+    m: int
+
+
+def sliced_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps:
+    """Sort once and take the steps of every slice (``codes`` of the kept rows)."""
+    n = data.scores.shape[0]
+    order, scores = stable_descending_sort(data.scores)
+    c = codes[order]
+    by_code = np.argsort(c.astype(np.uint16), kind="stable") if m <= 1 << 16 else np.argsort(c, kind="stable")
+    order = order[by_code]
+    scores, seg = scores[by_code], c[by_code]
+    del c, by_code
+    positive = data.positive[order]
+    sizes = np.bincount(seg, minlength=m)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    if data.weight is None:
+        cum_tp = np.cumsum(positive, dtype=np.int64)
+        before = np.concatenate([[0], cum_tp])[starts]  # positives of the earlier slices
+        cum_tp -= before[seg]
+        cum_fp = np.arange(n, dtype=np.int64) - starts[seg] + 1 - cum_tp
+    else:
+        w = data.weight[order]
+        wp = np.where(positive, w, 0.0)
+        cum_tp = _segmented_cumsum(wp, starts, sizes)
+        cum_fp = _segmented_cumsum(w - wp, starts, sizes)
+    del order
+    last = starts + sizes - 1
+    n_pos = cum_tp[last].astype(np.float64)
+    n_neg = cum_fp[last].astype(np.float64)
+    new_slice = np.zeros(n, dtype=bool)
+    new_slice[starts] = True
+
+    def grouped() -> _Ragged:
+        run_start = new_slice.copy()
+        run_start[1:] |= scores[1:] != scores[:-1]
+        run_starts = np.flatnonzero(run_start)
+        ends = np.append(run_starts[1:] - 1, n - 1)
+        idx = np.flatnonzero(np.logical_or.reduceat(positive, run_starts))
+        rows = ends[idx]
+        first = new_slice[run_starts[idx]]
+        above = np.where(first, 0, run_starts[idx] - 1)
+        return _take_steps(rows, above, first, cum_tp, cum_fp, seg, scores)
+
+    def stable() -> _Ragged:
+        rows = np.flatnonzero(positive)
+        first = new_slice[rows]
+        return _take_steps(rows, np.where(first, 0, rows - 1), first, cum_tp, cum_fp, seg, scores)
+
+    group = grouped()
+    if ties == "group":
+        return SlicedSteps(group, group, n_pos, n_neg, data.weight is None, m)
+    steps = stable()
+    if data.weight is None:
+        # one problem without weights ranks the stable steps for ROC-AUC and AUPRG too unless
+        # a score is shared by a positive and a negative (steps_and_grouped): the same per slice
+        run = np.concatenate([[True], (scores[1:] != scores[:-1]) | new_slice[1:]])
+        run_id = np.cumsum(run) - 1
+        pos_runs = np.bincount(run_id, weights=positive, minlength=int(run_id[-1]) + 1)
+        all_runs = np.bincount(run_id, minlength=int(run_id[-1]) + 1)
+        mixed = (pos_runs > 0) & (pos_runs < all_runs)
+        shared = np.bincount(seg[np.flatnonzero(run)[mixed]], minlength=m) > 0
+        keep_group = shared[group.slice_of]
+        keep_stable = ~shared[steps.slice_of]
+        group = _Ragged(*(np.concatenate([a[keep_group], b[keep_stable]])[
+            np.argsort(np.concatenate([group.slice_of[keep_group], steps.slice_of[keep_stable]]), kind="stable")]
+            for a, b in ((group.slice_of, steps.slice_of), (group.tp, steps.tp), (group.fp, steps.fp),
+                         (group.dtp, steps.dtp), (group.fp_prev, steps.fp_prev),
+                         (group.thresholds, steps.thresholds))))
+    return SlicedSteps(steps, group, n_pos, n_neg, data.weight is None, m)
+
+
+def _buckets(r: _Ragged, m: int):
+    """Ragged :class:`Steps` batches of slices with about the same number of steps (within a factor
+    :data:`_BUCKET`), padded with empty runs; yields (slice indices, Steps, start of each slice's steps)."""
+    lengths = np.bincount(r.slice_of, minlength=m)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    order = np.argsort(lengths, kind="stable")
+    order = order[lengths[order] > 0]
+    lo = 0
+    while lo < order.shape[0]:
+        top = int(lengths[order[lo]])
+        hi = lo + int(np.searchsorted(lengths[order[lo:]], top * _BUCKET, side="right"))
+        sel = order[lo:hi]
+        width = int(lengths[sel].max())
+        j = np.arange(width)
+        inside = j < lengths[sel, None]
+        idx = starts[sel, None] + np.minimum(j, lengths[sel, None] - 1)
+        dtp = np.where(inside, r.dtp[idx], np.zeros(1, dtype=r.dtp.dtype)[0])
+        fp = r.fp[idx]
+        fp_prev = np.where(inside, r.fp_prev[idx], fp)
+        yield sel, idx, Steps(r.tp[idx], fp, dtp, fp_prev, None, None, None, False, False, lengths[sel])
+        lo = hi
+
+
+def _batch(template: Steps, n_pos: np.ndarray, n_neg: np.ndarray, exact: bool) -> Steps:
+    return Steps(template.tp, template.fp, template.dtp, template.fp_prev, n_pos, n_neg, None, exact, False,
+                 template.lengths)
+
+
+def _apply_policy(values: np.ndarray, undefined: np.ndarray, what: str, reason: str, default: float,
+                  policy: Any, names: tuple[str, ...]) -> np.ndarray:
+    """``values`` with the undefined slices set by the policy (one warning for all of them)."""
+    return _apply_policies([values], undefined, what, reason, default, policy, names)[0]
+
+
+def _apply_policies(arrays: list[np.ndarray], undefined: np.ndarray, what: str, reason: str, default: float,
+                    policy: Any, names: tuple[str, ...]) -> list[np.ndarray]:
+    """Each of ``arrays`` with the undefined slices set by the policy, one warning for all."""
+    if not undefined.any():
+        return arrays
+    k = int(undefined.sum())
+    which = ", ".join(repr(visible(names[i])) for i in np.flatnonzero(undefined)[:3]) + (", ..." if k > 3 else "")
+    if policy == "warn":
+        warnings.warn(f"{what} is undefined in {k} slice(s) ({which}): {reason}", UndefinedMetricWarning,
+                      stacklevel=5)
+        fill = default
+    elif policy == "nan":
+        fill = float("nan")
+    elif policy == "raise":
+        raise ValueError(f"{what} is undefined in {k} slice(s) ({which}): {reason}")
+    else:
+        fill = float(policy)
+    out = [a.astype(np.float64, copy=True) for a in arrays]
+    for a in out:
+        a[undefined] = fill
+    return out
+
+
+# ---------------------------------------------------------------------------
+# results
+def _check_min_support(min_support: Any) -> int:
+    return check_number(min_support, "min_support", low=0, integer=True,
+                        hint="slices with fewer rows are reported but not ranked")
+
+
+def _check_k(k: Any) -> int:
+    return check_number(k, "k", low=1, integer=True, hint="how many worst and best slices to print")
+
+
+@dataclass(frozen=True)
+class _Sliced:
+    """What every sliced result shares: the slices, their support and the ranking."""
+
+    names: tuple[str, ...]
+    keys: tuple[tuple[Any, ...], ...]
+    columns: tuple[str, ...]
+    n_samples: np.ndarray
+    n_pos: np.ndarray
+    n_neg: np.ndarray
+    min_support: int
+
+    @property
+    def slices(self) -> tuple[str, ...]:
+        """The slice names, in the order of the sorted slice values."""
+        return self.names
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @property
+    def prevalence(self) -> np.ndarray:
+        total = self.n_pos + self.n_neg
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, self.n_pos / np.where(total > 0, total, 1.0), np.nan)
+
+    def _ranking_values(self) -> np.ndarray:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _defined(self) -> np.ndarray:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @property
+    def ranked(self) -> np.ndarray:
+        """Indices of the slices that are ranked (defined, at least ``min_support`` rows), worst first
+        (ties in slice order)."""
+        ok = self._defined() & (self.n_samples >= self.min_support)
+        idx = np.flatnonzero(ok)
+        return idx[np.argsort(self._ranking_values()[idx], kind="stable")]
+
+    def index(self, name: Any) -> int:
+        """The index of a slice by its name or its key tuple."""
+        if name in self.names:
+            return self.names.index(name)
+        key = name if isinstance(name, tuple) else (name,)
+        if key in self.keys:
+            return self.keys.index(key)
+        raise KeyError(f"no slice {visible(name)!r:.80}; the slices are {', '.join(map(repr, self.names[:5]))}"
+                       + (", ..." if len(self.names) > 5 else ""))
+
+    # ---- the table: one row per slice (and the overall row)
+    def _table(self) -> tuple[list[str], list[list[Any]]]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every slice, JSON-ready: ``{"columns", "overall", "slices": [row, ...], "ranked", "min_support"}``."""
+        header, rows = self._table()
+        as_dicts = [{h: _json_value(v) for h, v in zip(header, row)} for row in rows]
+        return {"by": list(self.columns), "min_support": self.min_support, "overall": as_dicts[0],
+                "slices": as_dicts[1:], "ranked_worst_first": [self.names[i] for i in self.ranked]}
+
+    def to_json(self, **kwargs: Any) -> str:
+        """:meth:`to_dict` as JSON (NaN as null)."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+    def to_csv(self, path: Any = None) -> str | None:
+        """One CSV row per slice after the ``overall`` row; written to ``path`` or returned."""
+        header, rows = self._table()
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow(["" if isinstance(v, float) and math.isnan(v) else v for v in row])
+        if path is None:
+            return buf.getvalue()
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(buf.getvalue())
+        return None
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame, one row per slice (the ``overall`` row first); needs the ``pandas`` extra."""
+        try:
+            import pandas as pd  # noqa: PLC0415
+        except ImportError as e:  # pragma: no cover - pandas is a test dependency
+            raise ImportError("to_frame() needs pandas: pip install 'precall[pandas]' (or use to_dict / "
+                              "to_csv)") from e
+        header, rows = self._table()
+        return pd.DataFrame(rows, columns=header).set_index("slice")
+
+    def to_text(self, k: int = 5, width: int = 80) -> str:
+        """At most ``width`` columns: the overall row, the ``k`` worst and ``k`` best ranked slices,
+        and a count of the rest (slices not ranked are counted apart)."""
+        k = _check_k(k)
+        header, rows = self._table()
+        shown = self._text_columns(header)
+        ranked = self.ranked.tolist()
+        picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
+        lines_rows = [rows[0]] + [None if i < 0 else rows[i + 1] for i in picked]
+        name_w = max(8, min(28, max(len(visible(r[0])) for r in rows)))
+        cells = [f"{'slice':<{name_w}}" + "".join(f" {h:>9}" for h in shown)]
+        pos = [header.index(h) for h in shown]
+        for row in lines_rows:
+            if row is None:
+                cells.append(f"{'...':<{name_w}}  ({len(ranked) - 2 * k} more ranked slices)")
+                continue
+            name = visible(row[0])
+            name = name if len(name) <= name_w else name[: name_w - 1] + "~"
+            cells.append(f"{name:<{name_w}}" + "".join(f" {_cell(row[p]):>9}" for p in pos))
+        unranked = len(self.names) - len(ranked)
+        title = f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; worst first"
+        notes = [title[:width]]
+        if unranked:
+            notes.append(f"{unranked} slice(s) not ranked (undefined, or fewer than min_support="
+                         f"{self.min_support} rows)"[:width])
+        return "\n".join(notes + [c[:width] for c in cells])
+
+    def _text_columns(self, header: list[str]) -> list[str]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return None if math.isnan(v) else v
+    if isinstance(v, np.integer):
+        return int(v)
+    return v
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, (float, np.floating)):
+        return "nan" if math.isnan(v) else (f"{v:.4f}" if abs(v) <= 1 else f"{v:.6g}")
+    return str(v)
+
+
+@dataclass(frozen=True)
+class SlicedValues(_Sliced):
+    """One metric per slice (``precall.average_precision(..., by=...)`` / ``roc_auc(..., by=...)``).
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_slices,)
+        The metric of each slice, the undefined policy applied.
+    defined : ndarray of bool
+        Where it is defined.
+    overall : float
+        The metric of all rows.
+    metric : Metric
+        What was computed.
+    """
+
+    values: np.ndarray = field(default=None)  # type: ignore[assignment]
+    defined: np.ndarray = field(default=None)  # type: ignore[assignment]
+    overall: float = float("nan")
+    metric: Metric = field(default=None)  # type: ignore[assignment]
+
+    def _ranking_values(self) -> np.ndarray:
+        return self.values
+
+    def _defined(self) -> np.ndarray:
+        return self.defined
+
+    def __getitem__(self, name: Any) -> float:
+        return float(self.values[self.index(name)])
+
+    def _table(self) -> tuple[list[str], list[list[Any]]]:
+        key = self.metric.key
+        header = ["slice", "n", "n_pos", "prevalence", key]
+        total_pos, total_neg = float(self.n_pos.sum()), float(self.n_neg.sum())
+        rows = [["overall", int(self.n_samples.sum()), total_pos, total_pos / (total_pos + total_neg)
+                 if total_pos + total_neg > 0 else float("nan"), float(self.overall)]]
+        prev = self.prevalence
+        for i, name in enumerate(self.names):
+            rows.append([name, int(self.n_samples[i]), float(self.n_pos[i]), float(prev[i]), float(self.values[i])])
+        return header, rows
+
+    def _text_columns(self, header: list[str]) -> list[str]:
+        return header[1:]
+
+
+@dataclass(frozen=True)
+class SlicedEvaluation(_Sliced):
+    """Every number of :class:`~precall.Evaluation` per slice, and the overall evaluation.
+
+    Attributes
+    ----------
+    overall : Evaluation
+        All rows together (``precall.evaluate`` without ``by``).
+    average_precision, min_average_precision, normalized_average_precision : dict of str to ndarray
+        By convention, one value per slice.
+    roc_auc, auprg : ndarray
+    best_f1, best_f1_threshold, best_f1_precision, best_f1_recall : ndarray
+        NaN for a slice without positives.
+    rank_by : str
+        The convention the ranking (worst first) uses.
+    """
+
+    overall: Evaluation = field(default=None)  # type: ignore[assignment]
+    average_precision: dict[str, np.ndarray] = field(default_factory=dict)
+    min_average_precision: dict[str, np.ndarray] = field(default_factory=dict)
+    normalized_average_precision: dict[str, np.ndarray] = field(default_factory=dict)
+    roc_auc: np.ndarray = field(default=None)  # type: ignore[assignment]
+    auprg: np.ndarray = field(default=None)  # type: ignore[assignment]
+    best_f1: np.ndarray = field(default=None)  # type: ignore[assignment]
+    best_f1_threshold: np.ndarray = field(default=None)  # type: ignore[assignment]
+    best_f1_precision: np.ndarray = field(default=None)  # type: ignore[assignment]
+    best_f1_recall: np.ndarray = field(default=None)  # type: ignore[assignment]
+    ties: str = "group"
+    recall_grid: str = "reference"
+    rank_by: str = "step"
+
+    def _ranking_values(self) -> np.ndarray:
+        return self.average_precision[self.rank_by]
+
+    def _defined(self) -> np.ndarray:
+        return self.n_pos > 0
+
+    def __getitem__(self, name: Any) -> Evaluation:
+        """The :class:`~precall.Evaluation` of one slice (by name or key)."""
+        i = self.index(name)
+        f1 = None if math.isnan(self.best_f1[i]) else F1Point(
+            float(self.best_f1_threshold[i]), float(self.best_f1[i]), float(self.best_f1_precision[i]),
+            float(self.best_f1_recall[i]))
+        total = float(self.n_pos[i] + self.n_neg[i])
+        return Evaluation(
+            average_precision={m: float(v[i]) for m, v in self.average_precision.items()},
+            roc_auc=float(self.roc_auc[i]), prevalence=float(self.n_pos[i]) / total if total > 0 else float("nan"),
+            n_pos=float(self.n_pos[i]), n_neg=float(self.n_neg[i]), n_samples=int(self.n_samples[i]), best_f1=f1,
+            ties=self.ties, recall_grid=self.recall_grid,
+            min_average_precision={m: float(v[i]) for m, v in self.min_average_precision.items()},
+            normalized_average_precision={m: float(v[i]) for m, v in self.normalized_average_precision.items()},
+            auprg=float(self.auprg[i]),
+        )
+
+    def _table(self) -> tuple[list[str], list[list[Any]]]:
+        header = (["slice", "n", "n_pos", "prevalence"] + [f"AP {m}" for m in AP_METHODS] + ["ROC-AUC", "AUPRG"]
+                  + [f"min AP {m}" for m in AP_METHODS] + ["best F1", "best F1 threshold"])
+        o = self.overall
+        b = o.best_f1
+        rows = [["overall", o.n_samples, o.n_pos, o.prevalence] + [o.average_precision[m] for m in AP_METHODS]
+                + [o.roc_auc, o.auprg] + [o.min_average_precision[m] for m in AP_METHODS]
+                + [b.f1 if b else float("nan"), b.threshold if b else float("nan")]]
+        prev = self.prevalence
+        for i, name in enumerate(self.names):
+            rows.append([name, int(self.n_samples[i]), float(self.n_pos[i]), float(prev[i])]
+                        + [float(self.average_precision[m][i]) for m in AP_METHODS]
+                        + [float(self.roc_auc[i]), float(self.auprg[i])]
+                        + [float(self.min_average_precision[m][i]) for m in AP_METHODS]
+                        + [float(self.best_f1[i]), float(self.best_f1_threshold[i])])
+        return header, rows
+
+    def _text_columns(self, header: list[str]) -> list[str]:
+        return ["n", "prevalence", f"AP {self.rank_by}", "min AP step" if self.rank_by == "step" else
+                f"min AP {self.rank_by}", "ROC-AUC", "best F1"]
+
+
+# ---------------------------------------------------------------------------
+# computing
+def _unit_positives(r: _Ragged, m: int) -> np.ndarray:
+    """Per slice: whether its positive weights can be counts (every step a whole number)."""
+    if r.dtp.dtype.kind in "iu":
+        return np.ones(m, dtype=bool)
+    fractional = np.bincount(r.slice_of, weights=(r.dtp != np.round(r.dtp)), minlength=m)
+    return fractional == 0
+
+
+def _min_ap(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str, recall_grid: str
+            ) -> dict[str, np.ndarray]:
+    """The minimum AP of each slice's counts, once per distinct (P, N).
+
+    The conventions whose minimum is one tied run of every positive after the negatives
+    (all but ``step``, and ``trapezoid`` with stable ties) run their kernel once on all the
+    distinct pairs (a ragged batch of one step each: the floats of the one problem); the
+    others sum per pair.
+    """
+    out = {m: np.full(n_pos.shape[0], np.nan) for m in AP_METHODS}
+    idx = np.flatnonzero(usable & (n_neg > 0))
+    for m in AP_METHODS:
+        out[m][usable & (n_neg == 0)] = 1.0
+    if not idx.size:
+        return out
+    pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
+    p, n = pairs[:, 0], pairs[:, 1]
+    whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)
+    for m in AP_METHODS:
+        if m == "step" or (m == "trapezoid" and ties != "group"):
+            values = np.array([min_average_precision(a, b, method=m, ties=ties, recall_grid=recall_grid)
+                               for a, b in pairs.tolist()])
+        else:
+            values = np.empty(p.shape[0])
+            for exact in (True, False):
+                sel = whole == exact
+                if sel.any():
+                    dtype = np.int64 if exact else np.float64
+                    tp, fp = p[sel].astype(dtype)[:, None], n[sel].astype(dtype)[:, None]
+                    one = Steps(tp, fp, tp, fp, p[sel], n[sel], None, exact, True, np.ones(int(sel.sum()), dtype=int))
+                    values[sel] = ap(one, m, recall_grid)
+        out[m][idx] = values[inverse.ravel()]
+    return out
+
+
+def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray, n_samples: np.ndarray, *,
+                    ties: str, recall_grid: str, policy: Any, overall: Evaluation, min_support: Any
+                    ) -> SlicedEvaluation:
+    """Every number per slice from one sort (see the module docstring)."""
+    min_support = _check_min_support(min_support)
+    m = codes.m
+    st = sliced_steps(data, kept_codes, m, ties)
+    n_pos, n_neg = st.n_pos, st.n_neg
+    values = {meth: np.zeros(m) for meth in AP_METHODS}
+    auc, prg = np.full(m, np.nan), np.full(m, np.nan)
+    f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
+    for sel, idx, batch in _buckets(st.steps, m):
+        s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
+        for meth in AP_METHODS:
+            values[meth][sel] = ap(s, meth, recall_grid)
+        k, f, p, r = best_f1_points(s)
+        rows = np.arange(sel.shape[0])
+        thr[sel] = st.steps.thresholds[idx[rows, k]]
+        f1[sel], prec[sel], rec[sel] = f, p, r
+    for sel, _, batch in _buckets(st.grouped, m):
+        g = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            auc[sel] = roc_auc(g)
+        prg[sel] = auprg_values(g)
+    no_pos = n_pos == 0
+    one_class = no_pos | (n_neg == 0)
+    names = codes.names
+    filled = _apply_policies([values[meth] for meth in AP_METHODS], no_pos, "average precision", NO_POSITIVES, 0.0,
+                             policy, names)
+    values = {meth: unit_interval(v) for meth, v in zip(AP_METHODS, filled)}
+    auc = unit_interval(_apply_policy(auc, one_class, "ROC AUC", ONE_CLASS_ROC, float("nan"), policy, names))
+    usable = (n_pos > 0) & (n_pos == np.round(n_pos)) & _unit_positives(st.steps, m)
+    low = _min_ap(n_pos, n_neg, usable, ties, recall_grid)
+    normalized = {meth: np.array([normalized_average_precision(a, b) for a, b in
+                                  zip(values[meth].tolist(), low[meth].tolist())]) for meth in AP_METHODS}
+    return SlicedEvaluation(
+        names=names, keys=codes.keys, columns=codes.columns, n_samples=n_samples, n_pos=n_pos, n_neg=n_neg,
+        min_support=min_support, overall=overall, average_precision=values, min_average_precision=low,
+        normalized_average_precision=normalized, roc_auc=auc, auprg=prg + 0.0, best_f1=f1,
+        best_f1_threshold=thr, best_f1_precision=prec, best_f1_recall=rec, ties=ties, recall_grid=recall_grid,
+    )
+
+
+def metric_slices(metric: Metric, data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray,
+                  n_samples: np.ndarray, *, overall: float, min_support: Any) -> SlicedValues:
+    """One :class:`Metric` per slice, its kernel run once per size bucket of slices."""
+    min_support = _check_min_support(min_support)
+    m = codes.m
+    st = sliced_steps(data, kept_codes, m, metric.ties)
+    ragged = st.grouped if metric.measure == "roc_auc" else st.steps
+    values = np.full(m, np.nan)
+    for sel, _, batch in _buckets(ragged, m):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values[sel] = metric.kernel(_batch(batch, st.n_pos[sel], st.n_neg[sel], st.exact))
+    undefined = (st.n_pos == 0) | ((st.n_neg == 0) if metric.measure == "roc_auc" else False)
+    if metric.measure == "roc_auc":
+        what, reason, default = "ROC AUC", ONE_CLASS_ROC, float("nan")
+    else:
+        what, reason, default = ("average precision" if metric.measure == "average_precision" else "F1",
+                                 NO_POSITIVES, 0.0)
+    values = _apply_policy(values, undefined, what, reason, default, metric.on_undefined, codes.names)
+    return SlicedValues(names=codes.names, keys=codes.keys, columns=codes.columns, n_samples=n_samples,
+                        n_pos=st.n_pos, n_neg=st.n_neg, min_support=min_support, values=values,
+                        defined=~undefined, overall=float(overall), metric=metric)

@@ -1,0 +1,256 @@
+"""Slices (``by=``): every number of every slice equals the function on the slice's rows, bit for bit."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import precall
+from precall._core.steps import segment_sums
+from precall.slices import MISSING
+
+
+def _same(a, b) -> bool:
+    """Equal as objects, NaN equal to NaN, floats compared by their bits (repr)."""
+    return repr(a) == repr(b)
+
+
+# ---------------------------------------------------------------------------
+# the exact segmented sum the kernels use for ragged batches
+@pytest.mark.parametrize("lengths", [[0], [1], [7], [8], [9], [15, 16, 17], [127, 128, 129], [130, 1000, 4099],
+                                     [0, 3, 0, 64, 65], [300_001], [2**17 + 5, 8, 0]])
+@pytest.mark.parametrize("scale", [1.0, 1e-12, 1e16])
+def test_segment_sums_equal_numpy_sums_bit_for_bit(lengths, scale):
+    rng = np.random.default_rng(len(lengths) + int(sum(lengths)))
+    x = rng.standard_normal(int(sum(lengths))) * scale * rng.choice([1.0, 1e-8, 1e8], size=int(sum(lengths)))
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    got = segment_sums(x, starts, lengths)
+    want = np.array([np.sum(x[s:s + n]) for s, n in zip(starts, lengths)])
+    assert got.view(np.int64).tolist() == want.view(np.int64).tolist()
+
+
+def test_reduceat_would_not_do():
+    """The reason for segment_sums: reduceat adds the first value apart (a test that can fail)."""
+    x = np.random.default_rng(0).standard_normal(1000) * 1e8
+    assert any(np.add.reduceat(x, [0])[0] != np.sum(x) for x in [x, x[::-1], x * 3.3])
+
+
+# ---------------------------------------------------------------------------
+# every slice equals precall.evaluate of its rows
+@st.composite
+def sliced_data(draw):
+    n = draw(st.integers(1, 120))
+    m = draw(st.integers(1, 8))
+    seed = draw(st.integers(0, 2**31))
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, m, n)
+    prev = rng.random(m)[g] * draw(st.sampled_from([0.0, 0.5, 1.0]))  # some slices one-class
+    y = (rng.random(n) < prev).astype(int)
+    if draw(st.booleans()):
+        y[rng.random(n) < 0.5] = 1  # the other class missing from some slices
+    digits = draw(st.integers(0, 3))
+    s = np.round(rng.random(n), digits)  # ties
+    w = None
+    if draw(st.booleans()):
+        w = np.round(rng.random(n) * 3, 1)  # zero weights set aside
+    return y, s, g, w
+
+
+def _subset(w, mask):
+    return None if w is None else w[mask]
+
+
+@settings(max_examples=60, deadline=None)
+@given(sliced_data(), st.sampled_from(["group", "stable"]), st.sampled_from(["reference", "exact"]))
+def test_every_slice_equals_evaluate_of_its_rows(data, ties, grid):
+    y, s, g, w = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            sliced = precall.evaluate(y, s, sample_weight=w, by=g, ties=ties, recall_grid=grid, on_undefined="nan")
+        except ValueError:  # all weights zero: the overall evaluation refuses as without by
+            with pytest.raises(ValueError):
+                precall.evaluate(y, s, sample_weight=w, ties=ties)
+            return
+        assert sum(sliced.n_samples) == y.shape[0]  # no row dropped
+        for name in sliced.slices:
+            mask = g == int(name)
+            if w is not None and not (w[mask] > 0).any():
+                continue  # evaluate refuses a slice whose weights are all 0; the slice is reported empty
+            want = precall.evaluate(y[mask], s[mask], sample_weight=_subset(w, mask), ties=ties, recall_grid=grid,
+                                    on_undefined="nan")
+            assert _same(sliced[name], want), name
+        assert _same(sliced.overall, precall.evaluate(y, s, sample_weight=w, ties=ties, recall_grid=grid,
+                                                      on_undefined="nan"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(sliced_data(), st.sampled_from(list(precall.AP_METHODS) + ["roc", "pauc"]), st.sampled_from(["group", "stable"]))
+def test_each_metric_per_slice_equals_the_function(data, which, ties):
+    y, s, g, w = data
+    if which == "roc":
+        def f(yy, ss, ww, **kw):
+            return precall.roc_auc(yy, ss, sample_weight=ww, pos_label=1, on_undefined="nan", **kw)
+    elif which == "pauc":
+        def f(yy, ss, ww, **kw):
+            return precall.roc_auc(yy, ss, sample_weight=ww, pos_label=1, max_fpr=0.3, on_undefined="nan", **kw)
+    else:
+        def f(yy, ss, ww, **kw):
+            return precall.average_precision(yy, ss, sample_weight=ww, method=which, ties=ties, on_undefined="nan",
+                                             **kw)
+    try:
+        sliced = f(y, s, w, by=g)
+    except ValueError:
+        return
+    for name in sliced.slices:
+        mask = g == int(name)
+        if w is not None and not (w[mask] > 0).any():
+            continue
+        assert _same(sliced[name], f(y[mask], s[mask], _subset(w, mask))), name
+
+
+def test_sizes_far_apart_and_many_slices():
+    """A slice of 1e5 rows beside 3e4 slices of 3 rows: buckets keep memory O(rows); still exact."""
+    rng = np.random.default_rng(5)
+    g = np.concatenate([np.zeros(100_000, dtype=int), np.repeat(np.arange(1, 30_001), 3)])
+    n = g.shape[0]
+    y = (rng.random(n) < 0.4).astype(int)
+    s = rng.random(n)
+    r = precall.average_precision(y, s, by=g, on_undefined="nan")
+    for name in ["0", "1", "777", "30000"]:
+        mask = g == int(name)
+        assert _same(r[name], precall.average_precision(y[mask], s[mask], on_undefined="nan"))
+    text = r.to_text(k=3)
+    assert len(text.splitlines()) <= 12 and max(map(len, text.splitlines())) <= 80
+    assert "more ranked slices" in text
+    assert len(r.to_dict()["slices"]) == 30_001  # everything with JSON
+
+
+# ---------------------------------------------------------------------------
+# intersections, names, missing values
+def test_intersections_of_two_columns():
+    rng = np.random.default_rng(1)
+    n = 600
+    country = rng.choice(["FR", "DE", "US"], n)
+    device = rng.choice(["ios", "android"], n)
+    y = (rng.random(n) < 0.4).astype(int)
+    s = rng.random(n)
+    r = precall.evaluate(y, s, by={"country": country, "device": device})
+    assert len(r) == 6 and r.columns == ("country", "device")
+    for c in ["FR", "DE", "US"]:
+        for d in ["ios", "android"]:
+            mask = (country == c) & (device == d)
+            assert _same(r[(c, d)], precall.evaluate(y[mask], s[mask]))
+            assert f"country={c}, device={d}" in r.slices
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), ""])
+def test_missing_values_are_their_own_slice(missing):
+    by = np.array(["a", missing, "b", "a", missing, "b"], dtype=object)
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    r = precall.evaluate(y, s, by=by)
+    assert r.slices == ("a", "b", MISSING)
+    mask = np.array([False, True, False, False, True, False])
+    assert _same(r[MISSING], precall.evaluate(y[mask], s[mask]))
+    assert r[(None,)] == r[MISSING]
+
+
+def test_float_and_pandas_missing():
+    pd = pytest.importorskip("pandas")
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    for by in (np.array([1.0, np.nan, 2.0, 1.0, np.nan, 2.0]),
+               pd.Series(["x", pd.NA, "y", "x", None, "y"], dtype="string", name="site"),
+               pd.Series(pd.Categorical(["x", None, "y", "x", None, "y"]), name="site")):
+        r = precall.evaluate(y, s, by=by)
+        assert r.slices[-1] == MISSING and int(r.n_samples[-1]) == 2
+
+
+def test_data_frame_columns_and_to_frame():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [1, 1, 2, 2]})
+    y, s = [1, 0, 0, 1], [0.9, 0.3, 0.4, 0.8]
+    r = precall.evaluate(y, s, by=df)
+    frame = r.to_frame()
+    assert list(frame.index) == ["overall"] + list(r.slices)
+    assert frame.loc["overall", "AP step"] == precall.average_precision(y, s)
+
+
+# ---------------------------------------------------------------------------
+# undefined slices, min_support, output
+def test_undefined_slices_follow_the_policy_once():
+    y = np.array([1, 0, 1, 1, 0, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    g = np.array([0, 0, 1, 1, 2, 2])  # slice 1: positives only; slice 2: negatives only
+    with pytest.warns(precall.UndefinedMetricWarning) as record:
+        r = precall.evaluate(y, s, by=g)
+    assert len([w for w in record if "slice" in str(w.message)]) == 2  # AP once, ROC-AUC once
+    assert r.average_precision["step"][2] == 0.0 and math.isnan(r.roc_auc[1]) and math.isnan(r.roc_auc[2])
+    assert r.ranked.tolist() == [0, 1]  # slice 2 has no positives: reported, not ranked
+    with pytest.raises(ValueError, match="undefined in 1 slice"):
+        precall.average_precision(y, s, by=g, on_undefined="raise")
+    assert precall.roc_auc(y, s, by=g, on_undefined=0.5).values.tolist() == [1.0, 0.5, 0.5]
+
+
+def test_min_support_reports_but_does_not_rank():
+    rng = np.random.default_rng(2)
+    g = np.repeat([0, 1, 2], [100, 5, 100])
+    y = (rng.random(205) < 0.5).astype(int)
+    s = rng.random(205)
+    r = precall.evaluate(y, s, by=g, min_support=10)
+    assert 1 not in r.ranked.tolist() and len(r.ranked) == 2
+    assert not math.isnan(r.average_precision["step"][1])
+    order = r.ranked.tolist()
+    assert r.average_precision["step"][order[0]] <= r.average_precision["step"][order[1]]
+
+
+def test_outputs_round_trip():
+    rng = np.random.default_rng(3)
+    g = rng.choice(["a\x1b[31m", "b", "c"], 300)  # a hostile name stays printable
+    y = (rng.random(300) < 0.5).astype(int)
+    s = rng.random(300)
+    r = precall.evaluate(y, s, by=g)
+    d = json.loads(r.to_json())
+    assert d["overall"]["AP step"] == r.overall.average_precision["step"]
+    assert [row["slice"] for row in d["slices"]] == list(r.slices)
+    csv_text = r.to_csv()
+    assert csv_text.splitlines()[0].startswith("slice,n,n_pos") and len(csv_text.splitlines()) == 5
+    text = str(r)
+    assert "\x1b" not in text and max(map(len, text.splitlines())) <= 80
+
+
+# ---------------------------------------------------------------------------
+# bad input: one message naming the parameter
+@pytest.mark.parametrize("by, exc, match", [
+    ("country", TypeError, "`by` must be"),
+    (np.zeros(3), ValueError, "one value per row"),
+    (np.zeros((4, 2)), ValueError, "1-D"),
+    ([np.zeros(4), np.zeros(5)], ValueError, "one value per row"),
+])
+def test_bad_by(by, exc, match):
+    with pytest.raises(exc, match=match):
+        precall.evaluate([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], by=by)
+
+
+@pytest.mark.parametrize("value, exc", [(-1, ValueError), (1.5, ValueError), (float("nan"), ValueError),
+                                        ("3", TypeError), (True, TypeError), (None, TypeError)])
+def test_bad_min_support_and_k(value, exc):
+    with pytest.raises(exc, match="`min_support`"):
+        precall.evaluate([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], by=[0, 0, 1, 1], min_support=value)
+    r = precall.evaluate([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], by=[0, 0, 1, 1])
+    with pytest.raises(exc, match="`k`"):
+        r.to_text(k=value if value != -1 else 0)
+
+
+def test_by_refuses_multiclass_and_prevalence():
+    with pytest.raises(ValueError, match="`by` applies to binary input"):
+        precall.evaluate([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])
+    with pytest.raises(ValueError, match="`prevalence`"):
+        precall.average_precision([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], by=[0, 0, 1, 1], prevalence=0.1)
