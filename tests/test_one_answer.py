@@ -179,3 +179,46 @@ def test_a_bootstrap_p_value_is_below_alpha_exactly_when_the_interval_excludes_z
             assert (t.low > 0 or t.high < 0) == (t.p_value < 1 - level), (level, t)
         else:
             assert t.low > 0 or t.high < 0
+
+
+# ---------------------------------------------------------------------------
+# every engine, the same number for the same metric value
+_ENGINE_METRICS = [precall.metric("average_precision", method=m) for m in precall.AP_METHODS] + [
+    precall.metric("roc_auc"), precall.metric("roc_auc", max_fpr=0.3), precall.metric("best_f1")]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_in_memory_accumulator_and_dask_give_the_metric_values_same_number(weighted):
+    rng = np.random.default_rng(8)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n), 2)  # ties
+    w = rng.random(n) if weighted else None
+    acc = precall.Accumulator()
+    for part in np.array_split(np.arange(n), 7):
+        acc.update(y[part], s[part], sample_weight=None if w is None else w[part])
+    dask_array = pytest.importorskip("dask.array")
+    yd, sd = dask_array.from_array(y, chunks=700), dask_array.from_array(s, chunks=700)
+    wd = None if w is None else dask_array.from_array(w, chunks=700)
+    from precall import dask as pdask
+
+    for m in _ENGINE_METRICS:
+        expected = precall.score(m, y, s, sample_weight=w)
+        assert acc.score(m) == pytest.approx(expected, rel=1e-12, abs=1e-15), m
+        assert pdask.score(m, yd, sd, sample_weight=wd) == pytest.approx(expected, rel=1e-12, abs=1e-15), m
+        if not weighted and m.measure == "roc_auc" and m.max_fpr is None:
+            assert acc.score(m) == expected  # exact integers
+
+
+def test_the_accumulator_averages_classes_as_the_library():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 3, 500)
+    s = rng.random((500, 3))
+    acc = precall.Accumulator(labels=[0, 1, 2]).update(y, s)
+    for average in ("macro", "weighted", None):
+        m = precall.metric("average_precision", average=average)
+        np.testing.assert_allclose(acc.score(m), precall.score(m, y, s), rtol=1e-12)
+    with pytest.raises(ValueError, match="micro"):
+        acc.score(precall.metric("average_precision", average="micro"))
+    with pytest.raises(ValueError, match="ties"):
+        precall.Accumulator().update([0, 1], [0.2, 0.4]).score(precall.metric("average_precision", ties="stable"))

@@ -33,6 +33,8 @@ from .._core.steps import Steps, one_problem, reweight
 from .._core.validate import (
     check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_kind,
 )
+from .._core.metric import Metric
+from ..multiclass import average_values
 from ..table import ThresholdTable, trusted_table
 from .binned import Bounded, binned_average_precision, binned_roc_auc, edges_of
 
@@ -444,6 +446,40 @@ class Accumulator:
             v = float(conventions.roc_auc(self._steps(label))[0])
             return Bounded(v, v, v)
         return binned_roc_auc(*self._binned(label))
+
+    def score(self, metric: Metric, *, label: Any = None) -> Any:
+        """A :class:`precall.Metric` of everything seen, exactly (the accumulator's steps are
+        grouped, so ``metric.ties`` must be "group").  Multi-class / multi-label: of class
+        ``label``, or (``label=None``) the metric's ``average`` over the classes ("macro",
+        "weighted", or None for the per-class values).
+
+        >>> import precall
+        >>> acc = precall.Accumulator().update([0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.2])
+        >>> m = precall.metric("average_precision", method="voc2010")
+        >>> acc.score(m) == precall.score(m, [0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.2])
+        True
+        """
+        if not isinstance(metric, Metric):
+            raise TypeError(f"`metric` must be a precall.Metric (precall.metric(...)); got {metric!r:.80}")
+        if metric.ties != "group":
+            raise ValueError(
+                f"an Accumulator holds grouped ties (one step per distinct score); got {metric.name} with "
+                "ties='stable'. Use ties='group'"
+            )
+        if not self.multi or label is not None:
+            return metric.value(self._steps(label))
+        if metric.average not in (None, "macro", "weighted") or metric.multi_class != "ovr":
+            raise ValueError(
+                f"an Accumulator averages classes 'macro' or 'weighted' (or None: per class); got "
+                f"average={metric.average!r}, multi_class={metric.multi_class!r}. Pool the cells yourself "
+                "for 'micro'"
+            )
+        steps = [self._steps(lab) for lab in self.labels.tolist()]  # type: ignore[union-attr]
+        values = np.array([[metric.value(st) for st in steps]])
+        if metric.average is None:
+            return values[0]
+        support = np.array([[float(st.n_pos[0]) for st in steps]])
+        return float(average_values(values, support, metric.average)[0])
 
     def _binned(self, label: Any) -> tuple[np.ndarray, np.ndarray]:
         c = self._index(label)

@@ -37,13 +37,15 @@ import numpy as np
 
 from . import ranges as _ranges
 from .._core.evaluation import Evaluation
+from .._core.metric import Metric
+from .._core.undefined import NO_POSITIVES, undefined
 from .._core.validate import (
     BinaryInput, check_allocation, check_binary, check_number, check_on_undefined, check_probability, check_options, check_prevalence, check_prevalences,
 )
 from ..table import ThresholdTable
 from .accumulator import Accumulator
 
-__all__ = ["accumulate", "average_precision", "evaluate", "evaluations", "roc_auc", "threshold_table"]
+__all__ = ["accumulate", "average_precision", "evaluate", "evaluations", "roc_auc", "score", "threshold_table"]
 
 
 def _dask() -> Any:
@@ -350,3 +352,38 @@ def roc_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: 
     # pos_label=None as precall.roc_auc (scikit-learn's roc_auc_score): the greater of two labels
     return evaluations(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, on_undefined=on_undefined,
                        prevalences=(None,), _pos_label_rule="greater")[0].roc_auc
+
+
+def score(metric: Metric, y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None) -> float:
+    """A :class:`precall.Metric` of dask data, by score ranges: the same number as
+    :func:`precall.score` (binary input, grouped ties).
+
+    Parameters
+    ----------
+    metric : Metric
+        What to compute (:func:`precall.metric`); ``ties`` must be "group".
+    y_true, y_score, sample_weight, pos_label
+        As in :func:`evaluate`.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    evaluate : every convention from one pass.
+    """
+    if not isinstance(metric, Metric):
+        raise TypeError(f"`metric` must be a precall.Metric (precall.metric(...)); got {metric!r:.80}")
+    if metric.ties != "group":
+        raise ValueError(f"precall.dask ranks grouped ties; got {metric.name} with ties='stable'. Use ties='group'")
+    if metric.measure == "roc_auc":
+        return roc_auc(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, max_fpr=metric.max_fpr,
+                       on_undefined=metric.on_undefined)
+    ev = evaluate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, recall_grid=metric.recall_grid,
+                  on_undefined=metric.on_undefined)
+    if metric.measure == "average_precision":
+        return ev.average_precision[metric.method]
+    if ev.best_f1 is None:  # no positives: the metric's policy, as precall.score
+        return undefined("F1", NO_POSITIVES, 0.0, metric.on_undefined)
+    return ev.best_f1.f1
