@@ -222,3 +222,33 @@ def test_the_accumulator_averages_classes_as_the_library():
         acc.score(precall.metric("average_precision", average="micro"))
     with pytest.raises(ValueError, match="ties"):
         precall.Accumulator().update([0, 1], [0.2, 0.4]).score(precall.metric("average_precision", ties="stable"))
+
+
+# ---------------------------------------------------------------------------
+# detection: the commands and the library on the same files
+COCO = Path(__file__).parent / "data" / "coco_val2014_100"
+
+
+def test_detection_commands_agree_with_each_other_and_the_library(capsys):
+    from precall import detection
+
+    gt, res = COCO / "instances_val2014_100.json", COCO / "instances_val2014_fakebbox100_results.json"
+    plain = json.loads(_out(["detection", "coco", str(gt), str(res), "--json"], capsys))
+    per_class = json.loads(_out(["detection", "coco", str(gt), str(res), "--json", "--per-class"], capsys))
+    reordered = json.loads(_out(["detection", "coco", str(gt), str(res), "--json", "--per-class", "--area-ranges",
+                                 "small=0:1024,medium=1024:9216,large=9216:1e10,all=0:1e10"], capsys))
+    ev = detection.evaluate_coco(detection.load_coco(gt, res))
+    library = dict(zip(ev.stat_names, ev.stats))
+    assert plain["stats"] == per_class["stats"]
+    for name, value in plain["stats"].items():
+        assert value == library[name], name
+        assert reordered["stats"][name] == value, name  # "all" listed last: the same numbers by name
+    table = {row["id"]: row for row in per_class["per_class"]}
+    for row in reordered["per_class"]:
+        for key in ("AP", "AP50", "AP75", "AR", "n_gt"):
+            assert row[key] == table[row["id"]][key], (row["id"], key)
+    # the per-class AP averages to the summary mAP over classes with ground truth (pycocotools' mean)
+    present = [row["AP"] for row in per_class["per_class"] if row["n_gt"] > 0]
+    assert np.mean(present) == pytest.approx(plain["stats"]["AP"], rel=1e-12)
+    # mAP at IoU 0.5 by the coco convention from the library's per-class tables is AP50
+    assert ev.mean_average_precision("coco", iou_threshold=0.5) == pytest.approx(plain["stats"]["AP50"], rel=1e-12)
