@@ -666,3 +666,24 @@ def test_no_input_crashes_the_interpreter(tmp_path, name, content, fragments, hi
     assert proc.stderr.count("\n") == 1 and str(path) in proc.stderr
     for fragment in fragments:
         assert fragment in proc.stderr, (fragment, proc.stderr)
+
+
+@pytest.mark.parametrize("hide_pyarrow", [False, True], ids=["pyarrow", "no-pyarrow"])
+@pytest.mark.parametrize("stream", [False, True], ids=["memory", "stream"])
+def test_a_bad_line_after_many_blocks_is_found_before_the_parser_sees_it(tmp_path, hide_pyarrow, stream):
+    """pyarrow reads blocks of 4 MB (streaming): the lines after the first blocks are checked
+    (nesting, one object per line) before it is given them, and the exact reader resumes."""
+    good = "".join('{"y": %d, "a": %r}\n' % (i % 2, (i % 997) / 997) for i in range(250_000))
+    cases = [("deep", good + '{"y": 1, "a": 0.5, "z": ' + "[" * 100_000 + "]" * 100_000 + "}\n" + good,
+              "line 250001: not usable JSON: nested too deeply"),
+             ("two", good + good + '{"y": 1, "a": 0.5} {"y": 0, "a": 0.2}\n', "line 500001: not valid JSON"),
+             ("ok", good + good, None)]
+    for name, text, expected in cases:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(text)
+        argv = ["evaluate", str(path), "--label", "y", "--score", "a", "--json"]
+        proc = _cli(argv + (["--stream", "--chunk-rows", "100000"] if stream else []), hide_pyarrow)
+        if expected is None:
+            assert proc.returncode == 0 and json.loads(proc.stdout)["input"]["n_rows"] == 500_000, proc.stderr
+        else:
+            assert proc.returncode == 2 and expected in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr

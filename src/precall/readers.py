@@ -16,9 +16,34 @@ Formats, by file name:
 Every row is used.  A malformed input raises :class:`InputError` with one line
 naming the file, the line (text formats; the header is line 1) or the data row
 (binary formats; the first row is row 1), and the column: a missing column, a
-non-numeric or non-finite score, an empty label, a negative weight, an empty
+non-numeric or non-finite score, a missing label, a negative weight, an empty
 file.  Nothing is skipped silently.  Large files show a progress line on a
-terminal (stderr), nothing otherwise.
+terminal (stderr), nothing otherwise.  :func:`column_names` reads the column
+names of any of these files the same way (the CLI's ``--class-prefix``).
+
+The contract, the same with or without pyarrow (each fast parser's output is
+checked, and anything it cannot decide goes to the exact reader):
+
+* **Labels**: a label is missing, and the file refused, when it is empty, null, a
+  NaN (in any format and spelling), or a text pandas' ``read_csv`` reads as
+  missing (``NA``, ``NULL``, ``None``, ``N/A``, ... :data:`MISSING_LABELS`)
+  unless that text is one of the ``classes`` asked for.  A label that is not
+  valid Unicode (a JSON ``\\ud800`` escape) is refused.
+* **Text**: UTF-8 (a BOM at the start is allowed), in every column, used or not.
+* **Delimited text**: RFC 4180 quoting (``""`` inside quotes), line breaks inside
+  quotes, ``\\n`` / ``\\r\\n`` line ends, fields of any length (bounded by the
+  file, not by the ``csv`` module's 131,072 characters), trailing empty lines;
+  an empty line between rows is an error.
+* **JSON Lines**: one JSON object per line; blank lines skipped; no comments, no
+  trailing commas; two objects on one line or one object over several lines is
+  an error; a repeated key: the last value counts; numbers in strings are not
+  numbers; ``NaN`` / ``Infinity`` are read (then refused as a label or score);
+  unused keys may hold anything, nested at most :data:`MAX_JSON_DEPTH` (512)
+  levels.  The bytes are checked by a vectorised scan before pyarrow sees them:
+  its parser recurses on the C stack and a deeply nested value in any key
+  crashed the interpreter.
+* **Binary formats** (Parquet, ``.npz``, ``.npy``) are read in place: a gzip'd
+  one is refused with a message to decompress it.
 
 Delimited text is parsed by a vectorised C parser: pyarrow's multithreaded CSV
 reader when pyarrow is installed, else ``numpy.loadtxt`` (its C tokenizer) on
@@ -518,19 +543,20 @@ class _Scan(io.RawIOBase):
     end (trailing empty lines are allowed; any other empty line is left for the parser to
     reject: it reads a row of one field)."""
 
-    def __init__(self, raw: IO[bytes], shape: _JsonShape | None = None) -> None:
+    def __init__(self, raw: IO[bytes], shape: _JsonShape | None = None, utf8: bool = True) -> None:
         self.raw, self.pending = raw, b""
         self.quote = False
         self.shape = shape
         self.failed = False
-        self.utf8 = codecs.getincrementaldecoder("utf-8")()
+        self.utf8 = codecs.getincrementaldecoder("utf-8")() if utf8 else None
 
     def readable(self) -> bool:
         return True
 
     def _check(self, data: bytes) -> None:
         try:
-            self.utf8.decode(data, final=not data)
+            if self.utf8 is not None:
+                self.utf8.decode(data, final=not data)
         except UnicodeDecodeError:
             self.failed = True
         if data and self.shape is not None and not self.shape.scan(data):
@@ -662,7 +688,7 @@ def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
             header = raw.readline()
             if not header.endswith(b"\n") or b"\r" in header.rstrip(b"\r\n"):
                 raise _Retry  # line breaks other than \n or \r\n, or no data row
-            scan = _Scan(raw)
+            scan = _Scan(raw, utf8=False)  # each block is decoded for loadtxt
             rest = b""
             while True:
                 data = scan.read(target)
