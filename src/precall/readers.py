@@ -75,7 +75,7 @@ from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "InputError", "column_names", "iter_file", "label_counts", "label_text", "read_delimited", "read_file"]
+__all__ = ["Columns", "InputError", "column_names", "file_format", "iter_file", "label_counts", "label_text", "read_delimited", "read_file"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -1337,19 +1337,32 @@ def _iter(path: str, *, label: str, score_columns: ScoreColumns, weight: str | N
         meter.close()
 
 
-def _format(path: str) -> str:
-    """The format of ``path`` by its name: ``parquet``, ``numpy``, ``jsonl`` or ``delimited``
-    (after checking that the file opens; a binary format cannot be gzip'd)."""
+def file_format(path: str) -> str:
+    """The format of a file by its name, as every reader dispatches it: ``"parquet"``
+    (``.parquet``, ``.pq``), ``"numpy"`` (``.npz``, ``.npy``), ``"jsonl"`` (``.jsonl``,
+    ``.ndjson``) or ``"delimited"`` (anything else), a ``.gz`` suffix set aside.
+
+    Examples
+    --------
+    >>> file_format("scores.JSONL.gz"), file_format("t.pq"), file_format("t.tsv")
+    ('jsonl', 'parquet', 'delimited')
+    """
     stem = _stem(path)
-    _open_binary(path).close()
     for kind, suffixes in (("parquet", (".parquet", ".pq")), ("numpy", (".npz", ".npy")),
                            ("jsonl", (".jsonl", ".ndjson"))):
         if stem.endswith(suffixes):
-            if kind != "jsonl" and stem != path.lower():
-                raise InputError(f"{path}: a gzip'd {kind} file is not read in place (its format is compressed "
-                                 "already); decompress it first, e.g. gunzip -k FILE")
             return kind
     return "delimited"
+
+
+def _format(path: str) -> str:
+    """:func:`file_format`, after checking that the file opens (a binary format cannot be gzip'd)."""
+    _open_binary(path).close()
+    kind = file_format(path)
+    if kind in ("parquet", "numpy") and _stem(path) != path.lower():
+        raise InputError(f"{path}: a gzip'd {kind} file is not read in place (its format is compressed "
+                         "already); decompress it first, e.g. gunzip -k FILE")
+    return kind
 
 
 def column_names(path: str, delimiter: str | None = None) -> list[str]:
