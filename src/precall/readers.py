@@ -961,6 +961,7 @@ _JSON_BYTES[[ord("]"), ord("}")]] = _CLOSE_BYTE
 _JSON_BYTES[ord('"')] = _QUOTE_BYTE
 _JSON_BYTES[ord("\\")] = _BACKSLASH_BYTE
 _JSON_BYTES[[ord("\n"), ord("\r")]] = _BREAK_BYTE
+_JSON_TABLE = bytes(_JSON_BYTES.tolist())  # for bytes.translate
 _JSON_STEP = np.array([0, 1, -1, 0, 0, 0], dtype=np.int32)  # the change of depth at each kind of byte
 
 
@@ -986,16 +987,23 @@ class _JsonShape:
         """Take the next block of bytes into account; False once the text is not fit."""
         if not data or not self.ok:
             return self.ok
-        kind = _JSON_BYTES[np.frombuffer(data, dtype=np.uint8)]  # one pass over the bytes, then the few
-        at = np.flatnonzero(kind)                                  # structural ones
+        kind = np.frombuffer(data.translate(_JSON_TABLE), dtype=np.uint8)  # one pass over the bytes, then
+        at = np.flatnonzero(kind)                                            # the structural ones alone
         kind = kind[at]
         if self.backslashes or b"\\" in data:
             self._drop_escaped_quotes(at, kind)
         quote = kind == _QUOTE_BYTE
-        # outside a string: an even number of quotes before (a uint8 running count keeps the parity)
-        outside = ((np.cumsum(quote, dtype=np.uint8) - quote + self.in_string) & 1) == 0
-        step = _JSON_STEP[kind] * outside
-        depth = np.cumsum(step, dtype=np.int32)  # after each structural byte
+        n_quotes = int(np.count_nonzero(quote))
+        if n_quotes:  # keep the brackets and line breaks outside strings (an even number of quotes
+            parity = np.cumsum(quote, dtype=np.uint8)  # before; a uint8 running count keeps the parity)
+            outside = (parity & 1) == self.in_string
+            if lines and (kind[~outside] == _BREAK_BYTE).any():
+                self.ok = False  # a line break inside a string: not JSON, and not one value per line
+            kind = kind[outside & ~quote]
+        else:
+            kind = kind if not self.in_string else kind[:0]
+        step = _JSON_STEP[kind]
+        depth = np.cumsum(step, dtype=np.int32)  # after each bracket or line break
         depth += self.depth
         if len(depth):
             self.max_depth = max(self.max_depth, int(depth.max()))
@@ -1005,7 +1013,7 @@ class _JsonShape:
             breaks = kind == _BREAK_BYTE
             ends = (step < 0) & (depth == 0)
             line = np.cumsum(breaks, dtype=np.int32)[ends]  # the line breaks before each top-level end
-            if (breaks & ~outside).any() or (breaks & (depth > 0)).any() or (len(line) and (
+            if (breaks & (depth > 0)).any() or (len(line) and (
                     (np.diff(line) == 0).any() or (line[0] == 0 and self.value_on_line))):
                 self.ok = False
             self.values += len(line)
@@ -1016,7 +1024,7 @@ class _JsonShape:
                 self.value_on_line = False
         if len(depth):
             self.depth = int(depth[-1])
-        self.in_string = bool((np.count_nonzero(quote) + self.in_string) % 2)
+        self.in_string = bool((n_quotes + self.in_string) % 2)
         tail = len(data) - len(data.rstrip(b"\\"))
         self.backslashes = tail + self.backslashes if tail == len(data) else tail
         return self.ok
