@@ -555,8 +555,8 @@ class _Scan(io.RawIOBase):
 
     def _check(self, data: bytes) -> None:
         try:
-            if self.utf8 is not None:
-                self.utf8.decode(data, final=not data)
+            if self.utf8 is not None and not (data.isascii() and not self.utf8.getstate()[0]):
+                self.utf8.decode(data, final=not data)  # (ASCII needs no decoding: a fast C test)
         except UnicodeDecodeError:
             self.failed = True
         if data and self.shape is not None and not self.shape.scan(data):
