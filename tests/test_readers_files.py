@@ -360,6 +360,8 @@ JSON_CASES = [
     ("long_line", '{"y": 1, "a": 0.5, "z": "' + "x" * (5 << 20) + '"}\n{"y": 0, "a": 0.25}\n', None),
     ("int_and_float_labels", '{"y": 1, "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": true, "a": 0.1}\n', None),
     ("text_after_number_labels", '{"y": 1, "a": 0.5}\n{"y": "p", "a": 0.25}\n', None),
+    ("text_then_float_labels", '{"y": "p", "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": true, "a": 0.1}\n', None),
+    ("float_then_big_int_labels", '{"y": 0.5, "a": 0.5}\n{"y": 12345678901234567890, "a": 0.25}\n', None),
     ("first_label_missing", '{"a": 0.5}\n{"y": 1, "a": 0.25}\n', ["line 1", "no key 'y'"]),
     ("distinct_keys", "".join('{"y": %d, "a": 0.5, "k%d": [%d]}\n' % (i % 2, i, i) for i in range(3000)), None),
 ]
