@@ -294,3 +294,401 @@ def test_labels_convert_to_the_same_array_as_a_list(tmp_path):
     assert np.array(labels).tolist() == ["long_label", "changed", "long_label"]
     assert readers.label_counts(labels) == Counter({"long_label": 2, "changed": 1})
 
+
+
+# ---------------------------------------------------------------------------
+# one contract with or without pyarrow (issue 21): every case through every parser
+def _outcome(path, **kw):
+    """What read_file and a chunked iter_file give: (labels, scores) or the error message."""
+    kw.setdefault("label", "y")
+    kw.setdefault("score_columns", [("a", "--score")])
+    try:
+        whole = read_file(str(path), **kw)
+        chunks = list(iter_file(str(path), chunk_rows=1, **kw))
+    except InputError as exc:
+        assert "\n" not in str(exc) and str(path) in str(exc)
+        return str(exc)
+    assert [lab for c in chunks for lab in c.labels] == list(whole.labels)
+    np.testing.assert_array_equal(np.concatenate([c.scores for c in chunks]), whole.scores)
+    return list(whole.labels), whole.scores.tolist()
+
+
+@pytest.fixture(params=["pyarrow", "no-pyarrow"])
+def json_parser(request, monkeypatch):
+    """JSON Lines read by pyarrow's reader, or with pyarrow hidden (the ``json`` module)."""
+    if request.param == "no-pyarrow":
+        monkeypatch.setattr(readers, "_pyarrow", lambda: None)
+    return request.param
+
+
+DEEP = "[" * 600 + "]" * 600
+JSON_CASES = [
+    # (name, content, None for rows (checked against pandas) or the fragments of the error)
+    ("plain", '{"y": 1, "a": 0.5}\n{"y": 0, "a": 0.25}\n', None),
+    ("two_on_a_line", '{"y": 1, "a": 0.5} {"y": 0, "a": 0.25}\n', ["line 1", "not valid JSON"]),
+    ("two_later", '{"y": 1, "a": 0.5}\n{"y": 1, "a": 0.5}{"y": 0, "a": 0.25}\n', ["line 2", "not valid JSON"]),
+    ("split_object", '{"y": 1,\n "a": 0.5}\n', ["line 1", "not valid JSON"]),
+    ("split_nested", '{"y": 1, "a": 0.5, "z": [1,\n2]}\n', ["line 1", "not valid JSON"]),
+    ("blank_lines", '\n{"y": 1, "a": 0.5}\n  \t \n\n{"y": 0, "a": 0.25}\n\n', None),
+    ("bom", '\ufeff{"y": 1, "a": 0.5}\n{"y": 0, "a": 0.25}\n', None),
+    ("crlf", '{"y": 1, "a": 0.5}\r\n{"y": 0, "a": 0.25}\r\n', None),
+    ("no_final_newline", '{"y": 1, "a": 0.5}\n{"y": 0, "a": 0.25}', None),
+    ("trailing_comma", '{"y": 1, "a": 0.5,}\n', ["line 1", "not valid JSON"]),
+    ("comment", '# a comment\n{"y": 1, "a": 0.5}\n', ["line 1", "not valid JSON"]),
+    ("duplicate_key", '{"y": 1, "a": 0.1, "a": 0.5}\n{"y": 0, "y": 1, "a": 0.25}\n', None),
+    ("number_as_string", '{"y": 1, "a": "0.5"}\n', ["line 1", "column 'a'", "must be a number"]),
+    ("nan_score", '{"y": 1, "a": 0.5}\n{"y": 0, "a": NaN}\n', ["line 2", "column 'a'", "finite"]),
+    ("infinity_score", '{"y": 1, "a": -Infinity}\n', ["line 1", "column 'a'", "finite"]),
+    ("nan_label", '{"y": 1, "a": 0.5}\n{"y": NaN, "a": 0.25}\n', ["line 2", "column 'y'", "missing label"]),
+    ("null_label", '{"y": null, "a": 0.25}\n', ["line 1", "column 'y'", "missing label"]),
+    ("na_text_label", '{"y": 1, "a": 0.5}\n{"y": "NA", "a": 0.25}\n', ["line 2", "column 'y'", "missing label"]),
+    ("nested_unused", '{"y": 1, "a": 0.5, "z": {"q": [1, [2, {"r": null}]]}}\n{"y": 0, "a": 0.25, "z": 3}\n', None),
+    ("deep_unused", '{"y": 1, "a": 0.5, "z": ' + "[" * 500 + "]" * 500 + '}\n', None),
+    ("too_deep_unused", '{"y": 1, "a": 0.5}\n{"y": 1, "a": 0.5, "z": ' + DEEP + '}\n', ["line 2", "nested too deeply"]),
+    ("brackets_in_strings", '{"y": "a\\"}{[", "a": 0.5, "z": "]]]\\\\"}\n{"y": "\\\\", "a": 0.25}\n', None),
+    ("huge_int_unused", '{"y": 1, "a": 0.5, "z": ' + "7" * 5000 + '}\n', None),
+    ("huge_int_label", '{"y": ' + "7" * 5000 + ', "a": 0.5}\n', ["line 1", "column 'y'", "digits"]),
+    ("huge_int_score", '{"y": 1, "a": ' + "7" * 5000 + '}\n', ["line 1", "column 'a'", "finite"]),
+    ("bad_utf8_unused", b'{"y": 1, "a": 0.5}\n{"y": 1, "a": 0.5, "z": "\xff"}\n', ["line 2", "UTF-8"]),
+    ("lone_surrogate_label", '{"y": "\\ud800", "a": 0.5}\n', ["line 1", "column 'y'", "surrogate"]),
+    ("nul_byte", b'{"y": 1, "a": 0.5}\x00\n', ["line 1", "not valid JSON"]),
+    ("control_in_string", '{"y": "a\tb", "a": 0.5}\n', ["line 1", "not valid JSON"]),
+    ("array_line", '{"y": 1, "a": 0.5}\n[1, 2]\n', ["line 2", "JSON object"]),
+    ("null_line", '{"y": 1, "a": 0.5}\nnull\n', ["line 2", "JSON object"]),
+    ("empty_object", '{"y": 1, "a": 0.5}\n{}\n', ["line 2", "no key 'y'"]),
+    ("extra_close", '{"y": 1, "a": 0.5}}\n', ["line 1", "not valid JSON"]),
+    ("long_line", '{"y": 1, "a": 0.5, "z": "' + "x" * (5 << 20) + '"}\n{"y": 0, "a": 0.25}\n', None),
+    ("int_and_float_labels", '{"y": 1, "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": true, "a": 0.1}\n', None),
+    ("text_after_number_labels", '{"y": 1, "a": 0.5}\n{"y": "p", "a": 0.25}\n', None),
+    ("text_then_float_labels", '{"y": "p", "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": true, "a": 0.1}\n', None),
+    ("float_then_big_int_labels", '{"y": 0.5, "a": 0.5}\n{"y": 12345678901234567890, "a": 0.25}\n', None),
+    ("first_label_missing", '{"a": 0.5}\n{"y": 1, "a": 0.25}\n', ["line 1", "no key 'y'"]),
+    ("distinct_keys", "".join('{"y": %d, "a": 0.5, "k%d": [%d]}\n' % (i % 2, i, i) for i in range(3000)), None),
+]
+
+
+@pytest.mark.parametrize("name, content, fragments", JSON_CASES, ids=[c[0] for c in JSON_CASES])
+def test_json_lines_read_the_same_with_and_without_pyarrow(tmp_path, monkeypatch, name, content, fragments):
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    got = _outcome(path)
+    monkeypatch.setattr(readers, "_pyarrow", lambda: None)
+    assert _outcome(path) == got  # the same rows or the same message
+    if fragments is None:
+        records = [json.loads(line, parse_int=lambda t: int(t) if len(t) < 4000 else t)
+                   for line in content.lstrip("\ufeff").splitlines() if line.strip()]
+        labels = [readers.label_text(r["y"]) for r in records]
+        assert got == (labels, [r["a"] for r in records])
+        if name not in ("huge_int_unused", "deep_unused", "bom"):  # pandas' ujson: 1024 levels, 19 digits, no BOM
+            frame = pd.read_json(path, lines=True, dtype=False)
+            assert frame["a"].tolist() == got[1]
+    else:
+        for fragment in fragments:
+            assert fragment in got, (fragment, got)
+
+
+def test_json_shape_scan_agrees_with_the_json_module(json_parser):
+    """The vectorised structure scan against ``json`` on random lines cut into random blocks."""
+    rng = np.random.default_rng(5)
+    pieces = ['"\\\\"', '"\\""', '"}"', '"{["', "[]", "{}", '"\\\\\\""', "1", '"a\\\\\\\\"']
+    for _ in range(200):
+        lines = []
+        for _ in range(int(rng.integers(1, 6))):
+            depth = int(rng.integers(0, 4))
+            value = " ".join(pieces[k] for k in rng.integers(0, len(pieces), 3)).replace(" ", ",")
+            lines.append('{"k": [' + "[" * depth + value + "]" * depth + "]}")
+        text = ("\n" if rng.random() < 0.5 else "\r\n").join(lines) + "\n"
+        data = text.encode()
+        shape = readers._JsonShape()
+        cuts = sorted(rng.integers(0, len(data), 3).tolist())
+        for a, b in zip([0, *cuts], [*cuts, len(data)]):
+            shape.scan(data[a:b])
+        assert shape.ok and shape.values == len(lines), text
+        assert shape.max_depth == max(_depth(json.loads(line)) for line in lines)
+
+
+def _depth(value):
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+CSV_CASES = [
+    # (name, content, None for rows (checked against pandas) or the fragments of the error)
+    ("quotes", 'y,a,z\n"p ""q""",0.5,"x,y"\n0,0.25,\n', None),
+    ("embedded_newline", 'y,a\n"a\nb",0.5\n0,0.25\n', None),
+    ("empty_unused", "y,a,z\n1,0.5,\n0,0.25,\n", None),
+    ("empty_score", "y,a\n1,0.5\n0,\n", ["line 3", "column 'a'", "empty field"]),
+    ("empty_label", "y,a\n1,0.5\n,0.25\n", ["line 3", "column 'y'", "empty label"]),
+    ("crlf", "y,a\r\n1,0.5\r\n0,0.25\r\n", None),
+    ("bom", "\ufeffy,a\n1,0.5\n0,0.25\n", None),
+    ("long_label", 'y,a\n"' + "L" * 200_000 + '",0.5\n0,0.25\n', None),
+    ("long_unquoted_label", "y,a\n" + "L" * 200_000 + ",0.5\n0,0.25\n", None),
+    ("long_unused", 'y,a,z\n1,0.5,"' + "z, " * 100_000 + '"\n0,0.25,z\n', None),
+    ("long_header", 'y,a,"' + "h" * 200_000 + '"\n1,0.5,1\n0,0.25,2\n', None),
+    ("nan_label", "y,a\n1,0.5\nnan,0.25\n", ["line 3", "column 'y'", "missing label"]),
+    ("NaN_label", "y,a\n1,0.5\n0,0.1\nNaN,0.25\n", ["line 4", "column 'y'", "missing label"]),
+    ("NA_label", "y,a\n1,0.5\nNA,0.25\n", ["line 3", "column 'y'", "missing label"]),
+    ("None_label", 'y,a\n1,0.5\n"None",0.25\n', ["line 3", "column 'y'", "missing label"]),
+    ("nan_score", "y,a\n1,0.5\n0,nan\n", ["line 3", "column 'a'", "finite"]),
+    ("inf_score", "y,a\n1,-inf\n", ["line 2", "column 'a'", "finite"]),
+    ("bad_utf8_unused", b"y,a,z\n1,0.5,x\n0,0.25,\xff\n", ["line 3", "UTF-8"]),
+    ("nul_unused", "y,a,z\n1,0.5,a\x00b\n0,0.25,c\n", None),
+    ("many_columns", ",".join(["y", "a"] + [f"c{i}" for i in range(20_000)]) + "\n"
+     + ",".join(["1", "0.5"] + ["0"] * 20_000) + "\n", None),
+]
+
+
+@pytest.mark.parametrize("name, content, fragments", CSV_CASES, ids=[c[0] for c in CSV_CASES])
+def test_delimited_text_reads_the_same_with_every_parser(tmp_path, monkeypatch, name, content, fragments):
+    path = tmp_path / f"{name}.csv"
+    raw = content if isinstance(content, bytes) else content.encode()
+    path.write_bytes(raw)
+    original = readers._delimited_file
+    outcomes = {}
+    for fast in ("arrow", "numpy", None):
+        monkeypatch.setattr(readers, "_delimited_file", lambda *a, fast=fast, **kw: original(*a, **{**kw, "fast": fast}))
+        outcomes[fast] = _outcome(path)
+    monkeypatch.setattr(readers, "_delimited_file", original)
+    monkeypatch.setattr(readers, "_pyarrow", lambda: None)
+    outcomes["no-pyarrow"] = _outcome(path)
+    assert len({repr(o) for o in outcomes.values()}) == 1, outcomes
+    got = outcomes[None]
+    if fragments is None:
+        frame = pd.read_csv(path, dtype={"y": str}, keep_default_na=False, encoding="utf-8")
+        assert got == ([s.strip() for s in frame["y"]], frame["a"].tolist())
+    else:
+        for fragment in fragments:
+            assert fragment in got, (fragment, got)
+
+
+# ---------------------------------------------------------------------------
+# a missing label stops with an error in every format (the row named by pandas' isna)
+def _missing_label_files(tmp_path):
+    y_float = np.array([1.0, 0.0, np.nan, 1.0])
+    a = np.array([0.9, 0.2, 0.4, 0.7])
+    files = []
+    np.savez(tmp_path / "float.npz", y=y_float, a=a)
+    files.append(tmp_path / "float.npz")
+    np.savez(tmp_path / "text.npz", y=np.array(["1", "0", "nan", "1"]), a=a)
+    files.append(tmp_path / "text.npz")
+    arr = np.zeros(4, dtype=[("y", float), ("a", float)])
+    arr["y"], arr["a"] = y_float, a
+    np.save(tmp_path / "float.npy", arr)
+    files.append(tmp_path / "float.npy")
+    pq.write_table(pa.table({"y": y_float, "a": a}), tmp_path / "float.parquet")
+    pq.write_table(pa.table({"y": pa.array([1, 0, None, 1]), "a": a}), tmp_path / "null.parquet")
+    pq.write_table(pa.table({"y": ["1", "0", "NA", "1"], "a": a}), tmp_path / "na.parquet")
+    files += [tmp_path / "float.parquet", tmp_path / "null.parquet", tmp_path / "na.parquet"]
+    for name, token in [("nan", "NaN"), ("null", "null")]:
+        (tmp_path / f"{name}.jsonl").write_text("".join(
+            '{"y": %s, "a": %r}\n' % (token if k == 2 else int(v), float(a[k])) for k, v in enumerate([1, 0, 0, 1])))
+        files.append(tmp_path / f"{name}.jsonl")
+    for name, token in [("nan", "nan"), ("NaN", "NaN"), ("empty", ""), ("NA", "NA"), ("null", "NULL")]:
+        (tmp_path / f"{name}.csv").write_text("y,a\n" + "".join(
+            f"{token if k == 2 else v},{float(a[k])!r}\n" for k, v in enumerate([1, 0, 0, 1])))
+        files.append(tmp_path / f"{name}.csv")
+    with gzip.open(tmp_path / "nan.csv.gz", "wt") as fh:
+        fh.write("y,a\n1,0.9\n0,0.2\nnan,0.4\n1,0.7\n")
+    files.append(tmp_path / "nan.csv.gz")
+    return files
+
+
+def _pandas_first_missing(path):
+    name = str(path)
+    if name.endswith(".npz"):
+        y = pd.Series(np.load(path)["y"])
+    elif name.endswith(".npy"):
+        y = pd.Series(np.load(path)["y"])
+    elif name.endswith(".parquet"):
+        y = pd.read_parquet(path)["y"]
+    elif name.endswith(".jsonl"):
+        y = pd.read_json(path, lines=True)["y"]
+    else:
+        y = pd.read_csv(path, dtype={"y": str})["y"]
+    if not pd.api.types.is_numeric_dtype(y):  # binary formats' texts: pandas keeps them, precall's rule is read_csv's
+        y = y.where(~y.isin(list(readers.MISSING_LABELS)), None)
+    return int(np.flatnonzero(y.isna().to_numpy())[0])
+
+
+def test_a_missing_label_stops_with_an_error_in_every_format(tmp_path, capsys, json_parser):
+    for path in _missing_label_files(tmp_path):
+        i = _pandas_first_missing(path)
+        where = f"row {i + 1}" if str(path).endswith((".npz", ".npy", ".parquet")) else f"line {i + 2 - str(path).endswith('.jsonl')}"
+        for stream in ([], ["--stream", "--chunk-rows", "2"]):
+            code = main(["evaluate", str(path), "--label", "y", "--score", "a", "--pos-label", "1", *stream])
+            err = capsys.readouterr().err
+            assert code == 2 and err.count("\n") == 1, (path, err)
+            assert str(path) in err and where in err and "column 'y'" in err, (path, where, err)
+            assert "missing" in err or "empty label" in err or "null" in err, err
+
+
+def test_a_missing_label_text_named_as_a_class_is_a_class(tmp_path):
+    path = tmp_path / "na.csv"
+    path.write_text("y,NA,EU\nNA,0.9,0.1\nEU,0.2,0.8\n")
+    cols = read_file(str(path), label="y", score_columns=[("NA", "--class-columns"), ("EU", "--class-columns")],
+                     classes=["NA", "EU"])
+    assert cols.labels == ["NA", "EU"]
+    path.write_text("y,NA,EU\nnan,0.9,0.1\nEU,0.2,0.8\n")  # a NaN is never a class
+    with pytest.raises(InputError, match="line 2, column 'y': missing label"):
+        read_file(str(path), label="y", score_columns=[("NA", "--class-columns"), ("EU", "--class-columns")],
+                  classes=["NA", "EU", "nan"])
+
+
+# ---------------------------------------------------------------------------
+# column names (--class-prefix) through the readers: every format x compression, corrupt files
+NAMES_TABLE = {"y": np.array(["a", "b", "a"]), "p_a": np.array([0.9, 0.2, 0.6]), "p_b": np.array([0.1, 0.8, 0.4])}
+
+
+def _write_named(path):
+    name = str(path)
+    stem = name[:-3] if name.endswith(".gz") else name
+    if stem.endswith((".csv", ".tsv")):
+        frame = pd.DataFrame(NAMES_TABLE)
+        frame.to_csv(path, sep="\t" if stem.endswith(".tsv") else ",", index=False)  # pandas compresses .gz
+    elif stem.endswith(".jsonl"):
+        pd.DataFrame(NAMES_TABLE).to_json(path, orient="records", lines=True)
+    elif stem.endswith(".parquet"):
+        pq.write_table(pa.table(NAMES_TABLE), path)
+    elif stem.endswith(".npz"):
+        np.savez(path, **NAMES_TABLE)
+    else:
+        arr = np.zeros(3, dtype=[(k, v.dtype) for k, v in NAMES_TABLE.items()])
+        for k, v in NAMES_TABLE.items():
+            arr[k] = v
+        np.save(path, arr)
+
+
+TEXT_SUFFIXES = [".csv", ".tsv", ".jsonl"]
+
+
+@pytest.mark.parametrize("suffix", [s + gz for s in TEXT_SUFFIXES for gz in ("", ".gz")] + [".parquet", ".npz", ".npy"])
+def test_column_names_of_every_format_and_compression(tmp_path, capsys, suffix):
+    path = tmp_path / f"t{suffix}"
+    _write_named(path)
+    assert readers.column_names(str(path)) == list(NAMES_TABLE)
+    code = main(["evaluate", str(path), "--label", "y", "--class-prefix", "p_", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    out = json.loads(captured.out)
+    assert out["input"]["class_columns"] == {"a": "p_a", "b": "p_b"} and out["input"]["n_rows"] == 3
+    cols = read_file(str(path), label="y", score_columns=[("p_a", "--class-columns"), ("p_b", "--class-columns")],
+                     classes=["a", "b"])
+    np.testing.assert_array_equal(cols.scores, np.column_stack([NAMES_TABLE["p_a"], NAMES_TABLE["p_b"]]))
+
+
+@pytest.mark.parametrize("suffix", [".parquet.gz", ".npz.gz", ".npy.gz"])
+def test_gzipped_binary_formats_are_refused_by_name(tmp_path, suffix):
+    path = tmp_path / f"t{suffix}"
+    path.write_bytes(gzip.compress(b"anything"))
+    for read in (lambda: readers.column_names(str(path)),
+                 lambda: read_file(str(path), label="y", score_columns=[("a", "--score")])):
+        with pytest.raises(InputError, match="decompress it first"):
+            read()
+
+
+def _deep_first_line(p):
+    p.write_text('{"y": "a", "p_a": 0.5, "p_b": 0.5, "z": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+
+
+def _long_header(p):
+    p.write_text('y,p_a,p_b,"' + "h" * 200_000 + '"\na,0.9,0.1,1\nb,0.2,0.8,2\n')
+
+
+HEADER_CASES = [
+    # (name, maker, fragments of the one-line error; None: read)
+    ("corrupt.npz", _npz_corrupt, ["not a readable NumPy file"]),
+    ("plain.npy", lambda p: np.save(p, np.arange(3.0)), ["structured array"]),
+    ("corrupt.parquet", _csv(b"PAR1 not parquet at all PAR1"), ["not a readable Parquet file"]),
+    ("deep.jsonl", _deep_first_line, ["line 1", "nested too deeply"]),
+    ("bad.jsonl", _csv('\n{"y": "a", "p_a": }\n'), ["line 2", "not valid JSON"]),
+    ("array.jsonl", _csv("[1, 2]\n"), ["line 1", "JSON object"]),
+    ("empty.jsonl", _csv("\n\n"), ["no data rows"]),
+    ("utf8.csv", _csv(b"y,p_\xff\n"), ["line 1", "UTF-8"]),
+    ("quote.csv", _csv('y,"p_a\n'), ["line 1", "malformed CSV"]),
+    ("empty.csv", _csv(""), ["empty file"]),
+    ("corrupt.csv.gz", _gz_corrupt, ["cannot read"]),
+    ("notgz.csv.gz", _csv("y,p_a,p_b\n"), ["cannot read"]),
+    ("long.csv", _long_header, None),
+]
+
+
+@pytest.mark.parametrize("name, make, fragments", HEADER_CASES, ids=[c[0] for c in HEADER_CASES])
+def test_class_prefix_header_errors_are_one_line(tmp_path, name, make, fragments):
+    path = tmp_path / name
+    make(path)
+    proc = _cli(["evaluate", str(path), "--label", "y", "--class-prefix", "p_"])
+    if fragments is None:
+        assert proc.returncode == 0, proc.stderr
+        return
+    err = proc.stderr
+    assert proc.returncode == 2 and err.count("\n") == 1 and "Traceback" not in err, err[-2000:]
+    assert str(path) in err
+    for fragment in fragments:
+        assert fragment in err, (fragment, err)
+    with pytest.raises(InputError):
+        readers.column_names(str(path))
+
+
+def _cli(argv, hide_pyarrow=False):
+    """The command line in a subprocess: a crash (a segmentation fault) fails the test, not pytest."""
+    import subprocess
+    import sys
+    code = ("import sys\n" + ("sys.modules['pyarrow'] = None\n" if hide_pyarrow else "")
+            + "from precall.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=False,
+                          timeout=600)
+
+
+CRASH_CASES = [
+    # inputs a C parser cannot be given: each read in a subprocess, with and without pyarrow
+    ("deep_unused.jsonl", '{"y": 1, "a": 0.5}\n{"y": 0, "a": 0.2, "z": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+     ["line 2", "nested too deeply"]),
+    ("deep_objects.jsonl", '{"y": 1, "a": 0.5, "z": ' + '{"k": ' * 100_000 + "1" + "}" * 100_000 + "}\n",
+     ["line 1", "nested too deeply"]),
+    ("deep_label.jsonl", '{"y": ' + "[" * 100_000 + "]" * 100_000 + ', "a": 0.5}\n', ["line 1", "nested too deeply"]),
+    ("deep_in_string.jsonl", '{"y": 1, "a": 0.5, "z": "' + "[" * 100_000 + '"}\n{"y": 0, "a": 0.2}\n', None),
+    ("long_line.jsonl", '{"y": 1, "a": 0.5, "z": "' + "x" * (40 << 20) + '"}\n{"y": 0, "a": 0.2}\n', None),
+    ("long_field.csv", 'y,a,z\n1,0.5,"' + "x" * (40 << 20) + '"\n0,0.2,c\n', None),
+    ("nul.csv", "y,a,z\n1,0.5,\x00\x00\n0,0.2,c\n", None),
+    ("bad_utf8.jsonl", b'{"y": 1, "a": 0.5, "z": "\xc3\x28"}\n{"y": 0, "a": 0.2}\n', ["line 1", "UTF-8"]),
+]
+
+
+@pytest.mark.parametrize("hide_pyarrow", [False, True], ids=["pyarrow", "no-pyarrow"])
+@pytest.mark.parametrize("name, content, fragments", CRASH_CASES, ids=[c[0] for c in CRASH_CASES])
+def test_no_input_crashes_the_interpreter(tmp_path, name, content, fragments, hide_pyarrow):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    proc = _cli(["evaluate", str(path), "--label", "y", "--score", "a", "--pos-label", "1", "--json"], hide_pyarrow)
+    if fragments is None:
+        assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+        assert json.loads(proc.stdout)["input"]["n_rows"] == 2
+        return
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert proc.stderr.count("\n") == 1 and str(path) in proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr, (fragment, proc.stderr)
+
+
+@pytest.mark.parametrize("hide_pyarrow", [False, True], ids=["pyarrow", "no-pyarrow"])
+@pytest.mark.parametrize("stream", [False, True], ids=["memory", "stream"])
+def test_a_bad_line_after_many_blocks_is_found_before_the_parser_sees_it(tmp_path, hide_pyarrow, stream):
+    """pyarrow reads blocks of 4 MB (streaming): the lines after the first blocks are checked
+    (nesting, one object per line) before it is given them, and the exact reader resumes."""
+    good = "".join('{"y": %d, "a": %r}\n' % (i % 2, (i % 997) / 997) for i in range(250_000))
+    cases = [("deep", good + '{"y": 1, "a": 0.5, "z": ' + "[" * 100_000 + "]" * 100_000 + "}\n" + good,
+              "line 250001: not usable JSON: nested too deeply"),
+             ("two", good + good + '{"y": 1, "a": 0.5} {"y": 0, "a": 0.2}\n', "line 500001: not valid JSON"),
+             ("ok", good + good, None)]
+    for name, text, expected in cases:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(text)
+        argv = ["evaluate", str(path), "--label", "y", "--score", "a", "--json"]
+        proc = _cli(argv + (["--stream", "--chunk-rows", "100000"] if stream else []), hide_pyarrow)
+        if expected is None:
+            assert proc.returncode == 0 and json.loads(proc.stdout)["input"]["n_rows"] == 500_000, proc.stderr
+        else:
+            assert proc.returncode == 2 and expected in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr

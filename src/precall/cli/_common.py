@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any, Callable, Sequence
 
 import precall
+from precall import readers
 from precall._core.validate import check_number
 
 PROG = "precall"
@@ -105,51 +106,9 @@ def parse_class_mapping(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def column_names(path: str, delimiter: str | None = None) -> list[str]:
-    """The column names of a data file (its header), for ``--class-prefix``."""
-    import gzip
-
-    from precall.readers import InputError
-
-    stem = path[:-3] if path.endswith(".gz") else path
-    try:
-        if stem.endswith((".parquet", ".pq")):
-            try:
-                import pyarrow.parquet as pq
-            except ImportError:
-                raise CliError(f"{path}: reading .parquet needs the 'parquet' extra (pyarrow)") from None
-            return list(pq.read_schema(path).names)
-        if stem.endswith(".npz"):
-            import numpy as np
-
-            with np.load(path, allow_pickle=False) as z:
-                return list(z.files)
-        if stem.endswith(".npy"):
-            import numpy as np
-
-            names = np.load(path, mmap_mode="r", allow_pickle=False).dtype.names
-            return list(names or ())
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8-sig", newline="") as stream:
-            if stem.endswith((".jsonl", ".ndjson")):
-                for line in stream:
-                    if line.strip():
-                        first = json.loads(line)
-                        return list(first) if isinstance(first, dict) else []
-                return []
-            import csv
-
-            sep = delimiter or ("\t" if stem.endswith((".tsv", ".tab")) else ",")
-            return next(csv.reader(stream, delimiter=sep), [])
-    except (OSError, ValueError, EOFError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise CliError(f"{path}: cannot read the header for --class-prefix: {exc}") from None
-
-
 def class_columns_from_prefix(path: str, prefix: str, delimiter: str | None = None) -> list[tuple[str, str]]:
     """``--class-prefix P``: every column named P + LABEL is the score of class LABEL."""
-    names = column_names(path, delimiter)
+    names = readers.column_names(path, delimiter)  # the readers' formats, decompression and errors
     pairs = [(c[len(prefix):], c) for c in names if c.startswith(prefix) and len(c) > len(prefix)]
     if len(pairs) < 2:
         shown = ", ".join(repr(c) for c in names[:10]) + (", ..." if len(names) > 10 else "")
