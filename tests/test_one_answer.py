@@ -252,3 +252,22 @@ def test_detection_commands_agree_with_each_other_and_the_library(capsys):
     assert np.mean(present) == pytest.approx(plain["stats"]["AP"], rel=1e-12)
     # mAP at IoU 0.5 by the coco convention from the library's per-class tables is AP50
     assert ev.mean_average_precision("coco", iou_threshold=0.5) == pytest.approx(plain["stats"]["AP50"], rel=1e-12)
+
+
+@pytest.mark.parametrize("engine", [[], ["--stream"], ["--engine", "dask", "--scheduler", "synchronous"]])
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_every_engine_reads_the_file_by_the_readers_rules(tmp_path, capsys, engine, suffix):
+    """One dispatch and one missing-label rule, whichever engine reads the file."""
+    pytest.importorskip("dask.dataframe")
+    sep = "\t" if suffix == ".tsv" else ","
+    good = tmp_path / f"good{suffix}"
+    good.write_text(sep.join(["y", "s"]) + "\n" + "\n".join(f"{i % 2}{sep}{(i * 7 % 10) / 10}" for i in range(40)) + "\n")
+    out = json.loads(_out(["evaluate", str(good), "--label", "y", "--score", "s", "--json", *engine], capsys))
+    y = np.array([i % 2 for i in range(40)])
+    s = np.array([(i * 7 % 10) / 10 for i in range(40)])
+    assert out["average_precision"]["step"] == pytest.approx(precall.average_precision(y, s), rel=1e-15)
+    bad = tmp_path / f"bad{suffix}"
+    bad.write_text(good.read_text() + sep.join(["NA", "0.5"]) + "\n")
+    assert main(["evaluate", str(bad), "--label", "y", "--score", "s", *engine]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(bad) in err[0] and "label" in err[0], err

@@ -75,7 +75,7 @@ from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "InputError", "column_names", "file_format", "iter_file", "label_counts", "label_text", "read_delimited", "read_file"]
+__all__ = ["Columns", "InputError", "MISSING_LABELS", "column_names", "default_delimiter", "file_format", "iter_file", "label_counts", "label_text", "read_delimited", "read_file"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -186,8 +186,12 @@ def _stem(path: str) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-def _delimiter_for(path: str) -> str:
+def default_delimiter(path: str) -> str:
+    """The field delimiter of a delimited file by its name: tab for ``.tsv`` / ``.tab``, else comma."""
     return "\t" if _stem(path).endswith((".tsv", ".tab")) else ","
+
+
+_delimiter_for = default_delimiter
 
 
 class _Labels(list):  # type: ignore[type-arg]

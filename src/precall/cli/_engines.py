@@ -11,6 +11,7 @@ from typing import Any, Iterator
 import numpy as np
 
 import precall
+from precall import readers
 from precall.readers import iter_file, label_counts, label_text
 
 from ._common import CliError, resolve_pos_label
@@ -76,16 +77,16 @@ def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], 
     if "://" not in path and not os.path.exists(path):  # remote paths are for the workers to read
         raise CliError(f"{path}: no such file")
     columns = [args.label, score] + ([args.weight] if args.weight else [])
-    lower = path.lower()
+    gzipped = path.lower().endswith(".gz")
+    kind = "parquet" if path.endswith("/") or os.path.isdir(path) else readers.file_format(path)  # one dispatch
     try:
-        if lower.endswith((".parquet", ".pq", "/")) or os.path.isdir(path):  # a file or a folder of them
+        if kind == "parquet":  # a file or a folder of them
             frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
-        elif lower.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
-            frame = dd.read_json(path, lines=True, blocksize=None if lower.endswith(".gz") else 1 << 26)
-        elif lower.endswith((".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")):
-            sep = args.delimiter or ("\t" if ".tsv" in lower else ",")
-            frame = dd.read_csv(path, sep=sep, dtype={args.label: str},
-                                blocksize=None if lower.endswith(".gz") else "64MiB")
+        elif kind == "jsonl":
+            frame = dd.read_json(path, lines=True, blocksize=None if gzipped else 1 << 26)
+        elif kind == "delimited":
+            frame = dd.read_csv(path, sep=args.delimiter or readers.default_delimiter(path), dtype={args.label: str},
+                                keep_default_na=False, blocksize=None if gzipped else "64MiB")
         else:
             raise CliError(f"{path}: --engine dask reads Parquet, CSV / TSV and JSON Lines files; use --stream "
                            "for other formats")
@@ -99,9 +100,10 @@ def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], 
         raw = frame[args.label].value_counts(dropna=False).compute()
         counts: Counter[str] = Counter()
         texts = {}
-        for value, n in raw.items():
-            if pandas.isna(value):
-                raise CliError(f"{path}: column {args.label!r}: {n} rows have no label; fill or drop them")
+        for value, n in raw.items():  # the readers' rule for a missing label
+            if pandas.isna(value) or (isinstance(value, str) and value in readers.MISSING_LABELS):
+                raise CliError(f"{path}: column {args.label!r}: {n} rows have no label ({value!r}); fill or "
+                               "drop them")
             texts[value] = label_text(value)
             counts[texts[value]] += int(n)
         positive = resolve_pos_label(counts, args.pos_label, args.label, path)
