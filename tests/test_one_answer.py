@@ -271,3 +271,11 @@ def test_every_engine_reads_the_file_by_the_readers_rules(tmp_path, capsys, engi
     assert main(["evaluate", str(bad), "--label", "y", "--score", "s", *engine]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(bad) in err[0] and "label" in err[0], err
+
+
+def test_detection_coco_help_names_every_iou_type(capsys):
+    with pytest.raises(SystemExit):
+        main(["detection", "coco", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for word in ("bbox", "segm", "keypoints", "10 for keypoints", "12 for bbox and segm"):
+        assert word in text

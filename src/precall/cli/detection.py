@@ -205,10 +205,11 @@ def register(sub: Any) -> None:
     det_sub = det.add_subparsers(dest="protocol", metavar="PROTOCOL", required=True)
     coco = det_sub.add_parser(
         "coco",
-        help="COCO bbox or segm evaluation: pycocotools' 12 numbers, exactly",
-        description="Evaluate COCO-format bbox results against COCO ground truth with pycocotools' "
-        "rules (crowds, area ranges, max detections per image); print the 12 summary numbers "
-        "(and a per-class table).",
+        help="COCO bbox, segm or keypoints evaluation: pycocotools' summary numbers, exactly",
+        description="Evaluate COCO-format results (boxes, segmentation masks as polygons or RLE, or "
+        "keypoints: --iou-type) against COCO ground truth with pycocotools' rules (crowds, area ranges, "
+        "max detections per image; OKS with per-keypoint sigmas for keypoints); print the summary "
+        "numbers (12 for bbox and segm, 10 for keypoints) and, with --per-class, a per-class table.",
     )
     coco.add_argument("gt", metavar="GT.json", help="COCO ground truth (images, annotations, categories)")
     coco.add_argument("results", metavar="RESULTS.json", help="COCO results: a list of detections")
