@@ -274,8 +274,10 @@ def test_every_engine_reads_the_file_by_the_readers_rules(tmp_path, capsys, engi
 
 
 def test_detection_coco_help_names_every_iou_type(capsys):
-    with pytest.raises(SystemExit):
-        main(["detection", "coco", "--help"])
+    try:
+        assert main(["detection", "coco", "--help"]) == 0
+    except SystemExit as exc:  # argparse's own exit
+        assert exc.code == 0
     text = " ".join(capsys.readouterr().out.split())
     for word in ("bbox", "segm", "keypoints", "10 for keypoints", "12 for bbox and segm"):
         assert word in text
