@@ -57,7 +57,7 @@ from ._format import (
     render_table,
     wrap,
 )
-from .engines import _check_single_binary, _evaluate_dask, _evaluate_stream
+from .engines import _check_single_binary, _evaluate_dask, _evaluate_spark, _evaluate_stream
 
 
 # ---------------------------------------------------------------------------
@@ -819,13 +819,14 @@ def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
 
 def _evaluate_one_pass(args: argparse.Namespace) -> int:
     """``--stream`` or ``--engine dask``: binary input without holding the rows in memory."""
-    option = "--stream" if args.engine == "stream" else "--engine dask"
+    option = "--stream" if args.engine == "stream" else f"--engine {args.engine}"
     _check_single_binary(args, option)
     if args.class_prefix is not None or args.on_undefined != "warn":
         raise CliError(f"{option} takes one --score column and no --on-undefined; drop those options")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        (evaluation, at), counts, positive = (_evaluate_stream if args.engine == "stream" else _evaluate_dask)(args)
+        engine = {"stream": _evaluate_stream, "dask": _evaluate_dask, "spark": _evaluate_spark}[args.engine]
+        (evaluation, at), counts, positive = engine(args)
     n_rows = sum(counts.values())
     report = Report(
         source=args.file, n_rows=n_rows, label_column=args.label, score_column=args.score[0],
@@ -849,6 +850,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         args.engine = "stream"
     if args.scheduler is not None and args.engine != "dask":
         raise CliError("--scheduler goes with --engine dask")
+    if args.master is not None and args.engine != "spark":
+        raise CliError("--master goes with --engine spark")
     if args.engine != "memory":
         return _evaluate_one_pass(args)
     if args.class_columns is not None or args.class_prefix is not None:
@@ -1007,10 +1010,14 @@ def register(sub: Any) -> None:
                     "grows with the distinct scores, not the rows): for files larger than memory")
     ev.add_argument("--chunk-rows", type=_int_in(1), default=1 << 18, metavar="N",
                     help="with --stream: rows per chunk of text files (default 262144)")
-    ev.add_argument("--engine", choices=("memory", "stream", "dask"), default="memory",
+    ev.add_argument("--engine", choices=("memory", "stream", "dask", "spark"), default="memory",
                     help="binary, one --score: 'memory' (default) loads the columns; 'stream' is --stream; "
                     "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "
-                    "Dask cluster (the 'dask' extra)")
+                    "Dask cluster (the 'dask' extra); 'spark' reads a Parquet file or a table name with "
+                    "Spark and evaluates exactly by score ranges on its executors (the 'spark' extra)")
+    ev.add_argument("--master", metavar="URL",
+                    help="with --engine spark: the Spark master (spark://host:7077, yarn, local[4]); default: "
+                    "the active session, else local[*]")
     ev.add_argument("--scheduler", metavar="ADDRESS",
                     help="with --engine dask: a distributed scheduler's address (tcp://host:8786), or "
                     "'threads' / 'processes' / 'synchronous' for dask's local schedulers; default: a "
