@@ -79,6 +79,8 @@ COLLECT_ROWS = 1_000_000  # "auto" collects tables of at most this many rows
 _SAMPLE = 2048  # distinct scores kept per partition for the cut points
 _ROWS_PER_RANGE = 250_000  # default n_ranges: rows / this, in [1, _MAX_RANGES]
 _MAX_RANGES = 1024
+_MAX_LABELS = 1 << 16  # distinct labels pass 1 counts before it refuses the column
+_FAN_IN = 8  # pass 1's summaries are merged into at most this many on the executors
 _RANGE = "__precall_range"
 _POS = "__precall_positive"
 
@@ -172,35 +174,65 @@ def _partition_id() -> int:
     return int(ctx.partitionId()) if ctx is not None else 0
 
 
+Summary = tuple  # (partition, rows, {label: rows}, sample values, sample counts, first error or None)
+
+
+def _merge(summaries: list[Summary]) -> Summary:
+    """Summaries of disjoint rows as one: rows and label counts added, the bottom-k samples
+    merged (exact counts: a value among the k smallest hashes of the union is among them
+    in every part that holds it), the error of the lowest partition kept."""
+    summaries = sorted(summaries, key=lambda x: (x[5] is None, x[0]))
+    labels: Counter[Any] = Counter()
+    for x in summaries:
+        labels.update(x[2])
+    error = summaries[0][5] if summaries else None
+    if error is None and len(labels) > _MAX_LABELS:
+        error = (f"`label` must hold at most {_MAX_LABELS} distinct labels (binary input, or one class against "
+                 f"the rest with pos_label); got more. Is it the right column?")
+        labels = Counter(dict(list(labels.items())[:_MAX_LABELS + 1]))
+    v = np.concatenate([x[3] for x in summaries]) if summaries else np.zeros(0)
+    c = np.concatenate([x[4] for x in summaries]) if summaries else np.zeros(0, dtype=np.int64)
+    if v.size:
+        u, inverse = np.unique(v, return_inverse=True)
+        v, c = _bottom(u, np.bincount(inverse, weights=c).astype(np.int64), _SAMPLE)
+    return (min((x[0] for x in summaries), default=0) if error is None else summaries[0][0],
+            sum(x[1] for x in summaries), dict(labels), v, c, error)
+
+
 def _scan_partition(batches: Iterator[Any], weighted: bool) -> Iterator[Any]:
     """Pass 1 on one partition (``mapInArrow``): one row holding its summary."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    labels: Counter[Any] = Counter()
-    n = 0
-    error = None
-    values, counts = [], []
+    pid, n, parts = _partition_id(), 0, []
     for batch in batches:
-        if error is None and batch.num_rows:
-            error = _check_batch(batch, weighted, n)
+        error = _check_batch(batch, weighted, n) if batch.num_rows else None
+        labels, v, c = {}, np.zeros(0), np.zeros(0, dtype=np.int64)
         if error is None and batch.num_rows:
             vc = pc.value_counts(batch.column(0))
-            labels.update(dict(zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist())))
+            labels = dict(zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist()))
             s = batch.column(1).to_numpy(zero_copy_only=False)
             if weighted:  # zero-weight rows are set aside, as in memory
                 s = s[batch.column(2).to_numpy(zero_copy_only=False) > 0]
             v, c = _sample_of(s)
-            values.append(v)
-            counts.append(c)
+        parts = [_merge([*parts, (pid, batch.num_rows, labels, v, c, error)])]
         n += batch.num_rows
-    v = np.concatenate(values) if values else np.zeros(0)
-    c = np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64)
-    if v.size:  # the batches' samples merged: exact counts of the partition's bottom k
-        u, inverse = np.unique(v, return_inverse=True)
-        v, c = _bottom(u, np.bincount(inverse, weights=c).astype(np.int64), _SAMPLE)
-    blob = pickle.dumps((_partition_id(), n, dict(labels), v, c, error), protocol=4)
-    yield pa.RecordBatch.from_pylist([{"blob": blob}], schema=pa.schema([("blob", pa.binary())]))
+        if error is not None:
+            break
+    yield _blob_batch(_merge(parts))
+
+
+def _blob_batch(summary: Summary) -> Any:
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_pylist([{"blob": pickle.dumps(summary, protocol=4)}],
+                                      schema=pa.schema([("blob", pa.binary())]))
+
+
+def _merge_partitions(batches: Iterator[Any]) -> Iterator[Any]:
+    """The tree step of pass 1 on the executors: partitions' summaries merged."""
+    summaries = [pickle.loads(b) for batch in batches for b in batch.column("blob").to_pylist()]
+    if summaries:
+        yield _blob_batch(_merge(summaries))
 
 
 def _check_batch(batch: Any, weighted: bool, start: int) -> str | None:
@@ -302,22 +334,14 @@ def scan(df: Any, label: str, score: str, *, weight: str | None = None) -> Scan:
     """
     columns = _columns(df, label, score, weight)
     weighted = weight is not None
-    rows = df.select(*columns).mapInArrow(lambda it: _scan_partition(it, weighted), "blob binary").collect()
-    parts = sorted(pickle.loads(r["blob"]) for r in rows)
-    for pid, _, _, _, _, error in parts:
-        if error is not None:
-            raise ValueError(f"partition {pid}: {_named(error, label, score, weight)}")
-    labels: Counter[Any] = Counter()
-    for p in parts:
-        labels.update(p[2])
-    values = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0)
-    counts = np.concatenate([p[4] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-    if values.size:
-        u, inverse = np.unique(values, return_inverse=True)
-        values, counts = _bottom(u, np.bincount(inverse, weights=counts).astype(np.int64), _SAMPLE)
-        order = np.argsort(values)
-        values, counts = values[order], counts[order]
-    n = sum(p[1] for p in parts)
+    summaries = df.select(*columns).mapInArrow(lambda it: _scan_partition(it, weighted), "blob binary")
+    # merged on the executors first: the driver gets at most _FAN_IN summaries of k scores, whatever the rows
+    rows = summaries.repartition(_FAN_IN).mapInArrow(_merge_partitions, "blob binary").collect()
+    pid, n, labels, values, counts, error = _merge([pickle.loads(r["blob"]) for r in rows])
+    if error is not None:
+        raise ValueError(f"partition {pid}: {_named(error, label, score, weight)}")
+    order = np.argsort(values)
+    values, counts = values[order], counts[order]
     if weighted and n and values.size == 0:
         raise ValueError(f"`weight` column {weight!r} must have at least one positive weight; got all zeros")
     return Scan(n, dict(labels), values, counts)
