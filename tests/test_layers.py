@@ -47,6 +47,8 @@ RANKS = {
     "precall.scale.ranges": 25,
     "precall.scale.dask": 26,
     "precall.dask": 27,
+    "precall.scale.spark": 26,
+    "precall.spark": 27,
     "precall.detection._rle": 30,
     "precall.detection.io": 31,
     "precall.detection._match": 32,

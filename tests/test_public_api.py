@@ -11,9 +11,11 @@ import pytest
 
 import precall
 import precall.dask
+import precall.spark
 import precall.stats
 
-PUBLIC = {"precall": precall, "precall.stats": precall.stats, "precall.dask": precall.dask}
+PUBLIC = {"precall": precall, "precall.stats": precall.stats, "precall.dask": precall.dask,
+          "precall.spark": precall.spark}
 
 
 def _public_functions():

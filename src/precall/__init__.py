@@ -103,11 +103,11 @@ __all__ = [
     "threshold_table",
 ]
 
-_LAZY = ("plot", "report", "dask", "detection", "readers", "cli")
+_LAZY = ("plot", "report", "dask", "spark", "detection", "readers", "cli")
 
 
 def __getattr__(name: str) -> Any:
-    """``precall.plot``, ``precall.report``, ``precall.dask``, ``precall.detection``: imported on first use."""
+    """``precall.plot``, ``precall.report``, ``precall.dask``, ``precall.spark``, ``precall.detection``: imported on first use."""
     if name in _LAZY:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

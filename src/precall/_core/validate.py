@@ -156,7 +156,9 @@ def _check_scores(y_score: Any) -> np.ndarray:
     return scores
 
 
-def _check_weight(sample_weight: Any, n: int) -> np.ndarray | None:
+def _check_weight(sample_weight: Any, n: int, *, require_positive: bool = True) -> np.ndarray | None:
+    """Finite, non-negative weights, one per sample; with ``require_positive`` at least
+    one positive (off for one part of a larger input, e.g. a Spark partition)."""
     if sample_weight is None:
         return None
     w = _as_1d(sample_weight, "sample_weight")
@@ -180,7 +182,7 @@ def _check_weight(sample_weight: Any, n: int) -> np.ndarray | None:
             f"`sample_weight` must be non-negative; got {bad.size} negative "
             f"weight(s), the first at index {bad[0]} ({w[bad[0]].item()!r})"
         )
-    if not (w > 0).any():
+    if require_positive and not (w > 0).any():
         raise ValueError("`sample_weight` must have at least one positive weight; got all zeros")
     return w
 

@@ -1,10 +1,12 @@
-"""``evaluate --stream`` and ``--engine dask``: binary input without holding the rows in memory."""
+"""``evaluate --stream``, ``--engine dask`` and ``--engine spark``: binary input without holding the rows in memory."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import os
+import re
+import sys
 from collections import Counter
 from typing import Any, Iterator
 
@@ -18,7 +20,7 @@ from ._common import CliError, resolve_pos_label
 
 
 #: ``evaluate --engine``: in memory (the default), streamed through an Accumulator, on Dask
-ENGINES = ("memory", "stream", "dask")
+ENGINES = ("memory", "stream", "dask", "spark")
 
 def check_single_binary(args: argparse.Namespace, option: str) -> None:
     if args.class_columns is not None or len(args.score) != 1:
@@ -142,3 +144,70 @@ def _dask_scheduler(dask: Any, scheduler: str | None) -> Iterator[None]:
         raise CliError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
     with client:
         yield
+
+
+_TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}")
+
+
+def evaluate_spark(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
+    """``--engine spark``: a Parquet file (or folder) or a table name read by Spark and
+    evaluated by :mod:`precall.spark` (score ranges on the executors for large tables)."""
+    try:
+        from pyspark.errors import PySparkException
+        from pyspark.sql import SparkSession
+
+        import precall.spark as pspark
+    except ImportError:
+        raise CliError("--engine spark needs the 'spark' extra: pip install 'precall[spark]'") from None
+    path, score = args.file, args.score[0]
+    is_file = "://" in path or os.path.exists(path)
+    folder = path.endswith("/") or os.path.isdir(path)
+    if is_file and not folder and readers.file_format(path) != "parquet":  # the readers' one dispatch
+        raise CliError(f"{path}: --engine spark reads Parquet files and tables; use --engine dask or --stream for "
+                       "other formats")
+    if not is_file and not _TABLE_NAME.fullmatch(path):
+        raise CliError(f"{path}: no such file, and not a table name (db.table)")
+    with _spark_session(SparkSession, args.master) as spark:
+        try:
+            frame = spark.read.parquet(path) if is_file else spark.table(path)
+            scanned = pspark.scan(frame, args.label, score, weight=args.weight)
+        except (ValueError, TypeError, PySparkException) as exc:
+            raise CliError(f"{path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        counts: Counter[str] = Counter()
+        texts = {}
+        for value, n in scanned.label_counts.items():
+            texts[value] = label_text(value)
+            counts[texts[value]] += int(n)
+        positive = resolve_pos_label(counts, args.pos_label, args.label, path)
+        value = next(v for v, text in texts.items() if text == positive)
+        prevalences = list(dict.fromkeys(args.prevalence or ()))
+        try:  # the same passes for every prevalence
+            evaluation, *at = pspark.evaluations(frame, args.label, score, weight=args.weight, pos_label=value,
+                                                 recall_grid=args.recall_grid, prevalences=[None, *prevalences],
+                                                 scanned=scanned)
+        except (ValueError, TypeError, PySparkException) as exc:
+            raise CliError(f"{path}: {str(exc).splitlines()[0]}") from None
+    return (evaluation, tuple(zip(prevalences, at))), counts, positive
+
+
+@contextlib.contextmanager
+def _spark_session(builder_class: Any, master: str | None) -> Iterator[Any]:
+    """The active Spark session, or a new one (``--master``, default ``local[*]``) stopped at the end."""
+    active = builder_class.getActiveSession()
+    if active is not None:
+        yield active
+        return
+    master = master or "local[*]"
+    if master.startswith("local") and "PYSPARK_PYTHON" not in os.environ:
+        os.environ["PYSPARK_PYTHON"] = sys.executable  # local workers run this interpreter (with precall)
+    try:
+        spark = (builder_class.builder.master(master).appName("precall").config("spark.ui.enabled", "false")
+                 .getOrCreate())
+    except Exception as exc:  # noqa: BLE001 - Java missing, a bad master URL: one line, exit 2
+        raise CliError(f"--master {master}: cannot start Spark: {str(exc).splitlines()[0] if str(exc) else exc!r}")\
+            from None
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        yield spark
+    finally:
+        spark.stop()

@@ -33,7 +33,7 @@ from ._common import (
     print_warnings,
     unit_arg,
 )
-from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_stream
+from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_spark, evaluate_stream
 from ._format import describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, legend, render_table
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
@@ -445,13 +445,14 @@ def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
 
 def _evaluate_one_pass(args: argparse.Namespace) -> int:
     """``--stream`` or ``--engine dask``: binary input without holding the rows in memory."""
-    option = "--stream" if args.engine == "stream" else "--engine dask"
+    option = "--stream" if args.engine == "stream" else f"--engine {args.engine}"
     check_single_binary(args, option)
     if args.class_prefix is not None or args.on_undefined != "warn":
         raise CliError(f"{option} takes one --score column and no --on-undefined; drop those options")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        (evaluation, at), counts, positive = (evaluate_stream if args.engine == "stream" else evaluate_dask)(args)
+        engine = {"stream": evaluate_stream, "dask": evaluate_dask, "spark": evaluate_spark}[args.engine]
+        (evaluation, at), counts, positive = engine(args)
     n_rows = sum(counts.values())
     report = Report(
         source=args.file, n_rows=n_rows, label_column=args.label, score_column=args.score[0],
@@ -475,6 +476,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         args.engine = "stream"
     if args.scheduler is not None and args.engine != "dask":
         raise CliError("--scheduler goes with --engine dask")
+    if args.master is not None and args.engine != "spark":
+        raise CliError("--master goes with --engine spark")
     if args.engine != "memory":
         return _evaluate_one_pass(args)
     if args.class_columns is not None or args.class_prefix is not None:
@@ -635,7 +638,11 @@ def register(sub: Any) -> None:
     ev.add_argument("--engine", choices=ENGINES, default="memory",
                     help="binary, one --score: 'memory' (default) loads the columns; 'stream' is --stream; "
                     "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "
-                    "Dask cluster (the 'dask' extra)")
+                    "Dask cluster (the 'dask' extra); 'spark' reads a Parquet file or a table name with "
+                    "Spark and evaluates exactly by score ranges on its executors (the 'spark' extra)")
+    ev.add_argument("--master", metavar="URL",
+                    help="with --engine spark: the Spark master (spark://host:7077, yarn, local[4]); default: "
+                    "the active session, else local[*]")
     ev.add_argument("--scheduler", metavar="ADDRESS",
                     help="with --engine dask: a distributed scheduler's address (tcp://host:8786), or "
                     "'threads' / 'processes' / 'synchronous' for dask's local schedulers; default: a "

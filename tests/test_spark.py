@@ -1,0 +1,249 @@
+"""precall.spark on a local Spark session: every convention equals in-memory precall, the
+same bits for any partitioning, ranges and collect modes agree, MLlib's areas reproduced
+from the table, bad columns and rows refused on the driver, the CLI engine.
+
+Skipped without pyspark or Java, unless ``PRECALL_REQUIRE_SPARK=1`` (CI), which
+makes a missing component a failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import precall
+import precall.spark as pspark
+
+pytestmark = pytest.mark.spark
+REQUIRED = os.environ.get("PRECALL_REQUIRE_SPARK") == "1"
+
+
+def _missing(what: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"PRECALL_REQUIRE_SPARK=1 but {what}")
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        _missing("pyspark is not installed")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        _missing("Java is not installed (Spark needs a JVM: openjdk-17-jre-headless)")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers import this precall
+    session = (SparkSession.builder.master("local[2]").appName("precall-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.driver.extraJavaOptions", "-Dlog4j.rootLogger=ERROR").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _data(n=6000, seed=0):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    s = np.round(rng.random(n) + 0.35 * y, 2)  # ~135 distinct scores: ties across every partition
+    s[:40], s[40:80] = -0.0, 0.0  # equal to Python and Spark, never split
+    s[80:600] = 0.5  # one heavy tie
+    w = rng.uniform(0.1, 3.0, n)
+    w[600:650] = 0.0  # set aside, as in memory
+    return y, s, w
+
+
+@pytest.fixture(scope="module")
+def data(spark):
+    import pandas as pd
+
+    y, s, w = _data()
+    frame = spark.createDataFrame(pd.DataFrame({"y": y, "s": s, "w": w}))
+    return y, s, w, {p: frame.repartition(p).cache() for p in (1, 3, 7)}
+
+
+def _numbers(ev):
+    return [*(ev.average_precision[m] for m in precall.AP_METHODS), ev.roc_auc, ev.auprg, ev.best_f1.f1,
+            ev.best_f1.threshold, ev.n_pos, ev.n_neg]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_every_convention_equals_in_memory_for_any_partitioning(data, weighted):
+    y, s, w, frames = data
+    kw = {"weight": "w"} if weighted else {}
+    expected = precall.evaluate(y, s, sample_weight=w if weighted else None)
+    runs = {(p, mode): pspark.evaluate(frame, "y", "s", mode=mode, n_ranges=5, **kw)
+            for p, frame in frames.items() for mode in ("ranges", "collect")}
+    for (p, mode), ev in runs.items():
+        # the same bits for 1, 3 and 7 partitions (cut points and in-range order do not depend on them)
+        assert _numbers(ev) == _numbers(runs[1, mode]), (p, mode)
+        for m in precall.AP_METHODS:
+            assert ev.average_precision[m] == pytest.approx(expected.average_precision[m], rel=0,
+                                                            abs=4e-15 if weighted else 1e-15), (p, mode, m)
+        if weighted:
+            assert ev.roc_auc == pytest.approx(expected.roc_auc, rel=0, abs=4e-15)
+        else:  # an exact ratio of integers
+            assert ev.roc_auc == expected.roc_auc
+            assert ev.best_f1 == expected.best_f1
+        assert ev.n_samples == y.size
+    for m in precall.AP_METHODS:  # ranges and collect: the same numbers within rounding
+        assert runs[7, "ranges"].average_precision[m] == pytest.approx(runs[7, "collect"].average_precision[m],
+                                                                       rel=0, abs=4e-15)
+
+
+def test_prevalences_tables_partial_auc_and_single_metrics(data):
+    y, s, w, frames = data
+    frame = frames[3]
+    evs = pspark.evaluations(frame, "y", "s", prevalences=[None, 0.01], mode="ranges", n_ranges=4)
+    at = precall.evaluate(y, s, prevalence=0.01)
+    for m in precall.AP_METHODS:
+        assert evs[1].average_precision[m] == pytest.approx(at.average_precision[m], rel=1e-14, abs=1e-15)
+    table = pspark.threshold_table(frame, "y", "s", weight="w", mode="ranges", n_ranges=4)
+    ref = precall.threshold_table(y, s, sample_weight=w)
+    np.testing.assert_array_equal(table.thresholds, ref.thresholds)
+    np.testing.assert_allclose(table.tp, ref.tp, rtol=1e-14)
+    np.testing.assert_allclose(table.fp, ref.fp, rtol=1e-14)
+    unweighted = pspark.threshold_table(frame, "y", "s", mode="ranges", n_ranges=4)
+    np.testing.assert_array_equal(unweighted.tp, precall.threshold_table(y, s).tp)
+    assert pspark.roc_auc(frame, "y", "s", max_fpr=0.2, mode="ranges") == pytest.approx(
+        precall.roc_auc(y, s, max_fpr=0.2), rel=1e-14)
+    assert pspark.average_precision(frame, "y", "s", method="coco", mode="auto") == pytest.approx(
+        precall.average_precision(y, s, method="coco"), abs=1e-15)
+
+
+def test_string_labels_and_the_positive_label(spark):
+    import pandas as pd
+
+    y, s, _ = _data(2000, seed=1)
+    labels = np.where(y == 1, "spam", "ham")
+    frame = spark.createDataFrame(pd.DataFrame({"label": labels, "score": s.astype(np.float32)}))
+    for mode in ("ranges", "collect"):
+        got = pspark.average_precision(frame, "label", "score", pos_label="spam", mode=mode, n_ranges=3)
+        assert got == pytest.approx(precall.average_precision(labels, s.astype(np.float32), pos_label="spam"),
+                                    abs=1e-15)
+        # roc_auc's pos_label=None takes the greater label, as scikit-learn's roc_auc_score
+        assert pspark.roc_auc(frame, "label", "score", mode=mode) == precall.roc_auc(labels, s.astype(np.float32))
+        with pytest.raises(ValueError, match="positive class is ambiguous"):
+            pspark.evaluate(frame, "label", "score", mode=mode)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one_class = frame.where("label = 'ham'")
+        assert np.isnan(pspark.roc_auc(one_class, "label", "score", on_undefined="nan", mode="ranges"))
+
+
+BAD_ROWS = [  # (column values, the error's words)
+    ({"s": [0.1, None, 0.3]}, "`score` column 's' must not be null"),
+    ({"s": [0.1, float("nan"), 0.3]}, "`score` column 's' must be finite"),
+    ({"s": [0.1, float("inf"), 0.3]}, "`score` column 's' must be finite"),
+    ({"y": [1, None, 0]}, "`label` column 'y' must not be null"),
+    ({"w": [1.0, -2.0, 1.0]}, "`weight` column 'w' must be non-negative"),
+    ({"w": [1.0, float("nan"), 1.0]}, "`weight` column 'w' must be finite"),
+    ({"w": [0.0, 0.0, 0.0]}, "at least one positive weight"),
+]
+
+
+@pytest.mark.parametrize("change,words", BAD_ROWS, ids=[w for _, w in BAD_ROWS])
+def test_bad_rows_are_refused_on_the_driver(spark, change, words):
+    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
+
+    columns = {"y": [1, 0, 0], "s": [0.1, 0.2, 0.3], "w": [1.0, 1.0, 1.0], **change}
+    schema = StructType([StructField("y", LongType()), StructField("s", DoubleType()), StructField("w", DoubleType())])
+    frame = spark.createDataFrame(list(zip(*columns.values())), schema)
+    for mode in ("ranges", "collect"):
+        with pytest.raises(ValueError, match=words.replace("`", ".").replace("(", ".")):
+            pspark.evaluate(frame, "y", "s", weight="w", mode=mode)
+
+
+BAD_OPTIONS = [
+    ({"label": "nope"}, ValueError, "`label` must name a column"),
+    ({"score": "name"}, TypeError, "`score` column 'name' must hold numeric scores"),
+    ({"weight": "name"}, TypeError, "`weight` column 'name' must hold numeric weights"),
+    ({"score": 3}, TypeError, "`score` must be a column name"),
+    ({"mode": "fast"}, ValueError, "`mode` must be one of"),
+    ({"n_ranges": 0}, ValueError, "`n_ranges` must be"),
+    ({"n_ranges": 2.5}, ValueError, "`n_ranges` must be"),
+    ({"collect_rows": float("nan")}, ValueError, "`collect_rows` must be"),
+    ({"pos_label": 7}, ValueError, "`pos_label` must be one of the labels"),
+    ({"recall_grid": "fine"}, ValueError, "recall_grid"),
+]
+
+
+@pytest.mark.parametrize("change,error,words", BAD_OPTIONS, ids=[w for _, _, w in BAD_OPTIONS])
+def test_bad_options_name_the_parameter(spark, change, error, words):
+    frame = spark.createDataFrame([(1, 0.9, "a"), (0, 0.1, "b")], ["y", "s", "name"])
+    kw = {"label": "y", "score": "s", **change}
+    with pytest.raises(error, match=words.replace("`", ".")):
+        pspark.evaluate(frame, kw.pop("label"), kw.pop("score"), **kw)
+    with pytest.raises(TypeError, match="`df` must be a Spark DataFrame"):
+        pspark.evaluate(np.zeros(3), "y", "s")
+
+
+@pytest.mark.parametrize("num_bins", [0, 25])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_mllib_areas_reproduce_mllib(data, num_bins, weighted):
+    """MLlib's own BinaryClassificationEvaluator on one partition (its down-sampling groups
+    distinct scores within a partition) against mllib_areas of precall's table."""
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+
+    y, s, w, frames = data
+    kw = {"weight": "w"} if weighted else {}
+    comparison = pspark.compare_mllib(frames[1], "y", "s", num_bins=num_bins, **kw)
+    table = precall.threshold_table(y, s, sample_weight=w if weighted else None)
+    pr, roc = pspark.mllib_areas(table, num_bins=num_bins)
+    assert comparison.area_under_pr == pytest.approx(pr, rel=1e-13)
+    assert comparison.area_under_roc == pytest.approx(roc, rel=1e-13)
+    frame = frames[1].selectExpr("cast(y as double) as label", "s", "w")
+    direct = BinaryClassificationEvaluator(rawPredictionCol="s", labelCol="label", metricName="areaUnderPR",
+                                           numBins=num_bins, **({"weightCol": "w"} if weighted else {}))
+    assert direct.evaluate(frame) == pytest.approx(pr, rel=1e-13)
+    diffs = comparison.differences()
+    assert diffs["areaUnderPR - AP (step)"] == pytest.approx(pr - comparison.evaluation.average_precision["step"])
+    if num_bins == 0 and not weighted:  # the unbinned ROC trapezoid is the exact AUC up to rounding
+        assert roc == pytest.approx(precall.roc_auc(y, s), rel=1e-14)
+
+
+def test_cli_engine_spark(spark, tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from precall.cli import main
+
+    y, s, w = _data(3000, seed=2)
+    path = tmp_path / "scores.parquet"
+    pq.write_table(pa.table({"y": y, "s": s, "w": w}), path)
+    outputs = {}
+    for engine in ("memory", "spark"):
+        out = _run_cli(main, [str(path), "--label", "y", "--score", "s", "--weight", "w", "--json",
+                              "--engine", engine])
+        outputs[engine] = json.loads(out)
+    mem, spk = outputs["memory"], outputs["spark"]
+    assert spk["input"] == mem["input"]
+    for m in precall.AP_METHODS:
+        assert spk["average_precision"][m] == pytest.approx(mem["average_precision"][m], rel=0, abs=4e-15)
+    text = _run_cli(main, [str(path), "--label", "y", "--score", "s", "--engine", "spark"])
+    assert "voc2007" in text and "ROC-AUC" in text
+    spark.createDataFrame([(1, 0.9), (0, 0.1)], ["y", "s"]).createOrReplaceTempView("precall_scores")
+    assert "ROC-AUC" in _run_cli(main, ["precall_scores", "--label", "y", "--score", "s", "--engine", "spark"])
+    for argv, words in [
+        ([str(path), "--label", "y", "--score", "nope", "--engine", "spark"], "`score` must name a column"),
+        (["no/such/dir/x.parquet", "--label", "y", "--score", "s", "--engine", "spark"], "no such file"),
+        ([str(path), "--label", "y", "--score", "s", "--master", "local[1]"], "--master goes with --engine spark"),
+    ]:
+        err = _run_cli(main, argv, code=2)
+        assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def _run_cli(main, argv, code=0):
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        got = main(["evaluate", *argv])
+    assert got == code, err.getvalue()
+    return out.getvalue() if code == 0 else err.getvalue()
