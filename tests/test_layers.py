@@ -54,6 +54,8 @@ RANKS = {
     "precall.detection.voc": 33,
     "precall.detection.keypoints": 34,
     "precall.detection.bootstrap": 34,
+    "precall.detection.tide": 34,
+    "precall.detection.diagnostics": 34,
     "precall.detection.metric": 34.5,
     "precall.detection": 35,
     "precall.readers": 40,
