@@ -55,7 +55,7 @@ RANKS = {
     "precall.detection.keypoints": 34,
     "precall.detection.bootstrap": 34,
     "precall.detection.tide": 34,
-    "precall.detection.diagnostics": 34,
+    "precall.detection.diagnostics": 34.2,
     "precall.detection.metric": 34.5,
     "precall.detection": 35,
     "precall.readers": 40,

@@ -24,12 +24,14 @@ from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_tex
 from .bootstrap import CocoBootstrap, CocoComparison, bootstrap_coco, compare_coco
 from .keypoints import CROWDPOSE_SIGMAS, evaluate_crowdpose
 from .tide import ERROR_TYPES, ErrorBreakdown, error_breakdown
+from .diagnostics import ConfusionMatrix, OperatingPoints, confusion_matrix, operating_points
 from .metric import MeanAveragePrecision
 from .voc import VocEvaluation, evaluate_voc
 
 __all__ = [
     "AREA_RANGES", "BOX_FORMATS", "COCO_KEYPOINT_SIGMAS", "CROWDPOSE_SIGMAS", "ERROR_TYPES", "ErrorBreakdown",
-    "IOU_THRESHOLDS", "error_breakdown",
+    "IOU_THRESHOLDS", "error_breakdown", "ConfusionMatrix", "OperatingPoints", "confusion_matrix",
+    "operating_points",
     "KEYPOINT_AREA_RANGES", "CocoBootstrap", "CocoComparison", "CocoEvaluation", "DetectionSet", "DetectionWarning",
     "MeanAveragePrecision", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
     "evaluate_voc", "load_coco", "load_text", "load_voc",
