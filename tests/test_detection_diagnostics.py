@@ -105,3 +105,98 @@ def test_bad_options(call, error, match):
     data = detection.load_coco(gt, res)
     with pytest.raises(error, match=match):
         call(detection.evaluate_coco(data), data)
+
+
+def _files(tmp_path, seed=3, n_images=40):
+    import json
+
+    gt, res = scene(seed, n_images=n_images)
+    g, r = tmp_path / "gt.json", tmp_path / "res.json"
+    g.write_text(json.dumps(gt))
+    r.write_text(json.dumps(res))
+    return gt, res, str(g), str(r)
+
+
+def test_cli_json_equals_the_library(tmp_path, capsys):
+    import json
+
+    from precall.cli import main
+
+    gt, res, g, r = _files(tmp_path)
+    assert main(["detection", "coco", g, r, "--at-confidence", "0.4", "--confusion", "--confusion-iou", "0.5",
+                 "--errors", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    data = detection.load_coco(gt, res)
+    ev = detection.evaluate_coco(data)
+    op = detection.operating_points(ev, 0.4)
+    assert out["operating_points"]["per_class"][0]["f1"] == pytest.approx(op.per_class[0]["f1"], abs=1e-15)
+    assert out["operating_points"]["common"]["threshold"] == op.common["threshold"]
+    cm = detection.confusion_matrix(data, iou_threshold=0.5)
+    assert out["confusion_matrix"]["matrix"] == cm.matrix.tolist()
+    eb = detection.error_breakdown(data)
+    assert out["errors"]["delta_ap"]["localisation"] == eb.delta["localisation"].tolist()
+
+
+def test_cli_text_fits_80_columns_and_draws_pictures(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from precall.cli import main
+
+    _, _, g, r = _files(tmp_path)
+    folder = tmp_path / "pics"
+    assert main(["detection", "coco", g, r, "--at-confidence", "--confusion", "--errors", "--plot", str(folder)]) == 0
+    text = capsys.readouterr().out
+    assert "best F1" in text and "background" in text and "Miss" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for name in ("f1_confidence.png", "precision_confidence.png", "recall_confidence.png", "confusion_matrix.png",
+                 "errors.png"):
+        assert (folder / name).stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--at-confidence", "nan"], "--at-confidence"),
+    (["--at-confidence", "x"], "--at-confidence"),
+    (["--at-confidence", "0.5", "--diagnostics-iou", "0.52"], "`iou_threshold`"),
+    (["--confusion", "--confusion-iou", "1.5"], "--confusion-iou"),
+    (["--confusion", "--confusion-confidence", "inf"], "--confusion-confidence"),
+    (["--errors", "--iou-type", "keypoints", "--kpt-oks-sigmas", "0.1"], "keypoints|--errors"),
+    (["--ci", "--ci-method", "bca"], "--ci-method"),
+])
+def test_cli_bad_options_one_line_exit_2(tmp_path, capsys, argv, match):
+    import re
+
+    from precall.cli import main
+
+    _, _, g, r = _files(tmp_path, n_images=5)
+    try:
+        code = main(["detection", "coco", g, r, *argv])
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err and re.search(match, err[-1]) and "Traceback" not in "\n".join(err)
+
+
+def test_pictures_draw_the_numbers():
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from precall.plot import detection as draw
+
+    gt, res = scene(5)
+    data = detection.load_coco(gt, res)
+    eb = detection.error_breakdown(data)
+    ax = draw.draw_error_breakdown(eb, ax=Figure().subplots(), iou_threshold=0.75)
+    heights = [p.get_width() for p in ax.patches]
+    assert heights == pytest.approx([100 * eb.at(0.75)[k] for k in (*detection.ERROR_TYPES, "false positives",
+                                                                      "false negatives")])
+    cm = detection.confusion_matrix(data)
+    ax = draw.draw_confusion_matrix(cm, ax=Figure().subplots(), normalize=False)
+    np.testing.assert_array_equal(ax.images[0].get_array(), cm.matrix)
+    op = detection.operating_points(detection.evaluate_coco(data))
+    ax = draw.draw_confidence_curves(op, "f1", ax=Figure().subplots())
+    c = op.per_class[0]
+    x, y = ax.lines[0].get_data()
+    thr, _, _, f1 = op.curves[c["id"]]
+    np.testing.assert_array_equal(x[:-1], thr)
+    np.testing.assert_array_equal(y[:-1], f1)
+    with pytest.raises(ValueError, match="`kind`"):
+        draw.draw_confidence_curves(op, "auc")

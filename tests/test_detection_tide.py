@@ -91,6 +91,9 @@ def test_every_coco_threshold_equals_tidecv_there_and_the_evaluation(seed):
         for name, short in SHORT.items():
             assert eb.counts[name][t] == counts[short]
             assert 100 * eb.delta[name][t] == pytest.approx(main[short], abs=1e-9)
+        # at 0.95 some classes have no true positive: the false-negative fix leaves them no ground truth
+        assert 100 * eb.delta["false positives"][t] == pytest.approx(special["FalsePos"], abs=1e-9)
+        assert 100 * eb.delta["false negatives"][t] == pytest.approx(special["FalseNeg"], abs=1e-9)
     mean = eb.at()
     assert mean["AP"] == pytest.approx(eb.ap.mean()) and mean["missed"] == pytest.approx(eb.delta["missed"].mean())
 
@@ -125,3 +128,16 @@ def test_bad_options(kwargs, error, match):
     gt, res = scene(1, n_images=3)
     with pytest.raises(error, match=match):
         detection.error_breakdown(detection.load_coco(gt, res), **kwargs)
+
+
+def test_fixes_that_leave_a_class_without_ground_truth_equal_tidecv():
+    """At IoU 0.95 no class has a true positive: the false-negative fix removes every ground truth
+    (tidecv: AP 0 for a class with detections, not in the mean without)."""
+    gt, res = scene(3, n_images=60)
+    eb = detection.error_breakdown(detection.load_coco(gt, res), iou_thresholds=[0.9, 0.95],
+                                   recall_thresholds=TIDE_GRID)
+    for t, pos in enumerate((0.9, 0.95)):
+        ap, main, special, counts = _tidecv(gt, res, pos)
+        assert 100 * eb.ap[t] == pytest.approx(ap, abs=1e-9)
+        assert 100 * eb.delta["false negatives"][t] == pytest.approx(special["FalseNeg"], abs=1e-9)
+        assert 100 * eb.delta["missed"][t] == pytest.approx(main["Miss"], abs=1e-9)

@@ -60,6 +60,7 @@ RANKS = {
     "precall.detection": 35,
     "precall.readers": 40,
     "precall.plot": 41,
+    "precall.plot.detection": 41.5,
     "precall.plot.report": 42,
     "precall.report": 43,
     "precall": 50,

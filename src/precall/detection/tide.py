@@ -119,15 +119,18 @@ class ErrorBreakdown:
 
 
 def _class_aps(cls: np.ndarray, key: tuple[np.ndarray, ...], tp: np.ndarray, n_gt: np.ndarray,
-               recall_thresholds: np.ndarray) -> np.ndarray:
-    """(K,) COCO AP per class (-1 without ground truth) of detections with classes ``cls``, ranked by
-    ``key`` (lexsort keys, last primary) within each class, true positive or not."""
+               recall_thresholds: np.ndarray, listed: np.ndarray) -> np.ndarray:
+    """(K,) COCO AP per class of detections with classes ``cls``, ranked by ``key`` (lexsort keys, last
+    primary) within each class, true positive or not: -1 for the classes not ``listed`` (no ground truth
+    in the evaluation); a listed class whose fix removed every ground truth scores 0 while it has
+    detections and -1 without (tidecv's ``get_ap`` and ``is_empty``)."""
     K = n_gt.size
     order = np.lexsort((*key, cls))
     c, t = cls[order], tp[order]
     bounds = np.searchsorted(c, np.arange(K + 1))
-    valid = np.flatnonzero(n_gt > 0)
+    valid = np.flatnonzero((n_gt > 0) & listed)
     out = -np.ones(K)
+    out[listed & (n_gt <= 0) & (np.diff(bounds) > 0)] = 0.0
     if valid.size == 0:
         return out
     width = max(int(np.diff(bounds)[valid].max()), 1)
@@ -219,6 +222,7 @@ def error_breakdown(
     T, K, N = thresholds.size, data.classes.size, m.score.size
     tp, ignored, gt_of = m.tp[0], m.ignored[0], m.gt_row[0]  # (T, N)
     n_gt = np.bincount(m.group_cls, weights=m.group_n_gt[0], minlength=K).astype(np.int64)
+    listed = n_gt > 0  # the classes of the mean (pycocotools: those with ground truth)
     # the evaluated ground truths: listed images and classes, not crowd, not ignore, area in "all"
     cls_index = {c: k for k, c in enumerate(data.classes.tolist())}
     img_index = {c: i for i, c in enumerate(data.images.tolist())}
@@ -294,7 +298,7 @@ def error_breakdown(
         fn_per_class = np.bincount(g_cls[unmatched], minlength=K)
         counted = is_tp | fp
         ap[t] = _mean_ap(_class_aps(m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt,
-                                    recall_thresholds))
+                                    recall_thresholds, listed))
         for name, code in (("classification", _CLS), ("localisation", _LOC), ("both", _BOTH),
                            ("duplicate", _DUP), ("background", _BKG)):
             counts[name][t] = int((kind == code).sum())
@@ -303,17 +307,17 @@ def error_breakdown(
             cls = np.where(fixed & (kind == _CLS), g_cls[np.maximum(target, 0)], m.cls)
             keep |= fixed
             new = _mean_ap(_class_aps(cls[keep], tuple(k[keep] for k in key), (is_tp | fixed)[keep], n_gt,
-                                      recall_thresholds))
+                                      recall_thresholds, listed))
             delta[name][t] = max(new - ap[t], 0.0)
         counts["missed"][t] = int(missed.sum())
         new = _mean_ap(_class_aps(m.cls[counted], tuple(k[counted] for k in key), is_tp[counted],
-                                  n_gt - miss_per_class, recall_thresholds))
+                                  n_gt - miss_per_class, recall_thresholds, listed))
         delta["missed"][t] = max(new - ap[t], 0.0)
         ranked_first = (m.rank, m.image, -m.score, ~is_tp)  # every true positive above every false positive
         delta["false positives"][t] = _mean_ap(_class_aps(
-            m.cls[counted], tuple(k[counted] for k in ranked_first), is_tp[counted], n_gt, recall_thresholds)) - ap[t]
+            m.cls[counted], tuple(k[counted] for k in ranked_first), is_tp[counted], n_gt, recall_thresholds, listed)) - ap[t]
         delta["false negatives"][t] = _mean_ap(_class_aps(
             m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt - fn_per_class,
-            recall_thresholds)) - ap[t]
+            recall_thresholds, listed)) - ap[t]
         n_fp[t], n_fn[t] = int(fp.sum()), int(unmatched.sum())
     return ErrorBreakdown(thresholds, ap, delta, counts, n_fp, n_fn, float(bg))
