@@ -681,3 +681,101 @@ def _steps_near_the_image(point, n, w):
         if a <= b:
             out.update(t for t in (a - 1, a, b, b + 1) if 0 <= t <= n)
     return out
+
+
+# ---------------------------------------------------------------------------
+# detection diagnostics (issue 24): operating points from pycocotools' matching, and
+# ultralytics' confusion matrix, written from their definitions, one image at a time
+def coco_counts_at(coco_eval, class_id, confidence, iou_threshold=0.5):
+    """(TP, FP, n_gt) of one class at ``score >= confidence``, read from a pycocotools ``COCOeval``
+    (``evaluate()`` run) at area ``all`` and its largest ``maxDets``: its own matching
+    (``dtMatches``, ``dtIgnore``, ``gtIgnore``) counted detection by detection."""
+    p = coco_eval.params
+    t = int(np.flatnonzero(np.isclose(p.iouThrs, iou_threshold))[0])
+    tp = fp = n_gt = 0
+    for e in coco_eval.evalImgs:
+        if e is None or e["category_id"] != class_id or e["aRng"] != p.areaRng[0]:
+            continue
+        n_gt += sum(1 for g in e["gtIgnore"] if not g)
+        for k, score in enumerate(e["dtScores"]):
+            if score < confidence or e["dtIgnore"][t][k]:
+                continue
+            if e["dtMatches"][t][k] > 0:
+                tp += 1
+            else:
+                fp += 1
+    return tp, fp, n_gt
+
+
+def prf(tp, fp, n_gt):
+    """Precision, recall, F1 from counts (0 where a denominator is 0; recall NaN without ground truth)."""
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / n_gt if n_gt else float("nan")
+    f1 = 2 * p * r / (p + r) if n_gt and p + r > 0 else 0.0
+    return p, r, f1
+
+
+def best_f1_brute_force(coco_eval, class_id, iou_threshold=0.5):
+    """Every score of the class's detections tried as the confidence: (best F1, its highest confidence)."""
+    scores = sorted({s for e in coco_eval.evalImgs if e is not None and e["category_id"] == class_id
+                     for s in e["dtScores"]}, reverse=True)
+    best = (-1.0, float("nan"))
+    for s in scores:
+        f1 = prf(*coco_counts_at(coco_eval, class_id, s, iou_threshold))[2]
+        if f1 > best[0]:
+            best = (f1, s)
+    return best
+
+
+def _box_iou_xywh(a, b):
+    ax2, ay2, bx2, by2 = a[:, 0] + a[:, 2], a[:, 1] + a[:, 3], b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
+    iw = np.clip(np.minimum(ax2[:, None], bx2) - np.maximum(a[:, 0][:, None], b[:, 0]), 0, None)
+    ih = np.clip(np.minimum(ay2[:, None], by2) - np.maximum(a[:, 1][:, None], b[:, 1]), 0, None)
+    inter = iw * ih
+    return inter / (a[:, 2:].prod(axis=1)[:, None] + b[:, 2:].prod(axis=1) - inter)
+
+
+def ultralytics_confusion_matrix(gt, results, confidence=0.25, iou_threshold=0.45):
+    """ultralytics' ``ConfusionMatrix.process_batch`` transcribed, image by image (COCO dicts in; crowd
+    ground truths left out; detections kept at ``score >= confidence``, where ultralytics has ``>``):
+    ``matrix[predicted, true]``, the last row and column background."""
+    classes = sorted(c["id"] for c in gt["categories"])
+    nc = len(classes)
+    index = {c: k for k, c in enumerate(classes)}
+    matrix = np.zeros((nc + 1, nc + 1), dtype=np.int64)
+    for img in gt["images"]:
+        labels = [a for a in gt["annotations"] if a["image_id"] == img["id"] and not a.get("iscrowd")]
+        dets = [r for r in results if r["image_id"] == img["id"] and r["score"] >= confidence]
+        gt_classes = [index[a["category_id"]] for a in labels]
+        detection_classes = [index[r["category_id"]] for r in dets]
+        if not labels:
+            for dc in detection_classes:
+                matrix[dc, nc] += 1
+            continue
+        if not dets:
+            for gc in gt_classes:
+                matrix[nc, gc] += 1
+            continue
+        iou = _box_iou_xywh(np.array([a["bbox"] for a in labels], float), np.array([r["bbox"] for r in dets], float))
+        x = np.nonzero(iou > iou_threshold)
+        if x[0].shape[0]:
+            matches = np.concatenate((np.stack(x, 1), iou[x[0], x[1]][:, None]), 1)
+            if x[0].shape[0] > 1:
+                matches = matches[matches[:, 2].argsort()[::-1]]
+                matches = matches[np.unique(matches[:, 1], return_index=True)[1]]
+                matches = matches[matches[:, 2].argsort()[::-1]]
+                matches = matches[np.unique(matches[:, 0], return_index=True)[1]]
+        else:
+            matches = np.zeros((0, 3))
+        n = matches.shape[0] > 0
+        m0, m1, _ = matches.transpose().astype(int)
+        for i, gc in enumerate(gt_classes):
+            j = m0 == i
+            if n and sum(j) == 1:
+                matrix[detection_classes[m1[j][0]], gc] += 1
+            else:
+                matrix[nc, gc] += 1
+        for i, dc in enumerate(detection_classes):
+            if not any(m1 == i):
+                matrix[dc, nc] += 1
+    return matrix

@@ -136,3 +136,72 @@ def test_paired_comparison_of_two_result_files():
     other = detection.evaluate_coco(detection.load_coco(*synthetic(415, n_images=40)))
     with pytest.raises(ValueError, match="same images|classes"):
         detection.compare_coco(a, other)
+
+
+@pytest.mark.parametrize("method", ["basic", "percentile", "bias-corrected", "bc"])
+def test_interval_designs_from_their_definitions(method):
+    """Each design recomputed from the replicates with numpy (quantiles, mean), not by precall."""
+    from statistics import NormalDist
+
+    gt, results = synthetic(416, n_images=40)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    ci = ev.bootstrap(120, random_state=4, method=method, confidence_level=0.9)
+    assert ci.method == method
+    for i, name in enumerate(("mAP", "AP50", "AP75")):
+        est = float(ev.stats[i])
+        v = ci.replicates[name][ci.replicates[name] > -1]
+        assert ci.estimate[name] == pytest.approx(est, abs=1e-12)
+        assert ci.bias[name] == pytest.approx(v.mean() - est, abs=1e-12)
+        q_lo, q_hi = np.quantile(v, [0.05, 0.95])
+        if method == "percentile":
+            expected = (q_lo, q_hi)
+        elif method == "basic":
+            expected = (2 * est - q_hi, 2 * est - q_lo)
+        elif method == "bias-corrected":
+            expected = (q_lo - 2 * (v.mean() - est), q_hi - 2 * (v.mean() - est))
+        else:
+            share = ((v < est).sum() + (v <= est).sum()) / (2 * v.size)
+            share = min(max(share, 0.5 / v.size), 1 - 0.5 / v.size)
+            nd = NormalDist()
+            z0, z = nd.inv_cdf(share), nd.inv_cdf(0.95)
+            expected = tuple(np.quantile(v, [nd.cdf(2 * z0 - z), nd.cdf(2 * z0 + z)]))
+        expected = tuple(min(max(x, 0.0), 1.0) for x in expected)
+        assert ci.intervals[name] == pytest.approx(expected, abs=1e-12)
+    # per class: the same design on each class's replicates
+    for k, row in enumerate(ev.per_class):
+        if row["n_gt"] == 0:
+            assert np.isnan(ci.per_class_bias[row["id"]])
+            continue
+        v = ci.per_class_replicates[:, k]
+        v = v[v > -1]
+        assert ci.per_class_estimate[row["id"]] == pytest.approx(row["AP"], abs=1e-12)
+        assert ci.per_class_bias[row["id"]] == pytest.approx(v.mean() - row["AP"], abs=1e-12)
+
+
+def test_default_is_basic_and_moves_against_the_bias():
+    """mAP over few images is biased upward: the replicates sit above the estimate, the percentile
+    interval above the basic one (which is its reflection about the estimate)."""
+    gt, results = synthetic(417, n_images=30)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    basic = ev.bootstrap(200, random_state=0)
+    pct = ev.bootstrap(200, random_state=0, method="percentile")
+    assert basic.method == "basic"
+    for name in ("mAP", "AP50"):
+        if basic.bias[name] > 0:
+            assert basic.intervals[name][0] <= pct.intervals[name][0]
+        lo, hi = basic.intervals[name]
+        assert 0 <= lo <= hi <= 1
+    assert "bias" in basic.to_text() and "basic bootstrap" in basic.to_text()
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"method": "bca"}, ValueError, "`method`"),
+    ({"method": None}, ValueError, "`method`"),
+    ({"confidence_level": 1.0}, ValueError, "`confidence_level`"),
+    ({"n_resamples": 1.5}, ValueError, "`n_resamples`"),
+])
+def test_bad_bootstrap_options(kwargs, error, match):
+    gt, results = synthetic(418, n_images=5)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    with pytest.raises(error, match=match):
+        ev.bootstrap(**{"n_resamples": 10, **kwargs})

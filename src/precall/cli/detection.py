@@ -12,7 +12,8 @@ from typing import Any
 
 import precall
 
-from ._common import CliError, add_output_options, int_in, print_warning_messages, terminal_progress, unit_arg
+from ._common import (CliError, add_output_options, finite_arg, int_in, print_warning_messages, terminal_progress,
+                      unit_arg)
 from ._format import fit, fmt, json_safe, render_table
 
 
@@ -52,18 +53,22 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
     ci = None
     if args.ci:
         try:
-            ci = ev.bootstrap(args.n_resamples, random_state=args.seed,
+            ci = ev.bootstrap(args.n_resamples, random_state=args.seed, method=args.ci_method,
                               progress=terminal_progress("bootstrap", 100_001) if len(data.dt_score) > 20_000 else None)
         except ValueError as exc:
             raise CliError(str(exc)) from None
+    diagnostics = _diagnostics(args, data, ev)
     if args.json:
         out = {"stats": dict(zip(ev.stat_names, ev.stats.tolist())), "iou_type": ev.iou_type,
                "max_dets": list(ev.max_dets), "ties": args.ties, "per_class": ev.per_class}
         if ci is not None:
             out["ci"] = {name: list(v) for name, v in ci.intervals.items()}
             out["ci_per_class"] = {str(k): list(v) for k, v in ci.per_class.items()}
-            out["ci_method"] = (f"percentile bootstrap over images, {ci.n_resamples} resamples, "
+            out["ci_method"] = (f"{ci.method} bootstrap over images, {ci.n_resamples} resamples, "
                                 f"level {ci.confidence_level}, seed {args.seed}")
+            out["ci_bias"] = ci.bias
+            out["ci_bias_per_class"] = {str(k): v for k, v in (ci.per_class_bias or {}).items()}
+        out.update(_diagnostics_json(diagnostics))
         print(json.dumps(json_safe(out), indent=2, allow_nan=False))
         return 0
     lines = [*fit([f"ground truth {args.gt}; results {args.results}; ties {args.ties}"], wide=args.wide), "",
@@ -78,8 +83,114 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         lines += ["", *render_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
                                      "#detections"], rows, wide=args.wide),
                   "(-1: no ground truth of that class in that area range)"]
+    lines += _diagnostics_text(diagnostics, args)
     print("\n".join(lines))
     return 0
+
+
+# ---------------------------------------------------------------------------
+# diagnostics of `detection coco`: --at-confidence, --confusion, --errors (issue 24)
+_BEST = object()  # --at-confidence without a value: only the F1-optimal points
+
+
+def _diagnostics(args: argparse.Namespace, data: Any, ev: Any) -> dict[str, Any]:
+    """The operating points, confusion matrix and error breakdown asked for (and their pictures in --plot)."""
+    from .. import detection
+
+    out: dict[str, Any] = {}
+    try:
+        if args.at_confidence is not None:
+            conf = None if args.at_confidence is _BEST else args.at_confidence
+            out["op"] = detection.operating_points(ev, conf, iou_threshold=args.diagnostics_iou)
+        if args.confusion:
+            if args.iou_type == "keypoints":
+                raise CliError("--confusion needs boxes or masks (--iou-type bbox or segm)")
+            out["cm"] = detection.confusion_matrix(data, confidence=args.confusion_confidence,
+                                                   iou_threshold=args.confusion_iou, iou_type=args.iou_type)
+        if args.errors:
+            if args.iou_type == "keypoints":
+                raise CliError("--errors needs boxes or masks (--iou-type bbox or segm)")
+            out["eb"] = detection.error_breakdown(data, iou_type=args.iou_type, iou_thresholds=ev.iou_thresholds,
+                                                  max_dets=ev.max_dets[-1])
+    except (ValueError, TypeError) as exc:
+        raise CliError(_in_file(str(exc), args)) from None
+    if args.plot and out:
+        _plot_diagnostics(out, args.plot)
+    return out
+
+
+def _plot_diagnostics(out: dict[str, Any], folder: str) -> None:
+    if importlib.util.find_spec("matplotlib") is None:
+        raise CliError("--plot needs matplotlib, the 'plot' extra: pip install 'precall[plot]'")
+    from matplotlib.figure import Figure
+
+    from ..plot import detection as draw
+
+    os.makedirs(folder, exist_ok=True)  # _plot_classes created it or reported why not
+    pictures = []
+    if "op" in out:
+        for kind in ("f1", "precision", "recall"):
+            fig = Figure(figsize=(6, 6.5))
+            draw.draw_confidence_curves(out["op"], kind, ax=fig.subplots())
+            pictures.append((fig, f"{kind}_confidence.png"))
+    if "cm" in out:
+        n = len(out["cm"].labels)
+        fig = Figure(figsize=(min(4 + 0.35 * n, 30), min(3.5 + 0.35 * n, 30)))
+        draw.draw_confusion_matrix(out["cm"], ax=fig.subplots())
+        pictures.append((fig, "confusion_matrix.png"))
+    if "eb" in out:
+        fig = Figure(figsize=(9, 4))
+        axes = fig.subplots(1, 2)
+        draw.draw_error_breakdown(out["eb"], ax=axes[0], iou_threshold=float(out["eb"].iou_thresholds[0]))
+        draw.draw_error_breakdown(out["eb"], ax=axes[1], iou_threshold=None)
+        pictures.append((fig, "errors.png"))
+    for fig, name in pictures:
+        fig.savefig(os.path.join(folder, name), dpi=90, bbox_inches="tight")
+    print(f"wrote {', '.join(name for _, name in pictures)} to {folder}", file=sys.stderr)
+
+
+def _diagnostics_json(out: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    if "op" in out:
+        op = out["op"]
+        result["operating_points"] = {"iou_threshold": op.iou_threshold, "confidence": op.confidence,
+                                      "per_class": op.per_class, "common": op.common}
+    if "cm" in out:
+        cm = out["cm"]
+        result["confusion_matrix"] = {"matrix": cm.matrix.tolist(), "labels": cm.labels,
+                                      "class_ids": cm.class_ids, "confidence": cm.confidence,
+                                      "iou_threshold": cm.iou_threshold, "layout": "matrix[predicted][true]"}
+    if "eb" in out:
+        eb = out["eb"]
+        result["errors"] = {"iou_thresholds": eb.iou_thresholds.tolist(), "ap": eb.ap.tolist(),
+                            "delta_ap": {k: v.tolist() for k, v in eb.delta.items()},
+                            "counts": {k: v.tolist() for k, v in eb.counts.items()},
+                            "n_fp": eb.n_fp.tolist(), "n_fn": eb.n_fn.tolist(),
+                            "background_threshold": eb.background_threshold}
+    return result
+
+
+def _diagnostics_text(out: dict[str, Any], args: argparse.Namespace) -> list[str]:
+    lines: list[str] = []
+    if "op" in out:
+        op = out["op"]
+        c = op.common
+        lines += ["", *fit([f"operating points at IoU {op.iou_threshold:g} (detections with score >= the "
+                            "confidence)"], wide=args.wide),
+                  *render_table(op.header(), op.rows(), wide=args.wide),
+                  *fit([f"best mean F1 over classes: {fmt(c['f1'], 3)} at confidence {fmt(c['threshold'], 4)} "
+                        f"(mean precision {fmt(c['precision'], 3)}, recall {fmt(c['recall'], 3)})"], wide=args.wide)]
+    if "cm" in out:
+        cm = out["cm"]
+        lines += ["", *fit([f"confusion matrix (rows predicted, columns true; confidence >= {cm.confidence:g}, "
+                            f"IoU > {cm.iou_threshold:g}; ultralytics' pairing)"], wide=args.wide),
+                  *render_table(cm.header(), cm.rows(), wide=args.wide)]
+    if "eb" in out:
+        eb = out["eb"]
+        lines += ["", *fit([f"errors (TIDE): mAP points gained by fixing each type; background below IoU "
+                            f"{eb.background_threshold:g}"], wide=args.wide),
+                  *render_table(eb.header(), eb.rows(), wide=args.wide)]
+    return lines
 
 
 
@@ -226,9 +337,25 @@ def register(sub: Any) -> None:
     coco.add_argument("--kpt-oks-sigmas", type=_float_list, default=None, metavar="S1,S2,...",
                       help="keypoint OKS sigmas, one per keypoint (default COCO's 17)")
     coco.add_argument("--ci", action="store_true",
-                      help="95%% percentile bootstrap intervals over images for mAP, AP50, AP75 (and per class)")
+                      help="95%% bootstrap intervals over images for mAP, AP50, AP75 (and per class), with the bias")
     coco.add_argument("--n-resamples", type=int_in(1), default=1000, help="bootstrap resamples (default 1000)")
     coco.add_argument("--seed", type=int_in(0), default=0, help="bootstrap seed (default 0)")
+    coco.add_argument("--ci-method", choices=("basic", "percentile", "bias-corrected", "bc"), default="basic",
+                      help="--ci interval design (default basic: it covers the population mAP where percentile "
+                      "intervals miss it; docs/detection.md)")
+    diag = coco.add_argument_group("diagnostics (printed after the summary; pictures in --plot DIR)")
+    diag.add_argument("--at-confidence", type=finite_arg, nargs="?", const=_BEST, default=None, metavar="C",
+                      help="per-class precision, recall, F1 at confidence C (score >= C) and at each class's "
+                      "F1-optimal confidence; without C only the F1-optimal points")
+    diag.add_argument("--diagnostics-iou", type=unit_arg, default=0.5,
+                      help="IoU threshold of --at-confidence (default 0.5; one of the evaluated thresholds)")
+    diag.add_argument("--confusion", action="store_true",
+                      help="the confusion matrix with a background row and column (ultralytics' convention)")
+    diag.add_argument("--confusion-confidence", type=finite_arg, default=0.25,
+                      help="--confusion: detections with score >= it (default 0.25)")
+    diag.add_argument("--confusion-iou", type=unit_arg, default=0.45, help="--confusion: IoU above it pairs (default 0.45)")
+    diag.add_argument("--errors", action="store_true",
+                      help="TIDE error breakdown: mAP gained by fixing each error type, per IoU threshold")
     coco.add_argument("--no-cats", action="store_true",
                       help="class-agnostic: pool all categories (pycocotools' useCats=0)")
     coco.add_argument("--ties", choices=("stable", "group"), default="stable",

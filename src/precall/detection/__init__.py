@@ -23,11 +23,15 @@ from .coco import AREA_RANGES, COCO_KEYPOINT_SIGMAS, IOU_THRESHOLDS, KEYPOINT_AR
 from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_text, load_voc
 from .bootstrap import CocoBootstrap, CocoComparison, bootstrap_coco, compare_coco
 from .keypoints import CROWDPOSE_SIGMAS, evaluate_crowdpose
+from .tide import ERROR_TYPES, ErrorBreakdown, error_breakdown
+from .diagnostics import ConfusionMatrix, OperatingPoints, confusion_matrix, operating_points
 from .metric import MeanAveragePrecision
 from .voc import VocEvaluation, evaluate_voc
 
 __all__ = [
-    "AREA_RANGES", "BOX_FORMATS", "COCO_KEYPOINT_SIGMAS", "CROWDPOSE_SIGMAS", "IOU_THRESHOLDS",
+    "AREA_RANGES", "BOX_FORMATS", "COCO_KEYPOINT_SIGMAS", "CROWDPOSE_SIGMAS", "ERROR_TYPES", "ErrorBreakdown",
+    "IOU_THRESHOLDS", "error_breakdown", "ConfusionMatrix", "OperatingPoints", "confusion_matrix",
+    "operating_points",
     "KEYPOINT_AREA_RANGES", "CocoBootstrap", "CocoComparison", "CocoEvaluation", "DetectionSet", "DetectionWarning",
     "MeanAveragePrecision", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
     "evaluate_voc", "load_coco", "load_text", "load_voc",
@@ -35,11 +39,11 @@ __all__ = [
 
 
 def _bootstrap(self: CocoEvaluation, n_resamples: int = 1000, *, confidence_level: float = 0.95,
-               random_state: Any = None, progress: Any = None) -> CocoBootstrap:
-    """Percentile bootstrap intervals over images for mAP, AP50, AP75 and per-class AP
+               method: str = "basic", random_state: Any = None, progress: Any = None) -> CocoBootstrap:
+    """Bootstrap intervals over images for mAP, AP50, AP75 and per-class AP, and their bias
     (:func:`precall.detection.bootstrap.bootstrap_coco`)."""
-    return bootstrap_coco(self, n_resamples, confidence_level=confidence_level, random_state=random_state,
-                          progress=progress)
+    return bootstrap_coco(self, n_resamples, confidence_level=confidence_level, method=method,  # type: ignore[arg-type]
+                          random_state=random_state, progress=progress)
 
 
 # wired here, above both modules, so that coco.py does not import the bootstrap built on it

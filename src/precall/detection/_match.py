@@ -109,6 +109,8 @@ class _Matched:
     group_image: np.ndarray | None = None  # (P,) image index of each (image, class) group with ground truths
     group_cls: np.ndarray | None = None  # (P,) class index
     group_n_gt: np.ndarray | None = None  # (A, P) non-ignored ground truths of the group
+    gt_row: np.ndarray | None = None  # (A, T, N) ground-truth row matched (-1: none); only with ``with_gt``
+    dt_row: np.ndarray | None = None  # (N,) the detection's row in the DetectionSet; only with ``with_gt``
 
 
 def _decode(data: DetectionSet, kind: str, rows: np.ndarray) -> Any:
@@ -230,11 +232,11 @@ def _oks(grp: _Groups, gt_kp: np.ndarray, dt_kp: np.ndarray, gt_box: np.ndarray,
 
 def _match(
     data: DetectionSet, thresholds: np.ndarray, area_ranges: list[tuple[float, float]], max_det: int, ties: str,
-    progress: Any = None, iou_type: str = "bbox", sigmas: np.ndarray | None = None,
+    progress: Any = None, iou_type: str = "bbox", sigmas: np.ndarray | None = None, with_gt: bool = False,
 ) -> _Matched:
     T, A, K = thresholds.size, len(area_ranges), data.classes.size
     thr = np.minimum(thresholds, 1 - 1e-10)
-    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored")}
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored", "gt_row", "dt_row")}
     n_gt = np.zeros((A, K), dtype=np.int64)
     dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
     # one extra row at the end of every per-record array: the padding index -1 reads it
@@ -268,6 +270,7 @@ def _match(
         ious[~(dvalid[:, :, None] & gvalid[:, None, :])] = -1.0
         tp = np.zeros((A, T, B, D), dtype=bool)
         ignored = np.zeros((A, T, B, D), dtype=bool)
+        gt_of = np.full((A, T, B, D) if with_gt else (0,), -1, dtype=np.int64)
         for a, (lo, hi) in enumerate(area_ranges):
             area = gt_area[grow]
             gt_ig = gt_ignore[grow] | gt_crowd[grow] | (area < lo) | (area > hi)
@@ -295,6 +298,8 @@ def _match(
                 tp[a, :, :, d] = (matched & ~m_ig).T
                 outside = (dt_area[drow[:, d]] < lo) | (dt_area[drow[:, d]] > hi)
                 ignored[a, :, :, d] = (m_ig | (~matched & outside[:, None])).T
+                if with_gt:
+                    gt_of[a, :, :, d] = np.where(matched, np.take_along_axis(grow, np.maximum(best, 0), axis=1), -1).T
         sel = dvalid.ravel()
         parts["image"].append(np.repeat(grp.image, D)[sel])
         parts["cls"].append(np.repeat(grp.cls, D)[sel])
@@ -302,11 +307,15 @@ def _match(
         parts["score"].append(dt_score[drow].ravel()[sel])
         parts["tp"].append(tp.reshape(A, T, B * D)[:, :, sel])
         parts["ignored"].append(ignored.reshape(A, T, B * D)[:, :, sel])
+        if with_gt:
+            parts["gt_row"].append(gt_of.reshape(A, T, B * D)[:, :, sel])
+            parts["dt_row"].append(drow.ravel()[sel])
     empty = {"tp": np.zeros((A, T, 0), dtype=bool), "ignored": np.zeros((A, T, 0), dtype=bool),
-             "score": np.zeros(0)}
+             "score": np.zeros(0), "gt_row": np.zeros((A, T, 0), dtype=np.int64)}
     cat = {k: np.concatenate(v, axis=-1) if v else empty.get(k, np.zeros(0, dtype=np.int64)) for k, v in parts.items()}
     g_counts = np.array([np.concatenate(c) if c else np.zeros(0, np.int64) for c in group_counts]).reshape(A, -1)
     g_image = np.concatenate([g.image for g in groups]) if groups else np.zeros(0, np.int64)
     g_cls = np.concatenate([g.cls for g in groups]) if groups else np.zeros(0, np.int64)
     return _Matched(cat["image"], cat["cls"], cat["rank"], cat["score"], cat["tp"].astype(bool),
-                    cat["ignored"].astype(bool), n_gt, g_image, g_cls, g_counts)
+                    cat["ignored"].astype(bool), n_gt, g_image, g_cls, g_counts,
+                    cat["gt_row"] if with_gt else None, cat["dt_row"] if with_gt else None)

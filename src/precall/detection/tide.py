@@ -1,0 +1,323 @@
+"""Why is mAP low: a TIDE-style error breakdown (Bolya et al., ECCV 2020) on precall's own matching.
+
+Every false positive at an IoU threshold ``t`` (a detection neither matched nor ignored by
+pycocotools' matching, :mod:`~precall.detection.coco`) gets one error type, tested in ``tidecv``'s
+order, with ``b`` the background threshold (default 0.1) and IoUs against the image's non-ignored
+ground truths (not crowd, not flagged ``ignore``):
+
+1. ``background`` when the image has no ground truth;
+2. ``localisation``: the best same-class IoU (first of equal ones) is in ``[b, t]``;
+3. ``classification``: the best IoU with another class's ground truth is ``>= t``;
+4. ``duplicate``: a same-class ground truth already matched at ``t`` has IoU ``>= t``;
+5. ``background``: the best IoU with any ground truth is ``<= b``;
+6. ``both`` otherwise (tidecv's ``OtherError``, "Both" in its table).
+
+A ground truth left unmatched is ``missed`` unless a localisation or classification error
+points at it.  Each type is *fixed* by an oracle and the mAP recomputed (COCO's 101-point AP, by
+the core's ``coco`` convention); ``delta`` is the gain (never below 0, as tidecv):
+localisation / classification errors become true positives of the ground truth's class (only the
+highest-scoring such error per ground truth; the others are removed), duplicate, both and
+background errors are removed, missed ground truths are removed from the count.  The special
+errors: ``false positives`` (every true positive ranked above every false positive) and ``false
+negatives`` (the unmatched ground truths removed from the count); their gains may be of either sign.
+
+tidecv evaluates one threshold (0.5); here every IoU threshold of the evaluation is broken down
+and the means over thresholds explain mAP@[.5:.95].  Equal to ``tidecv`` on its default settings
+(tested) where the two protocols agree; where they differ precall keeps pycocotools' rules:
+
+* at most ``max_dets`` detections per image *and class* (tidecv: per image);
+* a detection matched to a crowd (or ``ignore``) ground truth is ignored and is no error (tidecv
+  ignores it for AP but still counts and may fix it);
+* among equal IoUs the later ground truth is matched (pycocotools; tidecv: the first);
+* classes without ground truth are left out of the mean (tidecv counts them as AP 0);
+* equal scores keep precall's order (image, then rank), where tidecv's order changes with each fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._core.conventions import grid_precisions
+from .._core.steps import steps_from_counts
+from .._core.validate import check_number
+from ._match import _Groups, _iou, _match, _segm_ious
+from .coco import AREA_RANGES, check_coco_options
+from .io import DetectionSet
+
+__all__ = ["ERROR_TYPES", "SPECIAL_ERROR_TYPES", "ErrorBreakdown", "error_breakdown"]
+
+#: the six main error types, in tidecv's table order (its short names Cls, Loc, Both, Dupe, Bkg, Miss)
+ERROR_TYPES: tuple[str, ...] = ("classification", "localisation", "both", "duplicate", "background", "missed")
+#: the two special error types (tidecv's FalsePos, FalseNeg)
+SPECIAL_ERROR_TYPES: tuple[str, ...] = ("false positives", "false negatives")
+_SHORT = {"classification": "Cls", "localisation": "Loc", "both": "Both", "duplicate": "Dupe", "background": "Bkg",
+          "missed": "Miss", "false positives": "FP", "false negatives": "FN"}
+_CLS, _LOC, _BOTH, _DUP, _BKG = range(5)
+
+
+@dataclass(frozen=True)
+class ErrorBreakdown:
+    """The error breakdown of a COCO evaluation at each IoU threshold.
+
+    Attributes
+    ----------
+    iou_thresholds : ndarray of shape (T,)
+    ap : ndarray of shape (T,)
+        mAP at each threshold (COCO's AP, all areas; equal to the evaluation's).
+    delta : dict of str to ndarray of shape (T,)
+        For each of :data:`ERROR_TYPES` and :data:`SPECIAL_ERROR_TYPES`: the mAP gained by fixing
+        errors of that type alone.
+    counts : dict of str to ndarray of shape (T,)
+        The number of errors of each main type.
+    n_fp, n_fn : ndarray of shape (T,)
+        False positives (counted detections not matched) and false negatives (ground truths not
+        matched) at each threshold.
+    background_threshold : float
+    """
+
+    iou_thresholds: np.ndarray
+    ap: np.ndarray
+    delta: dict[str, np.ndarray]
+    counts: dict[str, np.ndarray]
+    n_fp: np.ndarray
+    n_fn: np.ndarray
+    background_threshold: float
+
+    def at(self, iou_threshold: float | None = None) -> dict[str, float]:
+        """``{"AP": ..., error type: delta AP, ...}`` at one threshold, or (None) the means over the thresholds."""
+        if iou_threshold is None:
+            pick = np.arange(self.iou_thresholds.size)
+        else:
+            pick = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold))
+            if pick.size == 0:
+                raise ValueError(f"`iou_threshold` must be one of {self.iou_thresholds.tolist()}; got {iou_threshold!r}")
+        out = {"AP": float(self.ap[pick].mean())}
+        out.update({k: float(v[pick].mean()) for k, v in self.delta.items()})
+        return out
+
+    def rows(self) -> list[list[str]]:
+        """Table rows: one per threshold, then the mean (``0.50:0.95``): AP, the eight delta APs (x100,
+        tidecv's unit), #FP, #FN."""
+        out = []
+        for t, iou in enumerate(self.iou_thresholds.tolist()):
+            out.append([f"{iou:.2f}", f"{100 * self.ap[t]:.2f}",
+                        *(f"{100 * self.delta[k][t]:.2f}" for k in (*ERROR_TYPES, *SPECIAL_ERROR_TYPES)),
+                        str(int(self.n_fp[t])), str(int(self.n_fn[t]))])
+        if self.iou_thresholds.size > 1:
+            mean = self.at(None)
+            lo, hi = self.iou_thresholds[0], self.iou_thresholds[-1]
+            out.append([f"{lo:.2f}:{hi:.2f}", f"{100 * mean['AP']:.2f}",
+                        *(f"{100 * mean[k]:.2f}" for k in (*ERROR_TYPES, *SPECIAL_ERROR_TYPES)), "", ""])
+        return out
+
+    @staticmethod
+    def header() -> list[str]:
+        return ["IoU", "AP", *(_SHORT[k] for k in (*ERROR_TYPES, *SPECIAL_ERROR_TYPES)), "#FP", "#FN"]
+
+
+def _class_aps(cls: np.ndarray, key: tuple[np.ndarray, ...], tp: np.ndarray, n_gt: np.ndarray,
+               recall_thresholds: np.ndarray, listed: np.ndarray) -> np.ndarray:
+    """(K,) COCO AP per class of detections with classes ``cls``, ranked by ``key`` (lexsort keys, last
+    primary) within each class, true positive or not: -1 for the classes not ``listed`` (no ground truth
+    in the evaluation); a listed class whose fix removed every ground truth scores 0 while it has
+    detections and -1 without (tidecv's ``get_ap`` and ``is_empty``)."""
+    K = n_gt.size
+    order = np.lexsort((*key, cls))
+    c, t = cls[order], tp[order]
+    bounds = np.searchsorted(c, np.arange(K + 1))
+    valid = np.flatnonzero((n_gt > 0) & listed)
+    out = -np.ones(K)
+    out[listed & (n_gt <= 0) & (np.diff(bounds) > 0)] = 0.0
+    if valid.size == 0:
+        return out
+    width = max(int(np.diff(bounds)[valid].max()), 1)
+    pos = np.zeros((valid.size, width))
+    neg = np.zeros_like(pos)
+    for j, k in enumerate(valid.tolist()):
+        seg = t[bounds[k]:bounds[k + 1]]
+        pos[j, :seg.size], neg[j, :seg.size] = seg, ~seg
+    steps = steps_from_counts(pos, neg, n_gt[valid].astype(np.float64))
+    out[valid] = grid_precisions(steps, "coco", thresholds=recall_thresholds).mean(axis=1)
+    return out
+
+
+def _mean_ap(aps: np.ndarray) -> float:
+    valid = aps[aps > -1]
+    return float(valid.mean()) if valid.size else -1.0
+
+
+def _image_ious(data: DetectionSet, iou_type: str, d_rows: np.ndarray, g_rows: np.ndarray) -> np.ndarray:
+    """(D, G) IoU of detections and ground truths of one image, every class (ground truths not crowd)."""
+    if iou_type == "segm":
+        grp = _Groups(np.zeros(1, np.int64), np.zeros(1, np.int64), d_rows[None, :], g_rows[None, :])
+        return _segm_ious(data, grp)[0]
+    return _iou(data.dt_box[d_rows], data.gt_box[g_rows], np.zeros(g_rows.size, dtype=bool))
+
+
+def error_breakdown(
+    data: DetectionSet,
+    *,
+    iou_type: str = "bbox",
+    iou_thresholds: Any = None,
+    max_dets: int = 100,
+    background_threshold: float = 0.1,
+    recall_thresholds: Any = None,
+) -> ErrorBreakdown:
+    """TIDE's error breakdown (tidecv) on pycocotools' matching, at every IoU threshold.
+
+    Parameters
+    ----------
+    data : DetectionSet
+        From :func:`~precall.detection.load_coco`.
+    iou_type : {"bbox", "segm"}, default="bbox"
+    iou_thresholds : array-like, default=None
+        Default COCO's 0.50:0.05:0.95; ``[0.5]`` is tidecv's default run.
+    max_dets : int, default=100
+        Detections kept per image and class.
+    background_threshold : float, default=0.1
+        Below it (inclusive) a false positive overlaps nothing: a background error.
+    recall_thresholds : array-like, default=None
+        pycocotools' ``np.linspace(0, 1, 101)`` by default; tidecv uses ``[i / 100 for i in range(101)]``,
+        which differs in the last bit at 10 of the 101 points (pass it to reproduce tidecv where a recall
+        falls exactly on one of them, as after the false-negative fix).
+
+    Returns
+    -------
+    ErrorBreakdown
+
+    Examples
+    --------
+    >>> from precall import detection
+    >>> gt = {"images": [{"id": 1}], "categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
+    ...       "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100},
+    ...                       {"id": 2, "image_id": 1, "category_id": 2, "bbox": [50, 50, 10, 10], "area": 100}]}
+    >>> res = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9},
+    ...        {"image_id": 1, "category_id": 1, "bbox": [50, 50, 10, 10], "score": 0.8}]
+    >>> eb = detection.error_breakdown(detection.load_coco(gt, res), iou_thresholds=[0.5])
+    >>> eb.counts["classification"].tolist(), eb.counts["missed"].tolist()
+    ([1], [0])
+    >>> round(eb.at(0.5)["classification"], 3)
+    0.5
+    """
+    if iou_type not in ("bbox", "segm"):
+        raise ValueError(f"`iou_type` must be 'bbox' or 'segm' (the error types are of boxes and masks); got "
+                         f"{iou_type!r}")
+    max_dets = check_number(max_dets, "max_dets", low=1, high=10**9, integer=True,
+                            hint="detections kept per image and class, e.g. 100")
+    opts = check_coco_options(iou_thresholds=iou_thresholds, max_dets=(max_dets,), iou_type=iou_type,
+                              recall_thresholds=recall_thresholds)
+    bg = check_number(background_threshold, "background_threshold", low=0, high=1,
+                      hint="an IoU, e.g. 0.1 (tidecv's default)")
+    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
+        raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
+    thresholds, recall_thresholds = opts["iou_thresholds"], opts["recall_thresholds"]
+    if (thresholds <= bg).any():
+        raise ValueError(f"`background_threshold` must be below every IoU threshold; got {bg} with "
+                         f"`iou_thresholds` {thresholds.tolist()}")
+    m = _match(data, thresholds, [AREA_RANGES["all"]], opts["max_dets"][-1], "stable", None, iou_type, None,
+               with_gt=True)
+    T, K, N = thresholds.size, data.classes.size, m.score.size
+    tp, ignored, gt_of = m.tp[0], m.ignored[0], m.gt_row[0]  # (T, N)
+    n_gt = np.bincount(m.group_cls, weights=m.group_n_gt[0], minlength=K).astype(np.int64)
+    listed = n_gt > 0  # the classes of the mean (pycocotools: those with ground truth)
+    # the evaluated ground truths: listed images and classes, not crowd, not ignore, area in "all"
+    cls_index = {c: k for k, c in enumerate(data.classes.tolist())}
+    img_index = {c: i for i, c in enumerate(data.images.tolist())}
+    lo, hi = AREA_RANGES["all"]
+    g_cls = np.array([cls_index.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
+    g_img = np.array([img_index.get(c, -1) for c in data.gt_image.tolist()], dtype=np.int64)
+    g_valid = ((g_cls >= 0) & (g_img >= 0) & ~data.gt_crowd & ~data.gt_ignore
+               & (data.gt_area >= lo) & (data.gt_area <= hi))
+    g_rows = np.flatnonzero(g_valid)
+    g_rows = g_rows[np.argsort(g_img[g_rows], kind="stable")]
+    g_bounds = np.searchsorted(g_img[g_rows], np.arange(data.images.size + 1))
+    used = np.zeros((T, data.gt_box.shape[0] + 1), dtype=bool)  # the extra column: -1 (unmatched)
+    t_idx, n_idx = np.nonzero(tp)
+    used[t_idx, gt_of[t_idx, n_idx]] = True
+    used = used[:, :-1]
+    # per detection: best same-class IoU (and its ground truth), best other-class IoU (and its), best
+    # IoU with any ground truth, best IoU with a same-class ground truth matched at each threshold
+    same_iou, other_iou, any_iou = np.zeros(N), np.zeros(N), np.zeros(N)
+    same_gt, other_gt = np.full(N, -1), np.full(N, -1)
+    dup_iou = np.zeros((T, N))
+    has_gt = np.zeros(N, dtype=bool)
+    det_order = np.lexsort((m.rank, m.cls, m.image))
+    d_bounds = np.searchsorted(m.image[det_order], np.arange(data.images.size + 1))
+    for i in range(data.images.size):
+        dets = det_order[d_bounds[i]:d_bounds[i + 1]]
+        gts = g_rows[g_bounds[i]:g_bounds[i + 1]]
+        if dets.size == 0 or gts.size == 0:
+            continue
+        has_gt[dets] = True
+        iou = _image_ious(data, iou_type, m.dt_row[dets], gts)  # (D, G)
+        same = m.cls[dets][:, None] == g_cls[gts][None, :]
+        s, o = np.where(same, iou, 0.0), np.where(same, 0.0, iou)
+        j = s.argmax(axis=1)
+        same_iou[dets], same_gt[dets] = s[np.arange(dets.size), j], gts[j]
+        j = o.argmax(axis=1)
+        other_iou[dets], other_gt[dets] = o[np.arange(dets.size), j], gts[j]
+        any_iou[dets] = iou.max(axis=1)
+        dup_iou[:, dets] = np.where(used[:, gts][:, None, :], s[None], 0.0).max(axis=2)
+    # precall's order of the merged ranking: decreasing score, image, rank (also the order errors are met)
+    key = (m.rank, m.image, -m.score)
+    meet = np.lexsort((m.rank, -m.score, m.image))  # tidecv meets the errors image by image, by score
+    ap = np.zeros(T)
+    delta = {k: np.zeros(T) for k in (*ERROR_TYPES, *SPECIAL_ERROR_TYPES)}
+    counts = {k: np.zeros(T, dtype=np.int64) for k in ERROR_TYPES}
+    n_fp, n_fn = np.zeros(T, dtype=np.int64), np.zeros(T, dtype=np.int64)
+    for t, pos_t in enumerate(thresholds.tolist()):
+        is_tp = tp[t]
+        fp = ~tp[t] & ~ignored[t]
+        kind = np.full(N, -1)
+        rest = fp.copy()
+        for code, hit in ((_BKG, ~has_gt), (_LOC, (bg <= same_iou) & (same_iou <= pos_t)),
+                          (_CLS, other_iou >= pos_t), (_DUP, dup_iou[t] >= pos_t), (_BKG, any_iou <= bg)):
+            now = rest & hit
+            kind[now] = code
+            rest &= ~hit
+        kind[rest] = _BOTH
+        target = np.where(kind == _LOC, same_gt, np.where(kind == _CLS, other_gt, -1))
+        pointing = (target >= 0)
+        pointing[pointing] = ~used[t, target[pointing]]  # errors at a ground truth not matched: fixable
+        # the highest-scoring fixable error per ground truth is fixed (the first met among equal scores)
+        fixable = meet[pointing[meet]]
+        best = np.zeros(N, dtype=bool)
+        if fixable.size:
+            by_gt = fixable[np.lexsort((np.arange(fixable.size), -m.score[fixable], target[fixable]))]
+            first = np.r_[True, target[by_gt][1:] != target[by_gt][:-1]]
+            best[by_gt[first]] = True
+        unmatched = g_valid.copy()
+        unmatched[used[t]] = False
+        usable = np.zeros_like(unmatched)
+        usable[target[pointing]] = True
+        missed = unmatched & ~usable
+        miss_per_class = np.bincount(g_cls[missed], minlength=K)
+        fn_per_class = np.bincount(g_cls[unmatched], minlength=K)
+        counted = is_tp | fp
+        ap[t] = _mean_ap(_class_aps(m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt,
+                                    recall_thresholds, listed))
+        for name, code in (("classification", _CLS), ("localisation", _LOC), ("both", _BOTH),
+                           ("duplicate", _DUP), ("background", _BKG)):
+            counts[name][t] = int((kind == code).sum())
+            keep = counted & (kind != code)
+            fixed = (kind == code) & best
+            cls = np.where(fixed & (kind == _CLS), g_cls[np.maximum(target, 0)], m.cls)
+            keep |= fixed
+            new = _mean_ap(_class_aps(cls[keep], tuple(k[keep] for k in key), (is_tp | fixed)[keep], n_gt,
+                                      recall_thresholds, listed))
+            delta[name][t] = max(new - ap[t], 0.0)
+        counts["missed"][t] = int(missed.sum())
+        new = _mean_ap(_class_aps(m.cls[counted], tuple(k[counted] for k in key), is_tp[counted],
+                                  n_gt - miss_per_class, recall_thresholds, listed))
+        delta["missed"][t] = max(new - ap[t], 0.0)
+        ranked_first = (m.rank, m.image, -m.score, ~is_tp)  # every true positive above every false positive
+        delta["false positives"][t] = _mean_ap(_class_aps(
+            m.cls[counted], tuple(k[counted] for k in ranked_first), is_tp[counted], n_gt, recall_thresholds, listed)) - ap[t]
+        delta["false negatives"][t] = _mean_ap(_class_aps(
+            m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt - fn_per_class,
+            recall_thresholds, listed)) - ap[t]
+        n_fp[t], n_fn[t] = int(fp.sum()), int(unmatched.sum())
+    return ErrorBreakdown(thresholds, ap, delta, counts, n_fp, n_fn, float(bg))
