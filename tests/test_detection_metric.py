@@ -50,7 +50,7 @@ def test_batches_equal_pycocotools(seed, box_format):
     metric = detection.MeanAveragePrecision(box_format=box_format)
     for lo in range(0, len(preds), 7):  # batches of 7 images
         metric.update(preds[lo:lo + 7], targets[lo:lo + 7])
-    ours = metric.compute()
+    ours = metric.evaluation()
     gt0, res0 = _renumbered(gt, results)
     if box_format == "xywh":  # the same boxes, bit for bit: pycocotools' numbers
         _assert_same(ours, _pycocotools(gt0, res0))
@@ -68,7 +68,7 @@ def test_merge_equals_one_metric_and_cxcywh():
         part.update(preds[k::3][:0] + preds[10 * k:10 * k + 10], targets[10 * k:10 * k + 10])
     merged = parts[0].merge(parts[1], parts[2])
     assert len(merged) == len(whole) == 30
-    np.testing.assert_array_equal(merged.compute().precision, whole.compute().precision)
+    np.testing.assert_array_equal(merged.evaluation().precision, whole.evaluation().precision)
     with pytest.raises(ValueError, match="different options"):
         parts[0].merge(detection.MeanAveragePrecision(box_format="xywh"))
 
@@ -98,7 +98,7 @@ def test_masks_as_boolean_arrays_equal_pycocotools():
                       "masks": [r["segmentation"] for r in dets]})  # RLE dicts as given
     metric = detection.MeanAveragePrecision(iou_type="segm", box_format="xywh")
     metric.update(preds, targets)
-    _assert_same(metric.compute(), _pycocotools_segm(gt0, res0))
+    _assert_same(metric.evaluation(), _pycocotools_segm(gt0, res0))
 
 
 def test_bad_input_names_the_image():
@@ -113,7 +113,7 @@ def test_bad_input_names_the_image():
     with pytest.raises(ValueError, match="one of each per image"):
         metric.update([good], [])
     assert len(metric) == 0  # nothing stored from a refused batch
-    empty = detection.MeanAveragePrecision().compute()
+    empty = detection.MeanAveragePrecision().evaluation()
     assert (empty.stats == -1).all()
 
 

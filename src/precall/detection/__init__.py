@@ -23,13 +23,13 @@ from .coco import AREA_RANGES, COCO_KEYPOINT_SIGMAS, IOU_THRESHOLDS, KEYPOINT_AR
 from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_text, load_voc
 from .bootstrap import CocoBootstrap, CocoComparison, bootstrap_coco, compare_coco
 from .keypoints import CROWDPOSE_SIGMAS, evaluate_crowdpose
-from .metric import MeanAveragePrecision
+from .metric import MeanAveragePrecision, MeanAveragePrecisionResult
 from .voc import VocEvaluation, evaluate_voc
 
 __all__ = [
     "AREA_RANGES", "BOX_FORMATS", "COCO_KEYPOINT_SIGMAS", "CROWDPOSE_SIGMAS", "IOU_THRESHOLDS",
     "KEYPOINT_AREA_RANGES", "CocoBootstrap", "CocoComparison", "CocoEvaluation", "DetectionSet", "DetectionWarning",
-    "MeanAveragePrecision", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
+    "MeanAveragePrecision", "MeanAveragePrecisionResult", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
     "evaluate_voc", "load_coco", "load_text", "load_voc",
 ]
 

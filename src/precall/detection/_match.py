@@ -43,7 +43,12 @@ def _content_keys(data: DetectionSet, kind: str, rows: np.ndarray) -> tuple[np.n
 
     segms = data.gt_segm if kind == "gt" else data.dt_segm
     if segms is None or not any(s is not None for s in segms):
-        return ()
+        runs = data.gt_runs if kind == "gt" else data.dt_runs
+        if runs is None:
+            return ()
+        mine = runs.subset(rows)  # masks given as arrays (MeanAveragePrecision): a CRC of their runs
+        return (np.array([zlib.crc32(np.concatenate(mine.take(i)).tobytes()) for i in range(rows.size)],
+                         dtype=np.int64),)
     return (np.array([zlib.crc32(json.dumps(segms[r], sort_keys=True, default=str).encode()) for r in rows.tolist()],
                      dtype=np.int64),)
 
@@ -115,6 +120,9 @@ def _decode(data: DetectionSet, kind: str, rows: np.ndarray) -> Any:
     """The foreground runs of the masks of some ground truths or detections (rows)."""
     from ._rle import decode_runs
 
+    cached = data.gt_runs if kind == "gt" else data.dt_runs
+    if cached is not None:  # decoded once already (load_coco, MeanAveragePrecision)
+        return cached.subset(rows)
     segms, images = (data.gt_segm, data.gt_image) if kind == "gt" else (data.dt_segm, data.dt_image)
     what = "ground truth annotation" if kind == "gt" else "results detection"
     picked, sizes = [], []

@@ -216,6 +216,38 @@ class Runs:
         lo, hi = self.bounds[index], self.bounds[index + 1]
         return self.start[lo:hi], self.end[lo:hi]
 
+    def subset(self, rows: np.ndarray) -> Runs:
+        """The masks ``rows`` (an index array, any order, repeats allowed), as int64 runs."""
+        rows = np.asarray(rows, dtype=np.int64)
+        count = (self.bounds[rows + 1] - self.bounds[rows]).astype(np.int64)
+        bounds = np.r_[0, np.cumsum(count)].astype(np.int64)
+        index = np.repeat(self.bounds[rows] - bounds[:-1], count) + np.arange(int(bounds[-1]))
+        return Runs(self.start[index].astype(np.int64), self.end[index].astype(np.int64), bounds)
+
+    def compact(self) -> Runs:
+        """The same runs stored as uint32 (COCO's pixel positions are below 2**32): half the memory."""
+        return Runs(self.start.astype(np.uint32), self.end.astype(np.uint32), self.bounds)
+
+    @staticmethod
+    def concat(parts: list[Runs]) -> Runs:
+        """The masks of several :class:`Runs`, one after the other."""
+        if not parts:
+            return Runs(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64))
+        offsets = np.cumsum([0] + [p.bounds[-1] for p in parts[:-1]])
+        bounds = np.concatenate([parts[0].bounds[:1]] + [p.bounds[1:] + o for p, o in zip(parts, offsets)])
+        return Runs(np.concatenate([p.start for p in parts]), np.concatenate([p.end for p in parts]),
+                    bounds.astype(np.int64))
+
+    @staticmethod
+    def from_masks(masks: np.ndarray) -> Runs:
+        """The foreground runs of boolean masks ``(N, H, W)`` in COCO's column-major pixel order."""
+        n = masks.shape[0]
+        flat = np.zeros((n, masks.shape[1] * masks.shape[2] + 2), dtype=bool)
+        flat[:, 1:-1] = masks.transpose(0, 2, 1).reshape(n, flat.shape[1] - 2) != 0
+        row, pos = np.nonzero(flat[:, 1:] != flat[:, :-1])  # row-major: each row's changes in order
+        return Runs(pos[0::2].astype(np.int64), pos[1::2].astype(np.int64),
+                    np.r_[0, np.cumsum(np.bincount(row[0::2], minlength=n))].astype(np.int64))
+
 
 def _decode_strings(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """pycocotools' compressed counts of many strings at once: (counts, bounds) with the

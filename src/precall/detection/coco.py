@@ -392,7 +392,8 @@ def evaluate_coco(
     ranges, sigmas = opts["area_ranges"], opts["kpt_oks_sigmas"]
     if iou_type == "keypoints" and data.dt_keypoints is None:
         raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
-    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
+    if iou_type == "segm" and ((data.gt_segm is None and data.gt_runs is None) or
+                               (data.dt_segm is None and data.dt_runs is None) or data.image_hw is None):
         raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
     if not use_cats:  # pycocotools' order: the records of each listed category in turn (ties follow it)
         rank = {c: i for i, c in enumerate(data.classes.tolist())}

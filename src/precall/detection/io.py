@@ -166,6 +166,9 @@ class DetectionSet:
     dt_keypoints: list[Any] | None = None
     gt_num_keypoints: list[Any] | None = None
     _xyxy: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # boxes as read (VOC, text)
+    # the masks already decoded (a ``_rle.Runs``, one mask per row), so that nothing is decoded twice
+    gt_runs: Any = field(default=None, repr=False)
+    dt_runs: Any = field(default=None, repr=False)
 
     def select_images(self, images: Any) -> DetectionSet:
         """The same set restricted to some images (ids of :attr:`images`; unknown ids are refused)."""
@@ -196,12 +199,20 @@ class DetectionSet:
             dt_segm=rows(self.dt_segm, d), image_hw=self.image_hw, gt_keypoints=rows(self.gt_keypoints, g),
             dt_keypoints=rows(self.dt_keypoints, d), gt_num_keypoints=rows(self.gt_num_keypoints, g),
             _xyxy=None if self._xyxy is None else (self._xyxy[0][g], self._xyxy[1][d]),
+            gt_runs=None if self.gt_runs is None else self.gt_runs.subset(g),
+            dt_runs=None if self.dt_runs is None else self.dt_runs.subset(d),
         )
         if changes:
             import dataclasses
 
             out = dataclasses.replace(out, **changes)
         return out
+
+
+KEPT_RUNS = 2**25
+"""The most foreground runs of result masks that :func:`load_coco` keeps once decoded (uint32: at
+most 256 MiB), so that the evaluation does not decode them again; beyond it they are decoded again
+per chunk of the matching, and memory stays bounded by a chunk."""
 
 
 def _load_json(obj: Any, what: str) -> Any:
@@ -311,11 +322,14 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
                 f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"
             )
     dt_area = None
+    dt_runs = None
     if segm_results:
-        from ._rle import decode_runs
+        from ._rle import Runs, decode_runs
 
         r = list(r)  # boxes are added to copies: the caller's records stay as they were
         dt_area = np.zeros(len(r))
+        kept: list[Any] | None = []  # the decoded runs, kept for the matching while they fit the budget
+        n_kept = 0
         chunk = 2_000  # the runs of a chunk of masks at a time; no full-image mask is ever built
         for lo in range(0, len(r), chunk):
             part = r[lo:lo + chunk]
@@ -328,11 +342,15 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
                 where = lo + int(index.split("..")[0]) if index.split("..")[0].isdigit() else lo
                 raise ValueError(f"results detection {where}: 'segmentation': {rest or text}") from None
             dt_area[lo:lo + len(part)] = runs.areas()
+            if kept is not None:
+                n_kept += runs.start.size
+                kept = kept + [runs.compact()] if n_kept <= KEPT_RUNS else None
             missing = [k for k, d in enumerate(part) if "bbox" not in d]
             if missing:
                 boxes = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
                 for k in missing:
                     r[lo + k] = dict(part[k], bbox=boxes[k].tolist())
+        dt_runs = Runs.concat(kept) if kept is not None else None
     if kind == "keypoints":  # pycocotools' loadRes: the box and area of the keypoints' extent (all of them)
         r = list(r)
         dt_area = np.zeros(len(r))
@@ -362,7 +380,7 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         gt_segm=[a.get("segmentation") for a in anns],
         dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,
         gt_keypoints=[a.get("keypoints") for a in anns], dt_keypoints=[d.get("keypoints") for d in r],
-        gt_num_keypoints=[a.get("num_keypoints") for a in anns],
+        gt_num_keypoints=[a.get("num_keypoints") for a in anns], dt_runs=dt_runs,
     )
 
 
