@@ -229,17 +229,20 @@ def _load_json(obj: Any, what: str) -> Any:
     return obj
 
 
-def _boxes(records: list[dict[str, Any]], what: str) -> np.ndarray:
+def _boxes(records: list[dict[str, Any]], what: str, rows: Any = None) -> np.ndarray:
+    """The ``bbox`` of each record, checked; errors name ``rows[i]`` (default ``i``)."""
     boxes = np.zeros((len(records), 4))
     for i, r in enumerate(records):
         b = r.get("bbox")
         if not isinstance(b, (list, tuple)) or len(b) != 4 or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in b):
-            raise ValueError(f"{what} {i}: 'bbox' must be [x, y, w, h] (numbers); got {b!r}")
+            raise ValueError(f"{what} {i if rows is None else int(rows[i])}: 'bbox' must be [x, y, w, h] (numbers); "
+                             f"got {b!r}")
         boxes[i] = b
     if not np.isfinite(boxes).all():
         i = int(np.flatnonzero(~np.isfinite(boxes).all(axis=1))[0])
-        raise ValueError(f"{what} {i}: 'bbox' must be finite; got {records[i]['bbox']!r}")
+        raise ValueError(f"{what} {i if rows is None else int(rows[i])}: 'bbox' must be finite; got "
+                         f"{records[i]['bbox']!r}")
     return boxes
 
 
@@ -326,8 +329,8 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
     if segm_results:
         from ._rle import Runs, decode_runs
 
-        r = list(r)  # boxes are added to copies: the caller's records stay as they were
         dt_area = np.zeros(len(r))
+        mask_box = np.zeros((len(r), 4))  # pycocotools' loadRes: a result without 'bbox' gets its mask's
         kept: list[Any] | None = []  # the decoded runs, kept for the matching while they fit the budget
         n_kept = 0
         chunk = 2_000  # the runs of a chunk of masks at a time; no full-image mask is ever built
@@ -345,11 +348,7 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
             if kept is not None:
                 n_kept += runs.start.size
                 kept = kept + [runs.compact()] if n_kept <= KEPT_RUNS else None
-            missing = [k for k, d in enumerate(part) if "bbox" not in d]
-            if missing:
-                boxes = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
-                for k in missing:
-                    r[lo + k] = dict(part[k], bbox=boxes[k].tolist())
+            mask_box[lo:lo + len(part)] = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
         dt_runs = Runs.concat(kept) if kept is not None else None
     if kind == "keypoints":  # pycocotools' loadRes: the box and area of the keypoints' extent (all of them)
         r = list(r)
@@ -360,7 +359,13 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
             x0, x1, y0, y1 = np.min(x), np.max(x), np.min(y), np.max(y)
             dt_area[i] = (x1 - x0) * (y1 - y0)
             r[i] = dict(d, bbox=[float(x0), float(y0), float(x1 - x0), float(y1 - y0)])
-    dt_box = _boxes(r, "results detection")
+    if segm_results:  # boxes given are read (and checked) as given, the others are the masks' extents
+        dt_box = mask_box
+        given = np.flatnonzero(["bbox" in d for d in r])
+        if given.size:
+            dt_box[given] = _boxes([r[i] for i in given.tolist()], "results detection", given)
+    else:
+        dt_box = _boxes(r, "results detection")
     if kind == "bbox":  # segmentation results: the box is the mask's extent, zero when the mask is empty
         _check_sizes(dt_box, "results detection", r)
     dt_score = np.zeros(len(r))
