@@ -76,7 +76,7 @@ from .._core.steps import steps_from_counts
 from .._core.validate import check_numbers
 from ..table import ThresholdTable
 from ._match import _match
-from .io import DetectionSet
+from .io import DetectionSet, DetectionWarning
 
 __all__ = ["AREA_RANGES", "COCO_KEYPOINT_SIGMAS", "IOU_THRESHOLDS", "KEYPOINT_AREA_RANGES", "CocoEvaluation",
            "evaluate_coco"]
@@ -95,6 +95,10 @@ KEYPOINT_AREA_RANGES: dict[str, tuple[float, float]] = {
 #: pycocotools' per-keypoint OKS sigmas of the 17 COCO person keypoints
 COCO_KEYPOINT_SIGMAS = np.array(
     [.26, .25, .25, .35, .35, .79, .79, .72, .72, .62, .62, 1.07, 1.07, .87, .87, .89, .89]) / 10.0
+CROWDPOSE_WARNING = ("the ground truth is a CrowdPose set (its images have 'crowdIndex'): these are COCO's keypoint "
+                     "numbers (OKS scale = the annotation's area, COCO's area ranges), not CrowdPose's (OKS scale "
+                     "0.53 w h of the box, AP easy / medium / hard): use evaluate_crowdpose (precall detection "
+                     "crowdpose) for those")
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
 
 
@@ -419,6 +423,10 @@ def evaluate_coco(
     ranges, sigmas = opts["area_ranges"], opts["kpt_oks_sigmas"]
     if iou_type == "keypoints" and data.dt_keypoints is None:
         raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
+    if iou_type == "keypoints" and data.crowd_index:
+        import warnings
+
+        warnings.warn(CROWDPOSE_WARNING, DetectionWarning, stacklevel=2)
     if iou_type == "segm" and ((data.gt_segm is None and data.gt_runs is None) or
                                (data.dt_segm is None and data.dt_runs is None) or data.image_hw is None):
         raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")

@@ -169,6 +169,8 @@ class DetectionSet:
     # the masks already decoded (a ``_rle.Runs``, one mask per row), so that nothing is decoded twice
     gt_runs: Any = field(default=None, repr=False)
     dt_runs: Any = field(default=None, repr=False)
+    # image id -> CrowdPose's ``crowdIndex``, when the ground truth's images have one (a CrowdPose set)
+    crowd_index: dict[Any, Any] | None = field(default=None, repr=False)
 
     def select_images(self, images: Any) -> DetectionSet:
         """The same set restricted to some images (ids of :attr:`images`; unknown ids are refused)."""
@@ -200,7 +202,7 @@ class DetectionSet:
             dt_keypoints=rows(self.dt_keypoints, d), gt_num_keypoints=rows(self.gt_num_keypoints, g),
             _xyxy=None if self._xyxy is None else (self._xyxy[0][g], self._xyxy[1][d]),
             gt_runs=None if self.gt_runs is None else self.gt_runs.subset(g),
-            dt_runs=None if self.dt_runs is None else self.dt_runs.subset(d),
+            dt_runs=None if self.dt_runs is None else self.dt_runs.subset(d), crowd_index=self.crowd_index,
         )
         if changes:
             import dataclasses
@@ -386,6 +388,7 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,
         gt_keypoints=[a.get("keypoints") for a in anns], dt_keypoints=[d.get("keypoints") for d in r],
         gt_num_keypoints=[a.get("num_keypoints") for a in anns], dt_runs=dt_runs,
+        crowd_index={img["id"]: img["crowdIndex"] for img in g["images"] if "crowdIndex" in img} or None,
     )
 
 
