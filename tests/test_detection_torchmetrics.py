@@ -18,9 +18,7 @@ import datetime
 import importlib
 import os
 import socket
-import sys
 import time
-import types
 
 import numpy as np
 import pytest
@@ -41,48 +39,18 @@ torch = _require("torch")
 pytest.importorskip("pycocotools")
 from test_detection import synthetic  # noqa: E402
 from test_detection_metric import _per_image  # noqa: E402
-
-
-def _box_convert(boxes, in_fmt, out_fmt):
-    """torchvision.ops.box_convert for in_fmt in (xyxy, xywh, cxcywh) -> xywh, its operations one by one
-    (torchvision/ops/_box_convert.py: cxcywh goes to xyxy first)."""
-    assert out_fmt == "xywh"
-    if in_fmt == "xywh":
-        return boxes.clone()
-    if in_fmt == "cxcywh":
-        cx, cy, w, h = boxes.unbind(-1)
-        boxes = torch.stack((cx - 0.5 * w, cy - 0.5 * h, cx + 0.5 * w, cy + 0.5 * h), dim=-1)
-    x1, y1, x2, y2 = boxes.unbind(-1)
-    return torch.stack((x1, y1, x2 - x1, y2 - y1), dim=-1)
+from oracles import torchvision_stand_in  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def tm():
     """torchmetrics' MeanAveragePrecision class (with a torchvision stand-in when torchvision cannot load)."""
     _require("torchmetrics")
-    mean_ap = importlib.import_module("torchmetrics.detection.mean_ap")
+    restore = torchvision_stand_in()
     try:
-        import torchvision.ops  # noqa: F401
-        yield mean_ap.MeanAveragePrecision
-        return
-    except (ImportError, RuntimeError):
-        pass
-    saved = {k: sys.modules.get(k) for k in ("torchvision", "torchvision.ops")}
-    flag = mean_ap._TORCHVISION_AVAILABLE
-    stand_in, ops = types.ModuleType("torchvision"), types.ModuleType("torchvision.ops")
-    ops.box_convert = _box_convert
-    stand_in.ops = ops
-    sys.modules.update({"torchvision": stand_in, "torchvision.ops": ops})
-    mean_ap._TORCHVISION_AVAILABLE = True
-    try:
-        yield mean_ap.MeanAveragePrecision
+        yield importlib.import_module("torchmetrics.detection.mean_ap").MeanAveragePrecision
     finally:
-        mean_ap._TORCHVISION_AVAILABLE = flag
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
+        restore()
 
 
 def _backends():
