@@ -316,7 +316,8 @@ def _counts(tp: np.ndarray, ignored: np.ndarray, score: np.ndarray, ties: str) -
     return pos, neg
 
 
-_CELLS_PER_CALL = 1 << 21  # rows x runs of one call of the core's row kernels
+_CELLS_PER_CALL = 1 << 18  # rows x runs of one call of the core's row kernels
+_SHORT = 256  # cells with fewer runs are evaluated in batches (per-call overhead), longer ones one by one
 
 
 def _interpolated_cells(cells: list[tuple[np.ndarray, np.ndarray, int]], rec_thresholds: np.ndarray,
@@ -449,7 +450,7 @@ def evaluate_coco(
     order = np.lexsort((matched.rank, matched.image, -matched.score, matched.cls))
     bounds = np.searchsorted(matched.cls[order], np.arange(K + 1))
     ranked: dict[Any, tuple[np.ndarray, ...]] = {}
-    cells, where = [], []
+    cells, where, held = [], [], 0
     for k in range(K):
         if progress is not None:
             progress(0.8 + 0.1 * k / max(K, 1))
@@ -464,11 +465,18 @@ def evaluate_coco(
                 continue
             for m, md in enumerate(max_dets):
                 kept = rows[matched.rank[rows] < md]
-                cells.append((*_counts(matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept],
-                                       ties), npig))
+                cell = (*_counts(matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], ties),
+                        npig)
+                if cell[0].shape[1] >= _SHORT:  # a long row: one call is cheap beside its size
+                    [(precision[:, :, k, a, m], recall[:, k, a, m])] = _interpolated_cells([cell], recall_thresholds)
+                    continue
+                cells.append(cell)
                 where.append((k, a, m))
-    for (k, a, m), (p, r) in zip(where, _interpolated_cells(cells, recall_thresholds)):
-        precision[:, :, k, a, m], recall[:, k, a, m] = p, r
+                held += cell[0].size
+        if held >= _CELLS_PER_CALL or k == K - 1:  # a bounded number of cells waits (memory), then one batch
+            for (kk, a, m), (p, r) in zip(where, _interpolated_cells(cells, recall_thresholds)):
+                precision[:, :, kk, a, m], recall[:, kk, a, m] = p, r
+            cells, where, held = [], [], 0
     if progress is not None:
         progress(1.0)
     names = list(ranges)
