@@ -164,3 +164,24 @@ def _torchmetrics_example_and_random_set(torch, tm):
         theirs.update(tp[lo:lo + 8], tt[lo:lo + 8])
     out = theirs.compute()
     np.testing.assert_allclose(ours.evaluation().stats, [float(out[k]) for k in names], atol=1e-6)
+
+
+def test_result_masks_decoded_once(monkeypatch):
+    """load_coco decodes each compressed RLE once (for its area and box); the evaluation reuses the runs."""
+    from precall.detection import _rle
+
+    gt, results = _polygon_set(2)
+    seen = []
+    original = _rle._decode_strings
+    monkeypatch.setattr(_rle, "_decode_strings", lambda texts: seen.append(len(texts)) or original(texts))
+    data = detection.load_coco(gt, results)
+    n_strings = sum(isinstance(r["segmentation"], dict) and isinstance(r["segmentation"]["counts"], str)
+                    for r in results)
+    assert n_strings > 0 and sum(seen) == n_strings
+    ev = detection.evaluate_coco(data, iou_type="segm")
+    assert sum(seen) == n_strings  # nothing decoded again
+    _assert_same(ev, _pycocotools_segm(gt, results))
+    monkeypatch.setattr(detection.io, "KEPT_RUNS", 0)  # beyond the budget: decoded again per chunk, same numbers
+    again = detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")
+    assert sum(seen) > 2 * n_strings - 1
+    np.testing.assert_array_equal(again.precision, ev.precision)

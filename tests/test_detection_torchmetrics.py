@@ -312,3 +312,40 @@ def test_dist_sync_with_two_processes(tmp_path):
         alone = detection.MeanAveragePrecision()
         alone.update(preds[:half] if rank == 0 else preds[half:], targets[:half] if rank == 0 else targets[half:])
         np.testing.assert_array_equal(out["local"], alone.evaluation().stats)
+
+
+class _DeviceTensor:
+    """A tensor on another device, as torch's: numpy cannot read it (``__array__`` fails), ``.detach()``
+    and ``.cpu()`` bring it to the host."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() first")
+
+    def detach(self):
+        return self
+
+    def cpu(self):
+        return self.tensor.detach().cpu()
+
+    def numpy(self):
+        raise TypeError("can't convert cuda:0 device type tensor to numpy")
+
+
+def test_any_device_and_bfloat16_xyxy_in_float32():
+    """A tensor on another device is brought to the host; bfloat16 xyxy boxes are converted to xywh in
+    float32 (exact for bfloat16 inputs), where torchmetrics rounds the width to bfloat16."""
+    gt, results = synthetic(470)
+    preds, targets = _per_image(gt, results, "xyxy")
+    host = _tensors(preds, torch.bfloat16)
+    moved = [{k: _DeviceTensor(v) for k, v in d.items()} for d in host]
+    widened = [{k: (v.float() if v.dtype == torch.bfloat16 else v) for k, v in d.items()} for d in host]
+    results_ = []
+    for p in (moved, host, widened):
+        metric = detection.MeanAveragePrecision()
+        metric.update(p, _tensors(targets))
+        results_.append(metric.evaluation().precision)
+    np.testing.assert_array_equal(results_[0], results_[1])
+    np.testing.assert_array_equal(results_[1], results_[2])
