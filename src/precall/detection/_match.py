@@ -177,11 +177,14 @@ def _segm_ious(data: DetectionSet, grp: _Groups) -> np.ndarray:
 def _keypoint_arrays(data: DetectionSet, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(N_gt, 3k) and (N_dt, 3k) keypoints, and the ground truths without labelled keypoints
     (``num_keypoints == 0``, or no ``keypoints``: pycocotools ignores those)."""
-    from .io import _keypoint_array
+    from .io import _keypoint_array, _keypoint_matrix
 
-    def stack(values: list[Any] | None, n: int, what: str, required: bool) -> np.ndarray:
+    def stack(values: Any, n: int, what: str, required: bool) -> np.ndarray:
+        whole = _keypoint_matrix(values, n)  # every record with the same number of keypoints: at once
+        if whole is not None and whole.shape[1] == 3 * k:
+            return whole
         out = np.zeros((n, 3 * k))
-        for i, v in enumerate(values or [None] * n):
+        for i, v in enumerate([None] * n if values is None else values):
             if v is None:
                 if required:
                     raise ValueError(f"{what} {i}: no 'keypoints' (iou_type='keypoints' needs them)")

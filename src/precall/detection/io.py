@@ -163,7 +163,7 @@ class DetectionSet:
     dt_segm: list[Any] | None = None
     image_hw: dict[Any, tuple[int, int]] | None = None
     gt_keypoints: list[Any] | None = None  # COCO keypoints [x1, y1, v1, ...], for iou_type="keypoints"
-    dt_keypoints: list[Any] | None = None
+    dt_keypoints: Any = None  # a list (None where absent), or an (n, 3k) array when read at once
     gt_num_keypoints: list[Any] | None = None
     _xyxy: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # boxes as read (VOC, text)
     # the masks already decoded (a ``_rle.Runs``, one mask per row), so that nothing is decoded twice
@@ -352,7 +352,17 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
                 kept = kept + [runs.compact()] if n_kept <= KEPT_RUNS else None
             mask_box[lo:lo + len(part)] = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
         dt_runs = Runs.concat(kept) if kept is not None else None
-    if kind == "keypoints":  # pycocotools' loadRes: the box and area of the keypoints' extent (all of them)
+    dt_keypoints: Any = [d.get("keypoints") for d in r]
+    whole = None
+    if kind == "keypoints":
+        whole = _keypoint_matrix(dt_keypoints, len(r))
+    if whole is not None:  # pycocotools' loadRes: the box and area of the keypoints' extent, all records at once
+        x, y = whole[:, 0::3], whole[:, 1::3]
+        x0, x1, y0, y1 = x.min(axis=1), x.max(axis=1), y.min(axis=1), y.max(axis=1)
+        dt_area = (x1 - x0) * (y1 - y0)
+        kp_box = np.column_stack([x0, y0, x1 - x0, y1 - y0])
+        dt_keypoints = whole  # read once: the matching takes the array
+    elif kind == "keypoints":  # pycocotools' loadRes: the box and area of the keypoints' extent (all of them)
         r = list(r)
         dt_area = np.zeros(len(r))
         for i, d in enumerate(r):
@@ -366,6 +376,8 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         given = np.flatnonzero(["bbox" in d for d in r])
         if given.size:
             dt_box[given] = _boxes([r[i] for i in given.tolist()], "results detection", given)
+    elif whole is not None:
+        dt_box = kp_box
     else:
         dt_box = _boxes(r, "results detection")
     if kind == "bbox":  # segmentation results: the box is the mask's extent, zero when the mask is empty
@@ -386,10 +398,26 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         dt_box=dt_box, dt_score=dt_score, class_names=names, dt_area=dt_area,
         gt_segm=[a.get("segmentation") for a in anns],
         dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,
-        gt_keypoints=[a.get("keypoints") for a in anns], dt_keypoints=[d.get("keypoints") for d in r],
+        gt_keypoints=[a.get("keypoints") for a in anns], dt_keypoints=dt_keypoints,
         gt_num_keypoints=[a.get("num_keypoints") for a in anns], dt_runs=dt_runs,
         crowd_index={img["id"]: img["crowdIndex"] for img in g["images"] if "crowdIndex" in img} or None,
     )
+
+
+def _keypoint_matrix(values: Any, n: int) -> np.ndarray | None:
+    """``n`` records' keypoints as one (n, 3k) float64 array when every record has the same number of
+    finite values (k >= 1); None otherwise (then each record is read, and refused, on its own)."""
+    if isinstance(values, np.ndarray):
+        return values if values.ndim == 2 and values.shape[0] == n else None
+    if values is None or n == 0 or any(v is None for v in values):
+        return None
+    try:
+        whole = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if whole.ndim != 2 or whole.shape[1] == 0 or whole.shape[1] % 3 or not np.isfinite(whole).all():
+        return None
+    return whole
 
 
 def _keypoint_array(values: Any, where: str) -> np.ndarray:
