@@ -9,6 +9,7 @@ numbers (which must agree) are reported.
     python benchmarks/bench_coco.py [--images 5000] [--output FILE]
     python benchmarks/bench_coco.py --segm [--images 500] [--repeats 3]
 
+``--keypoints``: keypoint evaluation (OKS, COCO's 17 sigmas) of ~5 people per image.
 ``--segm``: mask evaluation (``iou_type="segm"``) on 640x480 images, ~7 polygon ground
 truths and ~29 compressed-RLE detections per image (500 images: ~18k masks).
 """
@@ -109,12 +110,44 @@ def synthetic_segm(n_images: int, n_classes: int = 20, seed: int = 0) -> tuple[d
     return {"images": images, "annotations": anns, "categories": categories}, results
 
 
-def _child(tool: str, n_images: int, segm: bool = False) -> None:
+def synthetic_keypoints(n_images: int, seed: int = 0) -> tuple[dict, list]:
+    """People with COCO's 17 keypoints on 640x480 images (~5 per image, some keypoints unlabelled, a few
+    without any), detections jittered around them plus background ones, scores with ties."""
+    rng = np.random.default_rng(seed)
+    H, W = 480, 640
+    images = [{"id": i + 1, "width": W, "height": H} for i in range(n_images)]
+    anns, results = [], []
+    for img in images:
+        for _ in range(int(rng.poisson(5))):
+            w, h = float(np.exp(rng.uniform(np.log(12), np.log(200)))), 0.0
+            h = w * rng.uniform(1.5, 2.5)
+            x, y = rng.uniform(0, W - w), rng.uniform(0, max(H - h, 1))
+            kx, ky = x + rng.uniform(0, w, 17), y + rng.uniform(0, h, 17)
+            v = np.where(rng.random(17) < 0.8, 2, 0) * (rng.random() > 0.05)
+            kps = [float(t) for trio in zip(kx * (v > 0), ky * (v > 0), v) for t in trio]
+            anns.append({"id": len(anns) + 1, "image_id": img["id"], "category_id": 1, "bbox": [x, y, w, h],
+                         "area": float(w * h * 0.6), "iscrowd": 0, "keypoints": kps,
+                         "num_keypoints": int((v > 0).sum())})
+            for _ in range(int(rng.integers(1, 4))):
+                jx, jy = rng.normal(0, 0.05 * w, 17), rng.normal(0, 0.05 * h, 17)
+                results.append({"image_id": img["id"], "category_id": 1, "score": float(np.round(rng.beta(5, 2), 3)),
+                                "keypoints": [float(t) for trio in zip(kx + jx, ky + jy, np.ones(17)) for t in trio]})
+        for _ in range(int(rng.poisson(8))):
+            x, y = rng.uniform(0, W, 17), rng.uniform(0, H, 17)
+            results.append({"image_id": img["id"], "category_id": 1, "score": float(np.round(rng.beta(2, 5), 3)),
+                            "keypoints": [float(t) for trio in zip(x, y, np.ones(17)) for t in trio]})
+    return {"images": images, "annotations": anns, "categories": [{"id": 1, "name": "person"}]}, results
+
+
+DATA = {"bbox": synthetic, "segm": synthetic_segm, "keypoints": synthetic_keypoints}
+
+
+def _child(tool: str, n_images: int, kind: str = "bbox") -> None:
     """Run one tool in this (fresh) process; print time, peak RSS growth and the stats as JSON."""
-    gt, results = synthetic_segm(n_images) if segm else synthetic(n_images)
+    gt, results = DATA[kind](n_images)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
-    stats = TOOLS[tool](gt, results, "segm" if segm else "bbox")
+    stats = TOOLS[tool](gt, results, kind)
     elapsed = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # KiB on Linux
     print(json.dumps({"time": elapsed, "peak_mib": peak / 1024, "stats": [float(s) for s in stats]}))
@@ -150,7 +183,7 @@ def run_faster_coco_eval(gt, results, iou_type="bbox"):
         ev.evaluate()
         ev.accumulate()
         ev.summarize()
-    return np.asarray(ev.stats[:12])
+    return np.asarray(ev.stats[:10 if iou_type == "keypoints" else 12])
 
 
 TOOLS = {"precall": run_precall, "pycocotools": run_pycocotools, "faster-coco-eval": run_faster_coco_eval}
@@ -160,16 +193,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--images", type=int, default=None, help="default 5000 (bbox), 500 (--segm)")
     parser.add_argument("--segm", action="store_true", help="mask evaluation (iou_type='segm')")
+    parser.add_argument("--keypoints", action="store_true", help="keypoint evaluation (OKS; default 5000 images)")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each tool (fresh processes, interleaved)")
     parser.add_argument("--output", help="also write the markdown table here")
     parser.add_argument("--tool", choices=TOOLS, help=argparse.SUPPRESS)  # internal: one tool, one process
     args = parser.parse_args(argv)
     n_images = args.images or (500 if args.segm else 5000)
+    kind = "segm" if args.segm else "keypoints" if args.keypoints else "bbox"
     if args.tool:
-        _child(args.tool, n_images, args.segm)
+        _child(args.tool, n_images, kind)
         return 0
-    gt, results = synthetic_segm(n_images) if args.segm else synthetic(n_images)
-    kind = "segm" if args.segm else "bbox"
+    gt, results = DATA[kind](n_images)
     print(f"  {kind}: {len(gt['images'])} images, {len(gt['annotations'])} ground truths, {len(results)} "
           "detections", flush=True)
     runs: dict[str, list[dict]] = {name: [] for name in TOOLS}
@@ -178,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in TOOLS:  # interleaved: the tools share the machine's load
             if name in failed:
                 continue
-            cmd = [sys.executable, __file__, "--tool", name, "--images", str(n_images)] + (["--segm"] if args.segm else [])
+            cmd = [sys.executable, __file__, "--tool", name, "--images", str(n_images)] + (
+                [f"--{kind}"] if kind != "bbox" else [])
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 failed[name] = "not installed" if "ModuleNotFoundError" in proc.stderr else "failed"
@@ -200,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     t = {name: o["time"] for name, o in best.items()}
     ratio = ""
     if "pycocotools" in t:
-        target = 2 if args.segm else 8
+        target = {"segm": 2, "keypoints": 2}.get(kind, 8)
         ratio = f"precall is {t['pycocotools'] / t['precall']:.1f}x faster than pycocotools (target >= {target}x)"
         if "faster-coco-eval" in t:
             ratio += f"; precall / faster-coco-eval time = {t['precall'] / t['faster-coco-eval']:.2f} (target <= 1.5)"

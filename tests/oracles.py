@@ -779,3 +779,53 @@ def ultralytics_confusion_matrix(gt, results, confidence=0.25, iou_threshold=0.4
             if not any(m1 == i):
                 matrix[dc, nc] += 1
     return matrix
+
+
+def torchvision_box_convert(boxes, in_fmt, out_fmt):
+    """torchvision.ops.box_convert for in_fmt in (xyxy, xywh, cxcywh) -> xywh, its operations one by one
+    (torchvision/ops/_box_convert.py: cxcywh goes to xyxy first), for torchmetrics where torchvision
+    cannot be imported (its PyPI wheels are built for CUDA torch)."""
+    import torch
+
+    if out_fmt != "xywh" or in_fmt not in ("xyxy", "xywh", "cxcywh"):
+        raise ValueError(f"the stand-in converts xyxy / xywh / cxcywh to xywh only; got {in_fmt} -> {out_fmt}")
+    if in_fmt == "xywh":
+        return boxes.clone()
+    if in_fmt == "cxcywh":
+        cx, cy, w, h = boxes.unbind(-1)
+        boxes = torch.stack((cx - 0.5 * w, cy - 0.5 * h, cx + 0.5 * w, cy + 0.5 * h), dim=-1)
+    x1, y1, x2, y2 = boxes.unbind(-1)
+    return torch.stack((x1, y1, x2 - x1, y2 - y1), dim=-1)
+
+
+def torchvision_stand_in():
+    """Make torchmetrics' MeanAveragePrecision usable without torchvision: a ``torchvision.ops`` module
+    with :func:`torchvision_box_convert` (all torchmetrics' mean_ap takes from it) and its availability
+    flag set.  Returns a function that undoes it; a no-op when torchvision imports."""
+    import importlib
+    import sys
+    import types
+
+    mean_ap = importlib.import_module("torchmetrics.detection.mean_ap")
+    try:
+        import torchvision.ops  # noqa: F401
+        return lambda: None
+    except (ImportError, RuntimeError):
+        pass
+    saved = {k: sys.modules.get(k) for k in ("torchvision", "torchvision.ops")}
+    flag = mean_ap._TORCHVISION_AVAILABLE
+    stand_in, ops = types.ModuleType("torchvision"), types.ModuleType("torchvision.ops")
+    ops.box_convert = torchvision_box_convert
+    stand_in.ops = ops
+    sys.modules.update({"torchvision": stand_in, "torchvision.ops": ops})
+    mean_ap._TORCHVISION_AVAILABLE = True
+
+    def restore():
+        mean_ap._TORCHVISION_AVAILABLE = flag
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+
+    return restore

@@ -60,6 +60,7 @@ def test_coco_keypoints_sample_equals_pycocotools_and_published(shared_data_dir)
     assert "maxDets= 20 ] = 0.505" in ours.to_text() and ours.to_text().count("\n") == 9
 
 
+@pytest.mark.filterwarnings("ignore:the ground truth is a CrowdPose set")  # COCO rules on purpose here
 def test_crowdpose_sample_with_its_sigmas_equals_pycocotools_and_published(shared_data_dir):
     gt, dt = _load(shared_data_dir, "crowdpose_small")
     with_area = copy.deepcopy(gt)

@@ -50,7 +50,7 @@ def test_batches_equal_pycocotools(seed, box_format):
     metric = detection.MeanAveragePrecision(box_format=box_format)
     for lo in range(0, len(preds), 7):  # batches of 7 images
         metric.update(preds[lo:lo + 7], targets[lo:lo + 7])
-    ours = metric.compute()
+    ours = metric.evaluation()
     gt0, res0 = _renumbered(gt, results)
     if box_format == "xywh":  # the same boxes, bit for bit: pycocotools' numbers
         _assert_same(ours, _pycocotools(gt0, res0))
@@ -68,7 +68,7 @@ def test_merge_equals_one_metric_and_cxcywh():
         part.update(preds[k::3][:0] + preds[10 * k:10 * k + 10], targets[10 * k:10 * k + 10])
     merged = parts[0].merge(parts[1], parts[2])
     assert len(merged) == len(whole) == 30
-    np.testing.assert_array_equal(merged.compute().precision, whole.compute().precision)
+    np.testing.assert_array_equal(merged.evaluation().precision, whole.evaluation().precision)
     with pytest.raises(ValueError, match="different options"):
         parts[0].merge(detection.MeanAveragePrecision(box_format="xywh"))
 
@@ -98,7 +98,7 @@ def test_masks_as_boolean_arrays_equal_pycocotools():
                       "masks": [r["segmentation"] for r in dets]})  # RLE dicts as given
     metric = detection.MeanAveragePrecision(iou_type="segm", box_format="xywh")
     metric.update(preds, targets)
-    _assert_same(metric.compute(), _pycocotools_segm(gt0, res0))
+    _assert_same(metric.evaluation(), _pycocotools_segm(gt0, res0))
 
 
 def test_bad_input_names_the_image():
@@ -113,20 +113,34 @@ def test_bad_input_names_the_image():
     with pytest.raises(ValueError, match="one of each per image"):
         metric.update([good], [])
     assert len(metric) == 0  # nothing stored from a refused batch
-    empty = detection.MeanAveragePrecision().compute()
+    empty = detection.MeanAveragePrecision().evaluation()
     assert (empty.stats == -1).all()
 
 
 def test_torchmetrics_documented_example_and_random_set():
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("torchvision")  # torchmetrics needs it for bbox
-    tm = pytest.importorskip("torchmetrics.detection.mean_ap")
+    import importlib
+    import os
+
+    from oracles import torchvision_stand_in
+
+    require = os.environ.get("PRECALL_REQUIRE_TORCH") == "1"  # CI: torch missing is a failure
+    torch = importlib.import_module("torch") if require else pytest.importorskip("torch")
+    tm = importlib.import_module("torchmetrics.detection.mean_ap") if require else \
+        pytest.importorskip("torchmetrics.detection.mean_ap")
+    restore = torchvision_stand_in()  # torchmetrics needs torchvision's box_convert for bbox
+    try:
+        _torchmetrics_example_and_random_set(torch, tm)
+    finally:
+        restore()
+
+
+def _torchmetrics_example_and_random_set(torch, tm):
     preds = [{"boxes": torch.tensor([[258.0, 41.0, 606.0, 285.0]]), "scores": torch.tensor([0.536]),
               "labels": torch.tensor([0])}]
     target = [{"boxes": torch.tensor([[214.0, 41.0, 562.0, 285.0]]), "labels": torch.tensor([0])}]
     ours = detection.MeanAveragePrecision()
-    ours.update(preds, target)  # torch tensors through __array__, without precall importing torch
-    ev = ours.compute()
+    ours.update(preds, target)  # torch tensors, without precall importing torch
+    ev = ours.evaluation()
     theirs = tm.MeanAveragePrecision(iou_type="bbox", backend="pycocotools")
     theirs.update(preds, target)
     out = theirs.compute()
@@ -149,4 +163,25 @@ def test_torchmetrics_documented_example_and_random_set():
         ours.update(tp[lo:lo + 8], tt[lo:lo + 8])
         theirs.update(tp[lo:lo + 8], tt[lo:lo + 8])
     out = theirs.compute()
-    np.testing.assert_allclose(ours.compute().stats, [float(out[k]) for k in names], atol=1e-6)
+    np.testing.assert_allclose(ours.evaluation().stats, [float(out[k]) for k in names], atol=1e-6)
+
+
+def test_result_masks_decoded_once(monkeypatch):
+    """load_coco decodes each compressed RLE once (for its area and box); the evaluation reuses the runs."""
+    from precall.detection import _rle
+
+    gt, results = _polygon_set(2)
+    seen = []
+    original = _rle._decode_strings
+    monkeypatch.setattr(_rle, "_decode_strings", lambda texts: seen.append(len(texts)) or original(texts))
+    data = detection.load_coco(gt, results)
+    n_strings = sum(isinstance(r["segmentation"], dict) and isinstance(r["segmentation"]["counts"], str)
+                    for r in results)
+    assert n_strings > 0 and sum(seen) == n_strings
+    ev = detection.evaluate_coco(data, iou_type="segm")
+    assert sum(seen) == n_strings  # nothing decoded again
+    _assert_same(ev, _pycocotools_segm(gt, results))
+    monkeypatch.setattr(detection.io, "KEPT_RUNS", 0)  # beyond the budget: decoded again per chunk, same numbers
+    again = detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")
+    assert sum(seen) > 2 * n_strings - 1
+    np.testing.assert_array_equal(again.precision, ev.precision)

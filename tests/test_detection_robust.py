@@ -680,7 +680,7 @@ def test_empty_images_are_accepted_in_any_form(empty_pred, empty_target):
     metric.update(preds + [empty_pred], targets + [empty_target])
     gt0, res0 = _renumbered(gt, results)
     gt0["images"].append({"id": len(gt0["images"])})
-    assert np.abs(metric.compute().stats - _pycocotools(gt0, res0).stats).max() < 1e-9
+    assert np.abs(metric.evaluation().stats - _pycocotools(gt0, res0).stats).max() < 1e-9
 
 
 # ------------------------------------------------------------------ issue 21: record fields

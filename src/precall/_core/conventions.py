@@ -265,15 +265,20 @@ def _grid_indices(s: Steps, n_points: int, grid: str, reference: np.ndarray) -> 
                 else:  # exact: first step with TP * (n_points - 1) >= j * P, on the counts
                     scaled = s.tp[i] * float(n_points - 1)
                     idx[i] = np.searchsorted(scaled, np.arange(n_points, dtype=np.float64) * s.n_pos[i], side="left")
-        else:
-            recall = s.tp / s.n_pos[:, None]
-            for j in range(n_points):
-                if grid == "reference":
-                    below = recall < reference[j]
-                else:
-                    below = s.tp * (n_points - 1) < j * s.n_pos[:, None]
-                idx[:, j] = below.sum(axis=1)
+        else:  # every threshold against every step, all rows at once, in blocks of rows of bounded size
+            if grid == "reference":
+                values, limits = s.tp / s.n_pos[:, None], np.broadcast_to(reference, (m, n_points))
+            else:
+                values = s.tp * (n_points - 1)
+                limits = np.arange(n_points) * s.n_pos[:, None]
+            block = max(1, _GRID_CELLS // max(runs * n_points, 1))
+            for lo in range(0, m, block):
+                below = values[lo:lo + block, :, None] < limits[lo:lo + block, None, :]
+                idx[lo:lo + block] = below.sum(axis=1)
     return idx
+
+
+_GRID_CELLS = 1 << 22  # comparisons of one block of _grid_indices' short rows (4 MB of booleans)
 
 
 def grid_precisions(s: Steps, method: str, grid: str = "reference", thresholds: np.ndarray | None = None) -> np.ndarray:

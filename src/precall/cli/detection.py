@@ -12,31 +12,42 @@ from typing import Any
 
 import precall
 
-from ._common import (CliError, add_output_options, finite_arg, int_in, print_warning_messages, terminal_progress,
-                      unit_arg)
+from ._common import (CliError, add_output_options, finite_arg, int_in, level_arg, print_warning_messages,
+                      resamples_arg, terminal_progress, unit_arg)
 from ._format import fit, fmt, json_safe, render_table
 
 
 # ---------------------------------------------------------------------------
 # detection
-def cmd_detection_coco(args: argparse.Namespace) -> int:
+def _evaluate_coco(args: argparse.Namespace, results: str) -> Any:
+    """The COCO evaluation of ``results`` against ``args.gt`` with the command's options; warnings one line
+    each; a CrowdPose ground truth refused for keypoints (COCO's rules give other numbers than CrowdPose's)."""
     from .. import detection
 
-    for path in (args.gt, args.results):
+    for path in (args.gt, results):
         if not os.path.isfile(path):
             raise CliError(f"{path}: no such file")
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            data = detection.load_coco(args.gt, args.results)
+            data = detection.load_coco(args.gt, results)
+            if args.iou_type == "keypoints" and data.crowd_index:
+                raise CliError(f"{args.gt}: a CrowdPose ground truth (its images have 'crowdIndex'): COCO's keypoint "
+                               "rules give other numbers than CrowdPose's (OKS scale 0.53 w h, AP easy / medium / "
+                               "hard); run: precall detection crowdpose GT.json RESULTS.json")
             ev = detection.evaluate_coco(
                 data, max_dets=None if args.max_dets is None else tuple(args.max_dets), ties=args.ties,
                 iou_type=args.iou_type, iou_thresholds=args.iou_thresholds, area_ranges=args.area_ranges,
                 kpt_oks_sigmas=args.kpt_oks_sigmas, use_cats=not args.no_cats,
                 progress=terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
-        raise CliError(_in_file(str(exc), args)) from None
-    print_warning_messages(args.results, [str(w.message) for w in caught])
+        raise CliError(_in_file(str(exc), args.gt, results)) from None
+    print_warning_messages(results, [str(w.message) for w in caught])
+    return data, ev
+
+
+def cmd_detection_coco(args: argparse.Namespace) -> int:
+    data, ev = _evaluate_coco(args, args.results)
     if args.plot:
         entries = []
         for row in ev.per_class:
@@ -113,7 +124,7 @@ def _diagnostics(args: argparse.Namespace, data: Any, ev: Any) -> dict[str, Any]
             out["eb"] = detection.error_breakdown(data, iou_type=args.iou_type, iou_thresholds=ev.iou_thresholds,
                                                   max_dets=ev.max_dets[-1])
     except (ValueError, TypeError) as exc:
-        raise CliError(_in_file(str(exc), args)) from None
+        raise CliError(_in_file(str(exc), args.gt, args.results)) from None
     if args.plot and out:
         _plot_diagnostics(out, args.plot)
     return out
@@ -194,10 +205,63 @@ def _diagnostics_text(out: dict[str, Any], args: argparse.Namespace) -> list[str
 
 
 
-def _in_file(message: str, args: argparse.Namespace) -> str:
+def cmd_detection_compare(args: argparse.Namespace) -> int:
+    from .. import detection
+
+    (_, a), (_, b) = _evaluate_coco(args, args.results_a), _evaluate_coco(args, args.results_b)
+    try:
+        out = detection.compare_coco(a, b, args.n_resamples, confidence_level=args.level, random_state=args.seed)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    method = (f"paired percentile bootstrap over images (the same draws for both), {out.n_resamples} resamples, "
+              f"level {out.confidence_level:g}, seed {args.seed}")
+    names = {"mAP": 0, "AP50": 1, "AP75": 2}
+    if args.json:
+        print(json.dumps(json_safe({"a": args.results_a, "b": args.results_b, "iou_type": a.iou_type, "method": method,
+                                    **{name: {"a": float(a.stats[i]), "b": float(b.stats[i]),
+                                              "difference": out.difference[name], "ci": list(out.intervals[name]),
+                                              "p_b_better": out.p_b_better[name]} for name, i in names.items()}}),
+                         indent=2, allow_nan=False))
+        return 0
+    pct = f"{100 * out.confidence_level:g}%"
+    rows = [[name, fmt(a.stats[i], 3), fmt(b.stats[i], 3), fmt(out.difference[name], 3),
+             f"[{fmt(out.intervals[name][0], 3)}, {fmt(out.intervals[name][1], 3)}]", fmt(out.p_b_better[name], 3)]
+            for name, i in names.items()]
+    lines = [*fit([f"ground truth {args.gt}; A {args.results_a}; B {args.results_b}; {a.iou_type}"], wide=args.wide),
+             "", *render_table(["", "A", "B", "B - A", f"{pct} interval", "P(B > A)"], rows, wide=args.wide),
+             *fit([f"({method}; P(B > A): the share of replicates where B is higher)"], wide=args.wide)]
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_detection_crowdpose(args: argparse.Namespace) -> int:
+    from .. import detection
+
+    for path in (args.gt, args.results):
+        if not os.path.isfile(path):
+            raise CliError(f"{path}: no such file")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = detection.evaluate_crowdpose(args.gt, args.results)
+    except (ValueError, TypeError) as exc:
+        raise CliError(_in_file(str(exc), args.gt, args.results)) from None
+    print_warning_messages(args.results, [str(w.message) for w in caught])
+    if args.json:
+        print(json.dumps(json_safe(out), indent=2, allow_nan=False))
+        return 0
+    rows = [[name, fmt(value, 3)] for name, value in out.items()]
+    print("\n".join([*fit([f"ground truth {args.gt}; results {args.results}; CrowdPose's protocol (14 sigmas, OKS "
+                            "scale 0.53 w h, maxDets 20; easy / medium / hard by crowdIndex)"], wide=args.wide), "",
+                      *render_table(["CrowdPose", "value"], rows, wide=args.wide),
+                      "(-1: no image in that crowd-index range)"]))
+    return 0
+
+
+def _in_file(message: str, gt: str, results: str) -> str:
     """An error about a record found after loading (e.g. a mask decoded by the evaluation), prefixed with its
     file as the loader's errors are."""
-    for prefix, path in (("results ", args.results), ("ground truth ", args.gt)):
+    for prefix, path in (("results ", results), ("ground truth ", gt)):
         if message.startswith(prefix) and path not in message:
             return f"{path}: {message}"
     return message
@@ -266,6 +330,14 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, OSError) as exc:
         raise CliError(str(exc)) from None
     n_det = {c: int((data.dt_class == c).sum()) for c in ev.n_gt}
+    try:
+        ci = ev.bootstrap(args.n_resamples, random_state=args.seed) if args.ci else None
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    method = f"95% percentile bootstrap over images, {args.n_resamples} resamples, seed {args.seed}"
+
+    def interval(pair: Any) -> str:
+        return "-" if pair is None else f"[{fmt(pair[0], 3)}, {fmt(pair[1], 3)}]"
     if args.plot:
         entries = [(k, c, ev.n_gt[c], [(f"IoU {ev.iou_threshold:g}", ev.tables[c])] if c in ev.tables else [])
                    for k, c in enumerate(ev.n_gt) if ev.n_gt[c] > 0]
@@ -274,13 +346,22 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
         print(json.dumps(json_safe({"ap": {str(k): v for k, v in ev.ap.items()}, "mAP": ev.map,
                                      "method": ev.method, "iou_threshold": ev.iou_threshold,
                                      "n_gt": {str(k): v for k, v in ev.n_gt.items()},
-                                     "n_det": {str(k): v for k, v in n_det.items()}}), indent=2))
-    elif args.per_class:
-        rows = [[str(c), fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])] for c in ev.n_gt]
-        print("\n".join([*render_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"],
-                                       rows, wide=args.wide), f"mAP {fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
+                                     "n_det": {str(k): v for k, v in n_det.items()},
+                                     **({} if ci is None else {
+                                         "ci": list(ci["mAP"]), "ci_method": method,
+                                         "ci_per_class": {str(k): list(v) for k, v in ci["per_class"].items()}})}),
+                         indent=2))
+        return 0
+    if args.per_class:
+        rows = [[str(c), fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])]
+                + ([interval(ci["per_class"].get(c))] if ci is not None else []) for c in ev.n_gt]
+        print("\n".join([*render_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"]
+                                       + (["95% interval"] if ci is not None else []), rows, wide=args.wide),
+                         f"mAP {fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
     else:
         print(ev.to_text())
+    if ci is not None:
+        print(f"mAP 95% interval {interval(ci['mAP'])} ({method})")
     return 0
 
 
@@ -325,21 +406,35 @@ def register(sub: Any) -> None:
     coco.add_argument("gt", metavar="GT.json", help="COCO ground truth (images, annotations, categories)")
     coco.add_argument("results", metavar="RESULTS.json", help="COCO results: a list of detections")
     coco.add_argument("--per-class", action="store_true", help="also print AP, AP50, AP75 per class")
-    coco.add_argument("--iou-type", choices=("bbox", "segm", "keypoints"), default="bbox",
-                      help="box IoU (default), mask IoU of the segmentations, or keypoint OKS")
-    coco.add_argument("--max-dets", type=int_in(1), nargs="+", default=None, metavar="N",
-                      help="detections per image, distinct, any order (default 1 10 100; 20 for keypoints); any number "
-                      "of values, e.g. 100 300 1000 for proposal recall")
-    coco.add_argument("--iou-thresholds", type=_float_list, default=None, metavar="T1,T2,...",
-                      help="IoU thresholds (default 0.50:0.05:0.95), e.g. 0.5,0.75")
-    coco.add_argument("--area-ranges", type=_area_ranges, default=None, metavar="NAME=LO:HI,...",
-                      help="area ranges (default all/small/medium/large), e.g. all=0:1e10,small=0:1024")
-    coco.add_argument("--kpt-oks-sigmas", type=_float_list, default=None, metavar="S1,S2,...",
-                      help="keypoint OKS sigmas, one per keypoint (default COCO's 17)")
+    compare = det_sub.add_parser(
+        "compare", help="paired bootstrap of two COCO result files on one ground truth (B - A)",
+        description="Evaluate two COCO result files (two models) on the same ground truth and give the "
+        "differences B - A of mAP, AP50, AP75 with paired percentile bootstrap intervals over images.")
+    compare.add_argument("gt", metavar="GT.json", help="COCO ground truth")
+    compare.add_argument("results_a", metavar="A.json", help="COCO results of model A")
+    compare.add_argument("results_b", metavar="B.json", help="COCO results of model B")
+    compare.add_argument("--level", type=level_arg, default=0.95, help="confidence level (default 0.95)")
+    for sp in (coco, compare):
+        sp.add_argument("--iou-type", choices=("bbox", "segm", "keypoints"), default="bbox",
+                        help="box IoU (default), mask IoU of the segmentations, or keypoint OKS")
+        sp.add_argument("--max-dets", type=int_in(1), nargs="+", default=None, metavar="N",
+                        help="detections per image, distinct, any order (default 1 10 100; 20 for keypoints); any "
+                        "number of values, e.g. 100 300 1000 for proposal recall")
+        sp.add_argument("--iou-thresholds", type=_float_list, default=None, metavar="T1,T2,...",
+                        help="IoU thresholds (default 0.50:0.05:0.95), e.g. 0.5,0.75")
+        sp.add_argument("--area-ranges", type=_area_ranges, default=None, metavar="NAME=LO:HI,...",
+                        help="area ranges (default all/small/medium/large), e.g. all=0:1e10,small=0:1024")
+        sp.add_argument("--kpt-oks-sigmas", type=_float_list, default=None, metavar="S1,S2,...",
+                        help="keypoint OKS sigmas, one per keypoint (default COCO's 17; CrowdPose: detection crowdpose)")
+        sp.add_argument("--no-cats", action="store_true",
+                        help="class-agnostic: pool all categories (pycocotools' useCats=0)")
+        sp.add_argument("--ties", choices=("stable", "group"), default="stable",
+                        help="stable: pycocotools' order (default); group: equal scores as one step")
+        sp.add_argument("--json", action="store_true", help="print one JSON object")
+        add_output_options(sp, undefined=False)
     coco.add_argument("--ci", action="store_true",
                       help="95%% bootstrap intervals over images for mAP, AP50, AP75 (and per class), with the bias")
-    coco.add_argument("--n-resamples", type=int_in(1), default=1000, help="bootstrap resamples (default 1000)")
-    coco.add_argument("--seed", type=int_in(0), default=0, help="bootstrap seed (default 0)")
+    coco.add_argument("--plot", metavar="DIR", help="write each class's PR curves (IoU 0.5, 0.75) as PNGs in DIR")
     coco.add_argument("--ci-method", choices=("basic", "percentile", "bias-corrected", "bc"), default="basic",
                       help="--ci interval design (default basic: it covers the population mAP where percentile "
                       "intervals miss it; docs/detection.md)")
@@ -356,14 +451,18 @@ def register(sub: Any) -> None:
     diag.add_argument("--confusion-iou", type=unit_arg, default=0.45, help="--confusion: IoU above it pairs (default 0.45)")
     diag.add_argument("--errors", action="store_true",
                       help="TIDE error breakdown: mAP gained by fixing each error type, per IoU threshold")
-    coco.add_argument("--no-cats", action="store_true",
-                      help="class-agnostic: pool all categories (pycocotools' useCats=0)")
-    coco.add_argument("--ties", choices=("stable", "group"), default="stable",
-                      help="stable: pycocotools' order (default); group: equal scores as one step")
-    coco.add_argument("--json", action="store_true", help="print one JSON object")
-    coco.add_argument("--plot", metavar="DIR", help="write each class's PR curves (IoU 0.5, 0.75) as PNGs in DIR")
-    add_output_options(coco, undefined=False)
     coco.set_defaults(func=cmd_detection_coco)
+    compare.set_defaults(func=cmd_detection_compare)
+    crowdpose = det_sub.add_parser(
+        "crowdpose", help="CrowdPose keypoint AP (its 14 sigmas, OKS scale 0.53 w h, AP easy / medium / hard)",
+        description="CrowdPose's protocol: pycocotools' OKS evaluation with CrowdPose's sigmas, the ground "
+        "truth's area 0.53 w h of its box, maxDets 20, no area ranges, and AP over the images of each "
+        "crowd-index range (easy < 0.1, medium < 0.8, hard).")
+    crowdpose.add_argument("gt", metavar="GT.json", help="CrowdPose ground truth (images with 'crowdIndex')")
+    crowdpose.add_argument("results", metavar="RESULTS.json", help="keypoint results")
+    crowdpose.add_argument("--json", action="store_true", help="print one JSON object")
+    add_output_options(crowdpose, undefined=False)
+    crowdpose.set_defaults(func=cmd_detection_crowdpose)
     voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
                              description="PASCAL VOC XML annotations and detections (a per-class file pattern "
                              "with {} for the class name, lines 'image score x1 y1 x2 y2'; or a directory of "
@@ -388,5 +487,11 @@ def register(sub: Any) -> None:
         sp.add_argument("--json", action="store_true", help="print one JSON object")
         sp.add_argument("--per-class", action="store_true", help="a table of AP, #GT and #detections per class")
         sp.add_argument("--plot", metavar="DIR", help="write each class's PR curve as a PNG in DIR")
+        sp.add_argument("--ci", action="store_true",
+                        help="95%% percentile bootstrap intervals over images for mAP (and per class)")
         add_output_options(sp, undefined=False)
         sp.set_defaults(func=cmd_detection_voc)
+    for sp in (coco, compare, voc, text):
+        sp.add_argument("--n-resamples", type=int_in(1) if sp is coco else resamples_arg, default=1000,
+                        help="bootstrap resamples (default 1000)")
+        sp.add_argument("--seed", type=int_in(0), default=0, help="bootstrap seed (default 0)")

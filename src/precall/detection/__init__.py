@@ -25,7 +25,7 @@ from .bootstrap import CocoBootstrap, CocoComparison, bootstrap_coco, compare_co
 from .keypoints import CROWDPOSE_SIGMAS, evaluate_crowdpose
 from .tide import ERROR_TYPES, ErrorBreakdown, error_breakdown
 from .diagnostics import ConfusionMatrix, OperatingPoints, confusion_matrix, operating_points
-from .metric import MeanAveragePrecision
+from .metric import MeanAveragePrecision, MeanAveragePrecisionResult
 from .voc import VocEvaluation, evaluate_voc
 
 __all__ = [
@@ -33,7 +33,7 @@ __all__ = [
     "IOU_THRESHOLDS", "error_breakdown", "ConfusionMatrix", "OperatingPoints", "confusion_matrix",
     "operating_points",
     "KEYPOINT_AREA_RANGES", "CocoBootstrap", "CocoComparison", "CocoEvaluation", "DetectionSet", "DetectionWarning",
-    "MeanAveragePrecision", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
+    "MeanAveragePrecision", "MeanAveragePrecisionResult", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
     "evaluate_voc", "load_coco", "load_text", "load_voc",
 ]
 

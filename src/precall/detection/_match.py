@@ -43,7 +43,12 @@ def _content_keys(data: DetectionSet, kind: str, rows: np.ndarray) -> tuple[np.n
 
     segms = data.gt_segm if kind == "gt" else data.dt_segm
     if segms is None or not any(s is not None for s in segms):
-        return ()
+        runs = data.gt_runs if kind == "gt" else data.dt_runs
+        if runs is None:
+            return ()
+        mine = runs.subset(rows)  # masks given as arrays (MeanAveragePrecision): a CRC of their runs
+        return (np.array([zlib.crc32(np.concatenate(mine.take(i)).tobytes()) for i in range(rows.size)],
+                         dtype=np.int64),)
     return (np.array([zlib.crc32(json.dumps(segms[r], sort_keys=True, default=str).encode()) for r in rows.tolist()],
                      dtype=np.int64),)
 
@@ -117,6 +122,9 @@ def _decode(data: DetectionSet, kind: str, rows: np.ndarray) -> Any:
     """The foreground runs of the masks of some ground truths or detections (rows)."""
     from ._rle import decode_runs
 
+    cached = data.gt_runs if kind == "gt" else data.dt_runs
+    if cached is not None:  # decoded once already (load_coco, MeanAveragePrecision)
+        return cached.subset(rows)
     segms, images = (data.gt_segm, data.gt_image) if kind == "gt" else (data.dt_segm, data.dt_image)
     what = "ground truth annotation" if kind == "gt" else "results detection"
     picked, sizes = [], []
@@ -171,11 +179,14 @@ def _segm_ious(data: DetectionSet, grp: _Groups) -> np.ndarray:
 def _keypoint_arrays(data: DetectionSet, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(N_gt, 3k) and (N_dt, 3k) keypoints, and the ground truths without labelled keypoints
     (``num_keypoints == 0``, or no ``keypoints``: pycocotools ignores those)."""
-    from .io import _keypoint_array
+    from .io import _keypoint_array, _keypoint_matrix
 
-    def stack(values: list[Any] | None, n: int, what: str, required: bool) -> np.ndarray:
+    def stack(values: Any, n: int, what: str, required: bool) -> np.ndarray:
+        whole = _keypoint_matrix(values, n)  # every record with the same number of keypoints: at once
+        if whole is not None and whole.shape[1] == 3 * k:
+            return whole
         out = np.zeros((n, 3 * k))
-        for i, v in enumerate(values or [None] * n):
+        for i, v in enumerate([None] * n if values is None else values):
             if v is None:
                 if required:
                     raise ValueError(f"{what} {i}: no 'keypoints' (iou_type='keypoints' needs them)")

@@ -216,42 +216,84 @@ class Runs:
         lo, hi = self.bounds[index], self.bounds[index + 1]
         return self.start[lo:hi], self.end[lo:hi]
 
+    def subset(self, rows: np.ndarray) -> Runs:
+        """The masks ``rows`` (an index array, any order, repeats allowed), as int64 runs."""
+        rows = np.asarray(rows, dtype=np.int64)
+        count = (self.bounds[rows + 1] - self.bounds[rows]).astype(np.int64)
+        bounds = np.r_[0, np.cumsum(count)].astype(np.int64)
+        index = np.repeat(self.bounds[rows] - bounds[:-1], count) + np.arange(int(bounds[-1]))
+        return Runs(self.start[index].astype(np.int64), self.end[index].astype(np.int64), bounds)
+
+    def compact(self) -> Runs:
+        """The same runs stored as uint32 (COCO's pixel positions are below 2**32): half the memory."""
+        return Runs(self.start.astype(np.uint32), self.end.astype(np.uint32), self.bounds)
+
+    @staticmethod
+    def concat(parts: list[Runs]) -> Runs:
+        """The masks of several :class:`Runs`, one after the other."""
+        if not parts:
+            return Runs(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64))
+        offsets = np.cumsum([0] + [p.bounds[-1] for p in parts[:-1]])
+        bounds = np.concatenate([parts[0].bounds[:1]] + [p.bounds[1:] + o for p, o in zip(parts, offsets)])
+        return Runs(np.concatenate([p.start for p in parts]), np.concatenate([p.end for p in parts]),
+                    bounds.astype(np.int64))
+
+    @staticmethod
+    def from_masks(masks: np.ndarray) -> Runs:
+        """The foreground runs of boolean masks ``(N, H, W)`` in COCO's column-major pixel order."""
+        n = masks.shape[0]
+        flat = np.zeros((n, masks.shape[1] * masks.shape[2] + 2), dtype=bool)
+        flat[:, 1:-1] = masks.transpose(0, 2, 1).reshape(n, flat.shape[1] - 2) != 0
+        row, pos = np.nonzero(flat[:, 1:] != flat[:, :-1])  # row-major: each row's changes in order
+        return Runs(pos[0::2].astype(np.int64), pos[1::2].astype(np.int64),
+                    np.r_[0, np.cumsum(np.bincount(row[0::2], minlength=n))].astype(np.int64))
+
 
 def _decode_strings(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """pycocotools' compressed counts of many strings at once: (counts, bounds) with the
-    counts of string ``i`` in ``counts[bounds[i]:bounds[i + 1]]``."""
-    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    counts of string ``i`` in ``counts[bounds[i]:bounds[i + 1]]``.
+
+    A value is 1 to ~7 characters; it is assembled one character position at a time over
+    the values still that long (most are one character), in bytes until the shifts."""
+    n = len(texts)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     try:
         raw = "".join(texts).encode("ascii")
     except UnicodeEncodeError:
         raise ValueError("compressed counts must be ASCII text (pycocotools' RLE string)") from None
-    c = np.frombuffer(raw, dtype=np.uint8).astype(np.int64) - 48
+    c = np.frombuffer(raw, dtype=np.uint8) - np.uint8(48)  # below '0' wraps to > 63
     if c.size == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(len(texts) + 1, dtype=np.int64)
-    if (c < 0).any() or (c > 63).any():
+        return np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64)
+    if (c > 63).any():
         raise ValueError("compressed counts hold characters outside pycocotools' alphabet ('0' to 'o')")
-    string_end = np.zeros(c.size, dtype=bool)
-    string_end[np.cumsum(lengths)[lengths > 0] - 1] = True
-    end = ((c & 0x20) == 0) | string_end  # the last character of each value
-    ends = np.flatnonzero(end)
-    starts = np.r_[0, ends[:-1] + 1]
-    k = np.arange(c.size) - np.repeat(starts, ends - starts + 1)  # position within the value
-    value = np.add.reduceat((c & 0x1F) << (5 * k), starts)
-    negative = (c[ends] & 0x10) != 0
-    value = np.where(negative, value - (np.int64(1) << (5 * (k[ends] + 1))), value)
-    owner = np.repeat(np.arange(len(texts)), lengths)[ends]  # the string of each value
-    n_values = np.bincount(owner, minlength=len(texts))
-    bounds = np.r_[0, np.cumsum(n_values)]
-    j = np.arange(value.size) - bounds[owner]  # index within the string
-    # from the third count on, a value is a difference from the count two places before: within a string,
-    # the odd-index counts are running sums of the odd-index values, those at even index >= 2 of theirs
-    odd = j % 2 == 1
-    even = (j % 2 == 0) & (j >= 2)
+    last_char = np.cumsum(lengths) - 1  # of each string (an empty one: the previous string's)
+    more = (c & 0x20) != 0
+    more[last_char[lengths > 0]] = False  # a value never runs into the next string
+    ends = np.flatnonzero(~more)
+    starts = np.empty_like(ends)
+    starts[0], starts[1:] = 0, ends[:-1] + 1
+    size = ends - starts + 1
+    low = c & np.uint8(0x1F)
+    value = low[starts].astype(np.int64)
+    longer, k = np.flatnonzero(size > 1), 1
+    while longer.size:
+        value[longer] |= low[starts[longer] + k].astype(np.int64) << (5 * k)
+        k += 1
+        longer = longer[size[longer] > k]
+    negative = np.flatnonzero(c[ends] & np.uint8(0x10))
+    value[negative] -= np.int64(1) << (5 * size[negative])  # C: x |= -1 << 5k
+    bounds = np.r_[0, np.searchsorted(ends, last_char, side="right")].astype(np.int64)
+    n_values = np.diff(bounds)
+    j = np.arange(value.size) - np.repeat(bounds[:-1], n_values)  # index within the string
+    # from the fourth count on (C: m > 2), a value is a difference from the count two places before:
+    # within a string the odd-index counts are running sums of the odd-index values, those at even
+    # index >= 2 of theirs
+    odd = (j & 1) == 1
+    even = ~odd & (j >= 2)
     cs_odd = np.cumsum(np.where(odd, value, 0))
     cs_even = np.cumsum(np.where(even, value, 0))
-    first = bounds[:-1][owner]  # the string's first value
-    before_odd = np.r_[0, cs_odd][first]
-    before_even = np.r_[0, cs_even][first]
+    before_odd = np.repeat(np.r_[0, cs_odd][bounds[:-1]], n_values)
+    before_even = np.repeat(np.r_[0, cs_even][bounds[:-1]], n_values)
     counts = np.where(odd, cs_odd - before_odd, np.where(even, cs_even - before_even, value))
     return counts, bounds
 
@@ -384,6 +426,13 @@ def decode_runs(segmentations: list[Any], sizes: list[tuple[int, int]]) -> Runs:
             if h * w > MAX_PIXELS:
                 raise ValueError(f"an image of {h} x {w} pixels is larger than COCO masks allow (run-length counts "
                                  f"are 32-bit: at most {MAX_PIXELS} pixels); is its 'height' / 'width' right?")
+            if type(seg) is dict:  # the common case, a compressed RLE of the right size: no further checks here
+                counts, size = seg.get("counts"), seg.get("size")
+                if type(counts) is str and type(size) is list and len(size) == 2 and type(size[0]) is int and \
+                        type(size[1]) is int and size[0] == h and size[1] == w:
+                    strings.append(counts)
+                    string_of.append(i)
+                    continue
             if isinstance(seg, list):
                 if not seg:
                     pieces[i] = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))

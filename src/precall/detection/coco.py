@@ -76,7 +76,7 @@ from .._core.steps import steps_from_counts
 from .._core.validate import check_numbers
 from ..table import ThresholdTable
 from ._match import _match
-from .io import DetectionSet
+from .io import DetectionSet, DetectionWarning
 
 __all__ = ["AREA_RANGES", "COCO_KEYPOINT_SIGMAS", "IOU_THRESHOLDS", "KEYPOINT_AREA_RANGES", "CocoEvaluation",
            "evaluate_coco"]
@@ -95,6 +95,10 @@ KEYPOINT_AREA_RANGES: dict[str, tuple[float, float]] = {
 #: pycocotools' per-keypoint OKS sigmas of the 17 COCO person keypoints
 COCO_KEYPOINT_SIGMAS = np.array(
     [.26, .25, .25, .35, .35, .79, .79, .72, .72, .62, .62, 1.07, 1.07, .87, .87, .89, .89]) / 10.0
+CROWDPOSE_WARNING = ("the ground truth is a CrowdPose set (its images have 'crowdIndex'): these are COCO's keypoint "
+                     "numbers (OKS scale = the annotation's area, COCO's area ranges), not CrowdPose's (OKS scale "
+                     "0.53 w h of the box, AP easy / medium / hard): use evaluate_crowdpose (precall detection "
+                     "crowdpose) for those")
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
 
 
@@ -301,21 +305,49 @@ def check_area_ranges(area_ranges: Any) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _interpolated(
-    tp: np.ndarray, ignored: np.ndarray, score: np.ndarray, n_pos: int, ties: str, rec_thresholds: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(T, 101) interpolated precision and (T,) recall of one class: each IoU
-    threshold is a row of per-detection counts (an ignored detection counts
-    neither as TP nor FP), the coco convention on all rows at once."""
+def _counts(tp: np.ndarray, ignored: np.ndarray, score: np.ndarray, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """(T, runs) per-run TP and FP counts of one class's ranked detections at each IoU threshold (an
+    ignored detection counts neither as TP nor FP; equal scores one run with ``ties="group"``)."""
     pos = (tp & ~ignored).astype(np.float64)
     neg = (~tp & ~ignored).astype(np.float64)
     if score.size and ties == "group":  # equal scores: one run
         starts = np.flatnonzero(np.r_[True, score[1:] != score[:-1]])
         pos, neg = np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1)
-    if pos.shape[1] == 0:
-        return np.zeros((tp.shape[0], rec_thresholds.size)), np.zeros(tp.shape[0])
-    steps = steps_from_counts(pos, neg, np.full(pos.shape[0], float(n_pos)))
-    return grid_precisions(steps, "coco", thresholds=rec_thresholds), steps.tp[:, -1] / n_pos
+    return pos, neg
+
+
+_CELLS_PER_CALL = 1 << 18  # rows x runs of one call of the core's row kernels
+_SHORT = 256  # cells with fewer runs are evaluated in batches (per-call overhead), longer ones one by one
+
+
+def _interpolated_cells(cells: list[tuple[np.ndarray, np.ndarray, int]], rec_thresholds: np.ndarray,
+                        ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each cell ``(pos, neg, n_pos)`` (one class, area range and ``max_dets``; ``(T, runs)`` counts),
+    the (T, R) interpolated precision and (T,) recall: the ``coco`` convention on all the IoU thresholds
+    of many cells at once (rows padded with empty runs, which change no number)."""
+    out: list[Any] = [None] * len(cells)
+    order = sorted(range(len(cells)), key=lambda i: cells[i][0].shape[1])
+    lo = 0
+    while lo < len(order):
+        T = cells[order[lo]][0].shape[0]
+        hi = lo + 1
+        while hi < len(order) and (hi + 1 - lo) * T * max(cells[order[hi]][0].shape[1], 1) <= _CELLS_PER_CALL:
+            hi += 1
+        width = max(cells[order[hi - 1]][0].shape[1], 1)
+        pos = np.zeros(((hi - lo) * T, width))
+        neg = np.zeros_like(pos)
+        for j, i in enumerate(order[lo:hi]):
+            p, q, _ = cells[i]
+            pos[j * T:(j + 1) * T, :p.shape[1]] = p
+            neg[j * T:(j + 1) * T, :q.shape[1]] = q
+        n_pos = np.repeat(np.array([float(cells[i][2]) for i in order[lo:hi]]), T)
+        steps = steps_from_counts(pos, neg, n_pos)
+        precision = grid_precisions(steps, "coco", thresholds=rec_thresholds)
+        recall = steps.tp[:, -1] / n_pos
+        for j, i in enumerate(order[lo:hi]):
+            out[i] = (precision[j * T:(j + 1) * T], recall[j * T:(j + 1) * T])
+        lo = hi
+    return out
 
 
 def _mean_valid(values: np.ndarray) -> float:
@@ -392,7 +424,12 @@ def evaluate_coco(
     ranges, sigmas = opts["area_ranges"], opts["kpt_oks_sigmas"]
     if iou_type == "keypoints" and data.dt_keypoints is None:
         raise ValueError("iou_type='keypoints' needs keypoints: load the data with load_coco")
-    if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
+    if iou_type == "keypoints" and data.crowd_index:
+        import warnings
+
+        warnings.warn(CROWDPOSE_WARNING, DetectionWarning, stacklevel=2)
+    if iou_type == "segm" and ((data.gt_segm is None and data.gt_runs is None) or
+                               (data.dt_segm is None and data.dt_runs is None) or data.image_hw is None):
         raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
     if not use_cats:  # pycocotools' order: the records of each listed category in turn (ties follow it)
         rank = {c: i for i, c in enumerate(data.classes.tolist())}
@@ -413,9 +450,10 @@ def evaluate_coco(
     order = np.lexsort((matched.rank, matched.image, -matched.score, matched.cls))
     bounds = np.searchsorted(matched.cls[order], np.arange(K + 1))
     ranked: dict[Any, tuple[np.ndarray, ...]] = {}
+    cells, where, held = [], [], 0
     for k in range(K):
         if progress is not None:
-            progress(0.8 + 0.2 * k / max(K, 1))
+            progress(0.8 + 0.1 * k / max(K, 1))
         rows = order[bounds[k] : bounds[k + 1]]
         if matched.n_gt[:, k].any():  # max_dets[-1] is the largest: the matching kept that many
             kept = rows[matched.rank[rows] < max_dets[-1]]
@@ -427,10 +465,18 @@ def evaluate_coco(
                 continue
             for m, md in enumerate(max_dets):
                 kept = rows[matched.rank[rows] < md]
-                precision[:, :, k, a, m], recall[:, k, a, m] = _interpolated(
-                    matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], npig, ties,
-                    recall_thresholds,
-                )
+                cell = (*_counts(matched.tp[a][:, kept], matched.ignored[a][:, kept], matched.score[kept], ties),
+                        npig)
+                if cell[0].shape[1] >= _SHORT:  # a long row: one call is cheap beside its size
+                    [(precision[:, :, k, a, m], recall[:, k, a, m])] = _interpolated_cells([cell], recall_thresholds)
+                    continue
+                cells.append(cell)
+                where.append((k, a, m))
+                held += cell[0].size
+        if held >= _CELLS_PER_CALL or k == K - 1:  # a bounded number of cells waits (memory), then one batch
+            for (kk, a, m), (p, r) in zip(where, _interpolated_cells(cells, recall_thresholds)):
+                precision[:, :, kk, a, m], recall[:, kk, a, m] = p, r
+            cells, where, held = [], [], 0
     if progress is not None:
         progress(1.0)
     names = list(ranges)

@@ -163,9 +163,14 @@ class DetectionSet:
     dt_segm: list[Any] | None = None
     image_hw: dict[Any, tuple[int, int]] | None = None
     gt_keypoints: list[Any] | None = None  # COCO keypoints [x1, y1, v1, ...], for iou_type="keypoints"
-    dt_keypoints: list[Any] | None = None
+    dt_keypoints: Any = None  # a list (None where absent), or an (n, 3k) array when read at once
     gt_num_keypoints: list[Any] | None = None
     _xyxy: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # boxes as read (VOC, text)
+    # the masks already decoded (a ``_rle.Runs``, one mask per row), so that nothing is decoded twice
+    gt_runs: Any = field(default=None, repr=False)
+    dt_runs: Any = field(default=None, repr=False)
+    # image id -> CrowdPose's ``crowdIndex``, when the ground truth's images have one (a CrowdPose set)
+    crowd_index: dict[Any, Any] | None = field(default=None, repr=False)
 
     def select_images(self, images: Any) -> DetectionSet:
         """The same set restricted to some images (ids of :attr:`images`; unknown ids are refused)."""
@@ -196,12 +201,20 @@ class DetectionSet:
             dt_segm=rows(self.dt_segm, d), image_hw=self.image_hw, gt_keypoints=rows(self.gt_keypoints, g),
             dt_keypoints=rows(self.dt_keypoints, d), gt_num_keypoints=rows(self.gt_num_keypoints, g),
             _xyxy=None if self._xyxy is None else (self._xyxy[0][g], self._xyxy[1][d]),
+            gt_runs=None if self.gt_runs is None else self.gt_runs.subset(g),
+            dt_runs=None if self.dt_runs is None else self.dt_runs.subset(d), crowd_index=self.crowd_index,
         )
         if changes:
             import dataclasses
 
             out = dataclasses.replace(out, **changes)
         return out
+
+
+KEPT_RUNS = 2**25
+"""The most foreground runs of result masks that :func:`load_coco` keeps once decoded (uint32: at
+most 256 MiB), so that the evaluation does not decode them again; beyond it they are decoded again
+per chunk of the matching, and memory stays bounded by a chunk."""
 
 
 def _load_json(obj: Any, what: str) -> Any:
@@ -218,17 +231,20 @@ def _load_json(obj: Any, what: str) -> Any:
     return obj
 
 
-def _boxes(records: list[dict[str, Any]], what: str) -> np.ndarray:
+def _boxes(records: list[dict[str, Any]], what: str, rows: Any = None) -> np.ndarray:
+    """The ``bbox`` of each record, checked; errors name ``rows[i]`` (default ``i``)."""
     boxes = np.zeros((len(records), 4))
     for i, r in enumerate(records):
         b = r.get("bbox")
         if not isinstance(b, (list, tuple)) or len(b) != 4 or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in b):
-            raise ValueError(f"{what} {i}: 'bbox' must be [x, y, w, h] (numbers); got {b!r}")
+            raise ValueError(f"{what} {i if rows is None else int(rows[i])}: 'bbox' must be [x, y, w, h] (numbers); "
+                             f"got {b!r}")
         boxes[i] = b
     if not np.isfinite(boxes).all():
         i = int(np.flatnonzero(~np.isfinite(boxes).all(axis=1))[0])
-        raise ValueError(f"{what} {i}: 'bbox' must be finite; got {records[i]['bbox']!r}")
+        raise ValueError(f"{what} {i if rows is None else int(rows[i])}: 'bbox' must be finite; got "
+                         f"{records[i]['bbox']!r}")
     return boxes
 
 
@@ -311,11 +327,14 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
                 f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"
             )
     dt_area = None
+    dt_runs = None
     if segm_results:
-        from ._rle import decode_runs
+        from ._rle import Runs, decode_runs
 
-        r = list(r)  # boxes are added to copies: the caller's records stay as they were
         dt_area = np.zeros(len(r))
+        mask_box = np.zeros((len(r), 4))  # pycocotools' loadRes: a result without 'bbox' gets its mask's
+        kept: list[Any] | None = []  # the decoded runs, kept for the matching while they fit the budget
+        n_kept = 0
         chunk = 2_000  # the runs of a chunk of masks at a time; no full-image mask is ever built
         for lo in range(0, len(r), chunk):
             part = r[lo:lo + chunk]
@@ -328,12 +347,22 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
                 where = lo + int(index.split("..")[0]) if index.split("..")[0].isdigit() else lo
                 raise ValueError(f"results detection {where}: 'segmentation': {rest or text}") from None
             dt_area[lo:lo + len(part)] = runs.areas()
-            missing = [k for k, d in enumerate(part) if "bbox" not in d]
-            if missing:
-                boxes = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
-                for k in missing:
-                    r[lo + k] = dict(part[k], bbox=boxes[k].tolist())
-    if kind == "keypoints":  # pycocotools' loadRes: the box and area of the keypoints' extent (all of them)
+            if kept is not None:
+                n_kept += runs.start.size
+                kept = kept + [runs.compact()] if n_kept <= KEPT_RUNS else None
+            mask_box[lo:lo + len(part)] = runs.boxes(np.array([hw[0] for hw in sizes], dtype=np.int64))
+        dt_runs = Runs.concat(kept) if kept is not None else None
+    dt_keypoints: Any = [d.get("keypoints") for d in r]
+    whole = None
+    if kind == "keypoints":
+        whole = _keypoint_matrix(dt_keypoints, len(r))
+    if whole is not None:  # pycocotools' loadRes: the box and area of the keypoints' extent, all records at once
+        x, y = whole[:, 0::3], whole[:, 1::3]
+        x0, x1, y0, y1 = x.min(axis=1), x.max(axis=1), y.min(axis=1), y.max(axis=1)
+        dt_area = (x1 - x0) * (y1 - y0)
+        kp_box = np.column_stack([x0, y0, x1 - x0, y1 - y0])
+        dt_keypoints = whole  # read once: the matching takes the array
+    elif kind == "keypoints":  # pycocotools' loadRes: the box and area of the keypoints' extent (all of them)
         r = list(r)
         dt_area = np.zeros(len(r))
         for i, d in enumerate(r):
@@ -342,7 +371,15 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
             x0, x1, y0, y1 = np.min(x), np.max(x), np.min(y), np.max(y)
             dt_area[i] = (x1 - x0) * (y1 - y0)
             r[i] = dict(d, bbox=[float(x0), float(y0), float(x1 - x0), float(y1 - y0)])
-    dt_box = _boxes(r, "results detection")
+    if segm_results:  # boxes given are read (and checked) as given, the others are the masks' extents
+        dt_box = mask_box
+        given = np.flatnonzero(["bbox" in d for d in r])
+        if given.size:
+            dt_box[given] = _boxes([r[i] for i in given.tolist()], "results detection", given)
+    elif whole is not None:
+        dt_box = kp_box
+    else:
+        dt_box = _boxes(r, "results detection")
     if kind == "bbox":  # segmentation results: the box is the mask's extent, zero when the mask is empty
         _check_sizes(dt_box, "results detection", r)
     dt_score = np.zeros(len(r))
@@ -361,9 +398,26 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
         dt_box=dt_box, dt_score=dt_score, class_names=names, dt_area=dt_area,
         gt_segm=[a.get("segmentation") for a in anns],
         dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,
-        gt_keypoints=[a.get("keypoints") for a in anns], dt_keypoints=[d.get("keypoints") for d in r],
-        gt_num_keypoints=[a.get("num_keypoints") for a in anns],
+        gt_keypoints=[a.get("keypoints") for a in anns], dt_keypoints=dt_keypoints,
+        gt_num_keypoints=[a.get("num_keypoints") for a in anns], dt_runs=dt_runs,
+        crowd_index={img["id"]: img["crowdIndex"] for img in g["images"] if "crowdIndex" in img} or None,
     )
+
+
+def _keypoint_matrix(values: Any, n: int) -> np.ndarray | None:
+    """``n`` records' keypoints as one (n, 3k) float64 array when every record has the same number of
+    finite values (k >= 1); None otherwise (then each record is read, and refused, on its own)."""
+    if isinstance(values, np.ndarray):
+        return values if values.ndim == 2 and values.shape[0] == n else None
+    if values is None or n == 0 or any(v is None for v in values):
+        return None
+    try:
+        whole = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if whole.ndim != 2 or whole.shape[1] == 0 or whole.shape[1] % 3 or not np.isfinite(whole).all():
+        return None
+    return whole
 
 
 def _keypoint_array(values: Any, where: str) -> np.ndarray:

@@ -11,6 +11,7 @@ area ranges, and AP on three image subsets by the image's ``crowdIndex``: easy
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -62,7 +63,7 @@ def evaluate_crowdpose(gt: Any, results: Any, *, sigmas: Any = None) -> dict[str
         for name, (lo, hi) in _CROWD_LEVELS.items():
             if lo <= ci < hi:
                 levels[name].append(img.get("id"))
-    data = load_coco(g, results)
+    data = dataclasses.replace(load_coco(g, results), crowd_index=None)  # evaluated by CrowdPose's rules here
     sig = CROWDPOSE_SIGMAS if sigmas is None else sigmas
     whole = {"all": (0.0, 1e5**2)}
     ev = evaluate_coco(data, iou_type="keypoints", kpt_oks_sigmas=sig, area_ranges=whole)
