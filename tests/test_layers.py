@@ -43,6 +43,7 @@ RANKS = {
     "precall.stats.bands": 21.5,
     "precall.scale.binned": 22,
     "precall.scale.accumulator": 23,
+    "precall.scale.sliced": 23.5,
     "precall.scale": 24,
     "precall.scale.ranges": 25,
     "precall.scale.dask": 26,
