@@ -103,16 +103,15 @@ def renamed(result: Any, texts: list[list[str]]) -> Any:
 class SliceReport:
     """``evaluate --by``: one :class:`precall.SlicedEvaluation` with what the CLI knows of its input."""
 
-    source: str
-    n_rows: int
-    label_column: str
-    score_column: str
-    weight_column: str | None
-    pos_label: str
+    input: dict[str, Any]  # file, n_rows, label_column, score_column, weight_column, pos_label
     result: precall.SlicedEvaluation
     warnings: list[str]
     options: CiOptions | None = None
     intervals: dict[int, IntervalSet | None] | None = None  # by slice index; -1: all rows
+
+    @property
+    def source(self) -> str:
+        return str(self.input["file"])
 
 
 def sliced_evaluation(columns: Columns, *, name: str, label: str, score: str, weight: str | None,
@@ -135,8 +134,9 @@ def sliced_evaluation(columns: Columns, *, name: str, label: str, score: str, we
                 raise CliError(f"{name}: {_with_names(str(exc), result, renamed(result, texts))}") from None
             raise CliError(f"{name}: {exc}") from None
     result = renamed(coded, texts)
-    return SliceReport(name, len(columns.labels), label, score, weight, positive, result,
-                       list(dict.fromkeys(_with_names(str(w.message), coded, result) for w in caught)))
+    source = {"file": name, "n_rows": len(columns.labels), "label_column": label, "score_column": score,
+              "weight_column": weight, "pos_label": positive}
+    return SliceReport(source, result, list(dict.fromkeys(_with_names(str(w.message), coded, result) for w in caught)))
 
 
 def _with_names(message: str, coded: Any, named: Any) -> str:
@@ -169,7 +169,7 @@ def with_slice_intervals(report: SliceReport, columns: Columns, *, indices: Sequ
                        "drop --full, or rank fewer slices with --min-support")
     y = np.array(columns.labels)
     by, _ = slice_input(columns)
-    common: dict[str, Any] = {"pos_label": report.pos_label, "ties": ties, "recall_grid": recall_grid,
+    common: dict[str, Any] = {"pos_label": report.input["pos_label"], "ties": ties, "recall_grid": recall_grid,
                               "on_undefined": on_undefined, **bootstrap_kwargs(ci)}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -202,11 +202,12 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
     r = report.result
     ranked = r.ranked
     unranked = len(r.names) - ranked.size
+    given = report.input
     lines = [
-        f"file        {report.source} ({report.n_rows} rows)",
-        f"label       column {report.label_column!r}: positive {report.pos_label!r}",
-        f"score       column {report.score_column!r}"
-        + (f"; weight column {report.weight_column!r}" if report.weight_column else ""),
+        f"file        {given['file']} ({given['n_rows']} rows)",
+        f"label       column {given['label_column']!r}: positive {given['pos_label']!r}",
+        f"score       column {given['score_column']!r}"
+        + (f"; weight column {given['weight_column']!r}" if given["weight_column"] else ""),
         f"slices      {len(r.names)} by {', '.join(r.columns)}; {ranked.size} ranked, worst first by AP "
         f"{r.rank_by}" + (f"; {unranked} not ranked (no positives, or fewer than --min-support "
                           f"{r.min_support} rows)" if unranked else ""),
@@ -215,7 +216,7 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
     if iv is not None and report.options is not None:
         some = next((v for v in iv.values() if v is not None), None)
         drawn = drawn_as(some.resample, some.n_blocks) if some is not None else ""
-        lines.append("intervals   " + report.options.describe(report.weight_column is not None, drawn)
+        lines.append("intervals   " + report.options.describe(given["weight_column"] is not None, drawn)
                      + "; each slice resampled on its own rows")
     if not summary:
         lines = lines[4:]
@@ -260,12 +261,7 @@ def _interval_json(iv: IntervalSet | None) -> Any:
 
 def slices_json(report: SliceReport) -> dict[str, Any]:
     """Every slice's numbers (:meth:`precall.SlicedEvaluation.to_dict`), the input, the intervals."""
-    out: dict[str, Any] = {
-        "input": {"file": report.source, "n_rows": report.n_rows, "label_column": report.label_column,
-                  "score_column": report.score_column, "weight_column": report.weight_column,
-                  "pos_label": report.pos_label},
-        **report.result.to_dict(),
-    }
+    out: dict[str, Any] = {"input": dict(report.input), **report.result.to_dict()}
     if report.intervals is not None and report.options is not None:
         o = report.options
         out["intervals"] = {
