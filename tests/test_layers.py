@@ -41,7 +41,7 @@ RANKS = {
     "precall.stats.delong": 20.7,
     "precall.stats": 21,
     "precall.stats.bands": 21.5,
-    "precall._slice_intervals": 21.9,
+    "precall._slicing": 21.9,
     "precall.scale.binned": 22,
     "precall.scale.accumulator": 23,
     "precall.scale.sliced": 23.5,

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import precall
-from precall._slice_intervals import interval_set
+from precall._slicing import interval_set
 
 from ._common import terminal_progress
 

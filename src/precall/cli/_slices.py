@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
-import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -16,9 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 
 import precall
-from precall._slice_intervals import MAX_SLICES, IntervalSet, slice_intervals
-from precall.readers import Columns, SliceColumn, label_counts
-from precall._core.text import visible
+from precall._slicing import MAX_SLICES, IntervalSet, coded, named_message, slice_intervals, with_values
+from precall.readers import Columns, label_counts
 from precall.slices import MISSING, slice_codes
 
 from ._common import CliError, int_in, resolve_pos_label
@@ -59,42 +56,15 @@ def add_slice_options(p: argparse.ArgumentParser, *, what: str) -> None:
 
 # ---------------------------------------------------------------------------
 # the slice columns as codes, the result with the file's values
-def _ordered(column: SliceColumn) -> tuple[list[str], np.ndarray]:
-    """The column's texts sorted (as numbers when all are numbers) and its codes in that order
-    (float, NaN for missing: the library's missing value, which it puts last)."""
-    texts = column.texts
-    try:
-        keys = [float(t) for t in texts]
-        numeric = all(math.isfinite(k) for k in keys)
-    except ValueError:
-        numeric = False
-    order = sorted(range(len(texts)), key=(lambda i: (keys[i], texts[i])) if numeric else texts.__getitem__)
-    rank = np.empty(len(texts) + 1, dtype=np.float64)
-    rank[order] = np.arange(len(texts))
-    rank[-1] = np.nan  # code -1: missing
-    return [texts[i] for i in order], rank[column.codes]
-
-
 def slice_input(columns: Columns) -> tuple[dict[str, np.ndarray], list[list[str]]]:
-    """``by=`` for :func:`precall.evaluate` (each column's codes in the order of its sorted values,
-    NaN for missing: no Python string per row) and each column's sorted values."""
+    """``by=`` for :func:`precall.evaluate` (:func:`precall._slicing.coded`: each column's codes in
+    the order of its sorted values, NaN for missing) and each column's sorted values."""
     arrays, texts = {}, []
     for column in columns.by:
-        values, codes = _ordered(column)
+        values, codes = coded(column.texts, column.codes)
         arrays[column.name] = codes
         texts.append(values)
     return arrays, texts
-
-
-def renamed(result: Any, texts: list[list[str]]) -> Any:
-    """``result`` (sliced by codes) with the file's values as its keys and names (as the library
-    names slices: ``value``, or ``col=value, col=value`` for several columns)."""
-    keys = tuple(tuple(None if v is None or (isinstance(v, float) and math.isnan(v)) else texts[j][int(v)]
-                       for j, v in enumerate(key)) for key in result.keys)
-    values = {c: np.array([k[j] for k in keys] + [None], dtype=object)[:-1] for j, c in enumerate(result.columns)}
-    codes = slice_codes(values, len(keys))
-    names = tuple(codes.names[c] for c in codes.codes.tolist())
-    return dataclasses.replace(result, keys=keys, names=names)
 
 
 # ---------------------------------------------------------------------------
@@ -123,31 +93,21 @@ def sliced_evaluation(columns: Columns, *, name: str, label: str, score: str, we
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            coded = precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
-                                     pos_label=positive, ties=ties, recall_grid=recall_grid,
-                                     on_undefined=on_undefined, by=by, min_support=min_support)
+            coded_result = precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
+                                            pos_label=positive, ties=ties, recall_grid=recall_grid,
+                                            on_undefined=on_undefined, by=by, min_support=min_support)
         except (ValueError, TypeError) as exc:
             if "slice(s) (" in str(exc):  # the undefined policy "raise": name the slices by their values
                 result = precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
                                           pos_label=positive, ties=ties, recall_grid=recall_grid,
                                           on_undefined="nan", by=by, min_support=min_support)
-                raise CliError(f"{name}: {_with_names(str(exc), result, renamed(result, texts))}") from None
+                raise CliError(f"{name}: {named_message(str(exc), result, with_values(result, texts))}") from None
             raise CliError(f"{name}: {exc}") from None
-    result = renamed(coded, texts)
+    result = with_values(coded_result, texts)
     source = {"file": name, "n_rows": len(columns.labels), "label_column": label, "score_column": score,
               "weight_column": weight, "pos_label": positive}
-    return SliceReport(source, result, list(dict.fromkeys(_with_names(str(w.message), coded, result) for w in caught)))
-
-
-def _with_names(message: str, coded: Any, named: Any) -> str:
-    """A message of the library naming slices by their codes (``'3.0'``), with their values."""
-    head, sep, rest = message.partition("slice(s) (")
-    if not sep:
-        return message
-    listed, close, tail = rest.partition("):")
-    lookup = {repr(visible(a)): repr(visible(b)) for a, b in zip(coded.names, named.names)}
-    return head + sep + re.sub(r"'(?:[^'\\]|\\.)*'", lambda m: lookup.get(m.group(0), m.group(0)), listed) + \
-        close + tail
+    return SliceReport(source, result,
+                       list(dict.fromkeys(named_message(str(w.message), coded_result, result) for w in caught)))
 
 
 def shown(result: Any, top: int, full: bool) -> list[int | None]:
@@ -183,6 +143,19 @@ def with_slice_intervals(report: SliceReport, columns: Columns, *, indices: Sequ
     return dataclasses.replace(report, options=ci, intervals=got, warnings=messages)
 
 
+def slice_rows(columns: Columns, indices: Sequence[int]) -> dict[int, Columns]:
+    """The rows of each slice in ``indices`` (in the order of the sliced result's names), as Columns."""
+    by, _ = slice_input(columns)
+    codes = slice_codes(by, len(columns.labels)).codes
+    labels = np.array(columns.labels)
+    out = {}
+    for i in indices:
+        rows = np.flatnonzero(codes == i)
+        out[i] = Columns(labels[rows].tolist(), columns.scores[rows],
+                         None if columns.weights is None else columns.weights[rows])
+    return out
+
+
 # ---------------------------------------------------------------------------
 # output
 def _interval_cell(iv: IntervalSet | None, which: str, digits: int) -> str:
@@ -192,7 +165,7 @@ def _interval_cell(iv: IntervalSet | None, which: str, digits: int) -> str:
     return f"[{fmt(c.low, digits)}, {fmt(c.high, digits)}]"
 
 
-def _cut(name: str) -> str:
+def cut(name: str) -> str:
     return name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + "~"
 
 
@@ -227,7 +200,7 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
 
     def row(i: int) -> list[str]:
         ev = r.overall if i < 0 else r[r.keys[i]]
-        cells = ["overall" if i < 0 else _cut(r.names[i]), str(ev.n_samples), fmt_count(ev.n_pos),
+        cells = ["overall" if i < 0 else cut(r.names[i]), str(ev.n_samples), fmt_count(ev.n_pos),
                  fmt(ev.prevalence, digits), fmt(ev.average_precision[r.rank_by], digits)]
         if iv is not None:
             cells.append(_interval_cell(iv.get(i), "ap", digits))

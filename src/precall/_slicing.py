@@ -1,4 +1,10 @@
-"""Intervals of every AP convention and of ROC-AUC, for all rows or for each slice (internal).
+"""Slices for the presentation layers (internal): intervals of every AP convention and of ROC-AUC
+for all rows or for each slice, and slice columns given as codes named by their values.
+
+Slice columns read from a file come as distinct texts and a code per row; they are passed to
+``precall.evaluate(by=...)`` as codes (:func:`coded`: float, in the order of the sorted texts,
+NaN for missing: no Python string per row, whose sort would cost more than the evaluation) and
+the result is named by the texts afterwards (:func:`with_values`).
 
 :func:`interval_set` is the one place that decides how ``precall evaluate --ci``
 computes its intervals (one set of stratified bootstrap resamples for the six AP
@@ -14,7 +20,10 @@ for (the shown ones: the worst and best few), each on its own rows.  When
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -23,9 +32,10 @@ import numpy as np
 from . import stats
 from ._core.validate import AP_METHODS, check_number
 from .metrics import average_precision, roc_auc
+from ._core.text import visible
 from .slices import slice_codes
 
-__all__ = ["IntervalSet", "interval_set", "slice_intervals"]
+__all__ = ["IntervalSet", "coded", "interval_set", "named_message", "slice_intervals", "with_values"]
 
 MAX_SLICES = 1000
 """The most slices :func:`slice_intervals` resamples one by one (each a bootstrap of its rows)."""
@@ -90,3 +100,44 @@ def slice_intervals(y_true: Any, y_score: Any, by: Any, *, slices: Sequence[int]
         out[i] = interval_set(y[rows], s[rows], None if w is None else w[rows], pos_label=pos_label, ties=ties,
                               recall_grid=recall_grid, level=level, on_undefined=on_undefined, **bootstrap)
     return out
+
+
+# ---------------------------------------------------------------------------
+# slice columns as codes, named by their values
+def coded(texts: Sequence[str], codes: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """A text column (distinct ``texts``, ``codes`` into them, -1 missing) as ``by=`` codes: the
+    texts sorted (as numbers when all are finite numbers), each row's rank among them as a float,
+    NaN for missing (which the slices put last)."""
+    texts = list(texts)
+    try:
+        keys = [float(x) for x in texts]
+        numeric = all(math.isfinite(k) for k in keys)
+    except ValueError:
+        numeric = False
+    order = sorted(range(len(texts)), key=(lambda i: (keys[i], texts[i])) if numeric else texts.__getitem__)
+    rank = np.empty(len(texts) + 1, dtype=np.float64)
+    rank[order] = np.arange(len(texts))
+    rank[-1] = np.nan  # code -1: missing
+    return [texts[i] for i in order], rank[np.asarray(codes, dtype=np.int64)]
+
+
+def with_values(result: Any, values: Sequence[Sequence[str]]) -> Any:
+    """A sliced result of :func:`coded` columns with their values as keys and names (named as
+    the slices name them: ``value``, or ``col=value, col=value`` for several columns)."""
+    keys = tuple(tuple(None if v is None or (isinstance(v, float) and math.isnan(v)) else values[j][int(v)]
+                       for j, v in enumerate(key)) for key in result.keys)
+    columns = {c: np.array([k[j] for k in keys] + [None], dtype=object)[:-1] for j, c in enumerate(result.columns)}
+    codes = slice_codes(columns, len(keys))
+    names = tuple(codes.names[c] for c in codes.codes.tolist())
+    return dataclasses.replace(result, keys=keys, names=names)
+
+
+def named_message(message: str, coded_result: Any, named: Any) -> str:
+    """A message of the slices naming slices by their codes (``'3.0'``), with their values."""
+    head, sep, rest = message.partition("slice(s) (")
+    if not sep:
+        return message
+    listed, close, tail = rest.partition("):")
+    lookup = {repr(visible(a)): repr(visible(b)) for a, b in zip(coded_result.names, named.names)}
+    return head + sep + re.sub(r"'(?:[^'\\]|\\.)*'", lambda m: lookup.get(m.group(0), m.group(0)), listed) + \
+        close + tail
