@@ -20,6 +20,7 @@ for (the shown ones: the worst and best few), each on its own rows.  When
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import math
@@ -33,7 +34,7 @@ from . import stats
 from ._core.validate import AP_METHODS, check_number
 from .metrics import average_precision, roc_auc
 from ._core.text import visible
-from .slices import slice_codes
+from .slices import MISSING, slice_codes
 
 __all__ = ["IntervalSet", "coded", "interval_set", "named_message", "slice_intervals", "with_values"]
 
@@ -123,21 +124,30 @@ def coded(texts: Sequence[str], codes: np.ndarray) -> tuple[list[str], np.ndarra
 
 def with_values(result: Any, values: Sequence[Sequence[str]]) -> Any:
     """A sliced result of :func:`coded` columns with their values as keys and names (named as
-    the slices name them: ``value``, or ``col=value, col=value`` for several columns)."""
+    :func:`precall.slices.slice_codes` names slices: ``value``, or ``col=value, col=value`` for
+    several columns; missing as :data:`precall.slices.MISSING`)."""
     keys = tuple(tuple(None if v is None or (isinstance(v, float) and math.isnan(v)) else values[j][int(v)]
                        for j, v in enumerate(key)) for key in result.keys)
-    columns = {c: np.array([k[j] for k in keys] + [None], dtype=object)[:-1] for j, c in enumerate(result.columns)}
-    codes = slice_codes(columns, len(keys))
-    names = tuple(codes.names[c] for c in codes.codes.tolist())
+    if len(result.columns) == 1:
+        names = tuple(MISSING if k[0] is None else k[0] for k in keys)
+    else:
+        names = tuple(", ".join(f"{c}={MISSING if v is None else v}" for c, v in zip(result.columns, k)) for k in keys)
     return dataclasses.replace(result, keys=keys, names=names)
 
 
 def named_message(message: str, coded_result: Any, named: Any) -> str:
-    """A message of the slices naming slices by their codes (``'3.0'``), with their values."""
+    """A message of the slices naming (at most a few) slices by their codes (``'3.0'``), with their
+    values."""
     head, sep, rest = message.partition("slice(s) (")
     if not sep:
         return message
     listed, close, tail = rest.partition("):")
-    lookup = {repr(visible(a)): repr(visible(b)) for a, b in zip(coded_result.names, named.names)}
-    return head + sep + re.sub(r"'(?:[^'\\]|\\.)*'", lambda m: lookup.get(m.group(0), m.group(0)), listed) + \
-        close + tail
+
+    def value(match: Any) -> str:
+        try:
+            i = coded_result.names.index(ast.literal_eval(match.group(0)))
+        except (ValueError, SyntaxError):
+            return match.group(0)
+        return repr(visible(named.names[i]))
+
+    return head + sep + re.sub(r"'(?:[^'\\]|\\.)*'", value, listed) + close + tail

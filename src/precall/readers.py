@@ -583,23 +583,22 @@ def _dictionary_codes(pa: Any, column: Any, text: Callable[[Any], str]) -> tuple
 
 def _arrow_slices(pa: Any, column: Any) -> tuple[list[str], np.ndarray]:
     """Distinct texts and codes of an Arrow slice column (:func:`slice_text`: nulls and NaN as the
-    empty text, a missing value)."""
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    index: dict[str, int] = {}
-    parts = []
-    for chunk in chunks:
-        if pa.types.is_null(chunk.type):
-            parts.append(np.full(len(chunk), index.setdefault("", len(index)), dtype=np.int64))
-            continue
-        if not pa.types.is_dictionary(chunk.type):
-            chunk = pa.compute.dictionary_encode(chunk)
-        values = chunk.dictionary.to_pylist()
-        remap = np.array([index.setdefault(slice_text(v), len(index)) for v in values] + [index.setdefault(
-            "", len(index))], dtype=np.int64)
-        codes = chunk.indices.fill_null(len(values)).to_numpy(zero_copy_only=False)
-        parts.append(remap[codes])
-    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return _encode(list(index), codes, lambda t: t)
+    empty text, a missing value); strings, integers and booleans as text by Arrow's cast."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if pa.types.is_null(column.type):
+        return [""], np.zeros(len(column), dtype=np.int64)
+    if not pa.types.is_dictionary(column.type):
+        column = pa.compute.dictionary_encode(column)
+    dictionary = column.dictionary
+    kind = dictionary.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind) or \
+            pa.types.is_boolean(kind):
+        texts = pa.compute.utf8_trim_whitespace(pa.compute.cast(dictionary, pa.string())).to_pylist()
+    else:
+        texts = [slice_text(v) for v in dictionary.to_pylist()]
+    codes = column.indices.fill_null(len(texts)).to_numpy(zero_copy_only=False).astype(np.int64)
+    return _encode([*texts, ""], codes, lambda x: x)  # equal texts merged, nulls as the empty text
 
 
 def _pyarrow() -> Any:

@@ -18,7 +18,7 @@ from precall._slicing import MAX_SLICES, IntervalSet, coded, named_message, slic
 from precall.readers import Columns, label_counts
 from precall.slices import MISSING, slice_codes
 
-from ._common import CliError, int_in, resolve_pos_label
+from ._common import CliError, cli_spelling, int_in, resolve_pos_label
 from ._format import fit, fmt, fmt_count, json_safe, render_table
 from ._intervals import CiOptions, bootstrap_kwargs, drawn_as
 
@@ -101,7 +101,8 @@ def sliced_evaluation(columns: Columns, *, name: str, label: str, score: str, we
                 result = precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
                                           pos_label=positive, ties=ties, recall_grid=recall_grid,
                                           on_undefined="nan", by=by, min_support=min_support)
-                raise CliError(f"{name}: {named_message(str(exc), result, with_values(result, texts))}") from None
+                shown = named_message(str(exc), result, with_values(result, texts))
+                raise CliError(f"{name}: {cli_spelling(shown)}") from None
             raise CliError(f"{name}: {exc}") from None
     result = with_values(coded_result, texts)
     source = {"file": name, "n_rows": len(columns.labels), "label_column": label, "score_column": score,
