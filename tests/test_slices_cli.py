@@ -322,13 +322,13 @@ def test_compare_by_tests_each_slice_on_its_rows(files, capsys):
         assert delong["p_value"] == pytest.approx(want.p_value, rel=1e-9)
 
 
-def test_compare_by_text_fits_and_skips_one_class_slices(files, capsys):
+def test_compare_by_text_fits_and_tests_ranked_slices_only(files, capsys):
     code, out, err = _run(["compare", files["csv"], "--label", "y", "--score", "p", "--score", "q", "--by",
                            "country", "--resamples", "50", "--full"], capsys)
     assert code == 0, err
     assert max(len(x) for x in out.splitlines()) <= 80
-    assert "\npl " not in out  # no positives: no test, said in the header
-    assert "1 with one class have no test" in " ".join(out.split())
+    assert "\npl " not in out  # no positives: not ranked, no test
+    assert "every ranked slice" in " ".join(out.split())
     assert out.count("\nde ") % 3 == 0 and "\nde " in out  # DeLong, bootstrap ROC-AUC and AP, in each block
 
 

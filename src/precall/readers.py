@@ -49,7 +49,8 @@ from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "InputError", "SliceColumn", "iter_file", "label_counts", "label_text", "read_delimited", "read_file"]
+__all__ = ["Columns", "InputError", "SliceColumn", "iter_file", "label_counts", "label_text", "read_delimited",
+           "read_file", "slice_text"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 

@@ -122,12 +122,18 @@ def shown(result: Any, top: int, full: bool) -> list[int | None]:
     return ranked[:top] + [None] + ranked[-top:]
 
 
+def resampled(result: Any, top: int, every: bool) -> list[int]:
+    """The slices whose rows are resampled (intervals, tests): every ranked slice, or the ``top``
+    worst and best; slices not ranked (undefined, or below ``min_support``) never."""
+    return result.ranked.tolist() if every else [i for i in shown(result, top, False) if i is not None]
+
+
 def with_slice_intervals(report: SliceReport, columns: Columns, *, indices: Sequence[int], ties: str,
                          recall_grid: str, ci: CiOptions, on_undefined: Any) -> SliceReport:
     """``report`` with the intervals of the slices ``indices`` and of all rows (index -1)."""
     if len(indices) > MAX_SLICES:
-        raise CliError(f"--ci: {len(indices)} slices to resample, each on its own rows; at most {MAX_SLICES}: "
-                       "drop --full, or rank fewer slices with --min-support")
+        raise CliError(f"--ci: {len(indices)} ranked slices to resample, each on its own rows; at most {MAX_SLICES}: "
+                       "rank fewer slices with --min-support, or drop --full (text: the --top worst and best only)")
     y = np.array(columns.labels)
     by, _ = slice_input(columns)
     common: dict[str, Any] = {"pos_label": report.input["pos_label"], "ties": ties, "recall_grid": recall_grid,

@@ -33,7 +33,7 @@ from ._common import (
 from ._format import fit, fmt, fmt_p, json_safe, render_table
 from ._inputs import n_tied_rows, read_scores
 from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
-from ._slices import MAX_SLICES, add_slice_options, by_columns, cut, shown, slice_rows, sliced_evaluation
+from ._slices import MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_rows, sliced_evaluation
 
 
 # ---------------------------------------------------------------------------
@@ -300,10 +300,10 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
                               on_undefined="warn", min_support=args.min_support)
     result = first.result
-    picked = [i for i in shown(result, args.top, args.full or args.json) if i is not None]
+    picked = resampled(result, args.top, args.full or args.json)
     if len(picked) > MAX_SLICES:
-        raise CliError(f"--by: {len(picked)} slices to compare, each by its own resamples; at most {MAX_SLICES}: "
-                       "drop --full, or rank fewer slices with --min-support")
+        raise CliError(f"--by: {len(picked)} ranked slices to compare, each by its own resamples; at most "
+                       f"{MAX_SLICES}: rank fewer slices with --min-support, or drop --full")
     parts: list[tuple[str, Comparison]] = []
     for i, rows in [(-1, columns), *slice_rows(columns, picked).items()]:
         name = "overall" if i < 0 else result.names[i]
@@ -325,8 +325,9 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         print_warnings(c)
     lines = comparison_header(parts[0][1], args.wide) if parts else []
     lines += fit([f"slices      {len(result.names)} by {', '.join(result.columns)}; shown: all rows and "
-                  + (f"every slice" if args.full else f"the {args.top} worst and best by AP step of "
-                     f"{scores[0]!r}") + (f"; {skipped} with one class have no test" if skipped else "")],
+                  + ("every ranked slice" if args.full else f"the {args.top} worst and best ranked")
+                  + f" (by AP step of {scores[0]!r})"
+                  + (f"; {skipped} with one class have no test" if skipped else "")],
                  wide=args.wide)
     level = f"{args.level:.0%} CI of A - B"
     for a, b in itertools.combinations(scores, 2):

@@ -40,7 +40,7 @@ from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, mult
 from ._slices import (
     add_slice_options,
     by_columns,
-    shown,
+    resampled,
     sliced_evaluation,
     slices_csv,
     slices_json,
@@ -574,7 +574,7 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
             print(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide),
                   flush=True)
             print()
-        picked = [i for i in shown(report.result, args.top, args.full or not text) if i is not None]
+        picked = resampled(report.result, args.top, args.full or not text)
         shown_before = set(report.warnings) if text else set()
         report = with_slice_intervals(report, columns, indices=picked, ties=args.ties,
                                       recall_grid=args.recall_grid, ci=ci_options(args),

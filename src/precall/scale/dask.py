@@ -139,7 +139,8 @@ def _blocks(y_true: Any, y_score: Any, sample_weight: Any, extra: Sequence[Any] 
     for i, c in enumerate(extra):
         arr = _as_array(c, "by")
         if arr.ndim != 1 or arr.shape[0] != y.shape[0]:
-            raise ValueError(f"`by` column {i} must be 1-D with one value per row ({y.shape[0]}); got shape {arr.shape}")
+            raise ValueError(f"`by` column {i} must be 1-D with one value per row ({y.shape[0]}); got shape "
+                             f"{arr.shape}")
         blocks.append(arr.rechunk(y.chunks).to_delayed().ravel())
     out = list(zip(*blocks))
     if not out or y.shape[0] == 0:
