@@ -42,7 +42,7 @@ from .multiclass import (
     mean_average_precision,
     per_class_tables,
 )
-from .scale import Accumulator, Bounded
+from .scale import Accumulator, Bounded, SlicedAccumulator
 from .space import (
     PrecisionRecallGainCurve,
     PrecisionRecallPoints,
@@ -76,6 +76,7 @@ __all__ = [
     "PrecisionRecallPoints",
     "RocCurve",
     "RocPoints",
+    "SlicedAccumulator",
     "SlicedEvaluation",
     "SlicedValues",
     "ThresholdTable",

@@ -75,7 +75,8 @@ from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "InputError", "MISSING_LABELS", "column_names", "default_delimiter", "file_format", "iter_file", "label_counts", "label_text", "read_delimited", "read_file"]
+__all__ = ["Columns", "InputError", "MISSING_LABELS", "SliceColumn", "column_names", "default_delimiter",
+           "file_format", "iter_file", "label_counts", "label_text", "read_delimited", "read_file", "slice_text"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -85,16 +86,29 @@ class InputError(ValueError):
 
 
 @dataclass(frozen=True)
+class SliceColumn:
+    """A ``--by`` column: its distinct values as text (as labels are: :func:`label_text`) and
+    each row's code into them; ``-1`` for a missing value (an empty field, a JSON or Parquet
+    null, a NaN), which is never an error: the missing rows are a slice of their own."""
+
+    name: str
+    texts: list[str]
+    codes: np.ndarray
+
+
+@dataclass(frozen=True)
 class Columns:
     """The columns of a table needed for one evaluation, one entry per data row.
 
     ``scores`` has shape ``(n_rows,)`` for one score column (and no
-    ``classes``), else ``(n_rows, n_columns)`` in the order asked for.
+    ``classes``), else ``(n_rows, n_columns)`` in the order asked for;
+    ``by`` the slice columns asked for, in that order.
     """
 
     labels: list[str]
     scores: np.ndarray
     weights: np.ndarray | None
+    by: tuple[SliceColumn, ...] = ()
 
 
 # ---------------------------------------------------------------------------
@@ -265,10 +279,12 @@ def _finish(
     classes: list[str] | None,
     where: Callable[[int], str],
     whole: bool = True,
+    by: Sequence[tuple[str, list[str] | tuple[list[str], np.ndarray]]] = (),
 ) -> Columns:
     """Check the assembled columns (``where(i)`` names data row i) and shape the scores.
 
-    ``labels`` is a list of texts or (distinct texts, codes).  ``whole=False`` for one
+    ``labels`` and each of ``by`` (column, values) is a list of texts or (distinct texts,
+    codes); an empty text is a missing slice value.  ``whole=False`` for one
     chunk of a file: the checks that need every row (some row at all, some positive
     weight) are left to :func:`_concat`."""
     texts, codes = _encode_list(labels) if isinstance(labels, list) else labels
@@ -308,7 +324,34 @@ def _finish(
             raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
     if classes is None and scores.shape[1] == 1:
         scores = scores[:, 0]
-    return Columns(_Labels(texts, codes), scores, weights)
+    return Columns(_Labels(texts, codes), scores, weights, tuple(_slice_column(c, v) for c, v in by))
+
+
+def _slice_column(name: str, values: list[str] | tuple[list[str], np.ndarray]) -> SliceColumn:
+    """A slice column from texts or (distinct texts, codes): the empty text as code -1."""
+    texts, codes = _encode_list(values) if isinstance(values, list) else values
+    if "" in texts:
+        empty = texts.index("")
+        codes = np.where(codes == empty, -1, codes - (codes > empty))
+        texts = texts[:empty] + texts[empty + 1:]
+    return SliceColumn(name, list(texts), np.asarray(codes, dtype=np.int64))
+
+
+def slice_text(value: Any) -> str:
+    """A slice value as text (:func:`label_text`); missing (None, NaN) as the empty text."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return label_text(value)
+
+
+def _join_slices(name: str, parts: Sequence[SliceColumn]) -> SliceColumn:
+    """One slice column from its chunks, the codes remapped to one list of texts."""
+    index: dict[str, int] = {}
+    codes = []
+    for part in parts:
+        remap = np.array([index.setdefault(x, len(index)) for x in part.texts] + [-1], dtype=np.int64)
+        codes.append(remap[part.codes])  # code -1 takes the last entry: -1
+    return SliceColumn(name, list(index), np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64))
 
 
 # The texts pandas' ``read_csv`` reads as missing (its default ``na_values``); any spelling
@@ -447,7 +490,9 @@ def _concat(name: str, chunks: Iterator[Columns], weight: str | None, empty: str
             codes.append(remap[part_codes])
         whole = Columns(_Labels(list(index), np.concatenate(codes)) if parts else [],
                         np.concatenate([p.scores for p in parts]) if parts else np.empty(0),
-                        None if weight is None else np.concatenate([p.weights for p in parts]))  # type: ignore[misc]
+                        None if weight is None else np.concatenate([p.weights for p in parts]),  # type: ignore[misc]
+                        tuple(_join_slices(c.name, [p.by[j] for p in parts]) for j, c in enumerate(parts[0].by))
+                        if parts else ())
     if not len(whole.labels):
         raise InputError(f"{name}: {empty}")
     if whole.weights is not None and not whole.weights.any():
@@ -462,10 +507,11 @@ class _Header:
     i_scores: list[tuple[str, int]]
     i_weight: int | None
     lines: int  # the header's lines (1 unless a quoted name holds a line break)
+    i_by: list[tuple[str, int]]
 
 
 def _header(first: tuple[int, list[str]] | None, next_line: int, name: str, *, label: str,
-            score_columns: ScoreColumns, weight: str | None, delimiter: str) -> _Header:
+            score_columns: ScoreColumns, weight: str | None, delimiter: str, by: Sequence[str] = ()) -> _Header:
     if first is None:
         raise InputError(f"{name}: empty file (no header line, no data rows)")
     header = [h.strip() for h in first[1]]
@@ -475,31 +521,35 @@ def _header(first: tuple[int, list[str]] | None, next_line: int, name: str, *, l
     i_label = _column_index(header, label, "--label", name, head, delimiter)
     i_scores = [(col, _column_index(header, col, option, name, head, delimiter)) for col, option in score_columns]
     i_weight = None if weight is None else _column_index(header, weight, "--weight", name, head, delimiter)
-    return _Header(len(header), i_label, i_scores, i_weight, next_line - 1)
+    i_by = [(col, _column_index(header, col, "--by", name, head, delimiter)) for col in by]
+    return _Header(len(header), i_label, i_scores, i_weight, next_line - 1, i_by)
 
 
 def _delimited_chunks(
     stream: IO[str], name: str, *, label: str, score_columns: ScoreColumns, weight: str | None,
     delimiter: str, classes: list[str] | None, chunk_rows: int, field_limit: int = sys.maxsize,
+    by: Sequence[str] = (),
 ) -> Iterator[Columns]:
     """The exact reader (stdlib ``csv``, strict): every message names its line."""
     reader = _csv_reader(stream, delimiter, field_limit)
     rows = _csv_rows(reader, name)
     h = _header(next(rows, None), reader.line_num + 1, name, label=label, score_columns=score_columns,
-                weight=weight, delimiter=delimiter)
+                weight=weight, delimiter=delimiter, by=by)
     i_label, i_scores, i_weight, width = h.i_label, h.i_scores, h.i_weight, h.width
 
     labels: list[str] = []
     scores: list[list[float]] = []
     weights: list[float] = []
     lines: list[int] = []
+    groups: list[list[str]] = [[] for _ in h.i_by]
 
     def flush() -> Columns:
         s = np.array(scores, dtype=np.float64).reshape(len(labels), len(i_scores))
         w = np.array(weights, dtype=np.float64) if weight is not None else None
         at = list(lines)
         return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
-                       classes=classes, where=lambda i: f"line {at[i]}", whole=False)
+                       classes=classes, where=lambda i: f"line {at[i]}", whole=False,
+                       by=[(c, list(g)) for (c, _), g in zip(h.i_by, groups)])
 
     blank_line: int | None = None
     for line, row in rows:
@@ -512,7 +562,7 @@ def _delimited_chunks(
                 f"{name}: line {blank_line}: empty line between data rows; remove it (precall does not skip rows)"
             )
         if len(row) != width:
-            wanted = [(label, i_label), *i_scores, (weight, i_weight)]
+            wanted = [(label, i_label), *i_scores, (weight, i_weight), *h.i_by]
             missing = [c for c, i in wanted if i is not None and i >= len(row)]
             detail = f", so column {missing[0]!r} is missing" if missing else ""
             hint = ""
@@ -527,10 +577,14 @@ def _delimited_chunks(
         scores.append([_number(row[i], "the score", col, where, name) for col, i in i_scores])
         if i_weight is not None:
             weights.append(_number(row[i_weight], "the weight", weight, where, name))  # type: ignore[arg-type]
+        for g, (_, i) in zip(groups, h.i_by):
+            g.append(row[i].strip())
         lines.append(line)
         if len(labels) >= chunk_rows:
             yield flush()
             labels.clear(), scores.clear(), weights.clear(), lines.clear()
+            for g in groups:
+                g.clear()
     if labels:
         yield flush()
 
@@ -608,6 +662,26 @@ def _dictionary_codes(pa: Any, column: Any, text: Callable[[Any], str]) -> tuple
     return _encode(list(index), codes, lambda t: t)  # drops texts that no row uses
 
 
+def _arrow_slices(pa: Any, column: Any) -> tuple[list[str], np.ndarray]:
+    """Distinct texts and codes of an Arrow slice column (:func:`slice_text`: nulls and NaN as the
+    empty text, a missing value); strings, integers and booleans as text by Arrow's cast."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if pa.types.is_null(column.type):
+        return [""], np.zeros(len(column), dtype=np.int64)
+    if not pa.types.is_dictionary(column.type):
+        column = pa.compute.dictionary_encode(column)
+    dictionary = column.dictionary
+    kind = dictionary.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind) or \
+            pa.types.is_boolean(kind):
+        texts = pa.compute.utf8_trim_whitespace(pa.compute.cast(dictionary, pa.string())).to_pylist()
+    else:
+        texts = [slice_text(v) for v in dictionary.to_pylist()]
+    codes = column.indices.fill_null(len(texts)).to_numpy(zero_copy_only=False).astype(np.int64)
+    return _encode([*texts, ""], codes, lambda x: x)  # equal texts merged, nulls as the empty text
+
+
 def _pyarrow() -> Any:
     try:
         import pyarrow
@@ -620,7 +694,7 @@ def _pyarrow() -> Any:
 
 def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns: ScoreColumns,
                   weight: str | None, delimiter: str, classes: list[str] | None, chunk_rows: int,
-                  whole: bool, meter: _Progress, header_bytes: int) -> Iterator[Columns]:
+                  whole: bool, meter: _Progress, header_bytes: int, by: Sequence[str] = ()) -> Iterator[Columns]:
     """pyarrow's CSV reader: the whole file at once (multithreaded) or in blocks."""
     pa = _pyarrow()
     pcsv = pa.csv
@@ -630,8 +704,11 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
         types[names[i]] = pa.float64()
     if h.i_weight is not None:
         types[names[h.i_weight]] = pa.float64()
+    for _, i in h.i_by:
+        types[names[i]] = pa.dictionary(pa.int32(), pa.string())
     include = list(dict.fromkeys([names[h.i_label], *(names[i] for _, i in h.i_scores)]
-                                 + ([names[h.i_weight]] if h.i_weight is not None else [])))
+                                 + ([names[h.i_weight]] if h.i_weight is not None else [])
+                                 + [names[i] for _, i in h.i_by]))
     block = max(1 << 20, 2 * header_bytes + 1024, 16 << 20 if whole else 4 << 20)
     read = pcsv.ReadOptions(skip_rows=h.lines, column_names=names, block_size=block, use_threads=True)
     parse = pcsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True, escape_char=False,
@@ -655,7 +732,8 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
             return f"line {first_line + row0 + i}"
 
         return _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
-                       classes=classes, where=where, whole=False)
+                       classes=classes, where=where, whole=False,
+                       by=[(c, _dictionary_codes(pa, batch.column(names[i]), str.strip)) for c, i in h.i_by])
 
     with scan:
         try:
@@ -678,13 +756,14 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
 
 def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns: ScoreColumns,
                   weight: str | None, delimiter: str, classes: list[str] | None, chunk_rows: int,
-                  whole: bool, meter: _Progress, header_bytes: int) -> Iterator[Columns]:
+                  whole: bool, meter: _Progress, header_bytes: int, by: Sequence[str] = ()) -> Iterator[Columns]:
     """numpy's C ``loadtxt`` on blocks of whole lines (files without quote characters)."""
     if h.lines != 1:
         raise _Retry
+    texts = {h.i_label, *(i for _, i in h.i_by)}
     cols = list(dict.fromkeys([h.i_label, *(i for _, i in h.i_scores)]
-                              + ([h.i_weight] if h.i_weight is not None else [])))
-    dtype = np.dtype([(f"f{i}", object if i == h.i_label else np.float64) for i in cols])
+                              + ([h.i_weight] if h.i_weight is not None else []) + [i for _, i in h.i_by]))
+    dtype = np.dtype([(f"f{i}", object if i in texts else np.float64) for i in cols])
     target = max(1 << 20, min(64 << 20, chunk_rows * max(8, header_bytes)))
     first_line, done = 2, 0
     with _open_bytes(path, meter) as raw:
@@ -728,7 +807,8 @@ def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
                     row0 = done
                     yield _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
                                   classes=classes, where=lambda i, row0=row0: f"line {first_line + row0 + i}",
-                                  whole=False)
+                                  whole=False, by=[(c, _encode_list(part[f"f{i}"].tolist(), str.strip))
+                                                   for c, i in h.i_by])
                     done += len(part)
                 if not data:
                     break
@@ -747,27 +827,30 @@ def _skip(chunks: Iterator[Columns], n: int) -> Iterator[Columns]:
             continue
         if n:
             chunk = Columns(_Labels(*_encode_list(chunk.labels[n:])), chunk.scores[n:],
-                            None if chunk.weights is None else chunk.weights[n:])
+                            None if chunk.weights is None else chunk.weights[n:],
+                            tuple(SliceColumn(c.name, c.texts, c.codes[n:]) for c in chunk.by))
             n = 0
         yield chunk
 
 
 def _delimited_file(path: str, meter: _Progress, *, label: str, score_columns: ScoreColumns,
                     weight: str | None, delimiter: str, classes: list[str] | None, chunk_rows: int,
-                    whole: bool, fast: str | None = "auto") -> Iterator[Columns]:
+                    whole: bool, fast: str | None = "auto", by: Sequence[str] = ()) -> Iterator[Columns]:
     """A delimited file: the header by the exact reader, the rows by the fast parser while it
     can, else (from the rows not yet given) by the exact reader."""
-    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes}
+    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes,
+                          "by": by}
     first, next_line = _header_row(path, delimiter)
     h = _header(first, next_line, path, label=label, score_columns=score_columns, weight=weight,
-                delimiter=delimiter)
+                delimiter=delimiter, by=by)
     header_bytes = sum(len(f) + 1 for f in first[1]) if first else 0
     if fast == "auto":
         fast = "arrow" if _pyarrow() is not None else "numpy"
     parser = {"arrow": _arrow_chunks, "numpy": _numpy_chunks}.get(fast or "")
     done = 0
-    if parser is not None and len(delimiter) == 1 and delimiter not in '"\r\n' and h.i_label not in \
-            [i for _, i in h.i_scores] + [h.i_weight]:
+    numbers = [i for _, i in h.i_scores] + [h.i_weight]
+    if parser is not None and len(delimiter) == 1 and delimiter not in '"\r\n' and h.i_label not in numbers and \
+            not any(i in numbers for _, i in h.i_by):
         try:
             for chunk in parser(path, path, h, delimiter=delimiter, chunk_rows=chunk_rows, whole=whole,
                                 meter=meter, header_bytes=header_bytes, **kw):
@@ -819,6 +902,7 @@ def read_delimited(
     weight: str | None = None,
     delimiter: str = ",",
     classes: list[str] | None = None,
+    by: Sequence[str] = (),
 ) -> Columns:
     """Read a delimited table with a header line from a text stream (the exact reader).
 
@@ -827,7 +911,7 @@ def read_delimited(
     header; blank lines are errors except at the very end.
     """
     chunks = _delimited_chunks(stream, name, label=label, score_columns=score_columns, weight=weight,
-                               delimiter=delimiter, classes=classes, chunk_rows=1 << 62)
+                               delimiter=delimiter, classes=classes, chunk_rows=1 << 62, by=by)
     return _concat(name, chunks, weight, "no data rows after the header (line 1)")
 
 
@@ -835,20 +919,23 @@ def read_delimited(
 # JSON Lines
 def _jsonl_chunks(
     stream: IO[str], name: str, *, label: str, score_columns: ScoreColumns, weight: str | None,
-    classes: list[str] | None, chunk_rows: int,
+    classes: list[str] | None, chunk_rows: int, by: Sequence[str] = (),
 ) -> Iterator[Columns]:
     labels: list[str] = []
     scores: list[list[float]] = []
     weights: list[float] = []
     lines: list[int] = []
-    wanted = [(label, "--label"), *score_columns] + ([(weight, "--weight")] if weight else [])
+    groups: list[list[str]] = [[] for _ in by]
+    wanted = [(label, "--label"), *score_columns] + ([(weight, "--weight")] if weight else []) + \
+        [(c, "--by") for c in by]
 
     def flush() -> Columns:
         s = np.array(scores, dtype=np.float64).reshape(len(labels), len(score_columns))
         w = np.array(weights, dtype=np.float64) if weight is not None else None
         at = list(lines)
         return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
-                       classes=classes, where=lambda i: f"line {at[i]}", whole=False)
+                       classes=classes, where=lambda i: f"line {at[i]}", whole=False,
+                       by=[(c, list(g)) for c, g in zip(by, groups)])
 
     line = 0
     try:
@@ -876,16 +963,32 @@ def _jsonl_chunks(
             scores.append([_json_number(record[c], "the score", c, line, name) for c, _ in score_columns])
             if weight is not None:
                 weights.append(_json_number(record[weight], "the weight", weight, line, name))
+            for g, c in zip(groups, by):
+                g.append(_json_slice(record[c], c, line, name))
             lines.append(line)
             if len(labels) >= chunk_rows:
                 yield flush()
                 labels.clear(), scores.clear(), weights.clear(), lines.clear()
+                for g in groups:
+                    g.clear()
     except UnicodeDecodeError:
         raise InputError(f"{name}: line {line + 1}: not valid UTF-8 text") from None
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(f"{name}: cannot read: {_short(exc)}") from None
     if labels:
         yield flush()
+
+
+def _json_slice(value: Any, column: str, line: int, name: str) -> str:
+    """A JSON slice value as text: null is missing; strings, numbers and booleans as labels."""
+    if isinstance(value, (dict, list)):
+        raise InputError(f"{name}: line {line}, column {column!r}: a slice value (--by) must be a string, a "
+                         f"number, a boolean or null; got {_clip(value)}")
+    try:
+        return slice_text(value)
+    except ValueError:  # str() of a huge integer
+        raise InputError(f"{name}: line {line}, column {column!r}: the slice value is a number of more than "
+                         "4300 digits; write it as a string") from None
 
 
 def _json_number(value: Any, what: str, column: str, line: int, name: str) -> float:
@@ -1068,7 +1171,7 @@ class _JsonShape:
 
 def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns: ScoreColumns,
                        weight: str | None, classes: list[str] | None, chunk_rows: int,
-                       whole: bool) -> Iterator[Columns]:
+                       whole: bool, by: Sequence[str] = ()) -> Iterator[Columns]:
     """pyarrow's JSON reader; anything it rejects or any check that fails is left to the exact reader."""
     pa = _pyarrow()
     try:
@@ -1078,7 +1181,7 @@ def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns
     if not whole and not hasattr(pjson, "open_json"):
         raise _Retry
     numbers = list(dict.fromkeys([c for c, _ in score_columns] + ([weight] if weight else [])))
-    if label in numbers:
+    if label in numbers or any(c in numbers for c in by):
         raise _Retry
     # Only the needed keys are converted (the others are parsed and dropped: a file whose rows
     # hold many distinct keys took 24 s and 5.7 GB for 20,000 rows when pyarrow built a column
@@ -1123,8 +1226,21 @@ def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns
                 raise _Retry
             arrays[c] = np.asarray(col.to_numpy() if hasattr(col, "to_numpy") else col, dtype=np.float64)
         scores = np.column_stack([arrays[c] for c, _ in score_columns]) if score_columns else np.empty((len(lab), 0))
+        groups = []
+        for c in by:
+            if c not in names:
+                raise _Retry
+            col = batch.column(c)
+            kind = col.type
+            if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind) or
+                    pa.types.is_boolean(kind) or pa.types.is_null(kind)):
+                raise _Retry  # floats (1.0 and 1 are one value as text), nested values: the exact reader
+            if col.null_count:
+                raise _Retry  # a null or an absent key (an error): the exact reader tells them apart
+            groups.append((c, _arrow_slices(pa, col)))
         return _finish(path, labels, scores, None if weight is None else arrays[weight], label=label,
-                       score_columns=score_columns, weight=weight, classes=classes, where=retry, whole=False)
+                       score_columns=score_columns, weight=weight, classes=classes, where=retry, whole=False,
+                       by=groups)
 
     shape = _JsonShape()
     with _Scan(_open_bytes(path, meter), shape) as scan:
@@ -1180,17 +1296,17 @@ def _numeric(values: Any, column: str, name: str, what: str) -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def _numpy_labels(raw: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """Distinct label texts and codes of a NumPy column (``label_text`` of each distinct value)."""
+def _numpy_labels(raw: np.ndarray, text: Callable[[Any], str] = label_text) -> tuple[list[str], np.ndarray]:
+    """Distinct label texts and codes of a NumPy column (``text`` of each distinct value)."""
     if raw.dtype.kind in "biufUS" and len(raw):
         values, codes = np.unique(raw, return_inverse=True)
-        return _encode(values.tolist(), codes.reshape(-1), label_text)
-    return _encode_list([label_text(v) for v in raw.tolist()])
+        return _encode(values.tolist(), codes.reshape(-1), text)
+    return _encode_list([text(v) for v in raw.tolist()])
 
 
 def _from_arrays(
     name: str, get: Callable[[str, str], Any], *, label: str, score_columns: ScoreColumns,
-    weight: str | None, classes: list[str] | None, first_row: int = 0, whole: bool = True,
+    weight: str | None, classes: list[str] | None, first_row: int = 0, whole: bool = True, by: Sequence[str] = (),
 ) -> Columns:
     raw_labels = np.asarray(get(label, "--label"))
     if raw_labels.ndim != 1:
@@ -1203,8 +1319,14 @@ def _from_arrays(
         if arr.shape[0] != n:
             raise InputError(f"{name}: column {c!r} has {arr.shape[0]} rows, column {label!r} has {n}")
     scores = np.column_stack(columns) if columns else np.empty((n, 0))
+    groups = []
+    for c in by:
+        raw = np.asarray(get(c, "--by"))
+        if raw.ndim != 1 or raw.shape[0] != n:
+            raise InputError(f"{name}: column {c!r} (given by --by) must be 1-D with {n} rows; got shape {raw.shape}")
+        groups.append((c, _numpy_labels(raw, slice_text)))
     return _finish(name, labels, scores, w, label=label, score_columns=score_columns, weight=weight,
-                   classes=classes, where=lambda i: _row(first_row + i), whole=whole)
+                   classes=classes, where=lambda i: _row(first_row + i), whole=whole, by=groups)
 
 
 def _load_numpy(path: str, mmap: bool = False) -> tuple[Any, list[str]]:
@@ -1258,11 +1380,22 @@ def _read_numpy(path: str, **kw: Any) -> Columns:
 
 def _parquet_columns(path: str, pa: Any, get: Callable[[str], Any], columns: list[str], first_row: int, *,
                      label: str, score_columns: ScoreColumns, weight: str | None,
-                     classes: list[str] | None) -> Columns:
-    """Checked Columns from whole Arrow columns: numbers by ``to_numpy``, labels by their distinct values."""
+                     classes: list[str] | None, by: Sequence[str] = ()) -> Columns:
+    """Checked Columns from whole Arrow columns: numbers by ``to_numpy``, labels and slice values by
+    their distinct values (slice values may be null: a missing value)."""
     arrays: dict[str, Any] = {}
     labels: tuple[list[str], np.ndarray] = ([], np.zeros(0, dtype=np.int64))
+    groups = []
+    for c in by:
+        col = get(c)
+        kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
+        if pa.types.is_nested(kind):
+            raise InputError(f"{path}: column {c!r} (given by --by): a slice value must be a string, a number or "
+                             f"a boolean; got type {col.type}")
+        groups.append((c, _arrow_slices(pa, col)))
     for c in columns:
+        if c in by and c != label and c != weight and c not in [s for s, _ in score_columns]:
+            continue
         col = get(c)
         if isinstance(col, pa.ChunkedArray):
             col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
@@ -1286,7 +1419,7 @@ def _parquet_columns(path: str, pa: Any, get: Callable[[str], Any], columns: lis
     w = None if weight is None else _numeric(arrays[weight], weight, path, "the weight")
     scores = np.column_stack(scols) if scols else np.empty((n, 0))
     return _finish(path, labels, scores, w, label=label, score_columns=score_columns, weight=weight,
-                   classes=classes, where=lambda i: _row(first_row + i), whole=False)
+                   classes=classes, where=lambda i: _row(first_row + i), whole=False, by=groups)
 
 
 def _parquet_file(path: str) -> tuple[Any, Any]:
@@ -1309,7 +1442,8 @@ def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: b
     """The whole columns (``whole``) or batches of ``chunk_rows`` rows, row numbers over the file."""
     pa, pf = _parquet_file(path)
     names = pf.schema_arrow.names
-    wanted = [(kw["label"], "--label"), *kw["score_columns"]] + ([(kw["weight"], "--weight")] if kw["weight"] else [])
+    wanted = [(kw["label"], "--label"), *kw["score_columns"]] + ([(kw["weight"], "--weight")] if kw["weight"] else []) \
+        + [(c, "--by") for c in kw["by"]]
     for column, option in wanted:
         if column not in names:
             raise InputError(f"{path}: no column {_clip(column)} (given by {option}); the columns are {_names(names)}")
@@ -1358,11 +1492,13 @@ def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: b
 
 # ---------------------------------------------------------------------------
 def _iter(path: str, *, label: str, score_columns: ScoreColumns, weight: str | None, classes: list[str] | None,
-          delimiter: str | None, progress: bool | None, chunk_rows: int, whole: bool) -> Iterator[Columns]:
+          delimiter: str | None, progress: bool | None, chunk_rows: int, whole: bool,
+          by: Sequence[str] = ()) -> Iterator[Columns]:
     kind = _format(path)
     size = os.path.getsize(path) if os.path.isfile(path) else 0
     meter = _Progress(path, size, progress)
-    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes}
+    kw: dict[str, Any] = {"label": label, "score_columns": score_columns, "weight": weight, "classes": classes,
+                          "by": list(by)}
     try:
         if kind == "parquet":
             yield from _parquet_chunks(path, meter, chunk_rows=chunk_rows, whole=whole, **kw)
@@ -1452,6 +1588,7 @@ def iter_file(
     delimiter: str | None = None,
     progress: bool | None = None,
     chunk_rows: int = 1 << 18,
+    by: Sequence[str] = (),
 ) -> Iterator[Columns]:
     """:func:`read_file` in chunks of at most ``chunk_rows`` rows (``.npz`` / ``.npy``: one
     chunk), each chunk checked as it is read, so a file larger than memory can be
@@ -1459,7 +1596,7 @@ def iter_file(
     The checks that need the whole file (some data row; some positive weight) are the
     caller's."""
     return _iter(path, label=label, score_columns=score_columns, weight=weight, classes=classes,
-                 delimiter=delimiter, progress=progress, chunk_rows=chunk_rows, whole=False)
+                 delimiter=delimiter, progress=progress, chunk_rows=chunk_rows, whole=False, by=by)
 
 
 def read_file(
@@ -1471,15 +1608,19 @@ def read_file(
     classes: list[str] | None = None,
     delimiter: str | None = None,
     progress: bool | None = None,
+    by: Sequence[str] = (),
 ) -> Columns:
     """Read the label, score and weight columns of ``path``, the format from its name.
 
     ``score_columns`` lists ``(column, option that named it)``; ``classes``
     (multi-class: one score column per class) requires every label to be one
-    of them.  ``progress=None`` shows progress for large files on a terminal.
+    of them.  ``by`` names slice columns (``--by``), read as text like the labels
+    into :attr:`Columns.by`; a missing value there (an empty field, null, NaN) is
+    not an error but a slice of its own.  ``progress=None`` shows progress for
+    large files on a terminal.
     """
     chunks = _iter(path, label=label, score_columns=score_columns, weight=weight, classes=classes,
-                   delimiter=delimiter, progress=progress, chunk_rows=1 << 62, whole=True)
+                   delimiter=delimiter, progress=progress, chunk_rows=1 << 62, whole=True, by=by)
     empty = "no data rows" if _stem(path).endswith((".jsonl", ".ndjson", ".parquet", ".pq", ".npz", ".npy")) \
         else "no data rows after the header (line 1)"
     return _concat(path, chunks, weight, empty)

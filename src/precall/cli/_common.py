@@ -124,7 +124,7 @@ def class_pairs(args: Any) -> list[tuple[str, str]]:
     return parse_class_mapping(args.class_columns)
 
 
-def _cli_spelling(message: str) -> str:
+def cli_spelling(message: str) -> str:
     """The library's advice about ``on_undefined=...`` as the CLI's ``--on-undefined``."""
     return (message.replace("Choose another result with on_undefined='nan', 'raise' or a number",
                             "Choose another result with --on-undefined nan, raise or zero")
@@ -134,7 +134,7 @@ def _cli_spelling(message: str) -> str:
 
 def print_warning_messages(source: str, messages: Sequence[str]) -> None:
     for message in messages:
-        first = _cli_spelling(message.splitlines()[0] if message else message)
+        first = cli_spelling(message.splitlines()[0] if message else message)
         print(f"{PROG}: warning: {source}: {first}", file=sys.stderr)
 
 

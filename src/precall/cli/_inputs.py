@@ -5,7 +5,7 @@ columns of ``--score`` and of ``--class-columns`` / ``--class-prefix`` (through
 from __future__ import annotations
 
 import argparse
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -14,11 +14,11 @@ from precall.readers import Columns, read_file
 from ._common import class_pairs
 
 
-def read_scores(args: argparse.Namespace, names: list[str]) -> Columns:
+def read_scores(args: argparse.Namespace, names: list[str], by: Sequence[str] = ()) -> Columns:
     """The label, weight and ``--score`` columns ``names`` of ``args.file`` (scores of shape
-    (n,) for one name, (n, k) for k)."""
+    (n,) for one name, (n, k) for k), and the ``--by`` slice columns ``by``."""
     return read_file(args.file, label=args.label, score_columns=[(c, "--score") for c in names],
-                     weight=args.weight, delimiter=args.delimiter)
+                     weight=args.weight, delimiter=args.delimiter, by=by)
 
 
 def read_classes(args: argparse.Namespace) -> tuple[list[tuple[str, str]], Columns]:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 import precall
+from precall._slicing import interval_set
 
 from ._common import terminal_progress
 
@@ -88,22 +89,9 @@ def compute_intervals(
     """The ``--ci`` intervals: bootstrap for every AP convention from one set of resamples
     (:func:`precall.stats.bootstrap_cis`; drawn as counts without weights and with grouped ties);
     DeLong for ROC-AUC (bootstrapped with the APs when weighted, since DeLong takes no weights)."""
-    # functools.partial with pos_label, not precall.metric(...) on labels == pos_label: a metric value
-    # holds no data, and True/False labels would order the bootstrap's strata otherwise (other draws)
-    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, recall_grid=recall_grid,
-                                            pos_label=pos_label, on_undefined=on_undefined)
-                          for m in precall.AP_METHODS]
-    if weights is not None:
-        metrics.append(functools.partial(precall.roc_auc, pos_label=pos_label, on_undefined=on_undefined))
-    results = precall.stats.bootstrap_cis(
-        metrics, labels, scores, sample_weight=weights,
-        **bootstrap_kwargs(ci, "bootstrap", len(labels)))
-    ap = dict(zip(precall.AP_METHODS, results))
-    if weights is None:
-        roc = precall.stats.roc_auc_ci(labels, scores, pos_label=pos_label, level=ci.level)
-    else:
-        roc = results[-1]
-    return Intervals(ci, ap, roc, results[0].resample, results[0].n_blocks)
+    got = interval_set(labels, scores, weights, pos_label=pos_label, ties=ties, recall_grid=recall_grid,
+                       on_undefined=on_undefined, **bootstrap_kwargs(ci, "bootstrap", len(labels)))
+    return Intervals(ci, got.average_precision, got.roc_auc, got.resample, got.n_blocks)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
+import json
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from ._common import (
 from ._format import fit, fmt, fmt_p, json_safe, render_table
 from ._inputs import n_tied_rows, read_scores
 from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
+from ._slices import MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_rows, sliced_evaluation
 
 
 # ---------------------------------------------------------------------------
@@ -179,10 +181,7 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
     lines = comparison_header(report, wide) if summary else []
     level = f"{report.options.level:.0%} CI of A - B"
 
-    def p_of(t: precall.stats.PairedComparison) -> str:
-        if t.p_resolution is not None and t.p_value <= t.p_resolution:
-            return f"< {t.p_resolution:.2g}"
-        return fmt_p(t.p_value)
+    p_of = _p_text
 
     def test_name(t: precall.stats.PairedComparison) -> str:
         return "DeLong" if t.method == "delong" else ("bootstrap " + t.method if wide else "bootstrap")
@@ -209,6 +208,13 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
         if boot is not None:
             lines.append(f"bootstrap resamples {drawn_as(boot.resample, boot.n_blocks)}")
     return "\n".join(fit(lines))
+
+
+def _p_text(t: precall.stats.PairedComparison) -> str:
+    """A test's p-value as printed (a bootstrap's below its resolution as ``< resolution``)."""
+    if t.p_resolution is not None and t.p_value <= t.p_resolution:
+        return f"< {t.p_resolution:.2g}"
+    return fmt_p(t.p_value)
 
 
 def comparison_json_dict(report: Comparison) -> dict[str, Any]:
@@ -279,8 +285,68 @@ def _emit_comparison(report: Comparison, args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
+    """``--by``: the paired comparison of the models on all rows and on each shown slice's rows (the
+    slices ranked by the first model's step AP: the ``--top`` worst and best, every one with ``--full``
+    or ``--json``)."""
+    if args.class_columns or args.class_prefix:
+        raise CliError("--by compares --score columns (binary); per class: one --score of each class")
+    scores = list(dict.fromkeys(args.score or []))
+    if len(scores) < 2:
+        raise CliError("compare needs at least two different --score columns")
+    columns = read_scores(args, scores, by_columns(args.by))
+    first = sliced_evaluation(Columns(columns.labels, columns.scores[:, 0], columns.weights, columns.by),
+                              name=args.file, label=args.label, score=scores[0], weight=args.weight,
+                              pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
+                              on_undefined="warn", min_support=args.min_support)
+    result = first.result
+    picked = resampled(result, args.top, args.full or args.json)
+    if len(picked) > MAX_SLICES:
+        raise CliError(f"--by: {len(picked)} ranked slices to compare, each by its own resamples; at most "
+                       f"{MAX_SLICES}: rank fewer slices with --min-support, or drop --full")
+    parts: list[tuple[str, Comparison]] = []
+    for i, rows in [(-1, columns), *slice_rows(columns, picked).items()]:
+        name = "overall" if i < 0 else result.names[i]
+        one_class = len(set(rows.labels)) < 2
+        if one_class:
+            continue
+        parts.append((name, compare_columns(
+            rows, name=f"{args.file} [{name}]" if i >= 0 else args.file, label=args.label, score_columns=scores,
+            weight=args.weight, pos_label=first.input["pos_label"], metrics=metrics, ties=args.ties,
+            recall_grid=args.recall_grid, ci=ci_options(args))))
+    skipped = len(picked) + 1 - len(parts)
+    if args.json:
+        print(json.dumps(json_safe({"input": {**first.input, "score_columns": scores}, "by": list(result.columns),
+                                    "slices": {name: comparison_json_dict(c) for name, c in parts},
+                                    "ranked_worst_first": [result.names[i] for i in result.ranked]}),
+                         indent=2, allow_nan=False))
+        return 0
+    for _, c in parts:
+        print_warnings(c)
+    lines = comparison_header(parts[0][1], args.wide) if parts else []
+    lines += fit([f"slices      {len(result.names)} by {', '.join(result.columns)}; shown: all rows and "
+                  + ("every ranked slice" if args.full else f"the {args.top} worst and best ranked")
+                  + f" (by AP step of {scores[0]!r})"
+                  + (f"; {skipped} with one class have no test" if skipped else "")],
+                 wide=args.wide)
+    level = f"{args.level:.0%} CI of A - B"
+    for a, b in itertools.combinations(scores, 2):
+        header = ["slice", "metric", "test", "A", "B", "A - B", level, "p"]
+        body = [[cut(name), metric, "DeLong" if t.method == "delong" else "bootstrap", fmt(t.estimate_a, args.digits),
+                 fmt(t.estimate_b, args.digits), fmt(t.difference, args.digits),
+                 f"[{fmt(t.low, args.digits)}, {fmt(t.high, args.digits)}]", _p_text(t)]
+                for name, c in parts for x, y, metric, t in c.rows if (x, y) == (a, b)]
+        lines += ["", *fit([f"A = {a!r}, B = {b!r}"]), *render_table(header, body, wide=args.wide, left=3)]
+    lines += ["", *fit(["p: two-sided, each slice tested on its own rows (not adjusted for the number of "
+                        "slices); --json for every slice"], wide=args.wide)]
+    print("\n".join(lines))
+    return 0
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
+    if args.by:
+        return _compare_slices(args, metrics)
     models = _models(args)
     path = args.file
     if models is not None:
@@ -350,5 +416,6 @@ def register(sub: Any) -> None:
     cmp.add_argument("--digits", type=digits_arg, default=4, metavar="N",
                      help="decimals in the text output (default 4)")
     add_ci_options(cmp)
+    add_slice_options(cmp, what="the paired comparison of the models")
     add_output_options(cmp, undefined=False)
     cmp.set_defaults(func=cmd_compare)

@@ -37,6 +37,16 @@ from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_spar
 from ._format import describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, legend, render_table
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
+from ._slices import (
+    add_slice_options,
+    by_columns,
+    resampled,
+    sliced_evaluation,
+    slices_csv,
+    slices_json,
+    slices_text,
+    with_slice_intervals,
+)
 from ._reports import (
     Report,
     evaluate_columns,
@@ -478,6 +488,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise CliError("--scheduler goes with --engine dask")
     if args.master is not None and args.engine != "spark":
         raise CliError("--master goes with --engine spark")
+    if args.by:
+        return _evaluate_slices(args)
     if args.engine != "memory":
         return _evaluate_one_pass(args)
     if args.class_columns is not None or args.class_prefix is not None:
@@ -535,6 +547,50 @@ def _estimates_then_intervals(args: argparse.Namespace, columns: Columns, score:
     report = with_intervals(report, columns, ci=ci_options(args), **kwargs)
     print_warnings(report)
     print(format_intervals(report, digits=args.digits, wide=args.wide))
+    return 0
+
+
+def _evaluate_slices(args: argparse.Namespace) -> int:
+    """``--by``: every number per slice (one :func:`precall.evaluate` with ``by=``), the worst and
+    best ``--top`` slices as a table, every slice with ``--full``, ``--json`` or ``--csv``."""
+    given = [flag for flag, on in (("--class-columns", args.class_columns), ("--class-prefix", args.class_prefix),
+                                   ("--engine " + args.engine, args.engine != "memory"),
+                                   ("--at-recall", args.at_recall), ("--at-precision", args.at_precision),
+                                   ("--at-threshold", args.at_threshold), ("--prevalence", args.prevalence),
+                                   ("--markdown", args.markdown), ("--method", args.method)) if on]
+    if given:
+        raise CliError(f"--by goes with one --score, in memory; drop {', '.join(given)} (per class: one --score "
+                       "of each class; the slices' points: --json)")
+    names = list(dict.fromkeys(args.score))
+    if len(names) != 1:
+        raise CliError(f"--by evaluates one --score column; got {len(names)} ({', '.join(map(repr, names))}): "
+                       "compare models per slice with precall compare --by")
+    by = by_columns(args.by)
+    columns = read_scores(args, names, by)
+    report = sliced_evaluation(columns, name=args.file, label=args.label, score=names[0], weight=args.weight,
+                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
+                               on_undefined=on_undefined_arg(args), min_support=args.min_support)
+    text = not (args.json or args.csv)
+    if args.ci:
+        if text:  # the estimates first (flushed), then the intervals, which take longer
+            print_warning_messages(report.source, report.warnings)
+            print(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide),
+                  flush=True)
+            print()
+        picked = resampled(report.result, args.top, args.full or not text)
+        shown_before = set(report.warnings) if text else set()
+        report = with_slice_intervals(report, columns, indices=picked, ties=args.ties,
+                                      recall_grid=args.recall_grid, ci=ci_options(args),
+                                      on_undefined=on_undefined_arg(args))
+        report = dataclasses.replace(report, warnings=[m for m in report.warnings if m not in shown_before])
+    print_warning_messages(report.source, report.warnings)
+    if args.json:
+        print(json.dumps(slices_json(report), indent=2, allow_nan=False))
+    elif args.csv:
+        print(slices_csv(report))
+    else:  # with --ci the summary went out with the estimates
+        print(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide,
+                          summary=not args.ci))
     return 0
 
 
@@ -653,5 +709,6 @@ def register(sub: Any) -> None:
                     "bootstrap of the macro AP and macro ROC-AUC; see --level, --ci-method, --resamples, "
                     "--seed)")
     add_ci_options(ev)
+    add_slice_options(ev, what="every number")
     add_output_options(ev)
     ev.set_defaults(func=cmd_evaluate)

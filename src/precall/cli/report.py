@@ -26,6 +26,7 @@ from ._common import (
     terminal_progress,
 )
 from ._inputs import read_classes, read_scores
+from ._slices import add_slice_options, by_columns, slice_input
 
 
 # ---------------------------------------------------------------------------
@@ -41,6 +42,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(given) != 1:
         shown = " and ".join(given) if given else "no score columns"
         raise CliError(f"{shown}: give --score (models) or --class-columns / --class-prefix (classes)")
+    if args.by and args.score is None:
+        raise CliError("--by goes with --score (one binary model); per class: one --score of each class")
     if args.score is None and args.pos_label is not None:
         raise CliError(f"--pos-label applies only with --score; with {given[0]} each class is in turn the "
                        "positive one")
@@ -58,10 +61,16 @@ def cmd_report(args: argparse.Namespace) -> int:
                                                  len(columns.labels) * len(classes) * 2)
     else:
         names = list(dict.fromkeys(args.score))
-        columns = read_scores(args, names)
+        if args.by and len(names) != 1:
+            raise CliError(f"--by reports the slices of one --score column; got {len(names)}: write one report "
+                           "per model, or compare them per slice with precall compare --by")
+        columns = read_scores(args, names, by_columns(args.by))
         kind = {"pos_label": resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)}
         scores = columns.scores.reshape(len(columns.labels), -1)
         y_score = {n: scores[:, j] for j, n in enumerate(names)}
+        if args.by:
+            by, texts = slice_input(columns)
+            kind.update(by=by, slice_values=texts, min_support=args.min_support, slices_shown=args.top)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -119,4 +128,7 @@ def register(sub: Any) -> None:
                     "multi-class: the intervals of the macro step AP and macro ROC-AUC (no bands; skipped with "
                     "a note above 0.5 million cells, rows x classes)")
     rp.add_argument("--title", help="the report's title")
+    add_slice_options(rp, what="also a section of the slices: a table, a forest plot of each slice's AP and "
+                      "ROC-AUC with its interval (all rows as the reference line) and the PR curves of the worst "
+                      "and best few,")
     rp.set_defaults(func=cmd_report)

@@ -74,6 +74,7 @@ __all__ = [
     "draw_pr",
     "draw_roc",
     "draw_unachievable",
+    "forest",
     "intervals",
     "macro_pr_curve",
     "macro_roc_curve",
@@ -916,3 +917,64 @@ def plot_curve(curve: Any, *, ax: Any = None, label: str | None = None, **line_k
         ax.plot(curve.fpr, curve.tpr, label=label, **line_kw)
     place_legend(ax)
     return ax
+
+
+# ---------------------------------------------------------------------------
+# slices
+def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 10, level: float = 0.95,
+           axes: Any = None) -> Any:
+    """A forest plot of a :class:`precall.SlicedEvaluation`: each shown slice's AP (the
+    convention it is ranked by) and ROC-AUC as a point with its interval, the value of all
+    rows as a dashed reference line; returns the two Axes.
+
+    Parameters
+    ----------
+    result : SlicedEvaluation
+        ``precall.evaluate(..., by=...)``.
+    intervals : mapping of int to interval set, default=None
+        By slice index (``-1``: all rows), objects with ``average_precision[method]``
+        and ``roc_auc`` intervals (``low``, ``high``), or None for a slice without one
+        (the command line's ``--ci``); no interval lines without it.
+    k : int, default=10
+        The ``k`` worst and ``k`` best ranked slices are shown (worst at the top; every
+        ranked slice when there are at most ``2 k``), a dotted line between the two groups.
+    level : float, default=0.95
+        The intervals' level, for the legend.
+    axes : pair of Axes, default=None
+        Where to draw (default: a new figure of two panels sharing the slices).
+    """
+    k = check_number(k, "k", low=1, integer=True, hint="how many worst and best slices to show")
+    level = check_probability(level, "level")
+    ranked = result.ranked.tolist()
+    split = len(ranked) > 2 * k
+    picked = ranked[:k] + ranked[-k:] if split else ranked
+    if axes is None:
+        _matplotlib()
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, 2, sharey=True, figsize=(9.0, 1.9 + 0.32 * max(len(picked), 1)))
+    ys = np.arange(len(picked))[::-1].astype(float)
+    if split:
+        ys[k:] -= 1.0  # a gap between the worst and the best
+    method = result.rank_by
+    for ax, (title, values, overall, part) in zip(axes, (
+            (f"AP {method}", result.average_precision[method], result.overall.average_precision[method],
+             lambda iv: iv.average_precision[method]),
+            ("ROC-AUC", result.roc_auc, result.overall.roc_auc, lambda iv: iv.roc_auc))):
+        shown = values[picked] if picked else np.zeros(0)
+        got = [(y, part(intervals[i])) for y, i in zip(ys, picked) if intervals and intervals.get(i) is not None]
+        if got:
+            ax.hlines([y for y, _ in got], [c.low for _, c in got], [c.high for _, c in got], color="C0",
+                      linewidth=1.6, label=f"{level:.0%} interval")
+        ax.plot(shown, ys, "o", color="C0", markersize=5, label=title)
+        ax.axvline(overall, color=_GRAY, linestyle="--", linewidth=1, label=f"all rows: {overall:.4f}")
+        if split:
+            ax.axhline(ys[k - 1] - 1.0, color=_GRAY, linestyle=":", linewidth=0.8)
+        ax.set_xlabel(title)
+        ax.grid(axis="x", alpha=0.3)
+        place_legend(ax)
+    axes[0].set_yticks(ys, [mpl(result.names[i]) for i in picked])
+    axes[0].set_ylim(float(ys.min(initial=0)) - 0.7, float(ys.max(initial=0)) + 0.7)
+    worst = f"the {k} worst and {k} best of {len(ranked)} ranked slices" if split else f"{len(ranked)} ranked slices"
+    axes[0].set_title(mpl(f"by {', '.join(result.columns)}: {worst}, worst at the top"), loc="left", fontsize=10)
+    return axes

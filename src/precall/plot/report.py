@@ -185,6 +185,10 @@ def html_report(
     ci: bool = False,
     n_resamples: int = stats.DEFAULT_RESAMPLES,
     progress: Any = None,
+    by: Any = None,
+    min_support: int = 0,
+    slices_shown: int = 10,
+    slice_values: Sequence[Sequence[str]] | None = None,
 ) -> str:
     """The report of one or more models scored on the same labelled samples, or of one
     multi-class (multi-label) model, as HTML text.
@@ -227,6 +231,16 @@ def html_report(
         :data:`precall.stats.DEFAULT_RESAMPLES`, as every command (seed :data:`precall.stats.DEFAULT_SEED`).
     progress : callable, default=None
         Multi-class ``ci``: called with the fraction of the bootstrap done.
+    by, min_support
+        One model: also its slices (as :func:`precall.evaluate`): the table of the
+        ``slices_shown`` worst and best ranked slices with each one's intervals on its own
+        rows (AP bootstrap, ROC-AUC DeLong), their forest plot
+        (:func:`precall.plot.forest`) and the PR curves of the worst and best few.
+    slices_shown : int, default=10
+        With ``by``: the worst and best slices shown.
+    slice_values : sequence of sequences of str, default=None
+        With ``by`` given as codes (``precall._slicing.coded``, as the command line reads a
+        file's columns): each column's values, which name the slices.
 
     Returns
     -------
@@ -257,6 +271,11 @@ def html_report(
     if labels is not None or score_columns is not None:
         raise ValueError("`labels` and `score_columns` go with multi-class scores (a 2-D array); "
                          "got a mapping of models")
+    if by is not None and len(y_score) != 1:
+        raise ValueError(f"`by` goes with one model; got {len(y_score)} models. Report the slices of each "
+                         "model apart")
+    slices_shown = check_number(slices_shown, "slices_shown", low=1, integer=True,
+                                hint="how many worst and best slices the report shows")
     from .. import plot
 
     names = list(y_score)
@@ -324,6 +343,9 @@ def html_report(
         _conventions(),
         _figures(pr_svg, roc_svg),
         _thin_note(band_note),
+        "" if by is None else _slices_section(
+            y_true, y_score[names[0]], by, sample_weight=sample_weight, pos_label=pos_label, ties=ties,
+            min_support=min_support, k=slices_shown, n_resamples=n_resamples, values=slice_values),
         f"<h2>Rank tables (the first threshold reaching each of {rank_rows} recalls)</h2>",
         ranks,
     ])
@@ -472,4 +494,92 @@ def _multiclass_report(
         _thin_note("", circles=False),
         f"<h2>Rank tables of each class (the first threshold reaching each of {rank_rows} recalls)</h2>",
         ranks,
+    ])
+
+
+# ---------------------------------------------------------------------------
+# slices (by=)
+SLICE_CURVES = 3
+"""The report's small multiples: the PR curves of this many worst and best slices."""
+
+
+def _figure_svg(fig: Any) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _slices_section(y_true: Any, y_score: Any, by: Any, *, sample_weight: Any, pos_label: Any, ties: str,
+                    min_support: int, k: int, n_resamples: int, values: Sequence[Sequence[str]] | None) -> str:
+    """The slices of one model: the table of the shown slices with their intervals, the forest
+    plot (:func:`precall.plot.forest`) and the PR curves of the worst and best few beside all rows'."""
+    from matplotlib.figure import Figure
+
+    from .. import plot
+    from .._slicing import named_message, slice_intervals, with_values
+    from ..slices import slice_codes
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        coded = evaluate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties, by=by,
+                         min_support=min_support)
+        result = coded if values is None else with_values(coded, values)
+        ranked = result.ranked.tolist()
+        picked = ranked if len(ranked) <= 2 * k else ranked[:k] + ranked[-k:]
+        pos = pos_label if pos_label is not None else 1
+        iv = slice_intervals(y_true, y_score, by, slices=picked, sample_weight=sample_weight, pos_label=pos,
+                             ties=ties, n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, resample="auto")
+    notes = list(dict.fromkeys(named_message(str(w.message), coded, result) for w in caught))
+    method = result.rank_by
+    rows = []
+    for i in picked:
+        ev, one = result[result.keys[i]], iv.get(i)
+        ap_ci = "" if one is None else f"[{_num(one.average_precision[method].low)}, " \
+                                       f"{_num(one.average_precision[method].high)}]"
+        roc_ci = "" if one is None else f"[{_num(one.roc_auc.low)}, {_num(one.roc_auc.high)}]"
+        rows.append([_e(result.names[i]), str(ev.n_samples), _count(ev.n_pos), _num(ev.prevalence),
+                     _num(ev.average_precision[method]), ap_ci, _num(ev.roc_auc), roc_ci])
+    o = result.overall
+    rows.insert(0, ["<b>all rows</b>", str(o.n_samples), _count(o.n_pos), _num(o.prevalence),
+                    _num(o.average_precision[method]), "", _num(o.roc_auc), ""])
+    fig = Figure(figsize=(9.0, 1.9 + 0.32 * max(len(picked), 1)))
+    plot.forest(result, iv, k=k, axes=fig.subplots(1, 2, sharey=True))
+    forest_svg = _figure_svg(fig)
+    few = ranked if len(ranked) <= 2 * SLICE_CURVES else ranked[:SLICE_CURVES] + ranked[-SLICE_CURVES:]
+    codes = slice_codes(by, np.asarray(y_score).shape[0]).codes
+    y, s = np.asarray(y_true), np.asarray(y_score)
+    w = None if sample_weight is None else np.asarray(sample_weight)
+    whole = threshold_table(y, s, sample_weight=w, pos_label=pos_label, ties=ties)
+    curves = ""
+    if few:
+        fig = Figure(figsize=(3.2 * min(len(few), SLICE_CURVES), 3.4 * ((len(few) + SLICE_CURVES - 1) // SLICE_CURVES)))
+        grid = fig.subplots((len(few) + SLICE_CURVES - 1) // SLICE_CURVES, min(len(few), SLICE_CURVES), squeeze=False)
+        for ax, i in zip(grid.ravel(), few):
+            rows_i = codes == i
+            table = threshold_table(y[rows_i], s[rows_i], sample_weight=None if w is None else w[rows_i],
+                                    pos_label=pos_label, ties=ties)
+            plot.setup_pr_axes(ax)
+            plot.draw_pr(ax, whole, label="all rows", color=plot._GRAY)
+            plot.draw_pr(ax, table, label=plot.mpl(result.names[i]), color="C0")
+            ax.set_title(plot.mpl(f"{result.names[i]}: AP {result.average_precision[method][i]:.4f}"), fontsize=9)
+            ax.set_xlabel("Recall", fontsize=8)
+            ax.set_ylabel("Precision", fontsize=8)
+        curves = (f"<h3>Precision-recall of the {len(few)} worst and best slices (blue) beside all rows (gray)</h3>"
+                  f'<div class="figures"><figure>{_figure_svg(fig)}</figure></div>')
+    unranked = len(result.names) - len(ranked)
+    shown = (f"the {k} worst and {k} best of {len(ranked)} ranked slices" if len(ranked) > 2 * k
+             else f"all {len(ranked)} ranked slices")
+    note = (f"{len(result.names)} slices by {_e(', '.join(result.columns))}; shown: {shown}"
+            + (f"; {unranked} not ranked (no positives, or fewer than {result.min_support} rows)" if unranked else "")
+            + f". Intervals of each slice on its own rows: AP {method} by the percentile bootstrap "
+            f"({n_resamples} stratified resamples, seed {stats.DEFAULT_SEED}), ROC-AUC by DeLong "
+            "(the bootstrap with weights).")
+    warned = "".join(f'<p class="note">{_e(m)}</p>' for m in notes)
+    return "".join([
+        f"<h2>Slices by {_e(', '.join(result.columns))}</h2>",
+        f'<p class="note">{note}</p>', warned,
+        _table(["slice", "n", "n_pos", "prevalence", f"AP {method}", "95% CI", "ROC-AUC", "95% CI"], rows),
+        f'<div class="figures"><figure>{forest_svg}</figure></div>',
+        curves,
     ])

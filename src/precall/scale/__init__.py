@@ -1,4 +1,4 @@
-"""Evaluation at scale: exact streaming (:class:`Accumulator`), binned bounds
+"""Evaluation at scale: exact streaming (:class:`Accumulator`, per slice :class:`SlicedAccumulator`), binned bounds
 (:mod:`.binned`), and the score-range algorithm behind :mod:`precall.dask` (:mod:`.ranges`).
 """
 
@@ -6,5 +6,6 @@ from __future__ import annotations
 
 from .accumulator import Accumulator
 from .binned import Bounded
+from .sliced import SlicedAccumulator
 
-__all__ = ["Accumulator", "Bounded"]
+__all__ = ["Accumulator", "Bounded", "SlicedAccumulator"]

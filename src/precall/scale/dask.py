@@ -39,11 +39,13 @@ from . import ranges as _ranges
 from .._core.evaluation import Evaluation
 from .._core.metric import Metric
 from .._core.undefined import NO_POSITIVES, undefined
+from ..slices import SlicedEvaluation
 from .._core.validate import (
     BinaryInput, check_allocation, check_binary, check_number, check_on_undefined, check_probability, check_options, check_prevalence, check_prevalences,
 )
 from ..table import ThresholdTable
 from .accumulator import Accumulator
+from .sliced import SlicedAccumulator
 
 __all__ = ["accumulate", "average_precision", "evaluate", "evaluations", "roc_auc", "score", "threshold_table"]
 
@@ -75,26 +77,54 @@ def _partition(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, pos_label: An
     return acc.to_bytes()
 
 
-def _merge(*payloads: bytes) -> bytes:
-    out = Accumulator.from_bytes(payloads[0])
+def _sliced_partition(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, pos_label: Any, names: list[str],
+                      *by: Any) -> bytes:
+    acc = SlicedAccumulator(pos_label=pos_label)
+    if len(y):
+        acc.update(y, s, by=dict(zip(names, by)), sample_weight=w)
+    return acc.to_bytes()
+
+
+def _merge(*payloads: bytes, kind: type = Accumulator) -> bytes:
+    out = kind.from_bytes(payloads[0])
     for p in payloads[1:]:
-        out = out.merge(Accumulator.from_bytes(p))
+        out = out.merge(kind.from_bytes(p))
     return out.to_bytes()
 
 
-def _blocks(y_true: Any, y_score: Any, sample_weight: Any) -> list[tuple[Any, Any, Any]]:
-    """Aligned (labels, scores, weights) blocks as delayed objects.
+def _by_columns(by: Any) -> list[tuple[str, Any]]:
+    """The dask slice columns of ``by``: a dask DataFrame (each column), a dict, a list, or one
+    dask Series or array (named by its ``name``, else ``slice``), as :func:`precall.evaluate`."""
+    if hasattr(by, "columns") and hasattr(by, "npartitions") and getattr(by, "ndim", 2) == 2:
+        return [(str(c), by[c]) for c in by.columns]
+    if isinstance(by, dict):
+        return [(str(k), v) for k, v in by.items()]
+    if isinstance(by, (list, tuple)) and by:
+        return [(_series_name(v) or f"by{i}", v) for i, v in enumerate(by)]
+    return [(_series_name(by) or "slice", by)]
+
+
+def _series_name(column: Any) -> str | None:
+    """A dask Series' name (a dask array's ``name`` is its graph key, not a column name)."""
+    name = getattr(column, "name", None)
+    return str(name) if name is not None and hasattr(column, "to_delayed") and not hasattr(column, "chunks") \
+        else None
+
+
+def _blocks(y_true: Any, y_score: Any, sample_weight: Any, extra: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Aligned (labels, scores, weights, *extra) blocks as delayed objects.
 
     Columns of one dask DataFrame are used partition by partition (no length
     computation); dask arrays are rechunked to the labels' chunks.
     """
     _dask()
     columns = [y_true, y_score] + ([] if sample_weight is None else [sample_weight])
-    if all(hasattr(c, "to_delayed") and hasattr(c, "npartitions") for c in columns) and \
-            len({c.npartitions for c in columns}) == 1:
+    if all(hasattr(c, "to_delayed") and hasattr(c, "npartitions") for c in [*columns, *extra]) and \
+            len({c.npartitions for c in [*columns, *extra]}) == 1:
         delayed_columns = [c.to_delayed() for c in columns]
         if sample_weight is None:
             delayed_columns.append([None] * len(delayed_columns[0]))
+        delayed_columns += [c.to_delayed() for c in extra]
         return list(zip(*delayed_columns))
     y = _as_array(y_true, "y_true")
     s = _as_array(y_score, "y_score")
@@ -108,6 +138,12 @@ def _blocks(y_true: Any, y_score: Any, sample_weight: Any) -> list[tuple[Any, An
         blocks.append(_as_array(sample_weight, "sample_weight").rechunk(y.chunks).to_delayed().ravel())
     else:
         blocks.append([None] * len(blocks[0]))
+    for i, c in enumerate(extra):
+        arr = _as_array(c, "by")
+        if arr.ndim != 1 or arr.shape[0] != y.shape[0]:
+            raise ValueError(f"`by` column {i} must be 1-D with one value per row ({y.shape[0]}); got shape "
+                             f"{arr.shape}")
+        blocks.append(arr.rechunk(y.chunks).to_delayed().ravel())
     out = list(zip(*blocks))
     if not out or y.shape[0] == 0:
         raise ValueError("`y_true` and `y_score` must not be empty; got 0 samples")
@@ -128,8 +164,9 @@ def _checked(y: Any, s: Any, w: Any, pos_label: Any, index: int, rule: Any = "st
 
 
 def accumulate(
-    y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None, split_every: int = 8
-) -> Accumulator:
+    y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None, split_every: int = 8,
+    by: Any = None,
+) -> Accumulator | SlicedAccumulator:
     """The exact :class:`precall.Accumulator` of dask data: one per partition, tree-reduced
     ``split_every`` at a time (on whatever scheduler is active, e.g. a ``distributed.Client``).
 
@@ -144,10 +181,13 @@ def accumulate(
         As in :func:`precall.average_precision`.
     split_every : int, default=8
         Payloads merged per task of the reduction.
+    by : dask Series or array, several of them (list or dict), or a dask DataFrame, default=None
+        Slice columns (as in :func:`precall.evaluate`): a :class:`precall.SlicedAccumulator`
+        per partition, merged the same way.
 
     Returns
     -------
-    Accumulator
+    Accumulator, or SlicedAccumulator with ``by``
 
     See Also
     --------
@@ -156,11 +196,18 @@ def accumulate(
     split_every = check_number(split_every, "split_every", low=2, integer=True,
                                hint="payloads merged per task of the reduction")
     dask = _dask()
-    parts = [dask.delayed(_partition)(y, s, w, pos_label) for y, s, w in _blocks(y_true, y_score, sample_weight)]
+    if by is None:
+        kind: type = Accumulator
+        parts = [dask.delayed(_partition)(y, s, w, pos_label) for y, s, w in _blocks(y_true, y_score, sample_weight)]
+    else:
+        kind = SlicedAccumulator
+        names, columns = zip(*_by_columns(by))
+        parts = [dask.delayed(_sliced_partition)(y, s, w, pos_label, list(names), *cols)
+                 for y, s, w, *cols in _blocks(y_true, y_score, sample_weight, columns)]
     while len(parts) > 1:
-        parts = [dask.delayed(_merge)(*parts[i:i + split_every]) for i in range(0, len(parts), split_every)]
+        parts = [dask.delayed(_merge)(*parts[i:i + split_every], kind=kind) for i in range(0, len(parts), split_every)]
     (payload,) = dask.compute(parts[0])
-    return Accumulator.from_bytes(payload)
+    return kind.from_bytes(payload)
 
 
 def threshold_table(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None,
@@ -214,7 +261,7 @@ def _parts(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, n_rang
 
 def evaluate(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None,
              recall_grid: str = "reference", on_undefined: Any = "warn", prevalence: float | None = None,
-             n_ranges: int | None = None) -> Evaluation:
+             n_ranges: int | None = None, by: Any = None, min_support: int = 0) -> Evaluation | SlicedEvaluation:
     """:func:`precall.evaluate` (grouped ties) of dask data, by score ranges.
 
     Parameters
@@ -231,16 +278,31 @@ def evaluate(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label:
     n_ranges : int, default=None
         How many score ranges the rows are cut into (default: the number of
         partitions, at most 64); each range is sorted on one worker.
+    by : dask Series or array, several of them (list or dict), or a dask DataFrame, default=None
+        Slice columns: the :class:`precall.SlicedEvaluation` of
+        ``precall.evaluate(..., by=...)`` (grouped ties), from one
+        :class:`precall.SlicedAccumulator` per partition tree-merged as
+        :func:`accumulate` (equal to the in-memory one bit for bit without weights).
+    min_support : int, default=0
+        With ``by``: slices with fewer rows are reported but not ranked.
 
     Returns
     -------
-    Evaluation
+    Evaluation, or SlicedEvaluation with ``by``
 
     See Also
     --------
     evaluations : several prevalences from one pass.
     precall.evaluate : the same in memory.
     """
+    if by is not None:
+        if prevalence is not None or n_ranges is not None:
+            raise ValueError(f"`prevalence` and `n_ranges` are not available with `by`; got prevalence={prevalence!r}, "
+                             f"n_ranges={n_ranges!r}. Drop them (slices are merged per partition, not cut by score)")
+        check_options(recall_grid=recall_grid)
+        policy = check_on_undefined(on_undefined)
+        acc = accumulate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, by=by)
+        return acc.evaluate(recall_grid=recall_grid, on_undefined=policy, min_support=min_support)
     if prevalence is not None:
         prevalence = check_prevalence(prevalence)
     return evaluations(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, recall_grid=recall_grid,

@@ -1,0 +1,153 @@
+"""Slices for the presentation layers (internal): intervals of every AP convention and of ROC-AUC
+for all rows or for each slice, and slice columns given as codes named by their values.
+
+Slice columns read from a file come as distinct texts and a code per row; they are passed to
+``precall.evaluate(by=...)`` as codes (:func:`coded`: float, in the order of the sorted texts,
+NaN for missing: no Python string per row, whose sort would cost more than the evaluation) and
+the result is named by the texts afterwards (:func:`with_values`).
+
+:func:`interval_set` is the one place that decides how ``precall evaluate --ci``
+computes its intervals (one set of stratified bootstrap resamples for the six AP
+conventions, drawn as counts where :mod:`precall.stats` can; DeLong for ROC-AUC,
+the bootstrap with weights); :func:`slice_intervals` applies it to the rows of each
+slice of ``by`` (the command line's ``--by ... --ci``, the report's forest plot).
+
+This is the first version of the per-slice intervals: a loop over the slices asked
+for (the shown ones: the worst and best few), each on its own rows.  When
+:mod:`precall.stats` gains intervals computed for all slices at once, only
+:func:`slice_intervals` changes; its callers read :class:`IntervalSet` values.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import stats
+from ._core.validate import AP_METHODS, check_number
+from .metrics import average_precision, roc_auc
+from ._core.text import visible
+from .slices import MISSING, slice_codes
+
+__all__ = ["IntervalSet", "coded", "interval_set", "named_message", "slice_intervals", "with_values"]
+
+MAX_SLICES = 1000
+"""The most slices :func:`slice_intervals` resamples one by one (each a bootstrap of its rows)."""
+
+
+@dataclass(frozen=True)
+class IntervalSet:
+    """An interval for every AP convention (bootstrap) and for ROC-AUC (DeLong, or the bootstrap
+    with weights); ``resample`` and ``n_blocks`` say how the AP resamples were drawn."""
+
+    average_precision: dict[str, Any]
+    roc_auc: Any
+    resample: str = "rows"
+    n_blocks: int | None = None
+
+
+def interval_set(y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndarray | None, *, pos_label: Any,
+                 ties: str, recall_grid: str, level: float, on_undefined: Any = "warn",
+                 **bootstrap: Any) -> IntervalSet:
+    """The intervals of one set of rows; ``bootstrap``: the keywords of
+    :func:`precall.stats.bootstrap_cis` (``n_resamples``, ``method``, ``random_state``, ...)."""
+    # functools.partial with pos_label, not precall.metric(...) on labels == pos_label: a metric value
+    # holds no data, and True/False labels would order the bootstrap's strata otherwise (other draws)
+    metrics: list[Any] = [functools.partial(average_precision, method=m, ties=ties, recall_grid=recall_grid,
+                                            pos_label=pos_label, on_undefined=on_undefined) for m in AP_METHODS]
+    if sample_weight is not None:
+        metrics.append(functools.partial(roc_auc, pos_label=pos_label, on_undefined=on_undefined))
+    results = stats.bootstrap_cis(metrics, y_true, y_score, sample_weight=sample_weight, level=level, **bootstrap)
+    ap = dict(zip(AP_METHODS, results))
+    if sample_weight is None:
+        roc = stats.roc_auc_ci(y_true, y_score, pos_label=pos_label, level=level)
+    else:
+        roc = results[-1]
+    return IntervalSet(ap, roc, results[0].resample, results[0].n_blocks)
+
+
+def slice_intervals(y_true: Any, y_score: Any, by: Any, *, slices: Sequence[int], sample_weight: Any = None,
+                    pos_label: Any, ties: str = "group", recall_grid: str = "reference", level: float = 0.95,
+                    on_undefined: Any = "warn", **bootstrap: Any) -> dict[int, IntervalSet | None]:
+    """:func:`interval_set` of the rows of each slice in ``slices`` (indices in the order of
+    ``precall.evaluate(..., by=by).names``); ``None`` for a slice with one class (no interval:
+    its AP or ROC-AUC is undefined).  At most :data:`MAX_SLICES` slices."""
+    y = np.asarray(y_true)
+    s = np.asarray(y_score, dtype=np.float64)
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    wanted = sorted(set(int(i) for i in slices))
+    check_number(len(wanted), "the number of slices", low=0, high=MAX_SLICES, integer=True,
+                 hint="each slice's intervals are a bootstrap of its own rows; ask for fewer slices "
+                 "(e.g. with a higher min_support)")
+    codes = slice_codes(by, y.shape[0]).codes
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(int(codes.max(initial=-1)) + 2))
+    out: dict[int, IntervalSet | None] = {}
+    for i in wanted:
+        rows = order[bounds[i]:bounds[i + 1]] if i + 1 < bounds.shape[0] else order[:0]
+        if w is not None:
+            rows = rows[w[rows] > 0]
+        positive = y[rows] == pos_label
+        if rows.size == 0 or positive.all() or not positive.any():
+            out[i] = None
+            continue
+        out[i] = interval_set(y[rows], s[rows], None if w is None else w[rows], pos_label=pos_label, ties=ties,
+                              recall_grid=recall_grid, level=level, on_undefined=on_undefined, **bootstrap)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# slice columns as codes, named by their values
+def coded(texts: Sequence[str], codes: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """A text column (distinct ``texts``, ``codes`` into them, -1 missing) as ``by=`` codes: the
+    texts sorted (as numbers when all are finite numbers), each row's rank among them as a float,
+    NaN for missing (which the slices put last)."""
+    texts = list(texts)
+    try:
+        keys = [float(x) for x in texts]
+        numeric = all(math.isfinite(k) for k in keys)
+    except ValueError:
+        numeric = False
+    order = sorted(range(len(texts)), key=(lambda i: (keys[i], texts[i])) if numeric else texts.__getitem__)
+    rank = np.empty(len(texts) + 1, dtype=np.float64)
+    rank[order] = np.arange(len(texts))
+    rank[-1] = np.nan  # code -1: missing
+    return [texts[i] for i in order], rank[np.asarray(codes, dtype=np.int64)]
+
+
+def with_values(result: Any, values: Sequence[Sequence[str]]) -> Any:
+    """A sliced result of :func:`coded` columns with their values as keys and names (named as
+    :func:`precall.slices.slice_codes` names slices: ``value``, or ``col=value, col=value`` for
+    several columns; missing as :data:`precall.slices.MISSING`)."""
+    keys = tuple(tuple(None if v is None or (isinstance(v, float) and math.isnan(v)) else values[j][int(v)]
+                       for j, v in enumerate(key)) for key in result.keys)
+    if len(result.columns) == 1:
+        names = tuple(MISSING if k[0] is None else k[0] for k in keys)
+    else:
+        names = tuple(", ".join(f"{c}={MISSING if v is None else v}" for c, v in zip(result.columns, k)) for k in keys)
+    return dataclasses.replace(result, keys=keys, names=names)
+
+
+def named_message(message: str, coded_result: Any, named: Any) -> str:
+    """A message of the slices naming (at most a few) slices by their codes (``'3.0'``), with their
+    values."""
+    head, sep, rest = message.partition("slice(s) (")
+    if not sep:
+        return message
+    listed, close, tail = rest.partition("):")
+
+    def value(match: Any) -> str:
+        try:
+            i = coded_result.names.index(ast.literal_eval(match.group(0)))
+        except (ValueError, SyntaxError):
+            return match.group(0)
+        return repr(visible(named.names[i]))
+
+    return head + sep + re.sub(r"'(?:[^'\\]|\\.)*'", value, listed) + close + tail

@@ -1,0 +1,275 @@
+"""``--by``: what the commands share about slices (internal): the slice columns read by
+:mod:`precall.readers` as codes for :func:`precall.evaluate` (``by=``), the result renamed to the
+file's values, which slices a table shows (the worst and best ``--top`` with a count of the
+rest; ``--full`` all), the per-slice intervals and the text, JSON and CSV of the table."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import warnings
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+import precall
+from precall._slicing import MAX_SLICES, IntervalSet, coded, named_message, slice_intervals, with_values
+from precall.readers import Columns, label_counts
+from precall.slices import MISSING, slice_codes
+
+from ._common import CliError, cli_spelling, int_in, resolve_pos_label
+from ._format import fit, fmt, fmt_count, json_safe, render_table
+from ._intervals import CiOptions, bootstrap_kwargs, drawn_as
+
+NAME_WIDTH = 28  # a slice's name in the text table: longer names are cut (JSON and CSV: whole)
+
+
+# ---------------------------------------------------------------------------
+# options
+def by_columns(values: Sequence[str] | None) -> list[str]:
+    """``--by country,device`` (or repeated ``--by``): the slice column names, in order."""
+    names: list[str] = []
+    for text in values or []:
+        for name in text.split(","):
+            name = name.strip()
+            if not name:
+                raise CliError(f"--by {text!r}: an empty column name; give --by COL or --by COL1,COL2")
+            if name in names:
+                raise CliError(f"--by {text!r}: column {name!r} is given twice")
+            names.append(name)
+    return names
+
+
+def add_slice_options(p: argparse.ArgumentParser, *, what: str) -> None:
+    """``--by``, ``--min-support``, ``--top``, ``--full``: the options of every command with slices."""
+    p.add_argument("--by", action="append", metavar="COL[,COL...]",
+                   help=f"{what} per slice: each value of COL (each present combination of several columns); "
+                   f"a missing value (empty field, null, NaN) is its own slice {MISSING!r}")
+    p.add_argument("--min-support", type=int_in(0), default=0, metavar="N",
+                   help="with --by: slices of fewer rows are reported but not ranked (default 0)")
+    p.add_argument("--top", type=int_in(1), default=5, metavar="K",
+                   help="with --by: show the K worst and K best ranked slices and a count of the rest (default 5)")
+    p.add_argument("--full", action="store_true",
+                   help="with --by: show every slice (--json and --csv always give every slice)")
+
+
+# ---------------------------------------------------------------------------
+# the slice columns as codes, the result with the file's values
+def slice_input(columns: Columns) -> tuple[dict[str, np.ndarray], list[list[str]]]:
+    """``by=`` for :func:`precall.evaluate` (:func:`precall._slicing.coded`: each column's codes in
+    the order of its sorted values, NaN for missing) and each column's sorted values."""
+    arrays, texts = {}, []
+    for column in columns.by:
+        values, codes = coded(column.texts, column.codes)
+        arrays[column.name] = codes
+        texts.append(values)
+    return arrays, texts
+
+
+# ---------------------------------------------------------------------------
+# the sliced evaluation of one score column
+@dataclass(frozen=True)
+class SliceReport:
+    """``evaluate --by``: one :class:`precall.SlicedEvaluation` with what the CLI knows of its input."""
+
+    input: dict[str, Any]  # file, n_rows, label_column, score_column, weight_column, pos_label
+    result: precall.SlicedEvaluation
+    warnings: list[str]
+    options: CiOptions | None = None
+    intervals: dict[int, IntervalSet | None] | None = None  # by slice index; -1: all rows
+
+    @property
+    def source(self) -> str:
+        return str(self.input["file"])
+
+
+def sliced_evaluation(columns: Columns, *, name: str, label: str, score: str, weight: str | None,
+                      pos_label: str | None, ties: str, recall_grid: str, on_undefined: Any,
+                      min_support: int) -> SliceReport:
+    """:func:`precall.evaluate` with ``by=`` the slice columns read, renamed to the file's values."""
+    positive = resolve_pos_label(label_counts(columns.labels), pos_label, label, name)
+    by, texts = slice_input(columns)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            coded_result = precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
+                                            pos_label=positive, ties=ties, recall_grid=recall_grid,
+                                            on_undefined=on_undefined, by=by, min_support=min_support)
+        except (ValueError, TypeError) as exc:
+            if "slice(s) (" in str(exc):  # the undefined policy "raise": name the slices by their values
+                result = precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
+                                          pos_label=positive, ties=ties, recall_grid=recall_grid,
+                                          on_undefined="nan", by=by, min_support=min_support)
+                shown = named_message(str(exc), result, with_values(result, texts))
+                raise CliError(f"{name}: {cli_spelling(shown)}") from None
+            raise CliError(f"{name}: {exc}") from None
+    result = with_values(coded_result, texts)
+    source = {"file": name, "n_rows": len(columns.labels), "label_column": label, "score_column": score,
+              "weight_column": weight, "pos_label": positive}
+    return SliceReport(source, result,
+                       list(dict.fromkeys(named_message(str(w.message), coded_result, result) for w in caught)))
+
+
+def shown(result: Any, top: int, full: bool) -> list[int | None]:
+    """The slices a text table shows: every slice (``full``: the ranked worst first, then the
+    others), or the ``top`` worst and best ranked with ``None`` where the rest are counted."""
+    ranked = result.ranked.tolist()
+    if full:
+        return ranked + [i for i in range(len(result.names)) if i not in set(ranked)]
+    if len(ranked) <= 2 * top:
+        return ranked
+    return ranked[:top] + [None] + ranked[-top:]
+
+
+def resampled(result: Any, top: int, every: bool) -> list[int]:
+    """The slices whose rows are resampled (intervals, tests): every ranked slice, or the ``top``
+    worst and best; slices not ranked (undefined, or below ``min_support``) never."""
+    return result.ranked.tolist() if every else [i for i in shown(result, top, False) if i is not None]
+
+
+def with_slice_intervals(report: SliceReport, columns: Columns, *, indices: Sequence[int], ties: str,
+                         recall_grid: str, ci: CiOptions, on_undefined: Any) -> SliceReport:
+    """``report`` with the intervals of the slices ``indices`` and of all rows (index -1)."""
+    if len(indices) > MAX_SLICES:
+        raise CliError(f"--ci: {len(indices)} ranked slices to resample, each on its own rows; at most {MAX_SLICES}: "
+                       "rank fewer slices with --min-support, or drop --full (text: the --top worst and best only)")
+    y = np.array(columns.labels)
+    by, _ = slice_input(columns)
+    common: dict[str, Any] = {"pos_label": report.input["pos_label"], "ties": ties, "recall_grid": recall_grid,
+                              "on_undefined": on_undefined, **bootstrap_kwargs(ci)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            got = slice_intervals(y, columns.scores, by, slices=indices, sample_weight=columns.weights, **common)
+            got[-1] = slice_intervals(y, columns.scores, np.zeros(len(y)), slices=[0],
+                                      sample_weight=columns.weights, **common)[0]
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{report.source}: {exc}") from None
+    messages = list(dict.fromkeys([*report.warnings, *(str(w.message) for w in caught)]))
+    return dataclasses.replace(report, options=ci, intervals=got, warnings=messages)
+
+
+def slice_rows(columns: Columns, indices: Sequence[int]) -> dict[int, Columns]:
+    """The rows of each slice in ``indices`` (in the order of the sliced result's names), as Columns."""
+    by, _ = slice_input(columns)
+    codes = slice_codes(by, len(columns.labels)).codes
+    labels = np.array(columns.labels)
+    out = {}
+    for i in indices:
+        rows = np.flatnonzero(codes == i)
+        out[i] = Columns(labels[rows].tolist(), columns.scores[rows],
+                         None if columns.weights is None else columns.weights[rows])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# output
+def _interval_cell(iv: IntervalSet | None, which: str, digits: int) -> str:
+    if iv is None:
+        return ""
+    c = iv.roc_auc if which == "roc" else iv.average_precision["step"]
+    return f"[{fmt(c.low, digits)}, {fmt(c.high, digits)}]"
+
+
+def cut(name: str) -> str:
+    return name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + "~"
+
+
+def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide: bool, summary: bool = True) -> str:
+    """The input summary (unless not ``summary``: the intervals line only) and the table of the
+    shown slices (80 columns unless ``wide``)."""
+    r = report.result
+    ranked = r.ranked
+    unranked = len(r.names) - ranked.size
+    given = report.input
+    lines = [
+        f"file        {given['file']} ({given['n_rows']} rows)",
+        f"label       column {given['label_column']!r}: positive {given['pos_label']!r}",
+        f"score       column {given['score_column']!r}"
+        + (f"; weight column {given['weight_column']!r}" if given["weight_column"] else ""),
+        f"slices      {len(r.names)} by {', '.join(r.columns)}; {ranked.size} ranked, worst first by AP "
+        f"{r.rank_by}" + (f"; {unranked} not ranked (no positives, or fewer than --min-support "
+                          f"{r.min_support} rows)" if unranked else ""),
+    ]
+    iv = report.intervals
+    if iv is not None and report.options is not None:
+        some = next((v for v in iv.values() if v is not None), None)
+        drawn = drawn_as(some.resample, some.n_blocks) if some is not None else ""
+        lines.append("intervals   " + report.options.describe(given["weight_column"] is not None, drawn)
+                     + "; each slice resampled on its own rows")
+    if not summary:
+        lines = lines[4:]
+    header = ["slice", "n", "n_pos", "prevalence", f"AP {r.rank_by}"]
+    header += [f"{report.options.level:.0%} CI"] if iv is not None and report.options else []
+    header += ["ROC-AUC"] + ([f"{report.options.level:.0%} CI"] if iv is not None and report.options else [])
+    header += ["best F1"]
+
+    def row(i: int) -> list[str]:
+        ev = r.overall if i < 0 else r[r.keys[i]]
+        cells = ["overall" if i < 0 else cut(r.names[i]), str(ev.n_samples), fmt_count(ev.n_pos),
+                 fmt(ev.prevalence, digits), fmt(ev.average_precision[r.rank_by], digits)]
+        if iv is not None:
+            cells.append(_interval_cell(iv.get(i), "ap", digits))
+        cells.append(fmt(ev.roc_auc, digits))
+        if iv is not None:
+            cells.append(_interval_cell(iv.get(i), "roc", digits))
+        cells.append(fmt(ev.best_f1.f1, digits) if ev.best_f1 is not None else "-")
+        return cells
+
+    picked = shown(r, top, full)
+    rest = ranked.size - 2 * top
+    body = [row(-1)]
+    for i in picked:
+        body.append(row(i) if i is not None else [f"... {rest} more", *[""] * (len(header) - 1)])
+    out = [*fit(lines, wide=wide), "", *render_table(header, body, wide=wide)]
+    notes = []
+    if not full and (None in picked or unranked):
+        notes.append(f"shown: the {min(top, ranked.size)} worst and best ranked slices"
+                     + (f"; {unranked} slice(s) not ranked are not shown" if unranked else "")
+                     + "; --full for every slice, --json or --csv for every number of every slice")
+    return "\n".join(out + ([""] + fit(notes, wide=wide) if notes else []))
+
+
+def _interval_json(iv: IntervalSet | None) -> Any:
+    if iv is None:
+        return None
+    return {"average_precision": {m: {"low": c.low, "high": c.high, "method": c.method}
+                                  for m, c in iv.average_precision.items()},
+            "roc_auc": {"low": iv.roc_auc.low, "high": iv.roc_auc.high, "method": iv.roc_auc.method}}
+
+
+def slices_json(report: SliceReport) -> dict[str, Any]:
+    """Every slice's numbers (:meth:`precall.SlicedEvaluation.to_dict`), the input, the intervals."""
+    out: dict[str, Any] = {"input": dict(report.input), **report.result.to_dict()}
+    if report.intervals is not None and report.options is not None:
+        o = report.options
+        out["intervals"] = {
+            "level": o.level, "bootstrap": {"method": o.method, "n_resamples": o.n_resamples, "seed": o.seed,
+                                            "stratified": True},
+            "overall": _interval_json(report.intervals.get(-1)),
+            "slices": {report.result.names[i]: _interval_json(v) for i, v in report.intervals.items() if i >= 0},
+        }
+    out["warnings"] = list(report.warnings)
+    return json_safe(out)
+
+
+def slices_csv(report: SliceReport) -> str:
+    """One CSV row per slice after the ``overall`` row (every number, full precision), with the
+    intervals of AP step and ROC-AUC where computed."""
+    d = report.result.to_dict()
+    rows = [d["overall"], *d["slices"]]
+    header = list(rows[0])
+    with_ci = report.intervals is not None
+    if with_ci:
+        header += ["AP step low", "AP step high", "ROC-AUC low", "ROC-AUC high"]
+    body = []
+    for i, row in enumerate(rows, -1):
+        cells = ["" if v is None else repr(v) if isinstance(v, float) else str(v) for v in row.values()]
+        if with_ci:
+            iv = report.intervals.get(i)  # type: ignore[union-attr]
+            cells += ["", "", "", ""] if iv is None else [repr(iv.average_precision["step"].low),
+                                                          repr(iv.average_precision["step"].high),
+                                                          repr(iv.roc_auc.low), repr(iv.roc_auc.high)]
+        body.append(cells)
+    return "\n".join(render_table(header, body, style="csv"))

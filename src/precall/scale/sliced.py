@@ -1,0 +1,286 @@
+"""Exact streaming by slice: one :class:`~precall.Accumulator` state per slice value.
+
+:class:`SlicedAccumulator` is the streaming form of ``precall.evaluate(y, s, by=...)``:
+``update(y, s, by=...)`` adds a batch whose rows carry their slice values,
+``merge`` combines two states (associative and commutative), ``to_bytes`` /
+``from_bytes`` ship the state as a versioned ``.npz`` payload (no pickle), and
+``evaluate()`` gives the :class:`~precall.SlicedEvaluation` that the in-memory
+``precall.evaluate(..., by=...)`` gives on all the rows: slice names, order and
+every number equal bit for bit without weights (with weights, the sums of equal
+scores are added in another order: equal to rounding, as :class:`Accumulator`).
+Ties are grouped (one threshold per distinct score), as every accumulator.
+
+The state is each slice's (distinct scores, positive and negative counts),
+plus one for all the rows (the ``overall`` evaluation) and the rows given per
+slice (``n_samples``, zero weights included, as in memory).  Memory grows with
+the distinct (slice, score) pairs, not with the rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._core.evaluation import evaluation_from_steps, normalized_average_precision
+from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
+from .._core.validate import AP_METHODS, check_binary, check_number, check_on_undefined, check_options, \
+    check_pos_label, is_multi
+from .._core.conventions import unit_interval
+from ..slices import SlicedEvaluation, _apply_policies, slice_codes
+from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps
+
+__all__ = ["SlicedAccumulator"]
+
+_FORMAT = "precall.SlicedAccumulator"
+_VERSION = 1
+
+
+class SlicedAccumulator:
+    """Exact PR/ROC state of a stream of labelled scores, per slice (``by``) and overall.
+
+    Parameters
+    ----------
+    pos_label : label, default=None
+        The positive label (as :func:`precall.evaluate`: ``None`` needs labels in
+        {0, 1} or {-1, 1}); fixed for the accumulator's life.
+
+    Examples
+    --------
+    >>> import precall
+    >>> acc = precall.SlicedAccumulator()
+    >>> acc.update([0, 1, 1], [0.1, 0.9, 0.4], by=["a", "a", "b"]).update([0, 1], [0.4, 0.2], by=["b", "b"])
+    SlicedAccumulator(2 slices by slice, 5 rows)
+    >>> got = acc.evaluate()
+    >>> want = precall.evaluate([0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.2], by=["a", "a", "b", "b", "b"])
+    >>> got.names == want.names and got.average_precision["step"].tolist() == want.average_precision["step"].tolist()
+    True
+    """
+
+    def __init__(self, *, pos_label: Any = None) -> None:
+        self.pos_label = check_pos_label(pos_label)
+        self.columns: tuple[str, ...] | None = None  # the names of the by columns, fixed by the first batch
+        self._slices: dict[tuple[Any, ...], Accumulator] = {}
+        self._rows: dict[tuple[Any, ...], int] = {}
+        self._all = Accumulator(pos_label=self.pos_label)
+        self._n_samples = 0
+
+    # -- feeding --------------------------------------------------------------
+    def update(self, y_true: Any, y_score: Any, *, by: Any, sample_weight: Any = None) -> "SlicedAccumulator":
+        """Add a batch; ``by`` as in :func:`precall.evaluate` (one or more slice columns,
+        a dict or a pandas DataFrame), one value per row.  Returns ``self``."""
+        if is_multi(y_true, y_score):
+            raise ValueError("`by` applies to binary input; got multi-class or multi-label input. Accumulate "
+                             "each class column as a binary problem (y_true == c, y_score[:, c])")
+        w = None if sample_weight is None else np.asarray(sample_weight)
+        nothing = w is not None and w.size > 0 and w.dtype.kind in "iuf" and not np.any(w)
+        # a batch whose weights are all zero is checked and adds only its rows' count, as Accumulator
+        data = check_binary(y_true, y_score, None if nothing else sample_weight, self.pos_label, batch=True)
+        if nothing and np.shape(w) != (data.n_samples,):
+            raise ValueError(f"`sample_weight` must have one weight per sample ({data.n_samples}); got shape "
+                             f"{np.shape(w)}")
+        codes = slice_codes(by, data.n_samples)
+        if self.columns is None:
+            self.columns = codes.columns
+        elif codes.columns != self.columns:
+            raise ValueError(f"`by` must name the same slice columns in every batch ({list(self.columns)}); got "
+                             f"{list(codes.columns)}. Pass the columns in the same order, with the same names")
+        self._all.update(y_true, y_score, sample_weight=sample_weight)
+        self._n_samples += data.n_samples
+        given = np.bincount(codes.codes, minlength=codes.m)
+        for key, n in zip(codes.keys, given.tolist()):
+            self._rows[key] = self._rows.get(key, 0) + n
+            if key not in self._slices:
+                self._slices[key] = Accumulator(pos_label=self.pos_label)
+        if nothing:
+            return self
+        kept = codes.codes
+        if data.scores.shape[0] < data.n_samples:  # zero weights were set aside
+            kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
+        order = np.argsort(kept, kind="stable")
+        bounds = np.searchsorted(kept[order], np.arange(codes.m + 1))
+        for c in np.flatnonzero(np.diff(bounds)).tolist():
+            rows = order[bounds[c]:bounds[c + 1]]
+            self._slices[codes.keys[c]]._add(0, data.scores[rows], data.positive[rows],
+                                             None if data.weight is None else data.weight[rows])
+        return self
+
+    def merge(self, other: "SlicedAccumulator") -> "SlicedAccumulator":
+        """A new accumulator holding both states (associative and commutative)."""
+        if not isinstance(other, SlicedAccumulator):
+            raise TypeError(f"`other` must be a SlicedAccumulator; got {type(other).__name__}")
+        if not _same_label(self.pos_label, other.pos_label):
+            raise ValueError(f"can only merge accumulators with the same `pos_label`; got {self.pos_label!r} and "
+                             f"{other.pos_label!r}")
+        if self.columns is not None and other.columns is not None and self.columns != other.columns:
+            raise ValueError(f"can only merge accumulators of the same slice columns; got {list(self.columns)} and "
+                             f"{list(other.columns)}")
+        out = SlicedAccumulator(pos_label=self.pos_label)
+        out.columns = self.columns if self.columns is not None else other.columns
+        out._all = self._all.merge(other._all)
+        out._n_samples = self._n_samples + other._n_samples
+        for state in (self, other):
+            for key, acc in state._slices.items():
+                out._slices[key] = out._slices[key].merge(acc) if key in out._slices else acc.merge(
+                    Accumulator(pos_label=self.pos_label))
+                out._rows[key] = out._rows.get(key, 0) + state._rows[key]
+        return out
+
+    # -- results ----------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._slices)
+
+    def __repr__(self) -> str:
+        by = ", ".join(self.columns or ())
+        return f"SlicedAccumulator({len(self)} slices by {by or '-'}, {sum(self._rows.values())} rows)"
+
+    def evaluate(self, *, recall_grid: str = "reference", on_undefined: Any = "warn",
+                 min_support: int = 0) -> SlicedEvaluation:
+        """The :class:`~precall.SlicedEvaluation` of everything seen: what
+        ``precall.evaluate(y, s, by=..., recall_grid=..., on_undefined=..., min_support=...)``
+        gives on all the rows (grouped ties)."""
+        check_options(recall_grid=recall_grid)
+        policy = check_on_undefined(on_undefined)
+        min_support = check_number(min_support, "min_support", low=0, integer=True,
+                                   hint="slices with fewer rows are reported but not ranked")
+        if not self._slices:
+            raise ValueError("the accumulator has seen no row yet; update() it with a batch first")
+        keys = list(self._slices)
+        columns = self.columns or ()
+        # the in-memory order and names: the slice codes of the keys themselves (each key once)
+        values = {c: np.array([k[j] for k in keys] + [None], dtype=object)[:-1] for j, c in enumerate(columns)}
+        codes = slice_codes(values, len(keys))
+        at = np.empty(len(keys), dtype=np.int64)
+        at[codes.codes] = np.arange(len(keys))
+        ordered = [keys[i] for i in at.tolist()]
+        overall = dataclasses.replace(self._all.evaluate(recall_grid=recall_grid, on_undefined=policy),
+                                      n_samples=self._n_samples)
+        evs = []
+        with warnings.catch_warnings():  # the policy is applied below, one warning for every slice
+            warnings.simplefilter("ignore")
+            for key in ordered:
+                acc = self._slices[key]
+                acc._flush(0)
+                evs.append(evaluation_from_steps(*(2 * (_steps(acc._scores[0], acc._pos[0], acc._neg[0]),)),
+                                                 ties="group", n_samples=None, recall_grid=recall_grid,
+                                                 policy="nan"))
+        n_pos = np.array([e.n_pos for e in evs], dtype=np.float64)
+        n_neg = np.array([e.n_neg for e in evs], dtype=np.float64)
+        names = codes.names
+        aps = _apply_policies([np.array([e.average_precision[m] for e in evs]) for m in AP_METHODS], n_pos == 0,
+                              "average precision", NO_POSITIVES, 0.0, policy, names)
+        aps = [unit_interval(a) for a in aps]
+        auc = _apply_policies([np.array([e.roc_auc for e in evs])], (n_pos == 0) | (n_neg == 0), "ROC AUC",
+                              ONE_CLASS_ROC, float("nan"), policy, names)[0]
+        low = {m: np.array([e.min_average_precision[m] for e in evs]) for m in AP_METHODS}
+        f1 = [e.best_f1 for e in evs]
+
+        def point(field: str) -> np.ndarray:
+            return np.array([float("nan") if p is None else getattr(p, field) for p in f1], dtype=np.float64)
+
+        return SlicedEvaluation(
+            names=names, keys=codes.keys, columns=codes.columns,
+            n_samples=np.array([self._rows[k] for k in ordered], dtype=np.int64), n_pos=n_pos, n_neg=n_neg,
+            min_support=min_support, overall=overall,
+            average_precision=dict(zip(AP_METHODS, aps)), min_average_precision=low,
+            normalized_average_precision={m: np.array([normalized_average_precision(a, b) for a, b in zip(
+                v.tolist(), low[m].tolist())]) for m, v in zip(AP_METHODS, aps)},
+            roc_auc=unit_interval(auc), auprg=np.array([e.auprg for e in evs]) + 0.0, best_f1=point("f1"),
+            best_f1_threshold=point("threshold"), best_f1_precision=point("precision"),
+            best_f1_recall=point("recall"), ties="group", recall_grid=recall_grid,
+        )
+
+    # -- shipping ---------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        """The state as a versioned ``.npz`` payload (no pickle): the slice keys in a JSON
+        record, every slice's table one after another in flat arrays."""
+        keys = list(self._slices)
+        try:
+            meta = json.dumps({"format": _FORMAT, "version": _VERSION, "pos_label": _plain(self.pos_label),
+                               "columns": None if self.columns is None else list(self.columns),
+                               "keys": [[_plain(v) for v in k] for k in keys]})
+        except TypeError:
+            raise TypeError("`pos_label` and the slice values must be strings, numbers, booleans or missing to be "
+                            "shipped") from None
+        tables = [self._all] + [self._slices[k] for k in keys]
+        for acc in tables:
+            acc._flush(0)
+        dtype = np.result_type(*(a._pos[0].dtype for a in tables))
+        arrays = {
+            "meta": np.frombuffer(meta.encode("utf-8"), dtype=np.uint8),
+            "sizes": np.array([a._scores[0].size for a in tables], dtype=np.int64),
+            "rows": np.array([self._rows[k] for k in keys], dtype=np.int64),
+            "scores": np.concatenate([a._scores[0].astype(np.float64) for a in tables]),
+            "pos": np.concatenate([a._pos[0].astype(dtype) for a in tables]),
+            "neg": np.concatenate([a._neg[0].astype(dtype) for a in tables]),
+        }
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, payload: bytes) -> "SlicedAccumulator":
+        """Rebuild an accumulator from :meth:`to_bytes`; anything else raises ``ValueError``
+        (every member's size checked before it is read, every table's scores finite, sorted
+        and distinct, its counts finite and non-negative)."""
+        if not isinstance(payload, (bytes, bytearray, memoryview)):
+            raise TypeError(f"`payload` must be bytes; got {type(payload).__name__}")
+        arrays = _read_payload(bytes(payload))
+        if set(arrays) != {"meta", "sizes", "rows", "scores", "pos", "neg"}:
+            raise ValueError(f"not a precall SlicedAccumulator payload: members {sorted(arrays)[:8]}")
+        meta = _meta(arrays["meta"])
+        keys = [tuple(k) for k in meta["keys"]]
+        sizes, rows = arrays["sizes"], arrays["rows"]
+        if sizes.dtype.kind != "i" or rows.dtype.kind != "i" or sizes.size != len(keys) + 1 or \
+                rows.size != len(keys) or (sizes < 0).any() or (rows < 0).any() or \
+                int(sizes.sum()) != arrays["scores"].size:
+            raise ValueError("corrupt SlicedAccumulator payload: table sizes do not match the slices and scores")
+        out = cls(pos_label=meta["pos_label"])
+        out.columns = None if meta["columns"] is None else tuple(meta["columns"])
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        for i in range(len(keys) + 1):
+            part = slice(int(bounds[i]), int(bounds[i + 1]))
+            s, p, n = arrays["scores"][part], arrays["pos"][part], arrays["neg"][part]
+            _check_table(i, s, p, n, None)
+            acc = Accumulator(pos_label=out.pos_label)
+            if s.size:
+                acc._pending[0].push((s, p, n))
+                acc._flush(0)
+            if i == 0:
+                out._all = acc
+            else:
+                out._slices[keys[i - 1]] = acc
+                out._rows[keys[i - 1]] = int(rows[i - 1])
+        out._n_samples = int(rows.sum())
+        return out
+
+
+def _meta(raw: np.ndarray) -> dict[str, Any]:
+    """The metadata record, every field checked."""
+    try:
+        meta = json.loads(raw.tobytes().decode("utf-8")) if raw.dtype == np.uint8 else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        meta = None
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+        raise ValueError("not a precall SlicedAccumulator payload (no format marker)")
+    if meta.get("version") != _VERSION or type(meta.get("version")) is not int:
+        raise ValueError(f"SlicedAccumulator payload version {meta.get('version')!r} is not supported (this precall "
+                         f"reads version {_VERSION})")
+    if set(meta) != {"format", "version", "pos_label", "columns", "keys"}:
+        raise ValueError(f"corrupt SlicedAccumulator payload: metadata fields {sorted(meta)}")
+    scalar = (str, int, float, bool, type(None))
+    columns, keys = meta["columns"], meta["keys"]
+    if not isinstance(meta["pos_label"], scalar) or not (
+            columns is None or (isinstance(columns, list) and all(isinstance(c, str) for c in columns))):
+        raise ValueError("corrupt SlicedAccumulator payload: pos_label or columns")
+    width = len(columns or ())
+    if not isinstance(keys, list) or not all(isinstance(k, list) and len(k) == width and
+                                             all(isinstance(v, scalar) for v in k) for k in keys):
+        raise ValueError(f"corrupt SlicedAccumulator payload: keys must be lists of {width} values")
+    if len({tuple(k) for k in keys}) != len(keys):
+        raise ValueError("corrupt SlicedAccumulator payload: a slice appears twice")
+    return meta

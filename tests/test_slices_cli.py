@@ -1,0 +1,413 @@
+"""Slices on the command line and in the pictures: the readers' ``--by`` columns in every format,
+``evaluate --by`` / ``compare --by`` / ``report --by``, and :func:`precall.plot.forest`.
+
+References: pandas (what a file holds, per group), scikit-learn (each slice's AP and ROC-AUC),
+:mod:`precall.stats` on each slice's own rows (its intervals and tests)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import precall
+from precall import readers
+from precall.cli import main
+
+pd = pytest.importorskip("pandas")
+sklearn_metrics = pytest.importorskip("sklearn.metrics")
+
+
+def _frame(seed: int = 0, n: int = 1500) -> "pd.DataFrame":
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(int)
+    df = pd.DataFrame({
+        "y": y,
+        "p": np.round(rng.random(n) * 0.5 + y * rng.random(n) * 0.5, 3),
+        "q": np.round(rng.random(n) * 0.5 + y * rng.random(n) * 0.4, 3),
+        "country": rng.choice(["de", "fr", "us", "it", "pl", ""], n),
+        "device": rng.choice(["ios", "android", "web"], n),
+        "week": rng.integers(1, 13, n),
+    })
+    df.loc[df.country == "pl", "y"] = 0  # a slice without positives
+    return df
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("slices")
+    df = _frame()
+    out = {"csv": d / "a.csv", "tsv": d / "a.tsv", "jsonl": d / "a.jsonl", "parquet": d / "a.parquet",
+           "npz": d / "a.npz", "csv.gz": d / "a.csv.gz"}
+    df.to_csv(out["csv"], index=False)
+    df.to_csv(out["csv.gz"], index=False)
+    df.to_csv(out["tsv"], index=False, sep="\t")
+    records = [{"y": int(r.y), "p": float(r.p), "q": float(r.q), "country": r.country or None,
+                "device": r.device, "week": int(r.week)} for r in df.itertuples()]
+    out["jsonl"].write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    pq = df.copy()
+    pq["country"] = pq.country.replace("", None)
+    pq.to_parquet(out["parquet"])
+    np.savez(out["npz"], **{c: df[c].to_numpy().astype(str) if df[c].dtype == object or c in ("country", "device")
+                            else df[c].to_numpy() for c in df})
+    return out
+
+
+def _values(column: readers.SliceColumn) -> list:
+    return [None if c < 0 else column.texts[c] for c in column.codes.tolist()]
+
+
+# ---------------------------------------------------------------------------
+# readers: the slice columns of every format, missing values as code -1
+@pytest.mark.parametrize("kind", ["csv", "csv.gz", "tsv", "jsonl", "parquet", "npz"])
+@pytest.mark.parametrize("chunk_rows", [None, 7, 1000])
+def test_readers_give_the_slice_columns_pandas_reads(files, kind, chunk_rows):
+    df = _frame()
+    want = {"country": [None if v == "" else v for v in df.country], "week": [str(v) for v in df.week]}
+    kw = {"label": "y", "score_columns": [("p", "--score")], "by": ["country", "week"]}
+    if chunk_rows is None:
+        cols = readers.read_file(str(files[kind]), **kw)
+        parts = [cols]
+    else:
+        parts = list(readers.iter_file(str(files[kind]), chunk_rows=chunk_rows, **kw))
+    for j, name in enumerate(["country", "week"]):
+        assert [c.by[j].name for c in parts] == [name] * len(parts)
+        assert sum((_values(c.by[j]) for c in parts), []) == want[name]
+
+
+@pytest.mark.parametrize("route", ["numpy", "exact"])
+def test_the_fallback_parsers_agree(files, tmp_path, monkeypatch, route):
+    """Without pyarrow (numpy's loadtxt), and the exact csv reader (a quoted field sends the file there)."""
+    df = _frame()
+    path = files["csv"]
+    if route == "numpy":
+        monkeypatch.setattr(readers, "_pyarrow", lambda: None)
+    else:
+        path = tmp_path / "quoted.csv"
+        df.assign(device='"' + df.device + '"').to_csv(path, index=False, quoting=csv.QUOTE_NONE, escapechar="\\")
+        text = path.read_text().replace('\\"', '"')
+        path.write_text(text)
+    cols = readers.read_file(str(path), label="y", score_columns=[("p", "--score")], by=["country", "device"])
+    assert _values(cols.by[0]) == [None if v == "" else v for v in df.country]
+    assert _values(cols.by[1]) == list(df.device)
+
+
+BAD_READS = [  # (file text, suffix, by, message part)
+    ("y,p\n1,0.5\n", ".csv", ["country"], "no column 'country' (given by --by)"),
+    ('{"y": 1, "p": 0.5, "c": [1]}\n', ".jsonl", ["c"], "line 1, column 'c': a slice value (--by) must be"),
+    ('{"y": 1, "p": 0.5, "c": "a"}\n{"y": 0, "p": 0.2}\n', ".jsonl", ["c"], "line 2: no key 'c' (given by --by)"),
+    ("y,p,c\n1,0.5,a\n0,0.3\n", ".csv", ["c"], "line 3: 2 fields, the header has 3, so column 'c' is missing"),
+]
+
+
+@pytest.mark.parametrize("text,suffix,by,message", BAD_READS)
+def test_bad_slice_columns_named_by_line_and_column(tmp_path, text, suffix, by, message):
+    path = tmp_path / f"bad{suffix}"
+    path.write_text(text)
+    with pytest.raises(readers.InputError, match=".*" + message.replace("(", r"\(").replace(")", r"\)")
+                       .replace("[", r"\[")):
+        readers.read_file(str(path), label="y", score_columns=[("p", "--score")], by=by)
+
+
+def test_parquet_nested_slice_column_refused(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({"y": [0, 1], "p": [0.1, 0.9], "c": [[1], [2]]}), path)
+    with pytest.raises(readers.InputError, match="column 'c' \\(given by --by\\): a slice value must be"):
+        readers.read_file(str(path), label="y", score_columns=[("p", "--score")], by=["c"])
+
+
+def test_parquet_nulls_allowed_in_slice_columns_only(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "nulls.parquet"
+    pq.write_table(pa.table({"y": [0, 1, 1], "p": [0.1, 0.9, 0.4], "c": ["a", None, "a"]}), path)
+    cols = readers.read_file(str(path), label="y", score_columns=[("p", "--score")], by=["c"])
+    assert _values(cols.by[0]) == ["a", None, "a"]
+    with pytest.raises(readers.InputError, match="row 2, column 'c': a null"):
+        readers.read_file(str(path), label="c", score_columns=[("p", "--score")], by=["c"])
+
+
+# ---------------------------------------------------------------------------
+# evaluate --by: every slice's numbers, against scikit-learn on pandas' groups
+def _run(argv, capsys) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _json(argv, capsys) -> dict:
+    code, out, err = _run([*argv, "--json"], capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "jsonl", "npz"])
+def test_evaluate_by_equals_scikit_learn_per_group(files, capsys, kind):
+    df = _frame()
+    got = _json(["evaluate", files[kind], "--label", "y", "--score", "p", "--by", "country,device",
+                 "--on-undefined", "nan"], capsys)
+    rows = {s["slice"]: s for s in got["slices"]}
+    groups = df.assign(country=df.country.replace("", None)).groupby(["country", "device"], dropna=False)
+    assert len(rows) == groups.ngroups
+    for (country, device), g in groups:
+        name = f"country={'(missing)' if country is None or country != country else country}, device={device}"
+        row = rows[name]
+        assert row["n"] == len(g)
+        if g.y.any():
+            assert row["AP step"] == pytest.approx(sklearn_metrics.average_precision_score(g.y, g.p), abs=1e-12)
+            assert row["ROC-AUC"] == pytest.approx(sklearn_metrics.roc_auc_score(g.y, g.p), abs=1e-12)
+        else:  # the policy: nan
+            assert row["AP step"] is None and row["ROC-AUC"] is None
+    assert got["overall"]["AP step"] == pytest.approx(sklearn_metrics.average_precision_score(df.y, df.p), abs=1e-12)
+
+
+def test_numeric_slice_values_sorted_as_numbers(files, capsys):
+    got = _json(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "week"], capsys)
+    assert [s["slice"] for s in got["slices"]] == [str(w) for w in range(1, 13)]  # not 1, 10, 11, 12, 2, ...
+
+
+POLICIES = [  # (--on-undefined, exit code, AP of the slice without positives, stderr part)
+    ("warn", 0, 0.0, "warning: "),
+    ("nan", 0, None, ""),
+    ("zero", 0, 0.0, ""),
+    ("raise", 2, None, "error: "),
+]
+
+
+@pytest.mark.parametrize("policy,code,ap,stderr", POLICIES)
+def test_slice_without_positives_follows_the_policy(files, capsys, policy, code, ap, stderr):
+    argv = ["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "country", "--on-undefined", policy]
+    got_code, out, err = _run([*argv, "--json"], capsys)
+    assert got_code == code
+    if stderr:
+        assert stderr in err and "'pl'" in err  # named by its value, not by a code
+        assert "on_undefined=" not in err  # the CLI's spelling: --on-undefined
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+        return
+    pl = next(s for s in json.loads(out)["slices"] if s["slice"] == "pl")
+    assert pl["AP step"] == ap
+    assert "pl" not in json.loads(out)["ranked_worst_first"]
+
+
+def test_missing_values_are_their_own_slice(files, capsys):
+    df = _frame()
+    got = _json(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "country"], capsys)
+    missing = next(s for s in got["slices"] if s["slice"] == "(missing)")
+    assert missing["n"] == int((df.country == "").sum()) > 0
+    assert sum(s["n"] for s in got["slices"]) == len(df)  # no row dropped
+
+
+def test_min_support_reports_but_does_not_rank(files, capsys):
+    df = _frame()
+    sizes = df.groupby(["country", "device"]).size()
+    cut = int(sizes.median())
+    got = _json(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "country,device",
+                 "--min-support", cut], capsys)
+    small = {s["slice"] for s in got["slices"] if s["n"] < cut}
+    assert small and not small & set(got["ranked_worst_first"])
+    assert len(got["slices"]) == len(sizes)
+    ranked_ap = [next(s["AP step"] for s in got["slices"] if s["slice"] == n) for n in got["ranked_worst_first"]]
+    assert ranked_ap == sorted(ranked_ap)  # worst first
+
+
+@pytest.mark.parametrize("extra", [[], ["--top", "2"], ["--full"], ["--ci", "--resamples", "50"],
+                                   ["--by", "week"], ["--digits", "17"]])
+def test_text_fits_80_columns(files, capsys, extra):
+    code, out, err = _run(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "country,device",
+                           *extra], capsys)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_long_slice_names_cut_in_text_whole_in_json(tmp_path, capsys):
+    df = _frame(3, 300).assign(name=lambda d: np.where(d.index % 2, "x" * 200, "short"))
+    path = tmp_path / "long.csv"
+    df.to_csv(path, index=False)
+    code, out, _ = _run(["evaluate", path, "--label", "y", "--score", "p", "--by", "name"], capsys)
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    got = _json(["evaluate", path, "--label", "y", "--score", "p", "--by", "name"], capsys)
+    assert "x" * 200 in {s["slice"] for s in got["slices"]}
+
+
+def test_many_distinct_values_stay_bounded(tmp_path, capsys):
+    n = 200_000
+    rng = np.random.default_rng(5)
+    path = tmp_path / "many.parquet"
+    pd.DataFrame({"y": rng.integers(0, 2, n), "p": rng.random(n).round(3), "id": np.arange(n) // 2}).to_parquet(path)
+    code, out, err = _run(["evaluate", path, "--label", "y", "--score", "p", "--by", "id", "--top", "4"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) < 30 and max(len(x) for x in lines) <= 80
+    assert "more" in out and "100000 by id" in out
+    assert len(err.splitlines()) <= 2 and all(len(x) < 1000 for x in err.splitlines())  # a few names, a count
+    code, out, _ = _run(["evaluate", path, "--label", "y", "--score", "p", "--by", "id", "--csv"], capsys)
+    assert code == 0 and len(out.splitlines()) == n // 2 + 2  # header, overall, every slice
+
+
+def test_csv_and_json_agree(files, capsys):
+    got = _json(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "device"], capsys)
+    code, out, _ = _run(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "device", "--csv"],
+                        capsys)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["slice"] for r in rows] == ["overall"] + [s["slice"] for s in got["slices"]]
+    for r, s in zip(rows[1:], got["slices"]):
+        assert float(r["AP step"]) == s["AP step"] and float(r["ROC-AUC"]) == s["ROC-AUC"]
+
+
+def test_ci_intervals_are_each_slices_own(files, capsys):
+    df = _frame()
+    got = _json(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "device", "--ci",
+                 "--resamples", "200"], capsys)
+    iv = got["intervals"]["slices"]
+    assert set(iv) == {s["slice"] for s in got["slices"]}
+    for device, g in df.groupby("device"):
+        delong = precall.stats.roc_auc_ci(g.y.to_numpy(), g.p.to_numpy())
+        assert iv[device]["roc_auc"]["low"] == pytest.approx(delong.low, abs=1e-12)
+        assert iv[device]["roc_auc"]["high"] == pytest.approx(delong.high, abs=1e-12)
+        ap = next(s["AP step"] for s in got["slices"] if s["slice"] == device)
+        boot = precall.stats.bootstrap_ci(
+            lambda y, s: sklearn_metrics.average_precision_score(y, s), g.y.to_numpy(), g.p.to_numpy(),
+            n_resamples=200, random_state=0)
+        a = iv[device]["average_precision"]["step"]
+        assert a["low"] <= ap <= a["high"]
+        # the bootstrap's spread: the same scale as an independent one of scikit-learn's AP
+        assert (a["high"] - a["low"]) == pytest.approx(boot.high - boot.low, rel=0.5)
+    overall = precall.stats.roc_auc_ci(df.y.to_numpy(), df.p.to_numpy())
+    assert got["intervals"]["overall"]["roc_auc"]["low"] == pytest.approx(overall.low, abs=1e-12)
+
+
+BAD_CLI = [
+    (["--score", "p", "--score", "q", "--by", "country"], "compare models per slice with precall compare --by"),
+    (["--class-columns", "p,q", "--by", "country"], "--by goes with one --score"),
+    (["--score", "p", "--by", "country", "--stream"], "--by goes with one --score, in memory"),
+    (["--score", "p", "--by", "country,"], "an empty column name"),
+    (["--score", "p", "--by", "country,country"], "given twice"),
+    (["--score", "p", "--by", "nope"], "no column 'nope' (given by --by)"),
+    (["--score", "p", "--by", "country", "--min-support", "-1"], "--min-support"),
+    (["--score", "p", "--by", "country", "--top", "0"], "--top"),
+    (["--score", "p", "--by", "country", "--top", "nan"], "--top"),
+    (["--score", "p", "--by", "country", "--prevalence", "0.1"], "drop --prevalence"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BAD_CLI)
+def test_bad_options_one_line_exit_2(files, capsys, argv, message):
+    code, out, err = _run(["evaluate", files["csv"], "--label", "y", *argv], capsys)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+    assert len([x for x in err.splitlines() if "error: " in x]) == 1
+
+
+# ---------------------------------------------------------------------------
+# compare --by: the paired tests on each slice's rows
+def test_compare_by_tests_each_slice_on_its_rows(files, capsys):
+    df = _frame()
+    got = _json(["compare", files["csv"], "--label", "y", "--score", "p", "--score", "q", "--by", "device",
+                 "--resamples", "100"], capsys)
+    assert set(got["slices"]) == {"overall", "ios", "android", "web"}
+    for device, g in [("overall", df), *df.groupby("device")]:
+        want = precall.stats.roc_auc_test(g.y.to_numpy(), g.p.to_numpy(), g.q.to_numpy())
+        delong = next(t for t in got["slices"][device]["tests"] if t["method"] == "delong")
+        assert delong["difference"] == pytest.approx(want.difference, abs=1e-12)
+        assert delong["p_value"] == pytest.approx(want.p_value, rel=1e-9)
+
+
+def test_compare_by_text_fits_and_tests_ranked_slices_only(files, capsys):
+    code, out, err = _run(["compare", files["csv"], "--label", "y", "--score", "p", "--score", "q", "--by",
+                           "country", "--resamples", "50", "--full"], capsys)
+    assert code == 0, err
+    assert max(len(x) for x in out.splitlines()) <= 80
+    assert "\npl " not in out  # no positives: not ranked, no test
+    assert "every ranked slice" in " ".join(out.split())
+    assert out.count("\nde ") % 3 == 0 and "\nde " in out  # DeLong, bootstrap ROC-AUC and AP, in each block
+
+
+# ---------------------------------------------------------------------------
+# report --by and the forest plot
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+
+def test_report_by_has_the_slices_section(files, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    code, _, err = _run(["report", files["csv"], "--label", "y", "--score", "p", "--by", "country,device",
+                         "--top", "3", "-o", out], capsys)
+    assert code == 0, err
+    html = out.read_text()
+    section = html[html.index("<h2>Slices by country, device</h2>"):html.index("<h2>Rank tables")]
+    table = section[section.index("<table"):section.index("</table>")]
+    assert table.count("<tr>") == 1 + 1 + 6  # header, all rows, 3 worst and 3 best
+    assert section.count("<svg") == 2  # the forest plot and the small multiples
+    assert "country=pl" not in table  # not ranked: no positives
+
+
+def _forest_data():
+    df = _frame(7, 2000)
+    result = precall.evaluate(df.y, df.p, by=df.country, on_undefined="nan")
+    return df, result
+
+
+@pytest.mark.parametrize("k", [1, 2, 10])
+def test_forest_draws_one_interval_per_shown_slice(k):
+    from matplotlib.collections import LineCollection
+
+    from precall._slicing import slice_intervals
+
+    df, result = _forest_data()
+    ranked = result.ranked.tolist()
+    iv = slice_intervals(df.y, df.p, df.country, slices=ranked, pos_label=1, n_resamples=50)
+    axes = precall.plot.forest(result, iv, k=k)
+    shown = len(ranked) if len(ranked) <= 2 * k else 2 * k
+    for ax, title in zip(axes, ["AP step", "ROC-AUC"]):
+        segments = sum(len(c.get_segments()) for c in ax.collections if isinstance(c, LineCollection))
+        assert segments == shown
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert texts[:2] == ["95% interval", title] and texts[2].startswith("all rows: ")
+    assert len(axes[0].get_yticks()) == shown
+    labels = [t.get_text() for t in axes[0].get_yticklabels()]
+    assert labels[0] == result.names[ranked[0]]  # the worst at the top
+    matplotlib.pyplot.close("all")
+
+
+def test_forest_without_intervals_draws_points_only():
+    from matplotlib.collections import LineCollection
+
+    _, result = _forest_data()
+    axes = precall.plot.forest(result, k=2)
+    assert not [c for c in axes[0].collections if isinstance(c, LineCollection)]
+    assert [t.get_text() for t in axes[0].get_legend().get_texts()][0] == "AP step"
+    matplotlib.pyplot.close("all")
+
+
+@pytest.mark.parametrize("bad", [{"k": 0}, {"k": float("nan")}, {"level": 1.5}])
+def test_forest_options_checked(bad):
+    _, result = _forest_data()
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        precall.plot.forest(result, **bad)
+
+
+def test_slice_values_as_codes_name_slices_as_values():
+    """The CLI passes codes; the names must be those of evaluate on the values themselves."""
+    from precall._slicing import coded, with_values
+
+    df = _frame(9, 500)
+    texts, codes = np.unique(df.country.to_numpy(), return_inverse=True)
+    values = {"country": df.country.replace("", None), "device": df.device}
+    want = precall.evaluate(df.y, df.p, by=values, on_undefined="nan")
+    country = coded([t for t in texts.tolist() if t], np.where(texts[codes] == "", -1, codes - (texts[0] == "")))
+    device = coded(*[list(x) for x in [np.unique(df.device)]], np.unique(df.device, return_inverse=True)[1])
+    got = with_values(precall.evaluate(df.y, df.p, by={"country": country[1], "device": device[1]},
+                                       on_undefined="nan"), [country[0], device[0]])
+    assert got.names == want.names and got.keys == want.keys
+    assert math.isnan(got.roc_auc[got.names.index("country=pl, device=ios")])
+    assert got.average_precision["step"].tolist()[:3] == want.average_precision["step"].tolist()[:3]
