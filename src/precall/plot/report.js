@@ -38,6 +38,7 @@
 
   var minFpr = 1;
   series.forEach(function (s) {
+    if (s.curve) { return; }
     for (var i = 0; i < s.fp.length; i++) { if (s.fp[i] > 0 && s.N > 0) { minFpr = Math.min(minFpr, s.fp[i] / s.N); } }
   });
   var logFloor = Math.max(Math.min(minFpr / 2, 0.1), 1e-7);
@@ -280,7 +281,9 @@
       var chart = charts[kind === "pr" ? 0 : 1], box = chart.svg.getBoundingClientRect();
       return [box.left + chart.fx(x) / W * box.width, box.top + chart.fy(y) / H * box.height];
     },
-    view: function (kind) { return charts[kind === "pr" ? 0 : 1].view.slice(); }
+    toData: function (kind, px, py) { return charts[kind === "pr" ? 0 : 1].inv(px, py); },
+    view: function (kind) { return charts[kind === "pr" ? 0 : 1].view.slice(); },
+    logFloor: logFloor
   };
   document.documentElement.className += " pc-js";
   app.hidden = false;
