@@ -44,7 +44,6 @@ from ._reports import (
     format_text,
     numeric_failure,
     point_dict,
-    point_name,
     ties_note,
     with_intervals,
 )
@@ -96,7 +95,8 @@ def report_rows(report: Report) -> list[list[Any]]:
         if point is not None:
             shown = point_dict(point)
             for field_name in ("threshold", "precision", "recall", "fpr", "f1"):
-                rows.append([f"{point_name(kind, value)}: {field_name}", shown[field_name], "", ""])
+                key = f"best {value}" if kind == "best" else f"at {kind} {value:g}"
+                rows.append([f"{key}: {field_name}", shown[field_name], "", ""])
     return rows
 
 

@@ -94,12 +94,12 @@ __all__ = [
 
 _ISO_F1 = (0.2, 0.4, 0.6, 0.8)
 PALETTE = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f",
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#556b2f",
     "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#393b79",
 )
-"""The curves' colours, in order: matplotlib's ``tab10`` with its gray last (the baselines
-are gray), then ``tab20``'s light tones: 10 models or classes get 10 clearly distinct
-colours (``tests/test_plot_pictures.py`` checks their distances in CIELAB)."""
+"""The curves' colours, in order: matplotlib's ``tab10`` with its gray replaced by a dark
+olive (the baselines are gray), then ``tab20``'s light tones: 10 models or classes get 10
+clearly distinct colours (``tests/test_plot_defects.py`` checks their CIELAB distances)."""
 _GRAY = "0.55"
 _MACRO = "navy"
 MACRO = "macro-average"  # the name of the macro-average curve (its key in ``intervals``)
