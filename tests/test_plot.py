@@ -282,11 +282,14 @@ def test_report_is_self_contained_and_carries_the_numbers(tmp_path, binary, rng,
                  "--score", "b & c", "-o", str(out), "--rank-rows", "7"])
     assert code == 0, capsys.readouterr().err
     text = out.read_text()
-    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    # the user's name is text everywhere: escaped in HTML, \u003c in the embedded JSON
+    assert "<script>alert" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "\\u003cscript>alert(1)\\u003c/script>" in text
     assert "b &amp; c" in text
     parsed = _Collector(text)
-    assert parsed.scripts == 0 and parsed.external == []
-    assert parsed.tags.count("svg") == 2
+    # the only scripts are the report's own: its data (JSON) and its code, both inline
+    assert parsed.scripts == 2 and text.count("<script") == 2 and parsed.external == []
+    assert parsed.tags.count("svg") == 4  # the static pictures and the two interactive panels
     for scores in (s, other):
         ev = precall.evaluate(y, scores)
         for m in precall.AP_METHODS:
@@ -304,8 +307,10 @@ def test_report_is_self_contained_and_carries_the_numbers(tmp_path, binary, rng,
         assert f"[{ci.low:.4f}, {ci.high:.4f}]" in parsed.cells
     test = precall.stats.roc_auc_test(y, s, other)
     assert f"{test.p_value:.4g}" in parsed.cells and f"{test.difference:.4f}" in parsed.cells
-    # summary, pair, conventions, and two rank tables of 7 recalls (and the last row when it differs)
-    assert (1 + 2) + (1 + 1) + (1 + 6) + 2 * (1 + 7) <= parsed.tags.count("tr") <= (1 + 2) + (1 + 1) + (1 + 6) + 2 * (1 + 8)
+    # summary, pair, conventions, the interactive readout, and two rank tables of 7 recalls (and the last row
+    # when it differs)
+    rows = (1 + 2) + (1 + 1) + (1 + 6) + (1 + 1)
+    assert rows + 2 * (1 + 7) <= parsed.tags.count("tr") <= rows + 2 * (1 + 8)
 
 
 def test_report_errors_exit_2(tmp_path, binary, capsys):

@@ -300,7 +300,8 @@ def test_plot_ci_and_points_from_the_cli(csv_file, tmp_path, capsys, monkeypatch
     data = np.loadtxt(csv_file, delimiter=",", skiprows=1)
     y, s = data[:, 0], data[:, 1]
     legend = _legend(pr_ax)
-    assert any(t.startswith("95% band") for t in legend)
+    assert pr_ax.get_legend().get_title().get_text().startswith("shaded: pointwise 95% bands")  # the model's entry
+    assert not any("band" in t for t in legend)  # shows its band: no entry of its own
     assert any(t.startswith("a: recall 0.5 (score") for t in legend)
     assert any(t.startswith("a: threshold 0.3 (score") for t in legend)
     assert any(t.startswith("a: best F1") for t in legend)

@@ -58,6 +58,11 @@ def _complement(total: float, counts: np.ndarray) -> np.ndarray:
     return total - counts
 
 
+BEST_POINTS = ("youden", "closest")
+"""The criteria of :meth:`ThresholdTable.operating_point` ``best=``: Youden's index and the
+point closest to the ROC curve's corner (0, 1)."""
+
+
 @dataclass(frozen=True)
 class OperatingPoint:
     """One row of a :class:`ThresholdTable`: predict positive at ``score >= threshold``.
@@ -314,15 +319,22 @@ class ThresholdTable:
         )
 
     def operating_point(
-        self, *, recall: float | None = None, precision: float | None = None, threshold: float | None = None
+        self, *, recall: float | None = None, precision: float | None = None, threshold: float | None = None,
+        best: str | None = None,
     ) -> OperatingPoint:
-        """The operating point at a target recall, precision or threshold (give one).
+        """The operating point at a target recall, precision or threshold, or the best one
+        by a ROC criterion (give one).
 
         ``recall=r``: the highest threshold whose recall is at least r.
         ``precision=p``: of the rows with precision at least p, the one with the
         highest recall (at its highest threshold).  ``threshold=t``: predict
         positive every sample scored ``>= t`` (the last row at or above t; a
-        point predicting nothing when t exceeds every score).
+        point predicting nothing when t exceeds every score).  ``best="youden"``:
+        the threshold with the largest Youden index ``TPR - FPR``;
+        ``best="closest"``: the one closest to the ROC corner (0, 1), the least
+        ``(1 - TPR)^2 + FPR^2`` (pROC's ``coords(x = "best", best.method =
+        "youden" | "closest.topleft")``); the highest threshold among equals,
+        over the distinct scores.
 
         Examples
         --------
@@ -333,10 +345,12 @@ class ThresholdTable:
         >>> t.operating_point(precision=0.75).recall
         1.0
         """
-        given = [name for name, v in (("recall", recall), ("precision", precision), ("threshold", threshold))
-                 if v is not None]
+        given = [name for name, v in (("recall", recall), ("precision", precision), ("threshold", threshold),
+                                      ("best", best)) if v is not None]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of `recall`, `precision`, `threshold`; got {given or 'none'}")
+            raise ValueError(f"give exactly one of `recall`, `precision`, `threshold`, `best`; got {given or 'none'}")
+        if best is not None:
+            return self._best_point(best)
         if threshold is not None:
             t = check_number(threshold, "threshold")
             # thresholds decrease: rows at or above t are a prefix
@@ -357,6 +371,19 @@ class ThresholdTable:
             )
         best_recall = self.recall[ok].max()
         return self._point(int(ok[self.recall[ok] == best_recall][0]))
+
+    def _best_point(self, criterion: str) -> OperatingPoint:
+        """:meth:`operating_point` ``best=criterion`` (one of :data:`BEST_POINTS`)."""
+        if criterion not in BEST_POINTS:
+            raise ValueError(f"`best` must be one of {', '.join(map(repr, BEST_POINTS))}; got {criterion!r}")
+        table = self.grouped()  # a criterion of the ROC curve: one row per distinct score
+        if table.n_pos <= 0 or table.n_neg <= 0:
+            raise ValueError(f"`best` {criterion!r} needs positives and negatives; got {table.n_pos:g} positive "
+                             f"and {table.n_neg:g} negative")
+        tpr, fpr = table.recall, table.fpr
+        value = tpr - fpr if criterion == "youden" else -((1.0 - tpr) ** 2 + fpr ** 2)
+        row = int(np.argmax(value))  # the first (highest threshold) among equals
+        return table._point(row)
 
     def ap_terms(self, method: str = "step", *, recall_grid: str = "reference") -> APTerms:
         """The terms that sum to this table's AP by ``method`` (:class:`precall.APTerms`): what

@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["visible", "fixed", "threshold_texts", "threshold_text"]
+__all__ = ["visible", "fixed", "threshold_texts", "threshold_text", "value_digits", "values_text"]
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
@@ -146,3 +146,34 @@ def threshold_texts(thresholds: Any, digits: int, indices: Any = None) -> list[s
         near = [float(distinct[j]) for j in (r - 1, r + 1) if 0 <= j < distinct.size]
         out.append(threshold_text(float(t[int(i)]), near, digits))
     return out
+
+
+_NOISE = 1e-9
+
+
+def value_digits(values: Sequence[float], digits: int = 3, max_digits: int = 6) -> int:
+    """The decimals with which a group of values in [0, 1] shown together (an estimate and
+    its interval) tell apart what differs: at least ``digits``, more (up to ``max_digits``)
+    while two distinct values print alike or a value other than 0 or 1 prints as ``0.000``
+    or ``1.000`` (0.9996 is not 1; within 1e-9 of 0 or 1 is float rounding, not a difference).
+
+    Examples
+    --------
+    >>> value_digits([0.9996, 0.9991, 1.0]), value_digits([0.8, 0.75, 0.85]), value_digits([0.12345, 0.12346])
+    (4, 3, 5)
+    """
+    shown = [float(v) for v in values if v is not None and math.isfinite(v)]
+    for d in range(digits, max_digits):
+        texts = {v: f"{v:.{d}f}" for v in shown}
+        ends = {f"{0:.{d}f}", f"{1:.{d}f}"}
+        clash = len(set(texts.values())) < len(texts) or any(
+            t in ends and min(abs(v), abs(1 - v)) > _NOISE for v, t in texts.items())
+        if not clash:
+            return d
+    return max_digits
+
+
+def values_text(values: Sequence[float], digits: int = 3, max_digits: int = 6) -> list[str]:
+    """``values`` as text with :func:`value_digits` decimals (:func:`fixed`: no ``-0``)."""
+    d = value_digits(values, digits, max_digits)
+    return [fixed(v, d) for v in values]

@@ -25,7 +25,7 @@ ENGINES = ("memory", "stream", "dask", "spark")
 def check_single_binary(args: argparse.Namespace, option: str) -> None:
     if args.class_columns is not None or len(args.score) != 1:
         raise CliError(f"{option} takes one --score column (binary input)")
-    if args.ties != "group" or args.ci or args.at_recall or args.at_precision or args.at_threshold:
+    if args.ties != "group" or args.ci or args.at_recall or args.at_precision or args.at_threshold or args.at_best:
         raise CliError(f"{option} evaluates with grouped ties and no --ci / --at-*; drop those options")
 
 

@@ -169,10 +169,17 @@ def ties_note(report: Report) -> list[str]:
             "depend on it)"]
 
 
-def point_text(report: Report, kind: str, value: float, point: precall.OperatingPoint | None,
+def point_name(kind: str, value: Any) -> str:
+    """The name of an ``--at-*`` operating point: ``at recall >= 0.9``, ``best Youden J``."""
+    if kind == "best":
+        return {"youden": "best Youden J (TPR - FPR)", "closest": "closest to ROC (0, 1)"}[value]
+    return f"at {kind} {'=' if kind == 'threshold' else '>='} {value:g}"
+
+
+def point_text(report: Report, kind: str, value: Any, point: precall.OperatingPoint | None,
                digits: int) -> str:
     """One ``--at-*`` operating point as a line."""
-    name = f"at {kind} {'=' if kind == 'threshold' else '>='} {value:g}"
+    name = point_name(kind, value)
     if point is None:
         return f"{name}: not reached"
     predicted = point.tp + point.fp

@@ -301,17 +301,17 @@ def _plot_classes(entries: list[tuple[Any, Any, int, list[tuple[str, Any]]]], fo
     for i, (ident, name, n_gt, curves) in enumerate(entries):
         if progress is not None:
             progress(i / len(entries))
-        fig = Figure(figsize=(5.5, 5.5))
+        fig = Figure(figsize=(5.0, 5.0))  # the style of precall plot / report: legend below the axes
         ax = fig.subplots()
         plot.setup_pr_axes(ax)
         for label, table in curves:
             plot.draw_pr(ax, table, label=label, method=method)
-        ax.set_title(f"{name} ({n_gt} ground truths)")
+        ax.set_title(plot.mpl(f"{name} ({n_gt} ground truths)"))
         if curves:
-            ax.legend(loc="lower left", fontsize=8)
+            plot.place_legend(ax)
         else:
             ax.text(0.5, 0.5, "no detection of this class", ha="center", va="center")
-        fig.savefig(_figure_path(folder, ident, name), dpi=90)
+        fig.savefig(_figure_path(folder, ident, name), dpi=90, bbox_inches="tight")
     if progress is not None:
         progress(1.0)
     print(f"wrote {len(entries)} figures to {folder}", file=sys.stderr)

@@ -15,6 +15,7 @@ import precall
 from precall._core.validate import AVERAGES as _LIBRARY_AVERAGES
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import Columns
+from precall.table import BEST_POINTS
 
 from ._common import (
     TIES_HELP,
@@ -104,7 +105,8 @@ def report_rows(report: Report) -> list[list[Any]]:
         if point is not None:
             shown = point_dict(point)
             for field_name in ("threshold", "precision", "recall", "fpr", "f1"):
-                rows.append([f"at {kind} {value:g}: {field_name}", shown[field_name], "", ""])
+                key = f"best {value}" if kind == "best" else f"at {kind} {value:g}"
+                rows.append([f"{key}: {field_name}", shown[field_name], "", ""])
     return rows
 
 
@@ -503,6 +505,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     targets = [("recall", v) for v in args.at_recall or []]
     targets += [("precision", v) for v in args.at_precision or []]
     targets += [("threshold", v) for v in args.at_threshold or []]
+    targets += [("best", v) for v in dict.fromkeys(args.at_best or [])]
     scores = columns.scores.reshape(len(columns.labels), -1)
     if args.ci and len(names) == 1 and not (args.json or args.markdown or args.csv):
         return _estimates_then_intervals(args, Columns(columns.labels, scores[:, 0], columns.weights), names[0],
@@ -595,7 +598,7 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
 
 
 def _evaluate_multiclass(args: argparse.Namespace) -> int:
-    if args.at_recall or args.at_precision or args.at_threshold:
+    if args.at_recall or args.at_precision or args.at_threshold or args.at_best:
         raise CliError("--at-* apply to binary input (--score); with --class-columns each class has "
                        "its own operating points")
     if args.pos_label is not None:
@@ -679,6 +682,9 @@ def register(sub: Any) -> None:
                     help="binary: the operating point of highest recall with precision >= P")
     ev.add_argument("--at-threshold", type=finite_arg, action="append", metavar="T",
                     help="binary: the operating point predicting positive at score >= T")
+    ev.add_argument("--at-best", choices=BEST_POINTS, action="append",
+                    help="binary: the best operating point by Youden's index (max TPR - FPR) or the one "
+                    "closest to the ROC corner (0, 1) (pROC's coords(x = \"best\"); repeatable)")
     ev.add_argument("--digits", type=digits_arg, default=6, metavar="N",
                     help="decimals in the text and markdown output (default 6; thresholds get the "
                     "significant digits that tell them from the scores next to them; CSV and JSON: full "

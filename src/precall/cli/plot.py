@@ -12,6 +12,7 @@ import numpy as np
 
 import precall
 from precall._core.validate import TIES
+from precall.table import BEST_POINTS
 from precall.stats.bands import BAND_RESAMPLES
 from precall.readers import label_counts
 
@@ -87,7 +88,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if multi and (args.ci or args.at_points):
         raise CliError("--ci and --at-* draw on one model's curves; with --class-columns / --class-prefix "
                        "plot a class as a --score column")
-    marks = {"best_f1": args.best_f1, "points": args.at_points or None, "ci": args.ci}
+    marks = {"best_f1": args.best_f1, "points": args.at_points or None, "ci": args.ci,
+             "print_thresholds": args.print_thresholds}
     kinds = ["pr", "roc"] if args.kind == "both" else [args.kind]
     fig = Figure(figsize=(5.8 * len(kinds), 5.8))
     axes = fig.subplots(1, len(kinds), squeeze=False)[0]
@@ -99,7 +101,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
                     if args.prevalence:  # one model at its own and each given prevalence
                         plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
                                       method=args.method, iso_f1=args.iso_f1, ax=ax,
-                                      prevalence=list(dict.fromkeys(args.prevalence)), **common)
+                                      prevalence=list(dict.fromkeys(args.prevalence)), best_f1=args.best_f1,
+                                      points=args.at_points or None, print_thresholds=args.print_thresholds,
+                                      **common)
                         continue
                     plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
                                   method=args.method, envelope=args.envelope,
@@ -174,6 +178,11 @@ def register(sub: Any) -> None:
                     help="mark the operating point at precision P (repeatable)")
     pl.add_argument("--at-threshold", type=finite_arg, action=_at("threshold"), metavar="T", dest="at_points",
                     help="mark the operating point at score >= T (repeatable)")
+    pl.add_argument("--at-best", choices=BEST_POINTS, action=_at("best"), dest="at_points",
+                    help="mark the best point by Youden's index (TPR - FPR) or the point closest to the ROC "
+                    "corner (0, 1), as pROC's print.thres = \"best\" (repeatable)")
+    pl.add_argument("--print-thresholds", action="store_true",
+                    help="print each marked point's threshold beside it on the curve (pROC's print.thres)")
     pl.add_argument("--title", help="figure title")
     pl.add_argument("--dpi", type=int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
     pl.set_defaults(func=cmd_plot)

@@ -58,7 +58,7 @@ import numpy as np
 
 from .. import stats
 from ..stats.bands import Band, pr_band, roc_band  # the statistics; drawn by draw_band
-from .._core.text import visible
+from .._core.text import threshold_text, threshold_texts, values_text, visible
 from .._core.validate import (
     check_allocation, check_binary, check_multi, check_number, check_numbers, check_options, check_prevalence,
     check_probability, is_multi,
@@ -94,6 +94,13 @@ __all__ = [
 ]
 
 _ISO_F1 = (0.2, 0.4, 0.6, 0.8)
+PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#556b2f",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#393b79",
+)
+"""The curves' colours, in order: matplotlib's ``tab10`` with its gray replaced by a dark
+olive (the baselines are gray), then ``tab20``'s light tones: 10 models or classes get 10
+clearly distinct colours (``tests/test_plot_defects.py`` checks their CIELAB distances)."""
 _GRAY = "0.55"
 _MACRO = "navy"
 MACRO = "macro-average"  # the name of the macro-average curve (its key in ``intervals``)
@@ -285,10 +292,17 @@ def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None) -> An
     if ncol is not None:
         ncol = check_number(ncol, "ncol", low=1, integer=True, hint="legend columns, or None")
     handles, labels = ax.get_legend_handles_labels()
+    # a model drawn with its band: one entry, the band behind its line; the bands' meaning as the title
+    bands = {id(h._precall_band): h._precall_band for h in handles if hasattr(h, "_precall_band")}
+    entries = [((h._precall_band, h) if hasattr(h, "_precall_band") else h, text)
+               for h, text in zip(handles, labels) if id(h) not in bands]
+    handles, labels = [h for h, _ in entries], [t for _, t in entries]
+    title = next((b._precall_band_title for b in bands.values()), None)
     if ncol is None:
         ncol = 2 if len(labels) > 8 else 1
     return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=fontsize,
-                     ncol=ncol, frameon=False, borderaxespad=0.0, handlelength=2.2, columnspacing=1.2)
+                     ncol=ncol, frameon=False, borderaxespad=0.0, handlelength=2.2, columnspacing=1.2,
+                     title=title, title_fontsize=fontsize)
 
 
 def _positive(pos_label: Any) -> str:
@@ -320,6 +334,7 @@ def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False, pos_labe
     ax.set_ylim(-0.01, 1.01)
     ax.set_aspect("equal")
     ax.grid(True, alpha=0.25)
+    ax.set_prop_cycle(color=PALETTE)
     return ax
 
 
@@ -333,6 +348,7 @@ def setup_roc_axes(ax: Any, *, chance: bool = True, pos_label: Any = None) -> An
     ax.set_ylim(-0.01, 1.01)
     ax.set_aspect("equal")
     ax.grid(True, alpha=0.25)
+    ax.set_prop_cycle(color=PALETTE)
     return ax
 
 
@@ -354,11 +370,13 @@ def _convention_curve(table: ThresholdTable, method: str) -> tuple[np.ndarray, n
     return terms.recall, terms.precision, "steps-post"  # voc2007 / coco: the grid points averaged
 
 
-def _interval_text(interval: Any) -> str:
-    if interval is None:
-        return ""
-    low, high = interval
-    return f" [{low:.3f}, {high:.3f}]"
+def value_text(value: float, interval: Any = None) -> str:
+    """A metric and its interval ``(low, high)`` as text: 3 decimals, more while two
+    distinct numbers print alike or one other than 0 or 1 prints as 0 or 1
+    (:func:`precall._core.text.value_digits`: 0.9996 is not 1.000)."""
+    values = [value] if interval is None else [value, *interval]
+    texts = values_text(values)
+    return texts[0] if interval is None else f"{texts[0]} [{texts[1]}, {texts[2]}]"
 
 
 def _drawn(x: np.ndarray, y: np.ndarray, style: str) -> tuple[np.ndarray, np.ndarray]:
@@ -377,35 +395,92 @@ def _envelope_curve(table: ThresholdTable) -> tuple[np.ndarray, np.ndarray]:
 
 
 def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> Any:
-    """Shade a pointwise band (:func:`precall.plot.roc_band` / ``pr_band``)."""
+    """Shade a pointwise band (:func:`precall.plot.roc_band` / ``pr_band``): a light fill
+    with its two edges drawn thin in the model's colour, so overlapping bands of several
+    models stay apart (the fills alone blend into one muddy colour).  Drawn by
+    :func:`draw_pr` / :func:`draw_roc`, the band joins its model's legend entry
+    (:func:`place_legend`: one entry per model with its band; what the bands are in the
+    legend's title)."""
     ok = np.isfinite(band.low) & np.isfinite(band.high)
     text = label if label is not None else (
         f"{band.level:.0%} band (bootstrap, {band.n_resamples} resamples)")
     if label is None and any(c.get_label() == text for c in ax.collections):
-        text = "_band"  # one legend entry says what the bands are; each model's is in its colour
-    ax.fill_between(band.x[ok], band.low[ok], band.high[ok], color=color, alpha=0.18, lw=0, label=text,
-                    zorder=1)
+        text = "_band"
+    fill = ax.fill_between(band.x[ok], band.low[ok], band.high[ok], color=color, alpha=0.1, lw=0, label=text,
+                           zorder=1)
+    for edge in (band.low[ok], band.high[ok]):
+        ax.plot(band.x[ok], edge, color=color, lw=0.6, alpha=0.8, ls=(0, (3, 1.5)), zorder=2, label="_band edge")
+    fill._precall_band_title = f"shaded: pointwise {band.level:.0%} bands (bootstrap, {band.n_resamples} resamples)"
+    ax._precall_last_band = fill
     return ax
 
 
-def _mark(ax: Any, x: float, y: float, *, color: Any, marker: str, label: str) -> None:
-    ax.plot([x], [y], ls="none", marker=marker, ms=7, mfc="white", mec=color, mew=1.6, label=label, zorder=5)
+MARKER_SIZE = 7.0  # points: the smallest marker
+MARKER_STEP = 5.0  # points: a marker drawn where another is grows by this, beneath it
+_NEAR = 0.025  # data units (the axes span [0, 1]): markers closer than this would cover each other
+
+
+def _mark(ax: Any, x: float, y: float, *, color: Any, marker: str, label: str, text: str | None = None) -> Any:
+    """One operating point as a hollow marker.  A marker where others already are
+    (within :data:`_NEAR`) is drawn larger and beneath them, so each shows as a ring
+    around the smaller ones: no marker hides another.  ``text``: printed beside it
+    (its threshold, as pROC's ``print.thres``)."""
+    near = [m for m in getattr(ax, "_precall_marks", ()) if abs(m[0] - x) < _NEAR and abs(m[1] - y) < _NEAR]
+    size = max([MARKER_SIZE - MARKER_STEP, *(m[2] for m in near)]) + MARKER_STEP
+    (line,) = ax.plot([x], [y], ls="none", marker=marker, ms=size, mfc="white", mec=color, mew=1.6, label=label,
+                      zorder=5 - 0.01 * len(near))
+    ax._precall_marks = [*getattr(ax, "_precall_marks", ()), (x, y, size)]
+    if text is not None:
+        ax.annotate(text, (x, y), xytext=(size / 2 + 3, -(size / 2 + 3) - 3 * len(near)), textcoords="offset points",
+                    fontsize=7.5, color=color, ha="left", va="top", zorder=6,
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+    return line
+
+
+def _threshold_shown(table: ThresholdTable, value: float) -> str:
+    """A threshold with 4 significant digits, more where a neighbouring distinct score would print the same."""
+    at = np.flatnonzero(table.thresholds == value)
+    if not at.size:
+        return threshold_text(value, None, 4)
+    return threshold_texts(table.thresholds, 4, at[:1])[0]
+
+
+POINT_KINDS = ("recall", "precision", "threshold", "best")
+BEST_NAMES = {"youden": "Youden J", "closest": "closest to (0, 1)"}
 
 
 def _points(table: ThresholdTable, best_f1: bool, points: Any) -> list[tuple[str, Any, str]]:
-    """(legend text, OperatingPoint, marker) of each operating point to mark."""
+    """(legend text, OperatingPoint, marker) of each operating point to mark: the best F1
+    (circle), ``("best", "youden" | "closest")`` (square, triangle) and targets (diamond)."""
     out: list[tuple[str, Any, str]] = []
     if best_f1 and table.n_pos > 0:
         f1 = table.evaluate(on_undefined="nan").best_f1
         if f1 is not None and np.isfinite(f1.f1):
             op = table.operating_point(threshold=f1.threshold)
-            out.append((f"best F1 {f1.f1:.3f} (score \u2265 {f1.threshold:.4g})", op, "o"))
+            out.append((f"best F1 {value_text(f1.f1)} (score \u2265 {_threshold_shown(table, f1.threshold)})", op,
+                        "o"))
     for kind, value in points or ():
-        if kind not in ("recall", "precision", "threshold"):
-            raise ValueError(f"an operating point is ('recall' | 'precision' | 'threshold', value); got {kind!r}")
+        if kind not in POINT_KINDS:
+            raise ValueError(f"an operating point is ({' | '.join(map(repr, POINT_KINDS))}, value); got {kind!r}")
         op = table.operating_point(**{kind: value})
-        out.append((f"{kind} {value:g} (score \u2265 {op.threshold:.4g})", op, "D"))
+        shown = _threshold_shown(table, op.threshold)
+        if kind == "best":
+            j = op.recall - op.fpr if value == "youden" else float(np.hypot(1 - op.recall, op.fpr))
+            what = "J" if value == "youden" else "distance"
+            out.append((f"{BEST_NAMES[value]}: {what} {value_text(j)} (score \u2265 {shown})", op,
+                        "s" if value == "youden" else "^"))
+            continue
+        out.append((f"{kind} {value:g} (score \u2265 {shown})", op, "D"))
     return out
+
+
+def _draw_points(ax: Any, table: ThresholdTable, *, label: str, color: Any, best_f1: bool, points: Any,
+                 roc: bool, print_thresholds: bool) -> None:
+    """Mark the operating points of :func:`_points` on a PR (``roc=False``) or ROC axes."""
+    for words, op, marker in _points(table, best_f1, points):
+        x, y = (op.fpr, op.recall) if roc else (op.recall, op.precision)
+        _mark(ax, x, y, color=color, marker=marker, label=f"{label}: {words}",
+              text=_threshold_shown(table, op.threshold) if print_thresholds else None)
 
 
 def draw_pr(
@@ -423,6 +498,7 @@ def draw_pr(
     band: bool = False,
     best_f1: bool = False,
     points: Any = None,
+    print_thresholds: bool = False,
     random_state: Any = 0,
     **line_kw: Any,
 ) -> Any:
@@ -438,28 +514,34 @@ def draw_pr(
     ``baseline_color`` is given.  ``band``: the bootstrap band of precision at each
     recall (:func:`precall.plot.pr_band`).  ``best_f1`` and ``points``
     (``[(kind, value)]``, kind ``"recall"``, ``"precision"`` or ``"threshold"``, as
-    :meth:`~precall.ThresholdTable.operating_point`) mark operating points.
+    :meth:`~precall.ThresholdTable.operating_point`; ``("best", "youden" | "closest")``
+    for Youden's and the closest-to-(0, 1) points) mark operating points, each
+    threshold printed beside its marker with ``print_thresholds``.
     """
     label = mpl(label)
     ap = table.average_precision(method=method, on_undefined="nan")
     x, y, style = _convention_curve(table, method)
     if method == "voc2010":
         x, y = _envelope_curve(table)
+    elif method in ("voc2007", "coco"):  # the grid points past the last recall reached are 0: not drawn
+        positive = np.flatnonzero(y > 0)
+        x, y = x[:positive[-1] + 1], y[:positive[-1] + 1] if positive.size else (x[:1], y[:1])
     dx, dy = _drawn(x, y, style)
     (line,) = ax.plot(dx, dy, drawstyle=style, color=color, zorder=3,
-                      label=f"{label} (AP {method} = {ap:.3f}{_interval_text(interval)})", **line_kw)
+                      label=f"{label} (AP {method} = {value_text(ap, interval)})", **line_kw)
     color = line.get_color()
     if band and table.n_pos > 0:
         draw_band(ax, pr_band(table, random_state=random_state), color=color)
+        line._precall_band = ax._precall_last_band
     if envelope and table.n_pos > 0 and method != "voc2010":
         ap10 = table.average_precision(method="voc2010", on_undefined="nan")
         ex, ey = _drawn(*_envelope_curve(table), "steps-pre")
         ax.plot(ex, ey, drawstyle="steps-pre", color=color, ls=(0, (4, 2)), lw=1, alpha=0.75, zorder=2,
-                label=f"{label} envelope (AP voc2010 = {ap10:.3f})")
+                label=f"{label} envelope (AP voc2010 = {value_text(ap10)})")
     if eleven_point and table.n_pos > 0:
         terms = table.ap_terms("voc2007")
         ax.plot(terms.recall, terms.precision, ls="none", marker="o", ms=4, color=color, zorder=4,
-                label=f"{label} 11 points (AP voc2007 = {terms.value:.3f})")
+                label=f"{label} 11 points (AP voc2007 = {value_text(terms.value)})")
     if baseline:
         total = table.n_pos + table.n_neg
         prevalence = table.n_pos / total if total else float("nan")
@@ -467,8 +549,8 @@ def draw_pr(
                 else f"{label}: random ({prevalence:.3f})")
         ax.axhline(prevalence, color=color if baseline_color is None else baseline_color, ls=":", lw=1,
                    label=text, zorder=1)
-    for text, op, marker in _points(table, best_f1, points):
-        _mark(ax, op.recall, op.precision, color=color, marker=marker, label=f"{label}: {text}")
+    _draw_points(ax, table, label=label, color=color, best_f1=best_f1, points=points, roc=False,
+                 print_thresholds=print_thresholds)
     return ax
 
 
@@ -481,8 +563,12 @@ def draw_unachievable(ax: Any, table: ThresholdTable, *, color: Any = _GRAY, lab
     check_allocation(points, 64, "points", hint="choose fewer points (a few hundred draw a smooth edge)")
     r = np.linspace(0.0, 1.0, points)
     floor = min_precision(r, n_pos=table.n_pos, n_neg=table.n_neg)
-    ax.fill_between(r, 0.0, floor, facecolor=color, alpha=0.22, edgecolor=color, hatch="///", lw=0.8,
-                    label=label if label is not None else "unachievable (no ranking reaches it)", zorder=0)
+    from matplotlib.colors import to_rgba
+
+    # the fill light, the hatching and the edge in full colour: a region 1% high still shows
+    ax.fill_between(r, 0.0, floor, facecolor=to_rgba(color, 0.22), edgecolor=to_rgba(color, 0.9), hatch="////",
+                    lw=0, label=label if label is not None else "unachievable (no ranking reaches it)", zorder=0)
+    ax.plot(r, floor, color=color, lw=1.4, zorder=1, label="_unachievable edge")
     return ax
 
 
@@ -498,6 +584,7 @@ def draw_roc(
     band: bool = False,
     best_f1: bool = False,
     points: Any = None,
+    print_thresholds: bool = False,
     random_state: Any = 0,
     **line_kw: Any,
 ) -> Any:
@@ -511,17 +598,18 @@ def draw_roc(
     label = mpl(label)
     curve = table.roc_curve(drop_intermediate=True)  # the corners: the same polyline
     auc = table.roc_auc(on_undefined="nan")
-    text = f"{label} (AUC = {auc:.3f}{_interval_text(interval)}"
+    text = f"{label} (AUC = {value_text(auc, interval)}"
     if max_fpr is not None and max_fpr < 1:
-        text += f"; FPR <= {max_fpr:g}: {table.roc_auc(max_fpr=max_fpr, on_undefined='nan'):.3f}"
+        text += f"; FPR <= {max_fpr:g}: {value_text(table.roc_auc(max_fpr=max_fpr, on_undefined='nan'))}"
     fx, ty = _drawn(curve.fpr, curve.tpr, "default")
     (line,) = ax.plot(fx, ty, color=color, label=text + ")", zorder=3, **line_kw)
     if shade and not band:  # the band is the shading to read when there is one
         ax.fill_between(fx, ty, color=line.get_color(), alpha=0.15, lw=0, zorder=0)
     if band and table.n_pos > 0 and table.n_neg > 0:
         draw_band(ax, roc_band(table, random_state=random_state), color=line.get_color())
-    for words, op, marker in _points(table, best_f1, points):
-        _mark(ax, op.fpr, op.recall, color=line.get_color(), marker=marker, label=f"{label}: {words}")
+        line._precall_band = ax._precall_last_band
+    _draw_points(ax, table, label=label, color=line.get_color(), best_f1=best_f1, points=points, roc=True,
+                 print_thresholds=print_thresholds)
     return ax
 
 
@@ -584,6 +672,7 @@ def pr_curve(
     best_f1: bool = False,
     points: Any = None,
     macro: bool = False,
+    print_thresholds: bool = False,
 ) -> Any:
     """Precision-recall curve(s) of one model, several models, or each class.
 
@@ -626,7 +715,13 @@ def pr_curve(
         Mark the best-F1 point of each curve, its threshold in the legend.
     points : sequence of (kind, value), default=None
         Operating points to mark, kind ``"recall"``, ``"precision"`` or
-        ``"threshold"`` (:meth:`precall.ThresholdTable.operating_point`).
+        ``"threshold"``, or ``("best", "youden")`` / ``("best", "closest")``
+        (Youden's index, the point closest to the ROC corner (0, 1))
+        (:meth:`precall.ThresholdTable.operating_point`).  Markers at the same
+        place are drawn in growing sizes, so none hides another.
+    print_thresholds : bool, default=False
+        Print each marked point's threshold beside it on the curve (pROC's
+        ``print.thres``).
     macro : bool, default=False
         Classes only: also the macro-average curve (:func:`macro_pr_curve`:
         mean precision at the union of the classes' recalls; its area is the
@@ -662,14 +757,16 @@ def pr_curve(
             )
         return pr_prevalences(series[0][1], prevalence, label=series[0][0], method=method, iso_f1=iso_f1,
                               unachievable=True if unachievable is None else unachievable, ax=ax, roc_ax=roc_ax,
-                              pos_label=series.pos_label)
+                              pos_label=series.pos_label, best_f1=best_f1, points=points,
+                              print_thresholds=print_thresholds)
     per_class = series.micro is not None
     if ci and per_class:
         raise ValueError("`ci` draws the bands of models; got one curve per class. Plot a class as a model")
     ax = pr_tables(series, per_class=per_class, method=method, envelope=envelope, eleven_point=eleven_point,
                    baseline=baseline, iso_f1=iso_f1, ax=ax, micro=series.micro, pos_label=series.pos_label,
                    intervals=intervals(series, "pr", method=method, ties=ties) if ci else None, band=ci,
-                   best_f1=best_f1, points=points, legend=False, macro=macro and per_class)
+                   best_f1=best_f1, points=points, legend=False, macro=macro and per_class,
+                   print_thresholds=print_thresholds)
     if unachievable:
         for _, table in series:
             draw_unachievable(ax, table)
@@ -695,11 +792,15 @@ def pr_prevalences(
     ax: Any = None,
     roc_ax: Any = None,
     pos_label: Any = None,
+    best_f1: bool = False,
+    points: Any = None,
+    print_thresholds: bool = False,
 ) -> Any:
     """One table's PR curve at its own prevalence and at each of ``prevalence``
     (:meth:`~precall.ThresholdTable.at_prevalence`), each with its baseline and
     (dotted, precision = prevalence) and (``unachievable``) its unachievable
-    region; the ROC curve once on ``roc_ax``.
+    region; the ROC curve once on ``roc_ax``.  ``best_f1`` / ``points``: marked on
+    each PR curve (the best F1 moves with the prevalence) and once on the ROC curve.
 
     With ``ax=None`` a figure with two panels is made (PR, then ROC); returns
     the PR axes.
@@ -714,7 +815,8 @@ def pr_prevalences(
     total = table.n_pos + table.n_neg
     own = table.n_pos / total if total else float("nan")
     for pi, t in [(own, table)] + [(pi, table.at_prevalence(pi)) for pi in values]:
-        draw_pr(ax, t, label=f"{label} at prevalence {pi:.3g}", method=method)
+        draw_pr(ax, t, label=f"{label} at prevalence {pi:.3g}", method=method, best_f1=best_f1, points=points,
+                print_thresholds=print_thresholds)
         color = ax.get_lines()[-1].get_color()
         ax.axhline(pi, color=color, ls=":", lw=1, label="_random baseline")  # precision = prevalence
         if unachievable:
@@ -722,7 +824,8 @@ def pr_prevalences(
     place_legend(ax, ncol=1)
     if roc_ax is not None:
         setup_roc_axes(roc_ax, pos_label=pos_label)
-        draw_roc(roc_ax, table.grouped(), label=f"{label} (every prevalence)")
+        draw_roc(roc_ax, table.grouped(), label=f"{label} (every prevalence)", best_f1=best_f1, points=points,
+                 print_thresholds=print_thresholds)
         place_legend(roc_ax)
     return ax
 
@@ -745,6 +848,7 @@ def pr_tables(
     points: Any = None,
     legend: bool = True,
     macro: bool = False,
+    print_thresholds: bool = False,
 ) -> Any:
     """:func:`pr_curve` of tables already built: ``(name, table)`` for each curve.
 
@@ -764,7 +868,8 @@ def pr_tables(
                 eleven_point=eleven_point and not per_class,
                 baseline=baseline and not per_class and i == 0, baseline_color=_GRAY,
                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and not per_class,
-                points=None if per_class else points, **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
+                points=None if per_class else points, print_thresholds=print_thresholds,
+                **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
     if per_class:
         reference = micro if micro is not None else (series[0][1] if len(series) == 1 else None)
         if micro is not None:
@@ -774,8 +879,7 @@ def pr_tables(
             ap = float(np.mean([t.average_precision(method="step", on_undefined=0.0) for t in tables]))
             rx, px = _drawn(*macro_pr_curve(tables), "steps-post")
             ax.plot(rx, px, drawstyle="steps-post", color=_MACRO, lw=2.2, ls=(0, (1, 1)), zorder=4,
-                    label=f"macro-average (AP step = {ap:.3f}"
-                    f"{_interval_text((intervals or {}).get(MACRO))})")
+                    label=f"macro-average (AP step = {value_text(ap, (intervals or {}).get(MACRO))})")
         if baseline and reference is not None:
             total = reference.n_pos + reference.n_neg
             prevalence = reference.n_pos / total if total else float("nan")
@@ -801,13 +905,14 @@ def roc_curve(
     best_f1: bool = False,
     points: Any = None,
     macro: bool = False,
+    print_thresholds: bool = False,
 ) -> Any:
     """ROC curve(s) of one model, several models, or each class (one-vs-rest, with the
     micro-average curve).
 
     Parameters
     ----------
-    y_true, y_score, sample_weight, pos_label, labels, label, ax, best_f1, points
+    y_true, y_score, sample_weight, pos_label, labels, label, ax, best_f1, points, print_thresholds
         As in :func:`pr_curve`.
     max_fpr : float, default=None
         Shade the region FPR <= max_fpr and quote the partial AUC (McClish).
@@ -841,14 +946,14 @@ def roc_curve(
     return roc_tables(series, max_fpr=max_fpr, shade=shade, ax=ax, micro=series.micro,
                       pos_label=None if series.micro is not None else series.pos_label,
                       intervals=intervals(series, "roc") if ci else None, band=ci, best_f1=best_f1,
-                      points=points, macro=macro and series.micro is not None)
+                      points=points, macro=macro and series.micro is not None, print_thresholds=print_thresholds)
 
 
 def roc_tables(
     series: list[tuple[str, ThresholdTable]], *, max_fpr: float | None = None, shade: bool | None = None,
     ax: Any = None, micro: ThresholdTable | None = None, pos_label: Any = None,
     intervals: Mapping[str, tuple[float, float]] | None = None, band: bool = False, best_f1: bool = False,
-    points: Any = None, macro: bool = False,
+    points: Any = None, macro: bool = False, print_thresholds: bool = False,
 ) -> Any:
     """:func:`roc_curve` of tables already built (``(name, table)``; ROC uses each
     table's grouped form, as :func:`precall.roc_auc`); ``micro``: the micro-average
@@ -865,7 +970,8 @@ def roc_tables(
     for name, table in series:
         draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=quoted,
                  interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
-                 points=points if micro is None else None, **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
+                 points=points if micro is None else None, print_thresholds=print_thresholds,
+                 **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
     if micro is not None:  # classes: a compact legend, no operating points
         draw_roc(ax, micro.grouped(), label="micro-average", shade=False, color="black",
                  lw=2.2, ls=(0, (5, 1.5)))
@@ -874,7 +980,7 @@ def roc_tables(
         auc = float(np.mean([t.roc_auc(on_undefined="nan") for t in tables]))
         fx, ty = _drawn(*macro_roc_curve(tables), "default")
         ax.plot(fx, ty, color=_MACRO, lw=2.2, ls=(0, (1, 1)), zorder=4,
-                label=f"macro-average (AUC = {auc:.3f}{_interval_text((intervals or {}).get(MACRO))})")
+                label=f"macro-average (AUC = {value_text(auc, (intervals or {}).get(MACRO))})")
     place_legend(ax)
     return ax
 

@@ -1,7 +1,12 @@
 """A self-contained HTML report: summary table, PR and ROC figures, rank table.
 
 One file with nothing to fetch: the figures are inline SVG (matplotlib, the
-``plot`` extra), the style is inline CSS, and there is no script.  Every
+``plot`` extra), the style is inline CSS, and the interactive curves are a small
+hand-written script (``report.js``, inline) drawing SVG from the data embedded as
+JSON (:func:`_interactive`): zoom and pan, a log-scale FPR, a readout of the
+threshold table's row under the pointer, a threshold control moving one marker on
+both curves with its confusion counts, show/hide per curve.  Without JavaScript,
+and in print, the static pictures show instead.  Every
 string that comes from the user (file and column names, labels, the title) is
 escaped, its C0 controls and bidirectional overrides shown visibly
 (:func:`precall.plot.visible`), and drawn without mathtext.  The curves
@@ -16,6 +21,7 @@ from __future__ import annotations
 import functools
 import html
 import io
+import json
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -41,12 +47,24 @@ table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f3f3f3; }
-.figures { display: flex; flex-wrap: wrap; gap: 1em; }
+.figures { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
 .figures svg { width: 100%; max-width: 40em; height: auto; }
 .figures figure { margin: 0; flex: 1 1 30em; }
 .note { color: #555; font-size: 0.9em; }
 table.text td, table.text th { text-align: left; }
 table.classes td:nth-child(2), table.classes th:nth-child(2) { text-align: left; }
+html.pc-js .static { display: none; }
+#pc-app { position: relative; }
+#pc-app svg { width: 100%; max-width: 40em; height: auto; font-size: 12px; user-select: none; touch-action: none; }
+#pc-app .pc-label { font-size: 13px; }
+.pc-tools button, #pc-legend button { font: inherit; margin: 0.1em; }
+#pc-legend button[aria-pressed="false"] { opacity: 0.4; text-decoration: line-through; }
+.pc-swatch { display: inline-block; width: 1.4em; height: 0.35em; margin-right: 0.4em; vertical-align: middle; }
+.pc-tip { position: absolute; background: rgba(255, 255, 255, 0.95); border: 1px solid #888; padding: 0.3em 0.5em;
+          font-size: 0.85em; pointer-events: none; white-space: pre; z-index: 2; }
+.pc-controls input[type=range] { width: 24em; max-width: 60vw; vertical-align: middle; }
+@media print { #pc-app { display: none !important; } html.pc-js .static { display: flex !important; }
+               .figures svg { max-width: 48%; } details { display: block; } }
 """
 
 
@@ -81,28 +99,47 @@ def _table(header: list[str], rows: list[list[str]], css: str = "") -> str:
     return f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _svg(draw: Any) -> str:
+def _svgs(*draws: Any) -> list[str]:
+    """One inline SVG per drawing function, all of one size: each drawn at 5 in on its own
+    figure, then all saved with the union of their tight boxes, so the panels (PR, ROC)
+    have equal widths, heights and type and their axes sit at the same place."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.transforms import Bbox
 
-    # drawn at 5 in and shown about 7 in wide: legend text of 9 pt reads as 12 px or more
-    fig = Figure(figsize=(5.0, 5.0))
-    ax = fig.subplots()
-    draw(ax)
-    for text in ax.get_legend().get_texts() if ax.get_legend() else ():
-        text.set_fontsize(9)
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight")
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE: inline SVG
+    figures = []
+    for draw in draws:
+        # drawn at 5 in and shown about 7 in wide: legend text of 9 pt reads as 12 px or more
+        fig = Figure(figsize=(5.0, 5.0))
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        draw(ax)
+        for text in ax.get_legend().get_texts() if ax.get_legend() else ():
+            text.set_fontsize(9)
+        figures.append(fig)
+    boxes = [fig.get_tightbbox(fig.canvas.get_renderer()) for fig in figures]
+    box = Bbox.union(boxes).padded(0.1)
+    out = []
+    for fig in figures:
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", bbox_inches=box)
+        text = buffer.getvalue()
+        out.append(text[text.index("<svg"):])  # drop the XML prolog and DOCTYPE: inline SVG
+    return out
 
 
-def _rank_rows(table: ThresholdTable, n_rows: int) -> list[list[str]]:
+def _rank_indices(table: ThresholdTable, n_rows: int) -> np.ndarray:
     """The first row at or past each of ``n_rows`` recalls evenly spaced in (0, 1] (the
     high-precision region gets its rows; a row reached twice is shown once), and the last row."""
     recall = table.recall
     targets = np.linspace(0, 1, n_rows + 1)[1:]
     idx = np.searchsorted(recall, targets * recall[-1] - 1e-12, side="left") if recall[-1] > 0 else np.array([])
-    idx = np.unique(np.r_[np.clip(idx, 0, len(table) - 1).astype(int), len(table) - 1])
+    return np.unique(np.r_[np.clip(idx, 0, len(table) - 1).astype(int), len(table) - 1])
+
+
+def _rank_rows(table: ThresholdTable, n_rows: int) -> list[list[str]]:
+    """The rows of :func:`_rank_indices` as text."""
+    idx = _rank_indices(table, n_rows)
     counts = (table.tp, table.fp, table.tn, table.fn)
     rates = (table.precision, table.recall, table.fpr)
     return [[str(i + 1), score, *(_count(float(c[i])) for c in counts), *(_num(float(c[i])) for c in rates)]
@@ -161,8 +198,101 @@ def _document(title: str, note: str, body: list[str]) -> str:
     ])
 
 
-def _figures(pr_svg: str, roc_svg: str) -> str:
-    return f'<h2>Curves</h2><div class="figures"><figure>{pr_svg}</figure><figure>{roc_svg}</figure></div>'
+def _figures(pr_svg: str, roc_svg: str, interactive: str = "") -> str:
+    """The curves: the interactive panels (:func:`_interactive`) and the static pictures,
+    which show without JavaScript and in print."""
+    return (f'<h2>Curves</h2>{interactive}<div class="figures static"><figure>{pr_svg}</figure>'
+            f"<figure>{roc_svg}</figure></div>")
+
+
+# ---------------------------------------------------------------------------
+# the interactive curves: the data of each curve as JSON, drawn by report.js
+INTERACTIVE_ROWS = 48_000
+"""The rows of every curve together in the interactive data: each curve's PR and ROC
+vertices are thinned (:func:`precall.plot.thin`) to a share of this, and the rank
+table's rows, the best-F1 and Youden rows are always kept; every number shown is the
+threshold table's row (exact counts), only the rows between are left out."""
+
+
+def _curve_data(table: ThresholdTable, *, name: str, label: str, color: str, budget: int, keep: Any,
+                band: bool = False, width: float | None = None, dash: str = "") -> dict[str, Any]:
+    """One curve for ``report.js``: the kept rows' TP, FP and threshold texts (those of the
+    rank tables), P and N; the row the control starts at (the best F1); bands (``band``)."""
+    from .. import plot
+
+    rows = np.union1d(plot.thin(table.recall, table.precision, steps=True, budget=budget)[0],
+                      plot.thin(table.fpr, table.recall, budget=budget)[0])
+    start = None
+    f1 = table.evaluate(on_undefined="nan").best_f1 if table.n_pos > 0 else None
+    extra = list(keep)
+    if f1 is not None and np.isfinite(f1.f1):
+        start = int(np.flatnonzero(table.thresholds == f1.threshold)[-1])
+        extra.append(start)
+    if table.n_pos > 0 and table.n_neg > 0:
+        youden = table.operating_point(best="youden").threshold
+        extra.append(int(np.flatnonzero(table.thresholds == youden)[-1]))
+    rows = np.union1d(rows, np.asarray(extra, dtype=int)).astype(int)
+    out: dict[str, Any] = {
+        "name": visible(name), "label": visible(label), "color": color, "P": float(table.n_pos),
+        "N": float(table.n_neg), "tp": table.tp[rows].tolist(), "fp": table.fp[rows].tolist(),
+        "t": threshold_texts(table.thresholds, 6, rows),
+        "start": int(np.searchsorted(rows, start)) if start is not None else 0,
+    }
+    if width is not None:
+        out.update(width=width, dash=dash)
+    if band and table.n_pos > 0 and table.n_neg > 0:
+        out["band"] = {kind: _band_data(b) for kind, b in (("pr", plot.pr_band(table, random_state=0)),
+                                                            ("roc", plot.roc_band(table, random_state=0)))}
+    return out
+
+
+def _finite(x: Any, y: Any) -> list[list[float]]:
+    """The points of a drawn curve where both coordinates are numbers (JSON has no NaN)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    return [x[ok].tolist(), y[ok].tolist()]
+
+
+def _band_data(band: Any) -> dict[str, list[float]]:
+    ok = np.isfinite(band.low) & np.isfinite(band.high)
+    return {"x": band.x[ok].tolist(), "low": band.low[ok].tolist(), "high": band.high[ok].tolist()}
+
+
+_APP = """<div id="pc-app" hidden>
+<p class="pc-controls"><label>threshold of <select id="pc-series"></select></label>
+<input type="range" id="pc-slider" min="0" max="0" step="1" value="0" aria-label="threshold row">
+<label><input type="checkbox" id="pc-logfpr"> log-scale FPR</label></p>
+<table id="pc-readout"><thead><tr><th>curve</th><th>score &gt;=</th><th>TP</th><th>FP</th><th>FN</th><th>TN</th>
+<th>precision</th><th>recall</th><th>FPR</th><th>F1</th></tr></thead><tbody><tr><td data-k="name"></td>
+<td data-k="threshold"></td><td data-k="tp"></td><td data-k="fp"></td><td data-k="fn"></td><td data-k="tn"></td>
+<td data-k="precision"></td><td data-k="recall"></td><td data-k="fpr"></td><td data-k="f1"></td></tr></tbody></table>
+<div class="figures"><figure><div class="pc-tools">PR <button type="button" data-chart="pr" data-zoom="in">+</button><button
+type="button" data-chart="pr" data-zoom="out">&minus;</button><button type="button" data-chart="pr"
+data-zoom="reset">reset</button></div><svg id="pc-pr" viewBox="0 0 440 440" role="img"
+aria-label="precision-recall curves"></svg></figure><figure><div class="pc-tools">ROC <button type="button"
+data-chart="roc" data-zoom="in">+</button><button type="button" data-chart="roc" data-zoom="out">&minus;</button><button
+type="button" data-chart="roc" data-zoom="reset">reset</button></div><svg id="pc-roc" viewBox="0 0 440 440"
+role="img" aria-label="ROC curves"></svg></figure></div>
+<div id="pc-legend"></div>
+<div id="pc-tip" class="pc-tip" hidden></div>
+<p class="note">Interactive: the wheel or +/&minus; zoom, dragging pans, a double click resets; hover a curve
+for the threshold table's row there; the slider moves the marker on both curves through the chosen curve's
+thresholds (its confusion counts above); click a legend entry to show or hide its curve. The printed page shows
+the static pictures.</p>
+</div>"""
+
+
+def _interactive(curves: list[dict[str, Any]], baseline: float | None) -> str:
+    """The interactive panels: the markup, the data of ``curves`` (:func:`_curve_data`)
+    as JSON and the script, all inline."""
+    from importlib import resources
+
+    script = resources.files(__package__).joinpath("report.js").read_text(encoding="utf-8")
+    baseline = baseline if baseline is not None and np.isfinite(baseline) else None
+    data = json.dumps({"series": curves, "baseline": baseline}, separators=(",", ":"), allow_nan=False)
+    data = data.replace("<", "\\u003c")  # no "</script>" inside: JSON's own escape
+    return (f'{_APP}<script type="application/json" id="pc-data">{data}</script>'
+            f"<script>{script}</script>")
 
 
 RANK_HEADER = ["rank", "score >=", "TP", "FP", "TN", "FN", "precision", "recall", "FPR"]
@@ -321,10 +451,17 @@ def html_report(
             "(<code>precall.stats.bootstrap_ci</code>, as <code>precall evaluate --ci</code>; without weights "
             "drawn as counts of tied-score runs, in score blocks when there are more than 32,768 of them).</p>")
     one = len(names) == 1
-    pr_svg = _svg(lambda ax: plot.pr_tables(series, envelope=one, ax=ax, pos_label=series.pos_label,
-                                            intervals=ap_ci, band=ci, best_f1=True))
-    roc_svg = _svg(lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, pos_label=series.pos_label,
-                                              intervals=auc_ci, band=ci, best_f1=True))
+    pr_svg, roc_svg = _svgs(
+        lambda ax: plot.pr_tables(series, envelope=one, ax=ax, pos_label=series.pos_label, intervals=ap_ci,
+                                  band=ci, best_f1=True),
+        lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, pos_label=series.pos_label, intervals=auc_ci,
+                                   band=ci, best_f1=True))
+    budget = max(500, INTERACTIVE_ROWS // (2 * len(names)))
+    interactive = _interactive([
+        _curve_data(tables[n], name=n, label=f"{n} (AP step {plot.value_text(results[n].average_precision['step'])}, "
+                    f"AUC {plot.value_text(results[n].roc_auc)})", color=plot.PALETTE[i % len(plot.PALETTE)],
+                    budget=budget, keep=_rank_indices(tables[n], rank_rows), band=ci)
+        for i, n in enumerate(names)], baseline=first.prevalence)
     ranks = "".join(
         f"<h3>{_e(name)}</h3>" + _table(RANK_HEADER, _rank_rows(tables[name], rank_rows)) for name in names
     )
@@ -341,7 +478,7 @@ def html_report(
         ap_table,
         _pairs(names, y_true, y_score, pos_label, weighted),
         _conventions(),
-        _figures(pr_svg, roc_svg),
+        _figures(pr_svg, roc_svg, interactive),
         _thin_note(band_note),
         "" if by is None else _slices_section(
             y_true, y_score[names[0]], by, sample_weight=sample_weight, pos_label=pos_label, ties=ties,
@@ -376,6 +513,30 @@ def _macro_intervals(y_true: Any, y_score: Any, *, sample_weight: Any, labels: A
         results = stats.bootstrap_cis(list(metrics.values()), y_true, y_score, sample_weight=sample_weight,
                                       n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, progress=progress)
     return dict(zip(metrics, results))
+
+
+def _class_curves(series: Any, result: Any, classes: list[str], rank_rows: int) -> list[dict[str, Any]]:
+    """The interactive data of the classes' curves, the micro-average (black, dashed) and the
+    macro-average (navy, dotted; drawn only: it has no thresholds)."""
+    from .. import plot
+
+    budget = max(500, INTERACTIVE_ROWS // (2 * (len(series) + 1)))
+    curves = [
+        _curve_data(table, name=f"class {c}", label=f"class {c} (AP step {plot.value_text(ev.average_precision['step'])}, "
+                    f"AUC {plot.value_text(ev.roc_auc)})", color=plot.PALETTE[j % len(plot.PALETTE)], budget=budget,
+                    keep=_rank_indices(table, rank_rows))
+        for j, ((_, table), c, ev) in enumerate(zip(series, classes, result.per_class))]
+    curves.append(_curve_data(series.micro, name="micro-average", color="#000000", budget=budget, keep=(),
+                              label=f"micro-average (AP step {plot.value_text(result.average_precision['micro']['step'])}, "
+                              f"AUC {plot.value_text(result.roc_auc['micro'])})", width=2.2, dash="6 2"))
+    tables = [t for _, t in series]
+    macro = {"pr": plot._drawn(*plot.macro_pr_curve(tables), "steps-post"),
+             "roc": plot._drawn(*plot.macro_roc_curve(tables), "default")}
+    curves.append({"name": "macro-average", "color": "#000080", "width": 2.2, "dash": "1 2",
+                   "label": f"macro-average (AP step {plot.value_text(result.average_precision['macro']['step'])}, "
+                   f"AUC {plot.value_text(result.roc_auc['macro'])})",
+                   "curve": {k: _finite(x, y) for k, (x, y) in macro.items()}})
+    return curves
 
 
 def _multiclass_report(
@@ -463,10 +624,11 @@ def _multiclass_report(
            if partial else "") + ".</p>")
     legend_ci = {plot.MACRO: (intervals["ap"].low, intervals["ap"].high)} if intervals else None
     roc_ci = {plot.MACRO: (intervals["roc"].low, intervals["roc"].high)} if intervals else None
-    pr_svg = _svg(lambda ax: plot.pr_tables(series, per_class=True, micro=series.micro, macro=True, ax=ax,
-                                            intervals=legend_ci))
-    roc_svg = _svg(lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, micro=series.micro, macro=True,
-                                              intervals=roc_ci))
+    pr_svg, roc_svg = _svgs(
+        lambda ax: plot.pr_tables(series, per_class=True, micro=series.micro, macro=True, ax=ax, intervals=legend_ci),
+        lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, micro=series.micro, macro=True, intervals=roc_ci))
+    interactive = _interactive(_class_curves(series, result, classes, rank_rows),
+                               baseline=series.micro.n_pos / (series.micro.n_pos + series.micro.n_neg))
     curves_note = (
         '<p class="note">One curve per class (that class against the rest). <em>Micro-average</em> (black, '
         "dashed): the curve of every (sample, class) pair pooled, one sort. <em>Macro-average</em> (navy, "
@@ -489,7 +651,7 @@ def _multiclass_report(
         table_note,
         ci_note,
         _conventions(),
-        _figures(pr_svg, roc_svg),
+        _figures(pr_svg, roc_svg, interactive),
         curves_note,
         _thin_note("", circles=False),
         f"<h2>Rank tables of each class (the first threshold reaching each of {rank_rows} recalls)</h2>",
