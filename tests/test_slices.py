@@ -43,6 +43,28 @@ def test_reduceat_would_not_do():
 
 # ---------------------------------------------------------------------------
 # every slice equals precall.evaluate of its rows
+# every route of the sort: 32-bit keys (float32, float16, small integers, float64 that are float32
+# values, 64-bit integers in a 2**32 range) and dense ranks (other float64, wide 64-bit integers)
+SCORE_KINDS = ["float64", "float32", "float16", "int8", "int64 narrow", "uint64 wide", "float64 wide", "negative"]
+
+
+def _scores(rng, n, digits, kind):
+    s = np.round(rng.random(n), digits)  # ties
+    if kind in ("float32", "float16"):
+        return s.astype(kind)
+    if kind == "int8":
+        return np.round(s * 200 - 100).astype(np.int8)
+    if kind == "int64 narrow":
+        return rng.integers(0, 10**digits + 1, n) + 2**40
+    if kind == "uint64 wide":
+        return rng.integers(0, 2**64 - 1, 10**digits + 1, dtype=np.uint64)[rng.integers(0, 10**digits + 1, n)]
+    if kind == "float64 wide":
+        return (rng.standard_normal(10**digits + 1) * 1e30)[rng.integers(0, 10**digits + 1, n)]
+    if kind == "negative":
+        return -s.astype(np.float32)
+    return s
+
+
 @st.composite
 def sliced_data(draw):
     n = draw(st.integers(1, 120))
@@ -55,7 +77,7 @@ def sliced_data(draw):
     if draw(st.booleans()):
         y[rng.random(n) < 0.5] = 1  # the other class missing from some slices
     digits = draw(st.integers(0, 3))
-    s = np.round(rng.random(n), digits)  # ties
+    s = _scores(rng, n, digits, draw(st.sampled_from(SCORE_KINDS)))
     w = None
     if draw(st.booleans()):
         w = np.round(rng.random(n) * 3, 1)  # zero weights set aside
@@ -254,3 +276,75 @@ def test_by_refuses_multiclass_and_prevalence():
         precall.evaluate([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])
     with pytest.raises(ValueError, match="`prevalence`"):
         precall.average_precision([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], by=[0, 0, 1, 1], prevalence=0.1)
+
+
+# ---------------------------------------------------------------------------
+# slice codes: counting, pandas factorising and np.unique give the oracle's codes
+def _oracle_codes(columns):
+    """Each column's distinct values sorted (missing last), the present combinations in order."""
+    def missing(v):
+        if v is None or (isinstance(v, str) and v == ""):
+            return True
+        try:
+            return bool(v != v)
+        except TypeError:  # pandas' NA
+            return True
+    per_column = []
+    for col in columns:
+        vals = [None if missing(v) else (v.item() if hasattr(v, "item") else v) for v in list(col)]
+        distinct = sorted({v for v in vals if v is not None})
+        per_column.append([distinct.index(v) if v is not None else len(distinct) for v in vals])
+        per_column[-1] = (per_column[-1], distinct + [None])
+    rows = list(zip(*[c for c, _ in per_column]))
+    present = sorted(set(rows))
+    keys = [tuple(levels[i] for i, (_, levels) in zip(t, per_column)) for t in present]
+    return [present.index(r) for r in rows], keys
+
+
+def _by_columns():
+    rng = np.random.default_rng(7)
+    n = 40
+    cases = {
+        "int8 full range": np.array([-128, 127, 0, 5, -128] * 8, dtype=np.int8),
+        "int64 wide": rng.choice([10**15, -5, 3, -(2**62)], n),
+        "uint64 top": rng.choice(np.array([2**64 - 1, 0, 2**63], dtype=np.uint64), n),
+        "bool": rng.random(n) < 0.3,
+        "bool one value": np.ones(n, dtype=bool),
+        "float NaN": rng.choice([1.5, np.nan, -2.0], n),
+        "str empty": rng.choice(["b", "", "a"], n),
+        "object mixed missing": rng.choice(np.array(["x", None, "", float("nan"), "w"], dtype=object), n),
+    }
+    pd = pytest.importorskip("pandas")
+    cases.update({
+        "pandas int": pd.Series(rng.integers(-3, 3, n)),
+        "pandas string NA": pd.Series(rng.choice(["q", "p", None, ""], n), dtype="string"),
+        "pandas category": pd.Series(pd.Categorical(rng.choice(["z", "y", None], n), categories=["z", "y", "x"])),
+        "pandas object": pd.Series(rng.choice(np.array(["b", None, "", float("nan"), "a"], dtype=object), n)),
+        "pandas Int64 NA": pd.Series(pd.array(rng.choice([1, 2, None], n), dtype="Int64")),
+    })
+    return cases
+
+
+@pytest.mark.parametrize("first", ["int8 full range", "uint64 top", "bool one value", "pandas category", "str empty"])
+@pytest.mark.parametrize("second", [None, "int64 wide", "float NaN", "object mixed missing", "pandas string NA",
+                                    "pandas object", "pandas Int64 NA", "bool", "pandas int"])
+def test_slice_codes_equal_the_oracle(first, second):
+    cases = _by_columns()
+    columns = [cases[first]] + ([] if second is None else [cases[second]])
+    got = precall.slices.slice_codes(columns if second else columns[0], 40)
+    codes, keys = _oracle_codes([np.asarray(c.astype(object) if hasattr(c, "astype") and hasattr(c, "cat")
+                                            else c, dtype=object) for c in columns])
+    assert got.codes.tolist() == codes
+    assert list(got.keys) == keys
+
+
+def test_worst_precision_sums_equal_the_one_pair_sums():
+    """The minimum AP of all slices at once: each pair's sum as conventions._worst_precision_sum."""
+    from precall._core.conventions import _worst_precision_sum, worst_precision_sums
+    pairs = [(1, 0.0), (1, 3.0), (7, 2.5), (8, 1e9), (129, 7.0), (300_001, 12.0), (2**20, 3.0), (2**20 + 1, 3.0),
+             (5_000_000, 1e6), (3, 1e300)]
+    p = np.array([a for a, _ in pairs], dtype=float)
+    n = np.array([b for _, b in pairs])
+    got = worst_precision_sums(p, n)
+    want = np.array([_worst_precision_sum(int(a), b) for a, b in pairs])
+    assert got.view(np.int64).tolist() == want.view(np.int64).tolist()

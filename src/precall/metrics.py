@@ -208,9 +208,7 @@ def _sliced_score(metric: Metric, y_true: Any, y_score: Any, sample_weight: Any,
     rule = "greater" if metric.measure == "roc_auc" else "strict"
     data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, labels, prevalence, by,
                                                  rule)
-    overall = score(metric, y_true, y_score, sample_weight=sample_weight, pos_label=data.pos_label)
-    return metric_slices(metric, data, codes, kept, n_samples, overall=float(overall),  # type: ignore[arg-type]
-                         min_support=min_support)
+    return metric_slices(metric, data, codes, kept, n_samples, min_support=min_support)  # type: ignore[arg-type]
 
 
 def _no_prevalence(prevalence: Any) -> None:
@@ -477,10 +475,8 @@ def evaluate(
     if by is not None:
         data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, labels, prevalence,
                                                      by, "strict")
-        overall = evaluate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties,
-                           recall_grid=recall_grid, on_undefined=policy)
         return evaluate_slices(data, codes, kept, n_samples, ties=ties, recall_grid=recall_grid, policy=policy,
-                               overall=overall, min_support=min_support)  # type: ignore[arg-type]
+                               min_support=min_support)  # type: ignore[arg-type]
     if is_multi(y_true, y_score, labels):
         _no_prevalence(prevalence)
         data = check_multi(y_true, y_score, sample_weight, labels)

@@ -40,17 +40,18 @@ from typing import Any
 
 import numpy as np
 
-from ._core.conventions import ap, min_average_precision, roc_auc, unit_interval
+from ._core.conventions import ap, roc_auc, unit_interval, worst_precision_sums
 from ._core.evaluation import (
     Evaluation,
     F1Point,
     auprg_values,
     best_f1_points,
+    evaluation_from_steps,
     normalized_average_precision,
 )
 from ._core.metric import Metric
-from ._core.sort import stable_descending_sort
-from ._core.steps import Steps
+from ._core.sort import _descending_key, descending_key_scores, stable_descending_sort
+from ._core.steps import Steps, one_problem, steps_and_grouped, steps_of
 from ._core.text import visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
 from ._core.validate import AP_METHODS, BinaryInput, check_number
@@ -131,28 +132,97 @@ def _as_column(values: Any, name: str, n: int) -> np.ndarray:
     return arr
 
 
+def _dense(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of non-negative integers below ``size`` (increasing) and each
+    row's index among them: counting (``np.bincount``) when ``size`` is O(rows), else ``np.unique``."""
+    if size <= max(2 * values.shape[0], 1 << 16):
+        used = np.bincount(values, minlength=size) > 0
+        present = np.flatnonzero(used)
+        index = np.cumsum(used, dtype=np.int64)
+        index -= 1
+        return present, index[values]
+    present, inverse = np.unique(values, return_inverse=True)
+    return present, inverse.ravel().astype(np.int64)
+
+
+def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``; values numpy cannot order are ordered by
+    their text (type name and value)."""
+    try:
+        levels, inverse = np.unique(values, return_inverse=True)
+    except TypeError:
+        text = np.array([f"{type(v).__name__}:{v}" for v in values.tolist()], dtype=object)
+        _, first, inverse = np.unique(text, return_index=True, return_inverse=True)
+        levels = values[first]
+    return levels, inverse.ravel().astype(np.int64)
+
+
+def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], int]:
+    """One ``by`` column: each row's code (the sorted distinct values ``0..`` and missing
+    last), the values (``None`` for missing) and their number.
+
+    Integers in a range O(rows) are counted, a pandas column is factorised by pandas (the
+    distinct values then sorted), anything else goes through ``np.unique``."""
+    factorize = getattr(raw, "factorize", None)
+    if callable(factorize) and hasattr(raw, "to_numpy") and np.ndim(raw) == 1 and len(raw) == n:
+        idx, uniques = factorize(sort=False)
+        levels = np.asarray(uniques, dtype=object) if str(getattr(uniques, "dtype", "")) in (
+            "category", "string") else np.asarray(uniques)
+        idx = np.asarray(idx, dtype=np.int64)
+        missing_level = _is_missing(levels) if levels.size else np.zeros(0, dtype=bool)
+        keep = np.flatnonzero(~missing_level)
+        values, rank = _ordered(levels[keep])
+        remap = np.full(levels.shape[0] + 1, values.shape[0], dtype=np.int64)  # missing: the last code
+        remap[keep + 1] = rank
+        col = remap[idx + 1]
+        has_missing = bool((col == values.shape[0]).any())
+    else:
+        arr = _as_column(raw, name, n)
+        kind = arr.dtype.kind
+        if kind in "biu" and n and (kind == "b" or int(arr.max()) - int(arr.min()) < max(2 * n, 1 << 16)):
+            low = arr.min()
+            shifted = (arr.astype(np.int64) - np.int64(low)) if kind in "bi" else (arr - low).astype(np.int64)
+            size = int(shifted.max()) + 1
+            present, col = _dense(shifted, size)
+            values = arr[:0].copy() if not present.size else (
+                (present + int(low)).astype(bool) if kind == "b" else low + present.astype(arr.dtype))
+            has_missing = False
+        else:
+            missing = _is_missing(arr)
+            values, inverse = _ordered(arr[~missing])
+            has_missing = bool(missing.any())
+            col = np.full(n, values.shape[0], dtype=np.int64)  # missing: the last code
+            col[~missing] = inverse
+    levels_list = [_plain(v) for v in values.tolist()] + [None] * int(has_missing)
+    return col, levels_list, len(levels_list)
+
+
 def slice_codes(by: Any, n: int) -> SliceCodes:
-    """The slice codes of ``by`` for ``n`` rows (see the module docstring)."""
+    """The slice codes of ``by`` for ``n`` rows (see the module docstring).
+
+    Parameters
+    ----------
+    by : array-like, pandas Series or DataFrame, dict of arrays, or list of arrays
+        One slice value per row in each column (see :func:`precall.evaluate`).
+    n : int
+        The number of rows.
+
+    Returns
+    -------
+    SliceCodes
+        ``codes`` (n,) in ``0..m-1``, the slices ordered by their values (column by column),
+        missing values last in each column; only combinations present in the data.
+    """
     cols = _columns_of(by)
     codes = np.zeros(n, dtype=np.int64)
     keys: list[tuple[Any, ...]] = [()]
-    for name, raw in cols:
-        arr = _as_column(raw, name, n)
-        missing = _is_missing(arr)
-        present = arr[~missing]
-        try:
-            values, inverse = np.unique(present, return_inverse=True)
-        except TypeError:  # values numpy cannot order: order their text
-            text = np.array([f"{type(v).__name__}:{v}" for v in present.tolist()], dtype=object)
-            _, first, inverse = np.unique(text, return_index=True, return_inverse=True)
-            values = present[first]
-        k = values.shape[0] + int(missing.any())
-        col = np.full(n, values.shape[0], dtype=np.int64)  # missing: the last code
-        col[~missing] = inverse.ravel()
-        levels = [_plain(v) for v in values.tolist()] + ([None] * int(missing.any()))
-        combined = codes * k + col
-        present_codes, codes = np.unique(combined, return_inverse=True)
-        codes = codes.ravel().astype(np.int64)
+    for j, (name, raw) in enumerate(cols):
+        col, levels, k = _column_codes(raw, name, n)
+        if j == 0:  # every code of the first column is present
+            codes = col
+            keys = [(v,) for v in levels]
+            continue
+        present_codes, codes = _dense(codes * k + col, len(keys) * k)
         keys = [keys[c // k] + (levels[c % k],) for c in present_codes.tolist()]
     names = tuple(MISSING if key[0] is None else str(key[0]) for key in keys)
     if len(cols) > 1:
@@ -212,7 +282,8 @@ def _take_steps(rows: np.ndarray, above: np.ndarray, first: np.ndarray, cum_tp: 
 
 @dataclass(frozen=True)
 class SlicedSteps:
-    """The steps of every slice (for ``ties`` and grouped) and each slice's totals (internal)."""
+    """The steps of every slice (for ``ties`` and grouped), each slice's totals and, when the
+    sort gave them, the overall steps ``(steps, grouped)`` of all rows (internal)."""
 
     steps: _Ragged
     grouped: _Ragged
@@ -220,10 +291,168 @@ class SlicedSteps:
     n_neg: np.ndarray
     exact: bool
     m: int
+    overall: tuple[Steps, Steps] | None = None
 
 
 def sliced_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps:
-    """Sort once and take the steps of every slice (``codes`` of the kept rows)."""
+    """Sort once and take the steps of every slice (``codes`` of the kept rows).
+
+    Unweighted input is counted (:func:`_counted_steps`: no permutation); weighted input,
+    and stable ties where a positive and a negative share a score, need the rows' order
+    (:func:`_permuted_steps`).
+    """
+    if data.weight is None:
+        counted = _counted_steps(data, codes, m, ties)
+        if counted is not None:
+            return counted
+    return _permuted_steps(data, codes, m, ties)
+
+
+# ---- counted: unweighted rows as integer keys (slice, score, class), sorted by value
+def _score_key(scores: np.ndarray) -> tuple[np.ndarray, int, Any] | None:
+    """Integer keys increasing as the scores decrease (equal exactly where the scores are
+    equal), their bit width and the function from keys back to scores; None when the scores
+    need more than 32 bits (float64 that are not float32 values, wide integer ranges)."""
+    kind, size = scores.dtype.kind, scores.dtype.itemsize
+    if kind in "fiu" and size <= 4:
+        return _descending_key(scores)[0], 32, lambda k: descending_key_scores(k, scores.dtype)
+    if kind == "f" and size == 8:
+        narrow = scores.astype(np.float32)
+        if not np.array_equal(narrow, scores):
+            return None
+        return (_descending_key(narrow)[0], 32,
+                lambda k: descending_key_scores(k, np.dtype(np.float32)).astype(np.float64))
+    if kind in "iu" and size == 8 and scores.size:
+        high = scores.max()
+        if int(high) - int(scores.min()) >= 1 << 32:
+            return None
+        return (high - scores).astype(np.uint64), 32, lambda k: high - k.astype(scores.dtype)
+    return None
+
+
+def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of sorted ``keys`` (uint64, the lowest bit 1 for a negative row) that share
+    ``key >> 1``: that value, and the positive and negative rows of each run (int64).
+
+    A run is at most two runs of equal keys (its positives, then its negatives): found by one
+    comparison of neighbours, the rest is work on the runs."""
+    n = keys.shape[0]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    del new
+    sizes = np.diff(np.append(starts, n))
+    key = keys[starts]
+    negative = (key & np.uint64(1)).astype(bool)
+    key >>= np.uint64(1)
+    first = np.empty(key.shape[0], dtype=bool)
+    first[0] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    head = np.flatnonzero(first)  # a run's positives (if any) come first, its negatives (if any) last
+    tail = np.append(head[1:] - 1, key.shape[0] - 1)
+    return key[head], sizes[head] * ~negative[head], sizes[tail] * negative[tail]
+
+
+def _steps_of_runs(run_slice: np.ndarray, run_score: np.ndarray, pos: np.ndarray, neg: np.ndarray, m: int,
+                   ties: str, scores_of: Any) -> tuple[_Ragged, _Ragged, np.ndarray, np.ndarray] | None:
+    """The steps of every slice from its runs of equal scores (in decreasing score order, the
+    slices one after another): ``(steps, grouped, n_pos, n_neg)``; None for stable ties when a
+    run holds both classes (their input order decides, :func:`_permuted_steps`)."""
+    tp_all, fp_all = np.cumsum(pos), np.cumsum(neg)
+    first = np.concatenate([[0], np.cumsum(np.bincount(run_slice, minlength=m))]).astype(np.int64)
+    tp_before = np.concatenate([[0], tp_all])[first]  # the counts of the earlier slices
+    fp_before = np.concatenate([[0], fp_all])[first]
+    n_pos, n_neg = np.diff(tp_before).astype(np.float64), np.diff(fp_before).astype(np.float64)
+    rows = np.flatnonzero(pos)
+    if ties != "group" and bool(np.any(neg[rows])):
+        return None
+    slice_of = run_slice[rows]
+    tp = tp_all[rows] - tp_before[:-1][slice_of]
+    fp = fp_all[rows] - fp_before[:-1][slice_of]
+    dtp = pos[rows]
+    thresholds = scores_of(run_score[rows])
+    if ties == "group":
+        group = _Ragged(slice_of, tp, fp, dtp, fp - neg[rows], thresholds)
+        return group, group, n_pos, n_neg
+    # stable ties, no run holding both classes: a step per positive, its run's FP
+    within = np.arange(int(dtp.sum()), dtype=np.int64) - np.repeat(np.cumsum(dtp) - dtp, dtp)
+    fp = np.repeat(fp, dtp)
+    one = _Ragged(np.repeat(slice_of, dtp), np.repeat(tp - dtp, dtp) + within + 1, fp,
+                  np.ones(fp.shape[0], dtype=np.int64), fp, np.repeat(thresholds, dtp))
+    return one, one, n_pos, n_neg
+
+
+def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
+    """The :class:`Steps` of a one-slice ragged set (all rows)."""
+    return one_problem(r.thresholds, r.tp, r.dtp, r.fp, r.fp_prev, float(n_pos[0]), float(n_neg[0]), True)
+
+
+def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps | None:
+    """Unweighted rows: the slices' steps from one ``np.sort`` of the keys ``slice << (b + 1) |
+    score << 1 | negative`` (no permutation), counting each run of equal (slice, score); the
+    overall steps from the keys without the slice (one more sort) -- or, when the scores need
+    more than 32 bits, from the one stable sort that ranks them (their dense ranks are the keys)."""
+    n = data.scores.shape[0]
+    if n == 0 or (data.scores.dtype.kind == "f" and bool(np.signbit(data.scores[data.scores == 0]).any())):
+        return None  # -0.0: the key merges it with +0.0, a threshold must show the row's own zero
+    slice_bits = max(0, (m - 1).bit_length())
+    negative = ~data.positive
+    keyed = _score_key(data.scores)
+    if keyed is not None:
+        score_key, bits, scores_of = keyed
+        score_key <<= np.uint64(1)
+        score_key |= negative.astype(np.uint64)
+        overall_keys = np.sort(score_key)
+        o_score, o_pos, o_neg = _runs(overall_keys)
+        del overall_keys
+        codes_sorted = codes
+    else:
+        order, s = stable_descending_sort(data.scores)
+        new = np.empty(n, dtype=bool)
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])
+        distinct = s[new]
+        rank = np.cumsum(new, dtype=np.int64) - 1
+        starts = np.flatnonzero(new)
+        del s, new
+        negative = negative[order]
+        o_neg = np.add.reduceat(negative, starts, dtype=np.int64)
+        o_pos = np.diff(np.append(starts, n)) - o_neg
+        o_score = np.arange(distinct.shape[0], dtype=np.uint64)
+        bits = max(1, (distinct.shape[0] - 1).bit_length())
+        score_key = (rank.view(np.uint64) << np.uint64(1)) | negative.astype(np.uint64)
+        codes_sorted = codes[order]
+        del order, rank, starts
+
+        def scores_of(k: np.ndarray) -> np.ndarray:
+            return distinct[k]
+    if slice_bits + bits + 1 > 64:
+        return None
+    overall = _steps_of_runs(np.zeros(o_score.shape[0], dtype=np.int64), o_score, o_pos, o_neg, 1, ties, scores_of)
+    if m == 1:
+        sliced = overall
+    else:
+        score_key |= codes_sorted.astype(np.uint64) << np.uint64(bits + 1)
+        score_key.sort()
+        run_key, pos, neg = _runs(score_key)
+        del score_key
+        run_slice = (run_key >> np.uint64(bits)).astype(np.int64)
+        run_key &= np.uint64((1 << bits) - 1)
+        sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
+    if sliced is None:
+        return None
+    steps, grouped, n_pos, n_neg = sliced
+    whole = None
+    if overall is not None:
+        one = _one(overall[0], overall[2], overall[3])
+        whole = (one, one)
+    return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
+
+
+# ---- permuted: the rows in one stable order, each slice a segment of it
+def _permuted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps:
+    """The rows in decreasing score (equal scores in input order), then stably by slice code."""
     n = data.scores.shape[0]
     order, scores = stable_descending_sort(data.scores)
     c = codes[order]
@@ -645,10 +874,12 @@ def _min_ap(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str,
     pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
     p, n = pairs[:, 0], pairs[:, 1]
     whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)
+    worst = None
     for m in AP_METHODS:
         if m == "step" or (m == "trapezoid" and ties != "group"):
-            values = np.array([min_average_precision(a, b, method=m, ties=ties, recall_grid=recall_grid)
-                               for a, b in pairs.tolist()])
+            # Boyd et al.'s worst ranking (conventions._min_boyd, _min_trapezoid), all pairs at once
+            worst = worst_precision_sums(p, n) if worst is None else worst
+            values = worst / p if m == "step" else (worst - p / (p + n) / 2.0) / p
         else:
             values = np.empty(p.shape[0])
             for exact in (True, False):
@@ -663,12 +894,16 @@ def _min_ap(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str,
 
 
 def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray, n_samples: np.ndarray, *,
-                    ties: str, recall_grid: str, policy: Any, overall: Evaluation, min_support: Any
-                    ) -> SlicedEvaluation:
-    """Every number per slice from one sort (see the module docstring)."""
+                    ties: str, recall_grid: str, policy: Any, min_support: Any) -> SlicedEvaluation:
+    """Every number per slice from one sort (see the module docstring), and the overall
+    :class:`~precall.Evaluation` (``precall.evaluate`` of all rows, from the same sort when
+    the rows were counted)."""
     min_support = _check_min_support(min_support)
     m = codes.m
     st = sliced_steps(data, kept_codes, m, ties)
+    whole = st.overall if st.overall is not None else steps_and_grouped(data, ties)  # type: ignore[arg-type]
+    overall = evaluation_from_steps(whole[0], whole[1], ties=ties, n_samples=data.n_samples,
+                                    recall_grid=recall_grid, policy=policy)
     n_pos, n_neg = st.n_pos, st.n_neg
     values = {meth: np.zeros(m) for meth in AP_METHODS}
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)
@@ -706,11 +941,13 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
 
 
 def metric_slices(metric: Metric, data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray,
-                  n_samples: np.ndarray, *, overall: float, min_support: Any) -> SlicedValues:
-    """One :class:`Metric` per slice, its kernel run once per size bucket of slices."""
+                  n_samples: np.ndarray, *, min_support: Any) -> SlicedValues:
+    """One :class:`Metric` per slice, its kernel run once per size bucket of slices, and on all
+    rows (``precall.score`` without ``by``, from the same sort when the rows were counted)."""
     min_support = _check_min_support(min_support)
     m = codes.m
     st = sliced_steps(data, kept_codes, m, metric.ties)
+    overall = metric.value(st.overall[0] if st.overall is not None else steps_of(data, metric.ties))  # type: ignore[arg-type]
     ragged = st.grouped if metric.measure == "roc_auc" else st.steps
     values = np.full(m, np.nan)
     for sel, _, batch in _buckets(ragged, m):

@@ -83,6 +83,20 @@ def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
     return v.view(np.uint64), 64
 
 
+def descending_key_scores(key: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The scores of 32-bit keys of :func:`_descending_key` (scores of ``dtype``: floats of at
+    most 32 bits, integers of at most 32 bits), the inverse of the key (``-0.0`` comes back
+    as ``+0.0``, the key's one merge)."""
+    v = np.int64((1 << 32) - 1) - key.astype(np.int64)
+    if dtype.kind == "f":
+        v -= 1 << 31
+        _flip_negative_magnitudes(v, 31)
+        return v.astype(np.int32).view(np.float32).astype(dtype)
+    if dtype.kind == "i":
+        v -= 1 << 31
+    return v.astype(dtype)
+
+
 def ascending_key(values: np.ndarray) -> np.ndarray | None:
     """int64 integers in the numeric order of ``values`` (equal exactly where the values
     are equal), or None for dtypes that have no such key (unsigned 64-bit, wider floats).
