@@ -181,7 +181,9 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
         kind = arr.dtype.kind
         if kind in "biu" and n and (kind == "b" or int(arr.max()) - int(arr.min()) < max(2 * n, 1 << 16)):
             low = arr.min()
-            shifted = (arr.astype(np.int64) - np.int64(low)) if kind in "bi" else (arr - low).astype(np.int64)
+            shifted = arr.astype(np.int64) if kind in "bi" else (arr - low).astype(np.int64)
+            if kind in "bi" and low:
+                shifted -= np.int64(low)
             size = int(shifted.max()) + 1
             present, col = _dense(shifted, size)
             values = arr[:0].copy() if not present.size else (
@@ -330,44 +332,55 @@ def _score_key(scores: np.ndarray) -> tuple[np.ndarray, int, Any] | None:
     return None
 
 
+def _changes(values: np.ndarray) -> np.ndarray:
+    """The indices where a sorted array starts a new value (0 first)."""
+    new = np.empty(values.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
 def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The runs of sorted ``keys`` (uint64, the lowest bit 1 for a negative row) that share
     ``key >> 1``: that value, and the positive and negative rows of each run (int64).
 
     A run is at most two runs of equal keys (its positives, then its negatives): found by one
-    comparison of neighbours, the rest is work on the runs."""
-    n = keys.shape[0]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    del new
-    sizes = np.diff(np.append(starts, n))
+    comparison of neighbours, the rest is work on the runs (few large temporaries: each
+    is a page-faulting allocation at 1e7 rows)."""
+    starts = _changes(keys)
+    sizes = np.empty_like(starts)
+    np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
+    sizes[-1] = keys.shape[0] - starts[-1]
     key = keys[starts]
-    negative = (key & np.uint64(1)).astype(bool)
+    del starts
+    negative = (key & np.uint64(1)).view(np.int64)
     key >>= np.uint64(1)
-    first = np.empty(key.shape[0], dtype=bool)
-    first[0] = True
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    head = np.flatnonzero(first)  # a run's positives (if any) come first, its negatives (if any) last
-    tail = np.append(head[1:] - 1, key.shape[0] - 1)
-    return key[head], sizes[head] * ~negative[head], sizes[tail] * negative[tail]
+    head = _changes(key)
+    tail = np.empty_like(head)
+    np.subtract(head[1:], 1, out=tail[:-1])
+    tail[-1] = key.shape[0] - 1
+    pos = sizes[head]
+    pos *= negative[head] ^ 1  # a run's positives (if any) come first,
+    neg = sizes[tail]
+    neg *= negative[tail]  # its negatives (if any) last
+    return key[head], pos, neg
 
 
-def _steps_of_runs(run_slice: np.ndarray, run_score: np.ndarray, pos: np.ndarray, neg: np.ndarray, m: int,
+def _steps_of_runs(run_slice: np.ndarray | None, run_score: np.ndarray, pos: np.ndarray, neg: np.ndarray, m: int,
                    ties: str, scores_of: Any) -> tuple[_Ragged, _Ragged, np.ndarray, np.ndarray] | None:
     """The steps of every slice from its runs of equal scores (in decreasing score order, the
-    slices one after another): ``(steps, grouped, n_pos, n_neg)``; None for stable ties when a
+    slices one after another; ``run_slice`` None: one slice): ``(steps, grouped, n_pos, n_neg)``; None for stable ties when a
     run holds both classes (their input order decides, :func:`_permuted_steps`)."""
     tp_all, fp_all = np.cumsum(pos), np.cumsum(neg)
-    first = np.concatenate([[0], np.cumsum(np.bincount(run_slice, minlength=m))]).astype(np.int64)
+    per_slice = np.array([pos.shape[0]]) if run_slice is None else np.bincount(run_slice, minlength=m)
+    first = np.concatenate([[0], np.cumsum(per_slice)]).astype(np.int64)
     tp_before = np.concatenate([[0], tp_all])[first]  # the counts of the earlier slices
     fp_before = np.concatenate([[0], fp_all])[first]
     n_pos, n_neg = np.diff(tp_before).astype(np.float64), np.diff(fp_before).astype(np.float64)
     rows = np.flatnonzero(pos)
     if ties != "group" and bool(np.any(neg[rows])):
         return None
-    slice_of = run_slice[rows]
+    slice_of = np.zeros(rows.shape[0], dtype=np.int64) if run_slice is None else run_slice[rows]
     tp = tp_all[rows] - tp_before[:-1][slice_of]
     fp = fp_all[rows] - fp_before[:-1][slice_of]
     dtp = pos[rows]
@@ -402,7 +415,7 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     if keyed is not None:
         score_key, bits, scores_of = keyed
         score_key <<= np.uint64(1)
-        score_key |= negative.astype(np.uint64)
+        score_key |= negative
         overall_keys = np.sort(score_key)
         o_score, o_pos, o_neg = _runs(overall_keys)
         del overall_keys
@@ -429,11 +442,14 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
             return distinct[k]
     if slice_bits + bits + 1 > 64:
         return None
-    overall = _steps_of_runs(np.zeros(o_score.shape[0], dtype=np.int64), o_score, o_pos, o_neg, 1, ties, scores_of)
+    overall = _steps_of_runs(None, o_score, o_pos, o_neg, 1, ties, scores_of)
     if m == 1:
         sliced = overall
     else:
-        score_key |= codes_sorted.astype(np.uint64) << np.uint64(bits + 1)
+        high = codes_sorted.astype(np.uint64)
+        high <<= np.uint64(bits + 1)
+        score_key |= high
+        del high
         score_key.sort()
         run_key, pos, neg = _runs(score_key)
         del score_key

@@ -56,7 +56,7 @@ def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
     """
     kind, size = scores.dtype.kind, scores.dtype.itemsize
     if kind == "f" and size <= 4:
-        v = (scores.astype(np.float32) + np.float32(0.0)).view(np.int32).astype(np.int64)
+        v = (scores.astype(np.float32, copy=False) + np.float32(0.0)).view(np.int32).astype(np.int64)
         _flip_negative_magnitudes(v, 31)
         width = 32
     elif kind == "f":
@@ -77,8 +77,8 @@ def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
     if width == 32:
         if kind == "f":
             v += 1 << 31  # signed 32-bit order -> [0, 2**32)
-        d = np.int64((1 << 32) - 1) - v
-        return d.view(np.uint64), 32
+        np.subtract(np.int64((1 << 32) - 1), v, out=v)  # in place: a large array is a page-faulting allocation
+        return v.view(np.uint64), 32
     v ^= _INT64_MAX
     return v.view(np.uint64), 64
 
