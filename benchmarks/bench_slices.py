@@ -15,24 +15,23 @@ import numpy as np
 import precall
 
 
-def _time(f, repeat=3):
-    """The best wall time of ``repeat`` runs (the CPU time of the best-CPU run is printed too where
-    it matters: on a shared machine the wall clock carries the other processes)."""
+def _best(clock, f, repeat=3):
     best = float("inf")
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = clock()
         f()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, clock() - t)
     return best
+
+
+def _time(f, repeat=3):
+    """The best wall time of ``repeat`` runs."""
+    return _best(time.perf_counter, f, repeat)
 
 
 def _cpu(f, repeat=3):
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.process_time()
-        f()
-        best = min(best, time.process_time() - t)
-    return best
+    """The best CPU time (on a shared machine the wall clock carries the other processes)."""
+    return _best(time.process_time, f, repeat)
 
 
 def main(sizes):
