@@ -348,3 +348,49 @@ def test_worst_precision_sums_equal_the_one_pair_sums():
     got = worst_precision_sums(p, n)
     want = np.array([_worst_precision_sum(int(a), b) for a, b in pairs])
     assert got.view(np.int64).tolist() == want.view(np.int64).tolist()
+
+
+# ---------------------------------------------------------------------------
+# threshold_table(by=): each slice's table equals the table of its rows
+def _same_table(a, b):
+    return (a.ties == b.ties and repr((a.n_pos, a.n_neg)) == repr((b.n_pos, b.n_neg))
+            and all(x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in
+                    ((a.thresholds, b.thresholds), (a.tp, b.tp), (a.fp, b.fp))))
+
+
+@settings(max_examples=40, deadline=None)
+@given(sliced_data(), st.sampled_from(["group", "stable"]))
+def test_every_slice_table_equals_threshold_table_of_its_rows(data, ties):
+    y, s, g, w = data
+    try:
+        sliced = precall.threshold_table(y, s, sample_weight=w, by=g, ties=ties)
+    except ValueError:
+        with pytest.raises(ValueError):
+            precall.threshold_table(y, s, sample_weight=w, ties=ties)
+        return
+    assert _same_table(sliced.overall, precall.threshold_table(y, s, sample_weight=w, ties=ties))
+    for name, table in sliced.items():
+        mask = g == int(name)
+        if w is not None and not (w[mask] > 0).any():
+            assert table.thresholds.size == 0
+            continue
+        assert _same_table(table, precall.threshold_table(y[mask], s[mask], sample_weight=_subset(w, mask), ties=ties))
+        assert sliced[name] is table
+
+
+def test_sliced_tables_summary():
+    rng = np.random.default_rng(9)
+    g = rng.choice(["a", "b", None], 300)
+    y = (rng.random(300) < 0.4).astype(int)
+    s = rng.random(300)
+    t = precall.threshold_table(y, s, by=g, min_support=5)
+    assert t.slices == ("a", "b", MISSING)
+    d = t.to_dict()
+    for row in d["slices"]:
+        mask = np.array([MISSING if v is None else v for v in g]) == row["slice"]
+        assert row["AP step"] == precall.average_precision(y[mask], s[mask])
+        assert row["ROC-AUC"] == precall.roc_auc(y[mask], s[mask])
+        assert row["rows"] == len(precall.threshold_table(y[mask], s[mask]).thresholds)
+    assert max(map(len, str(t).splitlines())) <= 80
+    with pytest.raises(ValueError, match="`by` applies to binary input"):
+        precall.threshold_table([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])

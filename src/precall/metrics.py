@@ -35,7 +35,9 @@ from .multiclass import (
     samples_average,
 )
 
-from .slices import SlicedEvaluation, SlicedValues, evaluate_slices, metric_slices, slice_codes
+from .table import ThresholdTable
+from .table import threshold_table as _threshold_table
+from .slices import SlicedEvaluation, SlicedTables, SlicedValues, evaluate_slices, metric_slices, slice_codes, table_slices
 
 __all__ = ["Metric", "average_precision", "evaluate", "metric", "roc_auc", "score"]
 
@@ -487,3 +489,39 @@ def evaluate(
         steps, grouped = reweight(steps, prevalence), reweight(grouped, prevalence)
     return evaluation_from_steps(steps, grouped, ties=ties, n_samples=binary.n_samples, recall_grid=recall_grid,
                                  policy=policy)
+
+
+def threshold_table(
+    y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None, ties: str = "group",
+    by: Any = None, min_support: int = 0,
+) -> ThresholdTable | SlicedTables:
+    """Sort once and count: TP and FP at every threshold (:func:`precall.table.threshold_table`),
+    or with ``by`` the table of every slice.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label, ties
+        As in :func:`precall.table.threshold_table` (binary input).
+    by, min_support
+        As in :func:`average_precision`: a :class:`~precall.SlicedTables` whose
+        ``result[name]`` is the table of the slice's rows (equal to ``threshold_table`` of
+        them) and ``overall`` the table of all rows; a summary per slice (rows, support,
+        prevalence, step AP, ROC-AUC) with ``to_text`` / ``to_dict`` / ``to_csv`` / ``to_frame``.
+
+    Returns
+    -------
+    ThresholdTable, or SlicedTables with ``by``
+
+    Examples
+    --------
+    >>> import precall
+    >>> y, s = [1, 0, 1, 1, 0, 0], [0.9, 0.8, 0.7, 0.7, 0.2, 0.6]
+    >>> t = precall.threshold_table(y, s, by=["a", "a", "a", "b", "b", "b"])
+    >>> t["a"].tp, t["b"].fp
+    (array([1, 1, 2]), array([0, 1, 2]))
+    """
+    check_options(ties=ties)
+    if by is None:
+        return _threshold_table(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties)
+    data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, None, None, by, "strict")
+    return table_slices(data, codes, kept, n_samples, ties=ties, min_support=min_support)  # type: ignore[arg-type]

@@ -55,8 +55,9 @@ from ._core.steps import Steps, one_problem, steps_and_grouped, steps_of
 from ._core.text import visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
 from ._core.validate import AP_METHODS, BinaryInput, check_number
+from .table import table_of
 
-__all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedValues", "slice_codes", "sliced_steps"]
+__all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedTables", "SlicedValues", "slice_codes", "sliced_steps"]
 
 MISSING = "(missing)"
 _BUCKET = 2.0  # slices whose step counts are within this factor share a kernel call
@@ -860,6 +861,90 @@ class SlicedEvaluation(_Sliced):
     def _text_columns(self, header: list[str]) -> list[str]:
         return ["n", "prevalence", f"AP {self.rank_by}", "min AP step" if self.rank_by == "step" else
                 f"min AP {self.rank_by}", "ROC-AUC", "best F1"]
+
+
+@dataclass(frozen=True)
+class SlicedTables(_Sliced):
+    """The :class:`~precall.ThresholdTable` of every slice (``precall.threshold_table(..., by=...)``).
+
+    ``tables[name]`` (or ``result[name]``) is the table of the slice's rows, equal to
+    ``precall.threshold_table`` of those rows; ``overall`` is the table of all rows.  The
+    summary (``to_text`` / ``to_dict`` / ``to_csv`` / ``to_frame``) gives each slice's rows,
+    support, prevalence, step AP and ROC-AUC, the slices ranked worst first by the step AP.
+
+    Attributes
+    ----------
+    tables : dict of str to ThresholdTable
+        By slice name, in the order of ``slices``.
+    overall : ThresholdTable
+    """
+
+    tables: dict[str, Any] = field(default_factory=dict)
+    overall: Any = None
+
+    def __getitem__(self, name: Any) -> Any:
+        return self.tables[self.names[self.index(name)]]
+
+    def items(self) -> Any:
+        """``(name, table)`` pairs, in slice order."""
+        return self.tables.items()
+
+    def _values(self) -> tuple[np.ndarray, np.ndarray]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            ap_step = np.array([t.average_precision(on_undefined="nan") if t.n_pos > 0 else np.nan
+                                for t in self.tables.values()])
+            auc = np.array([t.roc_auc(on_undefined="nan") for t in self.tables.values()])
+        return ap_step, auc
+
+    def _ranking_values(self) -> np.ndarray:
+        return self._values()[0]
+
+    def _defined(self) -> np.ndarray:
+        return self.n_pos > 0
+
+    def _table(self) -> tuple[list[str], list[list[Any]]]:
+        header = ["slice", "n", "n_pos", "prevalence", "rows", "AP step", "ROC-AUC"]
+        o = self.overall
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            overall = [o.average_precision(on_undefined="nan") if o.n_pos > 0 else float("nan"),
+                       o.roc_auc(on_undefined="nan")]
+        total = float(o.n_pos + o.n_neg)
+        rows = [["overall", int(self.n_samples.sum()), float(o.n_pos), float(o.n_pos) / total if total else
+                 float("nan"), len(o.thresholds)] + overall]
+        ap_step, auc = self._values()
+        prev = self.prevalence
+        for i, (name, t) in enumerate(self.tables.items()):
+            rows.append([name, int(self.n_samples[i]), float(self.n_pos[i]), float(prev[i]), len(t.thresholds),
+                         float(ap_step[i]), float(auc[i])])
+        return header, rows
+
+    def _text_columns(self, header: list[str]) -> list[str]:
+        return header[1:]
+
+
+def table_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray, n_samples: np.ndarray, *,
+                 ties: str, min_support: Any) -> SlicedTables:
+    """The count table of every slice: the rows grouped by slice (one stable sort of the codes),
+    each slice's table by :func:`precall.table.table_of` on its rows (the same function as
+    ``threshold_table`` of those rows, so each table is equal to it)."""
+    min_support = _check_min_support(min_support)
+    m = codes.m
+    order = np.argsort(kept_codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(kept_codes, minlength=m))])
+    tables = {}
+    n_pos, n_neg = np.zeros(m), np.zeros(m)
+    for i, name in enumerate(codes.names):
+        rows = order[bounds[i]:bounds[i + 1]]
+        part = BinaryInput(data.scores[rows], data.positive[rows], None if data.weight is None else
+                           data.weight[rows], data.pos_label, int(n_samples[i]))
+        t = table_of(part, ties)
+        tables[name] = t
+        n_pos[i], n_neg[i] = t.n_pos, t.n_neg
+    return SlicedTables(names=codes.names, keys=codes.keys, columns=codes.columns, n_samples=n_samples,
+                        n_pos=n_pos, n_neg=n_neg, min_support=min_support, tables=tables,
+                        overall=table_of(data, ties))
 
 
 # ---------------------------------------------------------------------------
