@@ -271,9 +271,11 @@ def test_bad_min_support_and_k(value, exc):
         r.to_text(k=value if value != -1 else 0)
 
 
-def test_by_refuses_multiclass_and_prevalence():
+def test_by_refuses_prevalence_and_multiclass_where_binary_only():
     with pytest.raises(ValueError, match="`by` applies to binary input"):
-        precall.evaluate([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])
+        precall.average_precision([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])
+    with pytest.raises(ValueError, match="`prevalence`"):
+        precall.evaluate([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1], prevalence=0.2)
     with pytest.raises(ValueError, match="`prevalence`"):
         precall.average_precision([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], by=[0, 0, 1, 1], prevalence=0.1)
 
@@ -394,3 +396,45 @@ def test_sliced_tables_summary():
     assert max(map(len, str(t).splitlines())) <= 80
     with pytest.raises(ValueError, match="`by` applies to binary input"):
         precall.threshold_table([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])
+
+
+
+# ---------------------------------------------------------------------------
+# multi-class and multi-label by=: per slice the class averages of evaluate of the slice's rows
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 5), st.integers(1, 5), st.sampled_from(["class", "label"]),
+       st.booleans(), st.sampled_from(["group", "stable"]), st.integers(0, 2))
+def test_multiclass_slices_equal_evaluate_of_their_rows(seed, k, m, kind, weighted, ties, digits):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(k, 150))
+    g = rng.integers(0, m, n)
+    S = np.round(rng.random((n, k)), digits)
+    y = rng.integers(0, k, n) if kind == "class" else (rng.random((n, k)) < 0.4).astype(int)
+    w = np.round(rng.random(n) * 2, 1) if weighted else None
+    labels = list(range(k)) if kind == "class" else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            r = precall.evaluate(y, S, sample_weight=w, labels=labels, by=g, ties=ties, on_undefined="nan")
+        except ValueError:
+            with pytest.raises(ValueError):
+                precall.evaluate(y, S, sample_weight=w, labels=labels, ties=ties, on_undefined="nan")
+            return
+        assert _same(r.overall, precall.evaluate(y, S, sample_weight=w, labels=labels, ties=ties, on_undefined="nan"))
+        for name in r.slices:
+            mask = g == int(name)
+            if w is not None and not (w[mask] > 0).any():
+                continue
+            try:
+                want = precall.evaluate(y[mask], S[mask], sample_weight=_subset(w, mask), labels=labels, ties=ties,
+                                        on_undefined="nan")
+            except ValueError:
+                continue  # e.g. a multi-label slice evaluate refuses; the sliced result still reports it
+            got = r[name]
+            for avg in ("macro", "weighted"):
+                assert _same(got["roc_auc"][avg], want.roc_auc[avg]), (name, avg)
+                for meth in precall.AP_METHODS:
+                    assert _same(got["average_precision"][avg][meth], want.average_precision[avg][meth]), (name, avg)
+            for c in range(k):
+                assert _same(r.per_class[c][name], want.per_class[c]), (name, c)
+    assert max(map(len, r.to_text().splitlines())) <= 80

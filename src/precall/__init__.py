@@ -54,7 +54,7 @@ from .space import (
     precision_recall_gain_curve,
     roc_from_pr,
 )
-from .slices import SlicedEvaluation, SlicedTables, SlicedValues
+from .slices import SlicedEvaluation, SlicedMultiEvaluation, SlicedTables, SlicedValues
 from .table import OperatingPoint, ThresholdTable
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "RocCurve",
     "RocPoints",
     "SlicedEvaluation",
+    "SlicedMultiEvaluation",
     "SlicedTables",
     "SlicedValues",
     "ThresholdTable",

@@ -30,6 +30,7 @@ from .multiclass import (
     average_columns,
     check_average,
     column_metric,
+    class_columns,
     evaluate_classes,
     hand_till,
     samples_average,
@@ -37,7 +38,7 @@ from .multiclass import (
 
 from .table import ThresholdTable
 from .table import threshold_table as _threshold_table
-from .slices import SlicedEvaluation, SlicedTables, SlicedValues, evaluate_slices, metric_slices, slice_codes, table_slices
+from .slices import SlicedEvaluation, SlicedMultiEvaluation, SlicedTables, evaluate_class_slices, SlicedValues, evaluate_slices, metric_slices, slice_codes, table_slices
 
 __all__ = ["Metric", "average_precision", "evaluate", "metric", "roc_auc", "score"]
 
@@ -203,6 +204,32 @@ def _sliced_input(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
     if data.scores.shape[0] < data.n_samples:  # zero weights were set aside
         kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
     return data, codes, kept, np.bincount(codes.codes, minlength=codes.m)
+
+
+def _sliced_classes(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, labels: Any, prevalence: Any,
+                    by: Any, ties: str, recall_grid: str, policy: Any, min_support: Any) -> SlicedMultiEvaluation:
+    """``evaluate(by=)`` of multi-class or multi-label input: each class by the sliced binary path."""
+    _no_prevalence(prevalence)
+    _no_pos_label(pos_label)
+    data = check_multi(y_true, y_score, sample_weight, labels)
+    overall = evaluate_classes(data, ties=ties, recall_grid=recall_grid, policy=policy)
+    n = int(np.shape(y_true)[0])
+    codes = slice_codes(by, n)
+    kept = codes.codes
+    if data.scores.shape[0] < n:  # zero weights were set aside
+        kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
+    if data.weight is None:
+        support = np.stack([np.bincount(kept, weights=col, minlength=codes.m) for col in data.positive.T], axis=1)
+    else:  # each slice's positive weight summed as multiclass sums it on the slice's rows
+        order = np.argsort(kept, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(kept, minlength=codes.m))])
+        support = np.zeros((codes.m, data.scores.shape[1]))
+        for i in range(codes.m):
+            rows = order[bounds[i]:bounds[i + 1]]
+            support[i] = (data.positive[rows] * data.weight[rows][:, None]).sum(axis=0)
+    return evaluate_class_slices(list(class_columns(data)), data.classes, codes, kept,
+                                 np.bincount(codes.codes, minlength=codes.m), support.astype(np.float64), ties=ties,
+                                 recall_grid=recall_grid, policy=policy, overall=overall, min_support=min_support)
 
 
 def _sliced_score(metric: Metric, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, labels: Any,
@@ -447,7 +474,9 @@ def evaluate(
 
     Returns
     -------
-    Evaluation, MultiEvaluation for multi-class / multi-label input, or SlicedEvaluation with ``by``
+    Evaluation, MultiEvaluation for multi-class / multi-label input, or with ``by`` a SlicedEvaluation
+    (binary) or a SlicedMultiEvaluation (multi-class / multi-label: per slice every class's
+    evaluation and the macro and weighted averages)
 
     See Also
     --------
@@ -474,6 +503,9 @@ def evaluate(
     """
     check_options(ties=ties, recall_grid=recall_grid)
     policy = check_on_undefined(on_undefined)
+    if by is not None and is_multi(y_true, y_score, labels):
+        return _sliced_classes(y_true, y_score, sample_weight, pos_label, labels, prevalence, by, ties, recall_grid,
+                               policy, min_support)
     if by is not None:
         data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, labels, prevalence,
                                                      by, "strict")

@@ -22,6 +22,23 @@ together.  The work is one sort and one batch of kernels, not a loop over slices
    steps exactly as one problem (:func:`~precall._core.steps.segment_sums`), so
    every number of a slice equals ``precall.evaluate`` of its rows bit for bit.
 
+Unweighted input takes a faster route to the same steps (:func:`_counted_steps`): one
+``np.sort`` of the integer keys ``slice << (b + 1) | score << 1 | negative`` (32-bit score
+keys: floats of at most 32 bits, float64 that are float32 values, integers in a 2**32
+range; other scores by their dense rank from one stable sort), each run of equal (slice,
+score) counted, no permutation; the overall evaluation from the same keys without the
+slice.  Integer slice columns in a range O(rows) are coded by counting, pandas columns
+by ``factorize``.
+
+Also here: ``threshold_table(by=)`` (:class:`SlicedTables`: each slice's table from its
+rows) and multi-class / multi-label ``evaluate(by=)`` (:class:`SlicedMultiEvaluation`: each
+class through the binary path, per slice the macro and weighted averages).  Intervals and
+comparisons between slices are :func:`precall.stats.compare_slices`.
+
+Public API for other engines: :func:`slice_codes` (``SliceCodes``: ``codes``, ``names``,
+``keys``, ``columns``, ``m``), :class:`SlicedEvaluation`, :class:`SlicedValues`,
+:class:`SlicedTables`, :class:`SlicedMultiEvaluation`, :data:`MISSING`.
+
 Undefined values (a slice without positives, or without negatives for ROC-AUC)
 follow ``on_undefined`` per slice, with one warning naming how many slices; they
 are reported, never ranked.  Slices below ``min_support`` rows are reported but
@@ -51,13 +68,13 @@ from ._core.evaluation import (
 )
 from ._core.metric import Metric
 from ._core.sort import _descending_key, descending_key_scores, stable_descending_sort
-from ._core.steps import Steps, one_problem, steps_and_grouped, steps_of
+from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
 from ._core.text import visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
 from ._core.validate import AP_METHODS, BinaryInput, check_number
 from .table import table_of
 
-__all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedTables", "SlicedValues", "slice_codes", "sliced_steps"]
+__all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedMultiEvaluation", "SlicedTables", "SlicedValues", "slice_codes", "sliced_steps"]
 
 MISSING = "(missing)"
 _BUCKET = 2.0  # slices whose step counts are within this factor share a kernel call
@@ -945,6 +962,107 @@ def table_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray, n
     return SlicedTables(names=codes.names, keys=codes.keys, columns=codes.columns, n_samples=n_samples,
                         n_pos=n_pos, n_neg=n_neg, min_support=min_support, tables=tables,
                         overall=table_of(data, ties))
+
+
+@dataclass(frozen=True)
+class SlicedMultiEvaluation(_Sliced):
+    """Multi-class or multi-label input by slice (``precall.evaluate(y, S, by=...)`` of 2-D scores).
+
+    Each class is evaluated as a binary problem through the sliced binary path (one sort per
+    class for all slices); per slice the macro and weighted averages of every convention and
+    of the one-vs-rest ROC-AUC, each equal bit for bit to ``precall.evaluate`` of the slice's
+    rows with ``labels`` the classes of all rows.  The micro average and Hand & Till's
+    one-vs-one AUC are not computed per slice (``overall`` has them).
+
+    Attributes
+    ----------
+    classes : ndarray
+    per_class : tuple of SlicedEvaluation
+        The binary evaluation of each class (``per_class[c][name]`` is the slice's
+        :class:`~precall.Evaluation` of class ``classes[c]``).
+    support : ndarray of shape (n_slices, n_classes)
+        Positive weight of each class in each slice.
+    average_precision : dict of str to dict of str to ndarray
+        ``average_precision[average][method]`` for ``"macro"`` and ``"weighted"``.
+    roc_auc : dict of str to ndarray
+        ``"macro"`` and ``"weighted"`` one-vs-rest ROC-AUC.
+    overall : MultiEvaluation
+        ``precall.evaluate`` of all rows.
+    """
+
+    classes: np.ndarray = field(default=None)  # type: ignore[assignment]
+    per_class: tuple[SlicedEvaluation, ...] = ()
+    support: np.ndarray = field(default=None)  # type: ignore[assignment]
+    average_precision: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    roc_auc: dict[str, np.ndarray] = field(default_factory=dict)
+    overall: Any = None
+
+    def _ranking_values(self) -> np.ndarray:
+        return self.average_precision["macro"]["step"]
+
+    def _defined(self) -> np.ndarray:
+        return self.support.sum(axis=1) > 0
+
+    def __getitem__(self, name: Any) -> dict[str, Any]:
+        """The slice's averages: ``{"average_precision": {average: {method: value}}, "roc_auc": {average: value}}``."""
+        i = self.index(name)
+        return {"average_precision": {a: {m: float(v[i]) for m, v in d.items()}
+                                      for a, d in self.average_precision.items()},
+                "roc_auc": {a: float(v[i]) for a, v in self.roc_auc.items()}}
+
+    def _table(self) -> tuple[list[str], list[list[Any]]]:
+        header = (["slice", "n"] + [f"{a} AP {m}" for a in ("macro", "weighted") for m in AP_METHODS]
+                  + ["macro ROC-AUC", "weighted ROC-AUC"])
+        o = self.overall
+        rows = [["overall", int(self.n_samples.sum())]
+                + [o.average_precision[a][m] for a in ("macro", "weighted") for m in AP_METHODS]
+                + [o.roc_auc["macro"], o.roc_auc["weighted"]]]
+        for i, name in enumerate(self.names):
+            rows.append([name, int(self.n_samples[i])]
+                        + [float(self.average_precision[a][m][i]) for a in ("macro", "weighted") for m in AP_METHODS]
+                        + [float(self.roc_auc["macro"][i]), float(self.roc_auc["weighted"][i])])
+        return header, rows
+
+    def _text_columns(self, header: list[str]) -> list[str]:
+        return ["n", "macro AP step", "weighted AP step", "macro ROC-AUC", "weighted ROC-AUC"]
+
+
+def _class_averages(values: np.ndarray, support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per slice (columns of ``values`` (k, m)) the mean over classes and the support-weighted
+    mean, as ``float(np.mean(v))`` and ``multiclass._weighted(v, support)`` of each column
+    (numpy's sums of each column by :func:`~precall._core.steps.segment_sums`)."""
+    k, m = values.shape
+    starts = np.arange(m, dtype=np.int64) * k
+    lengths = np.full(m, k, dtype=np.int64)
+    macro = segment_sums(values.T.ravel(), starts, lengths) / k
+    w = support.T
+    total = segment_sums(w.ravel(), starts, lengths)
+    weighted = segment_sums((np.where(w == 0, 0.0, values.T) * w).ravel(), starts, lengths) / np.where(
+        total > 0, total, 1.0)
+    return macro, np.where(total > 0, weighted, 0.0)
+
+
+def evaluate_class_slices(columns: list[BinaryInput], classes: np.ndarray, codes: SliceCodes, kept_codes: np.ndarray,
+                          n_samples: np.ndarray, support: np.ndarray, *, ties: str, recall_grid: str, policy: Any,
+                          overall: Any, min_support: Any) -> SlicedMultiEvaluation:
+    """Each class column through :func:`evaluate_slices`, and the per-slice class averages.
+
+    The classes' evaluations count the rows kept (``n_samples`` without zero-weight rows), as
+    :class:`~precall.MultiEvaluation`'s do; ``n_samples`` of the result counts the rows given."""
+    kept_rows = np.bincount(kept_codes, minlength=codes.m)
+    per_class = tuple(evaluate_slices(col, codes, kept_codes, kept_rows, ties=ties, recall_grid=recall_grid,
+                                      policy=policy, min_support=min_support) for col in columns)
+    ap: dict[str, dict[str, np.ndarray]] = {"macro": {}, "weighted": {}}
+    for meth in AP_METHODS:
+        ap["macro"][meth], ap["weighted"][meth] = _class_averages(
+            np.array([e.average_precision[meth] for e in per_class]), support.T)
+    auc_macro, auc_weighted = _class_averages(np.array([e.roc_auc for e in per_class]), support.T)
+    first = per_class[0]
+    return SlicedMultiEvaluation(
+        names=codes.names, keys=codes.keys, columns=codes.columns, n_samples=n_samples, n_pos=first.n_pos + first.n_neg,
+        n_neg=np.zeros(codes.m), min_support=first.min_support, classes=classes, per_class=per_class,
+        support=support, average_precision=ap, roc_auc={"macro": auc_macro, "weighted": auc_weighted},
+        overall=overall)
 
 
 # ---------------------------------------------------------------------------
