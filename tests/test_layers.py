@@ -39,6 +39,7 @@ RANKS = {
     "precall.stats.results": 20,
     "precall.stats.bootstrap": 20.5,
     "precall.stats.delong": 20.7,
+    "precall.stats.slices": 20.8,
     "precall.stats": 21,
     "precall.stats.bands": 21.5,
     "precall._slicing": 21.9,

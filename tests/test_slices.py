@@ -43,6 +43,28 @@ def test_reduceat_would_not_do():
 
 # ---------------------------------------------------------------------------
 # every slice equals precall.evaluate of its rows
+# every route of the sort: 32-bit keys (float32, float16, small integers, float64 that are float32
+# values, 64-bit integers in a 2**32 range) and dense ranks (other float64, wide 64-bit integers)
+SCORE_KINDS = ["float64", "float32", "float16", "int8", "int64 narrow", "uint64 wide", "float64 wide", "negative"]
+
+
+def _scores(rng, n, digits, kind):
+    s = np.round(rng.random(n), digits)  # ties
+    if kind in ("float32", "float16"):
+        return s.astype(kind)
+    if kind == "int8":
+        return np.round(s * 200 - 100).astype(np.int8)
+    if kind == "int64 narrow":
+        return rng.integers(0, 10**digits + 1, n) + 2**40
+    if kind == "uint64 wide":
+        return rng.integers(0, 2**64 - 1, 10**digits + 1, dtype=np.uint64)[rng.integers(0, 10**digits + 1, n)]
+    if kind == "float64 wide":
+        return (rng.standard_normal(10**digits + 1) * 1e30)[rng.integers(0, 10**digits + 1, n)]
+    if kind == "negative":
+        return -s.astype(np.float32)
+    return s
+
+
 @st.composite
 def sliced_data(draw):
     n = draw(st.integers(1, 120))
@@ -55,7 +77,7 @@ def sliced_data(draw):
     if draw(st.booleans()):
         y[rng.random(n) < 0.5] = 1  # the other class missing from some slices
     digits = draw(st.integers(0, 3))
-    s = np.round(rng.random(n), digits)  # ties
+    s = _scores(rng, n, digits, draw(st.sampled_from(SCORE_KINDS)))
     w = None
     if draw(st.booleans()):
         w = np.round(rng.random(n) * 3, 1)  # zero weights set aside
@@ -249,8 +271,170 @@ def test_bad_min_support_and_k(value, exc):
         r.to_text(k=value if value != -1 else 0)
 
 
-def test_by_refuses_multiclass_and_prevalence():
+def test_by_refuses_prevalence_and_multiclass_where_binary_only():
     with pytest.raises(ValueError, match="`by` applies to binary input"):
-        precall.evaluate([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])
+        precall.average_precision([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])
+    with pytest.raises(ValueError, match="`prevalence`"):
+        precall.evaluate([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1], prevalence=0.2)
     with pytest.raises(ValueError, match="`prevalence`"):
         precall.average_precision([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], by=[0, 0, 1, 1], prevalence=0.1)
+
+
+# ---------------------------------------------------------------------------
+# slice codes: counting, pandas factorising and np.unique give the oracle's codes
+def _oracle_codes(columns):
+    """Each column's distinct values sorted (missing last), the present combinations in order."""
+    def missing(v):
+        if v is None or (isinstance(v, str) and v == ""):
+            return True
+        try:
+            return bool(v != v)
+        except TypeError:  # pandas' NA
+            return True
+    per_column = []
+    for col in columns:
+        vals = [None if missing(v) else (v.item() if hasattr(v, "item") else v) for v in list(col)]
+        distinct = sorted({v for v in vals if v is not None})
+        per_column.append([distinct.index(v) if v is not None else len(distinct) for v in vals])
+        per_column[-1] = (per_column[-1], distinct + [None])
+    rows = list(zip(*[c for c, _ in per_column]))
+    present = sorted(set(rows))
+    keys = [tuple(levels[i] for i, (_, levels) in zip(t, per_column)) for t in present]
+    return [present.index(r) for r in rows], keys
+
+
+def _by_columns():
+    rng = np.random.default_rng(7)
+    n = 40
+    cases = {
+        "int8 full range": np.array([-128, 127, 0, 5, -128] * 8, dtype=np.int8),
+        "int64 wide": rng.choice([10**15, -5, 3, -(2**62)], n),
+        "uint64 top": rng.choice(np.array([2**64 - 1, 0, 2**63], dtype=np.uint64), n),
+        "bool": rng.random(n) < 0.3,
+        "bool one value": np.ones(n, dtype=bool),
+        "float NaN": rng.choice([1.5, np.nan, -2.0], n),
+        "str empty": rng.choice(["b", "", "a"], n),
+        "object mixed missing": rng.choice(np.array(["x", None, "", float("nan"), "w"], dtype=object), n),
+    }
+    pd = pytest.importorskip("pandas")
+    cases.update({
+        "pandas int": pd.Series(rng.integers(-3, 3, n)),
+        "pandas string NA": pd.Series(rng.choice(["q", "p", None, ""], n), dtype="string"),
+        "pandas category": pd.Series(pd.Categorical(rng.choice(["z", "y", None], n), categories=["z", "y", "x"])),
+        "pandas object": pd.Series(rng.choice(np.array(["b", None, "", float("nan"), "a"], dtype=object), n)),
+        "pandas Int64 NA": pd.Series(pd.array(rng.choice([1, 2, None], n), dtype="Int64")),
+    })
+    return cases
+
+
+@pytest.mark.parametrize("first", ["int8 full range", "uint64 top", "bool one value", "pandas category", "str empty"])
+@pytest.mark.parametrize("second", [None, "int64 wide", "float NaN", "object mixed missing", "pandas string NA",
+                                    "pandas object", "pandas Int64 NA", "bool", "pandas int"])
+def test_slice_codes_equal_the_oracle(first, second):
+    cases = _by_columns()
+    columns = [cases[first]] + ([] if second is None else [cases[second]])
+    got = precall.slices.slice_codes(columns if second else columns[0], 40)
+    codes, keys = _oracle_codes([np.asarray(c.astype(object) if hasattr(c, "astype") and hasattr(c, "cat")
+                                            else c, dtype=object) for c in columns])
+    assert got.codes.tolist() == codes
+    assert list(got.keys) == keys
+
+
+def test_worst_precision_sums_equal_the_one_pair_sums():
+    """The minimum AP of all slices at once: each pair's sum as conventions._worst_precision_sum."""
+    from precall._core.conventions import _worst_precision_sum, worst_precision_sums
+    pairs = [(1, 0.0), (1, 3.0), (7, 2.5), (8, 1e9), (129, 7.0), (300_001, 12.0), (2**20, 3.0), (2**20 + 1, 3.0),
+             (5_000_000, 1e6), (3, 1e300)]
+    p = np.array([a for a, _ in pairs], dtype=float)
+    n = np.array([b for _, b in pairs])
+    got = worst_precision_sums(p, n)
+    want = np.array([_worst_precision_sum(int(a), b) for a, b in pairs])
+    assert got.view(np.int64).tolist() == want.view(np.int64).tolist()
+
+
+# ---------------------------------------------------------------------------
+# threshold_table(by=): each slice's table equals the table of its rows
+def _same_table(a, b):
+    return (a.ties == b.ties and repr((a.n_pos, a.n_neg)) == repr((b.n_pos, b.n_neg))
+            and all(x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in
+                    ((a.thresholds, b.thresholds), (a.tp, b.tp), (a.fp, b.fp))))
+
+
+@settings(max_examples=40, deadline=None)
+@given(sliced_data(), st.sampled_from(["group", "stable"]))
+def test_every_slice_table_equals_threshold_table_of_its_rows(data, ties):
+    y, s, g, w = data
+    try:
+        sliced = precall.threshold_table(y, s, sample_weight=w, by=g, ties=ties)
+    except ValueError:
+        with pytest.raises(ValueError):
+            precall.threshold_table(y, s, sample_weight=w, ties=ties)
+        return
+    assert _same_table(sliced.overall, precall.threshold_table(y, s, sample_weight=w, ties=ties))
+    for name, table in sliced.items():
+        mask = g == int(name)
+        if w is not None and not (w[mask] > 0).any():
+            assert table.thresholds.size == 0
+            continue
+        assert _same_table(table, precall.threshold_table(y[mask], s[mask], sample_weight=_subset(w, mask), ties=ties))
+        assert sliced[name] is table
+
+
+def test_sliced_tables_summary():
+    rng = np.random.default_rng(9)
+    g = rng.choice(["a", "b", None], 300)
+    y = (rng.random(300) < 0.4).astype(int)
+    s = rng.random(300)
+    t = precall.threshold_table(y, s, by=g, min_support=5)
+    assert t.slices == ("a", "b", MISSING)
+    d = t.to_dict()
+    for row in d["slices"]:
+        mask = np.array([MISSING if v is None else v for v in g]) == row["slice"]
+        assert row["AP step"] == precall.average_precision(y[mask], s[mask])
+        assert row["ROC-AUC"] == precall.roc_auc(y[mask], s[mask])
+        assert row["rows"] == len(precall.threshold_table(y[mask], s[mask]).thresholds)
+    assert max(map(len, str(t).splitlines())) <= 80
+    with pytest.raises(ValueError, match="`by` applies to binary input"):
+        precall.threshold_table([0, 1, 2], [[.8, .1, .1], [.2, .7, .1], [.1, .2, .7]], by=[0, 0, 1])
+
+
+
+# ---------------------------------------------------------------------------
+# multi-class and multi-label by=: per slice the class averages of evaluate of the slice's rows
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 5), st.integers(1, 5), st.sampled_from(["class", "label"]),
+       st.booleans(), st.sampled_from(["group", "stable"]), st.integers(0, 2))
+def test_multiclass_slices_equal_evaluate_of_their_rows(seed, k, m, kind, weighted, ties, digits):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(k, 150))
+    g = rng.integers(0, m, n)
+    S = np.round(rng.random((n, k)), digits)
+    y = rng.integers(0, k, n) if kind == "class" else (rng.random((n, k)) < 0.4).astype(int)
+    w = np.round(rng.random(n) * 2, 1) if weighted else None
+    labels = list(range(k)) if kind == "class" else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            r = precall.evaluate(y, S, sample_weight=w, labels=labels, by=g, ties=ties, on_undefined="nan")
+        except ValueError:
+            with pytest.raises(ValueError):
+                precall.evaluate(y, S, sample_weight=w, labels=labels, ties=ties, on_undefined="nan")
+            return
+        assert _same(r.overall, precall.evaluate(y, S, sample_weight=w, labels=labels, ties=ties, on_undefined="nan"))
+        for name in r.slices:
+            mask = g == int(name)
+            if w is not None and not (w[mask] > 0).any():
+                continue
+            try:
+                want = precall.evaluate(y[mask], S[mask], sample_weight=_subset(w, mask), labels=labels, ties=ties,
+                                        on_undefined="nan")
+            except ValueError:
+                continue  # e.g. a multi-label slice evaluate refuses; the sliced result still reports it
+            got = r[name]
+            for avg in ("macro", "weighted"):
+                assert _same(got["roc_auc"][avg], want.roc_auc[avg]), (name, avg)
+                for meth in precall.AP_METHODS:
+                    assert _same(got["average_precision"][avg][meth], want.average_precision[avg][meth]), (name, avg)
+            for c in range(k):
+                assert _same(r.per_class[c][name], want.per_class[c]), (name, c)
+    assert max(map(len, r.to_text().splitlines())) <= 80

@@ -34,7 +34,7 @@ from .curves import (
     roc_curve,
 )
 from ._core.metric import Metric
-from .metrics import average_precision, evaluate, metric, roc_auc, score
+from .metrics import average_precision, evaluate, metric, roc_auc, score, threshold_table
 from .multiclass import (
     MeanAveragePrecision,
     MultiEvaluation,
@@ -54,8 +54,8 @@ from .space import (
     precision_recall_gain_curve,
     roc_from_pr,
 )
-from .slices import SlicedEvaluation, SlicedValues
-from .table import OperatingPoint, ThresholdTable, threshold_table
+from .slices import SlicedEvaluation, SlicedMultiEvaluation, SlicedTables, SlicedValues
+from .table import OperatingPoint, ThresholdTable
 
 __all__ = [
     "AP_METHODS",
@@ -78,6 +78,8 @@ __all__ = [
     "RocPoints",
     "SlicedAccumulator",
     "SlicedEvaluation",
+    "SlicedMultiEvaluation",
+    "SlicedTables",
     "SlicedValues",
     "ThresholdTable",
     "UndefinedMetricWarning",

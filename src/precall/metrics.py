@@ -30,12 +30,15 @@ from .multiclass import (
     average_columns,
     check_average,
     column_metric,
+    class_columns,
     evaluate_classes,
     hand_till,
     samples_average,
 )
 
-from .slices import SlicedEvaluation, SlicedValues, evaluate_slices, metric_slices, slice_codes
+from .table import ThresholdTable
+from .table import threshold_table as _threshold_table
+from .slices import SlicedEvaluation, SlicedMultiEvaluation, SlicedTables, evaluate_class_slices, SlicedValues, evaluate_slices, metric_slices, slice_codes, table_slices
 
 __all__ = ["Metric", "average_precision", "evaluate", "metric", "roc_auc", "score"]
 
@@ -203,14 +206,38 @@ def _sliced_input(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
     return data, codes, kept, np.bincount(codes.codes, minlength=codes.m)
 
 
+def _sliced_classes(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, labels: Any, prevalence: Any,
+                    by: Any, ties: str, recall_grid: str, policy: Any, min_support: Any) -> SlicedMultiEvaluation:
+    """``evaluate(by=)`` of multi-class or multi-label input: each class by the sliced binary path."""
+    _no_prevalence(prevalence)
+    _no_pos_label(pos_label)
+    data = check_multi(y_true, y_score, sample_weight, labels)
+    overall = evaluate_classes(data, ties=ties, recall_grid=recall_grid, policy=policy)
+    n = int(np.shape(y_true)[0])
+    codes = slice_codes(by, n)
+    kept = codes.codes
+    if data.scores.shape[0] < n:  # zero weights were set aside
+        kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
+    if data.weight is None:
+        support = np.stack([np.bincount(kept, weights=col, minlength=codes.m) for col in data.positive.T], axis=1)
+    else:  # each slice's positive weight summed as multiclass sums it on the slice's rows
+        order = np.argsort(kept, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(kept, minlength=codes.m))])
+        support = np.zeros((codes.m, data.scores.shape[1]))
+        for i in range(codes.m):
+            rows = order[bounds[i]:bounds[i + 1]]
+            support[i] = (data.positive[rows] * data.weight[rows][:, None]).sum(axis=0)
+    return evaluate_class_slices(list(class_columns(data)), data.classes, codes, kept,
+                                 np.bincount(codes.codes, minlength=codes.m), support.astype(np.float64), ties=ties,
+                                 recall_grid=recall_grid, policy=policy, overall=overall, min_support=min_support)
+
+
 def _sliced_score(metric: Metric, y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, labels: Any,
                   prevalence: Any, by: Any, min_support: Any) -> SlicedValues:
     rule = "greater" if metric.measure == "roc_auc" else "strict"
     data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, labels, prevalence, by,
                                                  rule)
-    overall = score(metric, y_true, y_score, sample_weight=sample_weight, pos_label=data.pos_label)
-    return metric_slices(metric, data, codes, kept, n_samples, overall=float(overall),  # type: ignore[arg-type]
-                         min_support=min_support)
+    return metric_slices(metric, data, codes, kept, n_samples, min_support=min_support)  # type: ignore[arg-type]
 
 
 def _no_prevalence(prevalence: Any) -> None:
@@ -447,7 +474,9 @@ def evaluate(
 
     Returns
     -------
-    Evaluation, MultiEvaluation for multi-class / multi-label input, or SlicedEvaluation with ``by``
+    Evaluation, MultiEvaluation for multi-class / multi-label input, or with ``by`` a SlicedEvaluation
+    (binary) or a SlicedMultiEvaluation (multi-class / multi-label: per slice every class's
+    evaluation and the macro and weighted averages)
 
     See Also
     --------
@@ -474,13 +503,14 @@ def evaluate(
     """
     check_options(ties=ties, recall_grid=recall_grid)
     policy = check_on_undefined(on_undefined)
+    if by is not None and is_multi(y_true, y_score, labels):
+        return _sliced_classes(y_true, y_score, sample_weight, pos_label, labels, prevalence, by, ties, recall_grid,
+                               policy, min_support)
     if by is not None:
         data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, labels, prevalence,
                                                      by, "strict")
-        overall = evaluate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties,
-                           recall_grid=recall_grid, on_undefined=policy)
         return evaluate_slices(data, codes, kept, n_samples, ties=ties, recall_grid=recall_grid, policy=policy,
-                               overall=overall, min_support=min_support)  # type: ignore[arg-type]
+                               min_support=min_support)  # type: ignore[arg-type]
     if is_multi(y_true, y_score, labels):
         _no_prevalence(prevalence)
         data = check_multi(y_true, y_score, sample_weight, labels)
@@ -491,3 +521,39 @@ def evaluate(
         steps, grouped = reweight(steps, prevalence), reweight(grouped, prevalence)
     return evaluation_from_steps(steps, grouped, ties=ties, n_samples=binary.n_samples, recall_grid=recall_grid,
                                  policy=policy)
+
+
+def threshold_table(
+    y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None, ties: str = "group",
+    by: Any = None, min_support: int = 0,
+) -> ThresholdTable | SlicedTables:
+    """Sort once and count: TP and FP at every threshold (:func:`precall.table.threshold_table`),
+    or with ``by`` the table of every slice.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label, ties
+        As in :func:`precall.table.threshold_table` (binary input).
+    by, min_support
+        As in :func:`average_precision`: a :class:`~precall.SlicedTables` whose
+        ``result[name]`` is the table of the slice's rows (equal to ``threshold_table`` of
+        them) and ``overall`` the table of all rows; a summary per slice (rows, support,
+        prevalence, step AP, ROC-AUC) with ``to_text`` / ``to_dict`` / ``to_csv`` / ``to_frame``.
+
+    Returns
+    -------
+    ThresholdTable, or SlicedTables with ``by``
+
+    Examples
+    --------
+    >>> import precall
+    >>> y, s = [1, 0, 1, 1, 0, 0], [0.9, 0.8, 0.7, 0.7, 0.2, 0.6]
+    >>> t = precall.threshold_table(y, s, by=["a", "a", "a", "b", "b", "b"])
+    >>> t["a"].tp, t["b"].fp
+    (array([1, 1, 2]), array([0, 1, 2]))
+    """
+    check_options(ties=ties)
+    if by is None:
+        return _threshold_table(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties)
+    data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, None, None, by, "strict")
+    return table_slices(data, codes, kept, n_samples, ties=ties, min_support=min_support)  # type: ignore[arg-type]

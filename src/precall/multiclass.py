@@ -45,6 +45,7 @@ from .table import ThresholdTable, table_of
 __all__ = [
     "MeanAveragePrecision",
     "MultiEvaluation",
+    "class_columns",
     "label_ranking_average_precision",
     "macro_pr_curve",
     "macro_roc_curve",
@@ -131,7 +132,7 @@ def _contiguous_columns(a: np.ndarray) -> Iterator[np.ndarray]:
         del block
 
 
-def _columns(data: MultiInput) -> Iterator[BinaryInput]:
+def class_columns(data: MultiInput) -> Iterator[BinaryInput]:
     """Each class's binary problem, its column made contiguous a block at a time."""
     for scores, positive in zip(_contiguous_columns(data.scores), _contiguous_columns(data.positive)):
         yield _column(scores, positive, data.weight)
@@ -164,7 +165,7 @@ def average_columns(data: MultiInput, metric: BinaryMetric, average: str | None)
     k = s.shape[1]
     if average == "micro":
         return metric(_column(s.ravel(), y.ravel(), None if w is None else np.repeat(w, k)))
-    per_class = np.array([metric(col) for col in _columns(data)])
+    per_class = np.array([metric(col) for col in class_columns(data)])
     if average is None:
         return per_class
     if average == "weighted":
@@ -654,7 +655,7 @@ def evaluate_classes(data: MultiInput, *, ties: str, recall_grid: str, policy: A
                 if b != c and sizes[b]:
                     pair_auc[c, b] = conventions.roc_auc_from_sum(tw, sizes[c], sizes[b], True)
     else:
-        for col in _columns(data):
+        for col in class_columns(data):
             steps = None
             if halves is not None:  # unweighted: the sorted halves, kept for the micro average
                 p, q = sorted_split(col)

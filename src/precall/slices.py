@@ -22,6 +22,23 @@ together.  The work is one sort and one batch of kernels, not a loop over slices
    steps exactly as one problem (:func:`~precall._core.steps.segment_sums`), so
    every number of a slice equals ``precall.evaluate`` of its rows bit for bit.
 
+Unweighted input takes a faster route to the same steps (:func:`_counted_steps`): one
+``np.sort`` of the integer keys ``slice << (b + 1) | score << 1 | negative`` (32-bit score
+keys: floats of at most 32 bits, float64 that are float32 values, integers in a 2**32
+range; other scores by their dense rank from one stable sort), each run of equal (slice,
+score) counted, no permutation; the overall evaluation from the same keys without the
+slice.  Integer slice columns in a range O(rows) are coded by counting, pandas columns
+by ``factorize``.
+
+Also here: ``threshold_table(by=)`` (:class:`SlicedTables`: each slice's table from its
+rows) and multi-class / multi-label ``evaluate(by=)`` (:class:`SlicedMultiEvaluation`: each
+class through the binary path, per slice the macro and weighted averages).  Intervals and
+comparisons between slices are :func:`precall.stats.compare_slices`.
+
+Public API for other engines: :func:`slice_codes` (``SliceCodes``: ``codes``, ``names``,
+``keys``, ``columns``, ``m``), :class:`SlicedEvaluation`, :class:`SlicedValues`,
+:class:`SlicedTables`, :class:`SlicedMultiEvaluation`, :data:`MISSING`.
+
 Undefined values (a slice without positives, or without negatives for ROC-AUC)
 follow ``on_undefined`` per slice, with one warning naming how many slices; they
 are reported, never ranked.  Slices below ``min_support`` rows are reported but
@@ -40,22 +57,24 @@ from typing import Any
 
 import numpy as np
 
-from ._core.conventions import ap, min_average_precision, roc_auc, unit_interval
+from ._core.conventions import ap, roc_auc, unit_interval, worst_precision_sums
 from ._core.evaluation import (
     Evaluation,
     F1Point,
     auprg_values,
     best_f1_points,
+    evaluation_from_steps,
     normalized_average_precision,
 )
 from ._core.metric import Metric
-from ._core.sort import stable_descending_sort
-from ._core.steps import Steps
+from ._core.sort import _descending_key, descending_key_scores, stable_descending_sort
+from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
 from ._core.text import visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
 from ._core.validate import AP_METHODS, BinaryInput, check_number
+from .table import table_of
 
-__all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedValues", "slice_codes", "sliced_steps"]
+__all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedMultiEvaluation", "SlicedTables", "SlicedValues", "slice_codes", "sliced_steps"]
 
 MISSING = "(missing)"
 _BUCKET = 2.0  # slices whose step counts are within this factor share a kernel call
@@ -131,28 +150,99 @@ def _as_column(values: Any, name: str, n: int) -> np.ndarray:
     return arr
 
 
+def _dense(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of non-negative integers below ``size`` (increasing) and each
+    row's index among them: counting (``np.bincount``) when ``size`` is O(rows), else ``np.unique``."""
+    if size <= max(2 * values.shape[0], 1 << 16):
+        used = np.bincount(values, minlength=size) > 0
+        present = np.flatnonzero(used)
+        index = np.cumsum(used, dtype=np.int64)
+        index -= 1
+        return present, index[values]
+    present, inverse = np.unique(values, return_inverse=True)
+    return present, inverse.ravel().astype(np.int64)
+
+
+def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``; values numpy cannot order are ordered by
+    their text (type name and value)."""
+    try:
+        levels, inverse = np.unique(values, return_inverse=True)
+    except TypeError:
+        text = np.array([f"{type(v).__name__}:{v}" for v in values.tolist()], dtype=object)
+        _, first, inverse = np.unique(text, return_index=True, return_inverse=True)
+        levels = values[first]
+    return levels, inverse.ravel().astype(np.int64)
+
+
+def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], int]:
+    """One ``by`` column: each row's code (the sorted distinct values ``0..`` and missing
+    last), the values (``None`` for missing) and their number.
+
+    Integers in a range O(rows) are counted, a pandas column is factorised by pandas (the
+    distinct values then sorted), anything else goes through ``np.unique``."""
+    factorize = getattr(raw, "factorize", None)
+    if callable(factorize) and hasattr(raw, "to_numpy") and np.ndim(raw) == 1 and len(raw) == n:
+        idx, uniques = factorize(sort=False)
+        levels = np.asarray(uniques, dtype=object) if str(getattr(uniques, "dtype", "")) in (
+            "category", "string") else np.asarray(uniques)
+        idx = np.asarray(idx, dtype=np.int64)
+        missing_level = _is_missing(levels) if levels.size else np.zeros(0, dtype=bool)
+        keep = np.flatnonzero(~missing_level)
+        values, rank = _ordered(levels[keep])
+        remap = np.full(levels.shape[0] + 1, values.shape[0], dtype=np.int64)  # missing: the last code
+        remap[keep + 1] = rank
+        col = remap[idx + 1]
+        has_missing = bool((col == values.shape[0]).any())
+    else:
+        arr = _as_column(raw, name, n)
+        kind = arr.dtype.kind
+        if kind in "biu" and n and (kind == "b" or int(arr.max()) - int(arr.min()) < max(2 * n, 1 << 16)):
+            low = arr.min()
+            shifted = arr.astype(np.int64) if kind in "bi" else (arr - low).astype(np.int64)
+            if kind in "bi" and low:
+                shifted -= np.int64(low)
+            size = int(shifted.max()) + 1
+            present, col = _dense(shifted, size)
+            values = arr[:0].copy() if not present.size else (
+                (present + int(low)).astype(bool) if kind == "b" else low + present.astype(arr.dtype))
+            has_missing = False
+        else:
+            missing = _is_missing(arr)
+            values, inverse = _ordered(arr[~missing])
+            has_missing = bool(missing.any())
+            col = np.full(n, values.shape[0], dtype=np.int64)  # missing: the last code
+            col[~missing] = inverse
+    levels_list = [_plain(v) for v in values.tolist()] + [None] * int(has_missing)
+    return col, levels_list, len(levels_list)
+
+
 def slice_codes(by: Any, n: int) -> SliceCodes:
-    """The slice codes of ``by`` for ``n`` rows (see the module docstring)."""
+    """The slice codes of ``by`` for ``n`` rows (see the module docstring).
+
+    Parameters
+    ----------
+    by : array-like, pandas Series or DataFrame, dict of arrays, or list of arrays
+        One slice value per row in each column (see :func:`precall.evaluate`).
+    n : int
+        The number of rows.
+
+    Returns
+    -------
+    SliceCodes
+        ``codes`` (n,) in ``0..m-1``, the slices ordered by their values (column by column),
+        missing values last in each column; only combinations present in the data.
+    """
     cols = _columns_of(by)
     codes = np.zeros(n, dtype=np.int64)
     keys: list[tuple[Any, ...]] = [()]
-    for name, raw in cols:
-        arr = _as_column(raw, name, n)
-        missing = _is_missing(arr)
-        present = arr[~missing]
-        try:
-            values, inverse = np.unique(present, return_inverse=True)
-        except TypeError:  # values numpy cannot order: order their text
-            text = np.array([f"{type(v).__name__}:{v}" for v in present.tolist()], dtype=object)
-            _, first, inverse = np.unique(text, return_index=True, return_inverse=True)
-            values = present[first]
-        k = values.shape[0] + int(missing.any())
-        col = np.full(n, values.shape[0], dtype=np.int64)  # missing: the last code
-        col[~missing] = inverse.ravel()
-        levels = [_plain(v) for v in values.tolist()] + ([None] * int(missing.any()))
-        combined = codes * k + col
-        present_codes, codes = np.unique(combined, return_inverse=True)
-        codes = codes.ravel().astype(np.int64)
+    for j, (name, raw) in enumerate(cols):
+        col, levels, k = _column_codes(raw, name, n)
+        if j == 0:  # every code of the first column is present
+            codes = col
+            keys = [(v,) for v in levels]
+            continue
+        present_codes, codes = _dense(codes * k + col, len(keys) * k)
         keys = [keys[c // k] + (levels[c % k],) for c in present_codes.tolist()]
     names = tuple(MISSING if key[0] is None else str(key[0]) for key in keys)
     if len(cols) > 1:
@@ -212,7 +302,8 @@ def _take_steps(rows: np.ndarray, above: np.ndarray, first: np.ndarray, cum_tp: 
 
 @dataclass(frozen=True)
 class SlicedSteps:
-    """The steps of every slice (for ``ties`` and grouped) and each slice's totals (internal)."""
+    """The steps of every slice (for ``ties`` and grouped), each slice's totals and, when the
+    sort gave them, the overall steps ``(steps, grouped)`` of all rows (internal)."""
 
     steps: _Ragged
     grouped: _Ragged
@@ -220,10 +311,182 @@ class SlicedSteps:
     n_neg: np.ndarray
     exact: bool
     m: int
+    overall: tuple[Steps, Steps] | None = None
 
 
 def sliced_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps:
-    """Sort once and take the steps of every slice (``codes`` of the kept rows)."""
+    """Sort once and take the steps of every slice (``codes`` of the kept rows).
+
+    Unweighted input is counted (:func:`_counted_steps`: no permutation); weighted input,
+    and stable ties where a positive and a negative share a score, need the rows' order
+    (:func:`_permuted_steps`).
+    """
+    if data.weight is None:
+        counted = _counted_steps(data, codes, m, ties)
+        if counted is not None:
+            return counted
+    return _permuted_steps(data, codes, m, ties)
+
+
+# ---- counted: unweighted rows as integer keys (slice, score, class), sorted by value
+def _score_key(scores: np.ndarray) -> tuple[np.ndarray, int, Any] | None:
+    """Integer keys increasing as the scores decrease (equal exactly where the scores are
+    equal), their bit width and the function from keys back to scores; None when the scores
+    need more than 32 bits (float64 that are not float32 values, wide integer ranges)."""
+    kind, size = scores.dtype.kind, scores.dtype.itemsize
+    if kind in "fiu" and size <= 4:
+        return _descending_key(scores)[0], 32, lambda k: descending_key_scores(k, scores.dtype)
+    if kind == "f" and size == 8:
+        narrow = scores.astype(np.float32)
+        if not np.array_equal(narrow, scores):
+            return None
+        return (_descending_key(narrow)[0], 32,
+                lambda k: descending_key_scores(k, np.dtype(np.float32)).astype(np.float64))
+    if kind in "iu" and size == 8 and scores.size:
+        high = scores.max()
+        if int(high) - int(scores.min()) >= 1 << 32:
+            return None
+        return (high - scores).astype(np.uint64), 32, lambda k: high - k.astype(scores.dtype)
+    return None
+
+
+def _changes(values: np.ndarray) -> np.ndarray:
+    """The indices where a sorted array starts a new value (0 first)."""
+    new = np.empty(values.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
+def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of sorted ``keys`` (uint64, the lowest bit 1 for a negative row) that share
+    ``key >> 1``: that value, and the positive and negative rows of each run (int64).
+
+    A run is at most two runs of equal keys (its positives, then its negatives): found by one
+    comparison of neighbours, the rest is work on the runs (few large temporaries: each
+    is a page-faulting allocation at 1e7 rows)."""
+    starts = _changes(keys)
+    sizes = np.empty_like(starts)
+    np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
+    sizes[-1] = keys.shape[0] - starts[-1]
+    key = keys[starts]
+    del starts
+    negative = (key & np.uint64(1)).view(np.int64)
+    key >>= np.uint64(1)
+    head = _changes(key)
+    tail = np.empty_like(head)
+    np.subtract(head[1:], 1, out=tail[:-1])
+    tail[-1] = key.shape[0] - 1
+    pos = sizes[head]
+    pos *= negative[head] ^ 1  # a run's positives (if any) come first,
+    neg = sizes[tail]
+    neg *= negative[tail]  # its negatives (if any) last
+    return key[head], pos, neg
+
+
+def _steps_of_runs(run_slice: np.ndarray | None, run_score: np.ndarray, pos: np.ndarray, neg: np.ndarray, m: int,
+                   ties: str, scores_of: Any) -> tuple[_Ragged, _Ragged, np.ndarray, np.ndarray] | None:
+    """The steps of every slice from its runs of equal scores (in decreasing score order, the
+    slices one after another; ``run_slice`` None: one slice): ``(steps, grouped, n_pos, n_neg)``; None for stable ties when a
+    run holds both classes (their input order decides, :func:`_permuted_steps`)."""
+    tp_all, fp_all = np.cumsum(pos), np.cumsum(neg)
+    per_slice = np.array([pos.shape[0]]) if run_slice is None else np.bincount(run_slice, minlength=m)
+    first = np.concatenate([[0], np.cumsum(per_slice)]).astype(np.int64)
+    tp_before = np.concatenate([[0], tp_all])[first]  # the counts of the earlier slices
+    fp_before = np.concatenate([[0], fp_all])[first]
+    n_pos, n_neg = np.diff(tp_before).astype(np.float64), np.diff(fp_before).astype(np.float64)
+    rows = np.flatnonzero(pos)
+    if ties != "group" and bool(np.any(neg[rows])):
+        return None
+    slice_of = np.zeros(rows.shape[0], dtype=np.int64) if run_slice is None else run_slice[rows]
+    tp = tp_all[rows] - tp_before[:-1][slice_of]
+    fp = fp_all[rows] - fp_before[:-1][slice_of]
+    dtp = pos[rows]
+    thresholds = scores_of(run_score[rows])
+    if ties == "group":
+        group = _Ragged(slice_of, tp, fp, dtp, fp - neg[rows], thresholds)
+        return group, group, n_pos, n_neg
+    # stable ties, no run holding both classes: a step per positive, its run's FP
+    within = np.arange(int(dtp.sum()), dtype=np.int64) - np.repeat(np.cumsum(dtp) - dtp, dtp)
+    fp = np.repeat(fp, dtp)
+    one = _Ragged(np.repeat(slice_of, dtp), np.repeat(tp - dtp, dtp) + within + 1, fp,
+                  np.ones(fp.shape[0], dtype=np.int64), fp, np.repeat(thresholds, dtp))
+    return one, one, n_pos, n_neg
+
+
+def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
+    """The :class:`Steps` of a one-slice ragged set (all rows)."""
+    return one_problem(r.thresholds, r.tp, r.dtp, r.fp, r.fp_prev, float(n_pos[0]), float(n_neg[0]), True)
+
+
+def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps | None:
+    """Unweighted rows: the slices' steps from one ``np.sort`` of the keys ``slice << (b + 1) |
+    score << 1 | negative`` (no permutation), counting each run of equal (slice, score); the
+    overall steps from the keys without the slice (one more sort) -- or, when the scores need
+    more than 32 bits, from the one stable sort that ranks them (their dense ranks are the keys)."""
+    n = data.scores.shape[0]
+    if n == 0 or (data.scores.dtype.kind == "f" and bool(np.signbit(data.scores[data.scores == 0]).any())):
+        return None  # -0.0: the key merges it with +0.0, a threshold must show the row's own zero
+    slice_bits = max(0, (m - 1).bit_length())
+    negative = ~data.positive
+    keyed = _score_key(data.scores)
+    if keyed is not None:
+        score_key, bits, scores_of = keyed
+        score_key <<= np.uint64(1)
+        score_key |= negative
+        overall_keys = np.sort(score_key)
+        o_score, o_pos, o_neg = _runs(overall_keys)
+        del overall_keys
+        codes_sorted = codes
+    else:
+        order, s = stable_descending_sort(data.scores)
+        new = np.empty(n, dtype=bool)
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])
+        distinct = s[new]
+        rank = np.cumsum(new, dtype=np.int64) - 1
+        starts = np.flatnonzero(new)
+        del s, new
+        negative = negative[order]
+        o_neg = np.add.reduceat(negative, starts, dtype=np.int64)
+        o_pos = np.diff(np.append(starts, n)) - o_neg
+        o_score = np.arange(distinct.shape[0], dtype=np.uint64)
+        bits = max(1, (distinct.shape[0] - 1).bit_length())
+        score_key = (rank.view(np.uint64) << np.uint64(1)) | negative.astype(np.uint64)
+        codes_sorted = codes[order]
+        del order, rank, starts
+
+        def scores_of(k: np.ndarray) -> np.ndarray:
+            return distinct[k]
+    if slice_bits + bits + 1 > 64:
+        return None
+    overall = _steps_of_runs(None, o_score, o_pos, o_neg, 1, ties, scores_of)
+    if m == 1:
+        sliced = overall
+    else:
+        high = codes_sorted.astype(np.uint64)
+        high <<= np.uint64(bits + 1)
+        score_key |= high
+        del high
+        score_key.sort()
+        run_key, pos, neg = _runs(score_key)
+        del score_key
+        run_slice = (run_key >> np.uint64(bits)).astype(np.int64)
+        run_key &= np.uint64((1 << bits) - 1)
+        sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
+    if sliced is None:
+        return None
+    steps, grouped, n_pos, n_neg = sliced
+    whole = None
+    if overall is not None:
+        one = _one(overall[0], overall[2], overall[3])
+        whole = (one, one)
+    return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
+
+
+# ---- permuted: the rows in one stable order, each slice a segment of it
+def _permuted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps:
+    """The rows in decreasing score (equal scores in input order), then stably by slice code."""
     n = data.scores.shape[0]
     order, scores = stable_descending_sort(data.scores)
     c = codes[order]
@@ -617,6 +880,191 @@ class SlicedEvaluation(_Sliced):
                 f"min AP {self.rank_by}", "ROC-AUC", "best F1"]
 
 
+@dataclass(frozen=True)
+class SlicedTables(_Sliced):
+    """The :class:`~precall.ThresholdTable` of every slice (``precall.threshold_table(..., by=...)``).
+
+    ``tables[name]`` (or ``result[name]``) is the table of the slice's rows, equal to
+    ``precall.threshold_table`` of those rows; ``overall`` is the table of all rows.  The
+    summary (``to_text`` / ``to_dict`` / ``to_csv`` / ``to_frame``) gives each slice's rows,
+    support, prevalence, step AP and ROC-AUC, the slices ranked worst first by the step AP.
+
+    Attributes
+    ----------
+    tables : dict of str to ThresholdTable
+        By slice name, in the order of ``slices``.
+    overall : ThresholdTable
+    """
+
+    tables: dict[str, Any] = field(default_factory=dict)
+    overall: Any = None
+
+    def __getitem__(self, name: Any) -> Any:
+        return self.tables[self.names[self.index(name)]]
+
+    def items(self) -> Any:
+        """``(name, table)`` pairs, in slice order."""
+        return self.tables.items()
+
+    def _values(self) -> tuple[np.ndarray, np.ndarray]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            ap_step = np.array([t.average_precision(on_undefined="nan") if t.n_pos > 0 else np.nan
+                                for t in self.tables.values()])
+            auc = np.array([t.roc_auc(on_undefined="nan") for t in self.tables.values()])
+        return ap_step, auc
+
+    def _ranking_values(self) -> np.ndarray:
+        return self._values()[0]
+
+    def _defined(self) -> np.ndarray:
+        return self.n_pos > 0
+
+    def _table(self) -> tuple[list[str], list[list[Any]]]:
+        header = ["slice", "n", "n_pos", "prevalence", "rows", "AP step", "ROC-AUC"]
+        o = self.overall
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            overall = [o.average_precision(on_undefined="nan") if o.n_pos > 0 else float("nan"),
+                       o.roc_auc(on_undefined="nan")]
+        total = float(o.n_pos + o.n_neg)
+        rows = [["overall", int(self.n_samples.sum()), float(o.n_pos), float(o.n_pos) / total if total else
+                 float("nan"), len(o.thresholds)] + overall]
+        ap_step, auc = self._values()
+        prev = self.prevalence
+        for i, (name, t) in enumerate(self.tables.items()):
+            rows.append([name, int(self.n_samples[i]), float(self.n_pos[i]), float(prev[i]), len(t.thresholds),
+                         float(ap_step[i]), float(auc[i])])
+        return header, rows
+
+    def _text_columns(self, header: list[str]) -> list[str]:
+        return header[1:]
+
+
+def table_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray, n_samples: np.ndarray, *,
+                 ties: str, min_support: Any) -> SlicedTables:
+    """The count table of every slice: the rows grouped by slice (one stable sort of the codes),
+    each slice's table by :func:`precall.table.table_of` on its rows (the same function as
+    ``threshold_table`` of those rows, so each table is equal to it)."""
+    min_support = _check_min_support(min_support)
+    m = codes.m
+    order = np.argsort(kept_codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(kept_codes, minlength=m))])
+    tables = {}
+    n_pos, n_neg = np.zeros(m), np.zeros(m)
+    for i, name in enumerate(codes.names):
+        rows = order[bounds[i]:bounds[i + 1]]
+        part = BinaryInput(data.scores[rows], data.positive[rows], None if data.weight is None else
+                           data.weight[rows], data.pos_label, int(n_samples[i]))
+        t = table_of(part, ties)
+        tables[name] = t
+        n_pos[i], n_neg[i] = t.n_pos, t.n_neg
+    return SlicedTables(names=codes.names, keys=codes.keys, columns=codes.columns, n_samples=n_samples,
+                        n_pos=n_pos, n_neg=n_neg, min_support=min_support, tables=tables,
+                        overall=table_of(data, ties))
+
+
+@dataclass(frozen=True)
+class SlicedMultiEvaluation(_Sliced):
+    """Multi-class or multi-label input by slice (``precall.evaluate(y, S, by=...)`` of 2-D scores).
+
+    Each class is evaluated as a binary problem through the sliced binary path (one sort per
+    class for all slices); per slice the macro and weighted averages of every convention and
+    of the one-vs-rest ROC-AUC, each equal bit for bit to ``precall.evaluate`` of the slice's
+    rows with ``labels`` the classes of all rows.  The micro average and Hand & Till's
+    one-vs-one AUC are not computed per slice (``overall`` has them).
+
+    Attributes
+    ----------
+    classes : ndarray
+    per_class : tuple of SlicedEvaluation
+        The binary evaluation of each class (``per_class[c][name]`` is the slice's
+        :class:`~precall.Evaluation` of class ``classes[c]``).
+    support : ndarray of shape (n_slices, n_classes)
+        Positive weight of each class in each slice.
+    average_precision : dict of str to dict of str to ndarray
+        ``average_precision[average][method]`` for ``"macro"`` and ``"weighted"``.
+    roc_auc : dict of str to ndarray
+        ``"macro"`` and ``"weighted"`` one-vs-rest ROC-AUC.
+    overall : MultiEvaluation
+        ``precall.evaluate`` of all rows.
+    """
+
+    classes: np.ndarray = field(default=None)  # type: ignore[assignment]
+    per_class: tuple[SlicedEvaluation, ...] = ()
+    support: np.ndarray = field(default=None)  # type: ignore[assignment]
+    average_precision: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    roc_auc: dict[str, np.ndarray] = field(default_factory=dict)
+    overall: Any = None
+
+    def _ranking_values(self) -> np.ndarray:
+        return self.average_precision["macro"]["step"]
+
+    def _defined(self) -> np.ndarray:
+        return self.support.sum(axis=1) > 0
+
+    def __getitem__(self, name: Any) -> dict[str, Any]:
+        """The slice's averages: ``{"average_precision": {average: {method: value}}, "roc_auc": {average: value}}``."""
+        i = self.index(name)
+        return {"average_precision": {a: {m: float(v[i]) for m, v in d.items()}
+                                      for a, d in self.average_precision.items()},
+                "roc_auc": {a: float(v[i]) for a, v in self.roc_auc.items()}}
+
+    def _table(self) -> tuple[list[str], list[list[Any]]]:
+        header = (["slice", "n"] + [f"{a} AP {m}" for a in ("macro", "weighted") for m in AP_METHODS]
+                  + ["macro ROC-AUC", "weighted ROC-AUC"])
+        o = self.overall
+        rows = [["overall", int(self.n_samples.sum())]
+                + [o.average_precision[a][m] for a in ("macro", "weighted") for m in AP_METHODS]
+                + [o.roc_auc["macro"], o.roc_auc["weighted"]]]
+        for i, name in enumerate(self.names):
+            rows.append([name, int(self.n_samples[i])]
+                        + [float(self.average_precision[a][m][i]) for a in ("macro", "weighted") for m in AP_METHODS]
+                        + [float(self.roc_auc["macro"][i]), float(self.roc_auc["weighted"][i])])
+        return header, rows
+
+    def _text_columns(self, header: list[str]) -> list[str]:
+        return ["n", "macro AP step", "weighted AP step", "macro ROC-AUC", "weighted ROC-AUC"]
+
+
+def _class_averages(values: np.ndarray, support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per slice (columns of ``values`` (k, m)) the mean over classes and the support-weighted
+    mean, as ``float(np.mean(v))`` and ``multiclass._weighted(v, support)`` of each column
+    (numpy's sums of each column by :func:`~precall._core.steps.segment_sums`)."""
+    k, m = values.shape
+    starts = np.arange(m, dtype=np.int64) * k
+    lengths = np.full(m, k, dtype=np.int64)
+    macro = segment_sums(values.T.ravel(), starts, lengths) / k
+    w = support.T
+    total = segment_sums(w.ravel(), starts, lengths)
+    weighted = segment_sums((np.where(w == 0, 0.0, values.T) * w).ravel(), starts, lengths) / np.where(
+        total > 0, total, 1.0)
+    return macro, np.where(total > 0, weighted, 0.0)
+
+
+def evaluate_class_slices(columns: list[BinaryInput], classes: np.ndarray, codes: SliceCodes, kept_codes: np.ndarray,
+                          n_samples: np.ndarray, support: np.ndarray, *, ties: str, recall_grid: str, policy: Any,
+                          overall: Any, min_support: Any) -> SlicedMultiEvaluation:
+    """Each class column through :func:`evaluate_slices`, and the per-slice class averages.
+
+    The classes' evaluations count the rows kept (``n_samples`` without zero-weight rows), as
+    :class:`~precall.MultiEvaluation`'s do; ``n_samples`` of the result counts the rows given."""
+    kept_rows = np.bincount(kept_codes, minlength=codes.m)
+    per_class = tuple(evaluate_slices(col, codes, kept_codes, kept_rows, ties=ties, recall_grid=recall_grid,
+                                      policy=policy, min_support=min_support) for col in columns)
+    ap: dict[str, dict[str, np.ndarray]] = {"macro": {}, "weighted": {}}
+    for meth in AP_METHODS:
+        ap["macro"][meth], ap["weighted"][meth] = _class_averages(
+            np.array([e.average_precision[meth] for e in per_class]), support.T)
+    auc_macro, auc_weighted = _class_averages(np.array([e.roc_auc for e in per_class]), support.T)
+    first = per_class[0]
+    return SlicedMultiEvaluation(
+        names=codes.names, keys=codes.keys, columns=codes.columns, n_samples=n_samples, n_pos=first.n_pos + first.n_neg,
+        n_neg=np.zeros(codes.m), min_support=first.min_support, classes=classes, per_class=per_class,
+        support=support, average_precision=ap, roc_auc={"macro": auc_macro, "weighted": auc_weighted},
+        overall=overall)
+
+
 # ---------------------------------------------------------------------------
 # computing
 def _unit_positives(r: _Ragged, m: int) -> np.ndarray:
@@ -645,10 +1093,12 @@ def _min_ap(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str,
     pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
     p, n = pairs[:, 0], pairs[:, 1]
     whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)
+    worst = None
     for m in AP_METHODS:
         if m == "step" or (m == "trapezoid" and ties != "group"):
-            values = np.array([min_average_precision(a, b, method=m, ties=ties, recall_grid=recall_grid)
-                               for a, b in pairs.tolist()])
+            # Boyd et al.'s worst ranking (conventions._min_boyd, _min_trapezoid), all pairs at once
+            worst = worst_precision_sums(p, n) if worst is None else worst
+            values = worst / p if m == "step" else (worst - p / (p + n) / 2.0) / p
         else:
             values = np.empty(p.shape[0])
             for exact in (True, False):
@@ -663,12 +1113,16 @@ def _min_ap(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str,
 
 
 def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray, n_samples: np.ndarray, *,
-                    ties: str, recall_grid: str, policy: Any, overall: Evaluation, min_support: Any
-                    ) -> SlicedEvaluation:
-    """Every number per slice from one sort (see the module docstring)."""
+                    ties: str, recall_grid: str, policy: Any, min_support: Any) -> SlicedEvaluation:
+    """Every number per slice from one sort (see the module docstring), and the overall
+    :class:`~precall.Evaluation` (``precall.evaluate`` of all rows, from the same sort when
+    the rows were counted)."""
     min_support = _check_min_support(min_support)
     m = codes.m
     st = sliced_steps(data, kept_codes, m, ties)
+    whole = st.overall if st.overall is not None else steps_and_grouped(data, ties)  # type: ignore[arg-type]
+    overall = evaluation_from_steps(whole[0], whole[1], ties=ties, n_samples=data.n_samples,
+                                    recall_grid=recall_grid, policy=policy)
     n_pos, n_neg = st.n_pos, st.n_neg
     values = {meth: np.zeros(m) for meth in AP_METHODS}
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)
@@ -706,11 +1160,13 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
 
 
 def metric_slices(metric: Metric, data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray,
-                  n_samples: np.ndarray, *, overall: float, min_support: Any) -> SlicedValues:
-    """One :class:`Metric` per slice, its kernel run once per size bucket of slices."""
+                  n_samples: np.ndarray, *, min_support: Any) -> SlicedValues:
+    """One :class:`Metric` per slice, its kernel run once per size bucket of slices, and on all
+    rows (``precall.score`` without ``by``, from the same sort when the rows were counted)."""
     min_support = _check_min_support(min_support)
     m = codes.m
     st = sliced_steps(data, kept_codes, m, metric.ties)
+    overall = metric.value(st.overall[0] if st.overall is not None else steps_of(data, metric.ties))  # type: ignore[arg-type]
     ragged = st.grouped if metric.measure == "roc_auc" else st.steps
     values = np.full(m, np.nan)
     for sel, _, batch in _buckets(ragged, m):

@@ -82,7 +82,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .steps import Steps, one_problem, row_sum
+from .steps import Steps, one_problem, row_sum, segment_sums
 from .validate import AP_METHODS, check_count, check_options
 
 __all__ = [
@@ -103,6 +103,7 @@ __all__ = [
     "trapezoid_sum",
     "twice_fp_area",
     "voc2010_sum",
+    "worst_precision_sums",
 ]
 
 # the recall grids of the reference codes, float artefacts included (see the module docstring)
@@ -544,6 +545,26 @@ def _worst_precision_sum(n_pos: int, n_neg: float) -> float:
     fk, d1k, d3k, d5k = derivatives(float(k))
     tail = integral + (fp - fk) / 2.0 + (d1p - d1k) / 12.0 - (d3p - d3k) / 720.0 + (d5p - d5k) / 30240.0
     return head + tail
+
+
+def worst_precision_sums(n_pos: np.ndarray, n_neg: np.ndarray) -> np.ndarray:
+    """:func:`_worst_precision_sum` of many pairs (``n_pos`` whole numbers >= 1), bit for bit:
+    the pairs of up to ``2**20`` positives as one segmented sum of their terms
+    (:func:`~precall._core.steps.segment_sums`, numpy's pairwise order), the others one by one."""
+    p = np.asarray(n_pos, dtype=np.float64).astype(np.int64)
+    n = np.asarray(n_neg, dtype=np.float64)
+    out = np.empty(p.shape[0])
+    small = np.flatnonzero(p <= _EXACT_TERMS)
+    if small.size:
+        lengths = p[small]
+        starts = np.cumsum(lengths) - lengths
+        i = np.arange(1, int(lengths.sum()) + 1, dtype=np.int64) - np.repeat(starts, lengths)
+        terms = i.astype(np.float64)
+        terms /= terms + np.repeat(n[small], lengths)
+        out[small] = segment_sums(terms, starts, lengths)
+    for j in np.flatnonzero(p > _EXACT_TERMS).tolist():
+        out[j] = _worst_precision_sum(int(p[j]), float(n[j]))
+    return out
 
 
 def _x_minus_log1p(u: float) -> float:

@@ -56,7 +56,7 @@ def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
     """
     kind, size = scores.dtype.kind, scores.dtype.itemsize
     if kind == "f" and size <= 4:
-        v = (scores.astype(np.float32) + np.float32(0.0)).view(np.int32).astype(np.int64)
+        v = (scores.astype(np.float32, copy=False) + np.float32(0.0)).view(np.int32).astype(np.int64)
         _flip_negative_magnitudes(v, 31)
         width = 32
     elif kind == "f":
@@ -77,10 +77,24 @@ def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
     if width == 32:
         if kind == "f":
             v += 1 << 31  # signed 32-bit order -> [0, 2**32)
-        d = np.int64((1 << 32) - 1) - v
-        return d.view(np.uint64), 32
+        np.subtract(np.int64((1 << 32) - 1), v, out=v)  # in place: a large array is a page-faulting allocation
+        return v.view(np.uint64), 32
     v ^= _INT64_MAX
     return v.view(np.uint64), 64
+
+
+def descending_key_scores(key: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The scores of 32-bit keys of :func:`_descending_key` (scores of ``dtype``: floats of at
+    most 32 bits, integers of at most 32 bits), the inverse of the key (``-0.0`` comes back
+    as ``+0.0``, the key's one merge)."""
+    v = np.int64((1 << 32) - 1) - key.astype(np.int64)
+    if dtype.kind == "f":
+        v -= 1 << 31
+        _flip_negative_magnitudes(v, 31)
+        return v.astype(np.int32).view(np.float32).astype(dtype)
+    if dtype.kind == "i":
+        v -= 1 << 31
+    return v.astype(dtype)
 
 
 def ascending_key(values: np.ndarray) -> np.ndarray | None:

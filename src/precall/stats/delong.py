@@ -342,6 +342,9 @@ def unpaired_delong(auc_a: float, var_a: float, n_a: int, auc_b: float, var_b: f
     """pROC's unpaired DeLong test from each curve's AUC, DeLong variance and sample count."""
     variance = var_a + var_b
     difference = auc_a - auc_b
+    if math.isnan(variance) or math.isnan(difference):  # a sample without a DeLong variance (< 2 per class)
+        nan = math.nan
+        return UnpairedComparison(auc_a, auc_b, difference, nan, nan, level, nan, nan, nan, nan, n_a, n_b)
     sd = math.sqrt(variance) if variance >= 0 else math.nan
     if sd == 0:  # pROC divides by zero here; the degenerate answer
         statistic, df, p = (0.0 if difference == 0 else math.copysign(math.inf, difference)), math.inf, \
