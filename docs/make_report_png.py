@@ -25,7 +25,7 @@ def main() -> int:
     folder = tempfile.mkdtemp()
     html = os.path.join(folder, "report.html")
     subprocess.run([sys.executable, "-m", "precall", "report", DATA, "--label", "truth", "--pos-label", "Class1",
-                    "--score", "Class1", "--score", "Class2", "--ci", "-o", html], check=True)
+                    "--score", "Class1", "--ci", "-o", html], check=True)
     options = Options()
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1100,900",
                 "--force-device-scale-factor=1", "--hide-scrollbars"):
