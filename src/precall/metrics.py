@@ -544,6 +544,10 @@ def threshold_table(
     -------
     ThresholdTable, or SlicedTables with ``by``
 
+    See Also
+    --------
+    evaluate : every number of the table (or of each slice) at once.
+
     Examples
     --------
     >>> import precall

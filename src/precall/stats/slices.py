@@ -50,6 +50,25 @@ def holm(p_values: Any) -> np.ndarray:
     """Holm's step-down adjustment of p-values (NaN left out and kept NaN).
 
     ``p_(k)`` (sorted increasingly, ``k = 1..m``) becomes ``max_{j <= k} min(1, (m - j + 1) p_(j))``.
+
+    Parameters
+    ----------
+    p_values : array-like
+        Unadjusted p-values (NaN: not tested, left out of ``m``).
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the input's order.
+
+    See Also
+    --------
+    compare_slices : Holm-adjusted tests of every slice against the rest.
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, float("nan"), 0.03]).round(2).tolist()
+    [0.03, 0.06, nan, 0.06]
     """
     p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
@@ -65,7 +84,26 @@ def holm(p_values: Any) -> np.ndarray:
 
 def slice_seed(random_state: Any, index: int, rest: bool = False) -> np.random.SeedSequence:
     """The seed of slice ``index`` (or of the rest of the rows against it) for ``random_state``
-    (an integer entropy; see the module docstring)."""
+    (an integer entropy; see the module docstring).
+
+    Parameters
+    ----------
+    random_state : int
+        The comparison's seed.
+    index : int
+        The slice's position in the result.
+    rest : bool, default=False
+        The seed of the rest of the rows (the slice's reference) instead.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        Pass it as ``random_state`` to :func:`bootstrap_ci` on the slice's rows to reproduce its interval.
+
+    See Also
+    --------
+    compare_slices : where the seeds are used.
+    """
     return np.random.SeedSequence(random_state, spawn_key=(index, 1) if rest else (index,))
 
 
@@ -338,6 +376,11 @@ def compare_slices(
     Returns
     -------
     SliceComparison
+
+    See Also
+    --------
+    roc_auc_test_unpaired : the test of one slice against the rest for ROC-AUC.
+    precall.evaluate : ``by=`` gives every number of every slice without intervals.
 
     Examples
     --------
