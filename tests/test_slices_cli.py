@@ -320,6 +320,16 @@ def test_compare_by_tests_each_slice_on_its_rows(files, capsys):
         delong = next(t for t in got["slices"][device]["tests"] if t["method"] == "delong")
         assert delong["difference"] == pytest.approx(want.difference, abs=1e-12)
         assert delong["p_value"] == pytest.approx(want.p_value, rel=1e-9)
+    # Holm across the slices (not the overall row), one family per metric and test
+    slices = [name for name in got["slices"] if name != "overall"]
+    for k, test in enumerate(got["slices"]["overall"]["tests"]):
+        assert test["p_holm"] is None
+        p = [got["slices"][name]["tests"][k]["p_value"] for name in slices]
+        m = len(p)
+        order = np.argsort(p, kind="stable")
+        expected = np.maximum.accumulate([min(1.0, (m - j) * p[i]) for j, i in enumerate(order)])
+        for j, i in enumerate(order):
+            assert got["slices"][slices[i]]["tests"][k]["p_holm"] == pytest.approx(expected[j], rel=1e-12)
 
 
 def test_compare_by_text_fits_and_tests_ranked_slices_only(files, capsys):

@@ -285,6 +285,22 @@ def _emit_comparison(report: Comparison, args: argparse.Namespace) -> int:
     return 0
 
 
+def _holm_by_test(parts: list[tuple[str, Comparison]]) -> dict[tuple[str, str, str, str, str], float]:
+    """Holm-adjusted p-values across the slices (not the overall row), one family per (pair of
+    models, metric, test)."""
+    families: dict[tuple[str, str, str, str], list[tuple[str, float]]] = {}
+    for name, c in parts:
+        if name == "overall":
+            continue
+        for a, b, metric, t in c.rows:
+            families.setdefault((a, b, metric, t.method), []).append((name, t.p_value))
+    out = {}
+    for (a, b, metric, method), members in families.items():
+        adjusted = precall.stats.holm([p for _, p in members])
+        out.update({(name, a, b, metric, method): float(q) for (name, _), q in zip(members, adjusted)})
+    return out
+
+
 def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     """``--by``: the paired comparison of the models on all rows and on each shown slice's rows (the
     slices ranked by the first model's step AP: the ``--top`` worst and best, every one with ``--full``
@@ -315,9 +331,14 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
             weight=args.weight, pos_label=first.input["pos_label"], metrics=metrics, ties=args.ties,
             recall_grid=args.recall_grid, ci=ci_options(args))))
     skipped = len(picked) + 1 - len(parts)
+    holm = _holm_by_test(parts)
     if args.json:
+        slices = {name: comparison_json_dict(c) for name, c in parts}
+        for name, c in parts:
+            for entry, (a, b, metric, t) in zip(slices[name]["tests"], c.rows):
+                entry["p_holm"] = holm.get((name, a, b, metric, t.method))
         print(json.dumps(json_safe({"input": {**first.input, "score_columns": scores}, "by": list(result.columns),
-                                    "slices": {name: comparison_json_dict(c) for name, c in parts},
+                                    "slices": slices,
                                     "ranked_worst_first": [result.names[i] for i in result.ranked]}),
                          indent=2, allow_nan=False))
         return 0
@@ -331,14 +352,16 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
                  wide=args.wide)
     level = f"{args.level:.0%} CI of A - B"
     for a, b in itertools.combinations(scores, 2):
-        header = ["slice", "metric", "test", "A", "B", "A - B", level, "p"]
+        header = ["slice", "metric", "test", "A", "B", "A - B", level, "p", "Holm p"]
         body = [[cut(name), metric, "DeLong" if t.method == "delong" else "bootstrap", fmt(t.estimate_a, args.digits),
                  fmt(t.estimate_b, args.digits), fmt(t.difference, args.digits),
-                 f"[{fmt(t.low, args.digits)}, {fmt(t.high, args.digits)}]", _p_text(t)]
+                 f"[{fmt(t.low, args.digits)}, {fmt(t.high, args.digits)}]", _p_text(t),
+                 "" if (name, x, y, metric, t.method) not in holm else fmt_p(holm[name, x, y, metric, t.method])]
                 for name, c in parts for x, y, metric, t in c.rows if (x, y) == (a, b)]
         lines += ["", *fit([f"A = {a!r}, B = {b!r}"]), *render_table(header, body, wide=args.wide, left=3)]
-    lines += ["", *fit(["p: two-sided, each slice tested on its own rows (not adjusted for the number of "
-                        "slices); --json for every slice"], wide=args.wide)]
+    lines += ["", *fit(["p: two-sided, each slice tested on its own rows; Holm p: adjusted (Holm) across the "
+                        "slices shown, for each metric and test (the overall row is not one of them); --json "
+                        "for every slice"], wide=args.wide)]
     print("\n".join(lines))
     return 0
 
