@@ -364,7 +364,7 @@ def _quantile_position(sorted_values: np.ndarray, x: float) -> float:
     return (k - 1 + (x - lo) / (hi - lo)) / (n - 1)
 
 
-def _bootstrap_p(replicates: np.ndarray, z0: float | None, a: float | None, method: str) -> tuple[float, float]:
+def interval_p_value(replicates: np.ndarray, z0: float | None, a: float | None, method: str) -> tuple[float, float]:
     """Two-sided p-value of "no difference" from the replicate differences: the smallest
     ``1 - level`` whose interval (percentile or BCa, as :func:`_interval` computes it)
     excludes 0, and the resolution ``1 / replicates`` below which it is not resolved."""
@@ -796,7 +796,7 @@ def bootstrap_tests(
         finite = diffs[~np.isnan(diffs)]
         sd = float(np.std(finite, ddof=1))
         z = _z_statistic(difference, sd)
-        p, resolution = _bootstrap_p(diffs, z0, a, method)
+        p, resolution = interval_p_value(diffs, z0, a, method)
         results.append(PairedComparison(
             est_a, est_b, difference, low, high, level, z, p, sd, method, m.name,
             int(n_resamples), int(diffs.size - finite.size), diffs, drawn.resample, drawn.n_blocks,

@@ -37,7 +37,7 @@ from .._core.normal import isf
 from .._core.text import visible
 from .._core.validate import AP_METHODS, check_binary, check_choice, check_number
 from ..slices import slice_codes
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci, interval_p_value
 from .delong import _delong, unpaired_delong
 from .results import _check_level, _check_random_state, _normal_interval
 
@@ -117,13 +117,12 @@ def _entropy(random_state: Any) -> int:
 
 
 def _bootstrap_p(diff: np.ndarray) -> float:
-    """Two-sided p-value of a difference from its replicates: twice the smaller share on
-    either side of 0 (ties half), at most 1; NaN without replicates."""
-    d = diff[~np.isnan(diff)]
-    if not d.size:
+    """Two-sided p-value of a difference from its replicates, by the one rule of
+    :func:`precall.stats.bootstrap_tests` (the smallest ``1 - level`` whose percentile
+    interval excludes 0, at least one over the replicates); NaN without replicates."""
+    if not np.any(~np.isnan(diff)):
         return math.nan
-    below = (np.sum(d < 0) + 0.5 * np.sum(d == 0)) / d.size
-    return float(min(1.0, 2.0 * min(below, 1.0 - below)))
+    return interval_p_value(diff, None, None, "percentile")[0]
 
 
 def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
