@@ -381,9 +381,10 @@ def test_cli_engine_spark_by(sliced, tmp_path):
         mem = json.loads(_run_cli(main, [*common, "--json"]))
         spk = json.loads(_run_cli(main, [*common, "--json", "--engine", "spark"]))
         assert _run_cli(main, [*common, "--csv", "--engine", "spark"]) == _run_cli(main, [*common, "--csv"])
-        text = _run_cli(main, [*common, "--engine", "spark"])
+        text = _run_cli(main, [*common, "--full", "--engine", "spark"])
+        assert text == _run_cli(main, [*common, "--full"])
     assert spk == mem  # the same slices, names, order and numbers as in memory
-    assert "country=(missing)" in text
+    assert "country=(missing)" in text and "device=-2" in text
     for argv, words in [
         ([*common, "--engine", "spark", "--ci"], "--ci (with --engine spark)"),
         ([*common, "--engine", "spark", "--ties", "stable"], "--ties stable"),

@@ -20,7 +20,6 @@ from precall._slicing import with_values
 from precall.readers import iter_file, label_counts, label_text
 
 from ._common import CliError, cli_spelling, resolve_pos_label
-from ._slices import SliceReport
 
 
 #: ``evaluate --engine``: in memory (the default), streamed through an Accumulator, on Dask
@@ -212,9 +211,11 @@ def evaluate_spark(args: argparse.Namespace) -> tuple[Evaluations, Counter[str],
     return (evaluation, tuple(zip(prevalences, at))), counts, positive
 
 
-def evaluate_spark_slices(args: argparse.Namespace, by: list[str], on_undefined: Any) -> SliceReport:
+def evaluate_spark_slices(args: argparse.Namespace, by: list[str],
+                          on_undefined: Any) -> tuple[dict[str, Any], precall.SlicedEvaluation, list[str]]:
     """``--engine spark --by``: :func:`precall.spark.evaluate` with ``by=``, its slices named by
-    the column values as text (as the readers give them: :func:`precall.readers.label_text`)."""
+    the column values as text (as the readers give them: :func:`precall.readers.label_text`): the
+    input as ``evaluate --by`` describes it, the result and the warnings."""
     (errors, session, pspark), is_file, path = _spark_input(args)
     with _spark_session(session, args.master) as spark:
         frame, _, counts, positive, value = _spark_frame(spark, pspark, errors, args, is_file)
@@ -232,9 +233,8 @@ def evaluate_spark_slices(args: argparse.Namespace, by: list[str], on_undefined:
         None if v is None else at[j][label_text(v)] for j, v in enumerate(k)) for k in result.keys))
     source = {"file": path, "n_rows": sum(counts.values()), "label_column": args.label, "score_column": args.score[0],
               "weight_column": args.weight, "pos_label": positive}
-    return SliceReport(source, with_values(coded_result, values),
-                       list(dict.fromkeys(str(w.message) for w in caught if not issubclass(
-                           w.category, (DeprecationWarning, FutureWarning)))))
+    return source, with_values(coded_result, values), list(dict.fromkeys(
+        str(w.message) for w in caught if not issubclass(w.category, (DeprecationWarning, FutureWarning))))
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ from ._format import describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, inte
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
+    SliceReport,
     add_slice_options,
     by_columns,
     resampled,
@@ -572,7 +573,7 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
                        "compare models per slice with precall compare --by")
     by = by_columns(args.by)
     if args.engine == "spark":  # every slice from the executors' merged accumulators (no rows here: no --ci)
-        report = evaluate_spark_slices(args, by, on_undefined_arg(args))
+        report = SliceReport(*evaluate_spark_slices(args, by, on_undefined_arg(args)))
     else:
         columns = read_scores(args, names, by)
         report = sliced_evaluation(columns, name=args.file, label=args.label, score=names[0], weight=args.weight,
@@ -706,7 +707,8 @@ def register(sub: Any) -> None:
                     help="binary, one --score: 'memory' (default) loads the columns; 'stream' is --stream; "
                     "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "
                     "Dask cluster (the 'dask' extra); 'spark' reads a Parquet file or a table name with "
-                    "Spark and evaluates exactly by score ranges on its executors (the 'spark' extra)")
+                    "Spark and evaluates exactly by score ranges on its executors (the 'spark' extra); with --by: "
+                    "'memory' or 'spark' (one accumulator per partition, merged)")
     ev.add_argument("--master", metavar="URL",
                     help="with --engine spark: the Spark master (spark://host:7077, yarn, local[4]); default: "
                     "the active session, else local[*]")

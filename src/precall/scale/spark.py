@@ -22,6 +22,12 @@ and (optional) weight columns.  Two ways to run, chosen by ``mode``:
 ``"auto"`` (the default) runs pass 1 and collects when the table has at most
 ``collect_rows`` rows (1,000,000), otherwise it uses the ranges.
 
+``evaluate(..., by=[columns])`` gives the :class:`precall.SlicedEvaluation` of the
+in-memory ``precall.evaluate(..., by=...)``: after pass 1, every partition builds
+one :class:`precall.SlicedAccumulator` (``mapInArrow``), whose payloads are merged
+on the executors and then on the driver (memory bounded by the distinct
+(slice, score) pairs, not by the rows); bit for bit without weights.
+
 Exactness: the cut points depend only on the multiset of scores, and within a
 range the rows are put in one canonical order (score, label, weight) before any
 weight is summed, so the result is the same bits for any partitioning and any
