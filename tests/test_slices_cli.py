@@ -289,7 +289,7 @@ def test_ci_intervals_are_each_slices_own(files, capsys):
 BAD_CLI = [
     (["--score", "p", "--score", "q", "--by", "country"], "compare models per slice with precall compare --by"),
     (["--class-columns", "p,q", "--by", "country"], "--by goes with one --score"),
-    (["--score", "p", "--by", "country", "--stream"], "--by goes with one --score, in memory"),
+    (["--score", "p", "--by", "country", "--stream"], "--by goes with one --score, in memory or --engine spark"),
     (["--score", "p", "--by", "country,"], "an empty column name"),
     (["--score", "p", "--by", "country,country"], "given twice"),
     (["--score", "p", "--by", "nope"], "no column 'nope' (given by --by)"),

@@ -247,3 +247,150 @@ def _run_cli(main, argv, code=0):
         got = main(["evaluate", *argv])
     assert got == code, err.getvalue()
     return out.getvalue() if code == 0 else err.getvalue()
+
+
+# ---------------------------------------------------------------------------
+# by=: the SlicedEvaluation of in-memory by=, for any partitioning
+def _sliced_data(n=4000, seed=3):
+    """Ties (2-decimal scores, one heavy tie), a string column with nulls and empty strings,
+    an integer column with nulls, booleans, dates, and a slice ("zz") without positives."""
+    import datetime
+
+    import pandas as pd
+
+    y, s, w = _data(n, seed)
+    rng = np.random.default_rng(seed)
+    country = rng.choice(np.array(["fr", "de", "us", "", None], dtype=object), n, p=[0.3, 0.3, 0.2, 0.1, 0.1])
+    country[:25] = "zz"
+    y[:25] = 0  # "zz": no positives (AP undefined, not ranked)
+    device = rng.integers(-2, 3, n).astype(object)
+    device[rng.random(n) < 0.05] = None
+    flag = rng.random(n) < 0.5
+    day = np.array([datetime.date(2024, 1, 1) + datetime.timedelta(days=int(d)) for d in rng.integers(0, 3, n)],
+                   dtype=object)
+    frame = pd.DataFrame({"y": y, "s": s, "w": w, "country": country, "device": pd.array(device, dtype="Int64"),
+                          "flag": flag, "day": day})
+    return frame, {"country": country, "device": device, "flag": flag, "day": np.array([str(d) for d in day],
+                                                                                         dtype=object)}
+
+
+@pytest.fixture(scope="module")
+def sliced(spark):
+    from pyspark.sql.types import BooleanType, DateType, DoubleType, LongType, StringType, StructField, StructType
+
+    frame, values = _sliced_data()
+    schema = StructType([StructField("y", LongType()), StructField("s", DoubleType()), StructField("w", DoubleType()),
+                         StructField("country", StringType()), StructField("device", LongType()),
+                         StructField("flag", BooleanType()), StructField("day", DateType())])
+    rows = [(int(a), float(b), float(c), d, e, bool(f), g) for a, b, c, d, e, f, g in zip(
+        frame["y"], frame["s"], frame["w"], values["country"], values["device"], values["flag"], frame["day"])]
+    df = spark.createDataFrame(rows, schema).cache()
+    return frame, values, {p: df.repartition(p) for p in (1, 3, 7)}
+
+
+def _sliced_numbers(r):
+    arrays = [r.n_samples, r.n_pos, r.n_neg, r.roc_auc, r.auprg, r.best_f1, r.best_f1_threshold,
+              r.best_f1_precision, r.best_f1_recall, r.ranked]
+    arrays += [d[m] for d in (r.average_precision, r.min_average_precision, r.normalized_average_precision)
+               for m in precall.AP_METHODS]
+    return [np.asarray(a, dtype=np.float64) for a in arrays] + [np.array(_numbers(r.overall), dtype=np.float64)]
+
+
+def _assert_same(got, want, tol=0.0):
+    assert got.names == want.names and got.keys == want.keys and got.columns == want.columns
+    assert got.min_support == want.min_support and got.overall.n_samples == want.overall.n_samples
+    for a, b in zip(_sliced_numbers(got), _sliced_numbers(want), strict=True):
+        if tol:
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+        else:  # bit for bit, NaN where NaN
+            np.testing.assert_array_equal(a, b)
+
+
+BY_CASES = [  # (by, min_support, weighted)
+    ("country", 0, False),
+    (["country", "device"], 30, False),
+    (["flag", "day", "device"], 0, False),
+    (["country", "flag"], 10, True),
+]
+
+
+@pytest.mark.parametrize("by,min_support,weighted", BY_CASES, ids=[f"{b}-{m}-{w}" for b, m, w in BY_CASES])
+def test_by_equals_in_memory_for_any_partitioning(sliced, by, min_support, weighted):
+    frame, values, frames = sliced
+    names = [by] if isinstance(by, str) else by
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the slice without positives
+        want = precall.evaluate(frame["y"].to_numpy(), frame["s"].to_numpy(),
+                                sample_weight=frame["w"].to_numpy() if weighted else None,
+                                by={n: values[n] for n in names}, min_support=min_support)
+        runs = {p: pspark.evaluate(df, "y", "s", by=by, min_support=min_support,
+                                   **({"weight": "w"} if weighted else {})) for p, df in frames.items()}
+    assert "(missing)" in " ".join(want.names) or by[0] == "flag"
+    for p, got in runs.items():
+        _assert_same(got, want, tol=1e-14 if weighted else 0.0)
+    if by == "country":  # "" and null are one slice, "(missing)", last; "zz" has no positives, is not ranked
+        assert want.names == ("de", "fr", "us", "zz", "(missing)")
+        zz = want.names.index("zz")
+        assert runs[3].n_pos[zz] == 0 and zz not in runs[3].ranked.tolist()
+
+
+def test_by_undefined_policy_and_bad_options(sliced, spark):
+    frame, values, frames = sliced
+    df = frames[3]
+    with pytest.warns(precall.UndefinedMetricWarning):
+        pspark.evaluate(df, "y", "s", by="country")
+    with pytest.raises(ValueError, match="slice"):
+        pspark.evaluate(df, "y", "s", by="country", on_undefined="raise")
+    from pyspark.sql.types import DecimalType
+
+    odd = df.withColumn("price", df["s"].cast(DecimalType(10, 2)))
+    for kw, error, words in [
+        ({"by": "nope"}, ValueError, "`by` must name a column"),
+        ({"by": 3}, TypeError, "`by` must be a column name or a non-empty list"),
+        ({"by": []}, TypeError, "`by` must be a column name or a non-empty list"),
+        ({"by": ["country", "country"]}, ValueError, "`by` must name each column once"),
+        ({"by": "country", "prevalence": 0.1}, ValueError, "`prevalence`, `n_ranges` and `mode` are not available"),
+        ({"by": "country", "n_ranges": 3}, ValueError, "not available with `by`"),
+        ({"by": "country", "mode": "collect"}, ValueError, "not available with `by`"),
+        ({"by": "country", "min_support": -1}, ValueError, "`min_support` must be"),
+        ({"by": "country", "min_support": 1.5}, ValueError, "`min_support` must be"),
+        ({"by": "country", "recall_grid": "fine"}, ValueError, "recall_grid"),
+        ({"by": "country", "pos_label": 7}, ValueError, "`pos_label` must be one of the labels"),
+    ]:
+        with pytest.raises(error, match=words.replace("`", ".")):
+            pspark.evaluate(df, "y", "s", **kw)
+    with pytest.raises(TypeError, match="`by` column 'price' must hold slice values"):
+        pspark.evaluate(odd, "y", "s", by="price")
+    bad = spark.createDataFrame([(1, 0.9, "a"), (0, None, "b")], "y long, s double, c string")
+    with pytest.raises(ValueError, match="`score` column 's' must not be null"):
+        pspark.evaluate(bad, "y", "s", by="c")
+
+
+def test_cli_engine_spark_by(sliced, tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from precall.cli import main
+
+    frame, _, _ = sliced
+    path = tmp_path / "sliced.parquet"
+    pq.write_table(pa.Table.from_pandas(frame[["y", "s", "country", "device"]], preserve_index=False), path)
+    common = [str(path), "--label", "y", "--score", "s", "--by", "country,device", "--min-support", "20"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = json.loads(_run_cli(main, [*common, "--json"]))
+        spk = json.loads(_run_cli(main, [*common, "--json", "--engine", "spark"]))
+        assert _run_cli(main, [*common, "--csv", "--engine", "spark"]) == _run_cli(main, [*common, "--csv"])
+        text = _run_cli(main, [*common, "--full", "--engine", "spark"])
+        assert text == _run_cli(main, [*common, "--full"])
+    assert spk == mem  # the same slices, names, order and numbers as in memory
+    assert "country=(missing)" in text and "device=-2" in text
+    for argv, words in [
+        ([*common, "--engine", "spark", "--ci"], "--ci (with --engine spark)"),
+        ([*common, "--engine", "spark", "--ties", "stable"], "--ties stable"),
+        ([*common, "--engine", "dask"], "drop --engine dask"),
+        ([*common, "--stream"], "drop --engine stream"),
+        ([str(path), "--label", "y", "--score", "s", "--by", "nope", "--engine", "spark"], "`by` must name a column"),
+    ]:
+        err = _run_cli(main, argv, code=2)
+        assert words in err and len(err.strip().splitlines()) == 1, err

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import re
 import sys
+import warnings
 from collections import Counter
 from typing import Any, Iterator
 
@@ -14,9 +16,10 @@ import numpy as np
 
 import precall
 from precall import readers
+from precall._slicing import with_values
 from precall.readers import iter_file, label_counts, label_text
 
-from ._common import CliError, resolve_pos_label
+from ._common import CliError, cli_spelling, resolve_pos_label
 
 
 #: ``evaluate --engine``: in memory (the default), streamed through an Accumulator, on Dask
@@ -149,9 +152,8 @@ def _dask_scheduler(dask: Any, scheduler: str | None) -> Iterator[None]:
 _TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}")
 
 
-def evaluate_spark(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
-    """``--engine spark``: a Parquet file (or folder) or a table name read by Spark and
-    evaluated by :mod:`precall.spark` (score ranges on the executors for large tables)."""
+def _spark_input(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    """``--engine spark``'s modules and the checked path (a Parquet file or folder, or a table name)."""
     try:
         from pyspark.errors import PySparkException
         from pyspark.sql import SparkSession
@@ -159,7 +161,7 @@ def evaluate_spark(args: argparse.Namespace) -> tuple[Evaluations, Counter[str],
         import precall.spark as pspark
     except ImportError:
         raise CliError("--engine spark needs the 'spark' extra: pip install 'precall[spark]'") from None
-    path, score = args.file, args.score[0]
+    path = args.file
     is_file = "://" in path or os.path.exists(path)
     folder = path.endswith("/") or os.path.isdir(path)
     if is_file and not folder and readers.file_format(path) != "parquet":  # the readers' one dispatch
@@ -167,27 +169,72 @@ def evaluate_spark(args: argparse.Namespace) -> tuple[Evaluations, Counter[str],
                        "other formats")
     if not is_file and not _TABLE_NAME.fullmatch(path):
         raise CliError(f"{path}: no such file, and not a table name (db.table)")
-    with _spark_session(SparkSession, args.master) as spark:
-        try:
-            frame = spark.read.parquet(path) if is_file else spark.table(path)
-            scanned = pspark.scan(frame, args.label, score, weight=args.weight)
-        except (ValueError, TypeError, PySparkException) as exc:
-            raise CliError(f"{path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-        counts: Counter[str] = Counter()
-        texts = {}
-        for value, n in scanned.label_counts.items():
-            texts[value] = label_text(value)
-            counts[texts[value]] += int(n)
-        positive = resolve_pos_label(counts, args.pos_label, args.label, path)
-        value = next(v for v, text in texts.items() if text == positive)
+    return (PySparkException, SparkSession, pspark), is_file, path
+
+
+def _spark_frame(spark: Any, pspark: Any, errors: Any, args: argparse.Namespace,
+                 is_file: bool) -> tuple[Any, Any, Counter[str], str, Any]:
+    """The DataFrame, its scan (every row checked), the label counts as text, the positive label
+    as text (the readers' rule) and as the column's value."""
+    path = args.file
+    try:
+        frame = spark.read.parquet(path) if is_file else spark.table(path)
+        scanned = pspark.scan(frame, args.label, args.score[0], weight=args.weight)
+    except (ValueError, TypeError, errors) as exc:
+        raise CliError(f"{path}: {_first_line(exc)}") from None
+    counts: Counter[str] = Counter()
+    texts = {}
+    for value, n in scanned.label_counts.items():
+        texts[value] = label_text(value)
+        counts[texts[value]] += int(n)
+    positive = resolve_pos_label(counts, args.pos_label, args.label, path)
+    return frame, scanned, counts, positive, next(v for v, text in texts.items() if text == positive)
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def evaluate_spark(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
+    """``--engine spark``: a Parquet file (or folder) or a table name read by Spark and
+    evaluated by :mod:`precall.spark` (score ranges on the executors for large tables)."""
+    (errors, session, pspark), is_file, path = _spark_input(args)
+    with _spark_session(session, args.master) as spark:
+        frame, scanned, counts, positive, value = _spark_frame(spark, pspark, errors, args, is_file)
         prevalences = list(dict.fromkeys(args.prevalence or ()))
         try:  # the same passes for every prevalence
-            evaluation, *at = pspark.evaluations(frame, args.label, score, weight=args.weight, pos_label=value,
-                                                 recall_grid=args.recall_grid, prevalences=[None, *prevalences],
-                                                 scanned=scanned)
-        except (ValueError, TypeError, PySparkException) as exc:
-            raise CliError(f"{path}: {str(exc).splitlines()[0]}") from None
+            evaluation, *at = pspark.evaluations(frame, args.label, args.score[0], weight=args.weight,
+                                                 pos_label=value, recall_grid=args.recall_grid,
+                                                 prevalences=[None, *prevalences], scanned=scanned)
+        except (ValueError, TypeError, errors) as exc:
+            raise CliError(f"{path}: {_first_line(exc)}") from None
     return (evaluation, tuple(zip(prevalences, at))), counts, positive
+
+
+def evaluate_spark_slices(args: argparse.Namespace, by: list[str],
+                          on_undefined: Any) -> tuple[dict[str, Any], precall.SlicedEvaluation, list[str]]:
+    """``--engine spark --by``: :func:`precall.spark.evaluate` with ``by=``, its slices named by
+    the column values as text (as the readers give them: :func:`precall.readers.label_text`): the
+    input as ``evaluate --by`` describes it, the result and the warnings."""
+    (errors, session, pspark), is_file, path = _spark_input(args)
+    with _spark_session(session, args.master) as spark:
+        frame, _, counts, positive, value = _spark_frame(spark, pspark, errors, args, is_file)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = pspark.evaluate(frame, args.label, args.score[0], weight=args.weight, pos_label=value,
+                                         recall_grid=args.recall_grid, on_undefined=on_undefined, by=by,
+                                         min_support=args.min_support)
+            except (ValueError, TypeError, errors) as exc:
+                raise CliError(f"{path}: {cli_spelling(_first_line(exc))}") from None
+    values = [sorted({label_text(k[j]) for k in result.keys if k[j] is not None}) for j in range(len(by))]
+    at = [{text: i for i, text in enumerate(v)} for v in values]
+    coded_result = dataclasses.replace(result, keys=tuple(tuple(
+        None if v is None else at[j][label_text(v)] for j, v in enumerate(k)) for k in result.keys))
+    source = {"file": path, "n_rows": sum(counts.values()), "label_column": args.label, "score_column": args.score[0],
+              "weight_column": args.weight, "pos_label": positive}
+    return source, with_values(coded_result, values), list(dict.fromkeys(
+        str(w.message) for w in caught if not issubclass(w.category, (DeprecationWarning, FutureWarning))))
 
 
 @contextlib.contextmanager

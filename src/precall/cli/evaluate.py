@@ -34,11 +34,12 @@ from ._common import (
     print_warnings,
     unit_arg,
 )
-from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_spark, evaluate_stream
+from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_spark, evaluate_spark_slices, evaluate_stream
 from ._format import describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, legend, render_table
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
+    SliceReport,
     add_slice_options,
     by_columns,
     resampled,
@@ -557,22 +558,27 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
     """``--by``: every number per slice (one :func:`precall.evaluate` with ``by=``), the worst and
     best ``--top`` slices as a table, every slice with ``--full``, ``--json`` or ``--csv``."""
     given = [flag for flag, on in (("--class-columns", args.class_columns), ("--class-prefix", args.class_prefix),
-                                   ("--engine " + args.engine, args.engine != "memory"),
+                                   ("--engine " + args.engine, args.engine not in ("memory", "spark")),
+                                   ("--ci (with --engine spark)", args.ci and args.engine == "spark"),
+                                   ("--ties " + args.ties, args.engine == "spark" and args.ties != "group"),
                                    ("--at-recall", args.at_recall), ("--at-precision", args.at_precision),
                                    ("--at-threshold", args.at_threshold), ("--prevalence", args.prevalence),
                                    ("--markdown", args.markdown), ("--method", args.method)) if on]
     if given:
-        raise CliError(f"--by goes with one --score, in memory; drop {', '.join(given)} (per class: one --score "
-                       "of each class; the slices' points: --json)")
+        raise CliError(f"--by goes with one --score, in memory or --engine spark; drop {', '.join(given)} (per "
+                       "class: one --score of each class; the slices' points: --json)")
     names = list(dict.fromkeys(args.score))
     if len(names) != 1:
         raise CliError(f"--by evaluates one --score column; got {len(names)} ({', '.join(map(repr, names))}): "
                        "compare models per slice with precall compare --by")
     by = by_columns(args.by)
-    columns = read_scores(args, names, by)
-    report = sliced_evaluation(columns, name=args.file, label=args.label, score=names[0], weight=args.weight,
-                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
-                               on_undefined=on_undefined_arg(args), min_support=args.min_support)
+    if args.engine == "spark":  # every slice from the executors' merged accumulators (no rows here: no --ci)
+        report = SliceReport(*evaluate_spark_slices(args, by, on_undefined_arg(args)))
+    else:
+        columns = read_scores(args, names, by)
+        report = sliced_evaluation(columns, name=args.file, label=args.label, score=names[0], weight=args.weight,
+                                   pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
+                                   on_undefined=on_undefined_arg(args), min_support=args.min_support)
     text = not (args.json or args.csv)
     if args.ci:
         if text:  # the estimates first (flushed), then the intervals, which take longer
@@ -701,7 +707,8 @@ def register(sub: Any) -> None:
                     help="binary, one --score: 'memory' (default) loads the columns; 'stream' is --stream; "
                     "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "
                     "Dask cluster (the 'dask' extra); 'spark' reads a Parquet file or a table name with "
-                    "Spark and evaluates exactly by score ranges on its executors (the 'spark' extra)")
+                    "Spark and evaluates exactly by score ranges on its executors (the 'spark' extra); with --by: "
+                    "'memory' or 'spark' (one accumulator per partition, merged)")
     ev.add_argument("--master", metavar="URL",
                     help="with --engine spark: the Spark master (spark://host:7077, yarn, local[4]); default: "
                     "the active session, else local[*]")

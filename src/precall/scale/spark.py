@@ -22,6 +22,12 @@ and (optional) weight columns.  Two ways to run, chosen by ``mode``:
 ``"auto"`` (the default) runs pass 1 and collects when the table has at most
 ``collect_rows`` rows (1,000,000), otherwise it uses the ranges.
 
+``evaluate(..., by=[columns])`` gives the :class:`precall.SlicedEvaluation` of the
+in-memory ``precall.evaluate(..., by=...)``: after pass 1, every partition builds
+one :class:`precall.SlicedAccumulator` (``mapInArrow``), whose payloads are merged
+on the executors and then on the driver (memory bounded by the distinct
+(slice, score) pairs, not by the rows); bit for bit without weights.
+
 Exactness: the cut points depend only on the multiset of scores, and within a
 range the rows are put in one canonical order (score, label, weight) before any
 weight is summed, so the result is the same bits for any partitioning and any
@@ -57,6 +63,7 @@ import numpy as np
 from . import ranges as _ranges
 from .._core.evaluation import Evaluation
 from .._core.steps import Steps, reweight
+from .sliced import SlicedAccumulator
 from .._core.validate import (
     BinaryInput,
     _check_scores,
@@ -69,6 +76,7 @@ from .._core.validate import (
     check_prevalence,
 )
 from ..metrics import evaluate as _evaluate_in_memory
+from ..slices import SlicedEvaluation
 from ..table import ThresholdTable, threshold_table as _table_in_memory
 
 __all__ = ["MODES", "MllibComparison", "Scan", "average_precision", "compare_mllib", "evaluate", "evaluations",
@@ -498,6 +506,108 @@ def _positive(info: Scan | None, pos_label: Any, rule: str, y: np.ndarray, s: np
 
 
 # ---------------------------------------------------------------------------
+# by=: one SlicedAccumulator per partition, merged
+_BY_TYPES = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "BooleanType",
+             "StringType", "VarcharType", "CharType", "DateType")
+
+
+def _by_names(df: Any, by: Any) -> list[str]:
+    """The ``by`` column names (one name or a list of them), each checked against the schema."""
+    names = [by] if isinstance(by, str) else list(by) if isinstance(by, (list, tuple)) else None
+    if not names or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"`by` must be a column name or a non-empty list of column names (str); got {by!r:.80}. "
+                        "Slice a Spark DataFrame by its own columns, e.g. by=['country', 'device']")
+    if len(set(names)) != len(names):
+        raise ValueError(f"`by` must name each column once; got {names!r}")
+    for name in names:
+        _column_type(df, name, "by", _BY_TYPES, "slice values (numbers, booleans, strings or dates)")
+    return names
+
+
+def _by_batch_column(column: Any) -> np.ndarray:
+    """A slice column of an Arrow batch as numpy: nulls as ``None`` (NaN for floats), so a
+    missing value is its own slice; integers and booleans with nulls kept as Python values."""
+    import pyarrow as pa
+
+    if column.null_count and (pa.types.is_integer(column.type) or pa.types.is_boolean(column.type)):
+        return np.array(column.to_pylist() + [None], dtype=object)[:-1]
+    return column.to_numpy(zero_copy_only=False)
+
+
+def _sliced_partition(batches: Iterator[Any], weighted: bool, names: list[str]) -> Iterator[Any]:
+    """``by=`` on one partition (``mapInArrow``): its :class:`SlicedAccumulator` payload (the
+    labels are already ``label == positive``), or the first error as text."""
+    import pyarrow as pa
+
+    acc, error, k = SlicedAccumulator(pos_label=True), None, 3 if weighted else 2
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        try:
+            acc.update(batch.column(0).to_numpy(zero_copy_only=False), batch.column(1).to_numpy(zero_copy_only=False),
+                       sample_weight=batch.column(2).to_numpy(zero_copy_only=False) if weighted else None,
+                       by={n: _by_batch_column(batch.column(k + j)) for j, n in enumerate(names)})
+        except (ValueError, TypeError) as exc:
+            error = str(exc)
+            break
+    if error is not None or acc.columns is not None:
+        yield pa.RecordBatch.from_pylist([{"blob": acc.to_bytes() if error is None else None, "error": error}],
+                                         schema=pa.schema([("blob", pa.binary()), ("error", pa.string())]))
+
+
+def _merge_sliced(batches: Iterator[Any]) -> Iterator[Any]:
+    """The tree step of ``by=`` on the executors: partitions' payloads merged into one."""
+    import pyarrow as pa
+
+    blobs, errors = [], []
+    for batch in batches:
+        blobs += [b for b in batch.column("blob").to_pylist() if b is not None]
+        errors += [e for e in batch.column("error").to_pylist() if e is not None]
+    rows = [{"blob": None, "error": e} for e in errors[:1]]
+    if blobs and not errors:
+        acc = SlicedAccumulator.from_bytes(blobs[0])
+        for blob in blobs[1:]:
+            acc = acc.merge(SlicedAccumulator.from_bytes(blob))
+        rows.append({"blob": acc.to_bytes(), "error": None})
+    if rows:
+        yield pa.RecordBatch.from_pylist(rows, schema=pa.schema([("blob", pa.binary()), ("error", pa.string())]))
+
+
+def _evaluate_by(df: Any, label: str, score: str, weight: str | None, by: Any, pos_label: Any, recall_grid: str,
+                 on_undefined: Any, min_support: Any) -> SlicedEvaluation:
+    """``evaluate(..., by=)``: pass 1 (:func:`scan`: every row checked, the positive label),
+    then one :class:`SlicedAccumulator` per partition, merged on the executors into at most
+    ``_FAN_IN`` payloads and those on the driver."""
+    check_options(recall_grid=recall_grid)
+    policy = check_on_undefined(on_undefined)
+    min_support = check_number(min_support, "min_support", low=0, integer=True,
+                               hint="slices with fewer rows are reported but not ranked")
+    columns = _columns(df, label, score, weight)
+    names = _by_names(df, by)
+    info = scan(df, label, score, weight=weight)
+    if info.n_rows == 0:
+        raise ValueError("`df` must not be empty; got 0 rows")
+    positive = info.positive(pos_label)
+    F = _spark()
+    kinds = {f.name: type(f.dataType).__name__ for f in df.schema.fields}
+    slices = [(F.col(n).cast("string") if kinds[n] == "DateType" else F.col(n)).alias(f"__precall_by{j}")
+              for j, n in enumerate(names)]
+    weighted = weight is not None
+    selected = df.select((columns[0] == F.lit(positive)).alias("y"), *columns[1:], *slices)
+    payloads = selected.mapInArrow(lambda it: _sliced_partition(it, weighted, names), "blob binary, error string")
+    # merged on the executors first: the driver holds at most _FAN_IN states, each bounded by the
+    # distinct (slice, score) pairs, whatever the rows
+    rows = payloads.repartition(_FAN_IN).mapInArrow(_merge_sliced, "blob binary, error string").collect()
+    errors = [r["error"] for r in rows if r["error"] is not None]
+    if errors:
+        raise ValueError(_named(min(errors), label, score, weight))
+    acc = SlicedAccumulator.from_bytes(rows[0]["blob"])
+    for r in rows[1:]:
+        acc = acc.merge(SlicedAccumulator.from_bytes(r["blob"]))
+    return acc.evaluate(recall_grid=recall_grid, on_undefined=policy, min_support=min_support)
+
+
+# ---------------------------------------------------------------------------
 # public
 def _plan(df: Any, mode: str, collect_rows: Any, n_ranges: Any, label: str, score: str,
           weight: str | None, scanned: Scan | None = None) -> tuple[list[Any], Scan | None, str, int]:
@@ -565,9 +675,10 @@ def evaluations(df: Any, label: str, score: str, *, prevalences: Sequence[float 
 
 def evaluate(df: Any, label: str, score: str, *, weight: str | None = None, pos_label: Any = None,
              recall_grid: str = "reference", on_undefined: Any = "warn", prevalence: float | None = None,
-             mode: str = "auto", n_ranges: int | None = None, collect_rows: int = COLLECT_ROWS) -> Evaluation:
+             mode: str = "auto", n_ranges: int | None = None, collect_rows: int = COLLECT_ROWS, by: Any = None,
+             min_support: int = 0) -> Evaluation | SlicedEvaluation:
     """:func:`precall.evaluate` (grouped ties) of a Spark DataFrame's columns: every AP
-    convention, ROC-AUC, the best F1 and the prevalence.
+    convention, ROC-AUC, the best F1 and the prevalence; per slice with ``by``.
 
     Parameters
     ----------
@@ -589,16 +700,35 @@ def evaluate(df: Any, label: str, score: str, *, weight: str | None = None, pos_
         Score ranges (default: one per 250,000 rows, at most 1024).
     collect_rows : int, default=1,000,000
         The largest table ``"auto"`` collects.
+    by : str or list of str, default=None
+        Slice columns of ``df`` (numbers, booleans, strings or dates): the
+        :class:`precall.SlicedEvaluation` of ``precall.evaluate(..., by=...)``
+        on the same rows (grouped ties), slice names and order identical, a
+        null (or NaN) its own slice ``"(missing)"``.  Pass 1 checks the rows,
+        then every partition builds one :class:`precall.SlicedAccumulator`,
+        merged on the executors (at most 8 states reach the driver, each
+        bounded by the distinct (slice, score) pairs).  Without weights
+        every number equals the in-memory one bit for bit, for any
+        partitioning; with weights, to rounding.  ``prevalence``,
+        ``n_ranges`` and ``mode`` do not apply.
+    min_support : int, default=0
+        With ``by``: slices with fewer rows are reported but not ranked.
 
     Returns
     -------
-    Evaluation
+    Evaluation, or SlicedEvaluation with ``by``
 
     See Also
     --------
     evaluations : several prevalences from the same passes.
     precall.evaluate : the same in memory.
     """
+    if by is not None:
+        if prevalence is not None or n_ranges is not None or mode != "auto":
+            raise ValueError(f"`prevalence`, `n_ranges` and `mode` are not available with `by`; got "
+                             f"prevalence={prevalence!r}, n_ranges={n_ranges!r}, mode={mode!r}. Drop them (slices "
+                             "are accumulated per partition and merged, not cut by score)")
+        return _evaluate_by(df, label, score, weight, by, pos_label, recall_grid, on_undefined, min_support)
     return evaluations(df, label, score, prevalences=(prevalence,), weight=weight, pos_label=pos_label,
                        recall_grid=recall_grid, on_undefined=on_undefined, mode=mode, n_ranges=n_ranges,
                        collect_rows=collect_rows)[0]
