@@ -114,16 +114,53 @@ def ascending_key(values: np.ndarray) -> np.ndarray | None:
     return v
 
 
+_BLOCK = 1 << 16  # elements per block of the fused passes below (their temporaries stay in cache)
+
+
+def _index_keys(scores: np.ndarray, shift: int) -> tuple[np.ndarray, int, int]:
+    """The keys ``score_key << shift | index`` (the score key's low ``drop`` bits dropped
+    when it does not fit), its width and ``drop``, built block by block in cache."""
+    n = scores.shape[0]
+    key = np.empty(n, dtype=np.uint64)
+    width = drop = 0
+    idx = np.arange(_BLOCK, dtype=np.uint64)
+    for start in range(0, n, _BLOCK):
+        part, width = _descending_key(scores[start : start + _BLOCK])
+        drop = max(0, width + shift - 64)
+        if drop:
+            part >>= np.uint64(drop)
+        part <<= np.uint64(shift)
+        out = key[start : start + _BLOCK]
+        np.add(idx[: out.shape[0]], np.uint64(start), out=out)
+        out |= part
+    return key, width, drop
+
+
+def _reverse(a: np.ndarray) -> np.ndarray:
+    """``a`` reversed in place (blocks of the two halves swapped: no full-size temporary)."""
+    n = a.shape[0]
+    half = n // 2
+    for start in range(0, half, _BLOCK):
+        stop = min(start + _BLOCK, half)
+        front = a[start:stop].copy()
+        a[start:stop] = a[n - stop : n - start][::-1]
+        a[n - stop : n - start] = front[::-1]
+    return a
+
+
 def stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The permutation sorting ``scores`` decreasingly, equal scores in input
     order, and the sorted scores.
 
     One ``np.sort`` (SIMD) of the 64-bit keys ``score_key << b | index``, where
     ``b`` bits hold the index, replaces a merge-sort ``argsort`` (4x faster at
-    1e7).  For 32-bit scores the key holds the whole score and the order is
-    exact; for 64-bit scores only the top ``64 - b`` bits fit, so two different
-    scores may share a key and be ordered by index instead: such inversions
-    are found and those groups re-sorted exactly.
+    1e7).  For 32-bit scores the key holds the whole score: the order is exact
+    and the sorted scores are read back from the keys (no gather).  For 64-bit
+    scores only the top ``64 - b`` bits fit: the sorted scores come from an
+    ``np.sort`` of the values themselves (cheaper than gathering them through
+    the permutation), and wherever two neighbours share a truncated key but not
+    a score, that group of keys is re-sorted exactly (score, then index).  The
+    passes over the keys run block by block, in cache.
     """
     n = scores.shape[0]
     if n < 2:
@@ -133,31 +170,40 @@ def stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         order = n - 1 - np.argsort(scores[::-1], kind="stable")[::-1]
         return order, scores[order]
     shift = max(1, (n - 1).bit_length())
-    key, width = _descending_key(scores)
-    drop = max(0, width + shift - 64)
-    if drop:
-        key >>= np.uint64(drop)
-    key <<= np.uint64(shift)
-    for start in range(0, n, _CHUNK):
-        part = key[start : start + _CHUNK]
-        part |= np.arange(start, start + part.shape[0], dtype=np.uint64)
+    key, width, drop = _index_keys(scores, shift)
     key.sort()
-    key &= np.uint64((1 << shift) - 1)
-    order = key.view(np.int64)
-    s = scores[order]
-    bad = np.flatnonzero(s[1:] > s[:-1])
-    if bad.size:
-        # collisions of truncated keys: re-sort each affected group exactly
-        group = _descending_key(s)[0] >> np.uint64(drop)
-        groups = np.unique(group[bad])
-        lo = np.searchsorted(group, groups, side="left")
-        hi = np.searchsorted(group, groups, side="right")
-        lengths = hi - lo
-        pos = np.repeat(lo - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
-        sub = order[pos]
-        full_key, _ = _descending_key(scores[sub])
-        order[pos] = sub[np.lexsort((sub, full_key))]
-        s[pos] = scores[order[pos]]
+    order = key.view(np.int64)  # the index bits, once the score bits are cleared
+    low = np.uint64((1 << shift) - 1)
+    if width == 32 and not drop:
+        s = np.empty(n, dtype=scores.dtype)
+        for start in range(0, n, _BLOCK):
+            part = key[start : start + _BLOCK]
+            s[start : start + _BLOCK] = descending_key_scores(part >> np.uint64(shift), scores.dtype)
+            part &= low
+    else:
+        s = _reverse(np.sort(scores))
+        shared = []  # truncated keys of neighbours with different scores (blocks overlap by one)
+        for start in range(0, n - 1, _BLOCK):
+            stop = min(start + _BLOCK + 1, n)
+            high = key[start:stop] >> np.uint64(shift)
+            found = np.flatnonzero((high[1:] == high[:-1]) & (s[start + 1 : stop] != s[start : stop - 1]))
+            if found.size:
+                shared.append(high[found])
+        if shared:
+            # collisions of truncated keys: re-sort each affected group exactly
+            groups = np.unique(np.concatenate(shared)) << np.uint64(shift)
+            lo = np.searchsorted(key, groups, side="left")
+            lengths = np.searchsorted(key, groups | low, side="right") - lo
+            key &= low
+            pos = np.repeat(lo - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+            sub = order[pos]
+            full_key, _ = _descending_key(scores[sub])
+            order[pos] = sub[np.lexsort((sub, full_key))]
+        else:
+            key &= low
+    if scores.dtype.kind == "f":
+        zero = np.flatnonzero(s == 0)  # the keys (and np.sort) do not tell -0.0 from +0.0
+        s[zero] = scores[order[zero]]
     return order, s
 
 
@@ -220,11 +266,30 @@ def rank(data: BinaryInput) -> Ranked:
     if data.weight is None:
         del order
         return ranked_counts(s, y)
-    w = data.weight[order]
-    del order
-    wp = np.where(y, w, 0.0)
-    w -= wp  # the negatives' weights (exactly w or 0)
-    return Ranked(s, y, np.cumsum(wp, out=wp), np.cumsum(w, out=w), False)
+    tp, fp = _weighted_cumsums(order, y, data.weight)
+    return Ranked(s, y, tp, fp, False)
+
+
+def _weighted_cumsums(order: np.ndarray, y: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``cumsum(where(y, w, 0))`` and ``cumsum(w - that)`` of the weights ``w = weight[order]``,
+    bit for bit, block by block in cache: each block's cumulative sum starts from the
+    running total (added to its first value), which is the sequential sum itself."""
+    n = order.shape[0]
+    tp = np.empty(n)
+    fp = np.empty(n)
+    for start in range(0, n, _BLOCK):
+        t = tp[start : start + _BLOCK]
+        f = fp[start : start + _BLOCK]
+        np.take(weight, order[start : start + _BLOCK], out=f)
+        t.fill(0.0)
+        np.copyto(t, f, where=y[start : start + _BLOCK])
+        f -= t  # the negatives' weights (exactly w or 0)
+        if start:
+            t[0] += tp[start - 1]
+            f[0] += fp[start - 1]
+        np.cumsum(t, out=t)
+        np.cumsum(f, out=f)
+    return tp, fp
 
 
 def ranked_counts(sorted_scores: np.ndarray, positive: np.ndarray) -> Ranked:
