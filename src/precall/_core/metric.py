@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numpy as np
 
 from . import conventions
+from .evaluation import best_f1_points
 from .steps import Steps
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .validate import (
@@ -147,14 +148,13 @@ class Metric:
         return self.ties == "group"
 
     def kernel(self, steps: Steps) -> np.ndarray:
-        """The quantity of each of the ``m`` problems of ``steps`` (shape ``(m,)``), NaN where
-        it is undefined for ROC-AUC (no positives or no negatives); AP without positives is 0
-        by the kernels' convention (use :meth:`value` for the policy)."""
+        """The quantity of each of the ``m`` problems of ``steps`` (shape ``(m,)``), NaN where it
+        is undefined (:meth:`undefined_rows`; :meth:`value` applies the policy instead)."""
         if self.measure == "average_precision":
             return conventions.ap(steps, self.method, self.recall_grid)  # type: ignore[arg-type]
         if self.measure == "roc_auc":
             return conventions.roc_auc(steps, self.max_fpr)
-        return best_f1_values(steps)
+        return best_f1_points(steps)[1]  # NaN where undefined, as ROC-AUC
 
     def undefined_rows(self, steps: Steps) -> np.ndarray:
         """Which of the ``m`` problems the quantity is undefined for."""
@@ -170,18 +170,3 @@ class Metric:
             name = "average precision" if self.measure == "average_precision" else "F1"
             return undefined(name, NO_POSITIVES, 0.0, self.on_undefined, stacklevel=5)
         return float(self.kernel(steps)[0])
-
-
-def best_f1_values(s: Steps) -> np.ndarray:
-    """The highest F1 over the steps of each problem, ``2 TP / (TP + FP + P)`` (0 without positives).
-
-    The maximum over steps is the maximum over all operating points: within a run of equal
-    TP, F1 is largest where FP is smallest, the step's own point.
-    """
-    tp = s.tp.astype(np.float64)
-    denom = tp + s.fp + s.n_pos[:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = np.where(denom > 0, 2.0 * tp / np.where(denom > 0, denom, 1.0), 0.0)
-    if f1.shape[1] == 0:
-        return np.zeros(f1.shape[0])
-    return f1.max(axis=1)
