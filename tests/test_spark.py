@@ -21,6 +21,8 @@ import precall.spark as pspark
 
 pytestmark = pytest.mark.spark
 REQUIRED = os.environ.get("PRECALL_REQUIRE_SPARK") == "1"
+# with float weights: the bound of docs/scaling.md ("Exact and stable")
+WEIGHTED_ABS = 4e-15
 
 
 def _missing(what: str) -> None:
@@ -394,3 +396,97 @@ def test_cli_engine_spark_by(sliced, tmp_path):
     ]:
         err = _run_cli(main, argv, code=2)
         assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+SCORE_BY_CASES = [  # (partitions, weighted, AP convention, max_fpr, by)
+    (1, False, "step", None, "country"),
+    (3, False, "voc2010", 0.3, ["country", "device"]),
+    (7, False, "coco", None, ["flag", "day"]),
+    (1, True, "voc2007", None, ["country", "flag"]),
+    (3, True, "interpolated", None, "country"),
+    (7, True, "trapezoid", 0.5, ["country", "device"]),
+]
+
+
+def _assert_same_values(got, want, tol=0.0):
+    assert got.names == want.names and got.keys == want.keys and got.columns == want.columns
+    assert got.metric == want.metric and got.min_support == want.min_support
+    np.testing.assert_array_equal(got.n_samples, want.n_samples)
+    np.testing.assert_array_equal(got.defined, want.defined)
+    for a, b in ((got.values, want.values), (got.overall, want.overall), (got.n_pos, want.n_pos),
+                 (got.n_neg, want.n_neg)):
+        if tol:  # metrics absolute, weight sums relative
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+        else:
+            np.testing.assert_array_equal(a, b)
+    if not tol:
+        np.testing.assert_array_equal(got.ranked, want.ranked)
+        assert got.to_csv() == want.to_csv()
+
+
+def _assert_same_tables(got, want, tol=0.0):
+    assert got.names == want.names and got.keys == want.keys and got.min_support == want.min_support
+    np.testing.assert_array_equal(got.n_samples, want.n_samples)
+    for a, b in [*((got[k], want[k]) for k in want.names), (got.overall, want.overall)]:
+        np.testing.assert_array_equal(a.thresholds, b.thresholds)
+        assert a.thresholds.dtype == b.thresholds.dtype and a.tp.dtype == b.tp.dtype
+        if tol:  # relative: cumulative weights
+            np.testing.assert_allclose(a.tp, b.tp, rtol=tol)
+            np.testing.assert_allclose(a.fp, b.fp, rtol=tol)
+        else:
+            np.testing.assert_array_equal(a.tp, b.tp)
+            np.testing.assert_array_equal(a.fp, b.fp)
+    if not tol:
+        assert got.to_csv() == want.to_csv()
+
+
+@pytest.mark.parametrize("p,weighted,method,max_fpr,by", SCORE_BY_CASES,
+                         ids=[f"{p}-{w}-{m}-{f}" for p, w, m, f, _ in SCORE_BY_CASES])
+def test_single_metrics_and_tables_by_equal_in_memory(sliced, p, weighted, method, max_fpr, by):
+    """average_precision / roc_auc / threshold_table with by=: the SlicedValues and SlicedTables
+    of the in-memory functions on the same rows (bit for bit without weights)."""
+    frame, values, frames = sliced
+    df = frames[p]
+    names = [by] if isinstance(by, str) else by
+    slices = {n: values[n] for n in names}
+    y, s = frame["y"].to_numpy(), frame["s"].to_numpy()
+    w = frame["w"].to_numpy() if weighted else None
+    kw = {"weight": "w"} if weighted else {}
+    tol = 1e-14 if weighted else 0.0  # per-score sums merged across partitions: as evaluate(by=)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the slice without positives
+        want = precall.average_precision(y, s, sample_weight=w, method=method, by=slices, min_support=20)
+        got = pspark.average_precision(df, "y", "s", method=method, by=by, min_support=20, **kw)
+        _assert_same_values(got, want, tol)
+        want = precall.roc_auc(y, s, sample_weight=w, max_fpr=max_fpr, by=slices, on_undefined="nan")
+        got = pspark.roc_auc(df, "y", "s", max_fpr=max_fpr, by=by, on_undefined="nan", **kw)
+        _assert_same_values(got, want, tol)
+    want = precall.threshold_table(y, s, sample_weight=w, by=slices)
+    got = pspark.threshold_table(df, "y", "s", by=by, **kw)
+    _assert_same_tables(got, want, 1e-14 if weighted else 0.0)
+
+
+def test_single_metrics_by_float32_labels_and_options(spark):
+    import pandas as pd
+
+    y, s, _ = _data(1500, seed=4)
+    labels = np.where(y == 1, "spam", "ham")
+    group = np.where(np.arange(y.size) % 3 == 0, "a", "b").astype(object)
+    df = spark.createDataFrame(pd.DataFrame({"label": labels, "score": s.astype(np.float32), "g": group}))
+    s32 = s.astype(np.float32)
+    # roc_auc takes the greater label without pos_label, as in memory; AP needs it
+    _assert_same_values(pspark.roc_auc(df, "label", "score", by="g"), precall.roc_auc(labels, s32, by={"g": group}))
+    _assert_same_values(pspark.average_precision(df, "label", "score", pos_label="spam", by="g"),
+                        precall.average_precision(labels, s32, pos_label="spam", by={"g": group}))
+    _assert_same_tables(pspark.threshold_table(df, "label", "score", pos_label="spam", by="g"),
+                        precall.threshold_table(labels, s32, pos_label="spam", by={"g": group}))
+    for call, kw, words in [
+        (pspark.average_precision, {"mode": "collect"}, "`mode` and `n_ranges` are not available with `by`"),
+        (pspark.roc_auc, {"n_ranges": 3}, "not available with `by`"),
+        (pspark.threshold_table, {"mode": "ranges"}, "not available with `by`"),
+        (pspark.average_precision, {"min_support": -1}, "`min_support` must be"),
+        (pspark.average_precision, {"method": "nope"}, "method"),
+        (pspark.threshold_table, {"by": "nope"}, "`by` must name a column"),
+    ]:
+        with pytest.raises(ValueError, match=words.replace("`", ".")):
+            call(df, "label", "score", pos_label="spam", **{"by": "g", **kw})
