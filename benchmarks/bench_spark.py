@@ -110,6 +110,7 @@ def main() -> None:
                 ref = expected.roc_auc if "ROC" in name else expected.average_precision["step"]
                 result = f"{out:.10f} (precall: {ref:.10f})"
             lines.append(f"| {name} | {times[name]:.2f} | {result} |")
+            print(lines[-1], file=sys.stderr, flush=True)  # as measured: a long run shows its progress
         mine = times["precall.spark ranges: 6 AP + ROC-AUC + best F1"]
         lines += ["", f"precall.spark ranges / MLlib's one metric (areaUnderROC): "
                   f"{mine / times['MLlib evaluate(): areaUnderROC only']:.2f}x"]

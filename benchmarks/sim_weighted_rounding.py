@@ -16,8 +16,9 @@ rounded once: the best any float route can do):
   rows within runs of equal scores changes): in memory is not order-free either;
 * ``ranges, input order``: the score ranges with each range in input order (precall.dask's
   split): source (b) alone;
-* ``ranges, canonical order``: precall.spark's arithmetic (the ranges' steps built from the
-  canonically ordered rows, shifted by the prefix; no Spark needed: the same functions);
+* ``ranges, canonical order``: precall.spark's arithmetic (each range's canonically ordered
+  rows summed by a compensated cumsum, shifted by the correctly rounded prefix; no Spark
+  needed: the same functions);
 * ``accumulator``: per-score sums then a cumsum (precall.Accumulator, by=, --stream).
 
     python benchmarks/sim_weighted_rounding.py [--rows 1e6] [--ranges 8] [--seeds 3] [--output FILE]
@@ -36,7 +37,7 @@ import precall
 from _timing import emit
 from precall._core.validate import BinaryInput
 from precall.scale import ranges as R
-from precall.scale.spark import _POS, _canonical
+from precall.scale.spark import _POS, _canonical, _prefix, _weighted_steps
 from precall.table import trusted_table
 
 
@@ -77,8 +78,13 @@ def ranges_evaluation(y: np.ndarray, s: np.ndarray, w: np.ndarray, n_ranges: int
             data = _canonical(pd.DataFrame({"s": s[rows], _POS: y[rows] == 1, "w": w[rows]}), True)
         else:
             data = BinaryInput(s[rows], y[rows] == 1, w[rows], True, rows.size)
-        local.append(R.local_steps([data]) if rows.size else None)
-    prefix, grand = R.offsets([R.totals(x) for x in local])
+        local.append((_weighted_steps if canonical else R.local_steps)([data]) if rows.size else None)
+    if canonical:  # precall.spark: compensated sums in each range, correctly rounded prefixes
+        prefix_of, grand = _prefix([{"r": r, "n_pos": t[0], "n_neg": t[1], "exact": t[2]} for r, t in
+                                    enumerate(R.totals(x) for x in local)], len(local))
+        prefix = [prefix_of[r] for r in range(len(local))]
+    else:
+        prefix, grand = R.offsets([R.totals(x) for x in local])
     steps = [R.shift(x, prefix[r], grand) for r, x in enumerate(local)]
     parts = [R.summarize(st, "reference") for st in steps]
     below = R.suffix_best(parts)

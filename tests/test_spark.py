@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import precall
 import precall.spark as pspark
@@ -99,9 +101,11 @@ def test_every_convention_equals_in_memory_for_any_partitioning(data, weighted):
 def _assert_weighted_bound(y, s, w, expected, ranges, collect):
     """With float weights (docs/scaling.md, "Exact and stable"): collect mode is in-memory
     precall on the rows in the canonical order (score, label, weight), bit for bit; the score
-    ranges are no further from the value on exactly summed cumulative weights (rounded once,
-    the oracle) than in-memory precall is (scikit-learn's sequential cumsum), to an ulp: so
-    they differ from in memory by no more than in memory's own rounding, doubled."""
+    ranges are within 4.5e-16 (four ulps below 1) of the value on exactly summed cumulative
+    weights rounded once (the oracle): each cumulative weight is within about 1.5 ulps of the
+    exact sum (a compensated sum in each range, a correctly rounded prefix, one rounding to
+    shift), so they differ from in-memory precall by in memory's own rounding (scikit-learn's
+    sequential cumsum, which grows with the rows) and those ulps."""
     import oracles
     from precall.table import trusted_table
 
@@ -113,9 +117,9 @@ def _assert_weighted_bound(y, s, w, expected, ranges, collect):
                                    "group").evaluate())
     memory, got = _numbers(expected), _numbers(ranges)
     for k, name in enumerate([*precall.AP_METHODS, "ROC-AUC", "AUPRG"]):
-        own = abs(memory[k] - exact[k])  # in memory's own rounding
-        assert abs(got[k] - exact[k]) <= own + 2.3e-16, (name, got[k] - exact[k], own)
-        assert abs(got[k] - memory[k]) <= 2 * own + 2.3e-16, name
+        assert abs(got[k] - exact[k]) <= 4.5e-16, (name, got[k] - exact[k])
+        assert abs(got[k] - memory[k]) <= abs(memory[k] - exact[k]) + 4.5e-16, name
+    assert got[-2:] == pytest.approx(exact[-2:], rel=1e-15)  # n_pos and n_neg: the exact totals, rounded
 
 
 def test_prevalences_tables_partial_auc_and_single_metrics(data):
@@ -542,3 +546,23 @@ def test_cli_engine_spark_ci_prints_the_in_memory_intervals(spark, tmp_path, mon
         ]:
             err = _run_cli(main, argv, code=2)
             assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1e6, allow_nan=False, allow_infinity=False), min_size=1,
+                max_size=300), st.integers(0, 30))
+def test_compensated_cumsum_is_within_an_ulp_of_the_exact_sums(values, scale):
+    """The ranges' weighted sums (no Spark needed): every cumulative sum within one ulp of the exact
+    one (Fractions), however many terms and magnitudes, where numpy's sequential cumsum drifts."""
+    from fractions import Fraction
+
+    from precall.scale.spark import _compensated_cumsum
+
+    x = np.array(values) * 2.0 ** -scale
+    got = _compensated_cumsum(x)
+    exact, total = [], Fraction(0)
+    for v in x.tolist():
+        total += Fraction(v)
+        exact.append(float(total))
+    exact = np.array(exact)
+    assert np.all(np.abs(got - exact) <= np.spacing(exact)), (got - exact)
