@@ -162,6 +162,30 @@ def operating_points(y_true, y_score, sample_weight=None, pos_label=None, ties="
     return Points(thresholds, tp, fp, n_pos, n_neg)
 
 
+def exactly_rounded_points(y_true, y_score, sample_weight, pos_label=None):
+    """Grouped operating points whose cumulative weights are summed exactly (fractions) and
+    rounded once to float64 (``float(Fraction)`` rounds correctly): the best any float
+    route can give.  :func:`operating_points` adds the floats in order, as scikit-learn's
+    cumsum does, and so carries that sum's rounding error."""
+    is_pos = binarize(y_true, pos_label)
+    scores = [s.item() if hasattr(s, "item") else s for s in y_score]
+    weights = [Fraction(float(w)) for w in sample_weight]
+    keep = [i for i in range(len(scores)) if weights[i] != 0]
+    order = [keep[j] for j in _stable_descending_order([scores[i] for i in keep])]
+    thresholds, tp, fp = [], [], []
+    ctp = cfp = Fraction(0)
+    for pos, i in enumerate(order):
+        if is_pos[i]:
+            ctp += weights[i]
+        else:
+            cfp += weights[i]
+        if pos == len(order) - 1 or scores[order[pos + 1]] != scores[i]:
+            thresholds.append(scores[i])
+            tp.append(float(ctp))
+            fp.append(float(cfp))
+    return Points(thresholds, tp, fp, float(ctp), float(cfp))
+
+
 # ---------------------------------------------------------------- AP conventions
 def ap_step(pts: Points) -> float:
     """sum_n (R_n - R_{n-1}) P_n with R_0 = 0 (scikit-learn's average_precision_score)."""

@@ -169,6 +169,34 @@ def _meta(acc: SlicedAccumulator, **fields) -> np.ndarray:
 
 _SMALL = SlicedAccumulator().update([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.3], by=["a", "a", "b", "b"])
 
+METRICS = [precall.metric("average_precision", method=m, recall_grid=g) for m in precall.AP_METHODS
+           for g in ("reference", "exact")] + [precall.metric("roc_auc"), precall.metric("roc_auc", max_fpr=0.3),
+                                              precall.metric("best_f1"), precall.metric("roc_auc", on_undefined=0.5)]
+
+
+@pytest.mark.parametrize("seed,n,m,digits,missing", CASES)
+def test_accumulator_score_and_tables_equal_in_memory(seed, n, m, digits, missing):
+    """SlicedAccumulator.score / .tables: precall.score(by=) and threshold_table(by=) of the
+    same rows, bit for bit (values, overall, support, ranking, the tables' arrays)."""
+    y, s, g, _ = _data(seed, n, m, missing=missing, digits=digits)
+    acc = _stream(y, s, g, None, [n // 3, n // 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for metric in METRICS:
+            got, want = acc.score(metric, min_support=5), precall.score(metric, y, s, by=g, min_support=5)
+            assert got.to_csv() == want.to_csv() and repr(got.overall) == repr(want.overall), metric
+            assert got.metric == want.metric and got.ranked.tolist() == want.ranked.tolist()
+            np.testing.assert_array_equal(got.values, want.values)
+    got, want = acc.tables(min_support=5), precall.threshold_table(y, s, by=g, min_support=5)
+    assert got.to_csv() == want.to_csv() and got.names == want.names
+    for a, b in [*((got[k], want[k]) for k in want.names), (got.overall, want.overall)]:
+        for x, z in ((a.thresholds, b.thresholds), (a.tp, b.tp), (a.fp, b.fp)):
+            np.testing.assert_array_equal(x, z)
+            assert x.dtype == z.dtype
+    with pytest.raises(TypeError, match="`metric` must be a precall.Metric"):
+        acc.score("average_precision")
+
+
 BAD_PAYLOADS = [
     ("not bytes", lambda: "text", TypeError, "payload"),
     ("not a zip", lambda: b"hello", ValueError, "not a precall"),

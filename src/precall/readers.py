@@ -76,7 +76,8 @@ from typing import IO, Any, Callable, Iterator, Sequence
 import numpy as np
 
 __all__ = ["Columns", "InputError", "MISSING_LABELS", "SliceColumn", "column_names", "default_delimiter",
-           "file_format", "iter_file", "label_counts", "label_text", "read_delimited", "read_file", "slice_text"]
+           "file_format", "iter_file", "label_counts", "label_text", "read_arrow", "read_delimited", "read_file",
+           "slice_text"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -1488,6 +1489,25 @@ def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: b
         yield _parquet_columns(path, pa, batch.column, columns, done, **kw)
         done += batch.num_rows
         progress.update(int(progress.total * done / max(pf.metadata.num_rows, 1)))
+
+
+def read_arrow(table: Any, name: str, *, label: str, score_columns: ScoreColumns, weight: str | None = None,
+               by: Sequence[str] = ()) -> Columns:
+    """The :class:`Columns` of an Arrow table already in memory (``pyarrow.Table``, e.g. collected
+    from Spark by ``DataFrame.toArrow``), checked and converted as the same columns of a Parquet
+    file are (:func:`read_file`); ``name`` stands for the file in messages."""
+    import pyarrow as pa  # noqa: PLC0415 - whoever holds an Arrow table has pyarrow
+
+    wanted = [(label, "--label"), *score_columns] + ([(weight, "--weight")] if weight else []) + \
+        [(c, "--by") for c in by]
+    for column, option in wanted:
+        if column not in table.column_names:
+            raise InputError(f"{name}: no column {_clip(column)} (given by {option}); the columns are "
+                             f"{_names(table.column_names)}")
+    columns = list(dict.fromkeys(c for c, _ in wanted))
+    part = _parquet_columns(name, pa, table.column, columns, 0, label=label, score_columns=score_columns,
+                            weight=weight, classes=None, by=by)
+    return _concat(name, iter([part]), weight, "no data rows")
 
 
 # ---------------------------------------------------------------------------

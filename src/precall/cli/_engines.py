@@ -10,7 +10,7 @@ import re
 import sys
 import warnings
 from collections import Counter
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -235,6 +235,34 @@ def evaluate_spark_slices(args: argparse.Namespace, by: list[str],
               "weight_column": args.weight, "pos_label": positive}
     return source, with_values(coded_result, values), list(dict.fromkeys(
         str(w.message) for w in caught if not issubclass(w.category, (DeprecationWarning, FutureWarning))))
+
+
+#: ``--engine spark --ci`` brings at most this many rows to the driver (about 17 bytes a row)
+SPARK_CI_ROWS = 10_000_000
+
+
+def read_spark(args: argparse.Namespace, names: list[str], by: Sequence[str] = ()) -> readers.Columns:
+    """``--engine spark --ci``: the label, score, weight and ``--by`` columns collected by Spark
+    (Arrow, in Spark's row order: a Parquet file's own) and checked and converted as the file
+    reader does (:func:`precall.readers.read_arrow`), so the estimates and the intervals are the
+    in-memory ones for the same rows (same method, resamples and seed).  Tables of more than
+    :data:`SPARK_CI_ROWS` rows are refused: intervals resample in one process."""
+    (errors, session, _), is_file, path = _spark_input(args)
+    wanted = list(dict.fromkeys([args.label, *names, *([args.weight] if args.weight else []), *by]))
+    with _spark_session(session, args.master) as spark:
+        try:
+            frame = spark.read.parquet(path) if is_file else spark.table(path)
+            present = [c for c in wanted if c in frame.columns]
+            n_rows = frame.count()
+            if n_rows > SPARK_CI_ROWS:
+                raise CliError(f"{path}: --ci with --engine spark brings the rows to the driver, at most "
+                               f"{SPARK_CI_ROWS:,}; this table has {n_rows:,}. Drop --ci for the exact estimates by "
+                               "score ranges, or run --ci on a sample of the table")
+            table = frame.select(*(frame[f"`{c}`"] for c in present)).toArrow()
+        except (ValueError, TypeError, errors) as exc:
+            raise CliError(f"{path}: {_first_line(exc)}") from None
+    return readers.read_arrow(table, path, label=args.label, score_columns=[(c, "--score") for c in names],
+                              weight=args.weight, by=by)
 
 
 @contextlib.contextmanager

@@ -34,7 +34,8 @@ from ._common import (
     print_warnings,
     unit_arg,
 )
-from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_spark, evaluate_spark_slices, evaluate_stream
+from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_spark, evaluate_spark_slices, evaluate_stream, \
+    read_spark
 from ._format import describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, legend, render_table
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
@@ -482,6 +483,12 @@ def _evaluate_one_pass(args: argparse.Namespace) -> int:
     return emit(report, args, to_json_dict, format_text)
 
 
+def _read(args: argparse.Namespace, names: list[str], by: list[str] | tuple[()] = ()) -> Any:
+    """The columns: from the file, or collected by Spark (``--engine spark --ci``:
+    :func:`._engines.read_spark`, checked as the file reader checks them)."""
+    return read_spark(args, names, by) if args.engine == "spark" else read_scores(args, names, by)
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.stream:
         if args.engine not in ("memory", "stream"):
@@ -493,8 +500,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise CliError("--master goes with --engine spark")
     if args.by:
         return _evaluate_slices(args)
-    if args.engine != "memory":
+    if args.engine == "spark" and args.ci and (args.class_columns is not None or args.class_prefix is not None):
+        raise CliError("--engine spark takes --score columns (binary input); drop --class-columns / --class-prefix")
+    if args.engine != "memory" and not (args.engine == "spark" and args.ci):
         return _evaluate_one_pass(args)
+    # --engine spark --ci: the rows collected by Spark, then everything as in memory (read_scores)
     if args.class_columns is not None or args.class_prefix is not None:
         return _evaluate_multiclass(args)
     if args.method is not None:
@@ -502,7 +512,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                        "convention is shown")
     path = args.file
     names = list(dict.fromkeys(args.score))
-    columns = read_scores(args, names)
+    columns = _read(args, names)
     targets = [("recall", v) for v in args.at_recall or []]
     targets += [("precision", v) for v in args.at_precision or []]
     targets += [("threshold", v) for v in args.at_threshold or []]
@@ -559,7 +569,6 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
     best ``--top`` slices as a table, every slice with ``--full``, ``--json`` or ``--csv``."""
     given = [flag for flag, on in (("--class-columns", args.class_columns), ("--class-prefix", args.class_prefix),
                                    ("--engine " + args.engine, args.engine not in ("memory", "spark")),
-                                   ("--ci (with --engine spark)", args.ci and args.engine == "spark"),
                                    ("--ties " + args.ties, args.engine == "spark" and args.ties != "group"),
                                    ("--at-recall", args.at_recall), ("--at-precision", args.at_precision),
                                    ("--at-threshold", args.at_threshold), ("--prevalence", args.prevalence),
@@ -572,10 +581,10 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
         raise CliError(f"--by evaluates one --score column; got {len(names)} ({', '.join(map(repr, names))}): "
                        "compare models per slice with precall compare --by")
     by = by_columns(args.by)
-    if args.engine == "spark":  # every slice from the executors' merged accumulators (no rows here: no --ci)
+    if args.engine == "spark" and not args.ci:  # every slice from the executors' merged accumulators
         report = SliceReport(*evaluate_spark_slices(args, by, on_undefined_arg(args)))
-    else:
-        columns = read_scores(args, names, by)
+    else:  # --engine spark --ci: the rows collected by Spark (read_scores), then as in memory
+        columns = _read(args, names, by)
         report = sliced_evaluation(columns, name=args.file, label=args.label, score=names[0], weight=args.weight,
                                    pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
                                    on_undefined=on_undefined_arg(args), min_support=args.min_support)
@@ -708,7 +717,8 @@ def register(sub: Any) -> None:
                     "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "
                     "Dask cluster (the 'dask' extra); 'spark' reads a Parquet file or a table name with "
                     "Spark and evaluates exactly by score ranges on its executors (the 'spark' extra); with --by: "
-                    "'memory' or 'spark' (one accumulator per partition, merged)")
+                    "'memory' or 'spark' (one accumulator per partition, merged); 'spark' with --ci collects the "
+                    "columns (at most 1e7 rows) and prints what 'memory' prints, intervals included")
     ev.add_argument("--master", metavar="URL",
                     help="with --engine spark: the Spark master (spark://host:7077, yarn, local[4]); default: "
                     "the active session, else local[*]")

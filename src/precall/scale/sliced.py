@@ -31,8 +31,10 @@ from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
 from .._core.validate import AP_METHODS, check_binary, check_number, check_on_undefined, check_options, \
     check_pos_label, is_multi
 from .._core.conventions import unit_interval
-from ..slices import SlicedEvaluation, _apply_policies, slice_codes
-from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps
+from .._core.metric import Metric
+from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _apply_policies, _apply_policy, _check_min_support, \
+    slice_codes
+from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps, table_of_state
 
 __all__ = ["SlicedAccumulator"]
 
@@ -145,28 +147,16 @@ class SlicedAccumulator:
         gives on all the rows (grouped ties)."""
         check_options(recall_grid=recall_grid)
         policy = check_on_undefined(on_undefined)
-        min_support = check_number(min_support, "min_support", low=0, integer=True,
-                                   hint="slices with fewer rows are reported but not ranked")
-        if not self._slices:
-            raise ValueError("the accumulator has seen no row yet; update() it with a batch first")
-        keys = list(self._slices)
-        columns = self.columns or ()
-        # the in-memory order and names: the slice codes of the keys themselves (each key once)
-        values = {c: np.array([k[j] for k in keys] + [None], dtype=object)[:-1] for j, c in enumerate(columns)}
-        codes = slice_codes(values, len(keys))
-        at = np.empty(len(keys), dtype=np.int64)
-        at[codes.codes] = np.arange(len(keys))
-        ordered = [keys[i] for i in at.tolist()]
+        min_support = _check_min_support(min_support)
+        codes, ordered = self._ordered()
         overall = dataclasses.replace(self._all.evaluate(recall_grid=recall_grid, on_undefined=policy),
                                       n_samples=self._n_samples)
         evs = []
         with warnings.catch_warnings():  # the policy is applied below, one warning for every slice
             warnings.simplefilter("ignore")
             for key in ordered:
-                acc = self._slices[key]
-                acc._flush(0)
-                evs.append(evaluation_from_steps(*(2 * (_steps(acc._scores[0], acc._pos[0], acc._neg[0]),)),
-                                                 ties="group", n_samples=None, recall_grid=recall_grid,
+                steps = self._slice_steps(key)
+                evs.append(evaluation_from_steps(steps, steps, ties="group", n_samples=None, recall_grid=recall_grid,
                                                  policy="nan"))
         n_pos = np.array([e.n_pos for e in evs], dtype=np.float64)
         n_neg = np.array([e.n_neg for e in evs], dtype=np.float64)
@@ -184,7 +174,7 @@ class SlicedAccumulator:
 
         return SlicedEvaluation(
             names=names, keys=codes.keys, columns=codes.columns,
-            n_samples=np.array([self._rows[k] for k in ordered], dtype=np.int64), n_pos=n_pos, n_neg=n_neg,
+            n_samples=self._given(ordered), n_pos=n_pos, n_neg=n_neg,
             min_support=min_support, overall=overall,
             average_precision=dict(zip(AP_METHODS, aps)), min_average_precision=low,
             normalized_average_precision={m: np.array([normalized_average_precision(a, b) for a, b in zip(
@@ -193,6 +183,77 @@ class SlicedAccumulator:
             best_f1_threshold=point("threshold"), best_f1_precision=point("precision"),
             best_f1_recall=point("recall"), ties="group", recall_grid=recall_grid,
         )
+
+    def score(self, metric: Metric, *, min_support: int = 0) -> SlicedValues:
+        """The :class:`~precall.SlicedValues` of one :class:`precall.Metric` (grouped ties):
+        what ``precall.score(metric, y, s, by=..., min_support=...)`` (and so
+        ``average_precision`` / ``roc_auc`` with ``by``) gives on all the rows.
+
+        >>> import precall
+        >>> acc = precall.SlicedAccumulator().update([0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.2], by=list("aabbb"))
+        >>> acc.score(precall.metric("roc_auc"))["b"] == precall.roc_auc([0, 1, 1, 0, 1], [0.1, 0.9, 0.4, 0.4, 0.2],
+        ...                                                               by=list("aabbb"))["b"]
+        True
+        """
+        if not isinstance(metric, Metric):
+            raise TypeError(f"`metric` must be a precall.Metric (precall.metric(...)); got {metric!r:.80}")
+        min_support = _check_min_support(min_support)
+        codes, ordered = self._ordered()
+        overall = self._all.score(metric)
+        steps = [self._slice_steps(key) for key in ordered]
+        n_pos = np.array([float(st.n_pos[0]) for st in steps])
+        n_neg = np.array([float(st.n_neg[0]) for st in steps])
+        undefined = np.array([bool(metric.undefined_rows(st)[0]) for st in steps], dtype=bool)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.array([float("nan") if u else float(metric.kernel(st)[0]) for st, u in
+                               zip(steps, undefined.tolist())])
+        if metric.measure == "roc_auc":
+            what, reason, default = "ROC AUC", ONE_CLASS_ROC, float("nan")
+        else:
+            what = "average precision" if metric.measure == "average_precision" else "F1"
+            reason, default = NO_POSITIVES, 0.0
+        values = _apply_policy(values, undefined, what, reason, default, metric.on_undefined, codes.names)
+        return SlicedValues(names=codes.names, keys=codes.keys, columns=codes.columns,
+                            n_samples=self._given(ordered), n_pos=n_pos, n_neg=n_neg, min_support=min_support,
+                            values=values, defined=~undefined, overall=float(overall), metric=metric)
+
+    def tables(self, *, min_support: int = 0) -> SlicedTables:
+        """The :class:`~precall.SlicedTables` of everything seen: what
+        ``precall.threshold_table(y, s, by=..., min_support=...)`` gives on all the rows
+        (grouped ties): each slice's table and the overall one."""
+        min_support = _check_min_support(min_support)
+        codes, ordered = self._ordered()
+        tables = {}
+        for name, key in zip(codes.names, ordered):
+            acc = self._slices[key]
+            acc._flush(0)
+            tables[name] = table_of_state(acc._scores[0], acc._pos[0], acc._neg[0])
+        return SlicedTables(names=codes.names, keys=codes.keys, columns=codes.columns,
+                            n_samples=self._given(ordered),
+                            n_pos=np.array([float(t.n_pos) for t in tables.values()]),
+                            n_neg=np.array([float(t.n_neg) for t in tables.values()]), min_support=min_support,
+                            tables=tables, overall=self._all.table())
+
+    def _ordered(self) -> tuple[Any, list[tuple[Any, ...]]]:
+        """The slice codes of the keys (the in-memory order and names) and the keys in that order."""
+        if not self._slices:
+            raise ValueError("the accumulator has seen no row yet; update() it with a batch first")
+        keys = list(self._slices)
+        columns = self.columns or ()
+        # the in-memory order and names: the slice codes of the keys themselves (each key once)
+        values = {c: np.array([k[j] for k in keys] + [None], dtype=object)[:-1] for j, c in enumerate(columns)}
+        codes = slice_codes(values, len(keys))
+        at = np.empty(len(keys), dtype=np.int64)
+        at[codes.codes] = np.arange(len(keys))
+        return codes, [keys[i] for i in at.tolist()]
+
+    def _slice_steps(self, key: tuple[Any, ...]) -> Any:
+        acc = self._slices[key]
+        acc._flush(0)
+        return _steps(acc._scores[0], acc._pos[0], acc._neg[0])
+
+    def _given(self, ordered: list[tuple[Any, ...]]) -> np.ndarray:
+        return np.array([self._rows[k] for k in ordered], dtype=np.int64)
 
     # -- shipping ---------------------------------------------------------------
     def to_bytes(self) -> bytes:

@@ -23,17 +23,24 @@ and (optional) weight columns.  Two ways to run, chosen by ``mode``:
 ``collect_rows`` rows (1,000,000), otherwise it uses the ranges.
 
 ``evaluate(..., by=[columns])`` gives the :class:`precall.SlicedEvaluation` of the
-in-memory ``precall.evaluate(..., by=...)``: after pass 1, every partition builds
-one :class:`precall.SlicedAccumulator` (``mapInArrow``), whose payloads are merged
-on the executors and then on the driver (memory bounded by the distinct
-(slice, score) pairs, not by the rows); bit for bit without weights.
+in-memory ``precall.evaluate(..., by=...)`` (``average_precision`` / ``roc_auc``:
+its :class:`precall.SlicedValues`, ``threshold_table``: its
+:class:`precall.SlicedTables`): after pass 1, every partition builds one
+:class:`precall.SlicedAccumulator` (``mapInArrow``), whose payloads are merged on
+the executors and then on the driver (memory bounded by the distinct (slice,
+score) pairs, not by the rows); bit for bit without weights.
 
 Exactness: the cut points depend only on the multiset of scores, and within a
 range the rows are put in one canonical order (score, label, weight) before any
 weight is summed, so the result is the same bits for any partitioning and any
-number of executors.  It equals the in-memory :func:`precall.evaluate` within
-about 1e-15 (sums in another order); ROC-AUC without weights is bit-identical
-(an exact ratio of integers).
+number of executors.  Without weights every AP convention is within 1e-15 of
+the in-memory :func:`precall.evaluate` and ROC-AUC is bit-identical (an exact
+ratio of integers).  With float weights in-memory precall adds the weights as
+scikit-learn does (a sequential cumsum in input order, which no Spark table
+has, its rounding growing with the rows); the ranges sum each range with a
+compensated cumsum and correctly rounded prefixes, so every cumulative weight
+is within about 1.5 ulps of the exact sum and the difference from in memory is
+in memory's own rounding (``docs/scaling.md``, "Exact and stable").
 
 :func:`mllib_areas` reproduces MLlib's ``BinaryClassificationMetrics``
 (``areaUnderPR``, ``areaUnderROC``, with its down-sampling to ``numBins``) from
@@ -55,14 +62,15 @@ from __future__ import annotations
 import math
 import pickle
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
 from . import ranges as _ranges
 from .._core.evaluation import Evaluation
-from .._core.steps import Steps, reweight
+from .._core.sort import Ranked, run_ends
+from .._core.steps import Steps, reweight, steps_from_ranked
 from .sliced import SlicedAccumulator
 from .._core.validate import (
     BinaryInput,
@@ -76,8 +84,9 @@ from .._core.validate import (
     check_prevalence,
 )
 from ..metrics import evaluate as _evaluate_in_memory
-from ..slices import SlicedEvaluation
-from ..table import ThresholdTable, threshold_table as _table_in_memory
+from .._core.metric import Metric
+from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _check_min_support
+from ..table import ThresholdTable, threshold_table as _table_in_memory, trusted_table
 
 __all__ = ["MODES", "MllibComparison", "Scan", "average_precision", "compare_mllib", "evaluate", "evaluations",
            "mllib_areas", "roc_auc", "scan", "threshold_table"]
@@ -382,13 +391,52 @@ def _canonical(pdf: Any, weighted: bool) -> BinaryInput | tuple[np.ndarray, np.n
     return BinaryInput(s[order], positive[order], w[order], True, int(s.size))
 
 
+def _compensated_cumsum(values: np.ndarray) -> np.ndarray:
+    """Cumulative sums within about an ulp of the exact ones, however many terms: numpy's
+    sequential cumsum, plus the running sum of the error of each of its additions (found
+    exactly by Knuth's TwoSum: ``previous + value == sum + error``).
+
+    >>> x = np.full(10, 0.1)
+    >>> float(np.cumsum(x)[-1]), float(_compensated_cumsum(x)[-1])
+    (0.9999999999999999, 1.0)
+    """
+    total = np.cumsum(values)
+    previous = np.concatenate(([0.0], total[:-1]))
+    part = total - previous
+    error = (previous - (total - part)) + (values - part)
+    return total + np.cumsum(error)
+
+
+def _weighted_ranked(data: BinaryInput) -> Ranked:
+    """A range's canonically ordered weighted rows with their cumulative weights summed to
+    about an ulp of the exact sums (not in memory's sequential rounding, which no table
+    without row order can repeat; docs/scaling.md "Exact and stable")."""
+    pos = np.where(data.positive, data.weight, 0.0)
+    return Ranked(data.scores, data.positive, _compensated_cumsum(pos), _compensated_cumsum(data.weight - pos), False)
+
+
+def _weighted_steps(pieces: list[BinaryInput]) -> Steps:
+    return steps_from_ranked(_weighted_ranked(pieces[0]), "group")
+
+
+def _weighted_table(pieces: list[BinaryInput]) -> ThresholdTable:
+    r = _weighted_ranked(pieces[0])
+    rows = run_ends(r.scores)
+    rows = np.arange(r.scores.shape[0]) if rows is None else rows
+    return trusted_table(r.scores[rows], r.tp[rows], r.fp[rows], r.n_pos, r.n_neg, "group")
+
+
+_WEIGHTED = {_ranges.local_steps: _weighted_steps, _ranges.local_table: _weighted_table}
+
+
 def _range_local(pdf: Any, weighted: bool, build: Any) -> Any:
     """Pass 2 on one range (``applyInPandas``): ``build`` (its local steps or its rows of
-    the table, :mod:`precall.scale.ranges`) and its totals, as one row."""
+    the table, :mod:`precall.scale.ranges`; with weights their compensated form) and its
+    totals, as one row."""
     import pandas as pd
 
     r = int(pdf[_RANGE].iloc[0])
-    local = build([_canonical(pdf, weighted)])
+    local = (_WEIGHTED[build] if weighted else build)([_canonical(pdf, weighted)])
     n_pos, n_neg, exact = _ranges.totals(local)
     return pd.DataFrame({"r": [r], "n_pos": [n_pos], "n_neg": [n_neg], "exact": [exact],
                          "steps": [pickle.dumps(local, protocol=4)]})
@@ -412,9 +460,16 @@ def _by_range(df: Any, columns: list[Any], positive: Any, cuts: np.ndarray, weig
 
 
 def _prefix(rows: list[Any], n_ranges: int) -> tuple[dict[int, tuple[Any, Any]], tuple[Any, Any]]:
+    """Each range's prefix (the weight of the ranges above) and the totals.  Float weights:
+    each prefix correctly rounded (``math.fsum``), the totals the lowest range's prefix plus
+    its own weight, the very sum that gives its last TP (recall reaches exactly 1)."""
     totals = {int(r["r"]): (r["n_pos"], r["n_neg"], bool(r["exact"])) for r in rows}
     per_range = [totals.get(i, (0.0, 0.0, True)) for i in range(n_ranges)]
     prefix, grand = _ranges.offsets(per_range)
+    if not all(e for _, _, e in per_range):
+        prefix = [(math.fsum(t[0] for t in per_range[i + 1:]), math.fsum(t[1] for t in per_range[i + 1:]))
+                  for i in range(n_ranges)]
+        grand = (prefix[0][0] + per_range[0][0], prefix[0][1] + per_range[0][1])
     return {i: prefix[i] for i in totals}, grand
 
 
@@ -573,21 +628,17 @@ def _merge_sliced(batches: Iterator[Any]) -> Iterator[Any]:
         yield pa.RecordBatch.from_pylist(rows, schema=pa.schema([("blob", pa.binary()), ("error", pa.string())]))
 
 
-def _evaluate_by(df: Any, label: str, score: str, weight: str | None, by: Any, pos_label: Any, recall_grid: str,
-                 on_undefined: Any, min_support: Any) -> SlicedEvaluation:
-    """``evaluate(..., by=)``: pass 1 (:func:`scan`: every row checked, the positive label),
-    then one :class:`SlicedAccumulator` per partition, merged on the executors into at most
-    ``_FAN_IN`` payloads and those on the driver."""
-    check_options(recall_grid=recall_grid)
-    policy = check_on_undefined(on_undefined)
-    min_support = check_number(min_support, "min_support", low=0, integer=True,
-                               hint="slices with fewer rows are reported but not ranked")
+def _accumulate_by(df: Any, label: str, score: str, weight: str | None, by: Any, pos_label: Any,
+                   rule: str = "strict") -> SlicedAccumulator:
+    """The rows of ``df`` as one :class:`SlicedAccumulator`: pass 1 (:func:`scan`: every row
+    checked, the positive label), then one accumulator per partition, merged on the executors
+    into at most ``_FAN_IN`` payloads and those on the driver."""
     columns = _columns(df, label, score, weight)
     names = _by_names(df, by)
     info = scan(df, label, score, weight=weight)
     if info.n_rows == 0:
         raise ValueError("`df` must not be empty; got 0 rows")
-    positive = info.positive(pos_label)
+    positive = info.positive(pos_label, rule)
     F = _spark()
     kinds = {f.name: type(f.dataType).__name__ for f in df.schema.fields}
     slices = [(F.col(n).cast("string") if kinds[n] == "DateType" else F.col(n)).alias(f"__precall_by{j}")
@@ -604,7 +655,39 @@ def _evaluate_by(df: Any, label: str, score: str, weight: str | None, by: Any, p
     acc = SlicedAccumulator.from_bytes(rows[0]["blob"])
     for r in rows[1:]:
         acc = acc.merge(SlicedAccumulator.from_bytes(r["blob"]))
-    return acc.evaluate(recall_grid=recall_grid, on_undefined=policy, min_support=min_support)
+    return acc
+
+
+def _by_only(**given: Any) -> None:
+    """Options that do not apply with ``by`` (the slices are accumulated, not cut by score)."""
+    if all(v is None or v == "auto" for v in given.values()):
+        return
+    names = [f"`{k}`" for k in given]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    shown = ", ".join(f"{k}={v!r}" for k, v in given.items())
+    raise ValueError(f"{listed} {'is' if len(names) == 1 else 'are'} not available with `by`; got {shown}. Drop "
+                     f"{'it' if len(names) == 1 else 'them'} (slices are accumulated per partition and merged, not "
+                     "cut by score)")
+
+
+def _score_by(df: Any, label: str, score: str, weight: str | None, by: Any, pos_label: Any, value: Metric,
+              min_support: Any, *, mode: str, n_ranges: Any, rule: str = "strict") -> SlicedValues:
+    """``average_precision`` / ``roc_auc`` with ``by``: the merged accumulator's :meth:`SlicedAccumulator.score`."""
+    min_support = _check_min_support(min_support)
+    _by_only(mode=mode, n_ranges=n_ranges)
+    return _accumulate_by(df, label, score, weight, by, pos_label, rule).score(value, min_support=min_support)
+
+
+def _with_score_dtype(tables: SlicedTables, df: Any, score: str) -> SlicedTables:
+    """The tables' thresholds in the score column's precision (a payload carries float64;
+    float32 scores are exact in it), as in memory."""
+    if type(df.schema[score].dataType).__name__ != "FloatType":
+        return tables
+
+    def narrow(t: ThresholdTable) -> ThresholdTable:
+        return trusted_table(t.thresholds.astype(np.float32), t.tp, t.fp, t.n_pos, t.n_neg, t.ties)
+
+    return replace(tables, tables={k: narrow(t) for k, t in tables.items()}, overall=narrow(tables.overall))
 
 
 # ---------------------------------------------------------------------------
@@ -724,11 +807,12 @@ def evaluate(df: Any, label: str, score: str, *, weight: str | None = None, pos_
     precall.evaluate : the same in memory.
     """
     if by is not None:
-        if prevalence is not None or n_ranges is not None or mode != "auto":
-            raise ValueError(f"`prevalence`, `n_ranges` and `mode` are not available with `by`; got "
-                             f"prevalence={prevalence!r}, n_ranges={n_ranges!r}, mode={mode!r}. Drop them (slices "
-                             "are accumulated per partition and merged, not cut by score)")
-        return _evaluate_by(df, label, score, weight, by, pos_label, recall_grid, on_undefined, min_support)
+        check_options(recall_grid=recall_grid)
+        policy = check_on_undefined(on_undefined)
+        min_support = _check_min_support(min_support)
+        _by_only(prevalence=prevalence, n_ranges=n_ranges, mode=mode)
+        return _accumulate_by(df, label, score, weight, by, pos_label).evaluate(
+            recall_grid=recall_grid, on_undefined=policy, min_support=min_support)
     return evaluations(df, label, score, prevalences=(prevalence,), weight=weight, pos_label=pos_label,
                        recall_grid=recall_grid, on_undefined=on_undefined, mode=mode, n_ranges=n_ranges,
                        collect_rows=collect_rows)[0]
@@ -736,7 +820,8 @@ def evaluate(df: Any, label: str, score: str, *, weight: str | None = None, pos_
 
 def average_precision(df: Any, label: str, score: str, *, method: str = "step", weight: str | None = None,
                       pos_label: Any = None, recall_grid: str = "reference", on_undefined: Any = "warn",
-                      mode: str = "auto", n_ranges: int | None = None, collect_rows: int = COLLECT_ROWS) -> float:
+                      mode: str = "auto", n_ranges: int | None = None, collect_rows: int = COLLECT_ROWS,
+                      by: Any = None, min_support: int = 0) -> float | SlicedValues:
     """:func:`precall.average_precision` (grouped ties) of a Spark DataFrame's columns.
 
     Parameters
@@ -745,16 +830,23 @@ def average_precision(df: Any, label: str, score: str, *, method: str = "step", 
         As in :func:`evaluate`.
     method : str, default="step"
         The AP convention (:data:`precall.AP_METHODS`).
+    by, min_support
+        As in :func:`evaluate`: the :class:`precall.SlicedValues` of
+        ``precall.average_precision(..., by=...)`` on the same rows (one
+        :class:`precall.SlicedAccumulator` per partition, merged).
 
     Returns
     -------
-    float
+    float, or SlicedValues with ``by``
 
     See Also
     --------
     evaluate : every convention from the same passes.
     """
     check_options(method=method, recall_grid=recall_grid)
+    if by is not None:
+        value = Metric("average_precision", method=method, recall_grid=recall_grid, on_undefined=on_undefined)
+        return _score_by(df, label, score, weight, by, pos_label, value, min_support, mode=mode, n_ranges=n_ranges)
     return evaluate(df, label, score, weight=weight, pos_label=pos_label, recall_grid=recall_grid,
                     on_undefined=on_undefined, mode=mode, n_ranges=n_ranges,
                     collect_rows=collect_rows).average_precision[method]
@@ -762,7 +854,8 @@ def average_precision(df: Any, label: str, score: str, *, method: str = "step", 
 
 def roc_auc(df: Any, label: str, score: str, *, weight: str | None = None, pos_label: Any = None,
             max_fpr: float | None = None, on_undefined: Any = "warn", mode: str = "auto",
-            n_ranges: int | None = None, collect_rows: int = COLLECT_ROWS) -> float:
+            n_ranges: int | None = None, collect_rows: int = COLLECT_ROWS, by: Any = None,
+            min_support: int = 0) -> float | SlicedValues:
     """:func:`precall.roc_auc` of a Spark DataFrame's columns (partial AUC from the table).
 
     Parameters
@@ -773,10 +866,13 @@ def roc_auc(df: Any, label: str, score: str, *, weight: str | None = None, pos_l
         As in :func:`precall.roc_auc`: None takes the greater of two labels.
     max_fpr : float in (0, 1], default=None
         As in :func:`precall.roc_auc`.
+    by, min_support
+        As in :func:`evaluate`: the :class:`precall.SlicedValues` of
+        ``precall.roc_auc(..., by=...)`` on the same rows.
 
     Returns
     -------
-    float
+    float, or SlicedValues with ``by``
 
     See Also
     --------
@@ -784,6 +880,10 @@ def roc_auc(df: Any, label: str, score: str, *, weight: str | None = None, pos_l
     """
     if max_fpr is not None:
         max_fpr = check_number(max_fpr, "max_fpr", low=0, high=1, low_open=True)
+    if by is not None:
+        value = Metric("roc_auc", max_fpr=max_fpr, on_undefined=on_undefined)
+        return _score_by(df, label, score, weight, by, pos_label, value, min_support, mode=mode, n_ranges=n_ranges,
+                         rule="greater")
     if max_fpr is not None and max_fpr != 1:
         table = threshold_table(df, label, score, weight=weight, pos_label=pos_label, mode=mode, n_ranges=n_ranges,
                                 collect_rows=collect_rows, _pos_label_rule="greater")
@@ -795,7 +895,8 @@ def roc_auc(df: Any, label: str, score: str, *, weight: str | None = None, pos_l
 
 def threshold_table(df: Any, label: str, score: str, *, weight: str | None = None, pos_label: Any = None,
                     mode: str = "auto", n_ranges: int | None = None, collect_rows: int = COLLECT_ROWS,
-                    _pos_label_rule: str = "strict") -> ThresholdTable:
+                    by: Any = None, min_support: int = 0,
+                    _pos_label_rule: str = "strict") -> ThresholdTable | SlicedTables:
     """:func:`precall.threshold_table` (grouped ties) of a Spark DataFrame's columns: each
     range's rows built on an executor, shifted by the ranges above on the driver (which
     must hold the table: one row per distinct score).
@@ -804,15 +905,24 @@ def threshold_table(df: Any, label: str, score: str, *, weight: str | None = Non
     ----------
     df, label, score, weight, pos_label, mode, n_ranges, collect_rows
         As in :func:`evaluate`.
+    by, min_support
+        As in :func:`evaluate`: the :class:`precall.SlicedTables` of
+        ``precall.threshold_table(..., by=...)`` on the same rows (the driver
+        holds every slice's table).
 
     Returns
     -------
-    ThresholdTable
+    ThresholdTable, or SlicedTables with ``by``
 
     See Also
     --------
     evaluate : every number without assembling the table.
     """
+    if by is not None:
+        min_support = _check_min_support(min_support)
+        _by_only(mode=mode, n_ranges=n_ranges)
+        tables = _accumulate_by(df, label, score, weight, by, pos_label).tables(min_support=min_support)
+        return _with_score_dtype(tables, df, score)
     columns, info, mode, n_ranges = _plan(df, mode, collect_rows, n_ranges, label, score, weight)
     weighted = weight is not None
     if mode == "collect":
