@@ -438,3 +438,18 @@ def test_multiclass_slices_equal_evaluate_of_their_rows(seed, k, m, kind, weight
             for c in range(k):
                 assert _same(r.per_class[c][name], want.per_class[c]), (name, c)
     assert max(map(len, r.to_text().splitlines())) <= 80
+
+
+def test_threshold_table_of_a_slice_whose_weights_are_all_zero():
+    """Such a slice keeps no row: its table is empty (no threshold, no positive, no negative), not an
+    IndexError, and the other slices are each the table of their rows."""
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    w = np.array([1.0, 1.0, 0.0, 0.0, 1.0, 1.0])
+    g = np.array([0, 0, 1, 1, 2, 2])
+    r = precall.threshold_table(y, s, sample_weight=w, by=g)
+    empty = r["1"]
+    assert len(empty.thresholds) == 0 and empty.n_pos == 0 and empty.n_neg == 0
+    for name in ("0", "2"):
+        mask = g == int(name)
+        assert _same(r[name], precall.threshold_table(y[mask], s[mask], sample_weight=w[mask]))

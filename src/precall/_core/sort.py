@@ -248,11 +248,11 @@ class Ranked:
 
     @property
     def n_pos(self) -> float:
-        return float(self.tp[-1])
+        return float(self.tp[-1]) if self.tp.size else 0.0  # no row: a slice whose weights are all zero
 
     @property
     def n_neg(self) -> float:
-        return float(self.fp[-1])
+        return float(self.fp[-1]) if self.fp.size else 0.0
 
 
 def rank(data: BinaryInput) -> Ranked:
