@@ -9,7 +9,8 @@ bit), the BCa interval (``stats.bootstrap_ci(method="bca")``, whose replicates a
 basic interval ``[2 est - q_hi, 2 est - q_lo]`` and the bias-corrected one
 (:func:`precall.detection.bootstrap.interval_from_replicates`); ROC-AUC gets DeLong's interval.
 Reported per slice and design: coverage of the true value and mean width; the estimator's mean bias
-and the bootstrap's mean estimate of it.
+and the bootstrap's mean estimate of it; the estimator's SD over the replicates and the bootstrap's
+mean estimate of it (``BootstrapResult.standard_error``).
 
     python benchmarks/sim_slice_coverage.py [replicates] [n_resamples]     (default 200 500)
 """
@@ -46,6 +47,8 @@ def main(replicates: int, n_resamples: int) -> None:
     width = {name: {m: [] for m in METHODS} for name, *_ in SLICES}
     bias = {name: [] for name, *_ in SLICES}
     boot_bias = {name: [] for name, *_ in SLICES}
+    estimates = {name: [] for name, *_ in SLICES}
+    boot_sd = {name: [] for name, *_ in SLICES}
     t = time.perf_counter()
     for r in range(replicates):
         parts = [_draw(rng, n, p, d) for _, n, p, d in SLICES]
@@ -63,17 +66,21 @@ def main(replicates: int, n_resamples: int) -> None:
                 width[name][m].append(hi - lo)
             bias[name].append(est - truth_ap[name])
             boot_bias[name].append(float(np.mean(reps)) - est)
+            estimates[name].append(est)
+            boot_sd[name].append(ci.standard_error)
             auc = stats.roc_auc_ci(y, s)
             cover[name]["delong"].append(bool(auc.low <= truth_auc[name] <= auc.high))
     print(f"# Python {sys.version.split()[0]}, {platform.machine()}; {replicates} replicates, {n_resamples} "
           f"resamples, 95% intervals ({time.perf_counter() - t:.0f}s); MC SE of a coverage near 0.95: "
           f"{math.sqrt(0.95 * 0.05 / replicates):.3f}")
-    header = ["slice", "true AP", "bias", "boot bias", *(f"{m} cover / width" for m in METHODS), "ROC-AUC DeLong"]
+    header = ["slice", "true AP", "bias", "boot bias", "SD", "boot SD", *(f"{m} cover / width" for m in METHODS),
+              "ROC-AUC DeLong"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for name, n, p, d in SLICES:
         cells = [f"{name} (n={n}, prevalence {p}, d={d})", f"{truth_ap[name]:.4f}", f"{np.mean(bias[name]):+.4f}",
-                 f"{np.mean(boot_bias[name]):+.4f}"]
+                 f"{np.mean(boot_bias[name]):+.4f}", f"{np.std(estimates[name], ddof=1):.4f}",
+                 f"{np.mean(boot_sd[name]):.4f}"]
         cells += [f"{np.mean(cover[name][m]):.3f} / {np.nanmean(width[name][m]):.3f}" for m in METHODS]
         cells.append(f"{np.mean(cover[name]['delong']):.3f}")
         print("| " + " | ".join(cells) + " |", flush=True)

@@ -221,7 +221,7 @@ def test_min_support_reports_but_does_not_rank(files, capsys):
 
 
 @pytest.mark.parametrize("extra", [[], ["--top", "2"], ["--full"], ["--ci", "--resamples", "50"],
-                                   ["--by", "week"], ["--digits", "17"]])
+                                   ["--by", "week"], ["--digits", "17"], ["--stream", "--ci", "--resamples", "50"]])
 def test_text_fits_80_columns(files, capsys, extra):
     code, out, err = _run(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "country,device",
                            *extra], capsys)
