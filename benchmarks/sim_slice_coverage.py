@@ -12,7 +12,11 @@ Reported per slice and design: coverage of the true value and mean width; the es
 and the bootstrap's mean estimate of it; the estimator's SD over the replicates and the bootstrap's
 mean estimate of it (``BootstrapResult.standard_error``).
 
-    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples]     (default 200 500)
+With a third argument ``unstratified``, each slice also gets the percentile interval of a bootstrap
+that is not stratified by class (``stratified=False``: the slice's positive count varies across
+resamples as it does across the simulated data sets), reported as "unstratified percentile".
+
+    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] [unstratified]     (default 200 500)
 """
 
 from __future__ import annotations
@@ -38,13 +42,14 @@ def _draw(rng, n, prevalence, d):
     return y, rng.standard_normal(n) + d * y
 
 
-def main(replicates: int, n_resamples: int) -> None:
+def main(replicates: int, n_resamples: int, unstratified: bool = False) -> None:
+    methods = METHODS + (("unstratified percentile",) if unstratified else ())
     rng = np.random.default_rng(12345)
     truth_ap = {name: precall.average_precision(*_draw(rng, 4_000_000, p, d)) for name, _, p, d in SLICES}
     truth_auc = {name: 0.5 * math.erfc(-d / 2.0) for name, _, _, d in SLICES}  # Phi(d / sqrt 2)
     order = sorted(name for name, *_ in SLICES)  # compare_slices' slice order (by value): the seeds' indices
-    cover = {name: {m: [] for m in (*METHODS, "delong")} for name, *_ in SLICES}
-    width = {name: {m: [] for m in METHODS} for name, *_ in SLICES}
+    cover = {name: {m: [] for m in (*methods, "delong")} for name, *_ in SLICES}
+    width = {name: {m: [] for m in methods} for name, *_ in SLICES}
     bias = {name: [] for name, *_ in SLICES}
     boot_bias = {name: [] for name, *_ in SLICES}
     estimates = {name: [] for name, *_ in SLICES}
@@ -61,6 +66,10 @@ def main(replicates: int, n_resamples: int) -> None:
             bounds = {"bca": (ci.low, ci.high)}
             for m in ("percentile", "basic", "bias-corrected"):
                 bounds[m] = interval_from_replicates(est, reps, 0.95, m)
+            if unstratified:
+                free = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=n_resamples, stratified=False,
+                                          random_state=stats.slice_seed(r, order.index(name)))
+                bounds["unstratified percentile"] = (free.low, free.high)
             for m, (lo, hi) in bounds.items():
                 cover[name][m].append(bool(lo <= truth_ap[name] <= hi))
                 width[name][m].append(hi - lo)
@@ -73,7 +82,7 @@ def main(replicates: int, n_resamples: int) -> None:
     print(f"# Python {sys.version.split()[0]}, {platform.machine()}; {replicates} replicates, {n_resamples} "
           f"resamples, 95% intervals ({time.perf_counter() - t:.0f}s); MC SE of a coverage near 0.95: "
           f"{math.sqrt(0.95 * 0.05 / replicates):.3f}")
-    header = ["slice", "true AP", "bias", "boot bias", "SD", "boot SD", *(f"{m} cover / width" for m in METHODS),
+    header = ["slice", "true AP", "bias", "boot bias", "SD", "boot SD", *(f"{m} cover / width" for m in methods),
               "ROC-AUC DeLong"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
@@ -81,11 +90,11 @@ def main(replicates: int, n_resamples: int) -> None:
         cells = [f"{name} (n={n}, prevalence {p}, d={d})", f"{truth_ap[name]:.4f}", f"{np.mean(bias[name]):+.4f}",
                  f"{np.mean(boot_bias[name]):+.4f}", f"{np.std(estimates[name], ddof=1):.4f}",
                  f"{np.mean(boot_sd[name]):.4f}"]
-        cells += [f"{np.mean(cover[name][m]):.3f} / {np.nanmean(width[name][m]):.3f}" for m in METHODS]
+        cells += [f"{np.mean(cover[name][m]):.3f} / {np.nanmean(width[name][m]):.3f}" for m in methods]
         cells.append(f"{np.mean(cover[name]['delong']):.3f}")
         print("| " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":
-    args = [int(float(a)) for a in sys.argv[1:]]
-    main(*(args + [200, 500][len(args):]))
+    numbers = [int(float(a)) for a in sys.argv[1:3]]
+    main(*(numbers + [200, 500][len(numbers):]), unstratified=sys.argv[3:4] == ["unstratified"])
