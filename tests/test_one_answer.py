@@ -348,3 +348,27 @@ def test_evaluate_by_weighted_engines_equal_to_rounding(tmp_path, capsys, engine
                 assert b[key] == pytest.approx(value, rel=1e-12, abs=1e-15, nan_ok=True), key
             else:
                 assert b[key] == value, key
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=["stream", "dask"])
+def test_evaluate_by_typed_parquet_columns_one_answer(tmp_path, capsys, engine):
+    """Slice columns of every Parquet type the readers take (dates, booleans, categories, nullable
+    integers, floats with NaN) name and order the slices alike on every engine."""
+    pd = pytest.importorskip("pandas")
+    if "dask" in engine:
+        pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(1)
+    n = 1500
+    y = (rng.random(n) < 0.3).astype(int)
+    path = tmp_path / "types.parquet"
+    pd.DataFrame({
+        "y": y, "p": np.round(rng.random(n) * 0.5 + y * rng.random(n) * 0.5, 3),
+        "day": pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 4, n), unit="D"),
+        "flag": rng.random(n) < 0.5, "cat": pd.Categorical(rng.choice(["x", "y"], n)),
+        "ni": pd.array(np.where(rng.random(n) < 0.1, None, rng.integers(0, 3, n)), dtype="Int64"),
+        "f": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 3, n).astype(float)),
+    }).to_parquet(path)
+    for by in ("day,flag", "cat,ni", "f"):
+        argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--by", by, "--json"]
+        memory = _out(argv, capsys)
+        assert _out([*argv, *engine], capsys) == memory, by

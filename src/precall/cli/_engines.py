@@ -217,8 +217,13 @@ def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
 
 
 def _plain_values(column: Any) -> Any:
-    """A partition's slice column as objects, missing values (NaN, None, pandas' NA) as None."""
-    return column.astype(object).where(column.notna(), None)
+    """A partition's slice column as objects, missing values (NaN, None, pandas' NA) as None;
+    dates, times and durations as the readers' text (:func:`precall.readers.slice_text`)."""
+    values = column.astype(object).where(column.notna(), None)
+    if getattr(column.dtype, "kind", "O") in "mM":
+        values = values.map(lambda v: None if v is None else slice_text(v.to_pydatetime() if hasattr(
+            v, "to_pydatetime") else v.to_pytimedelta() if hasattr(v, "to_pytimedelta") else v))
+    return values
 
 
 @contextlib.contextmanager
