@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import dataclasses
 import os
 import re
@@ -150,12 +151,23 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
 def _dask_failure(args: argparse.Namespace, by: Sequence[str], exc: BaseException) -> CliError:
     """What dask could not read, said as the readers say it: a local file is read again by
     :func:`precall.readers.iter_file`, whose checks name the first bad row's line and column
-    (raised from here); else the first line of dask's message."""
+    (its message); else the first line of dask's message."""
     path = args.file
+    found = None
     if "://" not in path and os.path.isfile(path):
-        for _ in iter_file(path, label=args.label, score_columns=[(args.score[0], "--score")], weight=args.weight,
-                           delimiter=args.delimiter, by=by, progress=False):
-            pass
+        chunks = iter_file(path, label=args.label, score_columns=[(args.score[0], "--score")], weight=args.weight,
+                           delimiter=args.delimiter, by=by, progress=False)
+        try:
+            for _ in chunks:
+                pass
+        except readers.InputError as bad:
+            found = str(bad)
+        finally:  # the reader and its threads released now: one left to the exit aborted the process (1 in 15)
+            chunks.close()
+            del chunks
+            gc.collect()
+    if found is not None:  # raised here, not in the handler: the reader and its threads are released first
+        return CliError(found)
     message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
     return CliError(f"{path}: {_first_line(message)}")
 
