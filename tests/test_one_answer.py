@@ -281,3 +281,94 @@ def test_detection_coco_help_names_every_iou_type(capsys):
     text = " ".join(capsys.readouterr().out.split())
     for word in ("bbox", "segm", "keypoints", "10 for keypoints", "12 for bbox and segm"):
         assert word in text
+
+
+# ---------------------------------------------------------------------------
+# evaluate --by: in memory, streamed and on Dask, the same table, JSON and CSV
+def _sliced_file(tmp_path: Path, kind: str) -> Path:
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    n = 2400
+    y = (rng.random(n) < 0.3).astype(int)
+    frame = pd.DataFrame({
+        "y": y, "p": np.round(rng.random(n) * 0.6 + y * rng.random(n) * 0.4, 2),  # ties
+        "country": rng.choice(["de", "fr", "us", "it", "pl", ""], n), "week": rng.integers(1, 13, n),
+        "w": np.round(rng.random(n) * 2, 1),
+    })
+    frame.loc[frame.country == "pl", "y"] = 0  # a slice without positives: the undefined policy
+    path = tmp_path / f"sliced.{kind}"
+    if kind == "parquet":
+        frame.assign(country=frame.country.replace("", None)).to_parquet(path)
+    elif kind == "jsonl":
+        frame.assign(country=frame.country.replace("", None)).to_json(path, orient="records", lines=True)
+    else:
+        frame.to_csv(path, index=False)
+    return path
+
+
+ENGINES = [["--stream", "--chunk-rows", "333"], ["--engine", "dask", "--scheduler", "synchronous"]]
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "jsonl"])
+@pytest.mark.parametrize("engine", ENGINES, ids=["stream", "dask"])
+@pytest.mark.parametrize("options", [
+    ["--by", "country,week", "--json", "--min-support", "30"],
+    ["--by", "week,country", "--csv"],
+    ["--by", "country", "--top", "2"],
+    ["--by", "country,week", "--full", "--on-undefined", "nan"],
+    ["--by", "country", "--json", "--ci", "--resamples", "200", "--full"],
+    ["--by", "week", "--ci", "--resamples", "100", "--top", "3", "--level", "0.9", "--seed", "7"],
+], ids=["json", "csv", "text", "full", "ci-json", "ci-text"])
+def test_evaluate_by_is_one_answer_on_every_engine(tmp_path, capsys, kind, engine, options):
+    """Every number, name, rank and interval of ``evaluate --by`` equal in memory, streamed and on
+    Dask: the output byte for byte (each slice's intervals from its count table: the same counts
+    bootstrap and DeLong as its rows), warnings included."""
+    if "dask" in engine:
+        pytest.importorskip("dask.dataframe")
+    argv = ["evaluate", str(_sliced_file(tmp_path, kind)), "--label", "y", "--score", "p", *options]
+    memory = main(argv), *capsys.readouterr()
+    other = main([*argv, *engine]), *capsys.readouterr()
+    assert memory[0] == 0 and other == memory
+    if "--ci" in options:
+        assert "[" in memory[1] or '"intervals"' in memory[1]
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=["stream", "dask"])
+def test_evaluate_by_weighted_engines_equal_to_rounding(tmp_path, capsys, engine):
+    if "dask" in engine:
+        pytest.importorskip("dask.dataframe")
+    argv = ["evaluate", str(_sliced_file(tmp_path, "csv")), "--label", "y", "--score", "p", "--weight", "w",
+            "--by", "country", "--json"]
+    memory = json.loads(_out(argv, capsys))
+    other = json.loads(_out([*argv, *engine], capsys))
+    assert [s["slice"] for s in other["slices"]] == [s["slice"] for s in memory["slices"]]
+    for a, b in zip(memory["slices"], other["slices"]):
+        for key, value in a.items():
+            if isinstance(value, float):
+                assert b[key] == pytest.approx(value, rel=1e-12, abs=1e-15, nan_ok=True), key
+            else:
+                assert b[key] == value, key
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=["stream", "dask"])
+def test_evaluate_by_typed_parquet_columns_one_answer(tmp_path, capsys, engine):
+    """Slice columns of every Parquet type the readers take (dates, booleans, categories, nullable
+    integers, floats with NaN) name and order the slices alike on every engine."""
+    pd = pytest.importorskip("pandas")
+    if "dask" in engine:
+        pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(1)
+    n = 1500
+    y = (rng.random(n) < 0.3).astype(int)
+    path = tmp_path / "types.parquet"
+    pd.DataFrame({
+        "y": y, "p": np.round(rng.random(n) * 0.5 + y * rng.random(n) * 0.5, 3),
+        "day": pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 4, n), unit="D"),
+        "flag": rng.random(n) < 0.5, "cat": pd.Categorical(rng.choice(["x", "y"], n)),
+        "ni": pd.array(np.where(rng.random(n) < 0.1, None, rng.integers(0, 3, n)), dtype="Int64"),
+        "f": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 3, n).astype(float)),
+    }).to_parquet(path)
+    for by in ("day,flag", "cat,ni", "f"):
+        argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--by", by, "--json"]
+        memory = _out(argv, capsys)
+        assert _out([*argv, *engine], capsys) == memory, by

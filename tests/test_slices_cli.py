@@ -221,7 +221,7 @@ def test_min_support_reports_but_does_not_rank(files, capsys):
 
 
 @pytest.mark.parametrize("extra", [[], ["--top", "2"], ["--full"], ["--ci", "--resamples", "50"],
-                                   ["--by", "week"], ["--digits", "17"]])
+                                   ["--by", "week"], ["--digits", "17"], ["--stream", "--ci", "--resamples", "50"]])
 def test_text_fits_80_columns(files, capsys, extra):
     code, out, err = _run(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "country,device",
                            *extra], capsys)
@@ -289,7 +289,12 @@ def test_ci_intervals_are_each_slices_own(files, capsys):
 BAD_CLI = [
     (["--score", "p", "--score", "q", "--by", "country"], "compare models per slice with precall compare --by"),
     (["--class-columns", "p,q", "--by", "country"], "--by goes with one --score"),
-    (["--score", "p", "--by", "country", "--stream"], "--by goes with one --score, in memory or --engine spark"),
+    (["--score", "p", "--by", "country", "--stream", "--ties", "stable"], "drop --ties stable"),
+    (["--score", "p", "--by", "country", "--stream", "--ci", "--ci-method", "bca"],
+     "needs --ci-method percentile (--ci-method bca leaves rows out): evaluate in memory (drop --stream)"),
+    (["--score", "p", "--by", "country", "--engine", "dask", "--ci", "--weight", "q"],
+     "needs no --weight (the weighted bootstrap resamples rows): evaluate in memory (drop --engine dask)"),
+    (["--score", "p", "--by", "country", "--engine", "spark", "--ci"], "drop --ci (with --engine spark)"),
     (["--score", "p", "--by", "country,"], "an empty column name"),
     (["--score", "p", "--by", "country,country"], "given twice"),
     (["--score", "p", "--by", "nope"], "no column 'nope' (given by --by)"),
@@ -306,6 +311,56 @@ def test_bad_options_one_line_exit_2(files, capsys, argv, message):
     assert code == 2
     assert message in err and "Traceback" not in err
     assert len([x for x in err.splitlines() if "error: " in x]) == 1
+
+
+ENGINES = [["--stream", "--chunk-rows", "100"], ["--engine", "dask", "--scheduler", "synchronous"]]
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=["stream", "dask"])
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_engines_name_a_missing_slice_column(files, capsys, engine, kind):
+    if "dask" in engine:
+        pytest.importorskip("dask.dataframe")
+    code, out, err = _run(["evaluate", files[kind], "--label", "y", "--score", "p", "--by", "device,nope", *engine],
+                          capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"precall: error: {files[kind]}: ")
+    assert "no column 'nope' (given by --by)" in err
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=["stream", "dask"])
+@pytest.mark.parametrize("line,column,message", [
+    ("1,abc,de,ios,3", "column 'p'", "the score must be a number; got 'abc'"),
+    ("1,0.5,de", None, "3 fields, the header has"),
+    (",0.5,de,ios,3", "column 'y'", "label"),
+])
+def test_engines_name_a_bad_row_by_line_and_column(tmp_path, capsys, engine, line, column, message):
+    """A bad row far into the file (after the first chunk): the readers' one-line error with the
+    file, the line and the column, whichever engine reads the file."""
+    if "dask" in engine:
+        pytest.importorskip("dask.dataframe")
+    rows = ["y,p,country,device,week"] + [f"{i % 2},{(i * 7 % 10) / 10},de,ios,{i % 3}" for i in range(300)]
+    rows.insert(251, line)  # line 252 of the file
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join(rows) + "\n")
+    code, out, err = _run(["evaluate", path, "--label", "y", "--score", "p", "--by", "country", *engine], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"precall: error: {path}: line 252")
+    assert message in err and (column is None or column in err)
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=["stream", "dask"])
+def test_engines_ci_needs_two_labels(tmp_path, capsys, engine):
+    """Three labels make three bootstrap strata in memory, which a count table of positives and
+    negatives cannot reproduce: refused in one line; without --ci the slices are evaluated."""
+    if "dask" in engine:
+        pytest.importorskip("dask.dataframe")
+    path = tmp_path / "three.csv"
+    path.write_text("y,p,g\n" + "\n".join(f"{'abc'[i % 3]},{(i * 7 % 10) / 10},{i % 2}" for i in range(60)) + "\n")
+    argv = ["evaluate", path, "--label", "y", "--score", "p", "--pos-label", "a", "--by", "g", *engine]
+    code, out, err = _run([*argv, "--ci"], capsys)
+    assert code == 2 and "needs two labels" in err and err.count("\n") == 1
+    assert _json(argv, capsys)["slices"] == _json(argv[:-len(engine)], capsys)["slices"]
 
 
 # ---------------------------------------------------------------------------

@@ -253,6 +253,46 @@ def test_bad_use_refused(what, call, error, match):
 
 
 # ---------------------------------------------------------------------------
+# relabel, table, keys: what a stream whose slice values are known only at its end needs
+@pytest.mark.parametrize("seed,n,m,digits,missing", CASES[2:6])
+def test_relabel_equals_in_memory_on_the_new_values(seed, n, m, digits, missing):
+    """Slices renamed (some merged) after the stream give what the in-memory route gives on the
+    renamed values, bit for bit; the state it came from is left as it was."""
+    y, s, g, _ = _data(seed, n, m, missing=missing, digits=digits)
+    acc = _stream(y, s, g, None, (n // 3,))
+    before = acc.evaluate()
+    rename = {v: None if v is None else f"g{int(v) % 3}" for v in set(g.tolist())}
+    got = acc.relabel(lambda key: (rename[key[0]],)).evaluate()
+    want = precall.evaluate(y, s, by=np.array([rename[v] for v in g.tolist()], dtype=object))
+    assert _same(got, want)
+    assert _same(acc.evaluate(), before)
+
+
+def test_table_of_each_slice_is_its_rows_table():
+    y, s, g, _ = _data(3, 200, 8, digits=2, missing=0.1)
+    acc = _stream(y, s, g, None, (50, 120))
+    assert sorted(acc.keys, key=repr) == sorted({(None if v is None else v,) for v in g.tolist()}, key=repr)
+    for key in acc.keys:
+        rows = np.array([v == key[0] if key[0] is not None else v is None for v in g.tolist()])
+        want, got = precall.threshold_table(y[rows], s[rows]), acc.table(key)
+        assert got.thresholds.tolist() == want.thresholds.tolist()
+        assert got.tp.tolist() == want.tp.tolist() and got.fp.tolist() == want.fp.tolist()
+    assert acc.table().tp.tolist() == precall.threshold_table(y, s).tp.tolist()
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda a: a.relabel("x"), TypeError, "mapping"),
+    (lambda a: a.relabel(lambda key: key[0]), ValueError, "tuple of 1"),
+    (lambda a: a.relabel(lambda key: (1, 2)), ValueError, "tuple of 1"),
+    (lambda a: a.table(("nope",)), ValueError, "key"),
+])
+def test_relabel_and_table_refuse_bad_use(call, error, match):
+    acc = SlicedAccumulator().update([0, 1, 1], [0.1, 0.9, 0.4], by=["a", "a", "b"])
+    with pytest.raises(error, match=match):
+        call(acc)
+
+
+# ---------------------------------------------------------------------------
 # precall.dask with by=
 dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")

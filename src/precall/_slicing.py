@@ -26,7 +26,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from .metrics import average_precision, roc_auc
 from ._core.text import visible
 from .slices import MISSING, slice_codes
 
-__all__ = ["IntervalSet", "coded", "interval_set", "named_message", "slice_intervals", "with_values"]
+__all__ = ["IntervalSet", "coded", "coded_accumulator", "interval_set", "named_message", "slice_intervals", "with_values"]
 
 MAX_SLICES = 1000
 """The most slices :func:`slice_intervals` resamples one by one (each a bootstrap of its rows)."""
@@ -120,6 +120,27 @@ def coded(texts: Sequence[str], codes: np.ndarray) -> tuple[list[str], np.ndarra
     rank[order] = np.arange(len(texts))
     rank[-1] = np.nan  # code -1: missing
     return [texts[i] for i in order], rank[np.asarray(codes, dtype=np.int64)]
+
+
+def coded_accumulator(acc: Any, text_of: Callable[[int, Any], str]) -> tuple[Any, list[list[str]]]:
+    """A :class:`precall.SlicedAccumulator` keyed by any values (``text_of(column, value)``: a
+    value's text, the empty text for missing) rekeyed to the :func:`coded` codes of their texts,
+    so that it evaluates as ``precall.evaluate(..., by=coded codes)`` of all its rows (slices of
+    equal text merged), and each column's texts in code order (for :func:`with_values`)."""
+    width = len(acc.columns or ())
+    texts: list[dict[str, None]] = [{} for _ in range(width)]
+    named = {}
+    for key in acc.keys:
+        named[key] = tuple("" if v is None else text_of(j, v) for j, v in enumerate(key))
+        for j, text in enumerate(named[key]):
+            if text:
+                texts[j].setdefault(text)
+    values, codes = [], []
+    for column in texts:
+        ordered, rank = coded(list(column), np.arange(len(column)))
+        values.append(ordered)
+        codes.append(dict(zip(column, rank.tolist())))
+    return acc.relabel(lambda key: tuple(None if not t else codes[j][t] for j, t in enumerate(named[key]))), values
 
 
 def with_values(result: Any, values: Sequence[Sequence[str]]) -> Any:

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import dataclasses
 import os
 import re
 import sys
 import warnings
 from collections import Counter
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 import precall
 from precall import readers
-from precall._slicing import with_values
-from precall.readers import iter_file, label_counts, label_text
+from precall._slicing import coded_accumulator, with_values
+from precall.readers import Columns, iter_file, label_counts, label_text, slice_text
 
 from ._common import CliError, cli_spelling, resolve_pos_label
 
@@ -37,25 +38,9 @@ Evaluations = tuple[precall.Evaluation, tuple[tuple[float, precall.Evaluation], 
 
 def evaluate_stream(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
     """``--stream``: the file in chunks through an exact :class:`precall.Accumulator`."""
-    path, score = args.file, args.score[0]
-    counts: Counter[str] = Counter()
-    acc = positive = None
-    for chunk in iter_file(path, label=args.label, score_columns=[(score, "--score")], weight=args.weight,
-                           delimiter=args.delimiter, chunk_rows=args.chunk_rows):
-        counts.update(label_counts(chunk.labels))
-        if acc is None:  # a given --pos-label need not occur in the first chunk: checked on the whole file below
-            positive = args.pos_label if args.pos_label is not None else resolve_pos_label(
-                label_counts(chunk.labels), None, args.label, path)
-            acc = precall.Accumulator(pos_label=positive)
-        try:
-            acc.update(np.array(chunk.labels), chunk.scores, sample_weight=chunk.weights)
-        except (ValueError, TypeError) as exc:
-            raise CliError(f"{path}: {exc}") from None
-    if acc is None:
-        raise CliError(f"{path}: no data rows")
-    if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
-        raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
-                       f"positive label of the first chunk ({positive!r}); name it with --pos-label")
+    path = args.file
+    acc, counts, positive = _streamed(args, lambda positive: precall.Accumulator(pos_label=positive),
+                                      lambda acc, chunk, y: acc.update(y, chunk.scores, sample_weight=chunk.weights))
     prevalences = list(dict.fromkeys(args.prevalence or ()))
     try:  # from the steps, computed once: the full table is never built
         evaluation, *at = acc.evaluations([None, *prevalences], recall_grid=args.recall_grid)
@@ -64,12 +49,69 @@ def evaluate_stream(args: argparse.Namespace) -> tuple[Evaluations, Counter[str]
     return (evaluation, tuple(zip(prevalences, at))), counts, positive  # type: ignore[return-value]
 
 
+def _streamed(args: argparse.Namespace, start: Callable[[str], Any], add: Callable[[Any, Columns, np.ndarray], Any],
+              by: Sequence[str] = ()) -> tuple[Any, Counter[str], str]:
+    """The file in chunks (:func:`precall.readers.iter_file`), each added to one state
+    (``start(positive label)``, ``add(state, chunk, labels)``); the label counts; the positive label."""
+    path, score = args.file, args.score[0]
+    counts: Counter[str] = Counter()
+    acc = positive = None
+    for chunk in iter_file(path, label=args.label, score_columns=[(score, "--score")], weight=args.weight,
+                           delimiter=args.delimiter, chunk_rows=args.chunk_rows, by=by):
+        counts.update(label_counts(chunk.labels))
+        if acc is None:  # a given --pos-label need not occur in the first chunk: checked on the whole file below
+            positive = args.pos_label if args.pos_label is not None else resolve_pos_label(
+                label_counts(chunk.labels), None, args.label, path)
+            acc = start(positive)
+        try:
+            add(acc, chunk, np.array(chunk.labels))
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{path}: {exc}") from None
+    if acc is None:
+        raise CliError(f"{path}: no data rows")
+    if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
+        raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
+                       f"positive label of the first chunk ({positive!r}); name it with --pos-label")
+    return acc, counts, str(positive)
+
+
+def stream_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
+    """``--stream --by``: the file in chunks through one exact :class:`precall.SlicedAccumulator`,
+    each chunk's slice values numbered in the order the file first shows them (a dictionary per
+    column growing chunk by chunk), renamed at the end to the codes of the in-memory route
+    (:func:`precall._slicing.coded_accumulator`)."""
+    seen: list[dict[str, int]] = [{} for _ in by]
+
+    def add(acc: precall.SlicedAccumulator, chunk: Columns, y: np.ndarray) -> None:
+        codes = {}
+        for index, column in zip(seen, chunk.by):  # a chunk's codes into the file's numbering; -1: missing
+            number = np.array([index.setdefault(text, len(index)) for text in column.texts] + [np.nan])
+            codes[column.name] = number[column.codes]
+        acc.update(y, chunk.scores, by=codes, sample_weight=chunk.weights)
+
+    acc, counts, positive = _streamed(args, lambda positive: precall.SlicedAccumulator(pos_label=positive), add, by)
+    texts = [list(index) for index in seen]
+    return SlicedInput(*coded_accumulator(acc, lambda j, v: texts[j][int(v)]), counts, positive)
+
+
+@dataclasses.dataclass(frozen=True)
+class SlicedInput:
+    """``--by`` through an engine: the accumulator of every slice (keyed by the in-memory route's
+    codes: :func:`precall._slicing.coded`), each column's values in code order, the label counts
+    and the positive label (as text)."""
+
+    accumulator: Any
+    values: list[list[str]]
+    counts: Counter[str]
+    positive: str
+
+
 _DASK_SCHEDULERS = ("synchronous", "threads", "processes")
 
 
-def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
-    """``--engine dask``: the file read by dask.dataframe, evaluated by score ranges on a
-    Dask cluster (a local one by default, ``--scheduler`` an address or a local scheduler)."""
+def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, Any, Any, Any]:
+    """dask, pandas, :mod:`precall.dask` and the file's columns (label, score, weight, ``by``)
+    as a dask DataFrame, the format by the readers' one dispatch."""
     try:
         import dask
         import dask.dataframe as dd
@@ -81,46 +123,119 @@ def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], 
     path, score = args.file, args.score[0]
     if "://" not in path and not os.path.exists(path):  # remote paths are for the workers to read
         raise CliError(f"{path}: no such file")
-    columns = [args.label, score] + ([args.weight] if args.weight else [])
+    columns = [args.label, score] + ([args.weight] if args.weight else []) + list(by)
     gzipped = path.lower().endswith(".gz")
     kind = "parquet" if path.endswith("/") or os.path.isdir(path) else readers.file_format(path)  # one dispatch
     try:
         if kind == "parquet":  # a file or a folder of them
             frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
         elif kind == "jsonl":
-            frame = dd.read_json(path, lines=True, blocksize=None if gzipped else 1 << 26)
-        elif kind == "delimited":
-            frame = dd.read_csv(path, sep=args.delimiter or readers.default_delimiter(path), dtype={args.label: str},
-                                keep_default_na=False, blocksize=None if gzipped else "64MiB")
+            frame = dd.read_json(path, lines=True, precise_float=True,  # pandas rounds otherwise
+                                 blocksize=None if gzipped else 1 << 26)
+        elif kind == "delimited":  # labels and slices as text (an empty field: a missing slice value)
+            frame = dd.read_csv(path, sep=args.delimiter or readers.default_delimiter(path),
+                                dtype={c: str for c in [args.label, *by]}, keep_default_na=False,
+                                blocksize=None if gzipped else "64MiB")
         else:
             raise CliError(f"{path}: --engine dask reads Parquet, CSV / TSV and JSON Lines files; use --stream "
                            "for other formats")
         missing = [c for c in columns if c not in frame.columns]
         if missing:
-            raise CliError(f"{path}: no column {missing[0]!r}; the columns are {list(frame.columns)}")
+            raise _dask_failure(args, by, KeyError(f"no column {missing[0]!r}; the columns are {list(frame.columns)}"))
         frame = frame[columns]
-    except (ValueError, OSError, KeyError) as exc:
-        raise CliError(f"{path}: {exc}") from None
-    with _dask_scheduler(dask, args.scheduler):
+    except (ValueError, TypeError, OSError, KeyError) as exc:
+        raise _dask_failure(args, by, exc) from None
+    return dask, pandas, pdask, frame
+
+
+def _dask_failure(args: argparse.Namespace, by: Sequence[str], exc: BaseException) -> CliError:
+    """What dask could not read, said as the readers say it: a local file is read again by
+    :func:`precall.readers.iter_file`, whose checks name the first bad row's line and column
+    (its message); else the first line of dask's message."""
+    path = args.file
+    found = None
+    if "://" not in path and os.path.isfile(path):
+        chunks = iter_file(path, label=args.label, score_columns=[(args.score[0], "--score")], weight=args.weight,
+                           delimiter=args.delimiter, by=by, progress=False)
+        try:
+            for _ in chunks:
+                pass
+        except readers.InputError as bad:
+            found = str(bad)
+        finally:  # the reader and its threads released now: one left to the exit aborted the process (1 in 15)
+            chunks.close()
+            del chunks
+            gc.collect()
+    if found is not None:  # raised here, not in the handler: the reader and its threads are released first
+        return CliError(found)
+    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    return CliError(f"{path}: {_first_line(message)}")
+
+
+def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any) -> tuple[Any, Counter[str], str]:
+    """The rows whose label is the positive one (a dask Series), the label counts as text
+    and the positive label (the readers' rules for a missing label and its text)."""
+    path = args.file
+    by = [c for c in frame.columns if c not in (args.label, args.score[0], args.weight)]
+    try:  # the first pass over the rows: where dask's parsers find a bad row
         raw = frame[args.label].value_counts(dropna=False).compute()
-        counts: Counter[str] = Counter()
-        texts = {}
-        for value, n in raw.items():  # the readers' rule for a missing label
-            if pandas.isna(value) or (isinstance(value, str) and value in readers.MISSING_LABELS):
-                raise CliError(f"{path}: column {args.label!r}: {n} rows have no label ({value!r}); fill or "
-                               "drop them")
-            texts[value] = label_text(value)
-            counts[texts[value]] += int(n)
-        positive = resolve_pos_label(counts, args.pos_label, args.label, path)
-        is_positive = frame[args.label].isin([v for v, text in texts.items() if text == positive])
+    except (ValueError, TypeError, OSError, KeyError) as exc:
+        raise _dask_failure(args, by, exc) from None
+    counts: Counter[str] = Counter()
+    texts = {}
+    for value, n in raw.items():  # the readers' rule for a missing label
+        if pandas.isna(value) or (isinstance(value, str) and value in readers.MISSING_LABELS):
+            raise _dask_failure(args, by, ValueError(f"column {args.label!r}: {n} rows have no label ({value!r}); "
+                                                     "fill or drop them"))
+        texts[value] = label_text(value)
+        counts[texts[value]] += int(n)
+    positive = resolve_pos_label(counts, args.pos_label, args.label, path)
+    return frame[args.label].isin([v for v, text in texts.items() if text == positive]), counts, positive
+
+
+def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
+    """``--engine dask``: the file read by dask.dataframe, evaluated by score ranges on a
+    Dask cluster (a local one by default, ``--scheduler`` an address or a local scheduler)."""
+    dask, pandas, pdask, frame = _dask_frame(args)
+    with _dask_scheduler(dask, args.scheduler):
+        is_positive, counts, positive = _dask_labels(args, pandas, frame)
         weight = frame[args.weight] if args.weight else None
         prevalences = list(dict.fromkeys(args.prevalence or ()))
         try:  # one pass: every prevalence reduces the same range steps
-            evaluation, *at = pdask.evaluations(is_positive, frame[score], sample_weight=weight, pos_label=True,
+            evaluation, *at = pdask.evaluations(is_positive, frame[args.score[0]], sample_weight=weight, pos_label=True,
                                                 recall_grid=args.recall_grid, prevalences=[None, *prevalences])
         except (ValueError, TypeError) as exc:
-            raise CliError(f"{path}: {exc}") from None
+            raise CliError(f"{args.file}: {exc}") from None
     return (evaluation, tuple(zip(prevalences, at))), counts, positive
+
+
+def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
+    """``--engine dask --by``: one :class:`precall.SlicedAccumulator` per partition, merged
+    (:func:`precall.dask.accumulate` with ``by=``), its slices renamed from the column values to
+    the in-memory route's codes of their texts (:func:`precall.readers.slice_text`)."""
+    dask, pandas, pdask, frame = _dask_frame(args, by)
+    with _dask_scheduler(dask, args.scheduler):
+        is_positive, counts, positive = _dask_labels(args, pandas, frame)
+        weight = frame[args.weight] if args.weight else None
+        # slice values as plain objects: missing (NaN, None, pandas' NA) as None
+        values = {c: frame[c].map_partitions(_plain_values, meta=(c, object)) for c in by}
+        try:
+            acc = pdask.accumulate(is_positive, frame[args.score[0]], sample_weight=weight, pos_label=True,
+                                   by=values)
+        except (ValueError, TypeError) as exc:
+            raise _dask_failure(args, by, ValueError(cli_spelling(_first_line(exc)))) from None
+    return SlicedInput(*coded_accumulator(acc, lambda j, v: slice_text(v.item() if isinstance(v, np.generic) else v)),
+                       counts, positive)
+
+
+def _plain_values(column: Any) -> Any:
+    """A partition's slice column as objects, missing values (NaN, None, pandas' NA) as None;
+    dates, times and durations as the readers' text (:func:`precall.readers.slice_text`)."""
+    values = column.astype(object).where(column.notna(), None)
+    if getattr(column.dtype, "kind", "O") in "mM":
+        values = values.map(lambda v: None if v is None else slice_text(v.to_pydatetime() if hasattr(
+            v, "to_pydatetime") else v.to_pytimedelta() if hasattr(v, "to_pytimedelta") else v))
+    return values
 
 
 @contextlib.contextmanager
@@ -191,7 +306,7 @@ def _spark_frame(spark: Any, pspark: Any, errors: Any, args: argparse.Namespace,
     return frame, scanned, counts, positive, next(v for v, text in texts.items() if text == positive)
 
 
-def _first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException | str) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

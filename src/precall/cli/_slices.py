@@ -9,12 +9,12 @@ import argparse
 import dataclasses
 import warnings
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 import precall
-from precall._slicing import MAX_SLICES, IntervalSet, coded, named_message, slice_intervals, with_values
+from precall._slicing import MAX_SLICES, IntervalSet, coded, interval_set, named_message, slice_intervals, with_values
 from precall.readers import Columns, label_counts
 from precall.slices import MISSING, slice_codes
 
@@ -90,23 +90,41 @@ def sliced_evaluation(columns: Columns, *, name: str, label: str, score: str, we
     """:func:`precall.evaluate` with ``by=`` the slice columns read, renamed to the file's values."""
     positive = resolve_pos_label(label_counts(columns.labels), pos_label, label, name)
     by, texts = slice_input(columns)
+
+    def run(policy: Any) -> Any:
+        return precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
+                                pos_label=positive, ties=ties, recall_grid=recall_grid, on_undefined=policy, by=by,
+                                min_support=min_support)
+
+    source = {"file": name, "n_rows": len(columns.labels), "label_column": label, "score_column": score,
+              "weight_column": weight, "pos_label": positive}
+    return _named_report(run, texts, source, on_undefined)
+
+
+def accumulated_evaluation(acc: Any, texts: list[list[str]], source: dict[str, Any], *, recall_grid: str,
+                           on_undefined: Any, min_support: int) -> SliceReport:
+    """``--stream`` / ``--engine dask`` with ``--by``: the evaluation of a
+    :class:`precall.SlicedAccumulator` keyed by the in-memory route's codes
+    (:func:`precall._slicing.coded_accumulator`), renamed to the file's values."""
+    return _named_report(lambda policy: acc.evaluate(recall_grid=recall_grid, on_undefined=policy,
+                                                     min_support=min_support), texts, source, on_undefined)
+
+
+def _named_report(run: Any, texts: list[list[str]], source: dict[str, Any], on_undefined: Any) -> SliceReport:
+    """The sliced result ``run(on_undefined)`` of coded slice columns, its slices and messages
+    named by the file's values ``texts``."""
+    name = source["file"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            coded_result = precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
-                                            pos_label=positive, ties=ties, recall_grid=recall_grid,
-                                            on_undefined=on_undefined, by=by, min_support=min_support)
+            coded_result = run(on_undefined)
         except (ValueError, TypeError) as exc:
             if "slice(s) (" in str(exc):  # the undefined policy "raise": name the slices by their values
-                result = precall.evaluate(np.array(columns.labels), columns.scores, sample_weight=columns.weights,
-                                          pos_label=positive, ties=ties, recall_grid=recall_grid,
-                                          on_undefined="nan", by=by, min_support=min_support)
+                result = run("nan")
                 shown = named_message(str(exc), result, with_values(result, texts))
                 raise CliError(f"{name}: {cli_spelling(shown)}") from None
             raise CliError(f"{name}: {exc}") from None
     result = with_values(coded_result, texts)
-    source = {"file": name, "n_rows": len(columns.labels), "label_column": label, "score_column": score,
-              "weight_column": weight, "pos_label": positive}
     return SliceReport(source, result,
                        list(dict.fromkeys(named_message(str(w.message), coded_result, result) for w in caught)))
 
@@ -144,6 +162,39 @@ def with_slice_intervals(report: SliceReport, columns: Columns, *, indices: Sequ
             got = slice_intervals(y, columns.scores, by, slices=indices, sample_weight=columns.weights, **common)
             got[-1] = slice_intervals(y, columns.scores, np.zeros(len(y)), slices=[0],
                                       sample_weight=columns.weights, **common)[0]
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{report.source}: {exc}") from None
+    messages = list(dict.fromkeys([*report.warnings, *(str(w.message) for w in caught)]))
+    return dataclasses.replace(report, options=ci, intervals=got, warnings=messages)
+
+
+def with_table_intervals(report: SliceReport, tables: Callable[[int], Any], labels: Sequence[str], *,
+                         indices: Sequence[int], recall_grid: str, ci: CiOptions, on_undefined: Any) -> SliceReport:
+    """``--stream`` / ``--engine dask`` with ``--ci``: :func:`with_slice_intervals` from each slice's
+    grouped count table (``tables(i)``, -1: all rows; unweighted): its rows are the table's runs,
+    each score repeated once per row of each class (``labels``: the file's two labels, so the
+    bootstrap's strata are the in-memory ones), so that the intervals equal the in-memory ones
+    (the percentile bootstrap and DeLong depend on the rows' counts per run, not their order)."""
+    if len(indices) > MAX_SLICES:
+        raise CliError(f"--ci: {len(indices)} ranked slices to resample, each on its own rows; at most {MAX_SLICES}: "
+                       "rank fewer slices with --min-support, or drop --full (text: the --top worst and best only)")
+    positive = report.input["pos_label"]
+    negative = next(text for text in labels if text != positive)
+    common: dict[str, Any] = {"pos_label": positive, "ties": "group", "recall_grid": recall_grid,
+                              "on_undefined": on_undefined, **bootstrap_kwargs(ci)}
+    got: dict[int, IntervalSet | None] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for i in [*sorted(set(indices)), -1]:
+                table = tables(i)
+                n_pos, n_neg = np.diff(table.tp, prepend=0), np.diff(table.fp, prepend=0)
+                if not (n_pos.any() and n_neg.any()):
+                    got[i] = None
+                    continue
+                y = np.repeat(np.array([positive, negative]), [int(n_pos.sum()), int(n_neg.sum())])
+                s = np.concatenate([np.repeat(table.thresholds, n_pos), np.repeat(table.thresholds, n_neg)])
+                got[i] = interval_set(y, s, None, **common)
         except (ValueError, TypeError) as exc:
             raise CliError(f"{report.source}: {exc}") from None
     messages = list(dict.fromkeys([*report.warnings, *(str(w.message) for w in caught)]))

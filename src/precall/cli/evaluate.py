@@ -34,13 +34,23 @@ from ._common import (
     print_warnings,
     unit_arg,
 )
-from ._engines import ENGINES, check_single_binary, evaluate_dask, evaluate_spark, evaluate_spark_slices, evaluate_stream, \
-    read_spark
+from ._engines import (
+    ENGINES,
+    check_single_binary,
+    dask_slices,
+    evaluate_dask,
+    evaluate_spark,
+    evaluate_spark_slices,
+    evaluate_stream,
+    read_spark,
+    stream_slices,
+)
 from ._format import describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, legend, render_table
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
     SliceReport,
+    accumulated_evaluation,
     add_slice_options,
     by_columns,
     resampled,
@@ -49,6 +59,7 @@ from ._slices import (
     slices_json,
     slices_text,
     with_slice_intervals,
+    with_table_intervals,
 )
 from ._reports import (
     Report,
@@ -565,25 +576,47 @@ def _estimates_then_intervals(args: argparse.Namespace, columns: Columns, score:
 
 
 def _evaluate_slices(args: argparse.Namespace) -> int:
-    """``--by``: every number per slice (one :func:`precall.evaluate` with ``by=``), the worst and
-    best ``--top`` slices as a table, every slice with ``--full``, ``--json`` or ``--csv``."""
+    """``--by``: every number per slice (one :func:`precall.evaluate` with ``by=``; ``--stream`` and
+    ``--engine dask``: one :class:`precall.SlicedAccumulator`, the same numbers), the worst and best
+    ``--top`` slices as a table, every slice with ``--full``, ``--json`` or ``--csv``."""
+    engine = "--stream" if args.engine == "stream" else f"--engine {args.engine}"
+    accumulated = args.engine in ("stream", "dask")
     given = [flag for flag, on in (("--class-columns", args.class_columns), ("--class-prefix", args.class_prefix),
-                                   ("--engine " + args.engine, args.engine not in ("memory", "spark")),
-                                   ("--ties " + args.ties, args.engine == "spark" and args.ties != "group"),
+                                   ("--ties " + args.ties, args.engine != "memory" and args.ties != "group"),
                                    ("--at-recall", args.at_recall), ("--at-precision", args.at_precision),
                                    ("--at-threshold", args.at_threshold), ("--prevalence", args.prevalence),
                                    ("--markdown", args.markdown), ("--method", args.method)) if on]
     if given:
-        raise CliError(f"--by goes with one --score, in memory or --engine spark; drop {', '.join(given)} (per "
-                       "class: one --score of each class; the slices' points: --json)")
+        raise CliError(f"--by goes with one --score (in memory, --stream, --engine dask or spark); drop "
+                       f"{', '.join(given)} (per class: one --score of each class; the slices' points: --json)")
     names = list(dict.fromkeys(args.score))
     if len(names) != 1:
         raise CliError(f"--by evaluates one --score column; got {len(names)} ({', '.join(map(repr, names))}): "
                        "compare models per slice with precall compare --by")
+    if accumulated and args.ci and (args.weight or args.ci_method != "percentile"):
+        raise CliError(f"--ci with {engine} --by draws each slice's counts per score, which needs "
+                       + ("no --weight (the weighted bootstrap resamples rows)" if args.weight else
+                          f"--ci-method percentile (--ci-method {args.ci_method} leaves rows out)")
+                       + ": evaluate in memory (drop " + engine + ") for "
+                       + ("weighted intervals" if args.weight else f"--ci-method {args.ci_method}"))
     by = by_columns(args.by)
+    columns = tables = None
     if args.engine == "spark" and not args.ci:  # every slice from the executors' merged accumulators
         report = SliceReport(*evaluate_spark_slices(args, by, on_undefined_arg(args)))
-    else:  # --engine spark --ci: the rows collected by Spark (read_scores), then as in memory
+    elif accumulated:  # one exact accumulator per slice, keyed as in memory: the same numbers
+        got = (stream_slices if args.engine == "stream" else dask_slices)(args, by)
+        if args.ci and len(got.counts) != 2:
+            raise CliError(f"{args.file}: column {args.label!r}: --ci with {engine} --by needs two labels (the "
+                           f"bootstrap's strata); got {len(got.counts)}: evaluate in memory (drop {engine})")
+        source = {"file": args.file, "n_rows": sum(got.counts.values()), "label_column": args.label,
+                  "score_column": names[0], "weight_column": args.weight, "pos_label": got.positive}
+        report = accumulated_evaluation(got.accumulator, got.values, source, recall_grid=args.recall_grid,
+                                        on_undefined=on_undefined_arg(args), min_support=args.min_support)
+        at = [{v: float(code) for code, v in enumerate(values)} for values in got.values]
+        keys = [tuple(None if v is None else at[j][v] for j, v in enumerate(key))
+                for key in report.result.keys]  # each slice's key in the accumulator: its values' codes
+        tables = (lambda i: got.accumulator.table(None if i < 0 else keys[i]))  # noqa: E731
+    else:  # in memory, or --engine spark --ci: the rows collected by Spark, then as in memory
         columns = _read(args, names, by)
         report = sliced_evaluation(columns, name=args.file, label=args.label, score=names[0], weight=args.weight,
                                    pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
@@ -597,9 +630,14 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
             print()
         picked = resampled(report.result, args.top, args.full or not text)
         shown_before = set(report.warnings) if text else set()
-        report = with_slice_intervals(report, columns, indices=picked, ties=args.ties,
-                                      recall_grid=args.recall_grid, ci=ci_options(args),
-                                      on_undefined=on_undefined_arg(args))
+        if tables is not None:
+            report = with_table_intervals(report, tables, sorted(got.counts), indices=picked,
+                                          recall_grid=args.recall_grid, ci=ci_options(args),
+                                          on_undefined=on_undefined_arg(args))
+        else:
+            report = with_slice_intervals(report, columns, indices=picked, ties=args.ties,
+                                          recall_grid=args.recall_grid, ci=ci_options(args),
+                                          on_undefined=on_undefined_arg(args))
         report = dataclasses.replace(report, warnings=[m for m in report.warnings if m not in shown_before])
     print_warning_messages(report.source, report.warnings)
     if args.json:
@@ -717,8 +755,9 @@ def register(sub: Any) -> None:
                     "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "
                     "Dask cluster (the 'dask' extra); 'spark' reads a Parquet file or a table name with "
                     "Spark and evaluates exactly by score ranges on its executors (the 'spark' extra); with --by: "
-                    "'memory' or 'spark' (one accumulator per partition, merged); 'spark' with --ci collects the "
-                    "columns (at most 1e7 rows) and prints what 'memory' prints, intervals included")
+                    "one exact accumulator per chunk or partition, merged (--ci: stream and dask unweighted, "
+                    "from the count tables); 'spark' with --ci collects the columns (at most 1e7 rows) and "
+                    "prints what 'memory' prints, intervals included")
     ev.add_argument("--master", metavar="URL",
                     help="with --engine spark: the Spark master (spark://host:7077, yarn, local[4]); default: "
                     "the active session, else local[*]")

@@ -22,7 +22,7 @@ import dataclasses
 import io
 import json
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -34,7 +34,8 @@ from .._core.conventions import unit_interval
 from .._core.metric import Metric
 from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _apply_policies, _apply_policy, _check_min_support, \
     slice_codes
-from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps, table_of_state
+from ..table import ThresholdTable
+from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps
 
 __all__ = ["SlicedAccumulator"]
 
@@ -132,7 +133,62 @@ class SlicedAccumulator:
                 out._rows[key] = out._rows.get(key, 0) + state._rows[key]
         return out
 
+    def relabel(self, mapping: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> "SlicedAccumulator":
+        """A new accumulator whose slices are renamed: ``mapping(key)`` gives each slice's new
+        key (a tuple of one value per slice column, ``None`` for missing); slices given the same
+        key are merged.  For slice values known only at the end of a stream (codes of a
+        dictionary that grows chunk by chunk, values to be normalised).
+
+        Examples
+        --------
+        >>> import precall
+        >>> acc = precall.SlicedAccumulator().update([0, 1, 1], [0.1, 0.9, 0.4], by=["A", "a", "b"])
+        >>> acc.relabel(lambda key: (key[0].lower(),)).evaluate().names
+        ('a', 'b')
+        """
+        if not callable(mapping):
+            raise TypeError(f"`mapping` must be a function of a slice key (a tuple); got {mapping!r}")
+        width = len(self.columns or ())
+        out = SlicedAccumulator(pos_label=self.pos_label)
+        out.columns = self.columns
+        out._all = self._all.merge(Accumulator(pos_label=self.pos_label))
+        out._n_samples = self._n_samples
+        for key, acc in self._slices.items():
+            new = mapping(key)
+            if not isinstance(new, tuple) or len(new) != width:
+                raise ValueError(f"`mapping` must return a tuple of {width} value(s), one per slice column; got "
+                                 f"{new!r} for {key!r}")
+            out._slices[new] = out._slices[new].merge(acc) if new in out._slices else acc.merge(
+                Accumulator(pos_label=self.pos_label))
+            out._rows[new] = out._rows.get(new, 0) + self._rows[key]
+        return out
+
     # -- results ----------------------------------------------------------------
+    def table(self, key: tuple[Any, ...] | None = None) -> ThresholdTable:
+        """The grouped :class:`~precall.ThresholdTable` of one slice (``key``: its tuple of
+        values, as :attr:`~precall.SlicedEvaluation.keys` lists them) or, with ``key=None``, of
+        all the rows.
+
+        Examples
+        --------
+        >>> import precall
+        >>> acc = precall.SlicedAccumulator().update([0, 1, 1], [0.1, 0.9, 0.4], by=["a", "a", "b"])
+        >>> acc.table(("a",)).tp.tolist(), acc.table().tp.tolist()
+        ([1, 1], [1, 2, 2])
+        """
+        if key is None:
+            return self._all.table()
+        if key not in self._slices:
+            raise ValueError(f"`key` must be a slice of the accumulator; got {key!r} (the slices: "
+                             f"{list(self._slices)[:5]}{' ...' if len(self._slices) > 5 else ''})")
+        return self._slices[key].table()
+
+    @property
+    def keys(self) -> list[tuple[Any, ...]]:
+        """The slices seen, each a tuple of one value per slice column (``None``: missing), in
+        the order first seen (:meth:`evaluate` orders them as :func:`precall.evaluate` does)."""
+        return list(self._slices)
+
     def __len__(self) -> int:
         return len(self._slices)
 
@@ -223,11 +279,7 @@ class SlicedAccumulator:
         (grouped ties): each slice's table and the overall one."""
         min_support = _check_min_support(min_support)
         codes, ordered = self._ordered()
-        tables = {}
-        for name, key in zip(codes.names, ordered):
-            acc = self._slices[key]
-            acc._flush(0)
-            tables[name] = table_of_state(acc._scores[0], acc._pos[0], acc._neg[0])
+        tables = {name: self.table(key) for name, key in zip(codes.names, ordered)}
         return SlicedTables(names=codes.names, keys=codes.keys, columns=codes.columns,
                             n_samples=self._given(ordered),
                             n_pos=np.array([float(t.n_pos) for t in tables.values()]),
