@@ -294,7 +294,7 @@ BAD_CLI = [
      "needs --ci-method percentile (--ci-method bca leaves rows out): evaluate in memory (drop --stream)"),
     (["--score", "p", "--by", "country", "--engine", "dask", "--ci", "--weight", "q"],
      "needs no --weight (the weighted bootstrap resamples rows): evaluate in memory (drop --engine dask)"),
-    (["--score", "p", "--by", "country", "--engine", "spark", "--ci"], "drop --ci (with --engine spark)"),
+    (["--score", "p", "--by", "country", "--engine", "spark", "--ties", "stable"], "drop --ties stable"),
     (["--score", "p", "--by", "country,"], "an empty column name"),
     (["--score", "p", "--by", "country,country"], "given twice"),
     (["--score", "p", "--by", "nope"], "no column 'nope' (given by --by)"),
