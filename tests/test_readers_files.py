@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -286,13 +287,16 @@ def test_labels_convert_to_the_same_array_as_a_list(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("y,a\nlong_label,0.5\nb,0.2\nlong_label,0.1\n")
     labels = read_file(str(path), label="y", score_columns=[("a", "--score")]).labels
-    assert isinstance(labels, list)
+    assert isinstance(labels, Sequence) and not isinstance(labels, list)  # no string per row
+    assert labels.codes.dtype == np.uint8 and labels.texts == ["long_label", "b"]  # 1 byte a row
+    assert labels == ["long_label", "b", "long_label"] and list(labels) == ["long_label", "b", "long_label"]
+    assert labels[1] == "b" and labels[1:] == ["b", "long_label"] and labels[2:].texts == ["long_label"]
     got, expected = np.array(labels), np.array(list(labels))
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
     assert readers.label_counts(labels) == Counter(labels) == Counter({"long_label": 2, "b": 1})
-    labels[1] = "changed"  # a changed list converts and counts as a list
-    assert np.array(labels).tolist() == ["long_label", "changed", "long_label"]
-    assert readers.label_counts(labels) == Counter({"long_label": 2, "changed": 1})
+    assert labels.positive("b").tolist() == [False, True, False] and not labels.positive("x").any()
+    with pytest.raises(TypeError):
+        labels[1] = "changed"  # type: ignore[index]
 
 
 

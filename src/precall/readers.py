@@ -7,8 +7,8 @@ Formats, by file name:
                                           reader, else numpy's ``loadtxt``; see below)
 ``.jsonl``, ``.ndjson``                   JSON Lines: one object per line, keys are columns
 (any of the above + ``.gz``)              gzip'd
-``.parquet``, ``.pq``                     Parquet, whole columns (streamed: batches of
-                                          ``chunk_rows``) by ``pyarrow``, the ``parquet`` extra
+``.parquet``, ``.pq``                     Parquet, in batches (streamed: of ``chunk_rows``)
+                                          by ``pyarrow``, the ``parquet`` extra
 ``.npz``                                  NumPy archive: one 1-D array per column
 ``.npy``                                  NumPy structured array: one field per column
 ========================================  ====================================================
@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import dataclasses
 import gzip
 import io
 import json
@@ -75,7 +76,7 @@ from typing import IO, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Columns", "InputError", "MISSING_LABELS", "SliceColumn", "column_names", "default_delimiter",
+__all__ = ["Columns", "InputError", "Labels", "MISSING_LABELS", "SliceColumn", "column_names", "default_delimiter",
            "file_format", "iter_file", "label_counts", "label_text", "read_arrow", "read_delimited", "read_file",
            "slice_text"]
 
@@ -106,7 +107,7 @@ class Columns:
     ``by`` the slice columns asked for, in that order.
     """
 
-    labels: list[str]
+    labels: Sequence[str]  # a Labels from the readers (texts and codes), or any sequence of str
     scores: np.ndarray
     weights: np.ndarray | None
     by: tuple[SliceColumn, ...] = ()
@@ -209,55 +210,135 @@ def default_delimiter(path: str) -> str:
 _delimiter_for = default_delimiter
 
 
-class _Labels(list):  # type: ignore[type-arg]
-    """The labels (a ``list`` of ``str``) that also know their distinct values and codes, so
-    ``numpy.array(labels)`` is one ``take`` instead of a conversion of every string.
-    Changing the list in place forgets the codes (it then converts like any list)."""
+_BLOCK = 1 << 20  # rows per block of the checks and conversions that would otherwise need a full-size temporary
+
+
+def _code_dtype(k: int) -> np.dtype:
+    """The smallest integer type that holds the codes of ``k`` distinct labels (unsigned up to 2**32)."""
+    for kind in (np.uint8, np.uint16, np.uint32):
+        if k <= int(np.iinfo(kind).max) + 1:
+            return np.dtype(kind)
+    return np.dtype(np.int64)
+
+
+def _counts(codes: np.ndarray, k: int) -> np.ndarray:
+    """``numpy.bincount(codes, minlength=k)`` block by block: ``bincount`` converts small integer codes to
+    ``intp``, a copy of 8 bytes a row."""
+    out = np.zeros(k, dtype=np.int64)
+    for start in range(0, len(codes), _BLOCK):
+        out += np.bincount(codes[start:start + _BLOCK], minlength=k)[:k]
+    return out
+
+
+def _remap(lookup: np.ndarray, codes: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``lookup[codes]`` block by block, into ``out`` (new, of ``lookup``'s dtype, when None): indexing
+    converts small integer codes to ``intp`` first, a copy of 8 bytes a row."""
+    if out is None:
+        out = np.empty(len(codes), dtype=lookup.dtype)
+    for start in range(0, len(codes), _BLOCK):
+        out[start:start + _BLOCK] = lookup[codes[start:start + _BLOCK]]
+    return out
+
+
+def _small(codes: np.ndarray, k: int) -> np.ndarray:
+    """``codes`` of ``k`` distinct labels in the smallest integer type (no copy when already)."""
+    dtype = _code_dtype(k)
+    if codes.dtype == dtype:
+        return codes
+    out = np.empty(len(codes), dtype=dtype)
+    for start in range(0, len(codes), _BLOCK):
+        out[start:start + _BLOCK] = codes[start:start + _BLOCK]
+    return out
+
+
+class Labels(Sequence[str]):
+    """The labels of a column as their distinct texts and one integer code per row (the smallest
+    integer type: 1 byte a row for up to 256 distinct labels), read as a sequence of ``str``
+    (``len``, indexing, iteration, ``==`` with a list).  No string is made per row:
+    ``numpy.array(labels)`` is one ``take`` of the texts, :func:`label_counts` one ``bincount``,
+    and :meth:`positive` the boolean column of one label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels = Labels(["no", "yes"], np.array([0, 1, 1, 0]))
+    >>> labels.codes.dtype, len(labels), labels[1], list(labels[2:])
+    (dtype('uint8'), 4, 'yes', ['yes', 'no'])
+    >>> labels == ["no", "yes", "yes", "no"], labels.positive("yes").tolist()
+    (True, [False, True, True, False])
+    """
+
+    __slots__ = ("texts", "codes")
 
     def __init__(self, texts: list[str], codes: np.ndarray) -> None:
-        super().__init__(np.array(texts, dtype=object)[codes].tolist() if len(texts) else [])
-        self._texts: list[str] | None = texts
-        self._codes = codes
+        self.texts = list(texts)
+        self.codes = _small(np.asarray(codes), len(self.texts))
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return Labels(*_compact(self.texts, self.codes[i]))
+        return self.texts[self.codes[i]]
+
+    def __iter__(self) -> Iterator[str]:
+        texts = self.texts
+        for start in range(0, len(self.codes), _BLOCK):
+            yield from map(texts.__getitem__, self.codes[start:start + _BLOCK].tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Labels, list, tuple)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = list(self[:6]) if len(self) > 6 else list(self)
+        return f"Labels({shown}{' + ...' if len(self) > 6 else ''}, {len(self)} rows)"
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if self._texts and len(self) == len(self._codes):
-            out = np.array(self._texts, dtype=str)[self._codes]
-        else:
-            out = np.array(list(self), dtype=str)
+        out = np.array(self.texts, dtype=str)[self.codes] if self.texts else np.array([], dtype=str)
         return out if dtype is None else out.astype(dtype)
 
-    def _changed(name: str) -> Any:  # type: ignore[misc]
-        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-            self._texts = None
-            return getattr(super(_Labels, self), name)(*args, **kwargs)
-        method.__name__ = name
-        return method
+    def positive(self, label: str) -> np.ndarray:
+        """The rows whose label is ``label``, as a boolean array."""
+        k = self.texts.index(label) if label in self.texts else -1
+        if k < 0:
+            return np.zeros(len(self.codes), dtype=bool)
+        return self.codes == self.codes.dtype.type(k)
 
-    for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
-                  "remove", "clear", "sort", "reverse"):
-        locals()[_name] = _changed(_name)
-    del _name, _changed
+
+def _compact(texts: list[str], codes: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """``texts`` and ``codes`` without the texts that no code uses."""
+    used = _counts(codes, len(texts)) > 0
+    if used.all():
+        return texts, codes
+    lookup = np.cumsum(used) - 1
+    return [t for t, u in zip(texts, used.tolist()) if u], _remap(lookup.astype(_code_dtype(len(texts))), codes)
 
 
 def label_counts(labels: Sequence[str]) -> Counter[str]:
     """``collections.Counter(labels)``, from the codes when the labels come from a reader
     (one ``bincount`` instead of hashing every row: 0.3-0.5 s less on 5e6 rows)."""
-    if isinstance(labels, _Labels) and labels._texts is not None and len(labels) == len(labels._codes):
-        counts = np.bincount(labels._codes, minlength=len(labels._texts))
-        return Counter({t: int(n) for t, n in zip(labels._texts, counts.tolist()) if n})
+    if isinstance(labels, Labels):
+        counts = _counts(labels.codes, len(labels.texts))
+        return Counter({t: int(n) for t, n in zip(labels.texts, counts.tolist()) if n})
     return Counter(labels)
 
 
 def _encode(values: Sequence[Any], codes: np.ndarray, text: Callable[[Any], str]) -> tuple[list[str], np.ndarray]:
     """Distinct label texts and codes from distinct raw values (``values[codes]`` is the column)."""
-    codes = np.asarray(codes, dtype=np.int64)
-    used = np.bincount(codes, minlength=len(values)) > 0 if len(codes) else np.zeros(len(values), dtype=bool)
+    codes = np.asarray(codes)
+    if codes.dtype.kind not in "iu":
+        codes = codes.astype(np.int64)
+    used = _counts(codes, len(values)) > 0 if len(codes) else np.zeros(len(values), dtype=bool)
     index: dict[str, int] = {}
-    remap = np.array([index.setdefault(text(v), len(index)) if u else -1 for v, u in zip(values, used.tolist())],
-                     dtype=np.int64)
+    remap = [index.setdefault(text(v), len(index)) if u else 0 for v, u in zip(values, used.tolist())]
     if len(index) != len(values):  # values that are unused, or equal as text
-        codes = remap[codes]
-    return list(index), codes
+        return list(index), _remap(np.array(remap, dtype=_code_dtype(len(index))), codes)
+    return list(index), _small(codes, len(index))
 
 
 def _encode_list(labels: list[Any], text: Callable[[Any], str] | None = None) -> tuple[list[str], np.ndarray]:
@@ -265,7 +346,18 @@ def _encode_list(labels: list[Any], text: Callable[[Any], str] | None = None) ->
     index = {v: k for k, v in enumerate(dict.fromkeys(labels))}
     codes = np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=len(labels))
     distinct = list(index)
-    return _encode(distinct, codes, text) if text is not None else (distinct, codes)
+    return _encode(distinct, codes, text) if text is not None else (distinct, _small(codes, len(distinct)))
+
+
+def _first(bad: Callable[[np.ndarray], np.ndarray], values: np.ndarray) -> tuple[int, ...] | None:
+    """The index of the first element of ``values`` (1-D or 2-D, by rows) for which ``bad`` is true, block by
+    block (no full-size boolean temporary); None when there is none."""
+    for start in range(0, len(values), _BLOCK):
+        found = bad(values[start:start + _BLOCK])
+        if found.any():
+            at = np.argwhere(found)[0]
+            return (start + int(at[0]), *(int(x) for x in at[1:]))
+    return None
 
 
 def _finish(
@@ -295,28 +387,28 @@ def _finish(
     for k, t in enumerate(texts):  # once per distinct label
         problem = _label_problem(t, named)
         if problem:
-            i = int(np.flatnonzero(codes == k)[0])
+            i = _first(lambda c: c == k, codes)[0]  # type: ignore[index]
             raise InputError(f"{name}: {where(i)}, column {label!r}: {problem}")
     if classes is not None:
         known = set(classes)
         bad = [k for k, t in enumerate(texts) if t not in known]
         if bad:
-            i = int(np.flatnonzero(np.isin(codes, bad))[0])
+            i = _first(lambda c: np.isin(c, bad), codes)[0]  # type: ignore[index]
             raise InputError(
                 f"{name}: {where(i)}, column {label!r}: label {_clip(texts[codes[i]])} is not a "
                 f"class; the classes are the --class-columns names {_names(classes, 'classes')}"
             )
-    bad_score = ~np.isfinite(scores)
-    if bad_score.any():
-        i, j = np.argwhere(bad_score)[0]
+    bad_score = _first(lambda s: ~np.isfinite(s), scores)
+    if bad_score is not None:
+        i, j = bad_score
         raise InputError(
             f"{name}: {where(int(i))}, column {score_columns[j][0]!r}: the score must be finite; "
             f"got {str(float(scores[i, j]))!r}"
         )
     if weights is not None:
-        bad_weight = ~np.isfinite(weights) | (weights < 0)
-        if bad_weight.any():
-            i = int(np.flatnonzero(bad_weight)[0])
+        bad_weight = _first(lambda w: ~np.isfinite(w) | (w < 0), weights)
+        if bad_weight is not None:
+            i = bad_weight[0]
             raise InputError(
                 f"{name}: {where(i)}, column {weight!r}: the weight must be finite and "
                 f"non-negative; got {str(float(weights[i]))!r}"
@@ -325,12 +417,13 @@ def _finish(
             raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
     if classes is None and scores.shape[1] == 1:
         scores = scores[:, 0]
-    return Columns(_Labels(texts, codes), scores, weights, tuple(_slice_column(c, v) for c, v in by))
+    return Columns(Labels(texts, codes), scores, weights, tuple(_slice_column(c, v) for c, v in by))
 
 
 def _slice_column(name: str, values: list[str] | tuple[list[str], np.ndarray]) -> SliceColumn:
     """A slice column from texts or (distinct texts, codes): the empty text as code -1."""
     texts, codes = _encode_list(values) if isinstance(values, list) else values
+    codes = np.asarray(codes, dtype=np.int64)
     if "" in texts:
         empty = texts.index("")
         codes = np.where(codes == empty, -1, codes - (codes > empty))
@@ -474,31 +567,72 @@ def _number(text: str, what: str, column: str, where: str, name: str) -> float:
 
 
 def _concat(name: str, chunks: Iterator[Columns], weight: str | None, empty: str) -> Columns:
-    """One Columns from a file's chunks, with the checks that need every row."""
-    parts = list(chunks)
-    if len(parts) == 1:
-        whole = parts[0]
-    else:
-        index: dict[str, int] = {}
-        codes = []
-        for part in parts:  # by the distinct texts of each part, not a string per row
-            lab = part.labels
-            if isinstance(lab, _Labels) and lab._texts is not None and len(lab) == len(lab._codes):
-                texts, part_codes = lab._texts, lab._codes
-            else:
-                texts, part_codes = _encode_list(list(lab))
-            remap = np.array([index.setdefault(t, len(index)) for t in texts] or [0], dtype=np.int64)
-            codes.append(remap[part_codes])
-        whole = Columns(_Labels(list(index), np.concatenate(codes)) if parts else [],
-                        np.concatenate([p.scores for p in parts]) if parts else np.empty(0),
-                        None if weight is None else np.concatenate([p.weights for p in parts]),  # type: ignore[misc]
-                        tuple(_join_slices(c.name, [p.by[j] for p in parts]) for j, c in enumerate(parts[0].by))
-                        if parts else ())
-    if not len(whole.labels):
+    """One Columns from a file's chunks, with the checks that need every row.  Each chunk is
+    copied into the whole columns as it comes and released; the whole columns grow in place
+    (``realloc``: pages are remapped, not copied), so a file's rows are held once, not twice."""
+    whole = None
+    index: dict[str, int] = {}
+    n = 0
+    codes = scores = weights = np.empty(0)
+    by: list[list[SliceColumn]] = []
+    for k, part in enumerate(chunks):
+        if k == 0:
+            whole = part
+            continue
+        if k == 1:  # a second chunk: the whole columns begin
+            first, whole = whole, None
+            assert first is not None
+            by = [[c] for c in first.by]
+            n, index, codes, scores, weights = _begin(first, weight, 2 * len(first.labels) + len(part.labels))
+        labels = part.labels if isinstance(part.labels, Labels) else Labels(*_encode_list(list(part.labels)))
+        lookup = [index.setdefault(t, len(index)) for t in labels.texts] or [0]
+        stop = n + len(labels)
+        if stop > len(codes):  # grow by half
+            size = max(stop, len(codes) + len(codes) // 2)
+            codes, scores = _grown(codes, size), _grown(scores, size)
+            weights = None if weights is None else _grown(weights, size)
+        if _code_dtype(len(index)) != codes.dtype:
+            codes = codes.astype(_code_dtype(len(index)))
+        _remap(np.array(lookup, dtype=codes.dtype), labels.codes, codes[n:stop])
+        scores[n:stop] = part.scores
+        if weights is not None:
+            weights[n:stop] = part.weights  # type: ignore[index]
+        for parts, c in zip(by, part.by):
+            parts.append(c)
+        n = stop
+        del part, labels
+    if whole is None and n:
+        codes, scores = _grown(codes, n), _grown(scores, n)
+        weights = None if weights is None else _grown(weights, n)
+        whole = Columns(Labels(list(index), codes), scores, weights, tuple(_join_slices(p[0].name, p) for p in by))
+    if whole is None or not len(whole.labels):
         raise InputError(f"{name}: {empty}")
     if whole.weights is not None and not whole.weights.any():
         raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
     return whole
+
+
+def _begin(first: Columns, weight: str | None, size: int
+           ) -> tuple[int, dict[str, int], np.ndarray, np.ndarray, np.ndarray | None]:
+    """The whole columns of :func:`_concat`, room for ``size`` rows, holding the first chunk."""
+    labels = first.labels if isinstance(first.labels, Labels) else Labels(*_encode_list(list(first.labels)))
+    n = len(labels)
+    codes = np.empty(size, dtype=labels.codes.dtype)
+    codes[:n] = labels.codes
+    scores = np.empty((size, *first.scores.shape[1:]), dtype=first.scores.dtype)
+    scores[:n] = first.scores
+    weights = None
+    if weight is not None:
+        weights = np.empty(size, dtype=np.float64)
+        weights[:n] = first.weights
+    return n, {t: k for k, t in enumerate(labels.texts)}, codes, scores, weights
+
+
+def _grown(values: np.ndarray, size: int) -> np.ndarray:
+    """``values`` (an array of its own, no view of it alive) resized in place to ``size`` rows, the first
+    ones kept: ``realloc``, which moves a large block by remapping its pages, not by copying them."""
+    values.resize((size, *values.shape[1:]), refcheck=False)
+    return values
 
 
 @dataclass(frozen=True)
@@ -657,9 +791,10 @@ def _dictionary_codes(pa: Any, column: Any, text: Callable[[Any], str]) -> tuple
         if not pa.types.is_dictionary(chunk.type):
             chunk = pa.compute.dictionary_encode(chunk)
         values = chunk.dictionary.to_pylist()
-        remap = np.array([index.setdefault(text(v), len(index)) for v in values] or [0], dtype=np.int64)
-        parts.append(remap[chunk.indices.to_numpy(zero_copy_only=False)])
-    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        remap = [index.setdefault(text(v), len(index)) for v in values] or [0]
+        parts.append(_remap(np.array(remap, dtype=_code_dtype(len(index))), chunk.indices.to_numpy(zero_copy_only=False)))
+    dtype = _code_dtype(len(index))
+    codes = np.concatenate([p.astype(dtype, copy=False) for p in parts]) if parts else np.zeros(0, dtype=dtype)
     return _encode(list(index), codes, lambda t: t)  # drops texts that no row uses
 
 
@@ -683,6 +818,19 @@ def _arrow_slices(pa: Any, column: Any) -> tuple[list[str], np.ndarray]:
     return _encode([*texts, ""], codes, lambda x: x)  # equal texts merged, nulls as the empty text
 
 
+def _arrow_columns(table: Any) -> dict[str, Any]:
+    """The columns of an Arrow table or record batch by name (the dict can release them one by one)."""
+    return {c: table.column(k) for k, c in enumerate(table.schema.names)}
+
+
+def _fill(out: np.ndarray, column: Any) -> None:
+    """Copy a numeric Arrow column (chunked or not) into ``out``, chunk by chunk (no concatenated copy)."""
+    start = 0
+    for chunk in getattr(column, "chunks", [column]):
+        out[start:start + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+        start += len(chunk)
+
+
 def _pyarrow() -> Any:
     try:
         import pyarrow
@@ -696,7 +844,8 @@ def _pyarrow() -> Any:
 def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns: ScoreColumns,
                   weight: str | None, delimiter: str, classes: list[str] | None, chunk_rows: int,
                   whole: bool, meter: _Progress, header_bytes: int, by: Sequence[str] = ()) -> Iterator[Columns]:
-    """pyarrow's CSV reader: the whole file at once (multithreaded) or in blocks."""
+    """pyarrow's CSV reader (multithreaded) in blocks of 4 MB, each converted to a chunk (the whole file
+    too: :func:`_concat` joins the chunks)."""
     pa = _pyarrow()
     pcsv = pa.csv
     names = [f"f{i}" for i in range(h.width)]
@@ -710,7 +859,7 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
     include = list(dict.fromkeys([names[h.i_label], *(names[i] for _, i in h.i_scores)]
                                  + ([names[h.i_weight]] if h.i_weight is not None else [])
                                  + [names[i] for _, i in h.i_by]))
-    block = max(1 << 20, 2 * header_bytes + 1024, 16 << 20 if whole else 4 << 20)
+    block = max(1 << 20, 2 * header_bytes + 1024, 4 << 20)
     read = pcsv.ReadOptions(skip_rows=h.lines, column_names=names, block_size=block, use_threads=True)
     parse = pcsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True, escape_char=False,
                               newlines_in_values=True, ignore_empty_lines=False)
@@ -719,13 +868,22 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
     scan = _Scan(_open_bytes(path, meter))
     first_line = h.lines + 1  # the line of the first data row
 
-    def columns_of(batch: Any, row0: int) -> Columns:
-        labels = _dictionary_codes(pa, batch.column(names[h.i_label]), str.strip)
+    def columns_of(columns: dict[str, Any], row0: int) -> Columns:
+        # the columns of a batch or of the whole table (:func:`_arrow_columns`), each released once
+        # converted (the label's before the scores are copied: its dictionary indices are 4 bytes a row)
+        labels = _dictionary_codes(pa, columns[names[h.i_label]], str.strip)
+        by = [(c, _dictionary_codes(pa, columns[names[i]], str.strip)) for c, i in h.i_by]
+        for c in [h.i_label, *(i for _, i in h.i_by)]:
+            columns.pop(names[c], None)
         n = len(labels[1])
         s = np.empty((n, len(h.i_scores)))
         for j, (_, i) in enumerate(h.i_scores):
-            s[:, j] = batch.column(names[i]).to_numpy()
-        w = None if h.i_weight is None else np.asarray(batch.column(names[h.i_weight]).to_numpy(), dtype=np.float64)
+            _fill(s[:, j], columns[names[i]])
+        w = None
+        if h.i_weight is not None:
+            w = np.empty(n)
+            _fill(w, columns[names[h.i_weight]])
+        del columns
 
         def where(i: int) -> str:
             if scan.quote:  # line numbers no longer follow row numbers
@@ -733,21 +891,17 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
             return f"line {first_line + row0 + i}"
 
         return _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
-                       classes=classes, where=where, whole=False,
-                       by=[(c, _dictionary_codes(pa, batch.column(names[i]), str.strip)) for c, i in h.i_by])
+                       classes=classes, where=where, whole=False, by=by)
 
     with scan:
         try:
-            if whole:
-                table = pcsv.read_csv(scan, read_options=read, parse_options=parse, convert_options=convert)
-                if table.num_rows:
-                    yield columns_of(table, 0)
-                return
+            # the whole file too in blocks, each converted and released (the caller joins them): a
+            # table of the whole file held the label's 4-byte dictionary indices and every parsed block
             reader = pcsv.open_csv(scan, read_options=read, parse_options=parse, convert_options=convert)
             done = 0
             for batch in reader:
                 for start in range(0, batch.num_rows, chunk_rows):
-                    yield columns_of(batch.slice(start, chunk_rows), done)
+                    yield columns_of(_arrow_columns(batch.slice(start, chunk_rows)), done)
                     done += min(chunk_rows, batch.num_rows - start)
         except (pa.ArrowException, OSError, EOFError, ValueError, zlib.error) as exc:
             if isinstance(exc, InputError) and not scan.failed:
@@ -827,7 +981,7 @@ def _skip(chunks: Iterator[Columns], n: int) -> Iterator[Columns]:
             n -= k
             continue
         if n:
-            chunk = Columns(_Labels(*_encode_list(chunk.labels[n:])), chunk.scores[n:],
+            chunk = Columns(Labels(*_encode_list(chunk.labels[n:])), chunk.scores[n:],
                             None if chunk.weights is None else chunk.weights[n:],
                             tuple(SliceColumn(c.name, c.texts, c.codes[n:]) for c in chunk.by))
             n = 0
@@ -1423,6 +1577,11 @@ def _parquet_columns(path: str, pa: Any, get: Callable[[str], Any], columns: lis
                    classes=classes, where=lambda i: _row(first_row + i), whole=False, by=groups)
 
 
+#: rows per Parquet batch when the whole file is read: each is copied into the whole columns and released
+#: (pyarrow decodes a row group's column chunk at a time; larger batches added about 40 MB at the peak)
+_PARQUET_BATCH = 1 << 16
+
+
 def _parquet_file(path: str) -> tuple[Any, Any]:
     """pyarrow and the opened ``pyarrow.parquet.ParquetFile`` (its footer and schema read)."""
     try:
@@ -1434,13 +1593,16 @@ def _parquet_file(path: str) -> tuple[Any, Any]:
             f"{path}: reading Parquet needs pyarrow, the 'parquet' extra: pip install 'precall[parquet]'"
         ) from None
     try:
-        return pa, pq.ParquetFile(path)
+        # pre_buffer kept every row group's bytes; unbuffered reads take a whole column chunk at once (a row
+        # group of 1e7 rows: +66 MB), 4 MB reads bound it at no cost in time
+        return pa, pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 22)
     except Exception as exc:  # pyarrow raises its own error types for corrupt files
         raise InputError(f"{path}: not a readable Parquet file: {_short(exc)}") from None
 
 
 def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: bool, **kw: Any) -> Iterator[Columns]:
-    """The whole columns (``whole``) or batches of ``chunk_rows`` rows, row numbers over the file."""
+    """Batches of ``chunk_rows`` rows (``whole``: of ``_PARQUET_BATCH``, which the caller joins), row numbers
+    over the file."""
     pa, pf = _parquet_file(path)
     names = pf.schema_arrow.names
     wanted = [(kw["label"], "--label"), *kw["score_columns"]] + ([(kw["weight"], "--weight")] if kw["weight"] else []) \
@@ -1469,14 +1631,8 @@ def _parquet_chunks(path: str, progress: _Progress, *, chunk_rows: int, whole: b
                                       f"cannot decode: {_short(inner)}; the file is corrupt")
         return InputError(f"{path}: cannot decode the data after row {done}: {_short(exc)}; the file is corrupt")
 
-    if whole:
-        try:
-            table = pf.read(columns=columns)
-        except Exception as exc:  # noqa: BLE001 - OSError / ArrowInvalid for corrupt pages
-            raise locate(exc, 0) from None
-        progress.update(progress.total)
-        yield _parquet_columns(path, pa, table.column, columns, 0, **kw)
-        return
+    if whole:  # batches too: the caller copies each into the whole columns and releases it
+        chunk_rows = _PARQUET_BATCH
     done = 0
     batches = pf.iter_batches(batch_size=chunk_rows, columns=columns)
     while True:
@@ -1643,4 +1799,23 @@ def read_file(
                    delimiter=delimiter, progress=progress, chunk_rows=1 << 62, whole=True, by=by)
     empty = "no data rows" if _stem(path).endswith((".jsonl", ".ndjson", ".parquet", ".pq", ".npz", ".npy")) \
         else "no data rows after the header (line 1)"
-    return _concat(path, chunks, weight, empty)
+    try:
+        return _concat(path, chunks, weight, empty)
+    finally:
+        _release_memory()
+
+
+def _release_memory() -> None:
+    """Return to the system the memory the parsers freed but their allocators kept (pyarrow's pool,
+    and glibc's heap, which keeps freed blocks below its mmap threshold): the evaluation that
+    follows allocates through numpy, which cannot reuse pyarrow's pool."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+            pass

@@ -187,23 +187,40 @@ def auprg_values(s: Steps) -> np.ndarray:
         # step can start below it
         real = np.arange(r) < lengths[:, None]
         k = np.sum((s.tp < t0) & real, axis=1)
-        b = s.tp.astype(np.float64)
-        fb = s.fp.astype(np.float64)
-        a = b - s.dtp
-        fa = s.fp_prev.astype(np.float64)
-        first = (np.arange(r) == k[:, None]) & real & (a < t0)
-        fa = np.where(first, fa + (t0 - a) / (b - a) * (fb - fa), fa)  # a ratio first: no product of two weights
-        a = np.where(first, t0, a)
-        rg_a, pg_a = gains(a, fa, p[:, None], n[:, None])
-        rg_b, pg_b = gains(b, fb, p[:, None], n[:, None])
-        rg_b -= rg_a
-        pg_b += pg_a
-        terms = rg_b * pg_b
-    keep = real & (np.arange(r) >= k[:, None])
-    counts = keep.sum(axis=1)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    area = segment_sums(terms[keep], starts, counts) / 2.0 + 0.0  # no -0.0
+        terms = np.empty((m, r))
+        width = max(1, _CELLS // m)  # the terms a block of columns at a time: temporaries of that size
+        for start in range(0, r, width):
+            cols = slice(start, start + width)
+            terms[:, cols] = _prg_terms(s, cols, start, k, t0, real[:, cols], p[:, None], n[:, None])
+    if m == 1:  # what segment_sums gives for one segment (a view: the kept steps are a suffix of the real ones)
+        area = np.array([np.sum(terms[0, k[0]:lengths[0]]) + 0.0]) / 2.0 + 0.0
+    else:
+        keep = real & (np.arange(r) >= k[:, None])
+        counts = keep.sum(axis=1)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        area = segment_sums(terms[keep], starts, counts) / 2.0 + 0.0  # no -0.0
     return np.where(defined, area, np.nan)
+
+
+#: cells of the PRG terms computed at once (:func:`auprg_values`)
+_CELLS = 1 << 18
+
+
+def _prg_terms(s: Steps, cols: slice, start: int, k: np.ndarray, t0: np.ndarray, real: np.ndarray, p: np.ndarray,
+               n: np.ndarray) -> np.ndarray:
+    """Twice the trapezoid of each step of the columns ``cols`` of ``s`` in PRG space (:func:`auprg_values`)."""
+    b = s.tp[:, cols].astype(np.float64)
+    fb = s.fp[:, cols].astype(np.float64)
+    a = b - s.dtp[:, cols]
+    fa = s.fp_prev[:, cols].astype(np.float64)
+    first = (np.arange(start, start + b.shape[1]) == k[:, None]) & real & (a < t0)
+    fa = np.where(first, fa + (t0 - a) / (b - a) * (fb - fa), fa)  # a ratio first: no product of two weights
+    a = np.where(first, t0, a)
+    rg_a, pg_a = gains(a, fa, p, n)
+    rg_b, pg_b = gains(b, fb, p, n)
+    rg_b -= rg_a
+    pg_b += pg_a
+    return rg_b * pg_b
 
 
 def unit_positives(s: Steps) -> bool:

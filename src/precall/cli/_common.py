@@ -145,7 +145,7 @@ def class_warnings(messages: Sequence[str], classes: Sequence[Any], labels: Sequ
                    label_column: str) -> list[str]:
     """Multi-class warnings, each once: the library's undefined-metric warnings (which
     cannot say which class) replaced by one naming the classes without rows."""
-    present = set(labels)
+    present = set(readers.label_counts(labels))  # by the codes when the reader gave them
     absent = [c for c in classes if str(c) not in present]
     out = list(dict.fromkeys(messages))
     if absent:

@@ -13,6 +13,8 @@ from precall.readers import Columns, read_file
 
 from ._common import class_pairs
 
+_BLOCK = 1 << 20  # rows at a time in score_neighbours
+
 
 def read_scores(args: argparse.Namespace, names: list[str], by: Sequence[str] = ()) -> Columns:
     """The label, weight and ``--score`` columns ``names`` of ``args.file`` (scores of shape
@@ -52,9 +54,12 @@ def score_neighbours(scores: np.ndarray, weights: np.ndarray | None,
     if weights is not None:
         s = s[np.asarray(weights) > 0]
     out = {}
-    for t in thresholds:
+    for t in thresholds:  # block by block: no boolean or copy of every row (the scores are finite)
         t = float(t)
-        below, above = s[s < t], s[s > t]
-        out[t] = tuple(float(x) for x in (below.max() if below.size else None,
-                                          above.min() if above.size else None) if x is not None)
+        below, above = -np.inf, np.inf
+        for start in range(0, s.size, _BLOCK):
+            block = s[start:start + _BLOCK]
+            below = max(below, float(np.max(block, where=block < t, initial=-np.inf)))
+            above = min(above, float(np.min(block, where=block > t, initial=np.inf)))
+        out[t] = tuple(x for x in (below, above) if np.isfinite(x))
     return out

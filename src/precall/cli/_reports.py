@@ -16,7 +16,7 @@ import numpy as np
 
 import precall
 from precall._core.text import threshold_text
-from precall.readers import Columns, label_counts
+from precall.readers import Columns, Labels, label_counts
 
 from ._common import TIES_HELP, CliError, resolve_pos_label, show_labels
 from ._format import WIDTH, describe, fit, fmt, fmt_count, fmt_interval, legend, render_table, wrap
@@ -70,14 +70,15 @@ def evaluate_columns(
     table reweighted to each, :func:`at_prevalences`)."""
     counts = label_counts(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
+    y_true, y_pos = binary_labels(columns.labels, positive)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             result = precall.evaluate(
-                np.array(columns.labels),
+                y_true,
                 columns.scores,
                 sample_weight=columns.weights,
-                pos_label=positive,
+                pos_label=y_pos,
                 ties=ties,
                 recall_grid=recall_grid,
                 on_undefined=on_undefined,
@@ -85,9 +86,8 @@ def evaluate_columns(
             points = []
             table = None
             if targets or prevalences:
-                table = precall.threshold_table(np.array(columns.labels), columns.scores,
-                                                sample_weight=columns.weights, pos_label=positive,
-                                                ties=ties)
+                table = precall.threshold_table(y_true, columns.scores, sample_weight=columns.weights,
+                                                pos_label=y_pos, ties=ties)
                 for kind, value in targets:
                     try:
                         point = table.operating_point(**{kind: value})
@@ -123,6 +123,16 @@ def evaluate_columns(
             *([] if result.best_f1 is None else [result.best_f1.threshold]),
             *(p.threshold for _, _, p in points if p is not None)]),
     )
+
+
+def binary_labels(labels: Sequence[str], positive: str) -> tuple[np.ndarray, Any]:
+    """``y_true`` and ``pos_label`` for the library from the labels read and the positive label: the
+    boolean column of ``positive`` (1 byte a row) and True when the reader gave the labels as codes,
+    else the labels as an array and ``positive``.  Every number of a binary evaluation depends on
+    which rows are positive only."""
+    if isinstance(labels, Labels):
+        return labels.positive(positive), True
+    return np.array(labels), positive
 
 
 def with_intervals(report: Report, columns: Columns, *, ties: str, recall_grid: str, ci: CiOptions,

@@ -323,7 +323,7 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     parts: list[tuple[str, Comparison]] = []
     for i, rows in [(-1, columns), *slice_rows(columns, picked).items()]:
         name = "overall" if i < 0 else result.names[i]
-        one_class = len(set(rows.labels)) < 2
+        one_class = len(label_counts(rows.labels)) < 2
         if one_class:
             continue
         parts.append((name, compare_columns(

@@ -1,0 +1,135 @@
+"""Peak memory of ``precall evaluate FILE --label y --score p`` against the bytes of its columns.
+
+Writes, in chunks (so that writing needs little memory whatever ``--rows``), a Parquet file
+and a CSV file of ``--rows`` rows: a binary label ``y`` (20% positives; as integers 0/1, or
+as the texts "yes"/"no" with ``--labels text``) and a float64 score ``p`` (every digit: the
+CSV is about 25 bytes a row).  Each case runs in a fresh subprocess, which reports its own
+high-water mark of resident memory (``VmHWM`` of ``/proc/self/status``).
+
+The columns' bytes, the unit of the ratio: the score column as an array of its stored dtype
+(8 bytes a row for float64) plus the labels as the smallest integer codes (1 byte a row for
+two labels): 9 bytes a row (the last column: per 16 bytes a row, int64 labels and float64
+scores, the arithmetic of issue 27's "160 MB" at 1e7 rows).  ``baseline`` is the peak of
+``import precall.cli`` with the pyarrow modules the reader imports (a process that reads
+nothing); the ratio is ``(peak - baseline) / column bytes`` (the raw peak is printed beside
+it).  Run from the repository root::
+
+    python benchmarks/bench_memory.py                       # 1e7 rows, int and text labels
+    python benchmarks/bench_memory.py --rows 1e8 --labels int --dir /big/tmp
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import emit  # noqa: E402
+
+PEAK = """
+def _peak():
+    with open("/proc/self/status") as fh:  # this process image's high-water mark
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
+sys.stderr.write(f"\\nPEAK {_peak()}\\n")
+"""
+
+CLI = "import sys\nfrom precall.cli import main\ncode = main(sys.argv[1:])\n" + PEAK + "sys.exit(code)\n"
+BASELINE = "import sys, precall.cli, pyarrow, pyarrow.compute, pyarrow.csv, pyarrow.parquet\n" + PEAK
+CHUNK = 1 << 20
+
+
+def write_files(directory: str, rows: int, labels: str, seed: int = 0, formats: tuple[str, ...] = ("parquet", "csv")
+                ) -> dict[str, str]:
+    """The data files (by format) of ``rows`` rows, written chunk by chunk."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    y_type = pa.string() if labels == "text" else pa.int64()
+    schema = pa.schema([("y", y_type), ("p", pa.float64())])
+    paths = {f: os.path.join(directory, f"memory_{labels}_{rows}.{f}") for f in formats}
+    writers = []
+    if "parquet" in paths:
+        writers.append(pq.ParquetWriter(paths["parquet"], schema))
+    if "csv" in paths:
+        writers.append(pcsv.CSVWriter(paths["csv"], schema, write_options=pcsv.WriteOptions(quoting_style="none")))
+    for start in range(0, rows, CHUNK):
+        k = min(CHUNK, rows - start)
+        positive = rng.random(k) < 0.2
+        p = rng.random(k) * 0.7 + 0.3 * positive
+        y = np.where(positive, "yes", "no") if labels == "text" else positive.astype(np.int64)
+        batch = pa.table({"y": pa.array(y, type=y_type), "p": pa.array(p)}, schema=schema)
+        for w in writers:
+            w.write_table(batch)
+    for w in writers:
+        w.close()
+    return paths
+
+
+def peak_rss(code: str, args: list[str]) -> int:
+    """The peak resident memory (bytes) of one subprocess running ``code`` with ``args``."""
+    proc = subprocess.run([sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          check=False)
+    text = proc.stderr.decode()
+    if proc.returncode != 0 or "PEAK " not in text:
+        raise SystemExit(f"failed ({proc.returncode}): {args}\n{text}")
+    return int(text.rsplit("PEAK ", 1)[1].split()[0])
+
+
+def machine() -> str:
+    versions = []
+    for name in ("numpy", "pyarrow", "precall"):
+        try:
+            versions.append(f"{name} {__import__(name).__version__}")
+        except ImportError:
+            versions.append(f"{name} -")
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{platform.platform()}, {os.cpu_count()} CPUs, {memory:.1f} GiB, Python "
+            f"{platform.python_version()}, {', '.join(versions)}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=float, nargs="+", default=[1e7])
+    parser.add_argument("--labels", choices=("int", "text"), nargs="+", default=["int", "text"])
+    parser.add_argument("--formats", choices=("parquet", "csv"), nargs="+", default=["parquet", "csv"])
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each case (the largest peak is kept)")
+    parser.add_argument("--dir", help="where to write the files (default: a temporary folder); they are deleted")
+    parser.add_argument("--output", help="also write the markdown table to this file")
+    args = parser.parse_args(argv)
+    baseline = max(peak_rss(BASELINE, []) for _ in range(max(args.repeats, 3)))
+    lines = [
+        "`precall evaluate FILE --label y --score p`, peak RSS of a fresh process; column bytes = scores "
+        "(float64, 8 B/row) + labels as uint8 codes (1 B/row); ratio = (peak - baseline) / column bytes",
+        "",
+        "| rows | format | labels | file MB | column MB | peak RSS MB | peak - baseline MB | ratio | ratio to 16 B/row |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for rows in (int(r) for r in args.rows):
+        for labels in args.labels:
+            with tempfile.TemporaryDirectory(dir=args.dir) as directory:
+                paths = write_files(directory, rows, labels, formats=tuple(args.formats))
+                for fmt in args.formats:
+                    path = paths[fmt]
+                    peak = max(peak_rss(CLI, ["evaluate", path, "--label", "y", "--score", "p"]
+                                        + (["--pos-label", "yes"] if labels == "text" else []))
+                               for _ in range(args.repeats))
+                    column = 9 * rows
+                    lines.append(f"| {rows:.0e} | {fmt} | {labels} | {os.path.getsize(path) / 1e6:,.0f} | "
+                                 f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {(peak - baseline) / 1e6:,.0f} | "
+                                 f"{(peak - baseline) / column:.2f} | {(peak - baseline) / (16 * rows):.2f} |")
+                    print(lines[-1], flush=True)
+    lines += ["", f"baseline (import precall.cli and pyarrow's reader modules): {baseline / 1e6:.0f} MB",
+              "", f"machine: {machine()}"]
+    emit(lines, args.output)
+
+
+if __name__ == "__main__":
+    main()

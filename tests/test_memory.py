@@ -1,0 +1,71 @@
+"""Memory of ``precall evaluate FILE --label y --score p`` (issue 27, item 4): a bound, not a timing.
+
+The command runs in a fresh subprocess on a Parquet and a CSV file of 1,000,000 rows (a binary
+label, as 0/1 or as "yes"/"no", 20% positives; a float64 score).  Its peak is measured as
+numpy's and Python's allocations (``tracemalloc``, which numpy reports to) plus the peak of
+pyarrow's memory pool (which ``tracemalloc`` does not see): an upper bound of the two at once.
+The unit is the bytes of the columns as arrays: the scores as stored (8 bytes a row) and
+the labels as one-byte codes.  Measured when the bound was set: 5.5x-5.9x (numpy and Python
+3.95x; pyarrow's pool 1.5x-1.9x, one row group or a few 4 MB blocks of text, whatever the
+rows); before issue 27, 10.1x-11.1x.  The bound is 7.5x.
+``benchmarks/bench_memory.py`` measures the resident peak at 1e7 and 1e8 rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pcsv = pytest.importorskip("pyarrow.csv")
+pq = pytest.importorskip("pyarrow.parquet")
+
+ROWS = 1_000_000
+BOUND = 7.5  # peak / column bytes
+
+CHILD = """
+import io, json, sys, contextlib, tracemalloc
+import pyarrow as pa
+from precall.cli import main
+small, big, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["evaluate", small, "--label", "y", "--score", "p", *extra])  # the modules imported lazily
+    tracemalloc.start()
+    code = main(["evaluate", big, "--label", "y", "--score", "p", *extra])
+traced = tracemalloc.get_traced_memory()[1]
+print(json.dumps({"code": code, "traced": traced, "arrow": pa.default_memory_pool().max_memory()}))
+"""
+
+
+def _write(path: str, rows: int, text: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    positive = rng.random(rows) < 0.2
+    y = pa.array(np.where(positive, "yes", "no")) if text else pa.array(positive.astype(np.int64))
+    table = pa.table({"y": y, "p": pa.array(rng.random(rows) * 0.7 + 0.3 * positive)})
+    if path.endswith(".csv"):
+        pcsv.write_csv(table, path, write_options=pcsv.WriteOptions(quoting_style="none"))
+    else:
+        pq.write_table(table, path)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize("text", [False, True], ids=["int labels", "text labels"])
+def test_evaluate_peak_is_a_few_times_the_columns(tmp_path, fmt, text):
+    small, big = str(tmp_path / f"small.{fmt}"), str(tmp_path / f"big.{fmt}")
+    _write(small, 100, text, 1)
+    _write(big, ROWS, text, 2)
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", CHILD, small, big, *(["--pos-label", "yes"] if text else [])],
+                          capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["code"] == 0
+    columns = ROWS * (8 + 1)  # float64 scores, uint8 label codes
+    peak = got["traced"] + got["arrow"]
+    assert peak <= BOUND * columns, f"peak {peak / 1e6:.1f} MB = {peak / columns:.2f}x the columns' {columns / 1e6:.1f} MB"
