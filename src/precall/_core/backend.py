@@ -23,7 +23,7 @@ __all__ = ["KERNELS", "MIN_COMPILED", "compiled", "get_kernel", "last_kernel", "
 
 KERNELS = ("auto", "numpy", "numba")
 
-MIN_COMPILED = 200_000
+MIN_COMPILED = 1_000_000
 """Samples from which ``"auto"`` takes the compiled pass (``docs/design.md``: where it pays)."""
 
 
