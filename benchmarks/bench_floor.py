@@ -35,13 +35,14 @@ import math
 import subprocess
 import sys
 import time
-import tracemalloc
 from typing import Any, Callable
 
 import numpy as np
 
 import precall
 from precall._core import backend
+
+from _timing import peak_memory  # benchmarks/ is on the path when run as a script
 
 PREVALENCES = (0.01, 0.10, 0.30, 0.50)
 
@@ -64,18 +65,6 @@ def best_cpu(funcs: dict[str, Callable[[], Any]], rounds: int) -> tuple[dict[str
             values[name] = f()
             times[name].append(time.process_time() - t0)
     return {k: min(v) for k, v in times.items()}, values
-
-
-def peak(func: Callable[[], Any]) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        func()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
 
 
 def with_kernel(name: str, f: Callable[[], Any]) -> Callable[[], Any]:
@@ -176,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                 mem = ""
                 if "precall" in only:
                     backend.set_kernel("numba")
-                    mem = f"{peak(lambda: precall.average_precision(y, s)) / s.nbytes:.2f}"
+                    mem = f"{peak_memory(lambda: precall.average_precision(y, s)) / s.nbytes:.2f}"
                 name = np.dtype(dtype).name
                 for k, sec in t.items():
                     growth.setdefault((k, name, prev), []).append((n, sec))

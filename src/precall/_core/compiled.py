@@ -216,19 +216,8 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
             d = w if yb[t] else 0.0
             tp_c += d
             fp_c += w - d
-            if stable:
-                if yb[t]:
-                    rows[j] = i
-                    tp[j] = tp_c
-                    dtp[j] = tp_c - tp_above
-                    fp[j] = fp_c
-                    fp_prev[j] = fp_above
-                    j += 1
-                tp_above = tp_c
-                fp_above = fp_c
-                continue
             any_pos = any_pos or yb[t]
-            if i + 1 < n and key[i + 1] >> ushift == key[i] >> ushift:
+            if not stable and i + 1 < n and key[i + 1] >> ushift == key[i] >> ushift:  # each sample a run: stable
                 if exact_key or scores[np.int64(key[i + 1] & low)] == scores[idx[t]]:
                     continue  # the run goes on
             if any_pos:

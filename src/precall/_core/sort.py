@@ -189,10 +189,11 @@ def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) ->
 
 
 def tagged_scores(mag: np.ndarray, n_front: int, dtype: np.dtype) -> np.ndarray:
-    """The scores of magnitudes read from tagged keys (``mag[n_front:]`` negative), as ``dtype``."""
+    """The scores of magnitudes (uint64) read from tagged keys (``mag[n_front:]`` negative), as
+    ``dtype`` (``mag`` may be reused)."""
     kind, size = dtype.kind, dtype.itemsize
     if kind == "f":
-        bits = mag.astype(np.uint32 if size <= 4 else np.uint64)
+        bits = mag.astype(np.uint32 if size <= 4 else np.uint64, copy=False)
         bits[n_front:] |= np.uint32(1 << 31) if size <= 4 else np.uint64(1 << 63)
         return bits.view(np.float32 if size <= 4 else np.float64).astype(dtype, copy=False)
     v = mag.view(np.int64).copy()

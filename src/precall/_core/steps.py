@@ -271,7 +271,7 @@ def tagged_steps(data: BinaryInput, tagged: tuple[np.ndarray, int], ties: Ties, 
     j, j_front = module.tagged_steps(key, k, ties == "stable", mag, tp, dtp, fp, fp_prev)
     if j < 0:
         return None
-    thresholds = tagged_scores(mag[:j], j_front, data.scores.dtype)
+    thresholds = tagged_scores(_trimmed(mag, j), j_front, data.scores.dtype)
     tp, dtp, fp, fp_prev = (_trimmed(a, j) for a in (tp, dtp, fp, fp_prev))
     return one_problem(thresholds, tp, dtp, fp, fp_prev, float(n_pos), float(n_neg), True)
 
