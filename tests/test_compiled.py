@@ -164,3 +164,12 @@ def test_numba_missing(monkeypatch):
     backend.set_kernel("numba")
     with pytest.raises(ImportError, match=r"precall\[fast\]"):
         precall.average_precision([0, 1], [0.1, 0.8])
+
+
+def test_a_bad_environment_variable_is_named(tmp_path):
+    import subprocess
+    import sys
+    code = "import precall; precall.average_precision([0, 1], [0.1, 0.8])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "PRECALL_KERNEL": "gpu"})
+    assert "`PRECALL_KERNEL` must be one of 'auto', 'numpy', 'numba'; got 'gpu'" in out.stderr

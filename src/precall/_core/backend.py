@@ -27,13 +27,14 @@ MIN_COMPILED = 1_000_000
 """Samples from which ``"auto"`` takes the compiled pass (``docs/design.md``: where it pays)."""
 
 
-def _checked(name: object) -> str:
+def _checked(name: object, source: str = "kernel") -> str:
     if not isinstance(name, str) or name not in KERNELS:
-        raise ValueError(f"`kernel` must be one of 'auto', 'numpy', 'numba'; got {name!r}")
+        raise ValueError(f"`{source}` must be one of 'auto', 'numpy', 'numba'; got {name!r}")
     return name
 
 
-_state = {"kernel": os.environ.get("PRECALL_KERNEL", "auto").strip().lower() or "auto", "last": "none"}
+_ENV = os.environ.get("PRECALL_KERNEL", "auto").strip().lower() or "auto"
+_state = {"kernel": _ENV, "last": "none"}
 _module: list[ModuleType | None] = []  # the compiled module once imported ([None]: numba is missing)
 
 
@@ -74,7 +75,8 @@ def set_kernel(name: str) -> str:
 
 def get_kernel() -> str:
     """The current choice (``"auto"``, ``"numpy"`` or ``"numba"``)."""
-    return _checked(_state["kernel"])
+    kernel = _state["kernel"]
+    return _checked(kernel, "PRECALL_KERNEL" if kernel is _ENV else "kernel")
 
 
 def last_kernel() -> str:
