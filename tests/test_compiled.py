@@ -1,0 +1,175 @@
+"""The compiled pass (numba, the ``fast`` extra) against the numpy route, its oracle: the same bits.
+
+Every field of the steps (dtype and bytes), every number of ``evaluate`` (each AP
+convention, ROC-AUC, AUPRG, best F1) and the single metrics, on random input with
+ties, signed zeros, extremes, weights, 8 dtypes, tiny inputs and inputs crossing the
+compiled pass's blocks; and the kernel choice itself (explicit, reported, validated).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import precall
+from precall._core import backend
+from precall._core.steps import Steps, steps_and_grouped, steps_of
+from precall._core.validate import check_binary
+
+pytest.importorskip("numba")
+
+DTYPES = [np.float64, np.float32, np.float16, np.int8, np.int32, np.uint16, np.int64, np.uint64]
+
+
+@pytest.fixture(autouse=True)
+def _restore_kernel():
+    previous = backend.set_kernel("auto")
+    yield
+    backend.set_kernel(previous)
+
+
+def _bits(value):
+    """A value as comparable bits: arrays by dtype and bytes, floats by their repr (sign of zero, NaN)."""
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (float, np.floating)):
+        return ("float", repr(float(value)), math.copysign(1.0, float(value)))
+    if dataclasses.is_dataclass(value):
+        return tuple((f.name, _bits(getattr(value, f.name))) for f in dataclasses.fields(value))
+    if isinstance(value, dict):
+        return tuple(sorted((k, _bits(v)) for k, v in value.items()))
+    if isinstance(value, (tuple, list)):
+        return tuple(_bits(v) for v in value)
+    return value
+
+
+def _both(func):
+    backend.set_kernel("numpy")
+    a = func()
+    assert backend.last_kernel() == "numpy"
+    backend.set_kernel("numba")
+    b = func()
+    return a, b
+
+
+def _scores(values, dtype):
+    if np.dtype(dtype).kind == "f":
+        info = np.finfo(dtype)
+        pool = np.array([0.0, -0.0, 1.0, -1.0, 0.5, float(info.max), -float(info.max), float(info.tiny),
+                         -float(info.tiny), float(info.smallest_subnormal), 2.0 ** -30, 1.0 + float(info.eps)])
+        return pool.astype(dtype)[np.asarray(values) % pool.size] if values else np.zeros(0, dtype)
+    info = np.iinfo(dtype)
+    pool = [0, 1, 2, 7, int(info.max), int(info.min), int(info.max) - 1, int(info.min) + 1, -1, -7]
+    pool = [v for v in pool if info.min <= v <= info.max]
+    return np.array([pool[v % len(pool)] for v in values], dtype=object).astype(dtype)
+
+
+inputs = st.integers(1, 40).flatmap(lambda n: st.tuples(
+    st.sampled_from(DTYPES),
+    st.lists(st.integers(0, 200), min_size=n, max_size=n),
+    st.lists(st.booleans(), min_size=n, max_size=n),
+    st.one_of(st.none(), st.lists(st.sampled_from([0.0, 0.1, 0.5, 1.0, 3.0, 1e-300, 1e300]), min_size=n,
+                                                  max_size=n)),
+))
+
+
+@settings(max_examples=300, deadline=None)
+@given(inputs)
+def test_steps_are_the_same_bits(case):
+    dtype, values, labels, weight = case
+    scores = _scores(values, dtype)
+    if weight is not None and not any(w > 0 for w in weight):
+        weight = None
+    data = check_binary(np.array(labels, dtype=int), scores, weight, pos_label=1)
+    for ties in ("group", "stable"):
+        a, b = _both(lambda: steps_of(data, ties))
+        assert _bits(a) == _bits(b), ties
+        a, b = _both(lambda: steps_and_grouped(data, ties))
+        assert _bits(a) == _bits(b), ties
+        assert (a[0] is a[1]) == (b[0] is b[1])
+
+
+@pytest.mark.filterwarnings("ignore")  # extreme weights overflow some convention terms, in both kernels alike
+@settings(max_examples=60, deadline=None)
+@given(inputs, st.sampled_from(["group", "stable"]))
+def test_every_number_is_the_same(case, ties):
+    dtype, values, labels, weight = case
+    scores = _scores(values, dtype)
+    if weight is not None and not any(w > 0 for w in weight):
+        weight = None
+    y = np.array(labels, dtype=int)
+    if y.min() == y.max():  # both classes, so that every number is defined
+        y[0] = 1 - y[0]
+    a, b = _both(lambda: precall.evaluate(y, scores, sample_weight=weight, pos_label=1, ties=ties,
+                                          on_undefined="nan"))
+    assert _bits(a) == _bits(b)
+    for f in (lambda: precall.roc_auc(y, scores, sample_weight=weight),
+              lambda: precall.average_precision(y, scores, sample_weight=weight, pos_label=1, ties=ties)):
+        a, b = _both(f)
+        assert _bits(a) == _bits(b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("prevalence", [0.01, 0.5])
+def test_large_inputs_across_blocks_and_key_collisions(dtype, weighted, prevalence):
+    """30000 samples (the compiled pass works in blocks of 4096; the 64-bit keys keep only
+    the top 49 bits of a float64 score there, so scores 2**-52 apart share a key)."""
+    rng = np.random.default_rng(7)
+    n = 30_000
+    base = rng.choice([0.25, 0.5, 0.75, -0.5, 3.0], n)
+    scores = (base + rng.integers(0, 6, n) * np.finfo(np.float64).eps).astype(dtype)
+    scores[rng.random(n) < 0.3] = rng.random(int(np.sum(rng.random(n) < 0.3)) or 1)[0]
+    y = rng.random(n) < prevalence
+    weight = rng.uniform(0.1, 4.0, n) if weighted else None
+    data = check_binary(y, scores, weight)
+    for ties in ("group", "stable"):
+        a, b = _both(lambda: steps_and_grouped(data, ties))
+        assert _bits(a) == _bits(b)
+    a, b = _both(lambda: precall.evaluate(y, scores, sample_weight=weight))
+    assert _bits(a) == _bits(b)
+
+
+def test_signed_zero_and_one_class_take_the_numpy_route():
+    data = check_binary([1, 0, 1], np.array([-0.0, 0.5, 0.0]))
+    a, b = _both(lambda: steps_of(data, "group"))
+    assert _bits(a) == _bits(b)
+    assert backend.last_kernel() == "numpy"  # -0.0 has no exact tagged key
+    data = check_binary([0, 0, 0], [0.1, 0.2, 0.3])
+    a, b = _both(lambda: steps_of(data, "group"))
+    assert _bits(a) == _bits(b) and isinstance(b, Steps)
+
+
+def test_the_kernel_is_explicit_and_reported():
+    backend.set_kernel("numba")
+    precall.average_precision([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.3])
+    assert backend.last_kernel() == "numba"
+    backend.set_kernel("auto")
+    precall.average_precision([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.3])
+    assert backend.last_kernel() == "numpy"  # below MIN_COMPILED samples
+    assert backend.get_kernel() == "auto"
+    with pytest.raises(ValueError, match="`kernel` must be one of 'auto', 'numpy', 'numba'; got 'fast'"):
+        precall.set_kernel("fast")
+
+
+def test_numba_missing(monkeypatch):
+    monkeypatch.setattr(backend, "_module", [None])
+    backend.set_kernel("auto")
+    assert backend.compiled(10**9) is None
+    backend.set_kernel("numba")
+    with pytest.raises(ImportError, match=r"precall\[fast\]"):
+        precall.average_precision([0, 1], [0.1, 0.8])
+
+
+def test_a_bad_environment_variable_is_named(tmp_path):
+    import subprocess
+    import sys
+    code = "import precall; precall.average_precision([0, 1], [0.1, 0.8])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "PRECALL_KERNEL": "gpu"})
+    assert "`PRECALL_KERNEL` must be one of 'auto', 'numpy', 'numba'; got 'gpu'" in out.stderr
