@@ -24,6 +24,7 @@ RANKS = {
     "precall._core.normal": 1,
     "precall._core.text": 1,
     "precall._core.validate": 2,
+    "precall._core.compiled": 1,
     "precall._core.sort": 3,
     "precall._core.steps": 4,
     "precall._core.conventions": 5,
@@ -154,6 +155,8 @@ def test_the_core_needs_numpy_only():
                        "statistics", "re"}  # AS241 (normal.py), the regex of text.py
             if path.name == "undefined.py":  # scikit-learn's warning class, only when scikit-learn is loaded already
                 allowed.add("sklearn")
+            if path.name == "compiled.py":  # the optional extra `fast`, imported inside a function when used
+                allowed |= {"functools", "os", "types", "numba"}
             assert roots <= allowed, f"{path.name}:{node.lineno} imports {roots}"
 
 

@@ -66,6 +66,7 @@ from ._core.evaluation import (
     evaluation_from_steps,
     normalized_average_precision,
 )
+from ._core.compiled import compiled
 from ._core.metric import Metric
 from ._core.sort import _descending_key, descending_key_scores, stable_descending_sort
 from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
@@ -406,12 +407,105 @@ def _steps_of_runs(run_slice: np.ndarray | None, run_score: np.ndarray, pos: np.
     if ties == "group":
         group = _Ragged(slice_of, tp, fp, dtp, fp - neg[rows], thresholds)
         return group, group, n_pos, n_neg
-    # stable ties, no run holding both classes: a step per positive, its run's FP
-    within = np.arange(int(dtp.sum()), dtype=np.int64) - np.repeat(np.cumsum(dtp) - dtp, dtp)
-    fp = np.repeat(fp, dtp)
-    one = _Ragged(np.repeat(slice_of, dtp), np.repeat(tp - dtp, dtp) + within + 1, fp,
-                  np.ones(fp.shape[0], dtype=np.int64), fp, np.repeat(thresholds, dtp))
+    one = _stable_steps(_Ragged(slice_of, tp, fp, dtp, fp, thresholds))
     return one, one, n_pos, n_neg
+
+
+def _stable_steps(r: _Ragged) -> _Ragged:
+    """Stable ties where no run of a score holds both classes: a step per positive, its run's FP."""
+    dtp = r.dtp
+    within = np.arange(int(dtp.sum()), dtype=np.int64) - np.repeat(np.cumsum(dtp) - dtp, dtp)
+    fp = np.repeat(r.fp, dtp)
+    return _Ragged(np.repeat(r.slice_of, dtp), np.repeat(r.tp - dtp, dtp) + within + 1, fp,
+                   np.ones(fp.shape[0], dtype=np.int64), fp, np.repeat(r.thresholds, dtp))
+
+
+def _score_major_pass(keys: np.ndarray, m: int, slice_bits: int) -> tuple[np.ndarray, ...]:
+    """One pass over ``keys`` sorted increasingly, ``score << (slice_bits + 1) | slice << 1 |
+    negative``: the steps of every slice (each slice's in decreasing score, the slices one after
+    another) and of all rows.  Compiled by numba (:mod:`precall._core.compiled`); the numpy route
+    of :func:`_counted_steps` is its twin and the tests' oracle.
+
+    Returns ``(per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp,
+    o_fp_prev, o_mixed, n_pos, n_neg)``: each slice's number of steps, the steps' score keys and
+    counts, whether a run of one score in a slice holds both classes; the same for all rows; each
+    slice's totals."""
+    n = keys.shape[0]
+    shift = slice_bits + 1
+    cmask = (1 << slice_bits) - 1
+    per_slice = np.zeros(m, dtype=np.int64)
+    o_steps = 0
+    for i in range(n):  # a (score, slice) run with positives starts with a positive (bit 0 sorts first)
+        k = keys[i]
+        if (k & 1) == 0 and (i == 0 or (keys[i - 1] >> 1) != (k >> 1)):
+            per_slice[(k >> 1) & cmask] += 1
+    start = np.zeros(m, dtype=np.int64)
+    total = 0
+    for c in range(m):
+        start[c] = total
+        total += per_slice[c]
+    s_key = np.empty(total, dtype=np.int64)
+    s_tp = np.empty(total, dtype=np.int64)
+    s_fp = np.empty(total, dtype=np.int64)
+    s_dtp = np.empty(total, dtype=np.int64)
+    s_fp_prev = np.empty(total, dtype=np.int64)
+    s_mixed = np.zeros(m, dtype=np.bool_)
+    o_cap = total  # each overall step is a step of some slice at that score
+    o_key = np.empty(o_cap, dtype=np.int64)
+    o_tp = np.empty(o_cap, dtype=np.int64)
+    o_fp = np.empty(o_cap, dtype=np.int64)
+    o_dtp = np.empty(o_cap, dtype=np.int64)
+    o_fp_prev = np.empty(o_cap, dtype=np.int64)
+    o_mixed = False
+    tp = np.zeros(m, dtype=np.int64)
+    fp = np.zeros(m, dtype=np.int64)
+    fill = start.copy()
+    sub_pos = 0
+    sub_neg = 0
+    run_pos = 0
+    run_neg = 0
+    all_tp = 0
+    all_fp = 0
+    for i in range(n):
+        k = keys[i]
+        c = (k >> 1) & cmask
+        if k & 1:
+            fp[c] += 1
+            sub_neg += 1
+            run_neg += 1
+            all_fp += 1
+        else:
+            tp[c] += 1
+            sub_pos += 1
+            run_pos += 1
+            all_tp += 1
+        if i == n - 1 or (keys[i + 1] >> 1) != (k >> 1):  # the end of a (score, slice) run
+            if sub_pos > 0:
+                j = fill[c]
+                s_key[j] = k >> shift
+                s_tp[j] = tp[c]
+                s_fp[j] = fp[c]
+                s_dtp[j] = sub_pos
+                s_fp_prev[j] = fp[c] - sub_neg
+                fill[c] = j + 1
+                if sub_neg > 0:
+                    s_mixed[c] = True
+            sub_pos = 0
+            sub_neg = 0
+            if i == n - 1 or (keys[i + 1] >> shift) != (k >> shift):  # the end of a score's run
+                if run_pos > 0:
+                    o_key[o_steps] = k >> shift
+                    o_tp[o_steps] = all_tp
+                    o_fp[o_steps] = all_fp
+                    o_dtp[o_steps] = run_pos
+                    o_fp_prev[o_steps] = all_fp - run_neg
+                    o_steps += 1
+                    if run_neg > 0:
+                        o_mixed = True
+                run_pos = 0
+                run_neg = 0
+    return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
+            o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
 
 
 def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
@@ -430,8 +524,11 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     slice_bits = max(0, (m - 1).bit_length())
     negative = ~data.positive
     keyed = _score_key(data.scores)
+    run = compiled(_score_major_pass, n)
     if keyed is not None:
         score_key, bits, scores_of = keyed
+        if run is not None and slice_bits + bits + 1 <= 63:
+            return _score_major(run, score_key, negative, codes, m, slice_bits, ties, scores_of, False)
         score_key <<= np.uint64(1)
         score_key |= negative
         overall_keys = np.sort(score_key)
@@ -452,12 +549,15 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         o_pos = np.diff(np.append(starts, n)) - o_neg
         o_score = np.arange(distinct.shape[0], dtype=np.uint64)
         bits = max(1, (distinct.shape[0] - 1).bit_length())
-        score_key = (rank.view(np.uint64) << np.uint64(1)) | negative.astype(np.uint64)
         codes_sorted = codes[order]
-        del order, rank, starts
+        del order, starts
 
         def scores_of(k: np.ndarray) -> np.ndarray:
             return distinct[k]
+        if run is not None and slice_bits + bits + 1 <= 63:
+            return _score_major(run, rank, negative, codes_sorted, m, slice_bits, ties, scores_of, True)
+        score_key = (rank.view(np.uint64) << np.uint64(1)) | negative.astype(np.uint64)
+        del rank
     if slice_bits + bits + 1 > 64:
         return None
     overall = _steps_of_runs(None, o_score, o_pos, o_neg, 1, ties, scores_of)
@@ -482,6 +582,35 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         one = _one(overall[0], overall[2], overall[3])
         whole = (one, one)
     return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
+
+
+def _score_major(run: Any, score_key: np.ndarray, negative: np.ndarray, codes: np.ndarray, m: int,
+                 slice_bits: int, ties: str, scores_of: Any, presorted: bool) -> SlicedSteps | None:
+    """The compiled route of :func:`_counted_steps`: one sort of the keys ``score << (b + 1) | slice
+    << 1 | negative`` serves every slice and all rows (:func:`_score_major_pass`); the same steps as
+    the numpy route, which sorts by slice first and counts all rows from a second sort.
+    ``presorted``: the rows are in score order already (dense ranks), only ties need sorting."""
+    keys = score_key.view(np.int64) if score_key.dtype == np.uint64 else score_key.astype(np.int64, copy=False)
+    keys <<= slice_bits + 1
+    if slice_bits:
+        keys |= codes << 1
+    keys |= negative
+    keys.sort(kind="stable" if presorted else None)
+    (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
+     n_pos, n_neg) = run(keys, m, slice_bits)
+    del keys
+    if ties != "group" and bool(s_mixed.any()):
+        return None  # stable ties with both classes at one score of a slice: the rows' order decides
+    slice_of = np.repeat(np.arange(m, dtype=np.int64), per_slice)
+    grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, scores_of(s_key.view(np.uint64)))
+    steps = grouped if ties == "group" else _stable_steps(grouped)
+    whole = None
+    if ties == "group" or not o_mixed:
+        o = _Ragged(np.zeros(o_key.shape[0], dtype=np.int64), o_tp, o_fp, o_dtp, o_fp_prev,
+                    scores_of(o_key.view(np.uint64)))
+        one = _one(o if ties == "group" else _stable_steps(o), np.array([n_pos.sum()]), np.array([n_neg.sum()]))
+        whole = (one, one)
+    return SlicedSteps(steps, grouped, n_pos.astype(np.float64), n_neg.astype(np.float64), True, m, whole)
 
 
 # ---- permuted: the rows in one stable order, each slice a segment of it
