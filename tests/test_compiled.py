@@ -8,6 +8,7 @@ the same inputs, with the mode forced both ways (``set_mode``).  CI installs num
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -119,8 +120,13 @@ def test_mode_is_explicit(restore_mode, monkeypatch):
     with pytest.raises(ValueError, match="PRECALL_COMPILED"):
         compiled.set_mode("fast")  # type: ignore[arg-type]
     compiled.set_mode("auto")
-    assert compiled.active(compiled.AUTO_MIN_SIZE - 1) == "numpy"  # small work: no import, no compile
-    assert compiled.active(compiled.AUTO_MIN_SIZE) == "numba"
+    assert compiled.active(compiled.LOADED_MIN_SIZE - 1) == "numpy"
+    import numba as _  # noqa: F401  (imported: from LOADED_MIN_SIZE on)
+    assert compiled.active(compiled.LOADED_MIN_SIZE) == "numba"
+    with monkeypatch.context() as m:
+        m.delitem(sys.modules, "numba")  # a process that has not imported numba: only large work
+        assert compiled.active(compiled.AUTO_MIN_SIZE - 1) == "numpy"
+        assert compiled.active(compiled.AUTO_MIN_SIZE) == "numba"
     compiled.set_mode("numpy")
     assert compiled.active(10**9) == "numpy"
     compiled.set_mode("numba")
@@ -130,3 +136,30 @@ def test_mode_is_explicit(restore_mode, monkeypatch):
         compiled.active(1)
     compiled.set_mode("auto")
     assert compiled.active(10**9) == "numpy"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 3000), st.integers(1, 64), st.integers(0, 12), st.integers(0, 2**31))
+def test_radix_sort_equals_numpy_sort(n, bits, lo_bits, seed):
+    """One array of keys (``lo_bits`` 0) as np.sort; pairs as np.lexsort, the high words unsigned."""
+    from precall.slices import _radix_sort
+
+    rng = np.random.default_rng(seed)
+    hi = rng.integers(0, 2**bits, n, dtype=np.uint64).view(np.int64)
+    hi[: n // 3] = hi[0] if n else 0  # ties
+    lo = rng.integers(0, 2**lo_bits, n, dtype=np.int64)
+    if lo_bits == 0:
+        if bits == 64:
+            return  # one array of keys is at most 63 bits (int64 order)
+        want = (np.sort(hi),)
+    else:
+        order = np.lexsort((lo, hi.view(np.uint64)))
+        want = (hi[order], lo[order])
+    compiled.set_mode("numba")
+    try:
+        compiled.compiled(_radix_sort, n)(hi, lo, bits, lo_bits)
+    finally:
+        compiled.set_mode("auto")
+    assert hi.tobytes() == want[0].tobytes()
+    if lo_bits:
+        assert lo.tobytes() == want[1].tobytes()

@@ -68,7 +68,13 @@ from ._core.evaluation import (
 )
 from ._core.compiled import compiled
 from ._core.metric import Metric
-from ._core.sort import _descending_key, descending_key_scores, stable_descending_sort
+from ._core.sort import (
+    _INT64_MAX,
+    _descending_key,
+    _flip_negative_magnitudes,
+    descending_key_scores,
+    stable_descending_sort,
+)
 from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
 from ._core.text import visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
@@ -420,25 +426,80 @@ def _stable_steps(r: _Ragged) -> _Ragged:
                    np.ones(fp.shape[0], dtype=np.int64), fp, np.repeat(r.thresholds, dtp))
 
 
-def _score_major_pass(keys: np.ndarray, m: int, slice_bits: int) -> tuple[np.ndarray, ...]:
-    """One pass over ``keys`` sorted increasingly, ``score << (slice_bits + 1) | slice << 1 |
-    negative``: the steps of every slice (each slice's in decreasing score, the slices one after
-    another) and of all rows.  Compiled by numba (:mod:`precall._core.compiled`); the numpy route
-    of :func:`_counted_steps` is its twin and the tests' oracle.
+def _assemble_keys(score_key: np.ndarray, codes: np.ndarray, negative: np.ndarray, slice_bits: int) -> None:
+    """``score_key << (slice_bits + 1) | codes << 1 | negative`` in place, in one pass (compiled;
+    :func:`_score_major` writes the same with numpy when the passes are off)."""
+    shift = slice_bits + 1
+    for i in range(score_key.shape[0]):
+        score_key[i] = (score_key[i] << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
+
+
+def _radix_sort(hi: np.ndarray, lo: np.ndarray, hi_bits: int, lo_bits: int) -> None:
+    """Sort the pairs ``(hi, lo)`` (int64 arrays read as unsigned ``hi_bits`` and ``lo_bits`` wide)
+    in place, least significant digit first, 11 bits a pass; ``lo_bits`` 0: ``hi`` alone (``lo``
+    is not read).  Compiled by numba; its numpy twins are ``np.sort`` of one array
+    of keys and a stable sort of the scores' ranks.  About 2x numpy's sort of int64 at 1e7 keys of
+    43 bits on this project's machine (``docs/benchmarks.md``)."""
+    n = hi.shape[0]
+    pair = lo_bits > 0
+    digit = 11
+    lo_passes = (lo_bits + digit - 1) // digit if pair else 0
+    passes = lo_passes + max(1, (hi_bits + digit - 1) // digit)
+    counts = np.zeros((passes, 1 << digit), dtype=np.int64)
+    for i in range(n):  # every pass's histogram in one read
+        for p in range(passes):
+            k, shift = (lo[i], p * digit) if p < lo_passes else (hi[i], (p - lo_passes) * digit)
+            width = (lo_bits if p < lo_passes else hi_bits) - shift
+            counts[p, (k >> shift) & ((1 << (digit if width > digit else width)) - 1)] += 1
+    src_hi, dst_hi = hi, np.empty_like(hi)
+    src_lo, dst_lo = lo, (np.empty_like(lo) if pair else dst_hi)
+    for p in range(passes):
+        total = 0
+        for j in range(1 << digit):
+            c = counts[p, j]
+            counts[p, j] = total
+            total += c
+        on_lo = p < lo_passes
+        shift = p * digit if on_lo else (p - lo_passes) * digit
+        width = (lo_bits if on_lo else hi_bits) - shift
+        mask = (1 << (digit if width > digit else width)) - 1
+        for i in range(n):
+            j = ((src_lo[i] if on_lo else src_hi[i]) >> shift) & mask
+            at = counts[p, j]
+            dst_hi[at] = src_hi[i]
+            if pair:
+                dst_lo[at] = src_lo[i]
+            counts[p, j] = at + 1
+        src_hi, dst_hi = dst_hi, src_hi
+        if pair:
+            src_lo, dst_lo = dst_lo, src_lo
+        else:
+            src_lo, dst_lo = src_hi, dst_hi
+    if passes % 2:
+        hi[:] = src_hi
+        if pair:
+            lo[:] = src_lo
+
+
+def _score_major_pass(hi: np.ndarray, lo: np.ndarray, shift: int, low_bits: int, m: int) -> tuple[np.ndarray, ...]:
+    """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
+    (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
+    may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
+    of every slice (each slice's in decreasing score, the slices one after another) and of all
+    rows.  Compiled by numba (:mod:`precall._core.compiled`); the numpy route of
+    :func:`_counted_steps` is its twin and the tests' oracle.
 
     Returns ``(per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp,
     o_fp_prev, o_mixed, n_pos, n_neg)``: each slice's number of steps, the steps' score keys and
     counts, whether a run of one score in a slice holds both classes; the same for all rows; each
     slice's totals."""
-    n = keys.shape[0]
-    shift = slice_bits + 1
-    cmask = (1 << slice_bits) - 1
+    n = hi.shape[0]
+    lmask = (1 << low_bits) - 1
     per_slice = np.zeros(m, dtype=np.int64)
-    o_steps = 0
     for i in range(n):  # a (score, slice) run with positives starts with a positive (bit 0 sorts first)
-        k = keys[i]
-        if (k & 1) == 0 and (i == 0 or (keys[i - 1] >> 1) != (k >> 1)):
-            per_slice[(k >> 1) & cmask] += 1
+        low = lo[i] & lmask
+        if (low & 1) == 0 and (i == 0 or (lo[i - 1] & lmask) != low or (hi[i - 1] >> shift) != (hi[i] >> shift)):
+            per_slice[low >> 1] += 1
     start = np.zeros(m, dtype=np.int64)
     total = 0
     for c in range(m):
@@ -450,13 +511,13 @@ def _score_major_pass(keys: np.ndarray, m: int, slice_bits: int) -> tuple[np.nda
     s_dtp = np.empty(total, dtype=np.int64)
     s_fp_prev = np.empty(total, dtype=np.int64)
     s_mixed = np.zeros(m, dtype=np.bool_)
-    o_cap = total  # each overall step is a step of some slice at that score
-    o_key = np.empty(o_cap, dtype=np.int64)
-    o_tp = np.empty(o_cap, dtype=np.int64)
-    o_fp = np.empty(o_cap, dtype=np.int64)
-    o_dtp = np.empty(o_cap, dtype=np.int64)
-    o_fp_prev = np.empty(o_cap, dtype=np.int64)
+    o_key = np.empty(total, dtype=np.int64)  # each overall step is a step of some slice at that score
+    o_tp = np.empty(total, dtype=np.int64)
+    o_fp = np.empty(total, dtype=np.int64)
+    o_dtp = np.empty(total, dtype=np.int64)
+    o_fp_prev = np.empty(total, dtype=np.int64)
     o_mixed = False
+    o_steps = 0
     tp = np.zeros(m, dtype=np.int64)
     fp = np.zeros(m, dtype=np.int64)
     fill = start.copy()
@@ -467,9 +528,10 @@ def _score_major_pass(keys: np.ndarray, m: int, slice_bits: int) -> tuple[np.nda
     all_tp = 0
     all_fp = 0
     for i in range(n):
-        k = keys[i]
-        c = (k >> 1) & cmask
-        if k & 1:
+        score = hi[i] >> shift
+        low = lo[i] & lmask
+        c = low >> 1
+        if low & 1:
             fp[c] += 1
             sub_neg += 1
             run_neg += 1
@@ -479,10 +541,12 @@ def _score_major_pass(keys: np.ndarray, m: int, slice_bits: int) -> tuple[np.nda
             sub_pos += 1
             run_pos += 1
             all_tp += 1
-        if i == n - 1 or (keys[i + 1] >> 1) != (k >> 1):  # the end of a (score, slice) run
+        last = i == n - 1
+        new_score = last or (hi[i + 1] >> shift) != score
+        if new_score or ((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
             if sub_pos > 0:
                 j = fill[c]
-                s_key[j] = k >> shift
+                s_key[j] = score
                 s_tp[j] = tp[c]
                 s_fp[j] = fp[c]
                 s_dtp[j] = sub_pos
@@ -492,18 +556,18 @@ def _score_major_pass(keys: np.ndarray, m: int, slice_bits: int) -> tuple[np.nda
                     s_mixed[c] = True
             sub_pos = 0
             sub_neg = 0
-            if i == n - 1 or (keys[i + 1] >> shift) != (k >> shift):  # the end of a score's run
-                if run_pos > 0:
-                    o_key[o_steps] = k >> shift
-                    o_tp[o_steps] = all_tp
-                    o_fp[o_steps] = all_fp
-                    o_dtp[o_steps] = run_pos
-                    o_fp_prev[o_steps] = all_fp - run_neg
-                    o_steps += 1
-                    if run_neg > 0:
-                        o_mixed = True
-                run_pos = 0
-                run_neg = 0
+        if new_score:
+            if run_pos > 0:
+                o_key[o_steps] = score
+                o_tp[o_steps] = all_tp
+                o_fp[o_steps] = all_fp
+                o_dtp[o_steps] = run_pos
+                o_fp_prev[o_steps] = all_fp - run_neg
+                o_steps += 1
+                if run_neg > 0:
+                    o_mixed = True
+            run_pos = 0
+            run_neg = 0
     return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
             o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
 
@@ -514,10 +578,12 @@ def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
 
 
 def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps | None:
-    """Unweighted rows: the slices' steps from one ``np.sort`` of the keys ``slice << (b + 1) |
-    score << 1 | negative`` (no permutation), counting each run of equal (slice, score); the
-    overall steps from the keys without the slice (one more sort) -- or, when the scores need
-    more than 32 bits, from the one stable sort that ranks them (their dense ranks are the keys)."""
+    """Unweighted rows, no permutation.  With the compiled passes: :func:`_score_major` (one sort
+    by score, slice and class, one pass).  The numpy route: the slices' steps from one ``np.sort``
+    of the keys ``slice << (b + 1) | score << 1 | negative``, counting each run of equal (slice,
+    score); the overall steps from the keys without the slice (one more sort) -- or, when the
+    scores need more than 32 bits, from the one stable sort that ranks them (their dense ranks
+    are the keys)."""
     n = data.scores.shape[0]
     if n == 0 or (data.scores.dtype.kind == "f" and bool(np.signbit(data.scores[data.scores == 0]).any())):
         return None  # -0.0: the key merges it with +0.0, a threshold must show the row's own zero
@@ -528,34 +594,38 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     if keyed is not None:
         score_key, bits, scores_of = keyed
         if run is not None and slice_bits + bits + 1 <= 63:
-            return _score_major(run, score_key, negative, codes, m, slice_bits, ties, scores_of, False)
+            return _score_major(run, score_key, bits, negative, codes, m, slice_bits, ties, scores_of)
         score_key <<= np.uint64(1)
         score_key |= negative
         overall_keys = np.sort(score_key)
         o_score, o_pos, o_neg = _runs(overall_keys)
         del overall_keys
         codes_sorted = codes
+    elif run is not None and data.scores.dtype.itemsize == 8 and data.scores.dtype.kind in "fiu":
+        key64 = _descending_key(data.scores)[0]
+        dtype = data.scores.dtype
+        return _score_major(run, key64, 64, negative, codes, m, slice_bits, ties, lambda k: _key64_scores(k, dtype))
     else:
         order, s = stable_descending_sort(data.scores)
         new = np.empty(n, dtype=bool)
         new[0] = True
         np.not_equal(s[1:], s[:-1], out=new[1:])
         distinct = s[new]
-        rank = np.cumsum(new, dtype=np.int64) - 1
-        starts = np.flatnonzero(new)
-        del s, new
-        negative = negative[order]
-        o_neg = np.add.reduceat(negative, starts, dtype=np.int64)
-        o_pos = np.diff(np.append(starts, n)) - o_neg
-        o_score = np.arange(distinct.shape[0], dtype=np.uint64)
+        rank = np.cumsum(new, dtype=np.int64)
+        rank -= 1
         bits = max(1, (distinct.shape[0] - 1).bit_length())
+        negative = negative[order]
         codes_sorted = codes[order]
-        del order, starts
+        del order, s
 
         def scores_of(k: np.ndarray) -> np.ndarray:
             return distinct[k]
-        if run is not None and slice_bits + bits + 1 <= 63:
-            return _score_major(run, rank, negative, codes_sorted, m, slice_bits, ties, scores_of, True)
+        starts = np.flatnonzero(new)
+        del new
+        o_neg = np.add.reduceat(negative, starts, dtype=np.int64)
+        o_pos = np.diff(np.append(starts, n)) - o_neg
+        o_score = np.arange(distinct.shape[0], dtype=np.uint64)
+        del starts
         score_key = (rank.view(np.uint64) << np.uint64(1)) | negative.astype(np.uint64)
         del rank
     if slice_bits + bits + 1 > 64:
@@ -584,21 +654,41 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
 
 
-def _score_major(run: Any, score_key: np.ndarray, negative: np.ndarray, codes: np.ndarray, m: int,
-                 slice_bits: int, ties: str, scores_of: Any, presorted: bool) -> SlicedSteps | None:
-    """The compiled route of :func:`_counted_steps`: one sort of the keys ``score << (b + 1) | slice
-    << 1 | negative`` serves every slice and all rows (:func:`_score_major_pass`); the same steps as
-    the numpy route, which sorts by slice first and counts all rows from a second sort.
-    ``presorted``: the rows are in score order already (dense ranks), only ties need sorting."""
-    keys = score_key.view(np.int64) if score_key.dtype == np.uint64 else score_key.astype(np.int64, copy=False)
-    keys <<= slice_bits + 1
-    if slice_bits:
-        keys |= codes << 1
-    keys |= negative
-    keys.sort(kind="stable" if presorted else None)
+def _score_major(run: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
+                 m: int, slice_bits: int, ties: str, scores_of: Any) -> SlicedSteps | None:
+    """The compiled route of :func:`_counted_steps`: one sort by (score, slice, class) serves every
+    slice and all rows (:func:`_score_major_pass`); the same steps as the numpy route, which sorts
+    by slice first and counts all rows from a second sort.  Keys ``score << (b + 1) | slice << 1 |
+    negative`` when they fit 63 bits, else pairs (64-bit score key, ``slice << 1 | negative``)."""
+    n = score_key.shape[0]
+    low_bits = slice_bits + 1
+    hi = score_key.view(np.int64)
+    radix = compiled(_radix_sort, n)
+    if score_bits + low_bits <= 63:
+        assemble = compiled(_assemble_keys, n)
+        if assemble is not None:
+            assemble(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
+        else:
+            hi <<= low_bits
+            if slice_bits:
+                hi |= codes << 1
+            hi |= negative
+        if radix is None:
+            hi.sort()
+        else:
+            radix(hi, hi, score_bits + low_bits, 0)
+        lo, shift = hi, low_bits
+    else:
+        if radix is None:
+            return None
+        lo = codes.astype(np.int64)
+        lo <<= 1
+        lo |= negative
+        radix(hi, lo, 64, low_bits)
+        shift = 0
     (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
-     n_pos, n_neg) = run(keys, m, slice_bits)
-    del keys
+     n_pos, n_neg) = run(hi, lo, shift, low_bits, m)
+    del hi, lo
     if ties != "group" and bool(s_mixed.any()):
         return None  # stable ties with both classes at one score of a slice: the rows' order decides
     slice_of = np.repeat(np.arange(m, dtype=np.int64), per_slice)
@@ -611,6 +701,18 @@ def _score_major(run: Any, score_key: np.ndarray, negative: np.ndarray, codes: n
         one = _one(o if ties == "group" else _stable_steps(o), np.array([n_pos.sum()]), np.array([n_neg.sum()]))
         whole = (one, one)
     return SlicedSteps(steps, grouped, n_pos.astype(np.float64), n_neg.astype(np.float64), True, m, whole)
+
+
+def _key64_scores(key: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The scores of 64-bit keys of :func:`~precall._core.sort._descending_key` (8-byte floats
+    and integers; ``-0.0`` comes back as ``+0.0``, the key's one merge)."""
+    v = key.view(np.int64) ^ _INT64_MAX
+    if dtype.kind == "f":
+        _flip_negative_magnitudes(v, 63)
+        return v.view(np.float64)
+    if dtype.kind == "u":
+        return (v ^ np.int64(np.iinfo(np.int64).min)).view(np.uint64)
+    return v
 
 
 # ---- permuted: the rows in one stable order, each slice a segment of it
@@ -1256,6 +1358,12 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     values = {meth: np.zeros(m) for meth in AP_METHODS}
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)
     f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
+    def ranked(sel: np.ndarray, g: Steps) -> None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            auc[sel] = roc_auc(g)
+        prg[sel] = auprg_values(g)
+
+    shared = st.grouped is st.steps  # grouped ties: one batch serves every number
     for sel, idx, batch in _buckets(st.steps, m):
         s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
         for meth in AP_METHODS:
@@ -1264,11 +1372,11 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
         rows = np.arange(sel.shape[0])
         thr[sel] = st.steps.thresholds[idx[rows, k]]
         f1[sel], prec[sel], rec[sel] = f, p, r
-    for sel, _, batch in _buckets(st.grouped, m):
-        g = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            auc[sel] = roc_auc(g)
-        prg[sel] = auprg_values(g)
+        if shared:
+            ranked(sel, s)
+    if not shared:
+        for sel, _, batch in _buckets(st.grouped, m):
+            ranked(sel, _batch(batch, n_pos[sel], n_neg[sel], st.exact))
     no_pos = n_pos == 0
     one_class = no_pos | (n_neg == 0)
     names = codes.names

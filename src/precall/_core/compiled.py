@@ -7,7 +7,8 @@ numpy route, which stays the reference and the test oracle: both give the same
 integers, so the choice never changes a number.
 
 The mode is explicit: ``PRECALL_COMPILED`` = ``auto`` (default: numba when it is
-installed and the work has at least :data:`AUTO_MIN_SIZE` elements), ``numba``
+installed and the work has at least :data:`AUTO_MIN_SIZE` elements, or
+:data:`LOADED_MIN_SIZE` once numba is imported), ``numba``
 (always; an ``ImportError`` naming the extra when it is missing) or ``numpy``
 (never); :func:`set_mode` changes it at run time and :func:`mode` / :func:`active`
 say which one is in force.  Why a size: importing numba and loading the compiled
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import types
 from typing import Any, Callable, Literal
 
@@ -27,7 +29,8 @@ __all__ = ["active", "compiled", "compiled_with", "mode", "set_mode"]
 
 Mode = Literal["auto", "numba", "numpy"]
 _MODES = ("auto", "numba", "numpy")
-AUTO_MIN_SIZE = 1_000_000  # "auto" compiles only work of at least this many elements
+AUTO_MIN_SIZE = 1_000_000  # "auto" compiles work of at least this many elements,
+LOADED_MIN_SIZE = 1 << 14  # or of this many once numba is imported in the process
 _mode: list[str] = [os.environ.get("PRECALL_COMPILED", "auto").strip().lower() or "auto"]
 
 
@@ -62,7 +65,10 @@ def _numba() -> Any:
 def active(size: int | None = None) -> str:
     """``"numba"`` when compiled passes run (on work of ``size`` elements), else ``"numpy"``."""
     m = mode()
-    if m == "numpy" or (m == "auto" and size is not None and size < AUTO_MIN_SIZE):
+    if m == "auto" and size is not None and size < AUTO_MIN_SIZE:  # small work pays only once numba is here
+        loaded = "numba" in sys.modules and _numba() is not None
+        m = "numba" if loaded and size >= LOADED_MIN_SIZE else "numpy"
+    if m == "numpy":
         return "numpy"
     if _numba() is None:
         if m == "numba":
