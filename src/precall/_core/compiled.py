@@ -29,7 +29,7 @@ __all__ = ["active", "compiled", "compiled_with", "mode", "set_mode"]
 
 Mode = Literal["auto", "numba", "numpy"]
 _MODES = ("auto", "numba", "numpy")
-AUTO_MIN_SIZE = 1_000_000  # "auto" compiles work of at least this many elements,
+AUTO_MIN_SIZE = 4_000_000  # "auto" compiles work of at least this many elements,
 LOADED_MIN_SIZE = 1 << 14  # or of this many once numba is imported in the process
 _mode: list[str] = [os.environ.get("PRECALL_COMPILED", "auto").strip().lower() or "auto"]
 
