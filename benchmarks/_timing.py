@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
+import tracemalloc
 from typing import Any, Callable
 
 
@@ -24,3 +26,16 @@ def emit(lines: list[str], output: str | None) -> None:
     if output:
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
+
+
+def peak_memory(func: Callable[[], Any]) -> int:
+    """Peak bytes allocated (and traced) while ``func`` runs, beyond what existed before."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        func()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()

@@ -36,7 +36,6 @@ import platform
 import statistics
 import sys
 import time
-import tracemalloc
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -45,6 +44,8 @@ import sklearn
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import precall
+
+from _timing import peak_memory  # benchmarks/ is on the path when run as a script
 
 TOLERANCE = 1e-9
 PREVALENCE = 0.10
@@ -137,17 +138,6 @@ def median_times(funcs: list[Callable[[], Any]], repeats: int) -> list[tuple[flo
     return [(statistics.median(t), v) for t, v in zip(times, values)]
 
 
-def peak_memory(func: Callable[[], Any]) -> int:
-    """Peak bytes allocated (and traced) while ``func`` runs, beyond what existed before."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        func()
-        return tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
 
 
 @dataclass

@@ -23,8 +23,9 @@ RANKS = {
     "precall._core.undefined": 1,
     "precall._core.normal": 1,
     "precall._core.text": 1,
-    "precall._core.validate": 2,
     "precall._core.compiled": 1,
+    "precall._core.backend": 2.5,
+    "precall._core.validate": 2,
     "precall._core.sort": 3,
     "precall._core.steps": 4,
     "precall._core.conventions": 5,
@@ -152,12 +153,23 @@ def test_the_core_needs_numpy_only():
             else:
                 continue
             allowed = {"numpy", "math", "numbers", "warnings", "dataclasses", "typing", "__future__", "sys",
-                       "statistics", "re"}  # AS241 (normal.py), the regex of text.py
+                       "statistics", "re", "os", "types"}  # AS241 (normal.py), the regex of text.py
+            if path.name == "compiled.py":  # the optional compiled pass (the `fast` extra), loaded by backend.py only
+                allowed.add("numba")
             if path.name == "undefined.py":  # scikit-learn's warning class, only when scikit-learn is loaded already
                 allowed.add("sklearn")
-            if path.name == "compiled.py":  # the optional extra `fast`, imported inside a function when used
-                allowed |= {"functools", "os", "types", "numba"}
             assert roots <= allowed, f"{path.name}:{node.lineno} imports {roots}"
+
+
+def test_numba_is_loaded_by_the_kernel_choice_only():
+    """Only backend.py imports the compiled module, inside a function (numba stays optional)."""
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = {id(n) for n in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("compiled") or (
+                    isinstance(node, ast.ImportFrom) and node.level and any(a.name == "compiled" for a in node.names)):
+                assert name == "precall._core.backend" and id(node) not in top, f"{path.name}:{node.lineno}"
 
 
 def test_the_contract_catches_an_upward_import(tmp_path):

@@ -20,6 +20,7 @@ import importlib
 from typing import Any
 
 from . import stats
+from ._core.backend import last_kernel, set_kernel
 from ._core.conventions import CONVENTIONS, APTerms, Convention
 from ._core.evaluation import Evaluation, F1Point, normalized_average_precision
 from ._core.undefined import UndefinedMetricWarning
@@ -88,6 +89,8 @@ __all__ = [
     "average_precision",
     "metric",
     "score",
+    "set_kernel",
+    "last_kernel",
     "det_curve",
     "evaluate",
     "label_ranking_average_precision",

@@ -66,7 +66,7 @@ from ._core.evaluation import (
     evaluation_from_steps,
     normalized_average_precision,
 )
-from ._core.compiled import compiled
+from ._core import backend
 from ._core.metric import Metric
 from ._core.sort import (
     _INT64_MAX,
@@ -426,152 +426,6 @@ def _stable_steps(r: _Ragged) -> _Ragged:
                    np.ones(fp.shape[0], dtype=np.int64), fp, np.repeat(r.thresholds, dtp))
 
 
-def _assemble_keys(score_key: np.ndarray, codes: np.ndarray, negative: np.ndarray, slice_bits: int) -> None:
-    """``score_key << (slice_bits + 1) | codes << 1 | negative`` in place, in one pass (compiled;
-    :func:`_score_major` writes the same with numpy when the passes are off)."""
-    shift = slice_bits + 1
-    for i in range(score_key.shape[0]):
-        score_key[i] = (score_key[i] << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
-
-
-def _radix_sort(hi: np.ndarray, lo: np.ndarray, hi_bits: int, lo_bits: int) -> None:
-    """Sort the pairs ``(hi, lo)`` (int64 arrays read as unsigned ``hi_bits`` and ``lo_bits`` wide)
-    in place, least significant digit first, 11 bits a pass; ``lo_bits`` 0: ``hi`` alone (``lo``
-    is not read).  Compiled by numba; its numpy twins are ``np.sort`` of one array
-    of keys and a stable sort of the scores' ranks.  About 2x numpy's sort of int64 at 1e7 keys of
-    43 bits on this project's machine (``docs/benchmarks.md``)."""
-    n = hi.shape[0]
-    pair = lo_bits > 0
-    digit = 11
-    lo_passes = (lo_bits + digit - 1) // digit if pair else 0
-    passes = lo_passes + max(1, (hi_bits + digit - 1) // digit)
-    counts = np.zeros((passes, 1 << digit), dtype=np.int64)
-    for i in range(n):  # every pass's histogram in one read
-        for p in range(passes):
-            k, shift = (lo[i], p * digit) if p < lo_passes else (hi[i], (p - lo_passes) * digit)
-            width = (lo_bits if p < lo_passes else hi_bits) - shift
-            counts[p, (k >> shift) & ((1 << (digit if width > digit else width)) - 1)] += 1
-    src_hi, dst_hi = hi, np.empty_like(hi)
-    src_lo, dst_lo = lo, (np.empty_like(lo) if pair else dst_hi)
-    for p in range(passes):
-        total = 0
-        for j in range(1 << digit):
-            c = counts[p, j]
-            counts[p, j] = total
-            total += c
-        on_lo = p < lo_passes
-        shift = p * digit if on_lo else (p - lo_passes) * digit
-        width = (lo_bits if on_lo else hi_bits) - shift
-        mask = (1 << (digit if width > digit else width)) - 1
-        for i in range(n):
-            j = ((src_lo[i] if on_lo else src_hi[i]) >> shift) & mask
-            at = counts[p, j]
-            dst_hi[at] = src_hi[i]
-            if pair:
-                dst_lo[at] = src_lo[i]
-            counts[p, j] = at + 1
-        src_hi, dst_hi = dst_hi, src_hi
-        if pair:
-            src_lo, dst_lo = dst_lo, src_lo
-        else:
-            src_lo, dst_lo = src_hi, dst_hi
-    if passes % 2:
-        hi[:] = src_hi
-        if pair:
-            lo[:] = src_lo
-
-
-def _score_major_pass(hi: np.ndarray, lo: np.ndarray, shift: int, low_bits: int, m: int) -> tuple[np.ndarray, ...]:
-    """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
-    (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
-    may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
-    of every slice (each slice's in decreasing score, the slices one after another) and of all
-    rows.  Compiled by numba (:mod:`precall._core.compiled`); the numpy route of
-    :func:`_counted_steps` is its twin and the tests' oracle.
-
-    Returns ``(per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp,
-    o_fp_prev, o_mixed, n_pos, n_neg)``: each slice's number of steps, the steps' score keys and
-    counts, whether a run of one score in a slice holds both classes; the same for all rows; each
-    slice's totals."""
-    n = hi.shape[0]
-    lmask = (1 << low_bits) - 1
-    per_slice = np.zeros(m, dtype=np.int64)
-    for i in range(n):  # a (score, slice) run with positives starts with a positive (bit 0 sorts first)
-        low = lo[i] & lmask
-        if (low & 1) == 0 and (i == 0 or (lo[i - 1] & lmask) != low or (hi[i - 1] >> shift) != (hi[i] >> shift)):
-            per_slice[low >> 1] += 1
-    start = np.zeros(m, dtype=np.int64)
-    total = 0
-    for c in range(m):
-        start[c] = total
-        total += per_slice[c]
-    s_key = np.empty(total, dtype=np.int64)
-    s_tp = np.empty(total, dtype=np.int64)
-    s_fp = np.empty(total, dtype=np.int64)
-    s_dtp = np.empty(total, dtype=np.int64)
-    s_fp_prev = np.empty(total, dtype=np.int64)
-    s_mixed = np.zeros(m, dtype=np.bool_)
-    o_key = np.empty(total, dtype=np.int64)  # each overall step is a step of some slice at that score
-    o_tp = np.empty(total, dtype=np.int64)
-    o_fp = np.empty(total, dtype=np.int64)
-    o_dtp = np.empty(total, dtype=np.int64)
-    o_fp_prev = np.empty(total, dtype=np.int64)
-    o_mixed = False
-    o_steps = 0
-    tp = np.zeros(m, dtype=np.int64)
-    fp = np.zeros(m, dtype=np.int64)
-    fill = start.copy()
-    sub_pos = 0
-    sub_neg = 0
-    run_pos = 0
-    run_neg = 0
-    all_tp = 0
-    all_fp = 0
-    for i in range(n):
-        score = hi[i] >> shift
-        low = lo[i] & lmask
-        c = low >> 1
-        if low & 1:
-            fp[c] += 1
-            sub_neg += 1
-            run_neg += 1
-            all_fp += 1
-        else:
-            tp[c] += 1
-            sub_pos += 1
-            run_pos += 1
-            all_tp += 1
-        last = i == n - 1
-        new_score = last or (hi[i + 1] >> shift) != score
-        if new_score or ((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
-            if sub_pos > 0:
-                j = fill[c]
-                s_key[j] = score
-                s_tp[j] = tp[c]
-                s_fp[j] = fp[c]
-                s_dtp[j] = sub_pos
-                s_fp_prev[j] = fp[c] - sub_neg
-                fill[c] = j + 1
-                if sub_neg > 0:
-                    s_mixed[c] = True
-            sub_pos = 0
-            sub_neg = 0
-        if new_score:
-            if run_pos > 0:
-                o_key[o_steps] = score
-                o_tp[o_steps] = all_tp
-                o_fp[o_steps] = all_fp
-                o_dtp[o_steps] = run_pos
-                o_fp_prev[o_steps] = all_fp - run_neg
-                o_steps += 1
-                if run_neg > 0:
-                    o_mixed = True
-            run_pos = 0
-            run_neg = 0
-    return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
-            o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
-
-
 def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
     """The :class:`Steps` of a one-slice ragged set (all rows)."""
     return one_problem(r.thresholds, r.tp, r.dtp, r.fp, r.fp_prev, float(n_pos[0]), float(n_neg[0]), True)
@@ -590,21 +444,21 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     slice_bits = max(0, (m - 1).bit_length())
     negative = ~data.positive
     keyed = _score_key(data.scores)
-    run = compiled(_score_major_pass, n)
+    fast = backend.compiled(n)  # the compiled passes (numba), or None: the numpy route
     if keyed is not None:
         score_key, bits, scores_of = keyed
-        if run is not None and slice_bits + bits + 1 <= 63:
-            return _score_major(run, score_key, bits, negative, codes, m, slice_bits, ties, scores_of)
+        if fast is not None and slice_bits + bits + 1 <= 63:
+            return _score_major(fast, score_key, bits, negative, codes, m, slice_bits, ties, scores_of)
         score_key <<= np.uint64(1)
         score_key |= negative
         overall_keys = np.sort(score_key)
         o_score, o_pos, o_neg = _runs(overall_keys)
         del overall_keys
         codes_sorted = codes
-    elif run is not None and data.scores.dtype.itemsize == 8 and data.scores.dtype.kind in "fiu":
+    elif fast is not None and data.scores.dtype.itemsize == 8 and data.scores.dtype.kind in "fiu":
         key64 = _descending_key(data.scores)[0]
         dtype = data.scores.dtype
-        return _score_major(run, key64, 64, negative, codes, m, slice_bits, ties, lambda k: _key64_scores(k, dtype))
+        return _score_major(fast, key64, 64, negative, codes, m, slice_bits, ties, lambda k: _key64_scores(k, dtype))
     else:
         order, s = stable_descending_sort(data.scores)
         new = np.empty(n, dtype=bool)
@@ -654,40 +508,27 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
 
 
-def _score_major(run: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
+def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
                  m: int, slice_bits: int, ties: str, scores_of: Any) -> SlicedSteps | None:
-    """The compiled route of :func:`_counted_steps`: one sort by (score, slice, class) serves every
-    slice and all rows (:func:`_score_major_pass`); the same steps as the numpy route, which sorts
-    by slice first and counts all rows from a second sort.  Keys ``score << (b + 1) | slice << 1 |
-    negative`` when they fit 63 bits, else pairs (64-bit score key, ``slice << 1 | negative``)."""
-    n = score_key.shape[0]
+    """The compiled route of :func:`_counted_steps`: one radix sort by (score, slice, class) serves
+    every slice and all rows (``fast.score_major_pass``); the same steps as the numpy route, which
+    sorts by slice first and counts all rows from a second sort.  Keys ``score << (b + 1) | slice
+    << 1 | negative`` when they fit 63 bits, else pairs (64-bit score key, ``slice << 1 |
+    negative``)."""
     low_bits = slice_bits + 1
     hi = score_key.view(np.int64)
-    radix = compiled(_radix_sort, n)
     if score_bits + low_bits <= 63:
-        assemble = compiled(_assemble_keys, n)
-        if assemble is not None:
-            assemble(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
-        else:
-            hi <<= low_bits
-            if slice_bits:
-                hi |= codes << 1
-            hi |= negative
-        if radix is None:
-            hi.sort()
-        else:
-            radix(hi, hi, score_bits + low_bits, 0)
+        fast.assemble_keys(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
+        fast.radix_sort(hi, hi, score_bits + low_bits, 0)
         lo, shift = hi, low_bits
     else:
-        if radix is None:
-            return None
         lo = codes.astype(np.int64)
         lo <<= 1
         lo |= negative
-        radix(hi, lo, 64, low_bits)
+        fast.radix_sort(hi, lo, 64, low_bits)
         shift = 0
     (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
-     n_pos, n_neg) = run(hi, lo, shift, low_bits, m)
+     n_pos, n_neg) = fast.score_major_pass(hi, lo, shift, low_bits, m)
     del hi, lo
     if ties != "group" and bool(s_mixed.any()):
         return None  # stable ties with both classes at one score of a slice: the rows' order decides

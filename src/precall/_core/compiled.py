@@ -1,103 +1,451 @@
-"""Optional compiled passes (numba, the ``fast`` extra), each with its numpy twin.
+"""The compiled passes of the one sort (numba, the optional ``fast`` extra; imported lazily).
 
-A compiled pass is a plain Python function over numpy arrays written for numba;
-:func:`compiled` returns it compiled (``numba.njit(cache=True)``) when numba is
-installed and the mode allows it, else ``None``, and the caller then runs the
-numpy route, which stays the reference and the test oracle: both give the same
-integers, so the choice never changes a number.
+Loaded only through :func:`precall._core.backend.compiled`; nothing else imports numba.
+Each pass gives exactly the numbers of the numpy route it replaces (the same integer
+counts, the same float64 additions in the same order), so the choice of kernel never
+changes a bit; ``tests/test_compiled.py`` checks that on random input.
 
-The mode is explicit: ``PRECALL_COMPILED`` = ``auto`` (default: numba when it is
-installed and the work has at least :data:`AUTO_MIN_SIZE` elements, or
-:data:`LOADED_MIN_SIZE` once numba is imported), ``numba``
-(always; an ``ImportError`` naming the extra when it is missing) or ``numpy``
-(never); :func:`set_mode` changes it at run time and :func:`mode` / :func:`active`
-say which one is in force.  Why a size: importing numba and loading the compiled
-passes from its disk cache costs about a second once per process (the first
-compilation after an install about 5 s), which a pass only wins back on millions
-of rows.
+* :func:`tag_floats` / :func:`tag_ints` write the *label-tagged keys*: the bits of
+  ``|score|`` shifted left by one with the label in the low bit, the non-negative
+  scores at the front of the key array and the negative ones at the back.  Each part
+  is then sorted with one ``np.sort`` (of uint32 keys for scores of at most 32 bits, so
+  the sort is as fast as the sort of the scores themselves), and
+* :func:`tagged_steps` walks the two parts in decreasing score order once and writes
+  the steps (grouped ties, or stable ties when no score is shared by both classes).
+* :func:`ranked_steps` walks keys ``score_key << shift | index`` sorted increasingly
+  (:func:`precall._core.sort.sorted_index_keys`): it restores the exact order where
+  truncated keys collide, gathers labels and weights, accumulates TP and FP in that
+  order (scikit-learn's sequential ``cumsum``) and writes only the steps.
 """
 
 from __future__ import annotations
 
-import functools
-import os
-import sys
-import types
-from typing import Any, Callable, Literal
+import numpy as np
+from numba import njit
 
-__all__ = ["active", "compiled", "compiled_with", "mode", "set_mode"]
-
-Mode = Literal["auto", "numba", "numpy"]
-_MODES = ("auto", "numba", "numpy")
-AUTO_MIN_SIZE = 4_000_000  # "auto" compiles work of at least this many elements,
-LOADED_MIN_SIZE = 1 << 14  # or of this many once numba is imported in the process
-_mode: list[str] = [os.environ.get("PRECALL_COMPILED", "auto").strip().lower() or "auto"]
+__all__ = ["assemble_keys", "radix_sort", "ranked_steps", "score_major_pass", "segment_sums", "tag_floats", "tag_ints",
+           "tagged_steps"]
 
 
-def _check(value: Any) -> str:
-    if value not in _MODES:
-        raise ValueError(f"`PRECALL_COMPILED` / set_mode must be one of {', '.join(map(repr, _MODES))}; got "
-                         f"{value!r}")
-    return value
+@njit(cache=True, nogil=True)
+def tag_floats(bits, positive, key, sign_mask):  # pragma: no cover - compiled
+    """Label-tagged keys of IEEE scores given as signed integers ``bits``.
+
+    Non-negative scores fill ``key`` from the front, negative ones from the back.
+    Returns ``(k, ok)``: ``k`` non-negative keys; ``ok`` is False when a score is
+    ``-0.0`` (equal to ``+0.0`` but not of its bits: the caller takes the numpy route).
+    """
+    n = bits.shape[0]
+    front = 0
+    back = n
+    for i in range(n):
+        b = bits[i]
+        y = positive[i]
+        if b < 0:
+            mag = b & sign_mask
+            if mag == 0:
+                return front, False
+            back -= 1
+            key[back] = (mag << 1) | y
+        else:
+            key[front] = (b << 1) | y
+            front += 1
+    return front, True
 
 
-def mode() -> str:
-    """The mode in force: ``"auto"``, ``"numba"`` or ``"numpy"``."""
-    return _check(_mode[0])
+@njit(cache=True, nogil=True)
+def tag_ints(values, positive, key):  # pragma: no cover - compiled
+    """Label-tagged keys of integer scores (at most 32 bits): as :func:`tag_floats`,
+    ``|value|`` in place of the magnitude bits.  Returns the number of non-negative keys."""
+    n = values.shape[0]
+    front = 0
+    back = n
+    for i in range(n):
+        v = np.int64(values[i])
+        y = positive[i]
+        if v < 0:
+            back -= 1
+            key[back] = ((-v) << 1) | y
+        else:
+            key[front] = (v << 1) | y
+            front += 1
+    return front
 
 
-def set_mode(value: Mode) -> str:
-    """Set the mode (``"auto"``, ``"numba"`` or ``"numpy"``); returns the previous one."""
-    previous = mode()
-    _mode[0] = _check(value)
-    return previous
+@njit(cache=True, nogil=True)
+def tagged_steps(key, k, stable, mag, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
+    """The steps of label-tagged keys: ``key[:k]`` (non-negative scores) and ``key[k:]``
+    (negative scores, by magnitude) each sorted increasingly.
+
+    Position ``i`` of the decreasing order is ``key[k - 1 - i]`` for ``i < k``, else
+    ``key[i]``.  Writes, per step, the magnitude bits of its score and its counts.
+    Returns ``(steps, steps_of_non_negative_scores)``, or ``(-1, 0)`` for stable ties
+    when a score is shared by both classes (their input order then matters).
+    """
+    n = key.shape[0]
+    one = np.uint64(1)
+    cum_pos = 0
+    cum_neg = 0
+    j = 0
+    j_front = 0
+    i = 0
+    while i < n:
+        if i == k:
+            j_front = j
+        idx = k - 1 - i if i < k else i
+        v = key[idx] >> one
+        run_pos = 0
+        run_len = 0
+        while True:
+            run_pos += np.int64(key[idx] & one)
+            run_len += 1
+            i += 1
+            if i >= n or i == k:
+                break
+            idx = k - 1 - i if i < k else i
+            if key[idx] >> one != v:
+                break
+        run_neg = run_len - run_pos
+        if run_pos:
+            if not stable:
+                mag[j] = v
+                tp[j] = cum_pos + run_pos
+                dtp[j] = run_pos
+                fp[j] = cum_neg + run_neg
+                fp_prev[j] = cum_neg
+                j += 1
+            elif run_neg:
+                return -1, 0
+            else:
+                for r in range(run_pos):
+                    mag[j] = v
+                    tp[j] = cum_pos + r + 1
+                    dtp[j] = 1
+                    fp[j] = cum_neg
+                    fp_prev[j] = cum_neg
+                    j += 1
+        cum_pos += run_pos
+        cum_neg += run_neg
+    if k == n:
+        j_front = j
+    return j, j_front
 
 
-@functools.cache
-def _numba() -> Any:
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba
+@njit(cache=True, nogil=True)
+def _exact_groups(key, shift, scores):  # pragma: no cover - compiled
+    """Where neighbours share a truncated key but not a score, re-sort that group of keys
+    exactly: decreasing score, then index (a stable merge sort of the group, which is in
+    index order already, reversed twice); the new order goes into the keys' index bits."""
+    n = key.shape[0]
+    ushift = np.uint64(shift)
+    low = (np.uint64(1) << ushift) - np.uint64(1)
+    g = 0
+    while g < n:
+        high = key[g] >> ushift
+        h = g + 1
+        while h < n and key[h] >> ushift == high:
+            h += 1
+        m = h - g
+        if m > 1:
+            backwards = np.empty(m, dtype=scores.dtype)  # the group's scores, last index first
+            same = True
+            first = scores[np.int64(key[g] & low)]
+            for t in range(m):
+                v = scores[np.int64(key[g + t] & low)]
+                backwards[m - 1 - t] = v
+                if v != first:
+                    same = False
+            if not same:
+                perm = np.argsort(backwards, kind="mergesort")
+                index = np.empty(m, dtype=np.uint64)
+                for t in range(m):
+                    index[t] = key[g + m - 1 - perm[m - 1 - t]] & low
+                for t in range(m):
+                    key[g + t] = (high << ushift) | index[t]
+        g = h
 
 
-def active(size: int | None = None) -> str:
-    """``"numba"`` when compiled passes run (on work of ``size`` elements), else ``"numpy"``."""
-    m = mode()
-    if m == "auto" and size is not None and size < AUTO_MIN_SIZE:  # small work pays only once numba is here
-        loaded = "numba" in sys.modules and _numba() is not None
-        m = "numba" if loaded and size >= LOADED_MIN_SIZE else "numpy"
-    if m == "numpy":
-        return "numpy"
-    if _numba() is None:
-        if m == "numba":
-            raise ImportError("PRECALL_COMPILED=numba needs numba: pip install 'precall[fast]'")
-        return "numpy"
-    return "numba"
+_BLOCK = 4096
 
 
-@functools.cache
-def _compile(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return _numba().njit(cache=True, nogil=True)(fn)
+@njit(cache=True, nogil=True)
+def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stable,
+                 rows, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
+    """The steps of keys ``score_key << shift | index`` sorted increasingly (decreasing
+    scores, equal keys in input order).
+
+    Where the keys are truncated (``exact_key`` False) and neighbours share a key but not
+    a score, the group is first re-sorted exactly (:func:`_exact_groups`).  Then, block by
+    block, the labels and weights are gathered (a loop without branches, so the loads
+    overlap) and TP and FP add ``t = w if positive else 0`` and ``w - t`` (``w`` = 1.0
+    without ``weighted``) in that order, as the numpy route's ``np.cumsum`` does.  A step
+    is a run of equal scores holding a positive (each positive sample with ``stable``), its
+    ``dtp`` the difference of cumulative TP, as the numpy route forms it.  ``key`` ends
+    holding the permutation.  Writes the steps' sample ``rows`` (the run ends) and returns
+    ``(steps, total TP, total FP)``.
+    """
+    n = key.shape[0]
+    ushift = np.uint64(shift)
+    low = (np.uint64(1) << ushift) - np.uint64(1)
+    if not exact_key:
+        _exact_groups(key, shift, scores)
+    idx = np.empty(_BLOCK, dtype=np.int64)
+    yb = np.empty(_BLOCK, dtype=np.bool_)
+    wb = np.empty(_BLOCK)
+    tp_c = 0.0
+    fp_c = 0.0
+    tp_above = 0.0  # cumulative counts at the end of the previous run (previous sample: stable)
+    fp_above = 0.0
+    any_pos = False
+    j = 0
+    for start in range(0, n, _BLOCK):
+        stop = min(start + _BLOCK, n)
+        m = stop - start
+        for t in range(m):
+            idx[t] = np.int64(key[start + t] & low)
+        for t in range(m):
+            yb[t] = positive[idx[t]]
+        if weighted:
+            for t in range(m):
+                wb[t] = weight[idx[t]]
+        else:
+            for t in range(m):
+                wb[t] = 1.0
+        for t in range(m):
+            i = start + t
+            w = wb[t]
+            d = w if yb[t] else 0.0
+            tp_c += d
+            fp_c += w - d
+            any_pos = any_pos or yb[t]
+            if not stable and i + 1 < n and key[i + 1] >> ushift == key[i] >> ushift:  # each sample a run: stable
+                if exact_key or scores[np.int64(key[i + 1] & low)] == scores[idx[t]]:
+                    continue  # the run goes on
+            if any_pos:
+                rows[j] = i
+                tp[j] = tp_c
+                dtp[j] = tp_c - tp_above
+                fp[j] = fp_c
+                fp_prev[j] = fp_above
+                j += 1
+            tp_above = tp_c
+            fp_above = fp_c
+            any_pos = False
+        for t in range(m):
+            key[start + t] = np.uint64(idx[t])
+    return j, tp_c, fp_c
 
 
-def compiled(fn: Callable[..., Any], size: int) -> Callable[..., Any] | None:
-    """``fn`` compiled by numba (once, cached on disk) for work of ``size`` elements, or ``None``
-    when compiled passes are off for it (the caller then takes its numpy route)."""
-    return _compile(fn) if active(size) == "numba" else None
+# ---------------------------------------------------------------------------
+# slices (by=) and ragged batches
+@njit(cache=True, nogil=True)
+def assemble_keys(score_key, codes, negative, slice_bits):  # pragma: no cover - compiled
+    """``score_key << (slice_bits + 1) | codes << 1 | negative`` in place, in one pass (compiled;
+    ``precall.slices._score_major`` writes the same with numpy on the numpy kernel)."""
+    shift = slice_bits + 1
+    for i in range(score_key.shape[0]):
+        score_key[i] = (score_key[i] << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
 
 
-@functools.cache
-def _compile_with(fn: Callable[..., Any], helpers: tuple[tuple[str, Callable[..., Any]], ...]) -> Callable[..., Any]:
-    scope = dict(fn.__globals__)
-    scope.update((name, _compile(helper)) for name, helper in helpers)
-    linked = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
-    linked.__qualname__, linked.__module__ = fn.__qualname__, fn.__module__
-    return _compile(linked)
+@njit(cache=True, nogil=True)
+def radix_sort(hi, lo, hi_bits, lo_bits):  # pragma: no cover - compiled
+    """Sort the pairs ``(hi, lo)`` (int64 arrays read as unsigned ``hi_bits`` and ``lo_bits`` wide)
+    in place, least significant digit first, 11 bits a pass; ``lo_bits`` 0: ``hi`` alone (``lo``
+    is not read).  Its numpy twins are ``np.sort`` of one array
+    of keys and a stable sort of the scores' ranks.  About 2x numpy's sort of int64 at 1e7 keys of
+    43 bits on this project's machine (``docs/benchmarks.md``)."""
+    n = hi.shape[0]
+    pair = lo_bits > 0
+    digit = 11
+    lo_passes = (lo_bits + digit - 1) // digit if pair else 0
+    passes = lo_passes + max(1, (hi_bits + digit - 1) // digit)
+    counts = np.zeros((passes, 1 << digit), dtype=np.int64)
+    for i in range(n):  # every pass's histogram in one read
+        for p in range(passes):
+            k, shift = (lo[i], p * digit) if p < lo_passes else (hi[i], (p - lo_passes) * digit)
+            width = (lo_bits if p < lo_passes else hi_bits) - shift
+            counts[p, (k >> shift) & ((1 << (digit if width > digit else width)) - 1)] += 1
+    src_hi, dst_hi = hi, np.empty_like(hi)
+    src_lo, dst_lo = lo, (np.empty_like(lo) if pair else dst_hi)
+    for p in range(passes):
+        total = 0
+        for j in range(1 << digit):
+            c = counts[p, j]
+            counts[p, j] = total
+            total += c
+        on_lo = p < lo_passes
+        shift = p * digit if on_lo else (p - lo_passes) * digit
+        width = (lo_bits if on_lo else hi_bits) - shift
+        mask = (1 << (digit if width > digit else width)) - 1
+        for i in range(n):
+            j = ((src_lo[i] if on_lo else src_hi[i]) >> shift) & mask
+            at = counts[p, j]
+            dst_hi[at] = src_hi[i]
+            if pair:
+                dst_lo[at] = src_lo[i]
+            counts[p, j] = at + 1
+        src_hi, dst_hi = dst_hi, src_hi
+        if pair:
+            src_lo, dst_lo = dst_lo, src_lo
+        else:
+            src_lo, dst_lo = src_hi, dst_hi
+    if passes % 2:
+        hi[:] = src_hi
+        if pair:
+            lo[:] = src_lo
 
 
-def compiled_with(fn: Callable[..., Any], size: int, **helpers: Callable[..., Any]) -> Callable[..., Any] | None:
-    """:func:`compiled` for a pass that calls other plain functions (``name=function``): each is
-    compiled too and the pass sees the compiled ones under those names."""
-    return _compile_with(fn, tuple(sorted(helpers.items()))) if active(size) == "numba" else None
+@njit(cache=True, nogil=True)
+def score_major_pass(hi, lo, shift, low_bits, m):  # pragma: no cover - compiled
+    """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
+    (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
+    may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
+    of every slice (each slice's in decreasing score, the slices one after another) and of all
+    rows.  Compiled by numba (:mod:`precall._core.compiled`); the numpy route of
+    :func:`_counted_steps` is its twin and the tests' oracle.
+
+    Returns ``(per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp,
+    o_fp_prev, o_mixed, n_pos, n_neg)``: each slice's number of steps, the steps' score keys and
+    counts, whether a run of one score in a slice holds both classes; the same for all rows; each
+    slice's totals."""
+    n = hi.shape[0]
+    lmask = (1 << low_bits) - 1
+    per_slice = np.zeros(m, dtype=np.int64)
+    for i in range(n):  # a (score, slice) run with positives starts with a positive (bit 0 sorts first)
+        low = lo[i] & lmask
+        if (low & 1) == 0 and (i == 0 or (lo[i - 1] & lmask) != low or (hi[i - 1] >> shift) != (hi[i] >> shift)):
+            per_slice[low >> 1] += 1
+    start = np.zeros(m, dtype=np.int64)
+    total = 0
+    for c in range(m):
+        start[c] = total
+        total += per_slice[c]
+    s_key = np.empty(total, dtype=np.int64)
+    s_tp = np.empty(total, dtype=np.int64)
+    s_fp = np.empty(total, dtype=np.int64)
+    s_dtp = np.empty(total, dtype=np.int64)
+    s_fp_prev = np.empty(total, dtype=np.int64)
+    s_mixed = np.zeros(m, dtype=np.bool_)
+    o_key = np.empty(total, dtype=np.int64)  # each overall step is a step of some slice at that score
+    o_tp = np.empty(total, dtype=np.int64)
+    o_fp = np.empty(total, dtype=np.int64)
+    o_dtp = np.empty(total, dtype=np.int64)
+    o_fp_prev = np.empty(total, dtype=np.int64)
+    o_mixed = False
+    o_steps = 0
+    tp = np.zeros(m, dtype=np.int64)
+    fp = np.zeros(m, dtype=np.int64)
+    fill = start.copy()
+    sub_pos = 0
+    sub_neg = 0
+    run_pos = 0
+    run_neg = 0
+    all_tp = 0
+    all_fp = 0
+    for i in range(n):
+        score = hi[i] >> shift
+        low = lo[i] & lmask
+        c = low >> 1
+        if low & 1:
+            fp[c] += 1
+            sub_neg += 1
+            run_neg += 1
+            all_fp += 1
+        else:
+            tp[c] += 1
+            sub_pos += 1
+            run_pos += 1
+            all_tp += 1
+        last = i == n - 1
+        new_score = last or (hi[i + 1] >> shift) != score
+        if new_score or ((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
+            if sub_pos > 0:
+                j = fill[c]
+                s_key[j] = score
+                s_tp[j] = tp[c]
+                s_fp[j] = fp[c]
+                s_dtp[j] = sub_pos
+                s_fp_prev[j] = fp[c] - sub_neg
+                fill[c] = j + 1
+                if sub_neg > 0:
+                    s_mixed[c] = True
+            sub_pos = 0
+            sub_neg = 0
+        if new_score:
+            if run_pos > 0:
+                o_key[o_steps] = score
+                o_tp[o_steps] = all_tp
+                o_fp[o_steps] = all_fp
+                o_dtp[o_steps] = run_pos
+                o_fp_prev[o_steps] = all_fp - run_neg
+                o_steps += 1
+                if run_neg > 0:
+                    o_mixed = True
+            run_pos = 0
+            run_neg = 0
+    return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
+            o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
+
+
+@njit(cache=True, nogil=True)
+def _leaf(values, s, n):  # pragma: no cover - compiled
+    """numpy's sum of at most 128 values (the leaves of :func:`segment_sums`)."""
+    if n < 8:
+        res = -0.0
+        for i in range(s, s + n):
+            res += values[i]
+        return res
+    r0, r1, r2, r3 = values[s], values[s + 1], values[s + 2], values[s + 3]
+    r4, r5, r6, r7 = values[s + 4], values[s + 5], values[s + 6], values[s + 7]
+    whole = n - n % 8
+    for i in range(s + 8, s + whole, 8):
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(s + whole, s + n):
+        res += values[i]
+    return res
+
+
+@njit(cache=True, nogil=True)
+def segment_sums(values, starts, lengths):  # pragma: no cover - compiled
+    """The compiled twin of :func:`precall._core.steps.segment_sums` (its numpy route is the oracle): numpy's
+    pairwise tree of each segment walked in order with a stack (halves cut at a multiple of 8
+    down to leaves of at most 128 values)."""
+    out = np.empty(starts.shape[0])
+    ss = np.empty(64, dtype=np.int64)
+    sn = np.empty(64, dtype=np.int64)
+    phase = np.empty(64, dtype=np.int64)
+    acc = np.empty(64)
+    for j in range(starts.shape[0]):
+        top, vals = 0, 0
+        ss[0], sn[0], phase[0] = starts[j], lengths[j], 0
+        while top >= 0:
+            s, n = ss[top], sn[top]
+            if n <= 128:
+                acc[vals] = _leaf(values, s, n)
+                vals += 1
+                top -= 1
+                continue
+            half = n // 2
+            half -= half % 8
+            if phase[top] == 0:
+                phase[top] = 1
+                top += 1
+                ss[top], sn[top], phase[top] = s, half, 0
+            elif phase[top] == 1:
+                phase[top] = 2
+                top += 1
+                ss[top], sn[top], phase[top] = s + half, n - half, 0
+            else:
+                vals -= 1
+                acc[vals - 1] = acc[vals - 1] + acc[vals]
+                top -= 1
+        out[j] = acc[0] + 0.0
+    return out

@@ -15,6 +15,7 @@ Two routes, chosen by what the input needs:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -27,8 +28,11 @@ __all__ = [
     "rank",
     "run_ends",
     "sorted_split",
+    "sorted_index_keys",
     "stable_descending_sort",
     "table_arrays",
+    "tagged_keys",
+    "tagged_scores",
 ]
 
 
@@ -148,6 +152,55 @@ def _reverse(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def sorted_index_keys(scores: np.ndarray) -> tuple[np.ndarray, int, int, int]:
+    """The keys ``score_key << shift | index`` sorted increasingly (decreasing scores, equal
+    keys in input order), ``shift``, the score key's width and the low bits it dropped to fit
+    (then neighbours may share a key but not a score).  Scores of at most 64 bits, n >= 2."""
+    shift = max(1, (scores.shape[0] - 1).bit_length())
+    key, width, drop = _index_keys(scores, shift)
+    key.sort()
+    return key, shift, width, drop
+
+
+def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) -> tuple[np.ndarray, int] | None:
+    """Label-tagged keys (``|score|`` bits shifted left, the label in the low bit), the
+    non-negative scores' keys ``key[:k]`` and the negative ones' ``key[k:]``, each part
+    sorted increasingly, and ``k``; None where no such key is exact (64-bit integers,
+    floats wider than 64 bits, a ``-0.0``).  uint32 keys for scores of at most 32 bits."""
+    kind, size = scores.dtype.kind, scores.dtype.itemsize
+    y = positive.view(np.uint8)
+    if kind == "f" and size <= 4:
+        bits = scores.astype(np.float32, copy=False).view(np.int32)
+        key = np.empty(scores.shape[0], dtype=np.uint32)
+        k, ok = module.tag_floats(bits, y, key, np.int32(0x7FFFFFFF))
+    elif kind == "f" and size == 8:
+        key = np.empty(scores.shape[0], dtype=np.uint64)
+        k, ok = module.tag_floats(scores.view(np.int64), y, key, np.int64(0x7FFFFFFFFFFFFFFF))
+    elif kind in "iu" and size <= 4:
+        key = np.empty(scores.shape[0], dtype=np.uint64)
+        k, ok = module.tag_ints(scores, y, key), True
+    else:
+        return None
+    if not ok:
+        return None
+    key[:k].sort()
+    key[k:].sort()
+    return key, int(k)
+
+
+def tagged_scores(mag: np.ndarray, n_front: int, dtype: np.dtype) -> np.ndarray:
+    """The scores of magnitudes (uint64) read from tagged keys (``mag[n_front:]`` negative), as
+    ``dtype`` (``mag`` may be reused)."""
+    kind, size = dtype.kind, dtype.itemsize
+    if kind == "f":
+        bits = mag.astype(np.uint32 if size <= 4 else np.uint64, copy=False)
+        bits[n_front:] |= np.uint32(1 << 31) if size <= 4 else np.uint64(1 << 63)
+        return bits.view(np.float32 if size <= 4 else np.float64).astype(dtype, copy=False)
+    v = mag.view(np.int64).copy()
+    np.negative(v[n_front:], out=v[n_front:])
+    return v.astype(dtype, copy=False)
+
+
 def stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The permutation sorting ``scores`` decreasingly, equal scores in input
     order, and the sorted scores.
@@ -169,9 +222,7 @@ def stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         # wider than 64 bits (longdouble): a merge sort, stable by construction
         order = n - 1 - np.argsort(scores[::-1], kind="stable")[::-1]
         return order, scores[order]
-    shift = max(1, (n - 1).bit_length())
-    key, width, drop = _index_keys(scores, shift)
-    key.sort()
+    key, shift, width, drop = sorted_index_keys(scores)
     order = key.view(np.int64)  # the index bits, once the score bits are cleared
     low = np.uint64((1 << shift) - 1)
     if width == 32 and not drop:

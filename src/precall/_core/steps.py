@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .compiled import compiled_with
-from .sort import Ranked, distinct_counts, rank, run_ends, sorted_split
+from . import backend
+from .sort import Ranked, distinct_counts, rank, run_ends, sorted_index_keys, sorted_split, tagged_keys, tagged_scores
 from .validate import BinaryInput, Ties, check_prevalence
 
 __all__ = [
@@ -41,7 +41,10 @@ __all__ = [
     "one_problem",
     "reweight",
     "row_steps",
+    "compiled_steps",
+    "ranked_steps",
     "steps_and_grouped",
+    "tagged_steps",
     "steps_from_counts",
     "steps_from_ranked",
     "steps_from_sorted",
@@ -136,68 +139,6 @@ def _leaf_sums(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
     return out
 
 
-def _leaf(values: np.ndarray, s: int, n: int) -> float:
-    """numpy's sum of at most 128 values (the leaves of :func:`_segment_sums_pass`)."""
-    if n < 8:
-        res = -0.0
-        for i in range(s, s + n):
-            res += values[i]
-        return res
-    r0, r1, r2, r3 = values[s], values[s + 1], values[s + 2], values[s + 3]
-    r4, r5, r6, r7 = values[s + 4], values[s + 5], values[s + 6], values[s + 7]
-    whole = n - n % 8
-    for i in range(s + 8, s + whole, 8):
-        r0 += values[i]
-        r1 += values[i + 1]
-        r2 += values[i + 2]
-        r3 += values[i + 3]
-        r4 += values[i + 4]
-        r5 += values[i + 5]
-        r6 += values[i + 6]
-        r7 += values[i + 7]
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    for i in range(s + whole, s + n):
-        res += values[i]
-    return res
-
-
-def _segment_sums_pass(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The compiled twin of :func:`segment_sums` (its numpy route is the oracle): numpy's
-    pairwise tree of each segment walked in order with a stack (halves cut at a multiple of 8
-    down to leaves of at most 128 values)."""
-    out = np.empty(starts.shape[0])
-    ss = np.empty(64, dtype=np.int64)
-    sn = np.empty(64, dtype=np.int64)
-    phase = np.empty(64, dtype=np.int64)
-    acc = np.empty(64)
-    for j in range(starts.shape[0]):
-        top, vals = 0, 0
-        ss[0], sn[0], phase[0] = starts[j], lengths[j], 0
-        while top >= 0:
-            s, n = ss[top], sn[top]
-            if n <= 128:
-                acc[vals] = _leaf(values, s, n)
-                vals += 1
-                top -= 1
-                continue
-            half = n // 2
-            half -= half % 8
-            if phase[top] == 0:
-                phase[top] = 1
-                top += 1
-                ss[top], sn[top], phase[top] = s, half, 0
-            elif phase[top] == 1:
-                phase[top] = 2
-                top += 1
-                ss[top], sn[top], phase[top] = s + half, n - half, 0
-            else:
-                vals -= 1
-                acc[vals - 1] = acc[vals - 1] + acc[vals]
-                top -= 1
-        out[j] = acc[0] + 0.0
-    return out
-
-
 def segment_sums(values: np.ndarray, starts: Any, lengths: Any) -> np.ndarray:
     """``np.sum(values[s : s + n])`` of every segment, bit for bit, without a loop over segments.
 
@@ -211,9 +152,9 @@ def segment_sums(values: np.ndarray, starts: Any, lengths: Any) -> np.ndarray:
     values = np.ascontiguousarray(values, dtype=np.float64)
     s = np.asarray(starts, dtype=np.int64)
     n = np.asarray(lengths, dtype=np.int64)
-    run = compiled_with(_segment_sums_pass, values.shape[0], _leaf=_leaf)
-    if run is not None:
-        return run(values, s, n)
+    fast = backend.compiled(values.shape[0])
+    if fast is not None:  # the same tree, walked by the compiled loop
+        return fast.segment_sums(values, s, n)
     levels = []
     while True:
         big = n > 128
@@ -317,8 +258,88 @@ def steps_from_ranked(r: Ranked, ties: Ties) -> Steps:
     return one_problem(r.scores[rows], tp, tp - tp_above, r.fp[rows], fp_prev, r.n_pos, r.n_neg, r.exact)
 
 
+def _trimmed(a: np.ndarray, j: int) -> np.ndarray:
+    """The first ``j`` entries (a copy when they are less than half: the rest is freed)."""
+    return a[:j].copy() if 2 * j < a.shape[0] else a[:j]
+
+
+def tagged_steps(data: BinaryInput, tagged: tuple[np.ndarray, int], ties: Ties, module: Any) -> Steps | None:
+    """The steps of unweighted input from its sorted label-tagged keys (:func:`sort.tagged_keys`)
+    by the compiled pass; None for stable ties when a score is shared by both classes."""
+    key, k = tagged
+    n_pos = int(np.count_nonzero(data.positive))
+    n_neg = key.shape[0] - n_pos
+    mag = np.empty(n_pos, dtype=np.uint64)
+    tp, dtp, fp, fp_prev = (np.empty(n_pos, dtype=np.int64) for _ in range(4))
+    j, j_front = module.tagged_steps(key, k, ties == "stable", mag, tp, dtp, fp, fp_prev)
+    if j < 0:
+        return None
+    thresholds = tagged_scores(_trimmed(mag, j), j_front, data.scores.dtype)
+    tp, dtp, fp, fp_prev = (_trimmed(a, j) for a in (tp, dtp, fp, fp_prev))
+    return one_problem(thresholds, tp, dtp, fp, fp_prev, float(n_pos), float(n_neg), True)
+
+
+def ranked_steps(data: BinaryInput, sorted_keys: tuple[np.ndarray, int, int, int], ties: Ties,
+                 module: Any) -> Steps:
+    """The steps of validated input from its sorted index keys (:func:`sort.sorted_index_keys`,
+    consumed) by the compiled pass: the numbers of ``steps_from_ranked(rank(data), ties)``."""
+    key, shift, width, drop = sorted_keys
+    weighted = data.weight is not None
+    bound = int(np.count_nonzero(data.positive))  # a step holds a positive
+    rows = np.empty(bound, dtype=np.int64)
+    tp, dtp, fp, fp_prev = (np.empty(bound) for _ in range(4))
+    weight = data.weight if weighted else np.zeros(0)
+    order = key.view(np.int64)
+    scores = data.scores.astype(np.float32) if data.scores.dtype == np.float16 else data.scores  # exact
+    j, n_pos, n_neg = module.ranked_steps(key, shift, width == 32 and not drop, scores,
+                                          data.positive, weight, weighted, ties == "stable", rows, tp, dtp, fp,
+                                          fp_prev)
+    thresholds = data.scores[order[rows[:j]]]
+    arrays = [_trimmed(a, j) for a in (tp, dtp, fp, fp_prev)]
+    if not weighted:
+        arrays = [a.astype(np.int64) for a in arrays]
+    tp, dtp, fp, fp_prev = arrays
+    return one_problem(thresholds, tp, dtp, fp, fp_prev, n_pos, n_neg, not weighted)
+
+
+def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False) -> tuple[Steps, Steps] | None:
+    """The steps for ``ties`` (and for grouped ties when ``grouped``) by the compiled passes,
+    or None when the numpy route is to run (the kernel choice, :mod:`precall._core.backend`;
+    no positive; scores wider than 64 bits).  The same numbers as the numpy route."""
+    n = data.scores.shape[0]
+    module = backend.compiled(n)
+    if module is None or n < 2 or data.scores.dtype.itemsize > 8 or n > 2**40 or not data.positive.any():
+        return None
+    if data.weight is None:
+        tagged = tagged_keys(data.scores, data.positive, module)
+        if tagged is None:  # 64-bit integers or a -0.0: the sign of a zero threshold is numpy's to pick
+            return None
+        steps = tagged_steps(data, tagged, ties, module)
+        if steps is not None:
+            backend.ran("numba")
+            return steps, steps
+        if grouped:  # stable ties split a shared score; ROC-AUC's grouped steps from the same keys
+            stable = ranked_steps(data, sorted_index_keys(data.scores), ties, module)
+            backend.ran("numba")
+            return stable, tagged_steps(data, tagged, "group", module)  # type: ignore[return-value]
+    keys = sorted_index_keys(data.scores)
+    if grouped and ties != "group":
+        key, *rest = keys
+        other = ranked_steps(data, (key.copy(), *rest), "group", module)  # type: ignore[arg-type]
+        steps = ranked_steps(data, keys, ties, module)
+        backend.ran("numba")
+        return steps, other
+    steps = ranked_steps(data, keys, ties, module)
+    backend.ran("numba")
+    return steps, steps
+
+
 def steps_of(data: BinaryInput, ties: Ties) -> Steps:
     """The steps of validated input, without building the full table."""
+    fast = compiled_steps(data, ties)
+    if fast is not None:
+        return fast[0]
+    backend.ran("numpy")
     if data.weight is None:
         steps = steps_from_sorted(*sorted_split(data), ties)
         if steps is not None:
@@ -332,6 +353,10 @@ def steps_and_grouped(data: BinaryInput, ties: Ties) -> tuple[Steps, Steps]:
     The two are the same object unless ``ties="stable"`` splits a run of equal
     scores shared by positives and negatives.
     """
+    fast = compiled_steps(data, ties, grouped=True)
+    if fast is not None:
+        return fast
+    backend.ran("numpy")
     if data.weight is None:
         steps = steps_from_sorted(*sorted_split(data), ties)
         if steps is not None:

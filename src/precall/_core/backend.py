@@ -1,0 +1,114 @@
+"""Which kernel runs the one sort's pass: numpy (always there) or compiled (numba, the ``fast`` extra).
+
+The choice is explicit and never changes a number: both kernels give the same
+bits (``tests/test_compiled.py``).  It is set by :func:`set_kernel` or the
+environment variable ``PRECALL_KERNEL`` read at import:
+
+* ``"auto"`` (default): the compiled pass when numba is installed and the input has
+  at least :data:`MIN_COMPILED` samples (below that, numba's import and the load of
+  its cached machine code cost more than they save); numpy otherwise;
+* ``"numpy"``: numpy only;
+* ``"numba"``: the compiled pass at every size (an ``ImportError`` naming the
+  extra when numba is missing).
+
+:func:`last_kernel` says which one ran last.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+__all__ = ["KERNELS", "MIN_COMPILED", "compiled", "get_kernel", "last_kernel", "set_kernel"]
+
+KERNELS = ("auto", "numpy", "numba")
+
+MIN_COMPILED = 1_000_000
+"""Samples from which ``"auto"`` takes the compiled pass (``docs/design.md``: where it pays)."""
+
+
+def _checked(name: object) -> str:
+    if not isinstance(name, str) or name not in KERNELS:
+        raise ValueError(f"`kernel` must be one of 'auto', 'numpy', 'numba'; got {name!r}")
+    return name
+
+
+_state = {"kernel": os.environ.get("PRECALL_KERNEL", "auto").strip().lower() or "auto", "last": "none"}
+_module: list[ModuleType | None] = []  # the compiled module once imported ([None]: numba is missing)
+
+
+def set_kernel(name: str) -> str:
+    """Choose the kernel of the sort's pass; the numbers are the same with either.
+
+    Parameters
+    ----------
+    name : {"auto", "numpy", "numba"}
+        ``"auto"`` (the default, or the environment variable ``PRECALL_KERNEL``): the
+        compiled pass (numba, ``pip install 'precall[fast]'``) for inputs of at least
+        ``MIN_COMPILED`` samples when numba is installed, else numpy; ``"numpy"``: numpy
+        only; ``"numba"``: the compiled pass at every size (``ImportError`` without numba).
+
+    Returns
+    -------
+    str
+        The previous choice.
+
+    See Also
+    --------
+    last_kernel : which kernel ran last.
+
+    Examples
+    --------
+    >>> import precall
+    >>> previous = precall.set_kernel("numpy")
+    >>> precall.average_precision([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.3])
+    1.0
+    >>> precall.last_kernel()
+    'numpy'
+    >>> _ = precall.set_kernel(previous)
+    """
+    previous = _state["kernel"]
+    _state["kernel"] = _checked(name)
+    return previous
+
+
+def get_kernel() -> str:
+    """The current choice (``"auto"``, ``"numpy"`` or ``"numba"``)."""
+    return _checked(_state["kernel"])
+
+
+def last_kernel() -> str:
+    """``"numpy"`` or ``"numba"``: the kernel of the most recent binary sort (``"none"`` before any).
+
+    Set by the binary metrics and ``evaluate`` (the steps); the curves and tables are numpy.
+    """
+    return _state["last"]
+
+
+def _load() -> ModuleType | None:
+    if not _module:
+        try:
+            from . import compiled as module
+        except ImportError:
+            module = None
+        _module.append(module)
+    return _module[0]
+
+
+def compiled(n: int) -> ModuleType | None:
+    """The compiled module when the current choice takes it for ``n`` samples, else None."""
+    choice = get_kernel()
+    if choice == "numpy" or (choice == "auto" and n < MIN_COMPILED):
+        return None
+    module = _load()
+    if module is None and choice == "numba":
+        raise ImportError(
+            "`kernel='numba'` needs numba: pip install 'precall[fast]' (or set_kernel('auto') / PRECALL_KERNEL=auto "
+            "to use numpy when it is missing)"
+        )
+    return module
+
+
+def ran(name: str) -> None:
+    """Record the kernel that ran (for :func:`last_kernel`)."""
+    _state["last"] = name
