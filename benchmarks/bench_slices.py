@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import precall
-from precall._core import compiled
+from precall._core import backend
 
 
 def _best(clock, f, repeat=3):
@@ -51,15 +51,15 @@ def main(sizes):
         for dtype in (np.float32, np.float64):
             s = rng.random(n).astype(dtype)
             if has_numba:  # numba's import and disk cache, once a process
-                compiled.set_mode("numba")
+                backend.set_kernel("numba")
                 precall.evaluate(y[:1000], s[:1000], by=g[:1000])
-                compiled.set_mode("auto")
-            one = _cpu(lambda: precall.evaluate(y, s))
-            ap_one = _cpu(lambda: precall.average_precision(y, s))
-            for mode in ("numpy", "numba"):
+                backend.set_kernel("auto")
+            for mode in ("numpy", "numba"):  # every route of one kernel choice against each other
                 if mode == "numba" and not has_numba:
                     continue
-                compiled.set_mode(mode)
+                backend.set_kernel(mode)
+                one = _cpu(lambda: precall.evaluate(y, s))
+                ap_one = _cpu(lambda: precall.average_precision(y, s))
                 by = _cpu(lambda: precall.evaluate(y, s, by=g))
                 ap_by = _cpu(lambda: precall.average_precision(y, s, by=g))
                 w_by = _time(lambda: precall.evaluate(y, s, by=g))
@@ -67,7 +67,7 @@ def main(sizes):
                 print(f"n={n:.0e}, {np.dtype(dtype).name} scores, 1,000 slices, {mode:5s}: evaluate {one:.3f}s, "
                       f"evaluate(by=) {by:.3f}s ({by / one:.2f}x; wall {w_by:.3f}s); average_precision "
                       f"{ap_one:.3f}s, (by=) {ap_by:.3f}s ({ap_by / ap_one:.2f}x; wall {w_ap_by:.3f}s)")
-            compiled.set_mode("auto")
+            backend.set_kernel("auto")
         try:
             import pandas as pd
             from sklearn.metrics import average_precision_score
