@@ -66,8 +66,15 @@ from ._core.evaluation import (
     evaluation_from_steps,
     normalized_average_precision,
 )
+from ._core import backend
 from ._core.metric import Metric
-from ._core.sort import _descending_key, descending_key_scores, stable_descending_sort
+from ._core.sort import (
+    _INT64_MAX,
+    _descending_key,
+    _flip_negative_magnitudes,
+    descending_key_scores,
+    stable_descending_sort,
+)
 from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
 from ._core.text import visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
@@ -406,12 +413,17 @@ def _steps_of_runs(run_slice: np.ndarray | None, run_score: np.ndarray, pos: np.
     if ties == "group":
         group = _Ragged(slice_of, tp, fp, dtp, fp - neg[rows], thresholds)
         return group, group, n_pos, n_neg
-    # stable ties, no run holding both classes: a step per positive, its run's FP
-    within = np.arange(int(dtp.sum()), dtype=np.int64) - np.repeat(np.cumsum(dtp) - dtp, dtp)
-    fp = np.repeat(fp, dtp)
-    one = _Ragged(np.repeat(slice_of, dtp), np.repeat(tp - dtp, dtp) + within + 1, fp,
-                  np.ones(fp.shape[0], dtype=np.int64), fp, np.repeat(thresholds, dtp))
+    one = _stable_steps(_Ragged(slice_of, tp, fp, dtp, fp, thresholds))
     return one, one, n_pos, n_neg
+
+
+def _stable_steps(r: _Ragged) -> _Ragged:
+    """Stable ties where no run of a score holds both classes: a step per positive, its run's FP."""
+    dtp = r.dtp
+    within = np.arange(int(dtp.sum()), dtype=np.int64) - np.repeat(np.cumsum(dtp) - dtp, dtp)
+    fp = np.repeat(r.fp, dtp)
+    return _Ragged(np.repeat(r.slice_of, dtp), np.repeat(r.tp - dtp, dtp) + within + 1, fp,
+                   np.ones(fp.shape[0], dtype=np.int64), fp, np.repeat(r.thresholds, dtp))
 
 
 def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
@@ -420,44 +432,56 @@ def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
 
 
 def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps | None:
-    """Unweighted rows: the slices' steps from one ``np.sort`` of the keys ``slice << (b + 1) |
-    score << 1 | negative`` (no permutation), counting each run of equal (slice, score); the
-    overall steps from the keys without the slice (one more sort) -- or, when the scores need
-    more than 32 bits, from the one stable sort that ranks them (their dense ranks are the keys)."""
+    """Unweighted rows, no permutation.  With the compiled passes: :func:`_score_major` (one sort
+    by score, slice and class, one pass).  The numpy route: the slices' steps from one ``np.sort``
+    of the keys ``slice << (b + 1) | score << 1 | negative``, counting each run of equal (slice,
+    score); the overall steps from the keys without the slice (one more sort) -- or, when the
+    scores need more than 32 bits, from the one stable sort that ranks them (their dense ranks
+    are the keys)."""
     n = data.scores.shape[0]
     if n == 0 or (data.scores.dtype.kind == "f" and bool(np.signbit(data.scores[data.scores == 0]).any())):
         return None  # -0.0: the key merges it with +0.0, a threshold must show the row's own zero
     slice_bits = max(0, (m - 1).bit_length())
     negative = ~data.positive
     keyed = _score_key(data.scores)
+    fast = backend.compiled(n)  # the compiled passes (numba), or None: the numpy route
     if keyed is not None:
         score_key, bits, scores_of = keyed
+        if fast is not None and slice_bits + bits + 1 <= 63:
+            return _score_major(fast, score_key, bits, negative, codes, m, slice_bits, ties, scores_of)
         score_key <<= np.uint64(1)
         score_key |= negative
         overall_keys = np.sort(score_key)
         o_score, o_pos, o_neg = _runs(overall_keys)
         del overall_keys
         codes_sorted = codes
+    elif fast is not None and data.scores.dtype.itemsize == 8 and data.scores.dtype.kind in "fiu":
+        key64 = _descending_key(data.scores)[0]
+        dtype = data.scores.dtype
+        return _score_major(fast, key64, 64, negative, codes, m, slice_bits, ties, lambda k: _key64_scores(k, dtype))
     else:
         order, s = stable_descending_sort(data.scores)
         new = np.empty(n, dtype=bool)
         new[0] = True
         np.not_equal(s[1:], s[:-1], out=new[1:])
         distinct = s[new]
-        rank = np.cumsum(new, dtype=np.int64) - 1
-        starts = np.flatnonzero(new)
-        del s, new
-        negative = negative[order]
-        o_neg = np.add.reduceat(negative, starts, dtype=np.int64)
-        o_pos = np.diff(np.append(starts, n)) - o_neg
-        o_score = np.arange(distinct.shape[0], dtype=np.uint64)
+        rank = np.cumsum(new, dtype=np.int64)
+        rank -= 1
         bits = max(1, (distinct.shape[0] - 1).bit_length())
-        score_key = (rank.view(np.uint64) << np.uint64(1)) | negative.astype(np.uint64)
+        negative = negative[order]
         codes_sorted = codes[order]
-        del order, rank, starts
+        del order, s
 
         def scores_of(k: np.ndarray) -> np.ndarray:
             return distinct[k]
+        starts = np.flatnonzero(new)
+        del new
+        o_neg = np.add.reduceat(negative, starts, dtype=np.int64)
+        o_pos = np.diff(np.append(starts, n)) - o_neg
+        o_score = np.arange(distinct.shape[0], dtype=np.uint64)
+        del starts
+        score_key = (rank.view(np.uint64) << np.uint64(1)) | negative.astype(np.uint64)
+        del rank
     if slice_bits + bits + 1 > 64:
         return None
     overall = _steps_of_runs(None, o_score, o_pos, o_neg, 1, ties, scores_of)
@@ -482,6 +506,54 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         one = _one(overall[0], overall[2], overall[3])
         whole = (one, one)
     return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
+
+
+def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
+                 m: int, slice_bits: int, ties: str, scores_of: Any) -> SlicedSteps | None:
+    """The compiled route of :func:`_counted_steps`: one radix sort by (score, slice, class) serves
+    every slice and all rows (``fast.score_major_pass``); the same steps as the numpy route, which
+    sorts by slice first and counts all rows from a second sort.  Keys ``score << (b + 1) | slice
+    << 1 | negative`` when they fit 63 bits, else pairs (64-bit score key, ``slice << 1 |
+    negative``)."""
+    low_bits = slice_bits + 1
+    hi = score_key.view(np.int64)
+    if score_bits + low_bits <= 63:
+        fast.assemble_keys(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
+        fast.radix_sort(hi, hi, score_bits + low_bits, 0)
+        lo, shift = hi, low_bits
+    else:
+        lo = codes.astype(np.int64)
+        lo <<= 1
+        lo |= negative
+        fast.radix_sort(hi, lo, 64, low_bits)
+        shift = 0
+    (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
+     n_pos, n_neg) = fast.score_major_pass(hi, lo, shift, low_bits, m)
+    del hi, lo
+    if ties != "group" and bool(s_mixed.any()):
+        return None  # stable ties with both classes at one score of a slice: the rows' order decides
+    slice_of = np.repeat(np.arange(m, dtype=np.int64), per_slice)
+    grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, scores_of(s_key.view(np.uint64)))
+    steps = grouped if ties == "group" else _stable_steps(grouped)
+    whole = None
+    if ties == "group" or not o_mixed:
+        o = _Ragged(np.zeros(o_key.shape[0], dtype=np.int64), o_tp, o_fp, o_dtp, o_fp_prev,
+                    scores_of(o_key.view(np.uint64)))
+        one = _one(o if ties == "group" else _stable_steps(o), np.array([n_pos.sum()]), np.array([n_neg.sum()]))
+        whole = (one, one)
+    return SlicedSteps(steps, grouped, n_pos.astype(np.float64), n_neg.astype(np.float64), True, m, whole)
+
+
+def _key64_scores(key: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The scores of 64-bit keys of :func:`~precall._core.sort._descending_key` (8-byte floats
+    and integers; ``-0.0`` comes back as ``+0.0``, the key's one merge)."""
+    v = key.view(np.int64) ^ _INT64_MAX
+    if dtype.kind == "f":
+        _flip_negative_magnitudes(v, 63)
+        return v.view(np.float64)
+    if dtype.kind == "u":
+        return (v ^ np.int64(np.iinfo(np.int64).min)).view(np.uint64)
+    return v
 
 
 # ---- permuted: the rows in one stable order, each slice a segment of it
@@ -1127,6 +1199,12 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     values = {meth: np.zeros(m) for meth in AP_METHODS}
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)
     f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
+    def ranked(sel: np.ndarray, g: Steps) -> None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            auc[sel] = roc_auc(g)
+        prg[sel] = auprg_values(g)
+
+    shared = st.grouped is st.steps  # grouped ties: one batch serves every number
     for sel, idx, batch in _buckets(st.steps, m):
         s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
         for meth in AP_METHODS:
@@ -1135,11 +1213,11 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
         rows = np.arange(sel.shape[0])
         thr[sel] = st.steps.thresholds[idx[rows, k]]
         f1[sel], prec[sel], rec[sel] = f, p, r
-    for sel, _, batch in _buckets(st.grouped, m):
-        g = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            auc[sel] = roc_auc(g)
-        prg[sel] = auprg_values(g)
+        if shared:
+            ranked(sel, s)
+    if not shared:
+        for sel, _, batch in _buckets(st.grouped, m):
+            ranked(sel, _batch(batch, n_pos[sel], n_neg[sel], st.exact))
     no_pos = n_pos == 0
     one_class = no_pos | (n_neg == 0)
     names = codes.names

@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["ranked_steps", "tag_floats", "tag_ints", "tagged_steps"]
+__all__ = ["assemble_keys", "radix_sort", "ranked_steps", "score_major_pass", "segment_sums", "tag_floats", "tag_ints",
+           "tagged_steps"]
 
 
 @njit(cache=True, nogil=True)
@@ -233,3 +234,218 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
         for t in range(m):
             key[start + t] = np.uint64(idx[t])
     return j, tp_c, fp_c
+
+
+# ---------------------------------------------------------------------------
+# slices (by=) and ragged batches
+@njit(cache=True, nogil=True)
+def assemble_keys(score_key, codes, negative, slice_bits):  # pragma: no cover - compiled
+    """``score_key << (slice_bits + 1) | codes << 1 | negative`` in place, in one pass (compiled;
+    ``precall.slices._score_major`` writes the same with numpy on the numpy kernel)."""
+    shift = slice_bits + 1
+    for i in range(score_key.shape[0]):
+        score_key[i] = (score_key[i] << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
+
+
+@njit(cache=True, nogil=True)
+def radix_sort(hi, lo, hi_bits, lo_bits):  # pragma: no cover - compiled
+    """Sort the pairs ``(hi, lo)`` (int64 arrays read as unsigned ``hi_bits`` and ``lo_bits`` wide)
+    in place, least significant digit first, 11 bits a pass; ``lo_bits`` 0: ``hi`` alone (``lo``
+    is not read).  Its numpy twins are ``np.sort`` of one array
+    of keys and a stable sort of the scores' ranks.  About 2x numpy's sort of int64 at 1e7 keys of
+    43 bits on this project's machine (``docs/benchmarks.md``)."""
+    n = hi.shape[0]
+    pair = lo_bits > 0
+    digit = 11
+    lo_passes = (lo_bits + digit - 1) // digit if pair else 0
+    passes = lo_passes + max(1, (hi_bits + digit - 1) // digit)
+    counts = np.zeros((passes, 1 << digit), dtype=np.int64)
+    for i in range(n):  # every pass's histogram in one read
+        for p in range(passes):
+            k, shift = (lo[i], p * digit) if p < lo_passes else (hi[i], (p - lo_passes) * digit)
+            width = (lo_bits if p < lo_passes else hi_bits) - shift
+            counts[p, (k >> shift) & ((1 << (digit if width > digit else width)) - 1)] += 1
+    src_hi, dst_hi = hi, np.empty_like(hi)
+    src_lo, dst_lo = lo, (np.empty_like(lo) if pair else dst_hi)
+    for p in range(passes):
+        total = 0
+        for j in range(1 << digit):
+            c = counts[p, j]
+            counts[p, j] = total
+            total += c
+        on_lo = p < lo_passes
+        shift = p * digit if on_lo else (p - lo_passes) * digit
+        width = (lo_bits if on_lo else hi_bits) - shift
+        mask = (1 << (digit if width > digit else width)) - 1
+        for i in range(n):
+            j = ((src_lo[i] if on_lo else src_hi[i]) >> shift) & mask
+            at = counts[p, j]
+            dst_hi[at] = src_hi[i]
+            if pair:
+                dst_lo[at] = src_lo[i]
+            counts[p, j] = at + 1
+        src_hi, dst_hi = dst_hi, src_hi
+        if pair:
+            src_lo, dst_lo = dst_lo, src_lo
+        else:
+            src_lo, dst_lo = src_hi, dst_hi
+    if passes % 2:
+        hi[:] = src_hi
+        if pair:
+            lo[:] = src_lo
+
+
+@njit(cache=True, nogil=True)
+def score_major_pass(hi, lo, shift, low_bits, m):  # pragma: no cover - compiled
+    """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
+    (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
+    may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
+    of every slice (each slice's in decreasing score, the slices one after another) and of all
+    rows.  Compiled by numba (:mod:`precall._core.compiled`); the numpy route of
+    :func:`_counted_steps` is its twin and the tests' oracle.
+
+    Returns ``(per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp,
+    o_fp_prev, o_mixed, n_pos, n_neg)``: each slice's number of steps, the steps' score keys and
+    counts, whether a run of one score in a slice holds both classes; the same for all rows; each
+    slice's totals."""
+    n = hi.shape[0]
+    lmask = (1 << low_bits) - 1
+    per_slice = np.zeros(m, dtype=np.int64)
+    for i in range(n):  # a (score, slice) run with positives starts with a positive (bit 0 sorts first)
+        low = lo[i] & lmask
+        if (low & 1) == 0 and (i == 0 or (lo[i - 1] & lmask) != low or (hi[i - 1] >> shift) != (hi[i] >> shift)):
+            per_slice[low >> 1] += 1
+    start = np.zeros(m, dtype=np.int64)
+    total = 0
+    for c in range(m):
+        start[c] = total
+        total += per_slice[c]
+    s_key = np.empty(total, dtype=np.int64)
+    s_tp = np.empty(total, dtype=np.int64)
+    s_fp = np.empty(total, dtype=np.int64)
+    s_dtp = np.empty(total, dtype=np.int64)
+    s_fp_prev = np.empty(total, dtype=np.int64)
+    s_mixed = np.zeros(m, dtype=np.bool_)
+    o_key = np.empty(total, dtype=np.int64)  # each overall step is a step of some slice at that score
+    o_tp = np.empty(total, dtype=np.int64)
+    o_fp = np.empty(total, dtype=np.int64)
+    o_dtp = np.empty(total, dtype=np.int64)
+    o_fp_prev = np.empty(total, dtype=np.int64)
+    o_mixed = False
+    o_steps = 0
+    tp = np.zeros(m, dtype=np.int64)
+    fp = np.zeros(m, dtype=np.int64)
+    fill = start.copy()
+    sub_pos = 0
+    sub_neg = 0
+    run_pos = 0
+    run_neg = 0
+    all_tp = 0
+    all_fp = 0
+    for i in range(n):
+        score = hi[i] >> shift
+        low = lo[i] & lmask
+        c = low >> 1
+        if low & 1:
+            fp[c] += 1
+            sub_neg += 1
+            run_neg += 1
+            all_fp += 1
+        else:
+            tp[c] += 1
+            sub_pos += 1
+            run_pos += 1
+            all_tp += 1
+        last = i == n - 1
+        new_score = last or (hi[i + 1] >> shift) != score
+        if new_score or ((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
+            if sub_pos > 0:
+                j = fill[c]
+                s_key[j] = score
+                s_tp[j] = tp[c]
+                s_fp[j] = fp[c]
+                s_dtp[j] = sub_pos
+                s_fp_prev[j] = fp[c] - sub_neg
+                fill[c] = j + 1
+                if sub_neg > 0:
+                    s_mixed[c] = True
+            sub_pos = 0
+            sub_neg = 0
+        if new_score:
+            if run_pos > 0:
+                o_key[o_steps] = score
+                o_tp[o_steps] = all_tp
+                o_fp[o_steps] = all_fp
+                o_dtp[o_steps] = run_pos
+                o_fp_prev[o_steps] = all_fp - run_neg
+                o_steps += 1
+                if run_neg > 0:
+                    o_mixed = True
+            run_pos = 0
+            run_neg = 0
+    return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
+            o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
+
+
+@njit(cache=True, nogil=True)
+def _leaf(values, s, n):  # pragma: no cover - compiled
+    """numpy's sum of at most 128 values (the leaves of :func:`segment_sums`)."""
+    if n < 8:
+        res = -0.0
+        for i in range(s, s + n):
+            res += values[i]
+        return res
+    r0, r1, r2, r3 = values[s], values[s + 1], values[s + 2], values[s + 3]
+    r4, r5, r6, r7 = values[s + 4], values[s + 5], values[s + 6], values[s + 7]
+    whole = n - n % 8
+    for i in range(s + 8, s + whole, 8):
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(s + whole, s + n):
+        res += values[i]
+    return res
+
+
+@njit(cache=True, nogil=True)
+def segment_sums(values, starts, lengths):  # pragma: no cover - compiled
+    """The compiled twin of :func:`precall._core.steps.segment_sums` (its numpy route is the oracle): numpy's
+    pairwise tree of each segment walked in order with a stack (halves cut at a multiple of 8
+    down to leaves of at most 128 values)."""
+    out = np.empty(starts.shape[0])
+    ss = np.empty(64, dtype=np.int64)
+    sn = np.empty(64, dtype=np.int64)
+    phase = np.empty(64, dtype=np.int64)
+    acc = np.empty(64)
+    for j in range(starts.shape[0]):
+        top, vals = 0, 0
+        ss[0], sn[0], phase[0] = starts[j], lengths[j], 0
+        while top >= 0:
+            s, n = ss[top], sn[top]
+            if n <= 128:
+                acc[vals] = _leaf(values, s, n)
+                vals += 1
+                top -= 1
+                continue
+            half = n // 2
+            half -= half % 8
+            if phase[top] == 0:
+                phase[top] = 1
+                top += 1
+                ss[top], sn[top], phase[top] = s, half, 0
+            elif phase[top] == 1:
+                phase[top] = 2
+                top += 1
+                ss[top], sn[top], phase[top] = s + half, n - half, 0
+            else:
+                vals -= 1
+                acc[vals - 1] = acc[vals - 1] + acc[vals]
+                top -= 1
+        out[j] = acc[0] + 0.0
+    return out

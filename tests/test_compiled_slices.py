@@ -1,0 +1,132 @@
+"""The compiled passes of ``by=`` and of ragged batches (numba, the ``fast`` extra) give the
+bits of their numpy twins.
+
+The numpy routes are the oracles: ``tests/test_slices.py`` holds them equal to the
+functions on each slice's rows; here every compiled pass is held equal to its twin on
+the same inputs, with the kernel forced both ways (``set_kernel``).  CI installs numba
+(the ``test`` extra), so these run there; without numba they skip.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import precall
+from precall._core import backend
+from precall._core.steps import segment_sums
+
+from test_slices import SCORE_KINDS, _scores
+
+numba = pytest.importorskip("numba")
+
+
+def _both(f):
+    """``f()`` with the numpy route, then with the compiled one (the choice restored after)."""
+    out = []
+    previous = backend.get_kernel()
+    try:
+        for kernel in ("numpy", "numba"):
+            backend.set_kernel(kernel)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out.append(f())
+    finally:
+        backend.set_kernel(previous)
+    return out
+
+
+@st.composite
+def unweighted_slices(draw):
+    n = draw(st.integers(1, 150))
+    m = draw(st.sampled_from([1, 2, 3, 8, 40]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    g = rng.integers(0, m, n)
+    prev = rng.random(m)[g] * draw(st.sampled_from([0.0, 0.3, 1.0]))
+    y = (rng.random(n) < prev).astype(int)
+    s = _scores(rng, n, draw(st.integers(0, 3)), draw(st.sampled_from(SCORE_KINDS)))
+    return y, s, g
+
+
+@settings(max_examples=80, deadline=None)
+@given(unweighted_slices(), st.sampled_from(["group", "stable"]), st.sampled_from(["reference", "exact"]))
+def test_sliced_evaluate_equals_the_numpy_route(data, ties, grid):
+    y, s, g = data
+    a, b = _both(lambda: precall.evaluate(y, s, by=g, ties=ties, recall_grid=grid, on_undefined="nan"))
+    assert repr(a.to_dict()) == repr(b.to_dict())
+    assert repr(a.overall) == repr(b.overall)
+    for name in a.slices:
+        assert repr(a[name]) == repr(b[name])
+
+
+@settings(max_examples=40, deadline=None)
+@given(unweighted_slices(), st.sampled_from(list(precall.AP_METHODS) + ["roc"]), st.sampled_from(["group", "stable"]))
+def test_sliced_metrics_equal_the_numpy_route(data, which, ties):
+    y, s, g = data
+    if which == "roc":
+        a, b = _both(lambda: precall.roc_auc(y, s, by=g, pos_label=1, on_undefined="nan"))
+    else:
+        a, b = _both(lambda: precall.average_precision(y, s, by=g, method=which, ties=ties, on_undefined="nan"))
+    assert repr(a.to_dict()) == repr(b.to_dict())
+
+
+@pytest.mark.parametrize("ties", ["group", "stable"])
+def test_signed_zero_and_wide_scores_and_many_slices(ties):
+    rng = np.random.default_rng(3)
+    n = 5000
+    g = rng.integers(0, 3000, n)  # 12 slice bits
+    y = (rng.random(n) < 0.3).astype(int)
+    for s in (np.where(rng.random(n) < 0.5, -0.0, 0.0), rng.standard_normal(n) * 1e300,
+              rng.integers(0, 2**62, n), rng.integers(0, 4, n).astype(np.float32)):
+        a, b = _both(lambda: precall.evaluate(y, s, by=g, ties=ties, on_undefined="nan"))
+        assert repr(a.to_dict()) == repr(b.to_dict()) and repr(a.overall) == repr(b.overall)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 700), min_size=1, max_size=12), st.integers(0, 2**31),
+       st.sampled_from([1.0, 1e-12, 1e16]))
+def test_segment_sums_equal_numpy_sums(lengths, seed, scale):
+    rng = np.random.default_rng(seed)
+    total = int(sum(lengths))
+    x = rng.standard_normal(total) * scale * rng.choice([1.0, 1e-8, 1e8], size=total)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    want = np.array([np.sum(x[s:s + n]) for s, n in zip(starts, lengths)])
+    a, b = _both(lambda: segment_sums(x, starts, lengths))
+    assert a.view(np.int64).tolist() == want.view(np.int64).tolist() == b.view(np.int64).tolist()
+
+
+def test_long_segments():
+    rng = np.random.default_rng(9)
+    lengths = [300_001, 2**17 + 5, 8, 0, 129]
+    x = rng.standard_normal(int(sum(lengths))) * 1e8
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    want = np.array([np.sum(x[s:s + n]) for s, n in zip(starts, lengths)])
+    a, b = _both(lambda: segment_sums(x, starts, lengths))
+    assert a.tobytes() == want.tobytes() == b.tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 3000), st.integers(1, 64), st.integers(0, 12), st.integers(0, 2**31))
+def test_radix_sort_equals_numpy_sort(n, bits, lo_bits, seed):
+    """One array of keys (``lo_bits`` 0) as np.sort; pairs as np.lexsort, the high words unsigned."""
+    from precall._core import compiled
+
+    rng = np.random.default_rng(seed)
+    hi = rng.integers(0, 2**bits, n, dtype=np.uint64).view(np.int64)
+    hi[: n // 3] = hi[0] if n else 0  # ties
+    lo = rng.integers(0, 2**lo_bits, n, dtype=np.int64)
+    if lo_bits == 0:
+        if bits == 64:
+            return  # one array of keys is at most 63 bits (int64 order)
+        want = (np.sort(hi),)
+    else:
+        order = np.lexsort((lo, hi.view(np.uint64)))
+        want = (hi[order], lo[order])
+    compiled.radix_sort(hi, lo, bits, lo_bits)
+    assert hi.tobytes() == want[0].tobytes()
+    if lo_bits:
+        assert lo.tobytes() == want[1].tobytes()
