@@ -733,10 +733,16 @@ def bootstrap_ci(
         exactly the distribution of the row bootstrap's counts, at O(cells) per
         replicate.  It needs a counted precall metric, ``ties="group"`` and no
         ``sample_weight`` (a ``ValueError`` says which is missing).  ``"auto"``
-        takes ``"counts"`` where it applies to binary problems and ``"rows"``
-        otherwise (multi-class: the joint cells of the class columns would need
-        very coarse blocks); every command and plot of precall uses it, and the
-        result's ``resample`` says which was taken.
+        takes ``"counts"`` where it applies to binary problems; for class
+        columns (macro / weighted averages, where the joint cells of the columns
+        would need very coarse blocks) it draws rows (the draws of ``"rows"``)
+        and counts each column over at most ``max(max_cells // columns, 2048)``
+        score blocks, the replicates shifted onto the exact estimate
+        (``n_blocks`` says so); otherwise ``"rows"``.  Every command and plot of
+        precall uses it, and the result's ``resample`` says which was taken.
+        Without weights the drawn rows are counted from their multiplicities, a
+        block of replicates at a time (compiled with numba when the ``fast``
+        extra is installed: the same numbers, faster).
     max_cells : int, default=32768
         With ``"counts"``: when the runs make more cells (continuous scores:
         about one run per row), consecutive runs are merged into score blocks
