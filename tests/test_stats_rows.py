@@ -49,7 +49,12 @@ def test_compiled_segment_sums_equal_numpy(dtype):
 
 @pytest.mark.parametrize("ties", ["group", "stable"])
 @pytest.mark.parametrize("stratified", [True, False])
-def test_multiplicities_count_what_the_bincount_of_drawn_rows_counts(ties, stratified):
+@pytest.mark.parametrize("loop", ["compiled", "numpy"])
+def test_multiplicities_count_what_the_bincount_of_drawn_rows_counts(ties, stratified, loop, monkeypatch):
+    if loop == "numpy":
+        monkeypatch.setattr(_segments, "_COMPILED", [None])
+    else:
+        pytest.importorskip("numba")
     y, scores = _multiclass(700, 3, decimals=2)
     strata = [np.flatnonzero(y == c) for c in range(3)] if stratified else None
     cols = [_resample.rank_column(scores[:, c], y == c, ties) for c in range(3)]
@@ -60,20 +65,23 @@ def test_multiplicities_count_what_the_bincount_of_drawn_rows_counts(ties, strat
     for draws in _resample.draw_blocks(rng, 700, 37, strata):
         for i in range(draws.m):
             held.add(draws, i)
-        for col, seg in zip(cols, segments):
-            got, want = held.steps(seg), _resample.resample_steps(col, draws, None)
+        for col, got in zip(cols, held.all_steps(segments)):
+            want = _resample.resample_steps(col, draws, None)
             np.testing.assert_array_equal(got.dtp, want.dtp)
             np.testing.assert_array_equal(got.fp, want.fp)
             np.testing.assert_array_equal(got.n_neg, want.n_neg)
         held.clear()
 
 
-def test_multiplicities_past_255_draws_of_one_row():
+@pytest.mark.parametrize("loop", ["compiled", "numpy"])
+def test_multiplicities_past_255_draws_of_one_row(loop, monkeypatch):
+    if loop == "numpy":
+        monkeypatch.setattr(_segments, "_COMPILED", [None])
     col = _resample.rank_column(np.array([0.9, 0.1, 0.5]), np.array([True, False, False]), "group")
     draws = _resample.Draws([_resample._ALL], [np.zeros((1, 300), dtype=np.int64)])  # row 0, 300 times
     held = _resample.Multiplicities(3, 1, None)
     held.add(draws, 0)
-    steps = held.steps(_resample.column_segments(col, None))
+    (steps,) = held.all_steps([_resample.column_segments(col, None)])
     assert int(steps.dtp.sum()) == 300 and int(steps.n_neg[0]) == 0
 
 

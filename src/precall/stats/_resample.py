@@ -25,7 +25,7 @@ import numpy as np
 
 from .._core.sort import stable_descending_sort
 from .._core.steps import Steps, steps_from_counts
-from ._segments import segment_sums
+from ._segments import compiled, segment_sums
 
 __all__ = [
     "CellDesign",
@@ -150,6 +150,7 @@ class ColumnSegments:
     bounds: np.ndarray
     present: np.ndarray
     n_runs: int
+    code: np.ndarray  # each row's code, in the layout
 
 
 def _layout(n: int, strata: list[np.ndarray] | None) -> tuple[np.ndarray | None, np.ndarray]:
@@ -173,7 +174,7 @@ def column_segments(col: RankedColumn, strata: list[np.ndarray] | None) -> Colum
     sorted_code = code[order]
     starts = np.flatnonzero(np.r_[True, sorted_code[1:] != sorted_code[:-1]]) if code.shape[0] else np.zeros(0, int)
     bounds = np.concatenate([starts, [code.shape[0]]]).astype(np.int64)
-    return ColumnSegments(order.astype(np.int64), bounds, sorted_code[starts], col.n_runs)
+    return ColumnSegments(order.astype(np.int64), bounds, sorted_code[starts], col.n_runs, code)
 
 
 class Multiplicities:
@@ -181,9 +182,8 @@ class Multiplicities:
 
     ``add(draws, i)`` puts replicate ``i`` of a block of :func:`draw_blocks` in the next
     row of a (capacity, n) matrix (per stratum one ``bincount`` of its drawn positions:
-    contiguous writes); ``steps(segments)`` gives a column's per-run counts of the
-    replicates held, from the transposed (n, replicates) matrix (transposed once a block);
-    ``clear`` empties the block.
+    contiguous writes); ``all_steps(segments)`` gives the columns' per-run counts of the
+    replicates held; ``clear`` empties the block.
     """
 
     def __init__(self, n: int, n_resamples: int, strata: list[np.ndarray] | None) -> None:
@@ -207,13 +207,24 @@ class Multiplicities:
         self.filled += 1
         self._by_row = None
 
-    def steps(self, seg: ColumnSegments) -> Steps:
-        if self._by_row is None:
-            self._by_row = np.ascontiguousarray(self.times[: self.filled].T)
-        sums = segment_sums(self._by_row, seg.order, seg.bounds)  # (segments, m)
-        counts = np.zeros((self.filled, 2 * seg.n_runs), dtype=np.int64)
-        counts[:, seg.present] = sums.T
-        return _steps(counts, self.filled, seg.n_runs)
+    def all_steps(self, segments: list[ColumnSegments]) -> list[Steps]:
+        """Each column's per-run counts of the replicates held: with numba, segment sums of the
+        transposed (n, replicates) matrix; else per replicate one ``bincount`` of each column's
+        codes weighted by the multiplicities (float64 sums of small integers: exact, the same
+        integers; about 4x faster in numpy than ``add.reduceat`` of the gathered rows)."""
+        m = self.filled
+        counts = [np.zeros((m, 2 * seg.n_runs), dtype=np.int64) for seg in segments]
+        if compiled() is not None:
+            if self._by_row is None:
+                self._by_row = np.ascontiguousarray(self.times[:m].T)
+            for seg, c in zip(segments, counts):
+                c[:, seg.present] = segment_sums(self._by_row, seg.order, seg.bounds).T
+        else:
+            for r in range(m):
+                weight = self.times[r].astype(np.float64)
+                for seg, c in zip(segments, counts):
+                    c[r] = np.bincount(seg.code, weights=weight, minlength=2 * seg.n_runs)
+        return [_steps(c, m, seg.n_runs) for seg, c in zip(segments, counts)]
 
     def clear(self) -> None:
         self.filled = 0

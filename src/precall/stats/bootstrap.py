@@ -453,7 +453,7 @@ def _replicates(
             for i in range(draws.m):
                 held.add(draws, i)
                 if held.full or done + i + 1 == n_resamples:
-                    counted([held.steps(seg) for seg in segments])
+                    counted(held.all_steps(segments))
                     held.clear()
         done += draws.m
         if progress is not None:
