@@ -90,6 +90,10 @@ def main() -> None:
                 for j, (r, t) in enumerate(zip(got[d], truth)):
                     cover[d][i, j] = r.low <= t <= r.high
                     width[d][i, j] = r.high - r.low
+            if (i + 1) % 25 == 0 and i + 1 < args.sets:  # partial results, for long runs
+                print(f"# n={n}: {i + 1} sets, blocked coverage so far "
+                      + ", ".join(f"{nm} {cover['blocked'][: i + 1, j].mean():.3f}" for j, nm in enumerate(names)),
+                      flush=True)
             if not args.no_exact:
                 for j, (b, e) in enumerate(zip(got["blocked"], got["exact rows"])):
                     w = e.high - e.low
