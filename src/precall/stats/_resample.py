@@ -186,8 +186,12 @@ class Multiplicities:
     replicates held; ``clear`` empties the block.
     """
 
-    def __init__(self, n: int, n_resamples: int, strata: list[np.ndarray] | None) -> None:
-        self.capacity = max(1, min(n_resamples, _MULTIPLICITY_REPLICATES, _MULTIPLICITY_BYTES // max(n, 1)))
+    def __init__(self, n: int, n_resamples: int, strata: list[np.ndarray] | None, width: int = 0) -> None:
+        # at most 128 replicates, 128 MB of multiplicities and _CELLS counts of the widest
+        # column (``width`` = 2 x its runs) a block: the per-run counts of every row's own run
+        # (continuous scores, resample="rows") would otherwise be 128 x 2n int64 per column
+        self.capacity = max(1, min(n_resamples, _MULTIPLICITY_REPLICATES, _MULTIPLICITY_BYTES // max(n, 1),
+                                   _CELLS // max(width, 1)))
         self.times = np.zeros((self.capacity, n), dtype=np.uint8)
         self.offsets = _layout(n, strata)[1]
         self.filled = 0

@@ -434,7 +434,7 @@ def _replicates(
     parts: list[list[np.ndarray]] = [[] for _ in evaluators]
     held = None
     if rows.weight is None and columns:
-        held = Multiplicities(rows.n, n_resamples, rows.strata)
+        held = Multiplicities(rows.n, n_resamples, rows.strata, max(2 * c.n_runs for c in columns))
         segments = [column_segments(c, rows.strata) for c in columns]
 
     def counted(steps: list[Steps]) -> None:
