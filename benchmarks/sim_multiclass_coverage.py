@@ -55,6 +55,7 @@ def main() -> None:
     parser.add_argument("--population", type=int, default=4_000_000)
     parser.add_argument("--max-cells", type=int, default=256)
     parser.add_argument("--no-exact", action="store_true", help="the blocked design only")
+    parser.add_argument("--exact-only", action="store_true", help="the exact row bootstrap only")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     ms = metrics()
@@ -70,7 +71,7 @@ def main() -> None:
           f"percentile 95%; blocked: resample='auto', max_cells={args.max_cells}")
     print("# population (bootstrap SD of the population sample): "
           + ", ".join(f"{n} {t:.5f} ({r.standard_error:.1e})" for n, t, r in zip(names, truth, spread)))
-    designs = ["blocked"] + ([] if args.no_exact else ["exact rows"])
+    designs = ["exact rows"] if args.exact_only else ["blocked"] + ([] if args.no_exact else ["exact rows"])
     for n in args.sizes:
         cover = {d: np.zeros((args.sets, len(ms)), bool) for d in designs}
         width = {d: np.zeros((args.sets, len(ms))) for d in designs}
@@ -80,9 +81,11 @@ def main() -> None:
         for i in range(args.sets):
             y, s = sample(rng, n, args.classes, args.shift)
             seed = int(rng.integers(2**31))
-            got = {"blocked": stats.bootstrap_cis(ms, y, s, n_resamples=args.resamples, random_state=seed,
-                                                  max_cells=args.max_cells)}
-            blocks.append(got["blocked"][0].n_blocks or 0)
+            got = {}
+            if not args.exact_only:
+                got["blocked"] = stats.bootstrap_cis(ms, y, s, n_resamples=args.resamples, random_state=seed,
+                                                     max_cells=args.max_cells)
+                blocks.append(got["blocked"][0].n_blocks or 0)
             if not args.no_exact:
                 got["exact rows"] = stats.bootstrap_cis(ms, y, s, n_resamples=args.resamples, random_state=seed,
                                                         resample="rows")
@@ -91,25 +94,25 @@ def main() -> None:
                     cover[d][i, j] = r.low <= t <= r.high
                     width[d][i, j] = r.high - r.low
             if (i + 1) % 25 == 0 and i + 1 < args.sets:  # partial results, for long runs
-                print(f"# n={n}: {i + 1} sets, blocked coverage so far "
-                      + ", ".join(f"{nm} {cover['blocked'][: i + 1, j].mean():.3f}" for j, nm in enumerate(names)),
+                print(f"# n={n}: {i + 1} sets, {designs[0]} coverage so far "
+                      + ", ".join(f"{nm} {cover[designs[0]][: i + 1, j].mean():.3f}" for j, nm in enumerate(names)),
                       flush=True)
-            if not args.no_exact:
+            if len(designs) == 2:
                 for j, (b, e) in enumerate(zip(got["blocked"], got["exact rows"])):
                     w = e.high - e.low
                     near[i, j] = abs(b.low - e.low) <= 0.1 * w and abs(b.high - e.high) <= 0.1 * w
         cpu = time.process_time() - t0
-        print(f"\n## n = {n:,} ({n // args.classes:,} per class; blocked: median {int(np.median(blocks))} "
+        print(f"\n## n = {n:,} ({n // args.classes:,} per class; blocked: median {int(np.median(blocks)) if blocks else '-'} "
               f"score blocks per column; {cpu:.0f} s CPU)\n")
         print("| metric | population | " + " | ".join(f"{d} coverage | {d} width" for d in designs)
-              + ("" if args.no_exact else " | bounds within 0.1 width") + " |")
-        print("|---|---:|" + "---:|---:|" * len(designs) + ("" if args.no_exact else "---:|"))
+              + (" | bounds within 0.1 width" if len(designs) == 2 else "") + " |")
+        print("|---|---:|" + "---:|---:|" * len(designs) + ("---:|" if len(designs) == 2 else ""))
         for j, name in enumerate(names):
             cells = []
             for d in designs:
                 c = cover[d][:, j].mean()
                 cells += [f"{c:.3f} (SE {np.sqrt(c * (1 - c) / args.sets):.3f})", f"{width[d][:, j].mean():.4f}"]
-            if not args.no_exact:
+            if len(designs) == 2:
                 cells.append(f"{near[:, j].mean():.3f}")
             print(f"| macro {name} | {truth[j]:.5f} | " + " | ".join(cells) + " |")
         sys.stdout.flush()
