@@ -54,6 +54,8 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--sample", type=int, default=128, help="resamples of the slow routes")
     parser.add_argument("--skip-cli", action="store_true")
+    parser.add_argument("--ab", action="store_true",
+                        help="only numba against the numpy fallback: 2 and 258 resamples each, two rounds")
     args = parser.parse_args()
     n, k = args.rows, args.classes
     y, s = data(n, k)
@@ -64,6 +66,17 @@ def main() -> None:
           f"numba {'yes' if _segments.compiled() is not None else 'no'}, {platform.machine()}, "
           f"{os.cpu_count()} cores shared with other work (load average {load:.1f} at the start); "
           f"{n:,} rows x {k} classes, seven macro metrics")
+    if args.ab:
+        saved = list(_segments._COMPILED) or [_segments.compiled()]
+        for rnd in range(2):
+            for name, loop in (("numba", saved), ("numpy", [None])):
+                _segments._COMPILED[:] = loop
+                c2 = timed(lambda: stats.bootstrap_cis(ms, y, s, n_resamples=2))[0]
+                c258 = timed(lambda: stats.bootstrap_cis(ms, y, s, n_resamples=258))[0]
+                print(f"round {rnd} {name}: set-up {c2:.1f} s, {(c258 - c2) / 256 * 1e3:.1f} ms CPU a resample, "
+                      f"2000 resamples about {c2 + (c258 - c2) / 256 * 2000:.0f} s", flush=True)
+        _segments._COMPILED[:] = saved
+        return
     print("\n| route | resamples | CPU s | wall s | CPU s per 2000 |")
     print("|---|---:|---:|---:|---:|")
 
