@@ -754,7 +754,9 @@ def bootstrap_ci(
         around its own estimate (percentile: its quantiles; BCa: the bias
         correction from the same shifted replicates, the acceleration from a
         jackknife of the blocked statistic).  ``n_blocks`` of the result says
-        that this was done and with how many blocks.
+        that this was done and with how many blocks.  For class columns drawn
+        as rows (``"auto"``), each column keeps at most ``max(max_cells //
+        columns, 2048)`` runs or blocks, shifted in the same way.
 
     Returns
     -------
