@@ -37,6 +37,7 @@ RANKS = {
     "precall.multiclass": 13,
     "precall.slices": 13.5,
     "precall.metrics": 14,
+    "precall.stats._segments": 19.5,
     "precall.stats._resample": 20,
     "precall.stats.results": 20,
     "precall.stats.bootstrap": 20.5,

@@ -372,3 +372,38 @@ def test_evaluate_by_typed_parquet_columns_one_answer(tmp_path, capsys, engine):
         argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--by", by, "--json"]
         memory = _out(argv, capsys)
         assert _out([*argv, *engine], capsys) == memory, by
+
+
+def test_multiclass_intervals_over_score_blocks_are_one_answer(tmp_path, capsys):
+    # enough rows that each class column is counted over score blocks: evaluate --ci, the
+    # report's intervals and the library give the same interval, and say how it was drawn
+    from precall.plot.report import _macro_intervals
+
+    rng = np.random.default_rng(27)
+    n, k = 40000, 10  # thousands of runs per column: more than 32768 // 10
+    y = rng.integers(0, k, n)
+    s = rng.random((n, k)) + 0.2 * np.eye(k)[y]
+    path = tmp_path / "classes.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["y"] + [f"p{c}" for c in range(k)])
+        w.writerows([[str(y[i])] + [repr(float(v)) for v in s[i]] for i in range(n)])
+    spec = ",".join(f"{c}=p{c}" for c in range(k))
+    out = json.loads(_out(["evaluate", str(path), "--label", "y", "--class-columns", spec, "--ci",
+                           "--resamples", "300", "--json"], capsys))
+    labels = [str(c) for c in range(k)]
+    step, auc = stats.bootstrap_cis([functools.partial(precall.average_precision, average="macro", labels=labels),
+                                     functools.partial(precall.roc_auc, average="macro", labels=labels)],
+                                    y.astype(str), s, n_resamples=300)
+    assert step.n_blocks is not None and step.resample == "rows"
+    boot = out["intervals"]["bootstrap"]
+    assert (boot["resample"], boot["n_blocks"]) == ("rows", step.n_blocks)
+    got = out["intervals"]["average_precision"]["step"]
+    assert (got["low"], got["high"]) == (step.low, step.high)
+    assert (out["intervals"]["roc_auc"]["low"], out["intervals"]["roc_auc"]["high"]) == (auc.low, auc.high)
+    text = _out(["evaluate", str(path), "--label", "y", "--class-columns", spec, "--ci", "--resamples", "300"], capsys)
+    assert f"counted over {step.n_blocks} score blocks per class (approximate)" in " ".join(text.split())
+    report = _macro_intervals(y.astype(str), s, sample_weight=None, labels=labels, ties="group", n_resamples=300,
+                              progress=None)
+    assert (report["ap"].low, report["ap"].high) == (step.low, step.high)
+    assert (report["roc"].low, report["roc"].high) == (auc.low, auc.high)

@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assemble_keys", "radix_sort", "ranked_steps", "score_major_pass", "segment_sums", "tag_floats", "tag_ints",
-           "tagged_steps"]
+__all__ = ["assemble_keys", "radix_sort", "ranked_steps", "row_segment_sums", "score_major_pass", "segment_sums",
+           "tag_floats", "tag_ints", "tagged_steps"]
 
 
 @njit(cache=True, nogil=True)
@@ -449,3 +449,18 @@ def segment_sums(values, starts, lengths):  # pragma: no cover - compiled
                 top -= 1
         out[j] = acc[0] + 0.0
     return out
+
+
+# ---------------------------------------------------------------------------
+# the multi-class bootstrap's counting (precall.stats._segments)
+@njit(cache=True, nogil=True)
+def row_segment_sums(counts, order, bounds, out):  # pragma: no cover - compiled
+    """``out[g] += counts[order[i]]`` for the rows ``i`` of segment ``g`` (``bounds[g]`` to
+    ``bounds[g + 1]``): each row's draw counts of a block of replicates added into its run."""
+    m = counts.shape[1]
+    for g in range(bounds.shape[0] - 1):
+        acc = out[g]
+        for i in range(bounds[g], bounds[g + 1]):
+            row = counts[order[i]]
+            for r in range(m):
+                acc[r] += row[r]

@@ -40,7 +40,9 @@ def drawn_as(resample: str | None, n_blocks: int | None) -> str:
     """How bootstrap resamples were drawn, in words: rows, counts of runs (exact), or counts
     over score blocks (an approximation, said as such)."""
     if resample != "counts":
-        return "drawn as rows"
+        if n_blocks is None:
+            return "drawn as rows"
+        return f"drawn as rows, counted over {n_blocks} score blocks per class (approximate)"
     if n_blocks is None:
         return "drawn as counts of score runs (exact)"
     return f"drawn as counts over {n_blocks} score blocks (approximate)"
@@ -102,6 +104,8 @@ class MultiIntervals:
     options: CiOptions
     average_precision: dict[str, precall.stats.ConfidenceInterval]
     roc_auc: precall.stats.ConfidenceInterval
+    resample: str = "rows"
+    n_blocks: int | None = None  # each class column counted over score blocks (None: exact)
 
     @property
     def level(self) -> float:
@@ -111,7 +115,7 @@ class MultiIntervals:
         o = self.options
         seed = "no seed" if o.seed is None else f"seed {o.seed}"
         return (f"{o.level:.4g} intervals of the macro averages: {o.n_resamples} bootstrap "
-                f"resamples ({o.method}, {seed})")
+                f"resamples ({o.method}, {seed}) {drawn_as(self.resample, self.n_blocks)}")
 
 
 def multiclass_intervals(
@@ -125,10 +129,10 @@ def multiclass_intervals(
                           for m in methods]
     metrics.append(functools.partial(precall.roc_auc, average="macro", labels=classes, on_undefined=on_undefined))
     # one set of row resamples for every convention and ROC-AUC (the joint cells of k class
-    # columns would need coarse blocks: the rows are drawn, exactly)
+    # columns would need coarse blocks: the rows are drawn, each column counted over score blocks)
     results = precall.stats.bootstrap_cis(metrics, y, scores, sample_weight=weights,
                                           **bootstrap_kwargs(ci, "bootstrap", len(y) * len(classes)))
-    return MultiIntervals(ci, dict(zip(methods, results)), results[-1])
+    return MultiIntervals(ci, dict(zip(methods, results)), results[-1], results[0].resample, results[0].n_blocks)
 
 
 def method_name(method: str) -> str:

@@ -461,7 +461,8 @@ def multiclass_json_dict(report: MultiReport) -> dict[str, Any]:
         out["intervals"] = {
             "level": iv.level, "average": "macro",
             "bootstrap": {"method": iv.options.method, "n_resamples": iv.options.n_resamples,
-                          "seed": iv.options.seed},
+                          "seed": iv.options.seed, "stratified": True, "resample": iv.resample,
+                          "n_blocks": iv.n_blocks},
             "average_precision": {m: interval_dict(c) for m, c in iv.average_precision.items()},
             "roc_auc": interval_dict(iv.roc_auc),
         }

@@ -126,7 +126,7 @@ def register(sub: Any) -> None:
                     help=f"also the 95%% interval of each model's step AP (bootstrap: {DEFAULT_RESAMPLES} "
                     f"resamples, seed {DEFAULT_SEED}, as evaluate --ci) and 95%% bands on both figures; "
                     "multi-class: the intervals of the macro step AP and macro ROC-AUC (no bands; skipped with "
-                    "a note above 0.5 million cells, rows x classes)")
+                    "a note above 10 million cells, rows x classes)")
     rp.add_argument("--title", help="the report's title")
     add_slice_options(rp, what="also a section of the slices: a table, a forest plot of each slice's AP and "
                       "ROC-AUC with its interval (all rows as the reference line) and the PR curves of the worst "

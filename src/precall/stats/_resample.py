@@ -25,15 +25,21 @@ import numpy as np
 
 from .._core.sort import stable_descending_sort
 from .._core.steps import Steps, steps_from_counts
+from ._segments import compiled, segment_sums
 
 __all__ = [
     "CellDesign",
+    "ColumnSegments",
     "Draws",
+    "Multiplicities",
     "RankedColumn",
+    "blocked_column",
+    "column_segments",
     "cell_steps",
     "count_design",
     "draw_counts",
     "draw_blocks",
+    "full_steps",
     "jackknife_groups",
     "leave_out_cells",
     "leave_out_steps",
@@ -118,6 +124,115 @@ def resample_steps(col: RankedColumn, draws: Draws, weight: np.ndarray | None) -
             rows = local[i]
             counts[i] += np.bincount(code[rows], weights=None if w is None else w[rows], minlength=width)
     return _steps(counts, m, col.n_runs)
+
+
+# ---------------------------------------------------------------------------
+# the same row draws, counted by multiplicities
+#
+# A block of m replicates is held as each row's multiplicity (how many times it
+# was drawn) in each replicate: an (n, m) matrix of small counts, one row per
+# input row, laid out stratum after stratum.  A column's per-run counts for the
+# m replicates are then the sums of those rows over each run (or score block),
+# taken in the column's order: one pass over n rows of m bytes per column
+# (:mod:`._segments`, compiled with numba when installed), instead of a gather
+# and a bincount of n drawn codes per replicate and column.  The counts are the
+# same integers as :func:`resample_steps` gives for the same draws.
+_MULTIPLICITY_BYTES = 1 << 27  # rows x replicates held at once (uint8): 128 MB
+_MULTIPLICITY_REPLICATES = 128  # at most this many replicates a block (one pass per column a block)
+
+
+@dataclass(frozen=True)
+class ColumnSegments:
+    """A ranked column's rows grouped by code, in the stratum-after-stratum layout of
+    :class:`Multiplicities`: the rows ``order[bounds[g]:bounds[g + 1]]`` have code ``present[g]``."""
+
+    order: np.ndarray
+    bounds: np.ndarray
+    present: np.ndarray
+    n_runs: int
+    code: np.ndarray  # each row's code, in the layout
+
+
+def _layout(n: int, strata: list[np.ndarray] | None) -> tuple[np.ndarray | None, np.ndarray]:
+    """Each row's place in the layout (None: the rows' own order) and the strata's offsets."""
+    if strata is None:
+        return None, np.array([0, n], dtype=np.int64)
+    position = np.empty(n, dtype=np.int64)
+    position[np.concatenate(strata)] = np.arange(n, dtype=np.int64)
+    return position, np.concatenate([[0], np.cumsum([s.shape[0] for s in strata])]).astype(np.int64)
+
+
+def column_segments(col: RankedColumn, strata: list[np.ndarray] | None) -> ColumnSegments:
+    """The rows of ``col`` grouped by code (one stable sort of the codes), in the layout of
+    :class:`Multiplicities` for these ``strata``."""
+    position, _ = _layout(col.code.shape[0], strata)
+    code = col.code
+    if position is not None:
+        code = np.empty_like(col.code)
+        code[position] = col.code
+    order = np.argsort(code, kind="stable")
+    sorted_code = code[order]
+    starts = np.flatnonzero(np.r_[True, sorted_code[1:] != sorted_code[:-1]]) if code.shape[0] else np.zeros(0, int)
+    bounds = np.concatenate([starts, [code.shape[0]]]).astype(np.int64)
+    return ColumnSegments(order.astype(np.int64), bounds, sorted_code[starts], col.n_runs, code)
+
+
+class Multiplicities:
+    """Up to ``capacity`` replicates' row multiplicities as small unsigned counts.
+
+    ``add(draws, i)`` puts replicate ``i`` of a block of :func:`draw_blocks` in the next
+    row of a (capacity, n) matrix (per stratum one ``bincount`` of its drawn positions:
+    contiguous writes); ``all_steps(segments)`` gives the columns' per-run counts of the
+    replicates held; ``clear`` empties the block.
+    """
+
+    def __init__(self, n: int, n_resamples: int, strata: list[np.ndarray] | None, width: int = 0) -> None:
+        # at most 128 replicates, 128 MB of multiplicities and _CELLS counts of the widest
+        # column (``width`` = 2 x its runs) a block: the per-run counts of every row's own run
+        # (continuous scores, resample="rows") would otherwise be 128 x 2n int64 per column
+        self.capacity = max(1, min(n_resamples, _MULTIPLICITY_REPLICATES, _MULTIPLICITY_BYTES // max(n, 1),
+                                   _CELLS // max(width, 1)))
+        self.times = np.zeros((self.capacity, n), dtype=np.uint8)
+        self.offsets = _layout(n, strata)[1]
+        self.filled = 0
+        self._by_row: np.ndarray | None = None
+
+    @property
+    def full(self) -> bool:
+        return self.filled == self.capacity
+
+    def add(self, draws: Draws, i: int) -> None:
+        for s, local in enumerate(draws.local):
+            lo, hi = int(self.offsets[s]), int(self.offsets[s + 1])
+            times = np.bincount(local[i], minlength=hi - lo)
+            if times.shape[0] and int(times.max()) > np.iinfo(self.times.dtype).max:  # a row drawn 256 times
+                self.times = self.times.astype(np.int64)
+            self.times[self.filled, lo:hi] = times
+        self.filled += 1
+        self._by_row = None
+
+    def all_steps(self, segments: list[ColumnSegments]) -> list[Steps]:
+        """Each column's per-run counts of the replicates held: compiled (``set_kernel``), segment sums of the
+        transposed (n, replicates) matrix; else per replicate one ``bincount`` of each column's
+        codes weighted by the multiplicities (float64 sums of small integers: exact, the same
+        integers; about 4x faster in numpy than ``add.reduceat`` of the gathered rows)."""
+        m = self.filled
+        counts = [np.zeros((m, 2 * seg.n_runs), dtype=np.int64) for seg in segments]
+        if compiled(self.times.shape[1]) is not None:
+            if self._by_row is None:
+                self._by_row = np.ascontiguousarray(self.times[:m].T)
+            for seg, c in zip(segments, counts):
+                c[:, seg.present] = segment_sums(self._by_row, seg.order, seg.bounds).T
+        else:
+            for r in range(m):
+                weight = self.times[r].astype(np.float64)
+                for seg, c in zip(segments, counts):
+                    c[r] = np.bincount(seg.code, weights=weight, minlength=2 * seg.n_runs)
+        return [_steps(c, m, seg.n_runs) for seg, c in zip(segments, counts)]
+
+    def clear(self) -> None:
+        self.filled = 0
+        self._by_row = None
 
 
 def leave_out_steps(
@@ -328,6 +443,27 @@ def count_design(cols: list[RankedColumn], stratum: np.ndarray | None, max_cells
         s = stratum[row_of]
         stratum_cells = [np.flatnonzero(s == k) for k in range(int(stratum.max()) + 1)]
     return CellDesign(cell, size, stratum_cells, codes, widths, blocks is None)
+
+
+def blocked_column(col: RankedColumn, max_runs: int) -> RankedColumn:
+    """``col`` with consecutive runs merged into score blocks (the cuts of :func:`_blocks_of_runs`,
+    B halving from ``max_runs // 2`` to :data:`_MIN_BLOCKS`) until it has at most ``max_runs``;
+    ``col`` itself when it fits."""
+    if col.n_runs <= max_runs:
+        return col
+    counts = _run_counts(col)
+    blocks = 1 << max(int(np.log2(max(max_runs // 2, 1))), 0)
+    while True:
+        block, width = _blocks_of_runs(counts, blocks)
+        if width <= max_runs or blocks <= _MIN_BLOCKS:
+            break
+        blocks //= 2
+    return RankedColumn(2 * block[col.code >> 1] + (col.code & 1), width)
+
+
+def full_steps(col: RankedColumn) -> Steps:
+    """The steps of the data itself (every row once): a batch of one."""
+    return _steps(np.bincount(col.code, minlength=2 * col.n_runs), 1, col.n_runs)
 
 
 def _too_many_cells(cols: list[RankedColumn], run_counts: list[np.ndarray], stratum: np.ndarray | None,

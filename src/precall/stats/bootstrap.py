@@ -14,13 +14,17 @@ from .. import metrics
 from ..multiclass import average_values
 from .._core import normal
 from .._core.metric import MEASURES, Metric
-from .._core.steps import Steps
+from .._core.steps import Steps, steps_from_counts
 from .._core.validate import check_binary, check_bool, check_choice, check_multi, check_number, is_multi
 from ._resample import (
     CellDesign,
     Draws,
+    Multiplicities,
     RankedColumn,
+    blocked_column,
     cell_steps,
+    column_segments,
+    full_steps,
     count_design,
     draw_blocks,
     draw_counts,
@@ -402,8 +406,10 @@ def _distinct_columns(evaluators: list[_Evaluator]) -> tuple[list[RankedColumn],
     return columns, index
 
 
-def _jackknife(evaluators: list[_Evaluator], rng: np.random.Generator, n: int) -> list[np.ndarray]:
-    columns, index = _distinct_columns(evaluators)
+def _jackknife(evaluators: list[_Evaluator], rng: np.random.Generator, n: int,
+               columns: list[RankedColumn] | None = None) -> list[np.ndarray]:
+    own, index = _distinct_columns(evaluators)
+    columns = own if columns is None else columns
     w = evaluators[0].rows.weight
     parts: list[list[np.ndarray]] = [[] for _ in evaluators]
     for members, sizes in jackknife_groups(rng, n):
@@ -416,15 +422,39 @@ def _jackknife(evaluators: list[_Evaluator], rng: np.random.Generator, n: int) -
 
 def _replicates(
     evaluators: list[_Evaluator], rng: np.random.Generator, rows: _Rows, n_resamples: int,
-    progress: Callable[[float], None] | None = None,
+    progress: Callable[[float], None] | None = None, columns: list[RankedColumn] | None = None,
 ) -> list[np.ndarray]:
-    columns, index = _distinct_columns(evaluators)  # each counted once a block, for every metric
+    """Every evaluator's replicates from one set of row draws.  Without weights the counted
+    columns are counted from the rows' multiplicities, a block of replicates at a time
+    (:class:`~._resample.Multiplicities`): the same counts as one ``bincount`` per replicate
+    and column.  ``columns``: the ranked columns to count (default: the evaluators' own; the
+    blocked columns of :func:`_blocked_rows` replace them)."""
+    own, index = _distinct_columns(evaluators)  # each counted once a block, for every metric
+    columns = own if columns is None else columns
     parts: list[list[np.ndarray]] = [[] for _ in evaluators]
+    held = None
+    if rows.weight is None and columns:
+        held = Multiplicities(rows.n, n_resamples, rows.strata, max(2 * c.n_runs for c in columns))
+        segments = [column_segments(c, rows.strata) for c in columns]
+
+    def counted(steps: list[Steps]) -> None:
+        for part, ev, ids in zip(parts, evaluators, index):
+            if ids is not None:
+                part.append(ev.counted_values([steps[k] for k in ids]))
+
     done = 0
     for draws in draw_blocks(rng, rows.n, n_resamples, rows.strata):
-        steps = [resample_steps(c, draws, rows.weight) for c in columns]
         for part, ev, ids in zip(parts, evaluators, index):
-            part.append(ev.called(draws) if ids is None else ev.counted_values([steps[k] for k in ids]))
+            if ids is None:
+                part.append(ev.called(draws))
+        if held is None:
+            counted([resample_steps(c, draws, rows.weight) for c in columns])
+        else:
+            for i in range(draws.m):
+                held.add(draws, i)
+                if held.full or done + i + 1 == n_resamples:
+                    counted(held.all_steps(segments))
+                    held.clear()
         done += draws.m
         if progress is not None:
             progress(done / n_resamples)
@@ -516,12 +546,43 @@ def _by_counts(evaluators: list[_Evaluator], estimates: list[float], rng: np.ran
     return _Drawn(replicates, jackknife, "counts", None if design.exact else design.n_blocks)
 
 
+_MIN_COLUMN_RUNS = 2048  # blocked rows: each column keeps at least this many runs (or score blocks)
+
+
+def _blocked_rows(evaluators: list[_Evaluator], estimates: list[float], rng: np.random.Generator, rows: _Rows,
+                  n_resamples: int, bca: bool, progress: Callable[[float], None] | None,
+                  max_cells: int) -> _Drawn:
+    """The row bootstrap of several class columns (the draws of ``resample="rows"``), each column
+    counted over at most ``max(max_cells // columns, 2048)`` score blocks; the blocked statistic's
+    replicates are shifted by ``estimate - blocked estimate``, as with counts over score blocks."""
+    columns, index = _distinct_columns(evaluators)
+    blocked = [blocked_column(c, max(max_cells // len(columns), _MIN_COLUMN_RUNS)) for c in columns]
+    replicates = _replicates(evaluators, rng, rows, n_resamples, progress, blocked)
+    jackknife = _jackknife(evaluators, rng, rows.n, blocked) if bca else None
+    if all(b is c for b, c in zip(blocked, columns)):  # every column fits: the exact row bootstrap
+        return _Drawn(replicates, jackknife, "rows", None)
+    whole = [full_steps(b) for b in blocked]
+    shifted = []
+    for r, ev, ids, est in zip(replicates, evaluators, index, estimates):
+        at_data = float(ev.counted_values([whole[k] for k in ids])[0])  # type: ignore[union-attr]
+        shifted.append(r + (est - at_data))
+    return _Drawn(shifted, jackknife, "rows", max(b.n_runs for b in blocked))
+
+
 def _draw(evaluators: list[_Evaluator], estimates: list[float], rng: np.random.Generator, rows: _Rows,
           n_resamples: int, bca: bool, progress: Any, resample: str, max_cells: int) -> _Drawn:
     progress = _check_progress(progress)
-    if resample == "auto":  # counts for binary problems; classes' joint cells would be too coarse
+    if resample == "auto":
+        # binary problems: counts of cells; class columns: rows (their joint cells would need very
+        # coarse blocks), each column counted over score blocks
         binary = all(ev.counted is not None and len(ev.counted.columns) == 1 for ev in evaluators)
-        resample = "counts" if binary and _counts_refusal(evaluators, rows) is None else "rows"
+        countable = _counts_refusal(evaluators, rows) is None
+        if binary and countable:
+            resample = "counts"
+        elif countable:
+            return _blocked_rows(evaluators, estimates, rng, rows, n_resamples, bca, progress, max_cells)
+        else:
+            resample = "rows"
     if resample == "counts":
         return _by_counts(evaluators, estimates, rng, rows, n_resamples, bca, progress, int(max_cells))
     replicates = _replicates(evaluators, rng, rows, n_resamples, progress)
@@ -672,10 +733,16 @@ def bootstrap_ci(
         exactly the distribution of the row bootstrap's counts, at O(cells) per
         replicate.  It needs a counted precall metric, ``ties="group"`` and no
         ``sample_weight`` (a ``ValueError`` says which is missing).  ``"auto"``
-        takes ``"counts"`` where it applies to binary problems and ``"rows"``
-        otherwise (multi-class: the joint cells of the class columns would need
-        very coarse blocks); every command and plot of precall uses it, and the
-        result's ``resample`` says which was taken.
+        takes ``"counts"`` where it applies to binary problems; for class
+        columns (macro / weighted averages, where the joint cells of the columns
+        would need very coarse blocks) it draws rows (the draws of ``"rows"``)
+        and counts each column over at most ``max(max_cells // columns, 2048)``
+        score blocks, the replicates shifted onto the exact estimate
+        (``n_blocks`` says so); otherwise ``"rows"``.  Every command and plot of
+        precall uses it, and the result's ``resample`` says which was taken.
+        Without weights the drawn rows are counted from their multiplicities, a
+        block of replicates at a time (compiled with numba when the ``fast``
+        extra is installed: the same numbers, faster).
     max_cells : int, default=32768
         With ``"counts"``: when the runs make more cells (continuous scores:
         about one run per row), consecutive runs are merged into score blocks
@@ -687,7 +754,9 @@ def bootstrap_ci(
         around its own estimate (percentile: its quantiles; BCa: the bias
         correction from the same shifted replicates, the acceleration from a
         jackknife of the blocked statistic).  ``n_blocks`` of the result says
-        that this was done and with how many blocks.
+        that this was done and with how many blocks.  For class columns drawn
+        as rows (``"auto"``), each column keeps at most ``max(max_cells //
+        columns, 2048)`` runs or blocks, shifted in the same way.
 
     Returns
     -------

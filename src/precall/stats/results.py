@@ -78,10 +78,12 @@ class BootstrapResult(ConfidenceInterval):
         ``"rows"`` (rows drawn with replacement) or ``"counts"`` (each cell's
         count drawn from its multinomial: the same distribution without weights).
     n_blocks : int or None
-        With ``"counts"``, the score blocks the runs were merged into (an
-        approximation, the replicates shifted onto the exact estimate; see
-        :func:`precall.stats.bootstrap_ci`); None when every run of tied scores
-        is its own cell (exact).
+        The score blocks the runs were merged into (the most of any column): with
+        ``"counts"``, the cells' blocks; with ``"rows"`` (several class columns,
+        ``resample="auto"``), each column's runs counted over at most this many
+        blocks.  An approximation, the replicates shifted onto the exact
+        estimate (see :func:`precall.stats.bootstrap_ci`); None when every run
+        of tied scores is counted on its own (exact).
     """
 
     replicates: np.ndarray = field(repr=False)
@@ -109,9 +111,12 @@ class BootstrapResult(ConfidenceInterval):
 
 
 def _resampling_text(resample: str | None, n_blocks: int | None) -> str:
-    """``"rows"``, ``"counts"`` (exact) or ``"counts over N score blocks"`` (approximate)."""
-    if resample != "counts" or n_blocks is None:
+    """``"rows"``, ``"counts"`` (exact) or ``"counts over N score blocks"`` / ``"rows counted
+    over N score blocks per column"`` (approximate)."""
+    if n_blocks is None:
         return resample or "none"
+    if resample == "rows":
+        return f"rows counted over {n_blocks} score blocks per column"
     return f"counts over {n_blocks} score blocks"
 
 
@@ -197,7 +202,8 @@ class PairedComparison:
     resample : str or None
         For the bootstrap: ``"rows"`` or ``"counts"`` (as in :class:`BootstrapResult`).
     n_blocks : int or None
-        For ``"counts"``: the score blocks of each model (None: exact runs).
+        The score blocks of each model's columns (as in :class:`BootstrapResult`;
+        None: exact runs).
     p_method : str
         ``"normal"`` (of ``z``: DeLong) or ``"bootstrap"`` (from the replicates).
     p_resolution : float or None
