@@ -46,7 +46,7 @@ def _multiclass(n: int, k: int, seed: int = 0, decimals: int | None = None) -> t
 def test_compiled_segment_sums_equal_numpy(dtype, kernel):
     pytest.importorskip("numba")
     kernel("numba")
-    assert _segments.compiled(1) is not None
+    assert _segments.passes(1) is not None
     rng = np.random.default_rng(0)
     for n, m, groups in [(1, 1, 1), (50, 3, 7), (3000, 64, 40), (1000, 130, 1000)]:
         counts = rng.integers(0, 4, (n, m)).astype(dtype)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._core.sort import stable_descending_sort
 from .._core.steps import Steps, steps_from_counts
-from ._segments import compiled, segment_sums
+from ._segments import passes, segment_sums
 
 __all__ = [
     "CellDesign",
@@ -218,7 +218,7 @@ class Multiplicities:
         integers; about 4x faster in numpy than ``add.reduceat`` of the gathered rows)."""
         m = self.filled
         counts = [np.zeros((m, 2 * seg.n_runs), dtype=np.int64) for seg in segments]
-        if compiled(self.times.shape[1]) is not None:
+        if passes(self.times.shape[1]) is not None:
             if self._by_row is None:
                 self._by_row = np.ascontiguousarray(self.times[:m].T)
             for seg, c in zip(segments, counts):

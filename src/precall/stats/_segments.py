@@ -13,7 +13,7 @@ passes (:func:`precall.set_kernel`; numba, the ``fast`` extra), a compiled loop
 (``precall._core.compiled.row_segment_sums``) that adds each row into its segment
 without the gathered copy.  Without numba, :class:`precall.stats._resample.Multiplicities` counts by
 one weighted ``bincount`` per replicate and column instead (faster in numpy than
-``add.reduceat`` on this layout), and :func:`compiled` says which is in use.
+``add.reduceat`` on this layout), and :func:`passes` says which is in use.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 
 from .._core import backend
 
-__all__ = ["compiled", "segment_sums", "segment_sums_numpy"]
+__all__ = ["passes", "segment_sums", "segment_sums_numpy"]
 
 
 def segment_sums_numpy(counts: np.ndarray, order: np.ndarray, bounds: np.ndarray) -> np.ndarray:
@@ -35,7 +35,7 @@ def segment_sums_numpy(counts: np.ndarray, order: np.ndarray, bounds: np.ndarray
     return np.add.reduceat(counts[order], bounds[:-1], axis=0, dtype=np.int64)
 
 
-def compiled(n: int) -> Any:
+def passes(n: int) -> Any:
     """The compiled passes (``precall._core.compiled``) when the kernel choice
     (:func:`precall.set_kernel`) takes them for ``n`` rows, else None."""
     return backend.compiled(n)
@@ -43,7 +43,7 @@ def compiled(n: int) -> Any:
 
 def segment_sums(counts: np.ndarray, order: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """As :func:`segment_sums_numpy`, by the compiled loop when the kernel choice takes it."""
-    fast = compiled(counts.shape[0])
+    fast = passes(counts.shape[0])
     if fast is None or bounds.shape[0] < 2:
         return segment_sums_numpy(counts, order, bounds)
     out = np.zeros((bounds.shape[0] - 1, counts.shape[1]), dtype=np.int64)
