@@ -412,9 +412,7 @@ def test_cli_engine_spark_by(sliced, tmp_path):
     assert spk == mem  # the same slices, names, order and numbers as in memory
     assert "country=(missing)" in text and "device=-2" in text
     for argv, words in [
-        ([*common, "--engine", "spark", "--ties", "stable"], "--ties stable"),
-        ([*common, "--engine", "dask"], "drop --engine dask"),
-        ([*common, "--stream"], "drop --engine stream"),
+        ([*common, "--engine", "spark", "--ties", "stable"], "--ties stable"),  # (--stream, dask: test_one_answer)
         ([str(path), "--label", "y", "--score", "s", "--by", "nope", "--engine", "spark"], "`by` must name a column"),
     ]:
         err = _run_cli(main, argv, code=2)
