@@ -163,6 +163,8 @@ def _dense(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     if size <= max(2 * values.shape[0], 1 << 16):
         used = np.bincount(values, minlength=size) > 0
         present = np.flatnonzero(used)
+        if present.shape[0] == size:  # every value present: each is its own index
+            return present, values
         index = np.cumsum(used, dtype=np.int64)
         index -= 1
         return present, index[values]
@@ -206,9 +208,13 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
         kind = arr.dtype.kind
         if kind in "biu" and n and (kind == "b" or int(arr.max()) - int(arr.min()) < max(2 * n, 1 << 16)):
             low = arr.min()
-            shifted = arr.astype(np.int64) if kind in "bi" else (arr - low).astype(np.int64)
-            if kind in "bi" and low:
-                shifted -= np.int64(low)
+            if arr.dtype == np.int64 and low == 0:  # codes already: read, never copied or written
+                shifted = arr.view()
+                shifted.flags.writeable = False
+            else:
+                shifted = arr.astype(np.int64) if kind in "bi" else (arr - low).astype(np.int64)
+                if kind in "bi" and low:
+                    shifted -= np.int64(low)
             size = int(shifted.max()) + 1
             present, col = _dense(shifted, size)
             values = arr[:0].copy() if not present.size else (
@@ -443,8 +449,14 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         return None  # -0.0: the key merges it with +0.0, a threshold must show the row's own zero
     slice_bits = max(0, (m - 1).bit_length())
     negative = ~data.positive
-    keyed = _score_key(data.scores)
     fast = backend.compiled(n)  # the compiled passes (numba), or None: the numpy route
+    if fast is not None and data.scores.dtype == np.float32 and slice_bits + 33 <= 63:
+        keys = np.empty(n, dtype=np.int64)  # the keys in one pass from the scores' bits
+        fast.float32_keys(data.scores.view(np.int32), codes.astype(np.int64, copy=False), negative, slice_bits,
+                          keys)
+        return _score_major(fast, keys, 32, negative, codes, m, slice_bits, ties,
+                            lambda k: descending_key_scores(k, data.scores.dtype), assembled=True)
+    keyed = _score_key(data.scores)
     if keyed is not None:
         score_key, bits, scores_of = keyed
         if fast is not None and slice_bits + bits + 1 <= 63:
@@ -509,16 +521,17 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
 
 
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
-                 m: int, slice_bits: int, ties: str, scores_of: Any) -> SlicedSteps | None:
+                 m: int, slice_bits: int, ties: str, scores_of: Any, assembled: bool = False) -> SlicedSteps | None:
     """The compiled route of :func:`_counted_steps`: one radix sort by (score, slice, class) serves
     every slice and all rows (``fast.score_major_pass``); the same steps as the numpy route, which
     sorts by slice first and counts all rows from a second sort.  Keys ``score << (b + 1) | slice
     << 1 | negative`` when they fit 63 bits, else pairs (64-bit score key, ``slice << 1 |
-    negative``)."""
+    negative``); ``assembled``: ``score_key`` holds the keys already."""
     low_bits = slice_bits + 1
     hi = score_key.view(np.int64)
     if score_bits + low_bits <= 63:
-        fast.assemble_keys(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
+        if not assembled:
+            fast.assemble_keys(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
         fast.radix_sort(hi, hi, score_bits + low_bits, 0)
         lo, shift = hi, low_bits
     else:

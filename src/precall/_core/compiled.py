@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assemble_keys", "radix_sort", "ranked_steps", "row_segment_sums", "score_major_pass", "segment_sums",
+__all__ = ["assemble_keys", "float32_keys", "radix_sort", "ranked_steps", "row_segment_sums", "score_major_pass", "segment_sums",
            "tag_floats", "tag_ints", "tagged_steps"]
 
 
@@ -245,6 +245,22 @@ def assemble_keys(score_key, codes, negative, slice_bits):  # pragma: no cover -
     shift = slice_bits + 1
     for i in range(score_key.shape[0]):
         score_key[i] = (score_key[i] << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
+
+
+@njit(cache=True, nogil=True)
+def float32_keys(bits, codes, negative, slice_bits, out):  # pragma: no cover - compiled
+    """:func:`assemble_keys` of float32 scores given as their int32 ``bits``: each score's 32-bit
+    descending key (``precall._core.sort._descending_key``: negative magnitudes flipped, ``-0.0``
+    as ``+0.0``) computed in the same pass, without the key array."""
+    shift = slice_bits + 1
+    for i in range(bits.shape[0]):
+        v = np.int64(bits[i])
+        if v == -2147483648:  # -0.0
+            v = 0
+        elif v < 0:
+            v ^= 0x7FFFFFFF
+        key = 2147483647 - v  # (2**32 - 1) - (v + 2**31)
+        out[i] = (key << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
 
 
 @njit(cache=True, nogil=True)
