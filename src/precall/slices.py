@@ -68,13 +68,7 @@ from ._core.evaluation import (
 )
 from ._core import backend
 from ._core.metric import Metric
-from ._core.sort import (
-    _INT64_MAX,
-    _descending_key,
-    _flip_negative_magnitudes,
-    descending_key_scores,
-    stable_descending_sort,
-)
+from ._core.sort import _descending_key, descending_key_scores, stable_descending_sort
 from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
 from ._core.text import visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
@@ -470,7 +464,7 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     elif fast is not None and data.scores.dtype.itemsize == 8 and data.scores.dtype.kind in "fiu":
         key64 = _descending_key(data.scores)[0]
         dtype = data.scores.dtype
-        return _score_major(fast, key64, 64, negative, codes, m, slice_bits, ties, lambda k: _key64_scores(k, dtype))
+        return _score_major(fast, key64, 64, negative, codes, m, slice_bits, ties, lambda k: descending_key_scores(k, dtype))
     else:
         order, s = stable_descending_sort(data.scores)
         new = np.empty(n, dtype=bool)
@@ -555,18 +549,6 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
         one = _one(o if ties == "group" else _stable_steps(o), np.array([n_pos.sum()]), np.array([n_neg.sum()]))
         whole = (one, one)
     return SlicedSteps(steps, grouped, n_pos.astype(np.float64), n_neg.astype(np.float64), True, m, whole)
-
-
-def _key64_scores(key: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """The scores of 64-bit keys of :func:`~precall._core.sort._descending_key` (8-byte floats
-    and integers; ``-0.0`` comes back as ``+0.0``, the key's one merge)."""
-    v = key.view(np.int64) ^ _INT64_MAX
-    if dtype.kind == "f":
-        _flip_negative_magnitudes(v, 63)
-        return v.view(np.float64)
-    if dtype.kind == "u":
-        return (v ^ np.int64(np.iinfo(np.int64).min)).view(np.uint64)
-    return v
 
 
 # ---- permuted: the rows in one stable order, each slice a segment of it

@@ -88,9 +88,17 @@ def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def descending_key_scores(key: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """The scores of 32-bit keys of :func:`_descending_key` (scores of ``dtype``: floats of at
-    most 32 bits, integers of at most 32 bits), the inverse of the key (``-0.0`` comes back
-    as ``+0.0``, the key's one merge)."""
+    """The scores of keys of :func:`_descending_key` (scores of ``dtype``: 32-bit keys for floats
+    and integers of at most 32 bits, 64-bit keys for 8-byte floats and integers), the inverse of
+    the key (``-0.0`` comes back as ``+0.0``, the key's one merge)."""
+    if dtype.itemsize == 8:
+        w = key.view(np.int64) ^ _INT64_MAX
+        if dtype.kind == "f":
+            _flip_negative_magnitudes(w, 63)
+            return w.view(np.float64)
+        if dtype.kind == "u":
+            return (w ^ np.int64(np.iinfo(np.int64).min)).view(np.uint64)
+        return w
     v = np.int64((1 << 32) - 1) - key.astype(np.int64)
     if dtype.kind == "f":
         v -= 1 << 31
