@@ -240,8 +240,8 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
 # slices (by=) and ragged batches
 @njit(cache=True, nogil=True)
 def assemble_keys(score_key, codes, negative, slice_bits):  # pragma: no cover - compiled
-    """``score_key << (slice_bits + 1) | codes << 1 | negative`` in place, in one pass (compiled;
-    ``precall.slices._score_major`` writes the same with numpy on the numpy kernel)."""
+    """``score_key << (slice_bits + 1) | codes << 1 | negative`` in place, in one pass (the keys of
+    ``precall.slices._score_major``; its numpy twin is the numpy route of ``_counted_steps``)."""
     shift = slice_bits + 1
     for i in range(score_key.shape[0]):
         score_key[i] = (score_key[i] << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
