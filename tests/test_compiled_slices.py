@@ -110,23 +110,45 @@ def test_long_segments():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 3000), st.integers(1, 64), st.integers(0, 12), st.integers(0, 2**31))
-def test_radix_sort_equals_numpy_sort(n, bits, lo_bits, seed):
-    """One array of keys (``lo_bits`` 0) as np.sort; pairs as np.lexsort, the high words unsigned."""
+@given(st.integers(0, 3000), st.integers(1, 64), st.sampled_from(["none", "int16", "int32", "int64"]),
+       st.integers(0, 2**31))
+def test_radix_sort_equals_numpy_sort(n, bits, payload, seed):
+    """Keys alone as np.sort of the keys read unsigned; keys carrying a payload as the stable
+    argsort (equal keys keep their order), with runs of equal keys and passes that move nothing."""
     from precall._core import compiled
 
     rng = np.random.default_rng(seed)
-    hi = rng.integers(0, 2**bits, n, dtype=np.uint64).view(np.int64)
-    hi[: n // 3] = hi[0] if n else 0  # ties
-    lo = rng.integers(0, 2**lo_bits, n, dtype=np.int64)
-    if lo_bits == 0:
-        if bits == 64:
-            return  # one array of keys is at most 63 bits (int64 order)
-        want = (np.sort(hi),)
-    else:
-        order = np.lexsort((lo, hi.view(np.uint64)))
-        want = (hi[order], lo[order])
-    compiled.radix_sort(hi, lo, bits, lo_bits)
-    assert hi.tobytes() == want[0].tobytes()
-    if lo_bits:
-        assert lo.tobytes() == want[1].tobytes()
+    key = rng.integers(0, 2**bits, n, dtype=np.uint64)
+    key[: n // 3] = key[0] if n else 0  # ties
+    if n and seed % 3 == 0:
+        key &= np.uint64(~(2047 << 11) & (2**64 - 1))  # a digit that is one value for every key
+    key = key.view(np.int64)
+    if payload == "none":
+        want = np.sort(key.view(np.uint64)).view(np.int64)
+        compiled.radix_sort(key, bits)
+        assert key.tobytes() == want.tobytes()
+        return
+    carried = rng.integers(0, 2**15, n).astype(payload)
+    order = np.argsort(key.view(np.uint64), kind="stable")
+    want_key, want_payload = key[order], carried[order]
+    compiled.radix_sort_carry(key, carried, bits)
+    assert key.tobytes() == want_key.tobytes()
+    assert carried.tobytes() == want_payload.tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 3000), st.integers(1, 40), st.integers(1, 300), st.integers(0, 2**31))
+def test_score_runs_pass_equals_score_major_pass(n, distinct, m, seed):
+    """Rows sorted by score alone, the slices of one score in any order, give the steps of the
+    rows sorted by score, slice and class."""
+    from precall._core import compiled
+
+    rng = np.random.default_rng(seed)
+    score = rng.integers(0, distinct, n)
+    low = (rng.integers(0, m, n) << 1) | (rng.random(n) < 0.6)
+    by_all = np.lexsort((low, score))
+    by_score = np.argsort(score, kind="stable")
+    want = compiled.score_major_pass(score[by_all], low[by_all], 0, 63, m)
+    got = compiled.score_runs_pass(score[by_score], low[by_score].astype(np.int32), m)
+    for a, b in zip(want, got):
+        assert np.array_equal(a, b)

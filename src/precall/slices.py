@@ -516,27 +516,28 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
 
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
                  m: int, slice_bits: int, ties: str, scores_of: Any, assembled: bool = False) -> SlicedSteps | None:
-    """The compiled route of :func:`_counted_steps`: one radix sort by (score, slice, class) serves
-    every slice and all rows (``fast.score_major_pass``); the same steps as the numpy route, which
-    sorts by slice first and counts all rows from a second sort.  Keys ``score << (b + 1) | slice
-    << 1 | negative`` when they fit 63 bits, else pairs (64-bit score key, ``slice << 1 |
-    negative``); ``assembled``: ``score_key`` holds the keys already."""
+    """The compiled route of :func:`_counted_steps`: one radix sort by score serves every slice and
+    all rows; the same steps as the numpy route, which sorts by slice first and counts all rows from
+    a second sort.  Keys ``score << (b + 1) | slice << 1 | negative`` when they fit 63 bits (sorted
+    alone, then ``fast.score_major_pass``), else the score keys sorted carrying each row's ``slice
+    << 1 | negative`` (``fast.score_runs_pass``); ``assembled``: ``score_key`` holds the keys already."""
     low_bits = slice_bits + 1
     hi = score_key.view(np.int64)
     if score_bits + low_bits <= 63:
         if not assembled:
             fast.assemble_keys(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
-        fast.radix_sort(hi, hi, score_bits + low_bits, 0)
-        lo, shift = hi, low_bits
-    else:
-        lo = codes.astype(np.int64)
+        fast.radix_sort(hi, score_bits + low_bits)
+        passed = fast.score_major_pass(hi, hi, low_bits, low_bits, m)
+    else:  # the smallest integers that hold the payload: fewer bytes moved per pass
+        lo = codes.astype(np.int16 if low_bits <= 15 else np.int32 if low_bits <= 31 else np.int64)
         lo <<= 1
         lo |= negative
-        fast.radix_sort(hi, lo, 64, low_bits)
-        shift = 0
+        fast.radix_sort_carry(hi, lo, score_bits)
+        passed = fast.score_runs_pass(hi, lo, m)
+        del lo
     (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
-     n_pos, n_neg) = fast.score_major_pass(hi, lo, shift, low_bits, m)
-    del hi, lo
+     n_pos, n_neg) = passed
+    del hi
     if ties != "group" and bool(s_mixed.any()):
         return None  # stable ties with both classes at one score of a slice: the rows' order decides
     slice_of = np.repeat(np.arange(m, dtype=np.int64), per_slice)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assemble_keys", "float32_keys", "radix_sort", "ranked_steps", "row_segment_sums", "score_major_pass", "segment_sums",
+__all__ = ["assemble_keys", "float32_keys", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass", "segment_sums",
            "tag_floats", "tag_ints", "tagged_steps"]
 
 
@@ -264,51 +264,43 @@ def float32_keys(bits, codes, negative, slice_bits, out):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
-def radix_sort(hi, lo, hi_bits, lo_bits):  # pragma: no cover - compiled
-    """Sort the pairs ``(hi, lo)`` (int64 arrays read as unsigned ``hi_bits`` and ``lo_bits`` wide)
-    in place, least significant digit first, 11 bits a pass; ``lo_bits`` 0: ``hi`` alone (``lo``
-    is not read).  Its numpy twins are ``np.sort`` of one array
-    of keys and a stable sort of the scores' ranks.  About 2x numpy's sort of int64 at 1e7 keys of
-    43 bits on this project's machine (``docs/benchmarks.md``)."""
-    n = hi.shape[0]
-    pair = lo_bits > 0
+def radix_sort(key, key_bits):  # pragma: no cover - compiled
+    """Sort ``key`` (int64 read as unsigned, ``key_bits`` wide) in place, least significant digit
+    first, 11 bits a pass.  Its numpy twin is ``np.sort``.  About 2x numpy's sort of int64 at 1e7
+    keys of 43 bits on this project's machine (``docs/benchmarks.md``)."""
+    n = key.shape[0]
     digit = 11
-    lo_passes = (lo_bits + digit - 1) // digit if pair else 0
-    passes = lo_passes + max(1, (hi_bits + digit - 1) // digit)
+    passes = max(1, (key_bits + digit - 1) // digit)
     counts = np.zeros((passes, 1 << digit), dtype=np.int64)
     for i in range(n):  # every pass's histogram in one read
+        k = key[i]
         for p in range(passes):
-            k, shift = (lo[i], p * digit) if p < lo_passes else (hi[i], (p - lo_passes) * digit)
-            width = (lo_bits if p < lo_passes else hi_bits) - shift
+            shift = p * digit
+            width = key_bits - shift
             counts[p, (k >> shift) & ((1 << (digit if width > digit else width)) - 1)] += 1
-    src_hi, dst_hi = hi, np.empty_like(hi)
-    src_lo, dst_lo = lo, (np.empty_like(lo) if pair else dst_hi)
+    src, dst = key, np.empty_like(key)
+    moved = 0
     for p in range(passes):
+        shift = p * digit
+        width = key_bits - shift
+        mask = (1 << (digit if width > digit else width)) - 1
+        if n == 0 or counts[p, (src[0] >> shift) & mask] == n:
+            continue  # every key has this digit: the pass would not move a key
         total = 0
         for j in range(1 << digit):
             c = counts[p, j]
             counts[p, j] = total
             total += c
-        on_lo = p < lo_passes
-        shift = p * digit if on_lo else (p - lo_passes) * digit
-        width = (lo_bits if on_lo else hi_bits) - shift
-        mask = (1 << (digit if width > digit else width)) - 1
         for i in range(n):
-            j = ((src_lo[i] if on_lo else src_hi[i]) >> shift) & mask
+            k = src[i]
+            j = (k >> shift) & mask
             at = counts[p, j]
-            dst_hi[at] = src_hi[i]
-            if pair:
-                dst_lo[at] = src_lo[i]
+            dst[at] = k
             counts[p, j] = at + 1
-        src_hi, dst_hi = dst_hi, src_hi
-        if pair:
-            src_lo, dst_lo = dst_lo, src_lo
-        else:
-            src_lo, dst_lo = src_hi, dst_hi
-    if passes % 2:
-        hi[:] = src_hi
-        if pair:
-            lo[:] = src_lo
+        src, dst = dst, src
+        moved += 1
+    if moved % 2:
+        key[:] = src
 
 
 @njit(cache=True, nogil=True)
@@ -399,6 +391,149 @@ def score_major_pass(hi, lo, shift, low_bits, m):  # pragma: no cover - compiled
                     o_mixed = True
             run_pos = 0
             run_neg = 0
+    return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
+            o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
+
+
+@njit(cache=True, nogil=True)
+def radix_sort_carry(key, payload, key_bits):  # pragma: no cover - compiled
+    """Sort ``key`` (read as unsigned, ``key_bits`` wide) increasingly in place and move
+    ``payload`` with it; stable (equal keys keep their order).  Least significant digit first,
+    11 bits a pass; a pass whose digit is one value for every key is skipped.  Its numpy twin:
+    ``order = np.argsort(key, kind="stable")`` then ``key[order]``, ``payload[order]``."""
+    n = key.shape[0]
+    digit = 11
+    passes = max(1, (key_bits + digit - 1) // digit)
+    counts = np.zeros((passes, 1 << digit), dtype=np.int64)
+    for i in range(n):  # every pass's histogram in one read
+        k = key[i]
+        for p in range(passes):
+            shift = p * digit
+            width = key_bits - shift
+            counts[p, (k >> shift) & ((1 << (digit if width > digit else width)) - 1)] += 1
+    src_k, dst_k = key, np.empty_like(key)
+    src_p, dst_p = payload, np.empty_like(payload)
+    moved = 0
+    for p in range(passes):
+        shift = p * digit
+        width = key_bits - shift
+        mask = (1 << (digit if width > digit else width)) - 1
+        if n == 0 or counts[p, (src_k[0] >> shift) & mask] == n:
+            continue  # every key has this digit: the pass would not move a row
+        total = 0
+        for j in range(1 << digit):
+            c = counts[p, j]
+            counts[p, j] = total
+            total += c
+        for i in range(n):
+            j = (src_k[i] >> shift) & mask
+            at = counts[p, j]
+            dst_k[at] = src_k[i]
+            dst_p[at] = src_p[i]
+            counts[p, j] = at + 1
+        src_k, dst_k = dst_k, src_k
+        src_p, dst_p = dst_p, src_p
+        moved += 1
+    if moved % 2:
+        key[:] = src_k
+        payload[:] = src_p
+
+
+@njit(cache=True, nogil=True)
+def score_runs_pass(key, payload, m):  # pragma: no cover - compiled
+    """One pass over rows sorted by their score keys alone (:func:`radix_sort_carry`: the rows of
+    one score in any order), ``payload`` each row's ``slice << 1 | negative``: the same results
+    as :func:`score_major_pass` (whose rows are sorted by score, slice and class too).  A slice's
+    rows at one score are gathered while the score lasts (the slices touched are listed) and
+    written as that slice's step when the score ends."""
+    n = key.shape[0]
+    per_slice = np.zeros(m, dtype=np.int64)
+    seen = np.full(m, -1, dtype=np.int64)  # the last score run in which the slice had a positive
+    run = 0
+    for i in range(n):
+        if i > 0 and key[i] != key[i - 1]:
+            run += 1
+        low = payload[i]
+        if (low & 1) == 0 and seen[low >> 1] != run:
+            seen[low >> 1] = run
+            per_slice[low >> 1] += 1
+    start = np.zeros(m, dtype=np.int64)
+    total = 0
+    for c in range(m):
+        start[c] = total
+        total += per_slice[c]
+    s_key = np.empty(total, dtype=np.int64)
+    s_tp = np.empty(total, dtype=np.int64)
+    s_fp = np.empty(total, dtype=np.int64)
+    s_dtp = np.empty(total, dtype=np.int64)
+    s_fp_prev = np.empty(total, dtype=np.int64)
+    s_mixed = np.zeros(m, dtype=np.bool_)
+    o_key = np.empty(total, dtype=np.int64)  # each overall step is a step of some slice at that score
+    o_tp = np.empty(total, dtype=np.int64)
+    o_fp = np.empty(total, dtype=np.int64)
+    o_dtp = np.empty(total, dtype=np.int64)
+    o_fp_prev = np.empty(total, dtype=np.int64)
+    o_mixed = False
+    o_steps = 0
+    tp = np.zeros(m, dtype=np.int64)
+    fp = np.zeros(m, dtype=np.int64)
+    sub_pos = np.zeros(m, dtype=np.int64)
+    sub_neg = np.zeros(m, dtype=np.int64)
+    mark = np.full(m, -1, dtype=np.int64)  # the last score run that touched the slice
+    touched = np.empty(m, dtype=np.int64)
+    n_touched = 0
+    fill = start.copy()
+    run_pos = 0
+    run_neg = 0
+    all_tp = 0
+    all_fp = 0
+    run = 0
+    for i in range(n):
+        low = payload[i]
+        c = low >> 1
+        if mark[c] != run:
+            mark[c] = run
+            touched[n_touched] = c
+            n_touched += 1
+            sub_pos[c] = 0
+            sub_neg[c] = 0
+        if low & 1:
+            fp[c] += 1
+            sub_neg[c] += 1
+            run_neg += 1
+            all_fp += 1
+        else:
+            tp[c] += 1
+            sub_pos[c] += 1
+            run_pos += 1
+            all_tp += 1
+        if i == n - 1 or key[i + 1] != key[i]:  # the score ends: every slice it touched
+            score = key[i]
+            for t in range(n_touched):
+                c = touched[t]
+                if sub_pos[c] > 0:
+                    j = fill[c]
+                    s_key[j] = score
+                    s_tp[j] = tp[c]
+                    s_fp[j] = fp[c]
+                    s_dtp[j] = sub_pos[c]
+                    s_fp_prev[j] = fp[c] - sub_neg[c]
+                    fill[c] = j + 1
+                    if sub_neg[c] > 0:
+                        s_mixed[c] = True
+            n_touched = 0
+            if run_pos > 0:
+                o_key[o_steps] = score
+                o_tp[o_steps] = all_tp
+                o_fp[o_steps] = all_fp
+                o_dtp[o_steps] = run_pos
+                o_fp_prev[o_steps] = all_fp - run_neg
+                o_steps += 1
+                if run_neg > 0:
+                    o_mixed = True
+            run_pos = 0
+            run_neg = 0
+            run += 1
     return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
             o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
 
