@@ -160,13 +160,17 @@ def _reverse(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def sorted_index_keys(scores: np.ndarray) -> tuple[np.ndarray, int, int, int]:
+def sorted_index_keys(scores: np.ndarray, module: ModuleType | None = None) -> tuple[np.ndarray, int, int, int]:
     """The keys ``score_key << shift | index`` sorted increasingly (decreasing scores, equal
     keys in input order), ``shift``, the score key's width and the low bits it dropped to fit
-    (then neighbours may share a key but not a score).  Scores of at most 64 bits, n >= 2."""
+    (then neighbours may share a key but not a score).  Scores of at most 64 bits, n >= 2.
+    Sorted by ``np.sort``, or by the compiled ``radix_sort`` of ``module`` when given."""
     shift = max(1, (scores.shape[0] - 1).bit_length())
     key, width, drop = _index_keys(scores, shift)
-    key.sort()
+    if module is None:
+        key.sort()
+    else:
+        module.radix_sort(key.view(np.int64), 64)
     return key, shift, width, drop
 
 
@@ -174,7 +178,8 @@ def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) ->
     """Label-tagged keys (``|score|`` bits shifted left, the label in the low bit), the
     non-negative scores' keys ``key[:k]`` and the negative ones' ``key[k:]``, each part
     sorted increasingly, and ``k``; None where no such key is exact (64-bit integers,
-    floats wider than 64 bits, a ``-0.0``).  uint32 keys for scores of at most 32 bits."""
+    floats wider than 64 bits, a ``-0.0``).  uint32 keys for scores of at most 32 bits.  Each part
+    is sorted by the compiled ``radix_sort`` (the module is the compiled one)."""
     kind, size = scores.dtype.kind, scores.dtype.itemsize
     y = positive.view(np.uint8)
     if kind == "f" and size <= 4:
@@ -191,8 +196,9 @@ def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) ->
         return None
     if not ok:
         return None
-    key[:k].sort()
-    key[k:].sort()
+    width = 8 * key.dtype.itemsize
+    for part in (key[:k], key[k:]):  # the compiled radix sort: 2-3x np.sort here (docs/benchmarks.md)
+        module.radix_sort(part.view(np.int64) if width == 64 else part, width)
     return key, int(k)
 
 

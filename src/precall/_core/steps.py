@@ -319,10 +319,10 @@ def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False) -> tupl
             backend.ran("numba")
             return steps, steps
         if grouped:  # stable ties split a shared score; ROC-AUC's grouped steps from the same keys
-            stable = ranked_steps(data, sorted_index_keys(data.scores), ties, module)
+            stable = ranked_steps(data, sorted_index_keys(data.scores, module), ties, module)
             backend.ran("numba")
             return stable, tagged_steps(data, tagged, "group", module)  # type: ignore[return-value]
-    keys = sorted_index_keys(data.scores)
+    keys = sorted_index_keys(data.scores, module)
     if grouped and ties != "group":
         key, *rest = keys
         other = ranked_steps(data, (key.copy(), *rest), "group", module)  # type: ignore[arg-type]
