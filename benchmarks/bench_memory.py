@@ -11,7 +11,7 @@ The columns' bytes, the unit of the ratio: the score column as an array of its s
 two labels): 9 bytes a row (the last column: per 16 bytes a row, int64 labels and float64
 scores, the arithmetic of issue 27's "160 MB" at 1e7 rows).  ``baseline`` is the peak of
 ``import precall.cli`` with the pyarrow modules the reader imports (a process that reads
-nothing); the ratio is ``(peak - baseline) / column bytes`` (the raw peak is printed beside
+nothing), plus the compiled kernel's import where the command takes it; the ratio is ``(peak - baseline) / column bytes`` (the raw peak is printed beside
 it).  Run from the repository root::
 
     python benchmarks/bench_memory.py                       # 1e7 rows, int and text labels
@@ -32,6 +32,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import emit  # noqa: E402
 
+from precall._core.backend import MIN_COMPILED  # noqa: E402
+
 PEAK = """
 def _peak():
     with open("/proc/self/status") as fh:  # this process image's high-water mark
@@ -41,6 +43,11 @@ sys.stderr.write(f"\\nPEAK {_peak()}\\n")
 
 CLI = "import sys\nfrom precall.cli import main\ncode = main(sys.argv[1:])\n" + PEAK + "sys.exit(code)\n"
 BASELINE = "import sys, precall.cli, pyarrow, pyarrow.compute, pyarrow.csv, pyarrow.parquet\n" + PEAK
+# the compiled kernel's import and the load of its cached machine code (numba, the `fast` extra: about 125 MB
+# of RSS that does not grow with the rows), taken where the command takes it (1e6 rows and more, `auto`)
+COMPILED = ("import numpy as np\nfrom precall._core import backend\nfast = backend.compiled(backend.MIN_COMPILED)\n"
+            "if fast is not None:\n    fast.radix_sort(np.arange(8), 8)\n")
+BASELINE_COMPILED = BASELINE.replace(PEAK, COMPILED + PEAK)
 CHUNK = 1 << 20
 
 
@@ -104,7 +111,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", help="where to write the files (default: a temporary folder); they are deleted")
     parser.add_argument("--output", help="also write the markdown table to this file")
     args = parser.parse_args(argv)
-    baseline = max(peak_rss(BASELINE, []) for _ in range(max(args.repeats, 3)))
+    bases = {big: max(peak_rss(BASELINE_COMPILED if big else BASELINE, []) for _ in range(max(args.repeats, 3)))
+             for big in (False, True)}
     lines = [
         "`precall evaluate FILE --label y --score p`, peak RSS of a fresh process; column bytes = scores "
         "(float64, 8 B/row) + labels as uint8 codes (1 B/row); ratio = (peak - baseline) / column bytes",
@@ -113,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         "|---:|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for rows in (int(r) for r in args.rows):
+        baseline = bases[rows >= MIN_COMPILED]
         for labels in args.labels:
             with tempfile.TemporaryDirectory(dir=args.dir) as directory:
                 paths = write_files(directory, rows, labels, formats=tuple(args.formats))
@@ -126,7 +135,9 @@ def main(argv: list[str] | None = None) -> None:
                                  f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {(peak - baseline) / 1e6:,.0f} | "
                                  f"{(peak - baseline) / column:.2f} | {(peak - baseline) / (16 * rows):.2f} |")
                     print(lines[-1], flush=True)
-    lines += ["", f"baseline (import precall.cli and pyarrow's reader modules): {baseline / 1e6:.0f} MB",
+    lines += ["", f"baseline (import precall.cli and pyarrow's reader modules): {bases[False] / 1e6:.0f} MB; "
+              f"with the compiled kernel loaded (the runs of {MIN_COMPILED:.0e} rows and more, when numba is "
+              f"installed and PRECALL_KERNEL allows it): {bases[True] / 1e6:.0f} MB",
               "", f"machine: {machine()}"]
     emit(lines, args.output)
 
