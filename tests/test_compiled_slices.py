@@ -136,6 +136,29 @@ def test_radix_sort_equals_numpy_sort(n, bits, payload, seed):
     assert carried.tobytes() == want_payload.tobytes()
 
 
+@pytest.mark.parametrize("kind", ["uniform64", "floats", "ties", "narrow", "equal", "two"])
+def test_radix_sort_carry_large(kind):
+    """Above the in-cache size the rows are scattered by their most significant differing digit
+    (twice for the largest buckets) before each bucket is sorted: still the stable argsort."""
+    from precall._core import compiled
+
+    n = 700_000
+    rng = np.random.default_rng(len(kind))
+    s = rng.random(n)
+    key = {"uniform64": lambda: rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64),
+           "floats": lambda: s.view(np.int64).copy(),
+           "ties": lambda: np.round(s, 2).view(np.int64).copy(),
+           "narrow": lambda: (0.5 + s * 1e-12).view(np.int64).copy(),
+           "equal": lambda: np.full(n, 12345, dtype=np.int64),
+           "two": lambda: np.where(s < 0.9, -1, 7).astype(np.int64)}[kind]()
+    for payload in (np.arange(n, dtype=np.int64), rng.integers(0, 2**15, n).astype(np.int16)):
+        order = np.argsort(key.view(np.uint64), kind="stable")
+        k, p = key.copy(), payload.copy()
+        compiled.radix_sort_carry(k, p, 64)
+        assert k.tobytes() == key[order].tobytes()
+        assert p.tobytes() == payload[order].tobytes()
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 3000), st.integers(1, 40), st.integers(1, 300), st.integers(0, 2**31))
 def test_score_runs_pass_equals_score_major_pass(n, distinct, m, seed):

@@ -395,48 +395,164 @@ def score_major_pass(hi, lo, shift, low_bits, m):  # pragma: no cover - compiled
             o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
 
 
+_SIGN = np.int64(-(2**63))  # xor'd into int64 keys, signed order becomes the keys' unsigned order
+_IN_CACHE = 1 << 18  # a bucket of at most this many rows is sorted by LSD passes of 8 bits (fastest of 2**13-2**30 at 1e7)
+
+
+@njit(cache=True, nogil=True)
+def _differing_bits(key, lo, hi):  # pragma: no cover - compiled
+    """The number of low bits in which the keys ``key[lo:hi]`` differ (0: all equal)."""
+    acc = np.int64(0)
+    first = key[lo]
+    for i in range(lo + 1, hi):
+        acc |= key[i] ^ first
+    bits = 0
+    while acc != 0:
+        acc = (acc >> 1) & np.int64(0x7FFFFFFFFFFFFFFF)
+        bits += 1
+    return bits
+
+
+@njit(cache=True, nogil=True)
+def _scatter(src_k, src_p, dst_k, dst_p, lo, hi, shift, bounds):  # pragma: no cover - compiled
+    """Stable counting sort of rows ``lo:hi`` of ``src`` into ``dst`` by the 11-bit digit at
+    ``shift``; ``bounds`` (2049,) gets each digit's start (offset by ``lo``)."""
+    mask = np.int64(2047)
+    for j in range(2049):
+        bounds[j] = 0
+    for i in range(lo, hi):
+        bounds[((src_k[i] >> shift) & mask) + 1] += 1
+    bounds[0] = lo
+    for j in range(2048):
+        bounds[j + 1] += bounds[j]
+    fill = bounds[:2048].copy()
+    for i in range(lo, hi):
+        j = (src_k[i] >> shift) & mask
+        at = fill[j]
+        dst_k[at] = src_k[i]
+        dst_p[at] = src_p[i]
+        fill[j] = at + 1
+
+
+@njit(cache=True, nogil=True)
+def _sort_small(src_k, src_p, dst_k, dst_p, lo, hi, bits, same, t1k, t1p, t2k, t2p):  # pragma: no cover - compiled
+    """Rows ``lo:hi`` of ``src`` (keys equal above their low ``bits`` bits) stably sorted into ``dst``
+    (``same``: ``dst`` is ``src``): insertion below 33 rows, else LSD passes of 8 bits through two
+    bucket-sized buffers."""
+    m = hi - lo
+    if bits == 0 or m < 2:
+        if not same:
+            for i in range(lo, hi):
+                dst_k[i] = src_k[i]
+                dst_p[i] = src_p[i]
+        return
+    if m <= 32:
+        if not same:
+            for i in range(lo, hi):
+                dst_k[i] = src_k[i]
+                dst_p[i] = src_p[i]
+        for i in range(lo + 1, hi):  # stable: moves past strictly greater keys only
+            k = dst_k[i]
+            p = dst_p[i]
+            j = i - 1
+            while j >= lo and (dst_k[j] ^ _SIGN) > (k ^ _SIGN):
+                dst_k[j + 1] = dst_k[j]
+                dst_p[j + 1] = dst_p[j]
+                j -= 1
+            dst_k[j + 1] = k
+            dst_p[j + 1] = p
+        return
+    counts = np.zeros(256, dtype=np.int64)
+    passes = (bits + 7) // 8
+    for p in range(passes):
+        shift = 8 * p
+        for j in range(256):
+            counts[j] = 0
+        if p == 0:
+            for i in range(lo, hi):
+                counts[(src_k[i] >> shift) & 255] += 1
+        else:
+            for i in range(m):
+                counts[(t1k[i] >> shift) & 255] += 1
+        total = 0
+        for j in range(256):
+            c = counts[j]
+            counts[j] = total
+            total += c
+        if p == 0:
+            for i in range(lo, hi):
+                j = (src_k[i] >> shift) & 255
+                at = counts[j]
+                t2k[at] = src_k[i]
+                t2p[at] = src_p[i]
+                counts[j] = at + 1
+        else:
+            for i in range(m):
+                j = (t1k[i] >> shift) & 255
+                at = counts[j]
+                t2k[at] = t1k[i]
+                t2p[at] = t1p[i]
+                counts[j] = at + 1
+        t1k, t2k = t2k, t1k
+        t1p, t2p = t2p, t1p
+    for i in range(m):
+        dst_k[lo + i] = t1k[i]
+        dst_p[lo + i] = t1p[i]
+
+
 @njit(cache=True, nogil=True)
 def radix_sort_carry(key, payload, key_bits):  # pragma: no cover - compiled
-    """Sort ``key`` (read as unsigned, ``key_bits`` wide) increasingly in place and move
-    ``payload`` with it; stable (equal keys keep their order).  Least significant digit first,
-    11 bits a pass; a pass whose digit is one value for every key is skipped.  Its numpy twin:
-    ``order = np.argsort(key, kind="stable")`` then ``key[order]``, ``payload[order]``."""
+    """Sort ``key`` (int64 read as unsigned; ``key_bits`` is their width, unused beyond the
+    contract) increasingly in place and move ``payload`` with it; stable (equal keys keep their
+    order).  Most significant digit first: the 11 bits below the highest bit in which the keys
+    differ scatter the rows into a buffer (a stable counting sort), then each bucket is sorted
+    on its remaining differing bits: by LSD passes through bucket-sized buffers when it holds at
+    most :data:`_IN_CACHE` rows, else by the next digit in the same way.  1.7x the LSD sort of
+    the same rows (``docs/benchmarks.md``).  Its numpy twin:
+    ``order = np.argsort(key.view(np.uint64), kind="stable")``, then ``key[order]``,
+    ``payload[order]``."""
     n = key.shape[0]
-    digit = 11
-    passes = max(1, (key_bits + digit - 1) // digit)
-    counts = np.zeros((passes, 1 << digit), dtype=np.int64)
-    for i in range(n):  # every pass's histogram in one read
-        k = key[i]
-        for p in range(passes):
-            shift = p * digit
-            width = key_bits - shift
-            counts[p, (k >> shift) & ((1 << (digit if width > digit else width)) - 1)] += 1
-    src_k, dst_k = key, np.empty_like(key)
-    src_p, dst_p = payload, np.empty_like(payload)
-    moved = 0
-    for p in range(passes):
-        shift = p * digit
-        width = key_bits - shift
-        mask = (1 << (digit if width > digit else width)) - 1
-        if n == 0 or counts[p, (src_k[0] >> shift) & mask] == n:
-            continue  # every key has this digit: the pass would not move a row
-        total = 0
-        for j in range(1 << digit):
-            c = counts[p, j]
-            counts[p, j] = total
-            total += c
-        for i in range(n):
-            j = (src_k[i] >> shift) & mask
-            at = counts[p, j]
-            dst_k[at] = src_k[i]
-            dst_p[at] = src_p[i]
-            counts[p, j] = at + 1
-        src_k, dst_k = dst_k, src_k
-        src_p, dst_p = dst_p, src_p
-        moved += 1
-    if moved % 2:
-        key[:] = src_k
-        payload[:] = src_p
+    if n < 2:
+        return
+    other_k = np.empty_like(key)
+    other_p = np.empty_like(payload)
+    t1k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
+    t2k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
+    t1p = np.empty(min(n, _IN_CACHE), dtype=payload.dtype)
+    t2p = np.empty(min(n, _IN_CACHE), dtype=payload.dtype)
+    bounds = np.empty(2049, dtype=np.int64)
+    # a stack of ranges still to sort: (lo, hi, differing bits, 1 when the rows are in `other`)
+    stack = np.empty((64 * 2048 // 8 + 8, 4), dtype=np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, n, _differing_bits(key, 0, n), 0
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, hi, bits, inside = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        src_k, src_p = (other_k, other_p) if inside else (key, payload)
+        if hi - lo <= _IN_CACHE or bits <= 11:
+            if hi - lo > _IN_CACHE:  # few bits, many rows: LSD passes of the whole range in memory
+                shift = 0
+                while shift < bits:
+                    dst_k, dst_p = (key, payload) if inside else (other_k, other_p)
+                    _scatter(src_k, src_p, dst_k, dst_p, lo, hi, shift, bounds)
+                    src_k, src_p, inside = dst_k, dst_p, 1 - inside
+                    shift += 11
+                if inside:
+                    for i in range(lo, hi):
+                        key[i] = other_k[i]
+                        payload[i] = other_p[i]
+            else:
+                _sort_small(src_k, src_p, key, payload, lo, hi, bits, inside == 0, t1k, t1p, t2k, t2p)
+            continue
+        shift = bits - 11
+        dst_k, dst_p = (key, payload) if inside else (other_k, other_p)
+        _scatter(src_k, src_p, dst_k, dst_p, lo, hi, shift, bounds)
+        for j in range(2048):
+            b_lo, b_hi = bounds[j], bounds[j + 1]
+            if b_hi > b_lo:
+                stack[top, 0], stack[top, 1], stack[top, 3] = b_lo, b_hi, 1 - inside
+                stack[top, 2] = _differing_bits(dst_k, b_lo, b_hi) if b_hi - b_lo > 1 else 0
+                top += 1
 
 
 @njit(cache=True, nogil=True)
