@@ -117,14 +117,20 @@ def test_every_number_is_the_same(case, ties):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("prevalence", [0.01, 0.5])
-def test_large_inputs_across_blocks_and_key_collisions(dtype, weighted, prevalence):
-    """30000 samples (the compiled pass works in blocks of 4096; the 64-bit keys keep only
-    the top 49 bits of a float64 score there, so scores 2**-52 apart share a key)."""
+@pytest.mark.parametrize("n, signed_zero", [(30_000, False), (30_000, True), (400_000, False)])
+def test_large_inputs_across_blocks_and_key_collisions(dtype, weighted, prevalence, n, signed_zero):
+    """30000 samples (the index keys' pass works in blocks of 4096; its 64-bit keys keep only
+    the top 49 bits of a float64 score there, so scores 2**-52 apart share a key: the route of
+    weights and stable ties when a -0.0 is among the scores) and 400000 (the exact score keys'
+    sort scatters them by their top digit first, above 2**18 rows)."""
     rng = np.random.default_rng(7)
-    n = 30_000
     base = rng.choice([0.25, 0.5, 0.75, -0.5, 3.0], n)
     scores = (base + rng.integers(0, 6, n) * np.finfo(np.float64).eps).astype(dtype)
     scores[rng.random(n) < 0.3] = rng.random(int(np.sum(rng.random(n) < 0.3)) or 1)[0]
+    if n > 100_000:  # half the rows continuous: buckets of many distinct keys at every digit
+        scores = np.where(rng.random(n) < 0.5, rng.standard_normal(n).astype(dtype), scores)
+    if signed_zero:
+        scores[::7] = -0.0
     y = rng.random(n) < prevalence
     weight = rng.uniform(0.1, 4.0, n) if weighted else None
     data = check_binary(y, scores, weight)

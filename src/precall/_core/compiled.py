@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assemble_keys", "float32_keys", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass", "segment_sums",
+__all__ = ["assemble_keys", "carried_steps", "float32_keys", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass", "segment_sums",
            "tag_floats", "tag_ints", "tagged_steps"]
 
 
@@ -233,6 +233,44 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
             any_pos = False
         for t in range(m):
             key[start + t] = np.uint64(idx[t])
+    return j, tp_c, fp_c
+
+
+@njit(cache=True, nogil=True)
+def carried_steps(key, signed_weight, stable, step_key, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
+    """The steps of rows sorted by their exact score keys (increasing keys, decreasing scores,
+    equal scores in input order: :func:`radix_sort_carry`), each row's weight carried signed by its
+    label (negative for a positive; 1.0 without weights).  TP and FP add ``t = w if positive else
+    0`` and ``w - t`` in that order, as :func:`ranked_steps` and the numpy route's ``np.cumsum``;
+    a step is a run of equal keys holding a positive (each positive sample with ``stable``).
+    Writes each step's key and returns ``(steps, total TP, total FP)``."""
+    n = key.shape[0]
+    tp_c = 0.0
+    fp_c = 0.0
+    tp_above = 0.0
+    fp_above = 0.0
+    any_pos = False
+    j = 0
+    for i in range(n):
+        v = signed_weight[i]
+        pos = v < 0.0
+        w = -v if pos else v
+        d = w if pos else 0.0
+        tp_c += d
+        fp_c += w - d
+        any_pos = any_pos or pos
+        if not stable and i + 1 < n and key[i + 1] == key[i]:
+            continue  # the run goes on
+        if any_pos:
+            step_key[j] = key[i]
+            tp[j] = tp_c
+            dtp[j] = tp_c - tp_above
+            fp[j] = fp_c
+            fp_prev[j] = fp_above
+            j += 1
+        tp_above = tp_c
+        fp_above = fp_c
+        any_pos = False
     return j, tp_c, fp_c
 
 

@@ -23,6 +23,7 @@ from .validate import BinaryInput, Ties
 
 __all__ = [
     "Ranked",
+    "carried_keys",
     "distinct_counts",
     "group_ends",
     "rank",
@@ -172,6 +173,23 @@ def sorted_index_keys(scores: np.ndarray, module: ModuleType | None = None) -> t
     else:
         module.radix_sort(key.view(np.int64), 64)
     return key, shift, width, drop
+
+
+def carried_keys(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None,
+                 module: ModuleType) -> tuple[np.ndarray, np.ndarray] | None:
+    """The exact score keys (:func:`_descending_key`, int64) sorted increasingly by the compiled
+    ``radix_sort_carry`` (decreasing scores, equal scores in input order), carrying each row's
+    weight signed by its label (negative for a positive; 1.0 without weights); None where a
+    threshold would lose its sign (a ``-0.0`` among float scores) or the scores are wider than
+    64 bits."""
+    kind, size = scores.dtype.kind, scores.dtype.itemsize
+    if kind not in "fiu" or size > 8 or (kind == "f" and bool(np.signbit(scores[scores == 0]).any())):
+        return None
+    key = _descending_key(scores)[0].view(np.int64)  # a new array
+    signed = np.ones(scores.shape[0]) if weight is None else np.array(weight, dtype=np.float64)
+    np.negative(signed, out=signed, where=positive)
+    module.radix_sort_carry(key, signed.view(np.int64), 64)
+    return key, signed
 
 
 def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) -> tuple[np.ndarray, int] | None:

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from . import backend
-from .sort import Ranked, distinct_counts, rank, run_ends, sorted_index_keys, sorted_split, tagged_keys, tagged_scores
+from .sort import (Ranked, carried_keys, descending_key_scores, distinct_counts, rank, run_ends, sorted_index_keys,
+                   sorted_split, tagged_keys, tagged_scores)
 from .validate import BinaryInput, Ties, check_prevalence
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "reweight",
     "row_steps",
     "compiled_steps",
+    "carried_steps",
     "ranked_steps",
     "steps_and_grouped",
     "tagged_steps",
@@ -302,6 +304,41 @@ def ranked_steps(data: BinaryInput, sorted_keys: tuple[np.ndarray, int, int, int
     return one_problem(thresholds, tp, dtp, fp, fp_prev, n_pos, n_neg, not weighted)
 
 
+def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], ties: Ties, module: Any) -> Steps:
+    """The steps of validated input from its exact score keys sorted carrying the signed weights
+    (:func:`sort.carried_keys`, reusable for both tie rules) by the compiled pass: the numbers of
+    :func:`ranked_steps` and of ``steps_from_ranked(rank(data), ties)``."""
+    key, signed = carried
+    weighted = data.weight is not None
+    bound = int(np.count_nonzero(data.positive))  # a step holds a positive
+    step_key = np.empty(bound, dtype=np.int64)
+    tp, dtp, fp, fp_prev = (np.empty(bound) for _ in range(4))
+    j, n_pos, n_neg = module.carried_steps(key, signed, ties == "stable", step_key, tp, dtp, fp, fp_prev)
+    thresholds = descending_key_scores(step_key[:j].view(np.uint64), data.scores.dtype)
+    arrays = [_trimmed(a, j) for a in (tp, dtp, fp, fp_prev)]
+    if not weighted:
+        arrays = [a.astype(np.int64) for a in arrays]
+    tp, dtp, fp, fp_prev = arrays
+    return one_problem(thresholds, tp, dtp, fp, fp_prev, n_pos, n_neg, not weighted)
+
+
+def _exact_order_steps(data: BinaryInput, ties: Ties, grouped: bool, module: Any) -> tuple[Steps, Steps]:
+    """The steps for ``ties`` and, when ``grouped``, for grouped ties, from one sort of the rows in
+    exact order: the score keys carrying the signed weights, or (a ``-0.0`` score) the index keys."""
+    carried = carried_keys(data.scores, data.positive, data.weight, module)
+    if carried is not None:
+        steps = carried_steps(data, carried, ties, module)
+        other = carried_steps(data, carried, "group", module) if grouped and ties != "group" else steps
+        return steps, other
+    keys = sorted_index_keys(data.scores, module)
+    if grouped and ties != "group":
+        key, *rest = keys
+        other = ranked_steps(data, (key.copy(), *rest), "group", module)  # type: ignore[arg-type]
+        return ranked_steps(data, keys, ties, module), other
+    steps = ranked_steps(data, keys, ties, module)
+    return steps, steps
+
+
 def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False) -> tuple[Steps, Steps] | None:
     """The steps for ``ties`` (and for grouped ties when ``grouped``) by the compiled passes,
     or None when the numpy route is to run (the kernel choice, :mod:`precall._core.backend`;
@@ -319,19 +356,12 @@ def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False) -> tupl
             backend.ran("numba")
             return steps, steps
         if grouped:  # stable ties split a shared score; ROC-AUC's grouped steps from the same keys
-            stable = ranked_steps(data, sorted_index_keys(data.scores, module), ties, module)
+            stable = _exact_order_steps(data, ties, False, module)[0]
             backend.ran("numba")
             return stable, tagged_steps(data, tagged, "group", module)  # type: ignore[return-value]
-    keys = sorted_index_keys(data.scores, module)
-    if grouped and ties != "group":
-        key, *rest = keys
-        other = ranked_steps(data, (key.copy(), *rest), "group", module)  # type: ignore[arg-type]
-        steps = ranked_steps(data, keys, ties, module)
-        backend.ran("numba")
-        return steps, other
-    steps = ranked_steps(data, keys, ties, module)
+    pair = _exact_order_steps(data, ties, grouped, module)
     backend.ran("numba")
-    return steps, steps
+    return pair
 
 
 def steps_of(data: BinaryInput, ties: Ties) -> Steps:
