@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assemble_keys", "carried_steps", "float32_keys", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass", "segment_sums",
+__all__ = ["assemble_keys", "carried_steps", "carry_floats", "float32_keys", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass", "segment_sums",
            "tag_floats", "tag_ints", "tagged_steps"]
 
 
@@ -234,6 +234,30 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
         for t in range(m):
             key[start + t] = np.uint64(idx[t])
     return j, tp_c, fp_c
+
+
+@njit(cache=True, nogil=True)
+def carry_floats(bits, wide, positive, weight, weighted, key, signed):  # pragma: no cover - compiled
+    """In one pass: each float score's descending key (the numpy twin: ``sort._descending_key``;
+    ``bits`` the scores' bits as int64 (``wide``, float64) or int32 (float32)) and its weight
+    signed by its label (1.0 without ``weighted``), the inputs of :func:`radix_sort_carry` and
+    :func:`carried_steps`.  Returns False at a ``-0.0`` (its threshold would lose its sign)."""
+    top = np.int64(0x7FFFFFFFFFFFFFFF)
+    for i in range(bits.shape[0]):
+        v = np.int64(bits[i])
+        if wide:
+            if v == np.int64(-(2**63)):
+                return False
+            key[i] = v if v < 0 else v ^ top
+        else:
+            if v == np.int64(-(2**31)):
+                return False
+            if v < 0:
+                v ^= np.int64(0x7FFFFFFF)
+            key[i] = np.int64(0xFFFFFFFF) - (v + np.int64(2**31))
+        w = weight[i] if weighted else 1.0
+        signed[i] = -w if positive[i] else w
+    return True
 
 
 @njit(cache=True, nogil=True)
