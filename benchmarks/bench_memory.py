@@ -46,7 +46,7 @@ BASELINE = "import sys, precall.cli, pyarrow, pyarrow.compute, pyarrow.csv, pyar
 # the compiled kernel's import and the load of its cached machine code (numba, the `fast` extra: about 125 MB
 # of RSS that does not grow with the rows), taken where the command takes it (1e6 rows and more, `auto`)
 COMPILED = ("import numpy as np\nfrom precall._core import backend\nfast = backend.compiled(backend.MIN_COMPILED)\n"
-            "if fast is not None:\n    fast.radix_sort(np.arange(8), 8)\n")
+            "if fast is not None:\n    fast.radix_sort(np.arange(8), np.empty(8, dtype=np.int64))\n")
 BASELINE_COMPILED = BASELINE.replace(PEAK, COMPILED + PEAK)
 CHUNK = 1 << 20
 

@@ -13,8 +13,8 @@ interleaved rounds; ratios to ``np.sort`` of the scores from the same rounds):
   one ``np.sort``, then the steps by numpy (run ends, ``cumsum``), no compiled code;
 * ``numba tagged, np.sort``: the keys and the pass compiled, each part of the keys sorted by
   ``np.sort`` (the compiled route until 2026-11-28);
-* ``numba tagged`` (the compiled route): the same with the compiled LSD radix sort
-  (``compiled.radix_sort``: 11 bits a pass, 3 passes for uint32 keys, 6 for uint64);
+* ``numba tagged`` (the compiled route): the same with the compiled radix sort
+  (``compiled.radix_sort``: most significant differing digit first, buckets by LSD passes);
 * ``numba split + merge`` is not offered: the tagged route needs one sort, not two.
 """
 

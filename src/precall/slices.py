@@ -514,6 +514,12 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
 
 
+def _step_buffer(negative: np.ndarray) -> np.ndarray:
+    """The compiled passes' step arrays, (10, positive rows): a step holds a positive.  numpy
+    allocates it (huge pages: the passes write to every slice's steps at once)."""
+    return np.empty((10, negative.shape[0] - int(np.count_nonzero(negative))), dtype=np.int64)
+
+
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
                  m: int, slice_bits: int, ties: str, scores_of: Any, assembled: bool = False) -> SlicedSteps | None:
     """The compiled route of :func:`_counted_steps`: one radix sort by score serves every slice and
@@ -526,14 +532,14 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
     if score_bits + low_bits <= 63:
         if not assembled:
             fast.assemble_keys(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
-        fast.radix_sort(hi, score_bits + low_bits)
-        passed = fast.score_major_pass(hi, hi, low_bits, low_bits, m)
+        fast.radix_sort(hi, np.empty_like(hi))
+        passed = fast.score_major_pass(hi, hi, low_bits, low_bits, m, _step_buffer(negative))
     else:  # the smallest integers that hold the payload: fewer bytes moved per pass
         lo = codes.astype(np.int16 if low_bits <= 15 else np.int32 if low_bits <= 31 else np.int64)
         lo <<= 1
         lo |= negative
-        fast.radix_sort_carry(hi, lo, score_bits)
-        passed = fast.score_runs_pass(hi, lo, m)
+        fast.radix_sort_carry(hi, lo, np.empty_like(hi), np.empty_like(lo))
+        passed = fast.score_runs_pass(hi, lo, m, _step_buffer(negative))
         del lo
     (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
      n_pos, n_neg) = passed

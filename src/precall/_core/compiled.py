@@ -326,7 +326,7 @@ def float32_keys(bits, codes, negative, slice_bits, out):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
-def score_major_pass(hi, lo, shift, low_bits, m):  # pragma: no cover - compiled
+def score_major_pass(hi, lo, shift, low_bits, m, out):  # pragma: no cover - compiled
     """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
     (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
     may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
@@ -337,7 +337,9 @@ def score_major_pass(hi, lo, shift, low_bits, m):  # pragma: no cover - compiled
     Returns ``(per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp,
     o_fp_prev, o_mixed, n_pos, n_neg)``: each slice's number of steps, the steps' score keys and
     counts, whether a run of one score in a slice holds both classes; the same for all rows; each
-    slice's totals."""
+    slice's totals.  ``out`` (10, at least the positive rows), allocated by numpy (whose large
+    arrays are backed by huge pages: the steps are written to 2 x m places at once, and 4 KB
+    pages made that 3x slower), holds the steps' arrays (the returned ones are its rows)."""
     n = hi.shape[0]
     lmask = (1 << low_bits) - 1
     per_slice = np.zeros(m, dtype=np.int64)
@@ -350,17 +352,17 @@ def score_major_pass(hi, lo, shift, low_bits, m):  # pragma: no cover - compiled
     for c in range(m):
         start[c] = total
         total += per_slice[c]
-    s_key = np.empty(total, dtype=np.int64)
-    s_tp = np.empty(total, dtype=np.int64)
-    s_fp = np.empty(total, dtype=np.int64)
-    s_dtp = np.empty(total, dtype=np.int64)
-    s_fp_prev = np.empty(total, dtype=np.int64)
+    s_key = out[0, :total]
+    s_tp = out[1, :total]
+    s_fp = out[2, :total]
+    s_dtp = out[3, :total]
+    s_fp_prev = out[4, :total]
     s_mixed = np.zeros(m, dtype=np.bool_)
-    o_key = np.empty(total, dtype=np.int64)  # each overall step is a step of some slice at that score
-    o_tp = np.empty(total, dtype=np.int64)
-    o_fp = np.empty(total, dtype=np.int64)
-    o_dtp = np.empty(total, dtype=np.int64)
-    o_fp_prev = np.empty(total, dtype=np.int64)
+    o_key = out[5, :total]  # each overall step is a step of some slice at that score
+    o_tp = out[6, :total]
+    o_fp = out[7, :total]
+    o_dtp = out[8, :total]
+    o_fp_prev = out[9, :total]
     o_mixed = False
     o_steps = 0
     tp = np.zeros(m, dtype=np.int64)
@@ -532,10 +534,10 @@ def _sort_small(src_k, src_p, dst_k, dst_p, lo, hi, bits, same, carry, t1k, t1p,
 
 
 @njit(cache=True, nogil=True)
-def radix_sort_carry(key, payload, key_bits, carry=True):  # pragma: no cover - compiled
-    """Sort ``key`` (int64 read as unsigned; ``key_bits`` is their width, unused beyond the
-    contract) increasingly in place and move ``payload`` with it; stable (equal keys keep their
-    order).  Most significant digit first: the 11 bits below the highest bit in which the keys
+def radix_sort_carry(key, payload, other_k, other_p, carry=True):  # pragma: no cover - compiled
+    """Sort ``key`` (int64 read as unsigned, or uint32) increasingly in place and move ``payload``
+    with it; stable (equal keys keep their order).  ``other_k`` / ``other_p``: buffers of the same
+    shapes, allocated by numpy (huge pages: the scatters write to 2048 places at once).  Most significant digit first: the 11 bits below the highest bit in which the keys
     differ scatter the rows into a buffer (a stable counting sort), then each bucket is sorted
     on its remaining differing bits: by LSD passes through bucket-sized buffers when it holds at
     most :data:`_IN_CACHE` rows, else by the next digit in the same way.  1.7x the LSD sort of
@@ -546,8 +548,6 @@ def radix_sort_carry(key, payload, key_bits, carry=True):  # pragma: no cover - 
     n = key.shape[0]
     if n < 2:
         return
-    other_k = np.empty_like(key)
-    other_p = np.empty_like(payload) if carry else payload
     t1k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
     t2k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
     t1p = np.empty(min(n, _IN_CACHE) if carry else 1, dtype=payload.dtype)
@@ -589,16 +589,16 @@ def radix_sort_carry(key, payload, key_bits, carry=True):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
-def radix_sort(key, key_bits):  # pragma: no cover - compiled
-    """Sort ``key`` (int64 read as unsigned, or uint32) in place: :func:`radix_sort_carry`
-    without a payload.  Its numpy twin is ``np.sort``: 0.57x its time for 1e7 uint64 keys and
+def radix_sort(key, other):  # pragma: no cover - compiled
+    """Sort ``key`` (int64 read as unsigned, or uint32) in place (``other``: a buffer of the same
+    shape): :func:`radix_sort_carry` without a payload.  Its numpy twin is ``np.sort``: 0.57x its time for 1e7 uint64 keys and
     0.85x for uint32 on this project's machine, 1.75x faster than an LSD radix sort of the
     uint64 keys (``docs/benchmarks.md``)."""
-    radix_sort_carry(key, np.zeros(1, dtype=key.dtype), key_bits, False)
+    radix_sort_carry(key, key[:1], other, key[:1], False)
 
 
 @njit(cache=True, nogil=True)
-def score_runs_pass(key, payload, m):  # pragma: no cover - compiled
+def score_runs_pass(key, payload, m, out):  # pragma: no cover - compiled
     """One pass over rows sorted by their score keys alone (:func:`radix_sort_carry`: the rows of
     one score in any order), ``payload`` each row's ``slice << 1 | negative``: the same results
     as :func:`score_major_pass` (whose rows are sorted by score, slice and class too).  A slice's
@@ -620,17 +620,17 @@ def score_runs_pass(key, payload, m):  # pragma: no cover - compiled
     for c in range(m):
         start[c] = total
         total += per_slice[c]
-    s_key = np.empty(total, dtype=np.int64)
-    s_tp = np.empty(total, dtype=np.int64)
-    s_fp = np.empty(total, dtype=np.int64)
-    s_dtp = np.empty(total, dtype=np.int64)
-    s_fp_prev = np.empty(total, dtype=np.int64)
+    s_key = out[0, :total]
+    s_tp = out[1, :total]
+    s_fp = out[2, :total]
+    s_dtp = out[3, :total]
+    s_fp_prev = out[4, :total]
     s_mixed = np.zeros(m, dtype=np.bool_)
-    o_key = np.empty(total, dtype=np.int64)  # each overall step is a step of some slice at that score
-    o_tp = np.empty(total, dtype=np.int64)
-    o_fp = np.empty(total, dtype=np.int64)
-    o_dtp = np.empty(total, dtype=np.int64)
-    o_fp_prev = np.empty(total, dtype=np.int64)
+    o_key = out[5, :total]  # each overall step is a step of some slice at that score
+    o_tp = out[6, :total]
+    o_fp = out[7, :total]
+    o_dtp = out[8, :total]
+    o_fp_prev = out[9, :total]
     o_mixed = False
     o_steps = 0
     tp = np.zeros(m, dtype=np.int64)

@@ -171,7 +171,7 @@ def sorted_index_keys(scores: np.ndarray, module: ModuleType | None = None) -> t
     if module is None:
         key.sort()
     else:
-        module.radix_sort(key.view(np.int64), 64)
+        module.radix_sort(key.view(np.int64), np.empty(key.shape[0], dtype=np.int64))
     return key, shift, width, drop
 
 
@@ -195,7 +195,7 @@ def carried_keys(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | 
         key = _descending_key(scores)[0].view(np.int64)  # a new array
         signed = np.ones(scores.shape[0]) if weight is None else np.array(weight, dtype=np.float64)
         np.negative(signed, out=signed, where=positive)
-    module.radix_sort_carry(key, signed.view(np.int64), 64)
+    module.radix_sort_carry(key, signed.view(np.int64), np.empty_like(key), np.empty_like(key))
     return key, signed
 
 
@@ -221,9 +221,10 @@ def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) ->
         return None
     if not ok:
         return None
-    width = 8 * key.dtype.itemsize
-    for part in (key[:k], key[k:]):  # the compiled radix sort: 2-3x np.sort here (docs/benchmarks.md)
-        module.radix_sort(part.view(np.int64) if width == 64 else part, width)
+    keys = key.view(np.int64) if key.dtype.itemsize == 8 else key
+    other = np.empty_like(keys)  # numpy's allocation: huge pages for the sort's scatters
+    for part in (slice(None, k), slice(k, None)):  # the compiled radix sort: 2-3x np.sort here
+        module.radix_sort(keys[part], other[part])
     return key, int(k)
 
 
