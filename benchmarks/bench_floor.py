@@ -19,8 +19,8 @@ from those same rounds:
 * scikit-learn ``average_precision_score`` and ``roc_auc_score``;
 * torchmetrics ``binary_average_precision`` (exact, ``thresholds=None``) on CPU tensors,
   one torch thread (like the others); its result is a float32 tensor (checked to 1e-6);
-* weighted (U(0.5, 2) weights, 10% positives): precall's AP and ROC-AUC (both kernels)
-  against scikit-learn's.
+* weighted (U(0.5, 2) weights, 10% positives, or each of ``--weighted-prevalences``): precall's
+  AP and ROC-AUC (both kernels) against scikit-learn's.
 
 It checks that precall's two kernels agree bit for bit, and with scikit-learn to 1e-9;
 measures the peak traced memory of one call (``tracemalloc``, as a multiple of the score
@@ -141,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="precall,sort,sklearn,torchmetrics")
     ap.add_argument("--no-weighted", action="store_true")
+    ap.add_argument("--weighted-prevalences", nargs="+", type=float, default=[0.10])
     ap.add_argument("--latency", action="store_true", help="also the first call in a fresh process")
     ap.add_argument("--output")
     args = ap.parse_args(argv)
@@ -151,8 +152,8 @@ def main(argv: list[str] | None = None) -> int:
              "evaluate / AP | sklearn AP / AP | sklearn ROC / ROC | torchmetrics AP / AP | peak AP / score bytes | "
              "check |", "|" + "---|" * 13]
     growth: dict[tuple[str, str, float], list[tuple[int, float]]] = {}
-    wlines = ["| n | wAP numba s | wAP numpy s | sklearn wAP s | sklearn / numba AP | sklearn / numba ROC | "
-              "sklearn / numpy AP | check |", "|" + "---|" * 8]
+    wlines = ["| n | positives | wAP numba s | wAP numpy s | sklearn wAP s | sklearn / numba AP | sklearn / numba ROC | "
+              "sklearn / numpy AP | check |", "|" + "---|" * 9]
     backend.set_kernel("numba")
     precall.average_precision([0, 1, 1], [0.1, 0.5, 0.3], sample_weight=[1, 2, 1])  # load the compiled code
     for n in sizes:
@@ -178,13 +179,13 @@ def main(argv: list[str] | None = None) -> int:
                              f"{r('sklearn ROC', 'ROC numba')} | {r('torchmetrics AP', 'AP numba')} | {mem} | "
                              f"{check(v)} |")
                 print(lines[-1], flush=True)
-            if not args.no_weighted and dtype == np.float64:
-                y, s, w = make(n, 0.10)
+            for prev in ([] if args.no_weighted or dtype != np.float64 else args.weighted_prevalences):
+                y, s, w = make(n, prev)
                 t, v = best_cpu(weighted_functions(y, s, w, only), args.rounds)
 
                 def r2(a: str, b: str) -> str:
                     return f"{t[a] / t[b]:.2f}" if a in t and b in t else ""
-                wlines.append(f"| {n:.0e} | {t.get('wAP numba', float('nan')):.3f} | "
+                wlines.append(f"| {n:.0e} | {prev:.0%} | {t.get('wAP numba', float('nan')):.3f} | "
                               f"{t.get('wAP numpy', float('nan')):.3f} | {t.get('sklearn wAP', float('nan')):.3f} | "
                               f"{r2('sklearn wAP', 'wAP numba')} | {r2('sklearn wROC', 'wROC numba')} | "
                               f"{r2('sklearn wAP', 'wAP numpy')} | {check(v)} |")
@@ -195,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             glines.append(f"| {k} | {name} | {prev:.0%} | {n1:.0e}-{n2:.0e} | "
                           f"{math.log(t2 / t1) / math.log(n2 / n1):.2f} |")
     out = ["## Binary AP and ROC-AUC (CPU s, best of interleaved rounds; ratios from the same rounds)", "",
-           *lines, "", "## Weighted (10% positives, U(0.5, 2) weights, float64)", "", *wlines, "",
+           *lines, "", "## Weighted (U(0.5, 2) weights, float64)", "", *wlines, "",
            "## Growth exponents", "", *glines]
     if args.latency:
         out += ["", "## First call in a fresh process (import + 1000-row AP, wall s)", "", *first_call_latency()]
