@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assemble_keys", "float32_keys", "radix_sort", "ranked_steps", "row_segment_sums", "score_major_pass", "segment_sums",
+__all__ = ["assemble_keys", "batch_numbers", "float32_keys", "numbers_prepass", "radix_sort", "ranked_steps", "row_segment_sums", "score_major_pass", "segment_sums",
            "tag_floats", "tag_ints", "tagged_steps"]
 
 
@@ -480,3 +480,301 @@ def row_segment_sums(counts, order, bounds, out):  # pragma: no cover - compiled
             row = counts[order[i]]
             for r in range(m):
                 acc[r] += row[r]
+
+
+# ---------------------------------------------------------------------------
+# every number of a batch of steps (precall._core.evaluation.batch_numbers)
+@njit(cache=True, nogil=True)
+def _leaf_starts(n, out):  # pragma: no cover - compiled
+    """The leaves of numpy's pairwise sum of ``n`` values (:func:`segment_sums`' tree), in order:
+    their starts go into ``out``, then ``n``; returns their number (one empty leaf for ``n = 0``)."""
+    ss = np.empty(128, dtype=np.int64)
+    sn = np.empty(128, dtype=np.int64)
+    top = 0
+    ss[0], sn[0] = 0, n
+    count = 0
+    while top >= 0:
+        s, c = ss[top], sn[top]
+        top -= 1
+        if c <= 128:
+            out[count] = s
+            count += 1
+        else:
+            half = c // 2
+            half -= half % 8
+            top += 1
+            ss[top], sn[top] = s + half, c - half
+            top += 1
+            ss[top], sn[top] = s, half
+    out[count] = n
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _tree(leaf_sums, n):  # pragma: no cover - compiled
+    """numpy's sum of ``n`` values from the sums of its leaves (:func:`_leaf_starts`), added up the
+    same tree as :func:`segment_sums`."""
+    ss = np.empty(64, dtype=np.int64)
+    sn = np.empty(64, dtype=np.int64)
+    phase = np.empty(64, dtype=np.int64)
+    acc = np.empty(64)
+    top, vals, nxt = 0, 0, 0
+    ss[0], sn[0], phase[0] = 0, n, 0
+    while top >= 0:
+        s, c = ss[top], sn[top]
+        if c <= 128:
+            acc[vals] = leaf_sums[nxt]
+            nxt += 1
+            vals += 1
+            top -= 1
+            continue
+        half = c // 2
+        half -= half % 8
+        if phase[top] == 0:
+            phase[top] = 1
+            top += 1
+            ss[top], sn[top], phase[top] = s, half, 0
+        elif phase[top] == 1:
+            phase[top] = 2
+            top += 1
+            ss[top], sn[top], phase[top] = s + half, c - half, 0
+        else:
+            vals -= 1
+            acc[vals - 1] = acc[vals - 1] + acc[vals]
+            top -= 1
+    return acc[0] + 0.0
+
+
+@njit(cache=True, nogil=True)
+def _start_sum(q, n, starts, cur, leaf_sums):  # pragma: no cover - compiled
+    """Sum ``q`` of a row will receive ``n`` values, last first (:func:`_push`)."""
+    cur[q] = _leaf_starts(n, starts[q]) - 1
+    if n == 0:
+        leaf_sums[q, 0] = -0.0  # what _leaf gives for no value
+
+
+@njit(cache=True, nogil=True)
+def _push(q, pos, value, starts, cur, buf, leaf_sums):  # pragma: no cover - compiled
+    """Value ``pos`` of sum ``q`` (positions decrease from call to call): summed with its leaf as
+    numpy sums it once the leaf is complete."""
+    leaf = cur[q]
+    lo = starts[q, leaf]
+    buf[q, pos - lo] = value
+    if pos == lo:
+        leaf_sums[q, leaf] = _leaf(buf[q], 0, starts[q, leaf + 1] - lo)
+        cur[q] = leaf - 1
+
+
+@njit(cache=True, nogil=True)
+def _maximum(a, b):  # pragma: no cover - compiled
+    """``np.maximum`` of two floats (NaN wins)."""
+    if a != a:
+        return a
+    if b != b:
+        return b
+    return a if a >= b else b
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # x / 0 is inf or NaN, as in numpy
+def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offsets, ratio, unit,
+                    changed):  # pragma: no cover - compiled
+    """The first pass of :func:`batch_numbers`, per row: the weight unit of the COCO precision
+    (``conventions._weight_unit``), the number of recall changes of ``voc2010_sum`` and, for each
+    of the first ``lengths`` steps, the ratio whose ``np.log1p`` Davis & Goadrich's area takes
+    (``conventions.interpolated_areas``; numba's ``log1p`` is not numpy's to the last bit, so numpy
+    applies it between the passes), at ``ratio[offsets[i] + j]``."""
+    m, r = tp.shape
+    for i in range(m):
+        p = n_pos[i]
+        length = lengths[i]
+        if not exact:
+            u = np.inf
+            for j in range(r):
+                d = dtp[i, j]
+                if d > 0 and d < u:
+                    u = d
+            unit[i] = u if u < np.inf else 1.0
+        if voc_mode != 2:
+            stop = length if voc_mode == 1 else r
+            c = 0
+            for j in range(stop):
+                before = (np.float64(tp[i, 0] - dtp[i, 0]) if j == 0 else np.float64(tp[i, j - 1])) / p
+                if np.float64(tp[i, j]) / p - before != 0:
+                    c += 1
+            changed[i] = c
+        o = offsets[i]
+        for j in range(length):
+            if dtp[i, j] > 0:
+                d = np.float64(dtp[i, j])
+                fa = np.float64(fp_prev[i, j])
+                a = np.float64(tp[i, j]) - d
+                c = (np.float64(fp[i, j]) - fa) / d + 1.0
+                b = a + fa
+                ratio[o + j] = d * c / b if b > 0 else 0.0
+            else:
+                ratio[o + j] = 0.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # x / 0 is inf or NaN, as in numpy
+def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, exact, voc_mode, int_scale,
+                  reference, grid07, grid101, unit, changed, log_ratio, offsets, want_ranked, roc_ints,
+                  sums, points07, points101, best, roc_int):  # pragma: no cover - compiled
+    """Every number of ``evaluate`` on a batch of steps, one backward pass a row: the compiled
+    twin of the numpy kernels (``evaluation.batch_numbers``' numpy route is its oracle).
+
+    Row ``i`` holds ``r`` entries, its own steps the first ``lengths[i]`` (the rest pads it);
+    ``voc_mode`` is ``voc2010_sum``'s route (0: one problem, 1: a ragged batch, 2: a batch of
+    full rows).  With ``want_ap`` (the steps for ``ties``): ``sums[:, 0:4]`` are ``step_sum``,
+    ``trapezoid_sum``, the sum of ``interpolated_areas`` (``log_ratio``: the prepass's ratios
+    after ``np.log1p``) and ``voc2010_sum``; ``points07`` / ``points101`` ``grid_precisions``;
+    ``best`` the best-F1 step.  With ``want_ranked`` (grouped ties): ``sums[:, 4]`` ``twice_fp_area``
+    with weights (``roc_int`` its integer without, when ``roc_ints``) and ``sums[:, 5]`` twice the
+    AUPRG.  Each formula as the numpy kernel writes it, each sum in numpy's pairwise order
+    (the leaves filled last first, :func:`_push`), the envelopes and grid points read on the
+    way back."""
+    m, r = tp.shape
+    n_leaves = (r + 1) // 64 + 2
+    starts = np.empty((6, n_leaves + 1), dtype=np.int64)
+    cur = np.zeros(6, dtype=np.int64)
+    buf = np.empty((6, 128))
+    leaf_sums = np.empty((6, n_leaves))
+    count = np.zeros(6, dtype=np.int64)
+    eps = 2.220446049250313e-16  # np.spacing(1)
+    for i in range(m):
+        p = n_pos[i]
+        n = n_neg[i]
+        length = lengths[i]
+        voc_stop = length if voc_mode == 1 else r
+        if want_ap:
+            for q in range(3):
+                count[q] = length
+            if voc_mode == 2:
+                count[3] = r
+            else:
+                last = np.float64(tp[i, r - 1]) / p if r > 0 else 0.0
+                tail = r == 0 or (voc_mode == 1 and length == 0) or last != 1.0
+                count[3] = changed[i] + (1 if tail else 0)
+            for q in range(4):
+                _start_sum(q, count[q], starts, cur, leaf_sums)
+            if voc_mode != 2 and count[3] > changed[i]:
+                _push(3, changed[i], 0.0, starts, cur, buf, leaf_sums)  # the (1, 0) sentinel's term
+        t0 = p * (p / (p + n))
+        k_prg = 0
+        roc_acc = roc_int[i]
+        if want_ranked:
+            for j in range(length):
+                if np.float64(tp[i, j]) < t0:
+                    k_prg += 1
+            count[4] = 0 if roc_ints else length
+            count[5] = length - k_prg
+            for q in range(4, 6):
+                _start_sum(q, count[q], starts, cur, leaf_sums)
+        ratio_pn = p / n
+        unit_eps = eps if exact else eps * unit[i]
+        o = offsets[i]
+        pos_voc = changed[i] - 1
+        env = 0.0  # the envelope at the entry after j (0 past the last: grid_precisions' appended zero)
+        env_c = 0.0
+        k07 = grid07.shape[0] - 1
+        k101 = grid101.shape[0] - 1
+        best_value = -np.inf
+        best_k = -1
+        for j in range(r - 1, -1, -1):
+            tpj = tp[i, j]
+            dj = dtp[i, j]
+            tpf = np.float64(tpj)
+            fpf = np.float64(fp[i, j])
+            df = np.float64(dj)
+            fa = np.float64(fp_prev[i, j])
+            if want_ap:
+                den = tpf + fpf
+                if dense or den > 0:
+                    prec = tpf / den
+                else:
+                    prec = 0.0
+                prec_c = tpf / (fpf + tpf + unit_eps)
+                if reference:
+                    v07 = tpf / p
+                    v101 = v07
+                elif int_scale:
+                    v07 = np.float64(tpj * 10)
+                    v101 = np.float64(tpj * 100)
+                else:
+                    v07 = tpf * 10.0
+                    v101 = tpf * 100.0
+                while k07 >= 0:
+                    if v07 >= (grid07[k07] if reference else np.float64(k07) * p):
+                        break
+                    points07[i, k07] = env
+                    k07 -= 1
+                while k101 >= 0:
+                    if v101 >= (grid101[k101] if reference else np.float64(k101) * p):
+                        break
+                    points101[i, k101] = env_c
+                    k101 -= 1
+                if j == r - 1:
+                    env = prec
+                    env_c = prec_c
+                else:
+                    env = _maximum(env, prec)
+                    env_c = _maximum(env_c, prec_c)
+                f1 = 2.0 * tpf / (den + p)
+                value = -np.inf if f1 != f1 else f1
+                if value >= best_value:  # backwards: the first among equals
+                    best_value = value
+                    best_k = j
+                if j < length:
+                    _push(0, j, df * prec, starts, cur, buf, leaf_sums)
+                    tpp = np.float64(tpj - dj)
+                    ps = tpp + fa
+                    prev = tpp / ps if ps > 0 else 1.0
+                    _push(1, j, df * (prev + prec), starts, cur, buf, leaf_sums)
+                    if dj > 0:
+                        a = tpf - df
+                        slope = (fpf - fa) / df
+                        c = slope + 1.0
+                        coef = (slope * a - fa) / c / c
+                        area = df / c + coef * log_ratio[o + j]
+                    else:
+                        area = 0.0
+                    _push(2, j, area, starts, cur, buf, leaf_sums)
+                if j < voc_stop:
+                    before = (np.float64(tp[i, 0] - dtp[i, 0]) if j == 0 else np.float64(tp[i, j - 1])) / p
+                    width = tpf / p - before
+                    if voc_mode == 2:
+                        _push(3, j, width * env if width != 0 else 0.0, starts, cur, buf, leaf_sums)
+                    elif width != 0:
+                        _push(3, pos_voc, width * env, starts, cur, buf, leaf_sums)
+                        pos_voc -= 1
+            if want_ranked:
+                if roc_ints:
+                    roc_acc += dj * (fp_prev[i, j] + fp[i, j])
+                elif j < length:
+                    _push(4, j, df / p * (fa / n + fpf / n), starts, cur, buf, leaf_sums)
+                if k_prg <= j < length:
+                    b = tpf
+                    a = b - df
+                    fb = fpf
+                    fa_ = fa
+                    if j == k_prg and a < t0:
+                        fa_ = fa_ + (t0 - a) / (b - a) * (fb - fa_)
+                        a = t0
+                    rg_a = 1.0 - ratio_pn * (p - a) / a
+                    pg_a = 1.0 - ratio_pn * fa_ / a
+                    rg_b = 1.0 - ratio_pn * (p - b) / b
+                    pg_b = 1.0 - ratio_pn * fb / b
+                    _push(5, j - k_prg, (rg_b - rg_a) * (pg_b + pg_a), starts, cur, buf, leaf_sums)
+        if want_ap:
+            while k07 >= 0:
+                points07[i, k07] = env
+                k07 -= 1
+            while k101 >= 0:
+                points101[i, k101] = env_c
+                k101 -= 1
+            best[i] = best_k
+            for q in range(4):
+                sums[i, q] = _tree(leaf_sums[q], count[q])
+        if want_ranked:
+            roc_int[i] = roc_acc
+            for q in range(4, 6):
+                sums[i, q] = _tree(leaf_sums[q], count[q])

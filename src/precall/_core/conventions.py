@@ -93,12 +93,14 @@ __all__ = [
     "VOC07_GRID",
     "ap",
     "ap_terms",
+    "defined_ap",
     "grid_average",
     "grid_precisions",
     "interpolated_areas",
     "min_average_precision",
     "roc_auc",
     "roc_auc_from_sum",
+    "roc_auc_from_twice",
     "step_sum",
     "trapezoid_sum",
     "twice_fp_area",
@@ -350,7 +352,12 @@ def ap(s: Steps, method: str, grid: str = "reference") -> np.ndarray:
     (:func:`unit_interval`)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.asarray(CONVENTIONS[method].kernel(s, grid), dtype=np.float64)
-    return np.where(s.n_pos > 0, unit_interval(out), np.nan)
+    return defined_ap(s.n_pos, out)
+
+
+def defined_ap(n_pos: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """A kernel's values as :func:`ap` returns them: in [0, 1], NaN where ``n_pos`` is 0."""
+    return np.where(n_pos > 0, unit_interval(values), np.nan)
 
 
 # ---------------------------------------------------------------------------
@@ -384,6 +391,18 @@ def roc_auc_from_sum(twice_above: Any, n_pos: float, n_neg: float, exact: bool) 
     return 1.0 - float(twice_above) / 2.0
 
 
+def roc_auc_from_twice(twice: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray, exact: bool) -> np.ndarray:
+    """ROC-AUC of each problem from its :func:`twice_fp_area` (NaN where a problem has one class)."""
+    defined = (n_pos > 0) & (n_neg > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if exact:
+            out = np.array([roc_auc_from_sum(t, p, n, True) if ok else np.nan for t, p, n, ok in
+                            zip(twice.tolist(), n_pos.tolist(), n_neg.tolist(), defined.tolist())])
+        else:
+            out = 1.0 - twice / 2.0
+    return np.where(defined, out, np.nan)
+
+
 def _roc_pieces(s: Steps) -> tuple[np.ndarray, ...]:
     """The ROC polyline of each problem as pieces (x0, x1, y0, y1) in counts: before each
     step the flat piece from the point above the previous step, the step itself, and
@@ -415,12 +434,7 @@ def roc_auc(s: Steps, max_fpr: float | None = None) -> np.ndarray:
     defined = (P > 0) & (N > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         if max_fpr is None or max_fpr == 1:
-            twice = twice_fp_area(s)
-            if s.exact:
-                out = np.array([roc_auc_from_sum(t, p, n, True) if ok else np.nan
-                                for t, p, n, ok in zip(twice.tolist(), P.tolist(), N.tolist(), defined.tolist())])
-            else:
-                out = 1.0 - twice / 2.0
+            return roc_auc_from_twice(twice_fp_area(s), P, N, s.exact)
         else:
             x0, x1, y0, y1 = (a / d[:, None] for a, d in zip(_roc_pieces(s), (N, N, P, P)))
             x_end = np.minimum(x1, max_fpr)
