@@ -615,6 +615,50 @@ def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offse
                 ratio[o + j] = 0.0
 
 
+_TERMS = 256  # entries whose terms are computed at once (a loop without branches: vector divisions)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_eps, ratio_pn, log_ratio, want_ap,
+                 want_ranked, terms):  # pragma: no cover - compiled
+    """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
+    kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
+    Davis & Goadrich terms, the recall gained (voc2010), the ROC term with weights and the PRG
+    trapezoid (the one that crosses recall gain 0 is the caller's)."""
+    for j in range(lo, hi):
+        t = j - lo
+        tpf = np.float64(tp[i, j])
+        fpf = np.float64(fp[i, j])
+        dj = dtp[i, j]
+        df = np.float64(dj)
+        fa = np.float64(fp_prev[i, j])
+        if want_ap:
+            den = tpf + fpf
+            prec = tpf / den if dense or den > 0 else 0.0
+            terms[0, t] = prec
+            terms[1, t] = tpf / (fpf + tpf + unit_eps)
+            f1 = 2.0 * tpf / (den + p)
+            terms[2, t] = -np.inf if f1 != f1 else f1
+            terms[3, t] = df * prec
+            tpp = np.float64(tp[i, j] - dj)
+            ps = tpp + fa
+            terms[4, t] = df * ((tpp / ps if ps > 0 else 1.0) + prec)
+            slope = (fpf - fa) / df
+            c = slope + 1.0
+            area = df / c + (slope * (tpf - df) - fa) / c / c * log_ratio[o + min(j, length)]  # padding: unread
+            terms[5, t] = area if dj > 0 else 0.0
+            before = np.float64(tp[i, 0] - dtp[i, 0]) if j == 0 else np.float64(tp[i, j - 1])
+            terms[6, t] = tpf / p - before / p
+        if want_ranked:
+            terms[7, t] = df / p * (fa / n + fpf / n)
+            a = tpf - df
+            rg_a = 1.0 - ratio_pn * (p - a) / a
+            pg_a = 1.0 - ratio_pn * fa / a
+            rg_b = 1.0 - ratio_pn * (p - tpf) / tpf
+            pg_b = 1.0 - ratio_pn * fpf / tpf
+            terms[8, t] = (rg_b - rg_a) * (pg_b + pg_a)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")  # x / 0 is inf or NaN, as in numpy
 def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, exact, voc_mode, int_scale,
                   reference, grid07, grid101, unit, changed, log_ratio, offsets, want_ranked, roc_ints,
@@ -639,6 +683,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     buf = np.empty((6, 128))
     leaf_sums = np.empty((6, n_leaves))
     count = np.zeros(6, dtype=np.int64)
+    terms = np.empty((9, _TERMS))
     eps = 2.220446049250313e-16  # np.spacing(1)
     for i in range(m):
         p = n_pos[i]
@@ -679,91 +724,75 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         k101 = grid101.shape[0] - 1
         best_value = -np.inf
         best_k = -1
-        for j in range(r - 1, -1, -1):
-            tpj = tp[i, j]
-            dj = dtp[i, j]
-            tpf = np.float64(tpj)
-            fpf = np.float64(fp[i, j])
-            df = np.float64(dj)
-            fa = np.float64(fp_prev[i, j])
-            if want_ap:
-                den = tpf + fpf
-                if dense or den > 0:
-                    prec = tpf / den
-                else:
-                    prec = 0.0
-                prec_c = tpf / (fpf + tpf + unit_eps)
-                if reference:
-                    v07 = tpf / p
-                    v101 = v07
-                elif int_scale:
-                    v07 = np.float64(tpj * 10)
-                    v101 = np.float64(tpj * 100)
-                else:
-                    v07 = tpf * 10.0
-                    v101 = tpf * 100.0
-                while k07 >= 0:
-                    if v07 >= (grid07[k07] if reference else np.float64(k07) * p):
-                        break
-                    points07[i, k07] = env
-                    k07 -= 1
-                while k101 >= 0:
-                    if v101 >= (grid101[k101] if reference else np.float64(k101) * p):
-                        break
-                    points101[i, k101] = env_c
-                    k101 -= 1
-                if j == r - 1:
-                    env = prec
-                    env_c = prec_c
-                else:
-                    env = _maximum(env, prec)
-                    env_c = _maximum(env_c, prec_c)
-                f1 = 2.0 * tpf / (den + p)
-                value = -np.inf if f1 != f1 else f1
-                if value >= best_value:  # backwards: the first among equals
-                    best_value = value
-                    best_k = j
-                if j < length:
-                    _push(0, j, df * prec, starts, cur, buf, leaf_sums)
-                    tpp = np.float64(tpj - dj)
-                    ps = tpp + fa
-                    prev = tpp / ps if ps > 0 else 1.0
-                    _push(1, j, df * (prev + prec), starts, cur, buf, leaf_sums)
-                    if dj > 0:
-                        a = tpf - df
-                        slope = (fpf - fa) / df
-                        c = slope + 1.0
-                        coef = (slope * a - fa) / c / c
-                        area = df / c + coef * log_ratio[o + j]
+        for hi in range(r, 0, -_TERMS):  # blocks of entries, last first
+            lo = max(hi - _TERMS, 0)
+            _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_eps, ratio_pn, log_ratio, want_ap,
+                         want_ranked, terms)
+            for j in range(hi - 1, lo - 1, -1):
+                t = j - lo
+                if want_ap:
+                    tpj = tp[i, j]
+                    tpf = np.float64(tpj)
+                    if reference:
+                        v07 = tpf / p
+                        v101 = v07
+                    elif int_scale:
+                        v07 = np.float64(tpj * 10)
+                        v101 = np.float64(tpj * 100)
                     else:
-                        area = 0.0
-                    _push(2, j, area, starts, cur, buf, leaf_sums)
-                if j < voc_stop:
-                    before = (np.float64(tp[i, 0] - dtp[i, 0]) if j == 0 else np.float64(tp[i, j - 1])) / p
-                    width = tpf / p - before
-                    if voc_mode == 2:
-                        _push(3, j, width * env if width != 0 else 0.0, starts, cur, buf, leaf_sums)
-                    elif width != 0:
-                        _push(3, pos_voc, width * env, starts, cur, buf, leaf_sums)
-                        pos_voc -= 1
-            if want_ranked:
-                if roc_ints:
-                    roc_acc += dj * (fp_prev[i, j] + fp[i, j])
-                elif j < length:
-                    _push(4, j, df / p * (fa / n + fpf / n), starts, cur, buf, leaf_sums)
-                if k_prg <= j < length:
-                    b = tpf
-                    a = b - df
-                    fb = fpf
-                    fa_ = fa
-                    if j == k_prg and a < t0:
-                        fa_ = fa_ + (t0 - a) / (b - a) * (fb - fa_)
-                        a = t0
-                    rg_a = 1.0 - ratio_pn * (p - a) / a
-                    pg_a = 1.0 - ratio_pn * fa_ / a
-                    rg_b = 1.0 - ratio_pn * (p - b) / b
-                    pg_b = 1.0 - ratio_pn * fb / b
-                    _push(5, j - k_prg, (rg_b - rg_a) * (pg_b + pg_a), starts, cur, buf, leaf_sums)
+                        v07 = tpf * 10.0
+                        v101 = tpf * 100.0
+                    while k07 >= 0:
+                        if v07 >= (grid07[k07] if reference else np.float64(k07) * p):
+                            break
+                        points07[i, k07] = env
+                        k07 -= 1
+                    while k101 >= 0:
+                        if v101 >= (grid101[k101] if reference else np.float64(k101) * p):
+                            break
+                        points101[i, k101] = env_c
+                        k101 -= 1
+                    if j == r - 1:
+                        env = terms[0, t]
+                        env_c = terms[1, t]
+                    else:
+                        env = _maximum(env, terms[0, t])
+                        env_c = _maximum(env_c, terms[1, t])
+                    value = terms[2, t]
+                    if value >= best_value:  # backwards: the first among equals
+                        best_value = value
+                        best_k = j
+                    if j < length:
+                        _push(0, j, terms[3, t], starts, cur, buf, leaf_sums)
+                        _push(1, j, terms[4, t], starts, cur, buf, leaf_sums)
+                        _push(2, j, terms[5, t], starts, cur, buf, leaf_sums)
+                    if j < voc_stop:
+                        width = terms[6, t]
+                        if voc_mode == 2:
+                            _push(3, j, width * env if width != 0 else 0.0, starts, cur, buf, leaf_sums)
+                        elif width != 0:
+                            _push(3, pos_voc, width * env, starts, cur, buf, leaf_sums)
+                            pos_voc -= 1
+                if want_ranked:
+                    if roc_ints:
+                        roc_acc += dtp[i, j] * (fp_prev[i, j] + fp[i, j])
+                    elif j < length:
+                        _push(4, j, terms[7, t], starts, cur, buf, leaf_sums)
+                    if k_prg <= j < length:
+                        term = terms[8, t]
+                        b = np.float64(tp[i, j])
+                        a = b - np.float64(dtp[i, j])
+                        if j == k_prg and a < t0:  # the segment crossing recall gain 0 starts at the crossing
+                            fb = np.float64(fp[i, j])
+                            fa = np.float64(fp_prev[i, j])
+                            fa = fa + (t0 - a) / (b - a) * (fb - fa)
+                            a = t0
+                            rg_a = 1.0 - ratio_pn * (p - a) / a
+                            pg_a = 1.0 - ratio_pn * fa / a
+                            rg_b = 1.0 - ratio_pn * (p - b) / b
+                            pg_b = 1.0 - ratio_pn * fb / b
+                            term = (rg_b - rg_a) * (pg_b + pg_a)
+                        _push(5, j - k_prg, term, starts, cur, buf, leaf_sums)
         if want_ap:
             while k07 >= 0:
                 points07[i, k07] = env
