@@ -690,6 +690,10 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         n = n_neg[i]
         length = lengths[i]
         voc_stop = length if voc_mode == 1 else r
+        n_leaves_row = _leaf_starts(length, starts[0])  # sums 0, 1, 2 and 4 share the tree of the row's steps
+        if length == 0:
+            for q in (0, 1, 2, 4):
+                leaf_sums[q, 0] = -0.0
         if want_ap:
             for q in range(3):
                 count[q] = length
@@ -699,8 +703,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                 last = np.float64(tp[i, r - 1]) / p if r > 0 else 0.0
                 tail = r == 0 or (voc_mode == 1 and length == 0) or last != 1.0
                 count[3] = changed[i] + (1 if tail else 0)
-            for q in range(4):
-                _start_sum(q, count[q], starts, cur, leaf_sums)
+            _start_sum(3, count[3], starts, cur, leaf_sums)
             if voc_mode != 2 and count[3] > changed[i]:
                 _push(3, changed[i], 0.0, starts, cur, buf, leaf_sums)  # the (1, 0) sentinel's term
         t0 = p * (p / (p + n))
@@ -712,8 +715,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                     k_prg += 1
             count[4] = 0 if roc_ints else length
             count[5] = length - k_prg
-            for q in range(4, 6):
-                _start_sum(q, count[q], starts, cur, leaf_sums)
+            _start_sum(5, count[5], starts, cur, leaf_sums)
         ratio_pn = p / n
         unit_eps = eps if exact else eps * unit[i]
         o = offsets[i]
@@ -724,8 +726,14 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         k101 = grid101.shape[0] - 1
         best_value = -np.inf
         best_k = -1
-        for hi in range(r, 0, -_TERMS):  # blocks of entries, last first
-            lo = max(hi - _TERMS, 0)
+        n_blocks = (r - length + _TERMS - 1) // _TERMS  # the padding in blocks, then the leaves of the steps
+        for block in range(n_blocks + n_leaves_row - 1, -1, -1):  # last first
+            if block >= n_leaves_row:
+                lo = length + (block - n_leaves_row) * _TERMS
+                hi = min(lo + _TERMS, r)
+            else:
+                lo = starts[0, block]
+                hi = starts[0, block + 1]
             _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_eps, ratio_pn, log_ratio, want_ap,
                          want_ranked, terms)
             for j in range(hi - 1, lo - 1, -1):
@@ -762,10 +770,6 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                     if value >= best_value:  # backwards: the first among equals
                         best_value = value
                         best_k = j
-                    if j < length:
-                        _push(0, j, terms[3, t], starts, cur, buf, leaf_sums)
-                        _push(1, j, terms[4, t], starts, cur, buf, leaf_sums)
-                        _push(2, j, terms[5, t], starts, cur, buf, leaf_sums)
                     if j < voc_stop:
                         width = terms[6, t]
                         if voc_mode == 2:
@@ -776,8 +780,6 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                 if want_ranked:
                     if roc_ints:
                         roc_acc += dtp[i, j] * (fp_prev[i, j] + fp[i, j])
-                    elif j < length:
-                        _push(4, j, terms[7, t], starts, cur, buf, leaf_sums)
                     if k_prg <= j < length:
                         term = terms[8, t]
                         b = np.float64(tp[i, j])
@@ -793,6 +795,12 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                             pg_b = 1.0 - ratio_pn * fb / b
                             term = (rg_b - rg_a) * (pg_b + pg_a)
                         _push(5, j - k_prg, term, starts, cur, buf, leaf_sums)
+            if block < n_leaves_row:  # a leaf of the steps' sums, summed as numpy sums it
+                if want_ap:
+                    for q in range(3):
+                        leaf_sums[q, block] = _leaf(terms[3 + q], 0, hi - lo)
+                if want_ranked and not roc_ints:
+                    leaf_sums[4, block] = _leaf(terms[7], 0, hi - lo)
         if want_ap:
             while k07 >= 0:
                 points07[i, k07] = env
