@@ -684,6 +684,8 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     leaf_sums = np.empty((6, n_leaves))
     count = np.zeros(6, dtype=np.int64)
     terms = np.empty((9, _TERMS))
+    buf_voc = np.empty(128)
+    buf_prg = np.empty(128)
     eps = 2.220446049250313e-16  # np.spacing(1)
     for i in range(m):
         p = n_pos[i]
@@ -704,8 +706,12 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                 tail = r == 0 or (voc_mode == 1 and length == 0) or last != 1.0
                 count[3] = changed[i] + (1 if tail else 0)
             _start_sum(3, count[3], starts, cur, leaf_sums)
-            if voc_mode != 2 and count[3] > changed[i]:
-                _push(3, changed[i], 0.0, starts, cur, buf, leaf_sums)  # the (1, 0) sentinel's term
+            if voc_mode != 2 and count[3] > changed[i]:  # the (1, 0) sentinel's term
+                lo = starts[3, cur[3]]
+                buf_voc[changed[i] - lo] = 0.0
+                if changed[i] == lo:
+                    leaf_sums[3, cur[3]] = _leaf(buf_voc, 0, 1)
+                    cur[3] -= 1
         t0 = p * (p / (p + n))
         k_prg = 0
         roc_acc = roc_int[i]
@@ -720,6 +726,10 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         unit_eps = eps if exact else eps * unit[i]
         o = offsets[i]
         pos_voc = changed[i] - 1
+        voc_leaf = cur[3]
+        voc_lo = starts[3, max(voc_leaf, 0)]
+        prg_leaf = cur[5]
+        prg_lo = starts[5, max(prg_leaf, 0)]
         env = 0.0  # the envelope at the entry after j (0 past the last: grid_precisions' appended zero)
         env_c = 0.0
         k07 = grid07.shape[0] - 1
@@ -775,7 +785,11 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                         if voc_mode == 2:
                             _push(3, j, width * env if width != 0 else 0.0, starts, cur, buf, leaf_sums)
                         elif width != 0:
-                            _push(3, pos_voc, width * env, starts, cur, buf, leaf_sums)
+                            buf_voc[pos_voc - voc_lo] = width * env  # _push, its state in registers
+                            if pos_voc == voc_lo:
+                                leaf_sums[3, voc_leaf] = _leaf(buf_voc, 0, starts[3, voc_leaf + 1] - voc_lo)
+                                voc_leaf -= 1
+                                voc_lo = starts[3, max(voc_leaf, 0)]
                             pos_voc -= 1
                 if want_ranked:
                     if roc_ints:
@@ -794,7 +808,12 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                             rg_b = 1.0 - ratio_pn * (p - b) / b
                             pg_b = 1.0 - ratio_pn * fb / b
                             term = (rg_b - rg_a) * (pg_b + pg_a)
-                        _push(5, j - k_prg, term, starts, cur, buf, leaf_sums)
+                        pos = j - k_prg
+                        buf_prg[pos - prg_lo] = term  # _push, its state in registers
+                        if pos == prg_lo:
+                            leaf_sums[5, prg_leaf] = _leaf(buf_prg, 0, starts[5, prg_leaf + 1] - prg_lo)
+                            prg_leaf -= 1
+                            prg_lo = starts[5, max(prg_leaf, 0)]
             if block < n_leaves_row:  # a leaf of the steps' sums, summed as numpy sums it
                 if want_ap:
                     for q in range(3):
