@@ -547,22 +547,11 @@ def _tree(leaf_sums, n):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _start_sum(q, n, starts, cur, leaf_sums):  # pragma: no cover - compiled
-    """Sum ``q`` of a row will receive ``n`` values, last first (:func:`_push`)."""
+    """Sum ``q`` of a row will receive ``n`` values, last first: its leaves (``starts[q]``), the
+    current one (``cur[q]``), and the sum of no value."""
     cur[q] = _leaf_starts(n, starts[q]) - 1
     if n == 0:
         leaf_sums[q, 0] = -0.0  # what _leaf gives for no value
-
-
-@njit(cache=True, nogil=True)
-def _push(q, pos, value, starts, cur, buf, leaf_sums):  # pragma: no cover - compiled
-    """Value ``pos`` of sum ``q`` (positions decrease from call to call): summed with its leaf as
-    numpy sums it once the leaf is complete."""
-    leaf = cur[q]
-    lo = starts[q, leaf]
-    buf[q, pos - lo] = value
-    if pos == lo:
-        leaf_sums[q, leaf] = _leaf(buf[q], 0, starts[q, leaf + 1] - lo)
-        cur[q] = leaf - 1
 
 
 @njit(cache=True, nogil=True)
@@ -673,14 +662,14 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     after ``np.log1p``) and ``voc2010_sum``; ``points07`` / ``points101`` ``grid_precisions``;
     ``best`` the best-F1 step.  With ``want_ranked`` (grouped ties): ``sums[:, 4]`` ``twice_fp_area``
     with weights (``roc_int`` its integer without, when ``roc_ints``) and ``sums[:, 5]`` twice the
-    AUPRG.  Each formula as the numpy kernel writes it, each sum in numpy's pairwise order
-    (the leaves filled last first, :func:`_push`), the envelopes and grid points read on the
-    way back."""
+    AUPRG.  Each formula as the numpy kernel writes it (:func:`_block_terms`), each sum in numpy's
+    pairwise order: the row is walked backwards a leaf of the steps' tree at a time (the sums over
+    the steps take each leaf whole; voc2010's recall changes and AUPRG's suffix fill their own
+    leaves, last first), the envelopes and grid points read on the way back."""
     m, r = tp.shape
     n_leaves = (r + 1) // 64 + 2
     starts = np.empty((6, n_leaves + 1), dtype=np.int64)
     cur = np.zeros(6, dtype=np.int64)
-    buf = np.empty((6, 128))
     leaf_sums = np.empty((6, n_leaves))
     count = np.zeros(6, dtype=np.int64)
     terms = np.empty((9, _TERMS))
@@ -725,7 +714,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         ratio_pn = p / n
         unit_eps = eps if exact else eps * unit[i]
         o = offsets[i]
-        pos_voc = changed[i] - 1
+        pos_voc = r - 1 if voc_mode == 2 else changed[i] - 1
         voc_leaf = cur[3]
         voc_lo = starts[3, max(voc_leaf, 0)]
         prg_leaf = cur[5]
@@ -782,11 +771,9 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                         best_k = j
                     if j < voc_stop:
                         width = terms[6, t]
-                        if voc_mode == 2:
-                            _push(3, j, width * env if width != 0 else 0.0, starts, cur, buf, leaf_sums)
-                        elif width != 0:
-                            buf_voc[pos_voc - voc_lo] = width * env  # _push, its state in registers
-                            if pos_voc == voc_lo:
+                        if width != 0 or voc_mode == 2:  # compacted, but for a batch of full rows
+                            buf_voc[pos_voc - voc_lo] = width * env if width != 0 else 0.0
+                            if pos_voc == voc_lo:  # the leaf is complete (positions decrease)
                                 leaf_sums[3, voc_leaf] = _leaf(buf_voc, 0, starts[3, voc_leaf + 1] - voc_lo)
                                 voc_leaf -= 1
                                 voc_lo = starts[3, max(voc_leaf, 0)]
@@ -809,7 +796,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                             pg_b = 1.0 - ratio_pn * fb / b
                             term = (rg_b - rg_a) * (pg_b + pg_a)
                         pos = j - k_prg
-                        buf_prg[pos - prg_lo] = term  # _push, its state in registers
+                        buf_prg[pos - prg_lo] = term
                         if pos == prg_lo:
                             leaf_sums[5, prg_leaf] = _leaf(buf_prg, 0, starts[5, prg_leaf + 1] - prg_lo)
                             prg_leaf -= 1
