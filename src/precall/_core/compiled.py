@@ -612,40 +612,53 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
                  want_ranked, terms):  # pragma: no cover - compiled
     """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
     kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
-    Davis & Goadrich terms, the recall gained (voc2010), the ROC term with weights and the PRG
-    trapezoid (the one that crosses recall gain 0 is the caller's)."""
-    for j in range(lo, hi):
-        t = j - lo
-        tpf = np.float64(tp[i, j])
-        fpf = np.float64(fp[i, j])
-        dj = dtp[i, j]
-        df = np.float64(dj)
-        fa = np.float64(fp_prev[i, j])
-        if want_ap:
+    Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with weights
+    and the PRG trapezoid (the one that crosses recall gain 0 is the caller's).  Loops without
+    branches, so that the divisions run as vector instructions."""
+    if want_ap:
+        for j in range(lo, hi):
+            tpf = np.float64(tp[i, j])
+            fpf = np.float64(fp[i, j])
             den = tpf + fpf
-            prec = tpf / den if dense or den > 0 else 0.0
-            terms[0, t] = prec
-            terms[1, t] = tpf / (fpf + tpf + unit_eps)
+            terms[0, j - lo] = tpf / den if dense or den > 0 else 0.0
+            terms[1, j - lo] = tpf / (fpf + tpf + unit_eps)
             f1 = 2.0 * tpf / (den + p)
-            terms[2, t] = -np.inf if f1 != f1 else f1
-            terms[3, t] = df * prec
-            tpp = np.float64(tp[i, j] - dj)
-            ps = tpp + fa
-            terms[4, t] = df * ((tpp / ps if ps > 0 else 1.0) + prec)
-            slope = (fpf - fa) / df
-            c = slope + 1.0
-            area = df / c + (slope * (tpf - df) - fa) / c / c * log_ratio[o + min(j, length)]  # padding: unread
-            terms[5, t] = area if dj > 0 else 0.0
-            before = np.float64(tp[i, 0] - dtp[i, 0]) if j == 0 else np.float64(tp[i, j - 1])
-            terms[6, t] = tpf / p - before / p
-        if want_ranked:
-            terms[7, t] = df / p * (fa / n + fpf / n)
+            terms[2, j - lo] = -np.inf if f1 != f1 else f1
+        if hi <= length:
+            for j in range(lo, hi):
+                tpf = np.float64(tp[i, j])
+                fpf = np.float64(fp[i, j])
+                dj = dtp[i, j]
+                df = np.float64(dj)
+                fa = np.float64(fp_prev[i, j])
+                prec = terms[0, j - lo]
+                terms[3, j - lo] = df * prec
+                tpp = np.float64(tp[i, j] - dj)
+                ps = tpp + fa
+                terms[4, j - lo] = df * ((tpp / ps if ps > 0 else 1.0) + prec)
+                slope = (fpf - fa) / df
+                c = slope + 1.0
+                area = df / c + (slope * (tpf - df) - fa) / c / c * log_ratio[o + j]
+                terms[5, j - lo] = area if dj > 0 else 0.0
+        start = lo
+        if lo == 0 and hi > 0:
+            terms[6, 0] = np.float64(tp[i, 0]) / p - np.float64(tp[i, 0] - dtp[i, 0]) / p
+            start = 1
+        for j in range(start, hi):
+            terms[6, j - lo] = np.float64(tp[i, j]) / p - np.float64(tp[i, j - 1]) / p
+    if want_ranked:
+        for j in range(lo, hi):
+            tpf = np.float64(tp[i, j])
+            fpf = np.float64(fp[i, j])
+            df = np.float64(dtp[i, j])
+            fa = np.float64(fp_prev[i, j])
+            terms[7, j - lo] = df / p * (fa / n + fpf / n)
             a = tpf - df
             rg_a = 1.0 - ratio_pn * (p - a) / a
             pg_a = 1.0 - ratio_pn * fa / a
             rg_b = 1.0 - ratio_pn * (p - tpf) / tpf
             pg_b = 1.0 - ratio_pn * fpf / tpf
-            terms[8, t] = (rg_b - rg_a) * (pg_b + pg_a)
+            terms[8, j - lo] = (rg_b - rg_a) * (pg_b + pg_a)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")  # x / 0 is inf or NaN, as in numpy

@@ -374,7 +374,7 @@ def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     unit = np.ones(m)
     changed = np.zeros(m, dtype=np.int64)
-    ratio = np.zeros(int(lengths.sum()) + 1 if want_ap else 0)  # + 1: read (not used) past the last row's steps
+    ratio = np.zeros(int(lengths.sum()) if want_ap else 0)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if want_ap:
             fast.numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, s.exact, offsets, ratio, unit,
