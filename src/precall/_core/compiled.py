@@ -432,38 +432,19 @@ def _leaf(values, s, n):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def segment_sums(values, starts, lengths):  # pragma: no cover - compiled
     """The compiled twin of :func:`precall._core.steps.segment_sums` (its numpy route is the oracle): numpy's
-    pairwise tree of each segment walked in order with a stack (halves cut at a multiple of 8
-    down to leaves of at most 128 values)."""
+    pairwise tree of each segment (halves cut at a multiple of 8 down to leaves of at most 128
+    values, :func:`_leaf_starts`), its leaves summed in order and added up the tree (:func:`_tree`)."""
     out = np.empty(starts.shape[0])
-    ss = np.empty(64, dtype=np.int64)
-    sn = np.empty(64, dtype=np.int64)
-    phase = np.empty(64, dtype=np.int64)
-    acc = np.empty(64)
+    longest = 0
+    for j in range(lengths.shape[0]):
+        longest = max(longest, lengths[j])
+    at = np.empty(longest // 64 + 3, dtype=np.int64)
+    leaf_sums = np.empty(longest // 64 + 2)
     for j in range(starts.shape[0]):
-        top, vals = 0, 0
-        ss[0], sn[0], phase[0] = starts[j], lengths[j], 0
-        while top >= 0:
-            s, n = ss[top], sn[top]
-            if n <= 128:
-                acc[vals] = _leaf(values, s, n)
-                vals += 1
-                top -= 1
-                continue
-            half = n // 2
-            half -= half % 8
-            if phase[top] == 0:
-                phase[top] = 1
-                top += 1
-                ss[top], sn[top], phase[top] = s, half, 0
-            elif phase[top] == 1:
-                phase[top] = 2
-                top += 1
-                ss[top], sn[top], phase[top] = s + half, n - half, 0
-            else:
-                vals -= 1
-                acc[vals - 1] = acc[vals - 1] + acc[vals]
-                top -= 1
-        out[j] = acc[0] + 0.0
+        s, n = starts[j], lengths[j]
+        for k in range(_leaf_starts(n, at)):
+            leaf_sums[k] = _leaf(values, s + at[k], at[k + 1] - at[k])
+        out[j] = _tree(leaf_sums, n)
     return out
 
 
