@@ -98,6 +98,7 @@ __all__ = [
     "grid_precisions",
     "interpolated_areas",
     "min_average_precision",
+    "precision_of",
     "roc_auc",
     "roc_auc_from_sum",
     "roc_auc_from_twice",
@@ -131,6 +132,12 @@ def _precision(s: Steps) -> np.ndarray:
     if s.dense:
         return tp / (tp + s.fp)
     return _safe_divide(tp, tp + s.fp, 0.0)
+
+
+def precision_of(s: Steps) -> np.ndarray:
+    """The precision at each step that the step, trapezoid, voc2010 and voc2007 kernels read (pass it
+    to :func:`ap` to compute it once for all of them)."""
+    return _precision(s)
 
 
 def _prev_precision(s: Steps) -> np.ndarray:
@@ -171,14 +178,15 @@ def _envelope(precision: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------------
 # the kernels: (m, R) steps in, one value per problem out
-def step_sum(s: Steps) -> np.ndarray:
-    """Sum of (positive weight x precision) over the steps: step AP times P."""
-    return row_sum(s.dtp * _precision(s), s)
+def step_sum(s: Steps, precision: np.ndarray | None = None) -> np.ndarray:
+    """Sum of (positive weight x precision) over the steps: step AP times P (``precision``:
+    :func:`_precision` of ``s`` when computed already)."""
+    return row_sum(s.dtp * (_precision(s) if precision is None else precision), s)
 
 
-def trapezoid_sum(s: Steps) -> np.ndarray:
+def trapezoid_sum(s: Steps, precision: np.ndarray | None = None) -> np.ndarray:
     """Sum of (positive weight x (precision above + precision)): trapezoid AP times 2P."""
-    return row_sum(s.dtp * (_prev_precision(s) + _precision(s)), s)
+    return row_sum(s.dtp * (_prev_precision(s) + (_precision(s) if precision is None else precision)), s)
 
 
 def interpolated_areas(s: Steps) -> np.ndarray:
@@ -217,7 +225,8 @@ def interpolated_areas(s: Steps) -> np.ndarray:
     return area if step is None else np.where(step, area, 0.0)
 
 
-def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = True) -> np.ndarray:
+def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = True,
+                precision: np.ndarray | None = None) -> np.ndarray:
     """Detectron's ``voc_ap`` on the steps: the sum over recall changes of the recall
     gained times the precision envelope, with its sentinels (0, 0) in front and
     (1, 0) at the end (the same floats, added in the same order).
@@ -232,7 +241,7 @@ def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = T
     if r:
         before[:, 0] = (s.tp[:, 0] - s.dtp[:, 0]) / s.n_pos
         before[:, 1:] = recall[:, :-1]
-    env = _envelope(_precision(s))
+    env = _envelope(_precision(s) if precision is None else precision)
     if floor is not None:
         env = np.maximum(env, np.asarray(floor, dtype=np.float64).reshape(-1, 1))
     width = recall - before
@@ -284,13 +293,14 @@ def _grid_indices(s: Steps, n_points: int, grid: str, reference: np.ndarray) -> 
 _GRID_CELLS = 1 << 22  # comparisons of one block of _grid_indices' short rows (4 MB of booleans)
 
 
-def grid_precisions(s: Steps, method: str, grid: str = "reference", thresholds: np.ndarray | None = None) -> np.ndarray:
+def grid_precisions(s: Steps, method: str, grid: str = "reference", thresholds: np.ndarray | None = None,
+                    precision: np.ndarray | None = None) -> np.ndarray:
     """(m, n_points): the envelope at each recall threshold of ``"voc2007"`` (11) or
     ``"coco"`` (101; pycocotools' precision): the best precision at recall >= the
     threshold, 0 where no step reaches it.  ``thresholds`` replaces the reference
     grid (detection's ``recall_thresholds``)."""
     if method == "voc2007":
-        reference, precision = VOC07_GRID, _precision(s)
+        reference, precision = VOC07_GRID, _precision(s) if precision is None else precision
     else:
         reference, precision = COCO_GRID, _coco_precision(s)
     if thresholds is not None:
@@ -312,27 +322,28 @@ def grid_average(points: np.ndarray, method: str, grid: str) -> np.ndarray:
     return acc
 
 
-def _ap_step(s: Steps, grid: str) -> np.ndarray:
-    return step_sum(s) / s.n_pos
+# (``precision``: :func:`_precision` of ``s`` when computed already, as :func:`ap` passes it on)
+def _ap_step(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
+    return step_sum(s, precision) / s.n_pos
 
 
-def _ap_voc2007(s: Steps, grid: str) -> np.ndarray:
-    return grid_average(grid_precisions(s, "voc2007", grid), "voc2007", grid)
+def _ap_voc2007(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
+    return grid_average(grid_precisions(s, "voc2007", grid, precision=precision), "voc2007", grid)
 
 
-def _ap_voc2010(s: Steps, grid: str) -> np.ndarray:
-    return voc2010_sum(s)
+def _ap_voc2010(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
+    return voc2010_sum(s, precision=precision)
 
 
-def _ap_coco(s: Steps, grid: str) -> np.ndarray:
+def _ap_coco(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
     return grid_average(grid_precisions(s, "coco", grid), "coco", grid)
 
 
-def _ap_trapezoid(s: Steps, grid: str) -> np.ndarray:
-    return trapezoid_sum(s) / 2.0 / s.n_pos
+def _ap_trapezoid(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
+    return trapezoid_sum(s, precision) / 2.0 / s.n_pos
 
 
-def _ap_interpolated(s: Steps, grid: str) -> np.ndarray:
+def _ap_interpolated(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
     return row_sum(interpolated_areas(s), s) / s.n_pos
 
 
@@ -347,11 +358,12 @@ def unit_interval(values: Any) -> Any:
     return np.clip(values, 0.0, 1.0) + 0.0
 
 
-def ap(s: Steps, method: str, grid: str = "reference") -> np.ndarray:
+def ap(s: Steps, method: str, grid: str = "reference", precision: np.ndarray | None = None) -> np.ndarray:
     """AP of each problem by ``method`` (NaN where a problem has no positive weight), in [0, 1]
-    (:func:`unit_interval`)."""
+    (:func:`unit_interval`); ``precision``: :func:`_precision` of ``s``, when several conventions
+    share it (``evaluation.batch_numbers``)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.asarray(CONVENTIONS[method].kernel(s, grid), dtype=np.float64)
+        out = np.asarray(CONVENTIONS[method].kernel(s, grid, precision), dtype=np.float64)
     return defined_ap(s.n_pos, out)
 
 
@@ -653,7 +665,7 @@ class Convention:
     reference_ties: str
     seed_values: str
     minimum_formula: str = ""
-    kernel: Callable[[Steps, str], np.ndarray] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    kernel: Callable[[Steps, str, np.ndarray | None], np.ndarray] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     minimum: Callable[[float, float, str, str], float] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     @property

@@ -16,8 +16,8 @@ import numpy as np
 
 from . import backend
 from .conventions import (
-    COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, min_average_precision, roc_auc,
-    roc_auc_from_twice, unit_interval,
+    COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, min_average_precision, precision_of,
+    roc_auc, roc_auc_from_twice, unit_interval,
 )
 from .steps import Steps, segment_sums
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
@@ -326,7 +326,9 @@ def batch_numbers(s: Steps | None, g: Steps | None, recall_grid: str = "referenc
         return _compiled_numbers(fast, s, g, recall_grid)
     aps = best = auc = prg = None
     if s is not None:
-        aps = {m: ap(s, m, recall_grid) for m in AP_METHODS}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = precision_of(s)  # one array for the conventions that read it
+        aps = {m: ap(s, m, recall_grid, precision) for m in AP_METHODS}
         best = best_f1_points(s)
     if g is not None:
         auc = roc_auc(g)
