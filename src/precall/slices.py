@@ -57,12 +57,11 @@ from typing import Any
 
 import numpy as np
 
-from ._core.conventions import ap, roc_auc, unit_interval, worst_precision_sums
+from ._core.conventions import ap, unit_interval, worst_precision_sums
 from ._core.evaluation import (
     Evaluation,
     F1Point,
-    auprg_values,
-    best_f1_points,
+    batch_numbers,
     evaluation_from_steps,
     normalized_average_precision,
 )
@@ -1201,25 +1200,21 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     values = {meth: np.zeros(m) for meth in AP_METHODS}
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)
     f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
-    def ranked(sel: np.ndarray, g: Steps) -> None:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            auc[sel] = roc_auc(g)
-        prg[sel] = auprg_values(g)
-
     shared = st.grouped is st.steps  # grouped ties: one batch serves every number
     for sel, idx, batch in _buckets(st.steps, m):
         s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
+        numbers = batch_numbers(s, s if shared else None, recall_grid)
         for meth in AP_METHODS:
-            values[meth][sel] = ap(s, meth, recall_grid)
-        k, f, p, r = best_f1_points(s)
-        rows = np.arange(sel.shape[0])
-        thr[sel] = st.steps.thresholds[idx[rows, k]]
+            values[meth][sel] = numbers.average_precision[meth]  # type: ignore[index]
+        k, f, p, r = numbers.best_f1  # type: ignore[misc]
+        thr[sel] = st.steps.thresholds[idx[np.arange(sel.shape[0]), k]]
         f1[sel], prec[sel], rec[sel] = f, p, r
         if shared:
-            ranked(sel, s)
+            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
     if not shared:
         for sel, _, batch in _buckets(st.grouped, m):
-            ranked(sel, _batch(batch, n_pos[sel], n_neg[sel], st.exact))
+            numbers = batch_numbers(None, _batch(batch, n_pos[sel], n_neg[sel], st.exact), recall_grid)
+            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
     no_pos = n_pos == 0
     one_class = no_pos | (n_neg == 0)
     names = codes.names

@@ -23,7 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assemble_keys", "carried_steps", "carry_floats", "float32_keys", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass", "segment_sums",
+__all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "numbers_prepass",
+           "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
+           "segment_sums",
            "tag_floats", "tag_ints", "tagged_steps"]
 
 
@@ -725,38 +727,19 @@ def _leaf(values, s, n):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def segment_sums(values, starts, lengths):  # pragma: no cover - compiled
     """The compiled twin of :func:`precall._core.steps.segment_sums` (its numpy route is the oracle): numpy's
-    pairwise tree of each segment walked in order with a stack (halves cut at a multiple of 8
-    down to leaves of at most 128 values)."""
+    pairwise tree of each segment (halves cut at a multiple of 8 down to leaves of at most 128
+    values, :func:`_leaf_starts`), its leaves summed in order and added up the tree (:func:`_tree`)."""
     out = np.empty(starts.shape[0])
-    ss = np.empty(64, dtype=np.int64)
-    sn = np.empty(64, dtype=np.int64)
-    phase = np.empty(64, dtype=np.int64)
-    acc = np.empty(64)
+    longest = 0
+    for j in range(lengths.shape[0]):
+        longest = max(longest, lengths[j])
+    at = np.empty(longest // 64 + 3, dtype=np.int64)
+    leaf_sums = np.empty(longest // 64 + 2)
     for j in range(starts.shape[0]):
-        top, vals = 0, 0
-        ss[0], sn[0], phase[0] = starts[j], lengths[j], 0
-        while top >= 0:
-            s, n = ss[top], sn[top]
-            if n <= 128:
-                acc[vals] = _leaf(values, s, n)
-                vals += 1
-                top -= 1
-                continue
-            half = n // 2
-            half -= half % 8
-            if phase[top] == 0:
-                phase[top] = 1
-                top += 1
-                ss[top], sn[top], phase[top] = s, half, 0
-            elif phase[top] == 1:
-                phase[top] = 2
-                top += 1
-                ss[top], sn[top], phase[top] = s + half, n - half, 0
-            else:
-                vals -= 1
-                acc[vals - 1] = acc[vals - 1] + acc[vals]
-                top -= 1
-        out[j] = acc[0] + 0.0
+        s, n = starts[j], lengths[j]
+        for k in range(_leaf_starts(n, at)):
+            leaf_sums[k] = _leaf(values, s + at[k], at[k + 1] - at[k])
+        out[j] = _tree(leaf_sums, n)
     return out
 
 
@@ -773,3 +756,357 @@ def row_segment_sums(counts, order, bounds, out):  # pragma: no cover - compiled
             row = counts[order[i]]
             for r in range(m):
                 acc[r] += row[r]
+
+
+# ---------------------------------------------------------------------------
+# every number of a batch of steps (precall._core.evaluation.batch_numbers)
+@njit(cache=True, nogil=True)
+def _leaf_starts(n, out):  # pragma: no cover - compiled
+    """The leaves of numpy's pairwise sum of ``n`` values (:func:`segment_sums`' tree), in order:
+    their starts go into ``out``, then ``n``; returns their number (one empty leaf for ``n = 0``)."""
+    ss = np.empty(128, dtype=np.int64)
+    sn = np.empty(128, dtype=np.int64)
+    top = 0
+    ss[0], sn[0] = 0, n
+    count = 0
+    while top >= 0:
+        s, c = ss[top], sn[top]
+        top -= 1
+        if c <= 128:
+            out[count] = s
+            count += 1
+        else:
+            half = c // 2
+            half -= half % 8
+            top += 1
+            ss[top], sn[top] = s + half, c - half
+            top += 1
+            ss[top], sn[top] = s, half
+    out[count] = n
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _tree(leaf_sums, n):  # pragma: no cover - compiled
+    """numpy's sum of ``n`` values from the sums of its leaves (:func:`_leaf_starts`), added up the
+    same tree as :func:`segment_sums`."""
+    ss = np.empty(64, dtype=np.int64)
+    sn = np.empty(64, dtype=np.int64)
+    phase = np.empty(64, dtype=np.int64)
+    acc = np.empty(64)
+    top, vals, nxt = 0, 0, 0
+    ss[0], sn[0], phase[0] = 0, n, 0
+    while top >= 0:
+        s, c = ss[top], sn[top]
+        if c <= 128:
+            acc[vals] = leaf_sums[nxt]
+            nxt += 1
+            vals += 1
+            top -= 1
+            continue
+        half = c // 2
+        half -= half % 8
+        if phase[top] == 0:
+            phase[top] = 1
+            top += 1
+            ss[top], sn[top], phase[top] = s, half, 0
+        elif phase[top] == 1:
+            phase[top] = 2
+            top += 1
+            ss[top], sn[top], phase[top] = s + half, c - half, 0
+        else:
+            vals -= 1
+            acc[vals - 1] = acc[vals - 1] + acc[vals]
+            top -= 1
+    return acc[0] + 0.0
+
+
+@njit(cache=True, nogil=True)
+def _start_sum(q, n, starts, cur, leaf_sums):  # pragma: no cover - compiled
+    """Sum ``q`` of a row will receive ``n`` values, last first: its leaves (``starts[q]``), the
+    current one (``cur[q]``), and the sum of no value."""
+    cur[q] = _leaf_starts(n, starts[q]) - 1
+    if n == 0:
+        leaf_sums[q, 0] = -0.0  # what _leaf gives for no value
+
+
+@njit(cache=True, nogil=True)
+def _maximum(a, b):  # pragma: no cover - compiled
+    """``np.maximum`` of two floats (NaN wins)."""
+    if a != a:
+        return a
+    if b != b:
+        return b
+    return a if a >= b else b
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # x / 0 is inf or NaN, as in numpy
+def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offsets, ratio, unit,
+                    changed):  # pragma: no cover - compiled
+    """The first pass of :func:`batch_numbers`, per row: the weight unit of the COCO precision
+    (``conventions._weight_unit``), the number of recall changes of ``voc2010_sum`` and, for each
+    of the first ``lengths`` steps, the ratio whose ``np.log1p`` Davis & Goadrich's area takes
+    (``conventions.interpolated_areas``; numba's ``log1p`` is not numpy's to the last bit, so numpy
+    applies it between the passes), at ``ratio[offsets[i] + j]``."""
+    m, r = tp.shape
+    for i in range(m):
+        p = n_pos[i]
+        length = lengths[i]
+        if not exact:
+            u = np.inf
+            for j in range(r):
+                d = dtp[i, j]
+                if d > 0 and d < u:
+                    u = d
+            unit[i] = u if u < np.inf else 1.0
+        if voc_mode != 2:
+            stop = length if voc_mode == 1 else r
+            c = 0
+            for j in range(stop):
+                before = (np.float64(tp[i, 0] - dtp[i, 0]) if j == 0 else np.float64(tp[i, j - 1])) / p
+                if np.float64(tp[i, j]) / p - before != 0:
+                    c += 1
+            changed[i] = c
+        o = offsets[i]
+        for j in range(length):
+            if dtp[i, j] > 0:
+                d = np.float64(dtp[i, j])
+                fa = np.float64(fp_prev[i, j])
+                a = np.float64(tp[i, j]) - d
+                c = (np.float64(fp[i, j]) - fa) / d + 1.0
+                b = a + fa
+                ratio[o + j] = d * c / b if b > 0 else 0.0
+            else:
+                ratio[o + j] = 0.0
+
+
+_TERMS = 256  # entries whose terms are computed at once (a loop without branches: vector divisions)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_eps, ratio_pn, log_ratio, want_ap,
+                 want_ranked, terms):  # pragma: no cover - compiled
+    """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
+    kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
+    Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with weights
+    and the PRG trapezoid (the one that crosses recall gain 0 is the caller's).  Loops without
+    branches, so that the divisions run as vector instructions."""
+    if want_ap:
+        for j in range(lo, hi):
+            tpf = np.float64(tp[i, j])
+            fpf = np.float64(fp[i, j])
+            den = tpf + fpf
+            terms[0, j - lo] = tpf / den if dense or den > 0 else 0.0
+            terms[1, j - lo] = tpf / (fpf + tpf + unit_eps)
+            f1 = 2.0 * tpf / (den + p)
+            terms[2, j - lo] = -np.inf if f1 != f1 else f1
+        if hi <= length:
+            for j in range(lo, hi):
+                tpf = np.float64(tp[i, j])
+                fpf = np.float64(fp[i, j])
+                dj = dtp[i, j]
+                df = np.float64(dj)
+                fa = np.float64(fp_prev[i, j])
+                prec = terms[0, j - lo]
+                terms[3, j - lo] = df * prec
+                tpp = np.float64(tp[i, j] - dj)
+                ps = tpp + fa
+                terms[4, j - lo] = df * ((tpp / ps if ps > 0 else 1.0) + prec)
+                slope = (fpf - fa) / df
+                c = slope + 1.0
+                area = df / c + (slope * (tpf - df) - fa) / c / c * log_ratio[o + j]
+                terms[5, j - lo] = area if dj > 0 else 0.0
+        start = lo
+        if lo == 0 and hi > 0:
+            terms[6, 0] = np.float64(tp[i, 0]) / p - np.float64(tp[i, 0] - dtp[i, 0]) / p
+            start = 1
+        for j in range(start, hi):
+            terms[6, j - lo] = np.float64(tp[i, j]) / p - np.float64(tp[i, j - 1]) / p
+    if want_ranked:
+        for j in range(lo, hi):
+            tpf = np.float64(tp[i, j])
+            fpf = np.float64(fp[i, j])
+            df = np.float64(dtp[i, j])
+            fa = np.float64(fp_prev[i, j])
+            terms[7, j - lo] = df / p * (fa / n + fpf / n)
+            a = tpf - df
+            rg_a = 1.0 - ratio_pn * (p - a) / a
+            pg_a = 1.0 - ratio_pn * fa / a
+            rg_b = 1.0 - ratio_pn * (p - tpf) / tpf
+            pg_b = 1.0 - ratio_pn * fpf / tpf
+            terms[8, j - lo] = (rg_b - rg_a) * (pg_b + pg_a)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # x / 0 is inf or NaN, as in numpy
+def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, exact, voc_mode, int_scale,
+                  reference, grid07, grid101, unit, changed, log_ratio, offsets, want_ranked, roc_ints,
+                  sums, points07, points101, best, roc_int):  # pragma: no cover - compiled
+    """Every number of ``evaluate`` on a batch of steps, one backward pass a row: the compiled
+    twin of the numpy kernels (``evaluation.batch_numbers``' numpy route is its oracle).
+
+    Row ``i`` holds ``r`` entries, its own steps the first ``lengths[i]`` (the rest pads it);
+    ``voc_mode`` is ``voc2010_sum``'s route (0: one problem, 1: a ragged batch, 2: a batch of
+    full rows).  With ``want_ap`` (the steps for ``ties``): ``sums[:, 0:4]`` are ``step_sum``,
+    ``trapezoid_sum``, the sum of ``interpolated_areas`` (``log_ratio``: the prepass's ratios
+    after ``np.log1p``) and ``voc2010_sum``; ``points07`` / ``points101`` ``grid_precisions``;
+    ``best`` the best-F1 step.  With ``want_ranked`` (grouped ties): ``sums[:, 4]`` ``twice_fp_area``
+    with weights (``roc_int`` its integer without, when ``roc_ints``) and ``sums[:, 5]`` twice the
+    AUPRG.  Each formula as the numpy kernel writes it (:func:`_block_terms`), each sum in numpy's
+    pairwise order: the row is walked backwards a leaf of the steps' tree at a time (the sums over
+    the steps take each leaf whole; voc2010's recall changes and AUPRG's suffix fill their own
+    leaves, last first), the envelopes and grid points read on the way back."""
+    m, r = tp.shape
+    n_leaves = (r + 1) // 64 + 2
+    starts = np.empty((6, n_leaves + 1), dtype=np.int64)
+    cur = np.zeros(6, dtype=np.int64)
+    leaf_sums = np.empty((6, n_leaves))
+    count = np.zeros(6, dtype=np.int64)
+    terms = np.empty((9, _TERMS))
+    buf_voc = np.empty(128)
+    buf_prg = np.empty(128)
+    eps = 2.220446049250313e-16  # np.spacing(1)
+    for i in range(m):
+        p = n_pos[i]
+        n = n_neg[i]
+        length = lengths[i]
+        voc_stop = length if voc_mode == 1 else r
+        n_leaves_row = _leaf_starts(length, starts[0])  # sums 0, 1, 2 and 4 share the tree of the row's steps
+        if length == 0:
+            for q in (0, 1, 2, 4):
+                leaf_sums[q, 0] = -0.0
+        if want_ap:
+            for q in range(3):
+                count[q] = length
+            if voc_mode == 2:
+                count[3] = r
+            else:
+                last = np.float64(tp[i, r - 1]) / p if r > 0 else 0.0
+                tail = r == 0 or (voc_mode == 1 and length == 0) or last != 1.0
+                count[3] = changed[i] + (1 if tail else 0)
+            _start_sum(3, count[3], starts, cur, leaf_sums)
+            if voc_mode != 2 and count[3] > changed[i]:  # the (1, 0) sentinel's term
+                lo = starts[3, cur[3]]
+                buf_voc[changed[i] - lo] = 0.0
+                if changed[i] == lo:
+                    leaf_sums[3, cur[3]] = _leaf(buf_voc, 0, 1)
+                    cur[3] -= 1
+        t0 = p * (p / (p + n))
+        k_prg = 0
+        roc_acc = roc_int[i]
+        if want_ranked:
+            for j in range(length):
+                if np.float64(tp[i, j]) < t0:
+                    k_prg += 1
+            count[4] = 0 if roc_ints else length
+            count[5] = length - k_prg
+            _start_sum(5, count[5], starts, cur, leaf_sums)
+        ratio_pn = p / n
+        unit_eps = eps if exact else eps * unit[i]
+        o = offsets[i]
+        pos_voc = r - 1 if voc_mode == 2 else changed[i] - 1
+        voc_leaf = cur[3]
+        voc_lo = starts[3, max(voc_leaf, 0)]
+        prg_leaf = cur[5]
+        prg_lo = starts[5, max(prg_leaf, 0)]
+        env = 0.0  # the envelope at the entry after j (0 past the last: grid_precisions' appended zero)
+        env_c = 0.0
+        k07 = grid07.shape[0] - 1
+        k101 = grid101.shape[0] - 1
+        best_value = -np.inf
+        best_k = -1
+        n_blocks = (r - length + _TERMS - 1) // _TERMS  # the padding in blocks, then the leaves of the steps
+        for block in range(n_blocks + n_leaves_row - 1, -1, -1):  # last first
+            if block >= n_leaves_row:
+                lo = length + (block - n_leaves_row) * _TERMS
+                hi = min(lo + _TERMS, r)
+            else:
+                lo = starts[0, block]
+                hi = starts[0, block + 1]
+            _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_eps, ratio_pn, log_ratio, want_ap,
+                         want_ranked, terms)
+            for j in range(hi - 1, lo - 1, -1):
+                t = j - lo
+                if want_ap:
+                    tpj = tp[i, j]
+                    tpf = np.float64(tpj)
+                    if reference:
+                        v07 = tpf / p
+                        v101 = v07
+                    elif int_scale:
+                        v07 = np.float64(tpj * 10)
+                        v101 = np.float64(tpj * 100)
+                    else:
+                        v07 = tpf * 10.0
+                        v101 = tpf * 100.0
+                    while k07 >= 0:
+                        if v07 >= (grid07[k07] if reference else np.float64(k07) * p):
+                            break
+                        points07[i, k07] = env
+                        k07 -= 1
+                    while k101 >= 0:
+                        if v101 >= (grid101[k101] if reference else np.float64(k101) * p):
+                            break
+                        points101[i, k101] = env_c
+                        k101 -= 1
+                    if j == r - 1:
+                        env = terms[0, t]
+                        env_c = terms[1, t]
+                    else:
+                        env = _maximum(env, terms[0, t])
+                        env_c = _maximum(env_c, terms[1, t])
+                    value = terms[2, t]
+                    if value >= best_value:  # backwards: the first among equals
+                        best_value = value
+                        best_k = j
+                    if j < voc_stop:
+                        width = terms[6, t]
+                        if width != 0 or voc_mode == 2:  # compacted, but for a batch of full rows
+                            buf_voc[pos_voc - voc_lo] = width * env if width != 0 else 0.0
+                            if pos_voc == voc_lo:  # the leaf is complete (positions decrease)
+                                leaf_sums[3, voc_leaf] = _leaf(buf_voc, 0, starts[3, voc_leaf + 1] - voc_lo)
+                                voc_leaf -= 1
+                                voc_lo = starts[3, max(voc_leaf, 0)]
+                            pos_voc -= 1
+                if want_ranked:
+                    if roc_ints:
+                        roc_acc += dtp[i, j] * (fp_prev[i, j] + fp[i, j])
+                    if k_prg <= j < length:
+                        term = terms[8, t]
+                        b = np.float64(tp[i, j])
+                        a = b - np.float64(dtp[i, j])
+                        if j == k_prg and a < t0:  # the segment crossing recall gain 0 starts at the crossing
+                            fb = np.float64(fp[i, j])
+                            fa = np.float64(fp_prev[i, j])
+                            fa = fa + (t0 - a) / (b - a) * (fb - fa)
+                            a = t0
+                            rg_a = 1.0 - ratio_pn * (p - a) / a
+                            pg_a = 1.0 - ratio_pn * fa / a
+                            rg_b = 1.0 - ratio_pn * (p - b) / b
+                            pg_b = 1.0 - ratio_pn * fb / b
+                            term = (rg_b - rg_a) * (pg_b + pg_a)
+                        pos = j - k_prg
+                        buf_prg[pos - prg_lo] = term
+                        if pos == prg_lo:
+                            leaf_sums[5, prg_leaf] = _leaf(buf_prg, 0, starts[5, prg_leaf + 1] - prg_lo)
+                            prg_leaf -= 1
+                            prg_lo = starts[5, max(prg_leaf, 0)]
+            if block < n_leaves_row:  # a leaf of the steps' sums, summed as numpy sums it
+                if want_ap:
+                    for q in range(3):
+                        leaf_sums[q, block] = _leaf(terms[3 + q], 0, hi - lo)
+                if want_ranked and not roc_ints:
+                    leaf_sums[4, block] = _leaf(terms[7], 0, hi - lo)
+        if want_ap:
+            while k07 >= 0:
+                points07[i, k07] = env
+                k07 -= 1
+            while k101 >= 0:
+                points101[i, k101] = env_c
+                k101 -= 1
+            best[i] = best_k
+            for q in range(4):
+                sums[i, q] = _tree(leaf_sums[q], count[q])
+        if want_ranked:
+            roc_int[i] = roc_acc
+            for q in range(4, 6):
+                sums[i, q] = _tree(leaf_sums[q], count[q])

@@ -93,12 +93,15 @@ __all__ = [
     "VOC07_GRID",
     "ap",
     "ap_terms",
+    "defined_ap",
     "grid_average",
     "grid_precisions",
     "interpolated_areas",
     "min_average_precision",
+    "precision_of",
     "roc_auc",
     "roc_auc_from_sum",
+    "roc_auc_from_twice",
     "step_sum",
     "trapezoid_sum",
     "twice_fp_area",
@@ -129,6 +132,12 @@ def _precision(s: Steps) -> np.ndarray:
     if s.dense:
         return tp / (tp + s.fp)
     return _safe_divide(tp, tp + s.fp, 0.0)
+
+
+def precision_of(s: Steps) -> np.ndarray:
+    """The precision at each step that the step, trapezoid, voc2010 and voc2007 kernels read (pass it
+    to :func:`ap` to compute it once for all of them)."""
+    return _precision(s)
 
 
 def _prev_precision(s: Steps) -> np.ndarray:
@@ -169,14 +178,15 @@ def _envelope(precision: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------------
 # the kernels: (m, R) steps in, one value per problem out
-def step_sum(s: Steps) -> np.ndarray:
-    """Sum of (positive weight x precision) over the steps: step AP times P."""
-    return row_sum(s.dtp * _precision(s), s)
+def step_sum(s: Steps, precision: np.ndarray | None = None) -> np.ndarray:
+    """Sum of (positive weight x precision) over the steps: step AP times P (``precision``:
+    :func:`_precision` of ``s`` when computed already)."""
+    return row_sum(s.dtp * (_precision(s) if precision is None else precision), s)
 
 
-def trapezoid_sum(s: Steps) -> np.ndarray:
+def trapezoid_sum(s: Steps, precision: np.ndarray | None = None) -> np.ndarray:
     """Sum of (positive weight x (precision above + precision)): trapezoid AP times 2P."""
-    return row_sum(s.dtp * (_prev_precision(s) + _precision(s)), s)
+    return row_sum(s.dtp * (_prev_precision(s) + (_precision(s) if precision is None else precision)), s)
 
 
 def interpolated_areas(s: Steps) -> np.ndarray:
@@ -215,7 +225,8 @@ def interpolated_areas(s: Steps) -> np.ndarray:
     return area if step is None else np.where(step, area, 0.0)
 
 
-def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = True) -> np.ndarray:
+def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = True,
+                precision: np.ndarray | None = None) -> np.ndarray:
     """Detectron's ``voc_ap`` on the steps: the sum over recall changes of the recall
     gained times the precision envelope, with its sentinels (0, 0) in front and
     (1, 0) at the end (the same floats, added in the same order).
@@ -230,7 +241,7 @@ def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = T
     if r:
         before[:, 0] = (s.tp[:, 0] - s.dtp[:, 0]) / s.n_pos
         before[:, 1:] = recall[:, :-1]
-    env = _envelope(_precision(s))
+    env = _envelope(_precision(s) if precision is None else precision)
     if floor is not None:
         env = np.maximum(env, np.asarray(floor, dtype=np.float64).reshape(-1, 1))
     width = recall - before
@@ -282,13 +293,14 @@ def _grid_indices(s: Steps, n_points: int, grid: str, reference: np.ndarray) -> 
 _GRID_CELLS = 1 << 22  # comparisons of one block of _grid_indices' short rows (4 MB of booleans)
 
 
-def grid_precisions(s: Steps, method: str, grid: str = "reference", thresholds: np.ndarray | None = None) -> np.ndarray:
+def grid_precisions(s: Steps, method: str, grid: str = "reference", thresholds: np.ndarray | None = None,
+                    precision: np.ndarray | None = None) -> np.ndarray:
     """(m, n_points): the envelope at each recall threshold of ``"voc2007"`` (11) or
     ``"coco"`` (101; pycocotools' precision): the best precision at recall >= the
     threshold, 0 where no step reaches it.  ``thresholds`` replaces the reference
     grid (detection's ``recall_thresholds``)."""
     if method == "voc2007":
-        reference, precision = VOC07_GRID, _precision(s)
+        reference, precision = VOC07_GRID, _precision(s) if precision is None else precision
     else:
         reference, precision = COCO_GRID, _coco_precision(s)
     if thresholds is not None:
@@ -310,27 +322,28 @@ def grid_average(points: np.ndarray, method: str, grid: str) -> np.ndarray:
     return acc
 
 
-def _ap_step(s: Steps, grid: str) -> np.ndarray:
-    return step_sum(s) / s.n_pos
+# (``precision``: :func:`_precision` of ``s`` when computed already, as :func:`ap` passes it on)
+def _ap_step(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
+    return step_sum(s, precision) / s.n_pos
 
 
-def _ap_voc2007(s: Steps, grid: str) -> np.ndarray:
-    return grid_average(grid_precisions(s, "voc2007", grid), "voc2007", grid)
+def _ap_voc2007(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
+    return grid_average(grid_precisions(s, "voc2007", grid, precision=precision), "voc2007", grid)
 
 
-def _ap_voc2010(s: Steps, grid: str) -> np.ndarray:
-    return voc2010_sum(s)
+def _ap_voc2010(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
+    return voc2010_sum(s, precision=precision)
 
 
-def _ap_coco(s: Steps, grid: str) -> np.ndarray:
+def _ap_coco(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
     return grid_average(grid_precisions(s, "coco", grid), "coco", grid)
 
 
-def _ap_trapezoid(s: Steps, grid: str) -> np.ndarray:
-    return trapezoid_sum(s) / 2.0 / s.n_pos
+def _ap_trapezoid(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
+    return trapezoid_sum(s, precision) / 2.0 / s.n_pos
 
 
-def _ap_interpolated(s: Steps, grid: str) -> np.ndarray:
+def _ap_interpolated(s: Steps, grid: str, precision: np.ndarray | None = None) -> np.ndarray:
     return row_sum(interpolated_areas(s), s) / s.n_pos
 
 
@@ -345,12 +358,18 @@ def unit_interval(values: Any) -> Any:
     return np.clip(values, 0.0, 1.0) + 0.0
 
 
-def ap(s: Steps, method: str, grid: str = "reference") -> np.ndarray:
+def ap(s: Steps, method: str, grid: str = "reference", precision: np.ndarray | None = None) -> np.ndarray:
     """AP of each problem by ``method`` (NaN where a problem has no positive weight), in [0, 1]
-    (:func:`unit_interval`)."""
+    (:func:`unit_interval`); ``precision``: :func:`_precision` of ``s``, when several conventions
+    share it (``evaluation.batch_numbers``)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.asarray(CONVENTIONS[method].kernel(s, grid), dtype=np.float64)
-    return np.where(s.n_pos > 0, unit_interval(out), np.nan)
+        out = np.asarray(CONVENTIONS[method].kernel(s, grid, precision), dtype=np.float64)
+    return defined_ap(s.n_pos, out)
+
+
+def defined_ap(n_pos: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """A kernel's values as :func:`ap` returns them: in [0, 1], NaN where ``n_pos`` is 0."""
+    return np.where(n_pos > 0, unit_interval(values), np.nan)
 
 
 # ---------------------------------------------------------------------------
@@ -384,6 +403,18 @@ def roc_auc_from_sum(twice_above: Any, n_pos: float, n_neg: float, exact: bool) 
     return 1.0 - float(twice_above) / 2.0
 
 
+def roc_auc_from_twice(twice: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray, exact: bool) -> np.ndarray:
+    """ROC-AUC of each problem from its :func:`twice_fp_area` (NaN where a problem has one class)."""
+    defined = (n_pos > 0) & (n_neg > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if exact:
+            out = np.array([roc_auc_from_sum(t, p, n, True) if ok else np.nan for t, p, n, ok in
+                            zip(twice.tolist(), n_pos.tolist(), n_neg.tolist(), defined.tolist())])
+        else:
+            out = 1.0 - twice / 2.0
+    return np.where(defined, out, np.nan)
+
+
 def _roc_pieces(s: Steps) -> tuple[np.ndarray, ...]:
     """The ROC polyline of each problem as pieces (x0, x1, y0, y1) in counts: before each
     step the flat piece from the point above the previous step, the step itself, and
@@ -415,12 +446,7 @@ def roc_auc(s: Steps, max_fpr: float | None = None) -> np.ndarray:
     defined = (P > 0) & (N > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         if max_fpr is None or max_fpr == 1:
-            twice = twice_fp_area(s)
-            if s.exact:
-                out = np.array([roc_auc_from_sum(t, p, n, True) if ok else np.nan
-                                for t, p, n, ok in zip(twice.tolist(), P.tolist(), N.tolist(), defined.tolist())])
-            else:
-                out = 1.0 - twice / 2.0
+            return roc_auc_from_twice(twice_fp_area(s), P, N, s.exact)
         else:
             x0, x1, y0, y1 = (a / d[:, None] for a, d in zip(_roc_pieces(s), (N, N, P, P)))
             x_end = np.minimum(x1, max_fpr)
@@ -639,7 +665,7 @@ class Convention:
     reference_ties: str
     seed_values: str
     minimum_formula: str = ""
-    kernel: Callable[[Steps, str], np.ndarray] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    kernel: Callable[[Steps, str, np.ndarray | None], np.ndarray] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     minimum: Callable[[float, float, str, str], float] = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     @property

@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .conventions import CONVENTIONS, ap, min_average_precision, roc_auc, unit_interval
+from . import backend
+from .conventions import (
+    COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, min_average_precision, precision_of,
+    roc_auc, roc_auc_from_twice, unit_interval,
+)
 from .steps import Steps, segment_sums
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .validate import AP_METHODS
 
-__all__ = ["Evaluation", "F1Point", "auprg", "auprg_values", "best_f1", "best_f1_points", "evaluation_from_steps",
+__all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
+           "evaluation_from_steps",
            "gains", "make_evaluation", "normalized_average_precision", "unit_positives"]
 
 
@@ -119,30 +124,32 @@ def _lengths(s: Steps) -> np.ndarray:
     return np.full(s.m, s.tp.shape[1]) if s.lengths is None else s.lengths
 
 
-def best_f1_points(s: Steps) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per problem: the step with the highest F1 (the first among equals), its F1, precision
-    and recall; index -1 and NaN without a step or without positives."""
+def best_f1_points(s: Steps, k: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per problem: the step with the highest F1 (the first among equals; ``k`` when given), its F1,
+    precision and recall; index -1 and NaN without a step or without positives."""
     m, r = s.tp.shape
     found = (s.n_pos > 0) & (_lengths(s) > 0)
     if r == 0:
         nan = np.full(m, np.nan)
         return np.full(m, -1), nan, nan, nan.copy()
-    tp = s.tp.astype(np.float64)
-    fp = s.fp
     with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = 2.0 * tp / (tp + fp + s.n_pos[:, None])
-        k = np.argmax(np.where(np.isnan(f1), -np.inf, f1), axis=1)  # padding repeats the last step: never first
+        if k is None:
+            tp = s.tp.astype(np.float64)
+            f1 = 2.0 * tp / (tp + s.fp + s.n_pos[:, None])
+            k = np.argmax(np.where(np.isnan(f1), -np.inf, f1), axis=1)  # padding repeats the last step: never first
         rows = np.arange(m)
-        tk, fk = tp[rows, k], fp[rows, k]
+        tk, fk = s.tp[rows, k].astype(np.float64), s.fp[rows, k]
+        f1k = 2.0 * tk / (tk + fk + s.n_pos)  # the same operations as the row's: the same bits
         precision, recall = tk / (tk + fk), tk / s.n_pos
     nan = np.nan
-    return (np.where(found, k, -1), np.where(found, f1[rows, k], nan), np.where(found, precision, nan),
+    return (np.where(found, k, -1), np.where(found, f1k, nan), np.where(found, precision, nan),
             np.where(found, recall, nan))
 
 
-def best_f1(s: Steps) -> F1Point | None:
-    """The best-F1 point of one problem's steps (None without a step)."""
-    k, f1, precision, recall = best_f1_points(s)
+def best_f1(s: Steps, points: tuple[np.ndarray, ...] | None = None) -> F1Point | None:
+    """The best-F1 point of one problem's steps (None without a step); ``points``: its
+    :func:`best_f1_points` when computed already."""
+    k, f1, precision, recall = best_f1_points(s) if points is None else points
     if k[0] < 0:
         return None
     return F1Point(threshold=float(s.thresholds[k[0]]), f1=float(f1[0]), precision=float(precision[0]),  # type: ignore[index]
@@ -177,8 +184,8 @@ def auprg_values(s: Steps) -> np.ndarray:
     m, r = s.tp.shape
     p, n = s.n_pos.astype(np.float64), s.n_neg.astype(np.float64)
     lengths = _lengths(s)
-    defined = (p > 0) & (n > 0) & (lengths > 0)
-    if r == 0 or not defined.any():
+    defined = _prg_defined(s)
+    if not defined.any():
         return np.full(m, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         t0 = (p * (p / (p + n)))[:, None]  # recall = prevalence: recall gain 0 (no product of two weights)
@@ -200,6 +207,11 @@ def auprg_values(s: Steps) -> np.ndarray:
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         area = segment_sums(terms[keep], starts, counts) / 2.0 + 0.0  # no -0.0
     return np.where(defined, area, np.nan)
+
+
+def _prg_defined(s: Steps) -> np.ndarray:
+    """The problems whose AUPRG is defined: both classes and a step."""
+    return (s.n_pos > 0) & (s.n_neg > 0) & (_lengths(s) > 0) & (s.tp.shape[1] > 0)
 
 
 #: cells of the PRG terms computed at once (:func:`auprg_values`)
@@ -288,23 +300,123 @@ def make_evaluation(
     )
 
 
+class BatchNumbers(NamedTuple):
+    """Every number :func:`batch_numbers` computes, one value per problem (None: not asked)."""
+
+    average_precision: dict[str, np.ndarray] | None
+    """AP by convention, as :func:`~precall._core.conventions.ap` returns it."""
+    best_f1: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+    """:func:`best_f1_points`: the step, F1, precision and recall."""
+    roc_auc: np.ndarray | None
+    auprg: np.ndarray | None
+
+
+def batch_numbers(s: Steps | None, g: Steps | None, recall_grid: str = "reference") -> BatchNumbers:
+    """Every number of :func:`evaluation_from_steps` for a batch of problems: the six AP conventions
+    and the best F1 of the steps ``s``, ROC-AUC and AUPRG of their grouped-ties steps ``g`` (the same
+    object when ties are grouped; either may be None: its numbers are then None).
+
+    The compiled twin (:func:`precall._core.compiled.batch_numbers`, when the kernel choice takes it
+    for this many entries) computes them in two passes a row with the same bits; the numpy kernels
+    below are its oracle.
+    """
+    entries = (0 if s is None else s.tp.size) + (0 if g is None or g is s else g.tp.size)
+    fast = backend.compiled(entries)
+    if fast is not None and all(x is None or _compilable(x) for x in (s, g)):
+        return _compiled_numbers(fast, s, g, recall_grid)
+    aps = best = auc = prg = None
+    if s is not None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = precision_of(s)  # one array for the conventions that read it
+        aps = {m: ap(s, m, recall_grid, precision) for m in AP_METHODS}
+        best = best_f1_points(s)
+    if g is not None:
+        auc = roc_auc(g)
+        prg = auprg_values(g)
+    return BatchNumbers(aps, best, auc, prg)
+
+
+def _compilable(s: Steps) -> bool:
+    """Steps the compiled pass reads: one dtype, int64 counts exactly when ``exact``."""
+    arrays = (s.tp, s.fp, s.dtp, s.fp_prev)
+    dtype = np.dtype(np.int64) if s.exact else np.dtype(np.float64)
+    return all(a.dtype == dtype and a.ndim == 2 for a in arrays)
+
+
+def _compiled_numbers(fast: Any, s: Steps | None, g: Steps | None, recall_grid: str) -> BatchNumbers:
+    """:func:`batch_numbers` by the compiled passes (a pass for ``s`` and one for ``g`` when they differ)."""
+    aps = best = auc = prg = None
+    both = s is g
+    if s is not None:
+        sums, points07, points101, k, twice = _compiled_pass(fast, s, True, both, recall_grid)
+        n_pos = s.n_pos
+        with np.errstate(invalid="ignore", divide="ignore"):
+            kernels = {"step": sums[:, 0] / n_pos, "voc2007": grid_average(points07, "voc2007", recall_grid),
+                       "voc2010": sums[:, 3], "coco": grid_average(points101, "coco", recall_grid),
+                       "trapezoid": sums[:, 1] / 2.0 / n_pos, "interpolated": sums[:, 2] / n_pos}
+        aps = {m: defined_ap(n_pos, kernels[m]) for m in AP_METHODS}
+        best = best_f1_points(s, k)
+    if g is not None:
+        if not both:
+            sums, _, _, _, twice = _compiled_pass(fast, g, False, True, recall_grid)
+        auc = roc_auc(g) if twice is None else roc_auc_from_twice(twice, g.n_pos, g.n_neg, g.exact)
+        prg = np.where(_prg_defined(g), sums[:, 5] / 2.0 + 0.0, np.nan)
+    return BatchNumbers(aps, best, auc, prg)
+
+
+def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall_grid: str) -> tuple:
+    """One call of the compiled twin on ``s``: (sums, voc2007 points, COCO points, best-F1 step,
+    twice the ROC area above the curve or None when numpy is to count it)."""
+    m, r = s.tp.shape
+    tp, fp, dtp, fp_prev = (np.ascontiguousarray(a) for a in (s.tp, s.fp, s.dtp, s.fp_prev))
+    n_pos = np.ascontiguousarray(s.n_pos, dtype=np.float64)
+    n_neg = np.ascontiguousarray(s.n_neg, dtype=np.float64)
+    lengths = np.full(m, r, dtype=np.int64) if s.lengths is None else np.asarray(s.lengths, dtype=np.int64)
+    voc_mode = 0 if m == 1 else 1 if s.lengths is not None else 2  # voc2010_sum's three routes
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    unit = np.ones(m)
+    changed = np.zeros(m, dtype=np.int64)
+    ratio = np.zeros(int(lengths.sum()) if want_ap else 0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        if want_ap:
+            fast.numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, s.exact, offsets, ratio, unit,
+                                 changed)
+            np.log1p(ratio, out=ratio)  # numpy's log1p: its bits are not libm's
+    # twice_fp_area's integers overflow int64 from 2 P N >= 2**62: numpy counts them in Python integers
+    roc_ints = s.exact and not bool(np.any(2.0 * n_pos * n_neg >= 2.0**62))
+    sums = np.zeros((m, 6))
+    points07, points101 = np.zeros((m, VOC07_GRID.size)), np.zeros((m, COCO_GRID.size))
+    best, roc_int = np.full(m, -1, dtype=np.int64), np.zeros(m, dtype=tp.dtype)
+    int_scale = s.exact and not (r >= 256 or m == 1)  # _grid_indices' short rows scale int64 counts
+    fast.batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, s.dense, s.exact, voc_mode, int_scale,
+                       recall_grid == "reference", VOC07_GRID, COCO_GRID, unit, changed, ratio, offsets,
+                       want_ranked, roc_ints, sums, points07, points101, best, roc_int)
+    twice = None
+    if want_ranked and (roc_ints or not s.exact):
+        twice = roc_int if roc_ints else sums[:, 4]
+    return sums, points07, points101, best, twice
+
+
 def evaluation_from_steps(
     steps: Steps, grouped: Steps, *, ties: str, n_samples: int | None, recall_grid: str, policy: Any,
 ) -> Evaluation:
     """The :class:`Evaluation` of one problem's steps; ``grouped`` are its steps with
     grouped ties, from which ROC-AUC and AUPRG are computed whatever ``ties`` is."""
     n_pos, n_neg = float(steps.n_pos[0]), float(steps.n_neg[0])
+    numbers = batch_numbers(steps, grouped, recall_grid)
+    aps = numbers.average_precision
     if n_pos == 0:
         value = undefined("average precision", NO_POSITIVES, 0.0, policy, stacklevel=5)
         values = {m: value for m in AP_METHODS}
     else:
-        values = {m: float(ap(steps, m, recall_grid)[0]) for m in AP_METHODS}
+        values = {m: float(aps[m][0]) for m in AP_METHODS}  # type: ignore[index]
     if n_pos == 0 or n_neg == 0:
         auc = undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=5)
     else:
-        auc = float(roc_auc(grouped)[0])
+        auc = float(numbers.roc_auc[0])  # type: ignore[index]
     return make_evaluation(
-        values, auc, n_pos=n_pos, n_neg=n_neg, n_samples=n_samples, best_f1=best_f1(steps), ties=ties,
-        recall_grid=recall_grid, auprg=auprg(grouped),
+        values, auc, n_pos=n_pos, n_neg=n_neg, n_samples=n_samples, best_f1=best_f1(steps, numbers.best_f1),
+        ties=ties,
+        recall_grid=recall_grid, auprg=float(numbers.auprg[0]),  # type: ignore[index]
         unit_positives=unit_positives(steps) and steps.tp.shape[1] > 0,
     )
