@@ -170,6 +170,16 @@ def _exact_groups(key, shift, scores):  # pragma: no cover - compiled
 _BLOCK = 4096
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _put_counts(at, tp, dtp, fp, fp_prev, j, where, tp_c, tp_above, fp_c, fp_above):  # pragma: no cover - compiled
+    """Step ``j`` of a weighted pass: its row or key ``where``, cumulative TP and FP and the counts above it."""
+    at[j] = where
+    tp[j] = tp_c
+    dtp[j] = tp_c - tp_above
+    fp[j] = fp_c
+    fp_prev[j] = fp_above
+
+
 @njit(cache=True, nogil=True)
 def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stable,
                  rows, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
@@ -224,11 +234,7 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
                 if exact_key or scores[np.int64(key[i + 1] & low)] == scores[idx[t]]:
                     continue  # the run goes on
             if any_pos:
-                rows[j] = i
-                tp[j] = tp_c
-                dtp[j] = tp_c - tp_above
-                fp[j] = fp_c
-                fp_prev[j] = fp_above
+                _put_counts(rows, tp, dtp, fp, fp_prev, j, i, tp_c, tp_above, fp_c, fp_above)
                 j += 1
             tp_above = tp_c
             fp_above = fp_c
@@ -288,11 +294,7 @@ def carried_steps(key, signed_weight, stable, step_key, tp, dtp, fp, fp_prev):  
         if not stable and i + 1 < n and key[i + 1] == key[i]:
             continue  # the run goes on
         if any_pos:
-            step_key[j] = key[i]
-            tp[j] = tp_c
-            dtp[j] = tp_c - tp_above
-            fp[j] = fp_c
-            fp_prev[j] = fp_above
+            _put_counts(step_key, tp, dtp, fp, fp_prev, j, key[i], tp_c, tp_above, fp_c, fp_above)
             j += 1
         tp_above = tp_c
         fp_above = fp_c
@@ -327,6 +329,27 @@ def float32_keys(bits, codes, negative, slice_bits, out):  # pragma: no cover - 
         out[i] = (key << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _put_step(out, row, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
+    """One step into rows ``row .. row + 4`` of a pass's ``out`` (score key, TP, FP, dTP, FP above)."""
+    out[row, j] = score
+    out[row + 1, j] = tp
+    out[row + 2, j] = fp
+    out[row + 3, j] = dtp
+    out[row + 4, j] = fp_prev
+
+
+@njit(cache=True, nogil=True)
+def _slice_starts(per_slice):  # pragma: no cover - compiled
+    """Where each slice's steps start when the slices' steps follow one another, and their total."""
+    start = np.zeros(per_slice.shape[0], dtype=np.int64)
+    total = 0
+    for c in range(per_slice.shape[0]):
+        start[c] = total
+        total += per_slice[c]
+    return start, total
+
+
 @njit(cache=True, nogil=True)
 def score_major_pass(hi, lo, shift, low_bits, m, out):  # pragma: no cover - compiled
     """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
@@ -349,22 +372,8 @@ def score_major_pass(hi, lo, shift, low_bits, m, out):  # pragma: no cover - com
         low = lo[i] & lmask
         if (low & 1) == 0 and (i == 0 or (lo[i - 1] & lmask) != low or (hi[i - 1] >> shift) != (hi[i] >> shift)):
             per_slice[low >> 1] += 1
-    start = np.zeros(m, dtype=np.int64)
-    total = 0
-    for c in range(m):
-        start[c] = total
-        total += per_slice[c]
-    s_key = out[0, :total]
-    s_tp = out[1, :total]
-    s_fp = out[2, :total]
-    s_dtp = out[3, :total]
-    s_fp_prev = out[4, :total]
+    start, total = _slice_starts(per_slice)  # each overall step is a step of some slice: total bounds them too
     s_mixed = np.zeros(m, dtype=np.bool_)
-    o_key = out[5, :total]  # each overall step is a step of some slice at that score
-    o_tp = out[6, :total]
-    o_fp = out[7, :total]
-    o_dtp = out[8, :total]
-    o_fp_prev = out[9, :total]
     o_mixed = False
     o_steps = 0
     tp = np.zeros(m, dtype=np.int64)
@@ -394,31 +403,22 @@ def score_major_pass(hi, lo, shift, low_bits, m, out):  # pragma: no cover - com
         new_score = last or (hi[i + 1] >> shift) != score
         if new_score or ((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
             if sub_pos > 0:
-                j = fill[c]
-                s_key[j] = score
-                s_tp[j] = tp[c]
-                s_fp[j] = fp[c]
-                s_dtp[j] = sub_pos
-                s_fp_prev[j] = fp[c] - sub_neg
-                fill[c] = j + 1
+                _put_step(out, 0, fill[c], score, tp[c], fp[c], sub_pos, fp[c] - sub_neg)
+                fill[c] += 1
                 if sub_neg > 0:
                     s_mixed[c] = True
             sub_pos = 0
             sub_neg = 0
         if new_score:
             if run_pos > 0:
-                o_key[o_steps] = score
-                o_tp[o_steps] = all_tp
-                o_fp[o_steps] = all_fp
-                o_dtp[o_steps] = run_pos
-                o_fp_prev[o_steps] = all_fp - run_neg
+                _put_step(out, 5, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
                 o_steps += 1
                 if run_neg > 0:
                     o_mixed = True
             run_pos = 0
             run_neg = 0
-    return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
-            o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
+    return (per_slice, out[0, :total], out[1, :total], out[2, :total], out[3, :total], out[4, :total], s_mixed,
+            out[5, :o_steps], out[6, :o_steps], out[7, :o_steps], out[8, :o_steps], out[9, :o_steps], o_mixed, tp, fp)
 
 
 _SIGN = np.int64(-(2**63))  # xor'd into int64 keys, signed order becomes the keys' unsigned order
@@ -617,22 +617,8 @@ def score_runs_pass(key, payload, m, out):  # pragma: no cover - compiled
         if (low & 1) == 0 and seen[low >> 1] != run:
             seen[low >> 1] = run
             per_slice[low >> 1] += 1
-    start = np.zeros(m, dtype=np.int64)
-    total = 0
-    for c in range(m):
-        start[c] = total
-        total += per_slice[c]
-    s_key = out[0, :total]
-    s_tp = out[1, :total]
-    s_fp = out[2, :total]
-    s_dtp = out[3, :total]
-    s_fp_prev = out[4, :total]
+    start, total = _slice_starts(per_slice)  # each overall step is a step of some slice: total bounds them too
     s_mixed = np.zeros(m, dtype=np.bool_)
-    o_key = out[5, :total]  # each overall step is a step of some slice at that score
-    o_tp = out[6, :total]
-    o_fp = out[7, :total]
-    o_dtp = out[8, :total]
-    o_fp_prev = out[9, :total]
     o_mixed = False
     o_steps = 0
     tp = np.zeros(m, dtype=np.int64)
@@ -672,30 +658,21 @@ def score_runs_pass(key, payload, m, out):  # pragma: no cover - compiled
             for t in range(n_touched):
                 c = touched[t]
                 if sub_pos[c] > 0:
-                    j = fill[c]
-                    s_key[j] = score
-                    s_tp[j] = tp[c]
-                    s_fp[j] = fp[c]
-                    s_dtp[j] = sub_pos[c]
-                    s_fp_prev[j] = fp[c] - sub_neg[c]
-                    fill[c] = j + 1
+                    _put_step(out, 0, fill[c], score, tp[c], fp[c], sub_pos[c], fp[c] - sub_neg[c])
+                    fill[c] += 1
                     if sub_neg[c] > 0:
                         s_mixed[c] = True
             n_touched = 0
             if run_pos > 0:
-                o_key[o_steps] = score
-                o_tp[o_steps] = all_tp
-                o_fp[o_steps] = all_fp
-                o_dtp[o_steps] = run_pos
-                o_fp_prev[o_steps] = all_fp - run_neg
+                _put_step(out, 5, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
                 o_steps += 1
                 if run_neg > 0:
                     o_mixed = True
             run_pos = 0
             run_neg = 0
             run += 1
-    return (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key[:o_steps], o_tp[:o_steps],
-            o_fp[:o_steps], o_dtp[:o_steps], o_fp_prev[:o_steps], o_mixed, tp, fp)
+    return (per_slice, out[0, :total], out[1, :total], out[2, :total], out[3, :total], out[4, :total], s_mixed,
+            out[5, :o_steps], out[6, :o_steps], out[7, :o_steps], out[8, :o_steps], out[9, :o_steps], o_mixed, tp, fp)
 
 
 @njit(cache=True, nogil=True)
