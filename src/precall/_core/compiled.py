@@ -275,30 +275,32 @@ def carried_steps(key, signed_weight, stable, step_key, tp, dtp, fp, fp_prev):  
     label (negative for a positive; 1.0 without weights).  TP and FP add ``t = w if positive else
     0`` and ``w - t`` in that order, as :func:`ranked_steps` and the numpy route's ``np.cumsum``;
     a step is a run of equal keys holding a positive (each positive sample with ``stable``).
-    Writes each step's key and returns ``(steps, total TP, total FP)``."""
+    Writes each step's key and returns ``(steps, total TP, total FP)``.  Without branches on the
+    labels: ``t`` is ``w * positive`` (the same float), and every run's end is written to the next
+    step, which only a run holding a positive keeps (the arrays hold one entry more than the
+    positive rows)."""
     n = key.shape[0]
     tp_c = 0.0
     fp_c = 0.0
     tp_above = 0.0
     fp_above = 0.0
-    any_pos = False
+    any_pos = 0
     j = 0
     for i in range(n):
         v = signed_weight[i]
-        pos = v < 0.0
-        w = -v if pos else v
-        d = w if pos else 0.0
+        pos = np.int64(v < 0.0)
+        w = abs(v)
+        d = w * pos
         tp_c += d
         fp_c += w - d
-        any_pos = any_pos or pos
+        any_pos |= pos
         if not stable and i + 1 < n and key[i + 1] == key[i]:
             continue  # the run goes on
-        if any_pos:
-            _put_counts(step_key, tp, dtp, fp, fp_prev, j, key[i], tp_c, tp_above, fp_c, fp_above)
-            j += 1
+        _put_counts(step_key, tp, dtp, fp, fp_prev, j, key[i], tp_c, tp_above, fp_c, fp_above)
+        j += any_pos
         tp_above = tp_c
         fp_above = fp_c
-        any_pos = False
+        any_pos = 0
     return j, tp_c, fp_c
 
 

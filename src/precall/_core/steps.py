@@ -310,7 +310,7 @@ def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], tie
     :func:`ranked_steps` and of ``steps_from_ranked(rank(data), ties)``."""
     key, signed = carried
     weighted = data.weight is not None
-    bound = int(np.count_nonzero(data.positive))  # a step holds a positive
+    bound = int(np.count_nonzero(data.positive)) + 1  # a step holds a positive; the pass writes one entry ahead
     step_key = np.empty(bound, dtype=np.int64)
     tp, dtp, fp, fp_prev = (np.empty(bound) for _ in range(4))
     j, n_pos, n_neg = module.carried_steps(key, signed, ties == "stable", step_key, tp, dtp, fp, fp_prev)
