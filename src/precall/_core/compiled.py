@@ -541,14 +541,15 @@ def _sort_small(src_k, src_p, dst_k, dst_p, lo, hi, bits, same, carry, t1k, t1p,
 def radix_sort_carry(key, payload, other_k, other_p, carry=True):  # pragma: no cover - compiled
     """Sort ``key`` (int64 read as unsigned, or uint32) increasingly in place and move ``payload``
     with it; stable (equal keys keep their order).  ``other_k`` / ``other_p``: buffers of the same
-    shapes, allocated by numpy (huge pages: the scatters write to 2048 places at once).  Most significant digit first: the 11 bits below the highest bit in which the keys
-    differ scatter the rows into a buffer (a stable counting sort), then each bucket is sorted
-    on its remaining differing bits: by LSD passes through bucket-sized buffers when it holds at
-    most :data:`_IN_CACHE` rows, else by the next digit in the same way.  1.7x the LSD sort of
-    the same rows (``docs/benchmarks.md``).  Its numpy twin:
-    ``order = np.argsort(key.view(np.uint64), kind="stable")``, then ``key[order]``,
-    ``payload[order]``.  Without ``carry`` only the keys are sorted (``payload`` may be any array
-    of one element: :func:`radix_sort`)."""
+    shapes, allocated by numpy (huge pages: the scatters write to 2048 places at once).  Most
+    significant digit first: the 11 bits below the highest bit in which the keys differ scatter the
+    rows into a buffer (a stable counting sort), then each bucket is sorted on its remaining
+    differing bits: by LSD passes through bucket-sized buffers when it holds at most
+    :data:`_IN_CACHE` rows, else by the next digit in the same way.  1e7 float64 keys with an
+    int64 payload: 0.29 s against 0.56 s for LSD passes over the whole array on this project's
+    machine.  Its numpy twin: ``order = np.argsort(key.view(np.uint64), kind="stable")``, then
+    ``key[order]``, ``payload[order]``.  Without ``carry`` only the keys are sorted (``payload``
+    may be any array of one element: :func:`radix_sort`)."""
     n = key.shape[0]
     if n < 2:
         return
@@ -595,9 +596,9 @@ def radix_sort_carry(key, payload, other_k, other_p, carry=True):  # pragma: no 
 @njit(cache=True, nogil=True)
 def radix_sort(key, other):  # pragma: no cover - compiled
     """Sort ``key`` (int64 read as unsigned, or uint32) in place (``other``: a buffer of the same
-    shape): :func:`radix_sort_carry` without a payload.  Its numpy twin is ``np.sort``: 0.57x its time for 1e7 uint64 keys and
-    0.85x for uint32 on this project's machine, 1.75x faster than an LSD radix sort of the
-    uint64 keys (``docs/benchmarks.md``)."""
+    shape): :func:`radix_sort_carry` without a payload.  Its numpy twin is ``np.sort``: at 1e7 keys
+    on this project's machine 0.18 s for uint64 (``np.sort`` 0.64-0.72 s, an LSD radix sort 0.32 s)
+    and 0.11 s for uint32 (``np.sort`` 0.40 s) (``docs/benchmarks.md``)."""
     radix_sort_carry(key, key[:1], other, key[:1], False)
 
 
