@@ -860,7 +860,8 @@ def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offse
                 ratio[o + j] = 0.0
 
 
-_TERMS = 256  # entries whose terms are computed at once (a loop without branches: vector divisions)
+_TERMS = 256  # padding entries a block (a loop without branches: vector divisions)
+_CHUNK = 2048  # entries whose terms are computed at once, forwards, though the blocks are read last first
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -869,8 +870,9 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
     """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
     kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
     Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with weights
-    and the PRG trapezoid (the one that crosses recall gain 0 is the caller's).  Loops without
-    branches, so that the divisions run as vector instructions."""
+    and the PRG trapezoid (the one that crosses recall gain 0 is the caller's), and the recall
+    ``TP / P`` (row 9; row 6 is its differences).  Loops without branches, so that the divisions
+    run as vector instructions."""
     if want_ap:
         for j in range(lo, hi):
             tpf = np.float64(tp[i, j])
@@ -896,12 +898,13 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
                 c = slope + 1.0
                 area = df / c + (slope * (tpf - df) - fa) / c / c * log_ratio[o + j]
                 terms[5, j - lo] = area if dj > 0 else 0.0
-        start = lo
-        if lo == 0 and hi > 0:
-            terms[6, 0] = np.float64(tp[i, 0]) / p - np.float64(tp[i, 0] - dtp[i, 0]) / p
-            start = 1
-        for j in range(start, hi):
-            terms[6, j - lo] = np.float64(tp[i, j]) / p - np.float64(tp[i, j - 1]) / p
+        for j in range(lo, hi):
+            terms[9, j - lo] = np.float64(tp[i, j]) / p  # the recall
+        if lo < hi:
+            before = np.float64(tp[i, 0] - dtp[i, 0]) if lo == 0 else np.float64(tp[i, lo - 1])
+            terms[6, 0] = terms[9, 0] - before / p
+        for j in range(lo + 1, hi):
+            terms[6, j - lo] = terms[9, j - lo] - terms[9, j - 1 - lo]
     if want_ranked:
         for j in range(lo, hi):
             tpf = np.float64(tp[i, j])
@@ -915,6 +918,29 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
             rg_b = 1.0 - ratio_pn * (p - tpf) / tpf
             pg_b = 1.0 - ratio_pn * fpf / tpf
             terms[8, j - lo] = (rg_b - rg_a) * (pg_b + pg_a)
+
+
+@njit(cache=True, nogil=True)
+def _count_below(tp, length, t0):  # pragma: no cover - compiled
+    """How many of the first ``length`` counts (increasing) are below ``t0``, as floats."""
+    lo, hi = 0, length
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if np.float64(tp[mid]) < t0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _block_bounds(block, n_leaves, length, r, leaf_starts):  # pragma: no cover - compiled
+    """Entries ``lo`` to ``hi`` of block ``block`` of a row (:func:`batch_numbers`): the leaves of
+    its steps' sums, then its padding in blocks of ``_TERMS``."""
+    if block >= n_leaves:
+        lo = length + (block - n_leaves) * _TERMS
+        return lo, min(lo + _TERMS, r)
+    return leaf_starts[block], leaf_starts[block + 1]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")  # x / 0 is inf or NaN, as in numpy
@@ -941,7 +967,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     cur = np.zeros(6, dtype=np.int64)
     leaf_sums = np.empty((6, n_leaves))
     count = np.zeros(6, dtype=np.int64)
-    terms = np.empty((9, _TERMS))
+    terms = np.empty((10, _CHUNK))
     buf_voc = np.empty(128)
     buf_prg = np.empty(128)
     eps = 2.220446049250313e-16  # np.spacing(1)
@@ -974,9 +1000,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         k_prg = 0
         roc_acc = roc_int[i]
         if want_ranked:
-            for j in range(length):
-                if np.float64(tp[i, j]) < t0:
-                    k_prg += 1
+            k_prg = _count_below(tp[i], length, t0)
             count[4] = 0 if roc_ints else length
             count[5] = length - k_prg
             _start_sum(5, count[5], starts, cur, leaf_sums)
@@ -995,22 +1019,26 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         best_value = -np.inf
         best_k = -1
         n_blocks = (r - length + _TERMS - 1) // _TERMS  # the padding in blocks, then the leaves of the steps
+        c_lo = r + 1  # the entries whose terms are in ``terms``: c_lo to c_hi
         for block in range(n_blocks + n_leaves_row - 1, -1, -1):  # last first
-            if block >= n_leaves_row:
-                lo = length + (block - n_leaves_row) * _TERMS
-                hi = min(lo + _TERMS, r)
-            else:
-                lo = starts[0, block]
-                hi = starts[0, block + 1]
-            _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_eps, ratio_pn, log_ratio, want_ap,
-                         want_ranked, terms)
+            lo, hi = _block_bounds(block, n_leaves_row, length, r, starts[0])
+            if lo < c_lo:  # the terms of this block and of the blocks before it, up to _CHUNK entries,
+                c_hi = hi  # computed forwards: read backwards a block at a time, the steps defeat
+                first = block  # the prefetcher and the pass takes twice as long
+                while first != n_leaves_row and first > 0:  # a chunk is steps or padding, not both
+                    if c_hi - _block_bounds(first - 1, n_leaves_row, length, r, starts[0])[0] > _CHUNK:
+                        break
+                    first -= 1
+                c_lo = _block_bounds(first, n_leaves_row, length, r, starts[0])[0]
+                _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, unit_eps, ratio_pn,
+                             log_ratio, want_ap, want_ranked, terms)
             for j in range(hi - 1, lo - 1, -1):
-                t = j - lo
+                t = j - c_lo
                 if want_ap:
                     tpj = tp[i, j]
                     tpf = np.float64(tpj)
                     if reference:
-                        v07 = tpf / p
+                        v07 = terms[9, t]
                         v101 = v07
                     elif int_scale:
                         v07 = np.float64(tpj * 10)
@@ -1073,9 +1101,9 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
             if block < n_leaves_row:  # a leaf of the steps' sums, summed as numpy sums it
                 if want_ap:
                     for q in range(3):
-                        leaf_sums[q, block] = _leaf(terms[3 + q], 0, hi - lo)
+                        leaf_sums[q, block] = _leaf(terms[3 + q], lo - c_lo, hi - lo)
                 if want_ranked and not roc_ints:
-                    leaf_sums[4, block] = _leaf(terms[7], 0, hi - lo)
+                    leaf_sums[4, block] = _leaf(terms[7], lo - c_lo, hi - lo)
         if want_ap:
             while k07 >= 0:
                 points07[i, k07] = env
