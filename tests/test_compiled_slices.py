@@ -159,6 +159,66 @@ def test_radix_sort_carry_large(kind):
         assert p.tobytes() == payload[order].tobytes()
 
 
+def _tagged_sorted(x: np.ndarray, y: np.ndarray) -> tuple[int, np.ndarray | None]:
+    """The oracle of ``tag_sort_floats``: each score's key ``|bits| << 1 | label`` (non-negative
+    scores first), each part by ``np.sort``; None for a -0.0."""
+    wide = x.dtype.itemsize == 8
+    bits = x.view(np.int64 if wide else np.int32).astype(np.int64)
+    if np.any(bits == np.int64(-(2**63) if wide else -(2**31))):
+        return 0, None
+    negative = bits < 0
+    mag = bits & np.int64(2**63 - 1 if wide else 2**31 - 1)
+    key = ((mag.view(np.uint64) << np.uint64(1)) | y.astype(np.uint64)).astype(np.uint64 if wide else np.uint32)
+    return int((~negative).sum()), np.concatenate([np.sort(key[~negative]), np.sort(key[negative])])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 40, 3000, 700_000])
+@pytest.mark.parametrize("kind", ["normal", "ties", "equal", "negative", "tiny", "infinite", "narrow", "cluster"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tag_sort_floats_equals_numpy_sort(n, kind, dtype):
+    """Tagged and sorted in one pass structure (no unsorted keys, no buffer of their size): the
+    keys of each part as np.sort gives them, above the in-cache size too (a bucket of more than
+    2**18 rows: ``cluster``, sorted by flag passes in place)."""
+    from precall._core import compiled
+
+    rng = np.random.default_rng(n + len(kind))
+    u = rng.random(n)
+    x = {"normal": lambda: rng.standard_normal(n), "ties": lambda: np.round(rng.standard_normal(n), 1) + 0.0,  # + 0.0: no -0.0
+         "equal": lambda: np.full(n, 0.25), "negative": lambda: -u, "tiny": lambda: u * 1e-300,
+         "infinite": lambda: np.where(u < 0.1, np.inf, np.where(u > 0.9, -np.inf, u - 0.5)),
+         "narrow": lambda: 0.5 + u * 1e-9,
+         "cluster": lambda: np.where(u < 0.6, 0.5 + u * 1e-6, u)}[kind]().astype(dtype)
+    y = (rng.random(n) < 0.3).astype(np.uint8)
+    want_k, want = _tagged_sorted(x, y)
+    key = np.empty(n, dtype=np.uint64 if dtype == np.float64 else np.uint32)
+    if dtype == np.float64:
+        k, ok = compiled.tag_sort_floats(x.view(np.int64), y, key.view(np.int64), np.int64(2**63 - 1))
+    else:
+        k, ok = compiled.tag_sort_floats(x.view(np.int32), y, key, np.int32(2**31 - 1))
+    assert ok and k == want_k
+    assert key.tobytes() == want.tobytes()
+    if n:  # a -0.0 anywhere: refused (the caller takes the numpy route)
+        x[n // 2] = -0.0
+        assert _tagged_sorted(x, y)[1] is None
+        assert not compiled.tag_sort_floats(x.view(np.int64 if dtype == np.float64 else np.int32), y,
+                                            key.view(np.int64) if dtype == np.float64 else key,
+                                            np.int64(2**63 - 1) if dtype == np.float64 else np.int32(2**31 - 1))[1]
+
+
+@pytest.mark.parametrize("n", [2, 3000, 700_000])
+def test_radix_sort_in_place_equals_numpy_sort(n):
+    """Keys sorted in place by flag passes (no buffer of their size): np.sort of them, unsigned."""
+    from precall._core import compiled
+
+    rng = np.random.default_rng(n)
+    for key in (rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64), (0.5 + rng.random(n) * 1e-9).view(np.int64),
+                np.where(rng.random(n) < 0.6, 3, rng.integers(0, 2**40, n)).astype(np.int64)):
+        want = np.sort(key.view(np.uint64))
+        k = key.copy()
+        compiled.radix_sort_in_place(k)
+        assert k.view(np.uint64).tobytes() == want.tobytes()
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 3000), st.integers(1, 40), st.integers(1, 300), st.integers(0, 2**31))
 def test_score_runs_pass_equals_score_major_pass(n, distinct, m, seed):

@@ -203,27 +203,28 @@ def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) ->
     """Label-tagged keys (``|score|`` bits shifted left, the label in the low bit), the
     non-negative scores' keys ``key[:k]`` and the negative ones' ``key[k:]``, each part
     sorted increasingly, and ``k``; None where no such key is exact (64-bit integers,
-    floats wider than 64 bits, a ``-0.0``).  uint32 keys for scores of at most 32 bits.  Each part
-    is sorted by the compiled ``radix_sort`` (the module is the compiled one)."""
+    floats wider than 64 bits, a ``-0.0``).  uint32 keys for scores of at most 32 bits.  Float
+    scores are tagged and sorted in one by the compiled ``tag_sort_floats`` (no second array of
+    keys: ``precall evaluate``'s memory), integers tagged, then each part sorted by ``radix_sort``
+    (the module is the compiled one)."""
     kind, size = scores.dtype.kind, scores.dtype.itemsize
     y = positive.view(np.uint8)
-    if kind == "f" and size <= 4:
+    if kind == "f" and size <= 4:  # tagged and sorted in one, with no second array of keys
         bits = scores.astype(np.float32, copy=False).view(np.int32)
         key = np.empty(scores.shape[0], dtype=np.uint32)
-        k, ok = module.tag_floats(bits, y, key, np.int32(0x7FFFFFFF))
-    elif kind == "f" and size == 8:
+        k, ok = module.tag_sort_floats(bits, y, key, np.int32(0x7FFFFFFF))
+        return (key, int(k)) if ok else None
+    if kind == "f" and size == 8:
         key = np.empty(scores.shape[0], dtype=np.uint64)
-        k, ok = module.tag_floats(scores.view(np.int64), y, key, np.int64(0x7FFFFFFFFFFFFFFF))
-    elif kind in "iu" and size <= 4:
-        key = np.empty(scores.shape[0], dtype=np.uint64)
-        k, ok = module.tag_ints(scores, y, key), True
-    else:
+        k, ok = module.tag_sort_floats(scores.view(np.int64), y, key.view(np.int64), np.int64(0x7FFFFFFFFFFFFFFF))
+        return (key, int(k)) if ok else None
+    if kind not in "iu" or size > 4:
         return None
-    if not ok:
-        return None
-    keys = key.view(np.int64) if key.dtype.itemsize == 8 else key
+    key = np.empty(scores.shape[0], dtype=np.uint64)
+    k = module.tag_ints(scores, y, key)
+    keys = key.view(np.int64)
     other = np.empty_like(keys)  # numpy's allocation: huge pages for the sort's scatters
-    for part in (slice(None, k), slice(k, None)):  # the compiled radix sort: 2-3x np.sort here
+    for part in (slice(None, k), slice(k, None)):
         module.radix_sort(keys[part], other[part])
     return key, int(k)
 
