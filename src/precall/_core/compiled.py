@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "numbers_prepass",
-           "radix_sort", "radix_sort_carry", "radix_sort_in_place", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
+           "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
            "segment_sums",
            "tag_floats", "tag_ints", "tag_sort_floats", "tagged_steps"]
 
@@ -658,21 +658,6 @@ def _sort_range_in_place(key, lo, hi, bits, t1k, t2k, bounds, stack):  # pragma:
                 stack[top, 0], stack[top, 1] = b_lo, b_hi
                 stack[top, 2] = _differing_bits(key, b_lo, b_hi)
                 top += 1
-
-
-@njit(cache=True, nogil=True)
-def radix_sort_in_place(key):  # pragma: no cover - compiled
-    """Sort ``key`` (int64 read as unsigned, or uint32) in place with no buffer as large as the
-    keys (:func:`_sort_range_in_place`): equal keys are indistinguishable, so no stability is
-    needed.  Its numpy twin is ``np.sort``; slower than :func:`radix_sort` by 1.3-2x (the swaps of
-    a flag pass wait on each other's loads), which :func:`tag_sort_floats` avoids."""
-    n = key.shape[0]
-    if n < 2:
-        return
-    t1k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
-    t2k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
-    stack = np.empty((64 * 2048 // 8 + 8, 3), dtype=np.int64)
-    _sort_range_in_place(key, 0, n, _differing_bits(key, 0, n), t1k, t2k, np.empty(2049, dtype=np.int64), stack)
 
 
 @njit(cache=True, nogil=True)
