@@ -1007,10 +1007,10 @@ _CHUNK = 2048  # entries whose terms are computed at once, forwards, though the 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_eps, ratio_pn, log_ratio, want_ap,
-                 want_ranked, terms):  # pragma: no cover - compiled
+                 want_ranked, roc_ints, terms):  # pragma: no cover - compiled
     """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
     kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
-    Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with weights
+    Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with weights (not with ``roc_ints``)
     and the PRG trapezoid (the one that crosses recall gain 0 is the caller's), and the recall
     ``TP / P`` (row 9; row 6 is its differences).  Loops without branches, so that the divisions
     run as vector instructions."""
@@ -1046,13 +1046,16 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
             terms[6, 0] = terms[9, 0] - before / p
         for j in range(lo + 1, hi):
             terms[6, j - lo] = terms[9, j - lo] - terms[9, j - 1 - lo]
+    if want_ranked and not roc_ints:  # the ROC term with weights (integer counts add it exactly elsewhere)
+        for j in range(lo, hi):
+            df = np.float64(dtp[i, j])
+            terms[7, j - lo] = df / p * (np.float64(fp_prev[i, j]) / n + np.float64(fp[i, j]) / n)
     if want_ranked:
         for j in range(lo, hi):
             tpf = np.float64(tp[i, j])
             fpf = np.float64(fp[i, j])
             df = np.float64(dtp[i, j])
             fa = np.float64(fp_prev[i, j])
-            terms[7, j - lo] = df / p * (fa / n + fpf / n)
             a = tpf - df
             rg_a = 1.0 - ratio_pn * (p - a) / a
             pg_a = 1.0 - ratio_pn * fa / a
@@ -1172,7 +1175,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                     first -= 1
                 c_lo = _block_bounds(first, n_leaves_row, length, r, starts[0])[0]
                 _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, unit_eps, ratio_pn,
-                             log_ratio, want_ap, want_ranked, terms)
+                             log_ratio, want_ap, want_ranked, roc_ints, terms)
             for j in range(hi - 1, lo - 1, -1):
                 t = j - c_lo
                 if want_ap:
