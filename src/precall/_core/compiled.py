@@ -1010,10 +1010,10 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
                  want_ranked, roc_ints, terms):  # pragma: no cover - compiled
     """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
     kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
-    Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with weights (not with ``roc_ints``)
-    and the PRG trapezoid (the one that crosses recall gain 0 is the caller's), and the recall
-    ``TP / P`` (row 9; row 6 is its differences).  Loops without branches, so that the divisions
-    run as vector instructions."""
+    Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with
+    weights (not with ``roc_ints``) and the PRG trapezoid (the one that crosses recall gain 0 is
+    the caller's), and the recall ``TP / P`` (row 9; row 6 is its differences).  Loops without
+    branches, so that the divisions run as vector instructions."""
     if want_ap:
         for j in range(lo, hi):
             tpf = np.float64(tp[i, j])
