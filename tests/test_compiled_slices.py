@@ -159,6 +159,24 @@ def test_radix_sort_carry_large(kind):
         assert p.tobytes() == payload[order].tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_key_scores_equal_the_numpy_passes(dtype):
+    """Scores read back from their descending keys in one compiled pass: the numpy passes' bits
+    (negative, infinite, subnormal and zero scores; -0.0 comes back as +0.0 either way)."""
+    from precall._core import compiled
+    from precall._core.sort import _descending_key, descending_key_scores
+
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.standard_normal(5000), [0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 1e-45, -1e-45]])
+    x = x.astype(dtype)
+    key = _descending_key(x)[0]
+    want = descending_key_scores(key, np.dtype(dtype))
+    got = descending_key_scores(key, np.dtype(dtype), compiled)
+    assert got.dtype == want.dtype == dtype
+    assert got.tobytes() == want.tobytes()
+    assert np.array_equal(got, x)
+
+
 def _tagged_sorted(x: np.ndarray, y: np.ndarray) -> tuple[int, np.ndarray | None]:
     """The oracle of ``tag_sort_floats``: each score's key ``|bits| << 1 | label`` (non-negative
     scores first), each part by ``np.sort``; None for a -0.0."""

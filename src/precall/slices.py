@@ -448,7 +448,7 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         fast.float32_keys(data.scores.view(np.int32), codes.astype(np.int64, copy=False), negative, slice_bits,
                           keys)
         return _score_major(fast, keys, 32, negative, codes, m, slice_bits, ties,
-                            lambda k: descending_key_scores(k, data.scores.dtype), assembled=True)
+                            lambda k: descending_key_scores(k, data.scores.dtype, fast), assembled=True)
     keyed = _score_key(data.scores)
     if keyed is not None:
         score_key, bits, scores_of = keyed
@@ -463,7 +463,8 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     elif fast is not None and data.scores.dtype.itemsize == 8 and data.scores.dtype.kind in "fiu":
         key64 = _descending_key(data.scores)[0]
         dtype = data.scores.dtype
-        return _score_major(fast, key64, 64, negative, codes, m, slice_bits, ties, lambda k: descending_key_scores(k, dtype))
+        return _score_major(fast, key64, 64, negative, codes, m, slice_bits, ties,
+                            lambda k: descending_key_scores(k, dtype, fast))
     else:
         order, s = stable_descending_sort(data.scores)
         new = np.empty(n, dtype=bool)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "numbers_prepass",
+__all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "key_scores32", "key_scores64", "numbers_prepass",
            "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
            "segment_sums",
            "tag_floats", "tag_ints", "tag_sort_floats", "tagged_steps"]
@@ -305,6 +305,27 @@ def carried_steps(key, signed_weight, stable, step_key, tp, dtp, fp, fp_prev):  
         fp_above = fp_c
         any_pos = 0
     return j, tp_c, fp_c
+
+
+@njit(cache=True, nogil=True)
+def key_scores32(key, out):  # pragma: no cover - compiled
+    """The float32 bits of the 32-bit descending keys ``key`` (int64): the one pass of
+    ``precall._core.sort.descending_key_scores``' numpy passes for float32 scores."""
+    for i in range(key.shape[0]):
+        v = np.int64(0x7FFFFFFF) - key[i]
+        if v < 0:
+            v ^= 0x7FFFFFFF
+        out[i] = np.int32(v)
+
+
+@njit(cache=True, nogil=True)
+def key_scores64(key, out):  # pragma: no cover - compiled
+    """The float64 bits of the 64-bit descending keys ``key`` (int64): as :func:`key_scores32`."""
+    for i in range(key.shape[0]):
+        w = key[i] ^ np.int64(0x7FFFFFFFFFFFFFFF)
+        if w < 0:
+            w ^= np.int64(0x7FFFFFFFFFFFFFFF)
+        out[i] = w
 
 
 # ---------------------------------------------------------------------------

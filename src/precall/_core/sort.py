@@ -88,10 +88,16 @@ def _descending_key(scores: np.ndarray) -> tuple[np.ndarray, int]:
     return v.view(np.uint64), 64
 
 
-def descending_key_scores(key: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def descending_key_scores(key: np.ndarray, dtype: np.dtype, module: ModuleType | None = None) -> np.ndarray:
     """The scores of keys of :func:`_descending_key` (scores of ``dtype``: 32-bit keys for floats
     and integers of at most 32 bits, 64-bit keys for 8-byte floats and integers), the inverse of
-    the key (``-0.0`` comes back as ``+0.0``, the key's one merge)."""
+    the key (``-0.0`` comes back as ``+0.0``, the key's one merge).  Float scores in one compiled
+    pass when ``module`` (the compiled one) is given: the same bits."""
+    if module is not None and dtype.kind == "f" and dtype.itemsize in (4, 8):
+        wide = dtype.itemsize == 8
+        bits = np.empty(key.shape[0], dtype=np.int64 if wide else np.int32)
+        (module.key_scores64 if wide else module.key_scores32)(key.view(np.int64), bits)
+        return bits.view(np.float64 if wide else np.float32)
     if dtype.itemsize == 8:
         w = key.view(np.int64) ^ _INT64_MAX
         if dtype.kind == "f":
