@@ -399,3 +399,14 @@ def test_evaluation_carries_the_context(rng):
         assert via_table.average_precision[m] == pytest.approx(direct.average_precision[m], rel=1e-12)
         assert via_table.min_average_precision[m] == pytest.approx(direct.min_average_precision[m], rel=1e-12)
     assert "AUPRG" in str(ev) and "min AP" in str(ev)
+
+
+def test_normalized_ap_of_arrays_is_the_scalar_function_element_by_element(rng):
+    """The sliced results' vectorised normalisation gives the scalar function's floats, NaN cases included."""
+    from precall._core.evaluation import normalized_average_precisions
+
+    ap = np.concatenate([rng.random(200), [np.nan, 0.3, 0.5, 1.0]])
+    low = np.concatenate([rng.random(200) * 0.5, [0.1, np.nan, 1.0, 0.999999]])
+    got = normalized_average_precisions(ap, low)
+    want = np.array([precall.normalized_average_precision(a, b) for a, b in zip(ap, low)])
+    assert got.tobytes() == want.tobytes()

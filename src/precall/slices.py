@@ -63,7 +63,7 @@ from ._core.evaluation import (
     F1Point,
     batch_numbers,
     evaluation_from_steps,
-    normalized_average_precision,
+    normalized_average_precisions,
 )
 from ._core import backend
 from ._core.metric import Metric
@@ -1225,8 +1225,7 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     auc = unit_interval(_apply_policy(auc, one_class, "ROC AUC", ONE_CLASS_ROC, float("nan"), policy, names))
     usable = (n_pos > 0) & (n_pos == np.round(n_pos)) & _unit_positives(st.steps, m)
     low = _min_ap(n_pos, n_neg, usable, ties, recall_grid)
-    normalized = {meth: np.array([normalized_average_precision(a, b) for a, b in
-                                  zip(values[meth].tolist(), low[meth].tolist())]) for meth in AP_METHODS}
+    normalized = {meth: normalized_average_precisions(values[meth], low[meth]) for meth in AP_METHODS}
     return SlicedEvaluation(
         names=names, keys=codes.keys, columns=codes.columns, n_samples=n_samples, n_pos=n_pos, n_neg=n_neg,
         min_support=min_support, overall=overall, average_precision=values, min_average_precision=low,

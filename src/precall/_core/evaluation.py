@@ -25,7 +25,8 @@ from .validate import AP_METHODS
 
 __all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
            "evaluation_from_steps",
-           "gains", "make_evaluation", "normalized_average_precision", "unit_positives"]
+           "gains", "make_evaluation", "normalized_average_precision", "normalized_average_precisions",
+           "unit_positives"]
 
 
 @dataclass(frozen=True)
@@ -239,6 +240,16 @@ def unit_positives(s: Steps) -> bool:
     """Whether the positives' weights can be counts (whole step sizes)."""
     d = s.dtp
     return d.dtype.kind in "iu" or bool(np.all(d == np.round(d)))
+
+
+def normalized_average_precisions(average_precision: np.ndarray, min_ap: np.ndarray) -> np.ndarray:
+    """:func:`normalized_average_precision` of arrays, element by element (the same floats)."""
+    a, low = np.asarray(average_precision, dtype=np.float64), np.asarray(min_ap, dtype=np.float64)
+    undefined = np.isnan(a) | np.isnan(low) | (low >= 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (a - low) / (1.0 - low)
+    out[undefined] = np.nan
+    return out
 
 
 def normalized_average_precision(average_precision: float, min_ap: float) -> float:

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._core.evaluation import evaluation_from_steps, normalized_average_precision
+from .._core.evaluation import evaluation_from_steps, normalized_average_precisions
 from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
 from .._core.validate import AP_METHODS, check_binary, check_number, check_on_undefined, check_options, \
     check_pos_label, is_multi
@@ -233,8 +233,7 @@ class SlicedAccumulator:
             n_samples=self._given(ordered), n_pos=n_pos, n_neg=n_neg,
             min_support=min_support, overall=overall,
             average_precision=dict(zip(AP_METHODS, aps)), min_average_precision=low,
-            normalized_average_precision={m: np.array([normalized_average_precision(a, b) for a, b in zip(
-                v.tolist(), low[m].tolist())]) for m, v in zip(AP_METHODS, aps)},
+            normalized_average_precision={m: normalized_average_precisions(v, low[m]) for m, v in zip(AP_METHODS, aps)},
             roc_auc=unit_interval(auc), auprg=np.array([e.auprg for e in evs]) + 0.0, best_f1=point("f1"),
             best_f1_threshold=point("threshold"), best_f1_precision=point("precision"),
             best_f1_recall=point("recall"), ties="group", recall_grid=recall_grid,
