@@ -1197,6 +1197,9 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                 c_lo = _block_bounds(first, n_leaves_row, length, r, starts[0])[0]
                 _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, unit_eps, ratio_pn,
                              log_ratio, want_ap, want_ranked, roc_ints, terms)
+                if want_ranked and roc_ints:  # integers: any order gives the same sum (a vector loop)
+                    for j in range(c_lo, c_hi):
+                        roc_acc += dtp[i, j] * (fp_prev[i, j] + fp[i, j])
             for j in range(hi - 1, lo - 1, -1):
                 t = j - c_lo
                 if want_ap:
@@ -1241,8 +1244,6 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                                 voc_lo = starts[3, max(voc_leaf, 0)]
                             pos_voc -= 1
                 if want_ranked:
-                    if roc_ints:
-                        roc_acc += dtp[i, j] * (fp_prev[i, j] + fp[i, j])
                     if k_prg <= j < length:
                         term = terms[8, t]
                         b = np.float64(tp[i, j])
