@@ -186,6 +186,31 @@ def exactly_rounded_points(y_true, y_score, sample_weight, pos_label=None):
     return Points(thresholds, tp, fp, float(ctp), float(cfp))
 
 
+def exact_cumsum(values):
+    """The cumulative sums of finite non-negative floats, each summed exactly (Python integers
+    in units of the smallest term's last bit) and rounded once to float64 (``int / int`` and
+    ``float(int)`` round correctly): what a compensated sum should land within an ulp of."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        return np.zeros(0)
+    mant, expo = np.frexp(v)
+    units = [int(m) << int(e) for m, e in zip((mant * 2.0**53).astype(np.int64).tolist(),
+                                              (expo - expo.min()).tolist())]
+    low = int(expo.min()) - 53  # v = units * 2**low, exactly
+    out = []
+    total = 0
+    for u in units:
+        total += u
+        out.append(float(total << low) if low >= 0 else total / (1 << -low))
+    return np.array(out)
+
+
+def ulps_from_exact(got, values):
+    """How many ulps of the exact value each cumulative sum ``got`` is from it (:func:`exact_cumsum`)."""
+    exact = exact_cumsum(values)
+    return np.abs(np.asarray(got, dtype=np.float64) - exact) / np.spacing(np.maximum(exact, np.finfo(float).tiny))
+
+
 # ---------------------------------------------------------------- AP conventions
 def ap_step(pts: Points) -> float:
     """sum_n (R_n - R_{n-1}) P_n with R_0 = 0 (scikit-learn's average_precision_score)."""

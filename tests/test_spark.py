@@ -544,23 +544,3 @@ def test_cli_engine_spark_ci_prints_the_in_memory_intervals(spark, tmp_path, mon
         ]:
             err = _run_cli(main, argv, code=2)
             assert words in err and len(err.strip().splitlines()) == 1, err
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(min_value=0.0, max_value=1e6, allow_nan=False, allow_infinity=False), min_size=1,
-                max_size=300), st.integers(0, 30))
-def test_compensated_cumsum_is_within_an_ulp_of_the_exact_sums(values, scale):
-    """The ranges' weighted sums (no Spark needed): every cumulative sum within one ulp of the exact
-    one (Fractions), however many terms and magnitudes, where numpy's sequential cumsum drifts."""
-    from fractions import Fraction
-
-    from precall.scale.spark import _compensated_cumsum
-
-    x = np.array(values) * 2.0 ** -scale
-    got = _compensated_cumsum(x)
-    exact, total = [], Fraction(0)
-    for v in x.tolist():
-        total += Fraction(v)
-        exact.append(float(total))
-    exact = np.array(exact)
-    assert np.all(np.abs(got - exact) <= np.spacing(exact)), (got - exact)

@@ -13,8 +13,8 @@ together.  The work is one sort and one batch of kernels, not a loop over slices
    16-bit codes up to 65,536 slices): each slice is a contiguous segment in the
    order of its own stable sort.
 3. **Steps of every slice**: the per-row cumulative TP and FP restart at each
-   segment (integer counts by one ``cumsum``; weights by a ``cumsum`` of each
-   segment, segments padded in size buckets, so the floats are those of the
+   segment (integer counts by one ``cumsum``; weights by a compensated cumsum of
+   each segment, segments padded in size buckets, so the floats are those of the
    slice's own sum); the steps are taken from them as for one problem.
 4. **One kernel call per size bucket**: slices with about the same number of
    steps (within a factor 2) are one ragged :class:`~precall._core.steps.Steps`
@@ -67,7 +67,7 @@ from ._core.evaluation import (
 )
 from ._core import backend
 from ._core.metric import Metric
-from ._core.sort import _descending_key, descending_key_scores, stable_descending_sort
+from ._core.sort import _descending_key, compensated_cumsum, descending_key_scores, stable_descending_sort
 from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
 from ._core.text import visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
@@ -265,7 +265,8 @@ def _plain(v: Any) -> Any:
 # one order, the steps of every slice
 def _segmented_cumsum(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The running sum of ``values`` restarting at each segment, each added in order from its
-    start (the floats of each segment's own ``np.cumsum``); segments padded in size buckets."""
+    start (the floats of each segment's own :func:`~precall._core.sort.compensated_cumsum`, as
+    in memory); segments padded with zeros at their end in size buckets."""
     out = np.empty_like(values)
     order = np.argsort(lengths, kind="stable")
     lo = 0
@@ -277,7 +278,7 @@ def _segmented_cumsum(values: np.ndarray, starts: np.ndarray, lengths: np.ndarra
         inside = np.arange(width) < lengths[sel, None]
         idx = np.where(inside, starts[sel, None] + np.arange(width), 0)
         block = np.where(inside, values[idx], 0.0)
-        np.cumsum(block, axis=1, out=block)
+        block = compensated_cumsum(block)
         out[idx[inside]] = block[inside]
         lo = hi
     return out

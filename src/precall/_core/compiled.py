@@ -18,7 +18,8 @@ changes a bit; ``tests/test_compiled.py`` checks that on random input.
 * :func:`ranked_steps` walks keys ``score_key << shift | index`` sorted increasingly
   (:func:`precall._core.sort.sorted_index_keys`): it restores the exact order where
   truncated keys collide, gathers labels and weights, accumulates TP and FP in that
-  order (scikit-learn's sequential ``cumsum``) and writes only the steps.
+  order (compensated, :func:`_add`: the bits of ``precall._core.sort.compensated_cumsum``)
+  and writes only the steps.
 """
 
 from __future__ import annotations
@@ -174,6 +175,17 @@ _BLOCK = 4096
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _add(total, error, value):  # pragma: no cover - compiled
+    """One term of :func:`precall._core.sort.compensated_cumsum`, its operations in its order:
+    ``(total, error, sum)`` after adding ``value`` to the running ``total`` (the sequential
+    sum) and ``error`` (the running sum of each addition's exact TwoSum error)."""
+    new = total + value
+    part = new - total
+    error += (total - (new - part)) + (value - part)
+    return new, error, new + error
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _put_counts(at, tp, dtp, fp, fp_prev, j, where, tp_c, tp_above, fp_c, fp_above):  # pragma: no cover - compiled
     """Step ``j`` of a weighted pass: its row or key ``where``, cumulative TP and FP and the counts above it."""
     at[j] = where
@@ -193,7 +205,8 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
     a score, the group is first re-sorted exactly (:func:`_exact_groups`).  Then, block by
     block, the labels and weights are gathered (a loop without branches, so the loads
     overlap) and TP and FP add ``t = w if positive else 0`` and ``w - t`` (``w`` = 1.0
-    without ``weighted``) in that order, as the numpy route's ``np.cumsum`` does.  A step
+    without ``weighted``) in that order, compensated (:func:`_add`), as the numpy route's
+    ``compensated_cumsum`` does.  A step
     is a run of equal scores holding a positive (each positive sample with ``stable``), its
     ``dtp`` the difference of cumulative TP, as the numpy route forms it.  ``key`` ends
     holding the permutation.  Writes the steps' sample ``rows`` (the run ends) and returns
@@ -207,8 +220,8 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
     idx = np.empty(_BLOCK, dtype=np.int64)
     yb = np.empty(_BLOCK, dtype=np.bool_)
     wb = np.empty(_BLOCK)
-    tp_c = 0.0
-    fp_c = 0.0
+    tp_s = tp_e = tp_c = 0.0  # running sequential sums, their errors, the compensated sums
+    fp_s = fp_e = fp_c = 0.0
     tp_above = 0.0  # cumulative counts at the end of the previous run (previous sample: stable)
     fp_above = 0.0
     any_pos = False
@@ -230,8 +243,8 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
             i = start + t
             w = wb[t]
             d = w if yb[t] else 0.0
-            tp_c += d
-            fp_c += w - d
+            tp_s, tp_e, tp_c = _add(tp_s, tp_e, d)
+            fp_s, fp_e, fp_c = _add(fp_s, fp_e, w - d)
             any_pos = any_pos or yb[t]
             if not stable and i + 1 < n and key[i + 1] >> ushift == key[i] >> ushift:  # each sample a run: stable
                 if exact_key or scores[np.int64(key[i + 1] & low)] == scores[idx[t]]:
@@ -276,15 +289,16 @@ def carried_steps(key, signed_weight, stable, step_key, tp, dtp, fp, fp_prev):  
     """The steps of rows sorted by their exact score keys (increasing keys, decreasing scores,
     equal scores in input order: :func:`radix_sort_carry`), each row's weight carried signed by its
     label (negative for a positive; 1.0 without weights).  TP and FP add ``t = w if positive else
-    0`` and ``w - t`` in that order, as :func:`ranked_steps` and the numpy route's ``np.cumsum``;
+    0`` and ``w - t`` in that order, compensated (:func:`_add`), as :func:`ranked_steps` and the
+    numpy route's ``compensated_cumsum``;
     a step is a run of equal keys holding a positive (each positive sample with ``stable``).
     Writes each step's key and returns ``(steps, total TP, total FP)``.  Without branches on the
     labels: ``t`` is ``w * positive`` (the same float), and every run's end is written to the next
     step, which only a run holding a positive keeps (the arrays hold one entry more than the
     positive rows)."""
     n = key.shape[0]
-    tp_c = 0.0
-    fp_c = 0.0
+    tp_s = tp_e = tp_c = 0.0  # running sequential sums, their errors, the compensated sums
+    fp_s = fp_e = fp_c = 0.0
     tp_above = 0.0
     fp_above = 0.0
     any_pos = 0
@@ -294,8 +308,8 @@ def carried_steps(key, signed_weight, stable, step_key, tp, dtp, fp, fp_prev):  
         pos = np.int64(v < 0.0)
         w = abs(v)
         d = w * pos
-        tp_c += d
-        fp_c += w - d
+        tp_s, tp_e, tp_c = _add(tp_s, tp_e, d)
+        fp_s, fp_e, fp_c = _add(fp_s, fp_e, w - d)
         any_pos |= pos
         if not stable and i + 1 < n and key[i + 1] == key[i]:
             continue  # the run goes on

@@ -24,6 +24,8 @@ from .validate import BinaryInput, Ties
 __all__ = [
     "Ranked",
     "carried_keys",
+    "compensated_cumsum",
+    "cumulative_sums",
     "distinct_counts",
     "group_ends",
     "rank",
@@ -356,8 +358,14 @@ class Ranked:
 def rank(data: BinaryInput) -> Ranked:
     """Sort once (stable, decreasing) and accumulate; arrays reused in place.
 
-    Weighted sums are float64 in stable order, exactly as scikit-learn forms
-    them (``cumsum(y * w)`` and ``cumsum((1 - y) * w)``).
+    Weighted sums are float64 in stable order, compensated
+    (:func:`compensated_cumsum` of ``where(y, w, 0)`` and of ``w - that``): each
+    cumulative weight is within about an ulp of the exact sum whatever the number
+    of rows, so every engine (compiled, streaming, Dask, Spark, ``by=``) agrees
+    with it to that rounding, whatever the order or partitioning of the rows.
+    scikit-learn's plain ``cumsum`` differs from it by its own rounding, which
+    grows with the rows (up to 546 ulps, 7.6e-14 relative, at 1e7 rows of U(0.5, 2)
+    weights).
     """
     order, s = stable_descending_sort(data.scores)
     y = data.positive[order]
@@ -368,25 +376,102 @@ def rank(data: BinaryInput) -> Ranked:
     return Ranked(s, y, tp, fp, False)
 
 
+def compensated_cumsum(values: np.ndarray, out: np.ndarray | None = None,
+                       carry: np.ndarray | None = None) -> np.ndarray:
+    """Cumulative sums along the last axis within about an ulp of the exact sums, however many terms.
+
+    numpy's sequential ``cumsum`` (``total``) plus the running sum of the rounding error of
+    each of its additions, found exactly by Knuth's TwoSum: with ``previous`` the total
+    before a value, ``part = total - previous`` and ``error = (previous - (total - part))
+    + (value - part)``, so that ``previous + value == total + error`` exactly.  The result
+    is ``total + cumsum(error)``.  The one weighted cumulative sum of precall: every route
+    (:func:`rank`, the compiled passes of :mod:`precall._core.compiled`, which repeat these
+    operations in this order, ``by=``, the accumulator, score ranges) forms its cumulative
+    weights with it, so they agree to about an ulp of the exact sums, whatever the order,
+    batching or partitioning of the rows (a plain ``cumsum``'s rounding grows with them).
+
+    Parameters
+    ----------
+    values : ndarray of float64, 1-D or 2-D
+        The terms; a 2-D array is summed along each row, each row on its own.
+    out : ndarray of float64, optional
+        Where to write the sums (the shape of ``values``, not ``values`` itself).
+    carry : ndarray of float64 of shape (2,), optional
+        1-D ``values`` only: the running ``total`` and running error before ``values[0]``
+        (zeros when None), updated in place to those after its last value, so that blocks
+        summed one after the other give the bits of one call on their concatenation.
+
+    Returns
+    -------
+    ndarray of float64
+        The cumulative sums (``out`` when given).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.full(10, 0.1)
+    >>> float(np.cumsum(x)[-1]), float(compensated_cumsum(x)[-1])
+    (0.9999999999999999, 1.0)
+    >>> carry = np.zeros(2)
+    >>> first, second = compensated_cumsum(x[:4], carry=carry), compensated_cumsum(x[4:], carry=carry)
+    >>> bool((np.concatenate([first, second]) == compensated_cumsum(x)).all())
+    True
+    """
+    v = np.asarray(values, dtype=np.float64)
+    total = np.empty_like(v) if out is None else out
+    s0, e0 = (0.0, 0.0) if carry is None else (float(carry[0]), float(carry[1]))
+    np.copyto(total, v)
+    if v.shape[-1] == 0:
+        return total
+    total[..., 0] += s0
+    np.cumsum(total, axis=-1, out=total)
+    error = np.empty_like(v)  # first the previous totals
+    error[..., 0] = s0
+    error[..., 1:] = total[..., :-1]
+    part = total - error
+    np.subtract(error, total - part, out=error)  # previous - (total - part)
+    np.subtract(v, part, out=part)  # value - part
+    error += part
+    del part
+    error[..., 0] += e0
+    np.cumsum(error, axis=-1, out=error)
+    if carry is not None:
+        carry[0], carry[1] = total[-1], error[-1]
+    total += error
+    return total
+
+
+def cumulative_sums(values: np.ndarray) -> np.ndarray:
+    """Cumulative counts or weights along the last axis: ``np.cumsum`` as int64 for integers
+    (exact), :func:`compensated_cumsum` for floats (within about an ulp of exact).
+
+    >>> cumulative_sums(np.array([1, 2], dtype=np.uint32)).dtype.name, float(cumulative_sums(np.full(10, 0.1))[-1])
+    ('int64', 1.0)
+    """
+    if values.dtype.kind in "biu":
+        return np.cumsum(values, axis=-1, dtype=np.int64)
+    return compensated_cumsum(values)
+
+
 def _weighted_cumsums(order: np.ndarray, y: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``cumsum(where(y, w, 0))`` and ``cumsum(w - that)`` of the weights ``w = weight[order]``,
-    bit for bit, block by block in cache: each block's cumulative sum starts from the
-    running total (added to its first value), which is the sequential sum itself."""
+    """:func:`compensated_cumsum` of ``where(y, w, 0)`` and of ``w - that`` for the weights
+    ``w = weight[order]``, block by block in cache (the running totals and errors carried
+    from block to block: the bits of one call on the whole)."""
     n = order.shape[0]
     tp = np.empty(n)
     fp = np.empty(n)
+    t = np.empty(min(n, _BLOCK))
+    f = np.empty(min(n, _BLOCK))
+    carry_tp, carry_fp = np.zeros(2), np.zeros(2)
     for start in range(0, n, _BLOCK):
-        t = tp[start : start + _BLOCK]
-        f = fp[start : start + _BLOCK]
-        np.take(weight, order[start : start + _BLOCK], out=f)
-        t.fill(0.0)
-        np.copyto(t, f, where=y[start : start + _BLOCK])
-        f -= t  # the negatives' weights (exactly w or 0)
-        if start:
-            t[0] += tp[start - 1]
-            f[0] += fp[start - 1]
-        np.cumsum(t, out=t)
-        np.cumsum(f, out=f)
+        stop = min(start + _BLOCK, n)
+        tb, fb = t[: stop - start], f[: stop - start]
+        np.take(weight, order[start:stop], out=fb)
+        tb.fill(0.0)
+        np.copyto(tb, fb, where=y[start:stop])
+        fb -= tb  # the negatives' weights (exactly w or 0)
+        compensated_cumsum(tb, out=tp[start:stop], carry=carry_tp)
+        compensated_cumsum(fb, out=fp[start:stop], carry=carry_fp)
     return tp, fp
 
 

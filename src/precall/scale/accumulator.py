@@ -28,7 +28,7 @@ import numpy as np
 
 from .._core import conventions
 from .._core.evaluation import evaluation_from_steps
-from .._core.sort import distinct_counts
+from .._core.sort import compensated_cumsum, cumulative_sums, distinct_counts
 from .._core.steps import Steps, one_problem, reweight
 from .._core.validate import (
     check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_kind,
@@ -171,8 +171,7 @@ def table_of_state(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> Thre
     del seen
     if scores.size == 0:
         raise ValueError("the accumulator has seen no row with positive weight yet")
-    count = np.int64 if pos.dtype.kind in "iu" else np.float64
-    tp, fp = np.cumsum(pos[::-1], dtype=count), np.cumsum(neg[::-1], dtype=count)
+    tp, fp = cumulative_sums(pos[::-1]), cumulative_sums(neg[::-1])  # weights: compensated, as in memory
     return trusted_table(scores[::-1], tp, fp, tp[-1], fp[-1], "group")
 
 
@@ -184,24 +183,49 @@ def _weighted_run(s: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> _R
     return distinct, p, n
 
 
+_BLOCK = 1 << 16  # distinct scores per block of the compensated sums of :func:`_steps`
+
+
+def _cumulative_at(values: np.ndarray, *at: np.ndarray) -> list[np.ndarray]:
+    """``compensated_cumsum(values)`` at each increasing index array of ``at`` (0.0 at -1),
+    block by block: O(len(at)) memory beyond ``values``."""
+    out = [np.zeros(a.size) for a in at]
+    carry = np.zeros(2)
+    for start in range(0, values.shape[0], _BLOCK):
+        stop = min(start + _BLOCK, values.shape[0])
+        cum = compensated_cumsum(values[start:stop], carry=carry)
+        for a, o in zip(at, out):
+            lo, hi = np.searchsorted(a, [start, stop])
+            o[lo:hi] = cum[a[lo:hi] - start]
+    return out
+
+
 def _steps(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> Steps:
     """The grouped steps of a state (increasing scores) without building the table:
-    O(steps) memory beyond the state, as the FP count at each step is the sum of the
-    negatives since the step before (``np.add.reduceat``)."""
+    O(steps) memory beyond the state.  Counts: the FP count at each step is the sum of
+    the negatives since the step before (``np.add.reduceat``); weights: TP and FP are
+    compensated sums (:func:`precall._core.sort.compensated_cumsum`, as in memory) read at
+    the steps block by block."""
     p, n = pos[::-1], neg[::-1]
-    count = np.int64 if p.dtype.kind in "iu" and n.dtype.kind in "iu" else np.float64
+    exact = p.dtype.kind in "iu" and n.dtype.kind in "iu"
+    count = np.int64 if exact else np.float64
     idx = np.flatnonzero(p)
     dtp = p[idx].astype(count)
+    if not exact:
+        fp, fp_prev, last = _cumulative_at(n.astype(np.float64, copy=False), idx, idx - 1, np.array([n.size - 1]))
+        tp = compensated_cumsum(dtp)
+        return one_problem(scores[::-1][idx], tp, dtp, fp, fp_prev, float(tp[-1]) if tp.size else 0.0,
+                           float(last[0]), False)
     n_neg = n.sum(dtype=count)
     if idx.size == 0:
-        return one_problem(scores[:0], dtp, dtp, dtp, dtp, 0.0, float(n_neg), count is np.int64)
+        return one_problem(scores[:0], dtp, dtp, dtp, dtp, 0.0, float(n_neg), True)
     starts = np.concatenate(([0], idx[:-1] + 1))
     fp = np.add.reduceat(n, starts, dtype=count)
     fp[-1] = n[starts[-1]:idx[-1] + 1].sum(dtype=count)  # reduceat's last segment runs to the end
     np.cumsum(fp, out=fp)
     tp = np.cumsum(dtp)
     return one_problem(scores[::-1][idx], tp, dtp, fp, fp - n[idx].astype(count), float(tp[-1]), float(n_neg),
-                       count is np.int64)
+                       True)
 
 
 class Accumulator:

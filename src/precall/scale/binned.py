@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from .._core import conventions
+from .._core.sort import cumulative_sums
 from .._core.steps import steps_from_table
 from .._core.validate import check_allocation, check_number, check_numbers
 
@@ -93,14 +94,14 @@ def _bin_counts(pos: np.ndarray, neg: np.ndarray, arrangement: str) -> tuple[np.
     p, n = pos[used], neg[used]
     rank = -np.arange(used.size, dtype=np.float64)  # any decreasing thresholds
     if arrangement == "grouped":
-        tp, fp = np.cumsum(p), np.cumsum(n)
+        tp, fp = cumulative_sums(p), cumulative_sums(n)  # weights: compensated, as in memory
         return rank, tp, fp
     zero = np.zeros_like(p)
     first_p, first_n = (p, zero) if arrangement == "positives first" else (zero, n)
     second_p, second_n = (zero, n) if arrangement == "positives first" else (p, zero)
     dp = np.column_stack([first_p, second_p]).ravel()
     dn = np.column_stack([first_n, second_n]).ravel()
-    tp, fp = np.cumsum(dp), np.cumsum(dn)
+    tp, fp = cumulative_sums(dp), cumulative_sums(dn)
     return np.repeat(rank, 2), tp, fp
 
 

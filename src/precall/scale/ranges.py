@@ -31,6 +31,7 @@ once).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -145,15 +146,28 @@ def totals(local: Steps | ThresholdTable | None) -> tuple[float, float, bool]:
 
 def offsets(per_range: list[tuple[float, float, bool]]) -> tuple[list[tuple[Any, Any]], tuple[Any, Any]]:
     """Each range's exclusive prefix (TP0, FP0) from the top (ranges lowest scores first),
-    and the grand totals, added in the same order: the last range's final TP is
-    ``TP0 + its total``, the very sum that gives P, so its recall reaches exactly 1."""
-    kind = int if all(e for _, _, e in per_range) else float
-    tp, fp = kind(0), kind(0)
+    and the grand totals.  Integer counts are added exactly; float weights give each prefix
+    correctly rounded (``math.fsum`` of the ranges above, whose totals are compensated sums,
+    :func:`precall._core.sort.compensated_cumsum`), so a shifted cumulative weight is within
+    about 1.5 ulps of the exact sum whatever the number of ranges.  The totals are the lowest
+    non-empty range's prefix plus its own total: the very sum that gives its last TP, so
+    recall reaches exactly 1."""
+    exact = all(e for _, _, e in per_range)
+    kind = int if exact else float
     prefix: list[tuple[Any, Any]] = [(0, 0)] * len(per_range)
-    for r in range(len(per_range) - 1, -1, -1):
-        prefix[r] = (tp, fp)
-        tp, fp = tp + kind(per_range[r][0]), fp + kind(per_range[r][1])
-    return prefix, (tp, fp)
+    if not per_range:
+        return prefix, (kind(0), kind(0))
+    if exact:
+        tp, fp = 0, 0
+        for r in range(len(per_range) - 1, -1, -1):
+            prefix[r] = (tp, fp)
+            tp, fp = tp + int(per_range[r][0]), fp + int(per_range[r][1])
+        return prefix, (tp, fp)
+    for r in range(len(per_range)):
+        above = per_range[r + 1:]
+        prefix[r] = (math.fsum(float(t[0]) for t in above), math.fsum(float(t[1]) for t in above))
+    low = next((r for r, t in enumerate(per_range) if t[0] or t[1]), 0)  # the lowest range with rows
+    return prefix, (prefix[low][0] + float(per_range[low][0]), prefix[low][1] + float(per_range[low][1]))
 
 
 def shift(local: Steps | None, prefix: tuple[Any, Any] | None, grand: tuple[Any, Any]) -> Steps:

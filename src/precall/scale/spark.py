@@ -69,8 +69,7 @@ import numpy as np
 
 from . import ranges as _ranges
 from .._core.evaluation import Evaluation
-from .._core.sort import Ranked, run_ends
-from .._core.steps import Steps, reweight, steps_from_ranked
+from .._core.steps import Steps, reweight
 from .sliced import SlicedAccumulator
 from .._core.validate import (
     BinaryInput,
@@ -391,52 +390,14 @@ def _canonical(pdf: Any, weighted: bool) -> BinaryInput | tuple[np.ndarray, np.n
     return BinaryInput(s[order], positive[order], w[order], True, int(s.size))
 
 
-def _compensated_cumsum(values: np.ndarray) -> np.ndarray:
-    """Cumulative sums within about an ulp of the exact ones, however many terms: numpy's
-    sequential cumsum, plus the running sum of the error of each of its additions (found
-    exactly by Knuth's TwoSum: ``previous + value == sum + error``).
-
-    >>> x = np.full(10, 0.1)
-    >>> float(np.cumsum(x)[-1]), float(_compensated_cumsum(x)[-1])
-    (0.9999999999999999, 1.0)
-    """
-    total = np.cumsum(values)
-    previous = np.concatenate(([0.0], total[:-1]))
-    part = total - previous
-    error = (previous - (total - part)) + (values - part)
-    return total + np.cumsum(error)
-
-
-def _weighted_ranked(data: BinaryInput) -> Ranked:
-    """A range's canonically ordered weighted rows with their cumulative weights summed to
-    about an ulp of the exact sums (not in memory's sequential rounding, which no table
-    without row order can repeat; docs/scaling.md "Exact and stable")."""
-    pos = np.where(data.positive, data.weight, 0.0)
-    return Ranked(data.scores, data.positive, _compensated_cumsum(pos), _compensated_cumsum(data.weight - pos), False)
-
-
-def _weighted_steps(pieces: list[BinaryInput]) -> Steps:
-    return steps_from_ranked(_weighted_ranked(pieces[0]), "group")
-
-
-def _weighted_table(pieces: list[BinaryInput]) -> ThresholdTable:
-    r = _weighted_ranked(pieces[0])
-    rows = run_ends(r.scores)
-    rows = np.arange(r.scores.shape[0]) if rows is None else rows
-    return trusted_table(r.scores[rows], r.tp[rows], r.fp[rows], r.n_pos, r.n_neg, "group")
-
-
-_WEIGHTED = {_ranges.local_steps: _weighted_steps, _ranges.local_table: _weighted_table}
-
-
 def _range_local(pdf: Any, weighted: bool, build: Any) -> Any:
     """Pass 2 on one range (``applyInPandas``): ``build`` (its local steps or its rows of
-    the table, :mod:`precall.scale.ranges`; with weights their compensated form) and its
+    the table, :mod:`precall.scale.ranges`; weights summed compensated, as in memory) and its
     totals, as one row."""
     import pandas as pd
 
     r = int(pdf[_RANGE].iloc[0])
-    local = (_WEIGHTED[build] if weighted else build)([_canonical(pdf, weighted)])
+    local = build([_canonical(pdf, weighted)])
     n_pos, n_neg, exact = _ranges.totals(local)
     return pd.DataFrame({"r": [r], "n_pos": [n_pos], "n_neg": [n_neg], "exact": [exact],
                          "steps": [pickle.dumps(local, protocol=4)]})
@@ -460,16 +421,10 @@ def _by_range(df: Any, columns: list[Any], positive: Any, cuts: np.ndarray, weig
 
 
 def _prefix(rows: list[Any], n_ranges: int) -> tuple[dict[int, tuple[Any, Any]], tuple[Any, Any]]:
-    """Each range's prefix (the weight of the ranges above) and the totals.  Float weights:
-    each prefix correctly rounded (``math.fsum``), the totals the lowest range's prefix plus
-    its own weight, the very sum that gives its last TP (recall reaches exactly 1)."""
+    """Each range's prefix (the weight of the ranges above; float weights: correctly rounded,
+    :func:`precall.scale.ranges.offsets`) and the totals."""
     totals = {int(r["r"]): (r["n_pos"], r["n_neg"], bool(r["exact"])) for r in rows}
-    per_range = [totals.get(i, (0.0, 0.0, True)) for i in range(n_ranges)]
-    prefix, grand = _ranges.offsets(per_range)
-    if not all(e for _, _, e in per_range):
-        prefix = [(math.fsum(t[0] for t in per_range[i + 1:]), math.fsum(t[1] for t in per_range[i + 1:]))
-                  for i in range(n_ranges)]
-        grand = (prefix[0][0] + per_range[0][0], prefix[0][1] + per_range[0][1])
+    prefix, grand = _ranges.offsets([totals.get(i, (0.0, 0.0, True)) for i in range(n_ranges)])
     return {i: prefix[i] for i in totals}, grand
 
 
