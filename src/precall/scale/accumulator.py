@@ -10,8 +10,10 @@ curve, AP convention and plot works on it.  ``to_bytes`` / ``from_bytes`` ship
 the state between processes in a versioned ``.npz`` payload (no pickle).
 
 Counts stay integers while no batch has weights (the table is then identical to
-the in-memory one, bit for bit); with weights they are float64 sums (equal to
-the in-memory table to rounding, about 1e-15 relative).
+the in-memory one, bit for bit); with weights they are float64 sums per score,
+and the table's cumulative weights their compensated cumsum
+(:func:`precall._core.sort.compensated_cumsum`, as in memory): within a few ulps
+of the exact sums (the per-score sums themselves are plain float sums).
 
 Binned mode (``Accumulator(bins=N, score_range=(lo, hi))`` or ``bins=edges``)
 keeps only each bin's positive and negative weight, O(N) memory; its results are

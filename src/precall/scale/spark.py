@@ -35,12 +35,13 @@ range the rows are put in one canonical order (score, label, weight) before any
 weight is summed, so the result is the same bits for any partitioning and any
 number of executors.  Without weights every AP convention is within 1e-15 of
 the in-memory :func:`precall.evaluate` and ROC-AUC is bit-identical (an exact
-ratio of integers).  With float weights in-memory precall adds the weights as
-scikit-learn does (a sequential cumsum in input order, which no Spark table
-has, its rounding growing with the rows); the ranges sum each range with a
-compensated cumsum and correctly rounded prefixes, so every cumulative weight
-is within about 1.5 ulps of the exact sum and the difference from in memory is
-in memory's own rounding (``docs/scaling.md``, "Exact and stable").
+ratio of integers).  With float weights every route of precall, in memory
+included, forms cumulative weights with one compensated cumsum
+(:func:`precall._core.sort.compensated_cumsum`), within about an ulp of the
+exact sums whatever the order of the rows; each range is shifted by its
+correctly rounded prefix, so every cumulative weight is within about 1.5 ulps
+of the exact sum and every AP convention within 1e-15 of in memory
+(``docs/scaling.md``, "Exact and stable").
 
 :func:`mllib_areas` reproduces MLlib's ``BinaryClassificationMetrics``
 (``areaUnderPR``, ``areaUnderROC``, with its down-sampling to ``numBins``) from
