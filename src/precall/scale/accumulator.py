@@ -188,14 +188,18 @@ def score_sums(inverse: np.ndarray, values: np.ndarray, size: int) -> np.ndarray
     high part ``(sigma + v) - sigma`` (a multiple of ``sigma``'s last bit, so the high parts of a
     score add exactly in any order) and the rest ``v - high``; the rests split again the same way,
     and the last rests, below the sum's last bit by ~2**-100, are added by ``np.bincount``.  Scores
-    whose sums come near the float64 maximum keep the plain sums.
+    whose sums come near the float64 maximum keep the plain sums, and so do all when no score has
+    more than two rows (one rounding: already correctly rounded).
 
     >>> x, rows = np.full(10, 0.1), np.zeros(10, dtype=np.int64)
     >>> float(np.bincount(rows, weights=x)[0]), float(score_sums(rows, x, 1)[0])
     (0.9999999999999999, 1.0)
     """
     plain = np.bincount(inverse, weights=values, minlength=size)
-    grow = np.frexp(np.bincount(inverse, minlength=size) + 2.0)[1]  # 2**grow > rows + 2
+    rows = np.bincount(inverse, minlength=size)
+    if rows.max(initial=0) <= 2:  # one rounding at most: the plain sums are correctly rounded
+        return plain
+    grow = np.frexp(rows + 2.0)[1]  # 2**grow > rows + 2
     top = np.frexp(plain)[1] + grow  # sigma = 2**top >= (rows + 2) * max, as plain >= max (non-negative)
     safe = top < 1000
     top = np.where(safe, top, 0)
