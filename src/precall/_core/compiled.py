@@ -466,17 +466,23 @@ _IN_CACHE = 1 << 18  # a bucket of at most this many rows is sorted by LSD passe
 
 
 @njit(cache=True, nogil=True)
+def _bit_length(x):  # pragma: no cover - compiled
+    """The number of bits of ``x`` read as unsigned 64 bits."""
+    bits = 0
+    while x != 0:
+        x = (x >> 1) & np.int64(0x7FFFFFFFFFFFFFFF)
+        bits += 1
+    return bits
+
+
+@njit(cache=True, nogil=True)
 def _differing_bits(key, lo, hi):  # pragma: no cover - compiled
     """The number of low bits in which the keys ``key[lo:hi]`` differ (0: all equal)."""
     acc = np.int64(0)
     first = key[lo]
     for i in range(lo + 1, hi):
         acc |= key[i] ^ first
-    bits = 0
-    while acc != 0:
-        acc = (acc >> 1) & np.int64(0x7FFFFFFFFFFFFFFF)
-        bits += 1
-    return bits
+    return _bit_length(acc)
 
 
 @njit(cache=True, nogil=True)
@@ -693,16 +699,6 @@ def _sort_range_in_place(key, lo, hi, bits, t1k, t2k, bounds, stack):  # pragma:
                 stack[top, 0], stack[top, 1] = b_lo, b_hi
                 stack[top, 2] = _differing_bits(key, b_lo, b_hi)
                 top += 1
-
-
-@njit(cache=True, nogil=True)
-def _bit_length(x):  # pragma: no cover - compiled
-    """The number of bits of ``x`` read as unsigned 64 bits."""
-    bits = 0
-    while x != 0:
-        x = (x >> 1) & np.int64(0x7FFFFFFFFFFFFFFF)
-        bits += 1
-    return bits
 
 
 @njit(cache=True, nogil=True)
