@@ -11,10 +11,10 @@ interleaved rounds; ratios to ``np.sort`` of the scores from the same rounds):
   gathered apart, two ``np.sort``, distinct positive scores and ``searchsorted``;
 * ``numpy tagged``: label-tagged keys (``|score|`` bits << 1 | label, made by numpy),
   one ``np.sort``, then the steps by numpy (run ends, ``cumsum``), no compiled code;
-* ``numba tagged, np.sort``: the keys and the pass compiled, each part of the keys sorted by
-  ``np.sort`` (the compiled route until 2026-11-28);
-* ``numba tagged`` (the compiled route): the same with the compiled radix sort
-  (``compiled.radix_sort``: most significant differing digit first, buckets by LSD passes);
+* ``numba tagged, np.sort``: the keys made by numpy and sorted by ``np.sort``, the pass compiled
+  (the compiled route's sort until 2026-11-28);
+* ``numba tagged`` (the compiled route): the keys tagged and sorted by the compiled
+  ``tag_sort_floats`` (most significant differing digit first, buckets sorted in place);
 * ``numba split + merge`` is not offered: the tagged route needs one sort, not two.
 """
 
@@ -52,15 +52,14 @@ def numpy_tagged(scores: np.ndarray, positive: np.ndarray):
 
 
 def tagged_np_sort(data, module):
-    """The compiled route with ``np.sort`` in place of the radix sort (float scores)."""
-    size = data.scores.dtype.itemsize
-    key = np.empty(data.scores.shape[0], dtype=np.uint32 if size <= 4 else np.uint64)
-    bits = data.scores.view(np.int32 if size <= 4 else np.int64)
-    mask = np.int32(0x7FFFFFFF) if size <= 4 else np.int64(0x7FFFFFFFFFFFFFFF)
-    k, _ = module.tag_floats(bits, data.positive.view(np.uint8), key, mask)
-    key[:k].sort()
-    key[k:].sort()
-    return tagged_steps(data, (key, int(k)), "group", module)
+    """The compiled route with ``np.sort`` in place of the radix sort: the label-tagged keys made
+    by numpy (the benchmark's scores are non-negative: every key is in the front part), one
+    ``np.sort``, the compiled pass."""
+    wide = data.scores.dtype.itemsize == 8
+    key = data.scores.view(np.uint64 if wide else np.uint32) << (np.uint64(1) if wide else np.uint32(1))
+    key |= data.positive
+    key.sort()
+    return tagged_steps(data, (key, int(key.shape[0])), "group", module)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,8 +11,7 @@ changes a bit; ``tests/test_compiled.py`` checks that on random input.
   increasing (uint32 keys for scores of at most 32 bits); the keys go straight into
   their buckets of the most significant differing digit, so no second array of their
   size is needed.  :func:`tag_ints` (integer scores) writes them unsorted, each part
-  then sorted by :func:`radix_sort`; :func:`tag_floats` too (the benchmarks compare
-  sorts on them), and
+  then sorted by :func:`radix_sort`, and
 * :func:`tagged_steps` walks the two parts in decreasing score order once and writes
   the steps (grouped ties, or stable ties when no score is shared by both classes).
 * :func:`ranked_steps` walks keys ``score_key << shift | index`` sorted increasingly
@@ -30,39 +29,14 @@ from numba import njit
 __all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "key_scores32", "key_scores64", "numbers_prepass",
            "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
            "segment_sums",
-           "tag_floats", "tag_ints", "tag_sort_floats", "tagged_steps"]
-
-
-@njit(cache=True, nogil=True)
-def tag_floats(bits, positive, key, sign_mask):  # pragma: no cover - compiled
-    """Label-tagged keys of IEEE scores given as signed integers ``bits``.
-
-    Non-negative scores fill ``key`` from the front, negative ones from the back.
-    Returns ``(k, ok)``: ``k`` non-negative keys; ``ok`` is False when a score is
-    ``-0.0`` (equal to ``+0.0`` but not of its bits: the caller takes the numpy route).
-    """
-    n = bits.shape[0]
-    front = 0
-    back = n
-    for i in range(n):
-        b = bits[i]
-        y = positive[i]
-        if b < 0:
-            mag = b & sign_mask
-            if mag == 0:
-                return front, False
-            back -= 1
-            key[back] = (mag << 1) | y
-        else:
-            key[front] = (b << 1) | y
-            front += 1
-    return front, True
+           "tag_ints", "tag_sort_floats", "tagged_steps"]
 
 
 @njit(cache=True, nogil=True)
 def tag_ints(values, positive, key):  # pragma: no cover - compiled
-    """Label-tagged keys of integer scores (at most 32 bits): as :func:`tag_floats`,
-    ``|value|`` in place of the magnitude bits.  Returns the number of non-negative keys."""
+    """Label-tagged keys of integer scores (at most 32 bits), unsorted: ``|value| << 1 | label``,
+    the non-negative values from the front of ``key``, the negative ones from the back.  Returns
+    the number of non-negative keys."""
     n = values.shape[0]
     front = 0
     back = n
@@ -703,13 +677,15 @@ def _sort_range_in_place(key, lo, hi, bits, t1k, t2k, bounds, stack):  # pragma:
 
 @njit(cache=True, nogil=True)
 def tag_sort_floats(bits, positive, key, sign_mask):  # pragma: no cover - compiled
-    """:func:`tag_floats` and the sort of both parts in one, with no buffer as large as the keys:
-    the keys are never written unsorted.  A first pass counts the non-negative scores and finds
-    the bits in which each part's keys differ (their OR against their AND); a second counts each
-    part's rows per digit (its 11 highest differing bits); a third writes each key into its
-    digit's bucket; each bucket is then sorted in place (:func:`_sort_range_in_place`).  The same
-    keys and ``(k, ok)`` as :func:`tag_floats` followed by :func:`radix_sort` of each part, in
-    about the same time (0.11 s for 1e7 float32 scores, 0.14-0.21 s for float64 on this project's
+    """Label-tagged keys of IEEE scores (given as signed integers ``bits``), each part sorted, with
+    no buffer as large as the keys: they are never written unsorted.  A first pass counts the
+    non-negative scores and finds the bits in which each part's keys differ (their OR against
+    their AND); a second counts each part's rows per digit (its 11 highest differing bits); a third
+    writes each key into its digit's bucket; each bucket is then sorted in place
+    (:func:`_sort_range_in_place`).  The keys are :func:`tag_ints`' layout (``|score bits| << 1 |
+    label``); returns ``(k, ok)``: ``k`` non-negative scores, ``ok`` False for a ``-0.0`` (equal to
+    ``+0.0`` but not of its bits: the caller takes the numpy route).  As fast as tagging then
+    :func:`radix_sort` (0.11 s for 1e7 float32 scores, 0.14-0.21 s for float64 on this project's
     machine), with one array of keys instead of two (``tests/test_compiled_slices.py``)."""
     n = bits.shape[0]
     k = 0

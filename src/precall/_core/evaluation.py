@@ -8,7 +8,6 @@ and the score ranges of :mod:`precall.dask` give the same object.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -279,10 +278,7 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
     >>> round(precall.normalized_average_precision(0.55, 0.1), 6)
     0.5
     """
-    a, low = float(average_precision), float(min_ap)
-    if math.isnan(a) or math.isnan(low) or low >= 1.0:
-        return float("nan")
-    return (a - low) / (1.0 - low)
+    return float(normalized_average_precisions(np.array([average_precision]), np.array([min_ap]))[0])
 
 
 def make_evaluation(

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from . import backend
-from .sort import (Ranked, carried_keys, compensated_cumsum, descending_key_scores, distinct_counts, rank, run_ends,
+from .sort import (Ranked, carried_keys, cumulative_sums, descending_key_scores, distinct_counts, rank, run_ends,
                    sorted_index_keys, sorted_split, tagged_keys, tagged_scores)
 from .validate import BinaryInput, Ties, check_prevalence
 
@@ -414,8 +414,7 @@ def steps_from_counts(pos: np.ndarray, neg: np.ndarray, n_pos: Any = None) -> St
     ``n_pos`` (m,) is each problem's total positive weight when it exceeds the
     positives ranked (detection: ground truths never found).
     """
-    tp = np.cumsum(pos, axis=1) if pos.dtype.kind in "biu" else compensated_cumsum(pos)  # weights: compensated
-    fp = np.cumsum(neg, axis=1) if neg.dtype.kind in "biu" else compensated_cumsum(neg)
+    tp, fp = cumulative_sums(pos), cumulative_sums(neg)  # counts exact, weights compensated
     m = pos.shape[0]
     total = tp[:, -1].astype(np.float64) if n_pos is None else np.broadcast_to(
         np.asarray(n_pos, dtype=np.float64), (m,))
