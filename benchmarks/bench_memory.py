@@ -9,10 +9,12 @@ high-water mark of resident memory (``VmHWM`` of ``/proc/self/status``).
 The columns' bytes, the unit of the ratio: the score column as an array of its stored dtype
 (8 bytes a row for float64) plus the labels as the smallest integer codes (1 byte a row for
 two labels): 9 bytes a row (the last column: per 16 bytes a row, int64 labels and float64
-scores, the arithmetic of issue 27's "160 MB" at 1e7 rows).  ``baseline`` is the peak of
-``import precall.cli`` with the pyarrow modules the reader imports (a process that reads
-nothing), plus the compiled kernel's import where the command takes it; the ratio is ``(peak - baseline) / column bytes`` (the raw peak is printed beside
-it).  Run from the repository root::
+scores, the arithmetic of issue 27's "160 MB" at 1e7 rows).  ``baseline`` is the peak of the same
+command on a file of 1,000 rows of the same format and labels, with the same kernel (the compiled
+one forced where the large run takes it): the interpreter, the modules the command imports and the
+compiled kernel's machine code, none of which grows with the rows.  The ratio is ``(peak -
+baseline) / column bytes`` (the raw peak is printed beside it, and the peak of a process that only
+imports ``precall.cli`` and pyarrow's reader modules below the table).  Run from the repository root::
 
     python benchmarks/bench_memory.py                       # 1e7 rows, int and text labels
     python benchmarks/bench_memory.py --rows 1e8 --labels int --dir /big/tmp
@@ -80,10 +82,12 @@ def write_files(directory: str, rows: int, labels: str, seed: int = 0, formats: 
     return paths
 
 
-def peak_rss(code: str, args: list[str]) -> int:
-    """The peak resident memory (bytes) of one subprocess running ``code`` with ``args``."""
+def peak_rss(code: str, args: list[str], kernel: str | None = None) -> int:
+    """The peak resident memory (bytes) of one subprocess running ``code`` with ``args`` (and
+    ``PRECALL_KERNEL=kernel``)."""
+    env = dict(os.environ, **({"PRECALL_KERNEL": kernel} if kernel else {}))
     proc = subprocess.run([sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          check=False)
+                          check=False, env=env)
     text = proc.stderr.decode()
     if proc.returncode != 0 or "PEAK " not in text:
         raise SystemExit(f"failed ({proc.returncode}): {args}\n{text}")
@@ -111,33 +115,37 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", help="where to write the files (default: a temporary folder); they are deleted")
     parser.add_argument("--output", help="also write the markdown table to this file")
     args = parser.parse_args(argv)
-    bases = {big: max(peak_rss(BASELINE_COMPILED if big else BASELINE, []) for _ in range(max(args.repeats, 3)))
-             for big in (False, True)}
+    imports = {big: max(peak_rss(BASELINE_COMPILED if big else BASELINE, []) for _ in range(3)) for big in (False, True)}
     lines = [
         "`precall evaluate FILE --label y --score p`, peak RSS of a fresh process; column bytes = scores "
-        "(float64, 8 B/row) + labels as uint8 codes (1 B/row); ratio = (peak - baseline) / column bytes",
+        "(float64, 8 B/row) + labels as uint8 codes (1 B/row); baseline = the same command on 1,000 rows; "
+        "ratio = (peak - baseline) / column bytes",
         "",
-        "| rows | format | labels | file MB | column MB | peak RSS MB | peak - baseline MB | ratio | ratio to 16 B/row |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|",
+        "| rows | format | labels | file MB | column MB | peak RSS MB | baseline MB | peak - baseline MB | ratio "
+        "| ratio to 16 B/row |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for rows in (int(r) for r in args.rows):
-        baseline = bases[rows >= MIN_COMPILED]
+        kernel = "numba" if rows >= MIN_COMPILED and imports[True] > imports[False] else None
         for labels in args.labels:
             with tempfile.TemporaryDirectory(dir=args.dir) as directory:
+                small = write_files(directory, 1000, labels, formats=tuple(args.formats))
                 paths = write_files(directory, rows, labels, formats=tuple(args.formats))
                 for fmt in args.formats:
+                    command = ["--label", "y", "--score", "p"] + (["--pos-label", "yes"] if labels == "text" else [])
+                    baseline = max(peak_rss(CLI, ["evaluate", small[fmt], *command], kernel)
+                                   for _ in range(max(args.repeats, 3)))
                     path = paths[fmt]
-                    peak = max(peak_rss(CLI, ["evaluate", path, "--label", "y", "--score", "p"]
-                                        + (["--pos-label", "yes"] if labels == "text" else []))
-                               for _ in range(args.repeats))
+                    peak = max(peak_rss(CLI, ["evaluate", path, *command]) for _ in range(args.repeats))
                     column = 9 * rows
                     lines.append(f"| {rows:.0e} | {fmt} | {labels} | {os.path.getsize(path) / 1e6:,.0f} | "
-                                 f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {(peak - baseline) / 1e6:,.0f} | "
-                                 f"{(peak - baseline) / column:.2f} | {(peak - baseline) / (16 * rows):.2f} |")
+                                 f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {baseline / 1e6:,.0f} | "
+                                 f"{(peak - baseline) / 1e6:,.0f} | {(peak - baseline) / column:.2f} | "
+                                 f"{(peak - baseline) / (16 * rows):.2f} |")
                     print(lines[-1], flush=True)
-    lines += ["", f"baseline (import precall.cli and pyarrow's reader modules): {bases[False] / 1e6:.0f} MB; "
-              f"with the compiled kernel loaded (the runs of {MIN_COMPILED:.0e} rows and more, when numba is "
-              f"installed and PRECALL_KERNEL allows it): {bases[True] / 1e6:.0f} MB",
+    lines += ["", f"a process that imports precall.cli and pyarrow's reader modules: {imports[False] / 1e6:.0f} MB; "
+              f"with the compiled kernel loaded: {imports[True] / 1e6:.0f} MB (the 1,000-row baseline also holds "
+              f"the modules the command imports and the machine code of every compiled function it runs)",
               "", f"machine: {machine()}"]
     emit(lines, args.output)
 

@@ -206,3 +206,79 @@ def test_a_bad_environment_variable_is_named(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**__import__("os").environ, "PRECALL_KERNEL": "gpu"})
     assert "`PRECALL_KERNEL` must be one of 'auto', 'numpy', 'numba'; got 'gpu'" in out.stderr
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=200, deadline=None)
+@given(inputs, st.sampled_from(["group", "stable"]), st.sampled_from(["numpy", "numba"]))
+def test_overwrite_y_score_gives_the_same_numbers(case, ties, kernel):
+    """``overwrite_y_score``: the same bits; the scores a permutation of theirs, in decreasing order
+    where the compiled sort wrote its keys over them (unweighted float32/float64, grouped ties), else
+    untouched."""
+    dtype, values, labels, weight = case
+    scores = _scores(values, dtype)
+    if weight is not None and not any(w > 0 for w in weight):
+        weight = None
+    y = np.array(labels, dtype=int)
+    backend.set_kernel(kernel)
+    want = precall.evaluate(y, scores, sample_weight=weight, pos_label=1, ties=ties, on_undefined="nan")
+    own = scores.copy()
+    got = precall.evaluate(y, own, sample_weight=weight, pos_label=1, ties=ties, on_undefined="nan",
+                           overwrite_y_score=True)
+    assert _bits(got) == _bits(want)
+    in_place = (kernel == "numba" and ties == "group" and weight is None and dtype in (np.float64, np.float32)
+                and len(scores) > 1 and y.any() and not np.any(np.signbit(scores) & (scores == 0)))
+    assert own.tobytes() == (np.sort(scores)[::-1] if in_place else scores).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_overwrite_y_score_at_scale_and_when_it_cannot(dtype):
+    """Across the in-place sort's buckets (above its in-cache size); a read-only array, a strided one,
+    a ``-0.0`` and weights leave the scores as they were; a non-boolean option is refused."""
+    rng = np.random.default_rng(7)
+    n = 700_000
+    y = rng.random(n) < 0.3
+    scores = np.where(rng.random(n) < 0.5, np.round(rng.standard_normal(n), 2), rng.random(n) * 1e-6).astype(dtype)
+    scores += 0.0  # no -0.0
+    backend.set_kernel("numba")
+    want = precall.evaluate(y, scores)
+    own = scores.copy()
+    assert _bits(precall.evaluate(y, own, overwrite_y_score=True)) == _bits(want)
+    assert own.tobytes() == np.sort(scores)[::-1].tobytes()
+    frozen = scores.copy()
+    frozen.flags.writeable = False
+    strided = np.repeat(scores, 2)[::2]
+    zero = scores.copy()
+    zero[5] = -0.0
+    for s, w in ((frozen, None), (strided, None), (zero, None), (scores.copy(), np.ones(n))):
+        before = s.copy()
+        assert _bits(precall.evaluate(y, s, sample_weight=w, overwrite_y_score=True)) == _bits(
+            precall.evaluate(y, before, sample_weight=w))
+        assert s.tobytes() == before.tobytes()
+    with pytest.raises(TypeError, match="`overwrite_y_score` must be True or False; got 'yes'"):
+        precall.evaluate(y, scores, overwrite_y_score="yes")
+
+
+def test_the_command_sorts_in_place_with_the_same_output(tmp_path, capsys, monkeypatch):
+    """``precall evaluate FILE`` lends its score column to the sort (``overwrite_y_score``): its output
+    the same as with the numpy kernel, which does not, also the best-F1 threshold's neighbours."""
+    from precall._core import steps
+    from precall.cli import main
+
+    untagged, untag = [], steps.untag_scores
+    monkeypatch.setattr(steps, "untag_scores", lambda *a: untagged.append(untag(*a)))
+
+    rng = np.random.default_rng(3)
+    n = 5000
+    y = rng.random(n) < 0.2
+    p = np.round(rng.random(n) * 0.7 + 0.3 * y, 4)
+    path = tmp_path / "scores.csv"
+    path.write_text("y,p\n" + "".join(f"{int(a)},{float(b)!r}\n" for a, b in zip(y, p)))
+    outputs = []
+    for kernel in ("numpy", "numba"):
+        backend.set_kernel(kernel)
+        for extra in ([], ["--json"], ["--at-recall", "0.5"]):
+            assert main(["evaluate", str(path), "--label", "y", "--score", "p", *extra]) == 0
+            outputs.append(capsys.readouterr().out)
+    assert outputs[:3] == outputs[3:]
+    assert len(untagged) == 2  # numba, without and with --json (a target reads the scores again)

@@ -215,12 +215,22 @@ def test_tag_sort_floats_equals_numpy_sort(n, kind, dtype):
         k, ok = compiled.tag_sort_floats(x.view(np.int32), y, key, np.int32(2**31 - 1))
     assert ok and k == want_k
     assert key.tobytes() == want.tobytes()
-    if n:  # a -0.0 anywhere: refused (the caller takes the numpy route)
+    # in place: the keys written over the scores' own bits, the labels (a copy) permuted with them
+    wide = dtype == np.float64
+    signed, mask = (np.int64, np.int64(2**63 - 1)) if wide else (np.int32, np.int32(2**31 - 1))
+    own, label = x.copy(), y.copy()
+    k, ok = compiled.tag_sort_floats_in_place(own.view(signed), own.view(np.int64 if wide else np.uint32), label,
+                                              mask)
+    assert ok and k == want_k
+    assert own.tobytes() == want.tobytes()
+    if n:  # a -0.0 anywhere: refused (the caller takes the numpy route), the scores untouched
         x[n // 2] = -0.0
         assert _tagged_sorted(x, y)[1] is None
-        assert not compiled.tag_sort_floats(x.view(np.int64 if dtype == np.float64 else np.int32), y,
-                                            key.view(np.int64) if dtype == np.float64 else key,
-                                            np.int64(2**63 - 1) if dtype == np.float64 else np.int32(2**31 - 1))[1]
+        assert not compiled.tag_sort_floats(x.view(signed), y, key.view(np.int64) if wide else key, mask)[1]
+        own = x.copy()
+        assert not compiled.tag_sort_floats_in_place(own.view(signed), own.view(np.int64 if wide else np.uint32),
+                                                     y.copy(), mask)[1]
+        assert own.tobytes() == x.tobytes()
 
 
 @settings(max_examples=40, deadline=None)

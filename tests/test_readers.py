@@ -255,3 +255,22 @@ def test_dask_engine_on_a_local_cluster_and_errors(tmp_path, table):
     assert proc.returncode == 2 and "NaN" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     proc = _run("evaluate", path, "--label", "nope", "--score", "a", "--engine", "dask", "--scheduler", "threads")
     assert proc.returncode == 2 and "nope" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_the_positive_mask_of_two_labels_is_their_codes():
+    """Two labels, the positive one coded 1: the codes are the mask (no copy of every row), read only;
+    coded 0 or among three labels: a new mask.  The library takes a boolean mask as it is."""
+    from precall._core.validate import check_binary
+    from precall.readers import Labels
+
+    labels = Labels(["no", "yes"], np.array([0, 1, 1, 0, 1]))
+    mask = labels.positive("yes")
+    assert mask.tolist() == [False, True, True, False, True] and np.shares_memory(mask, labels.codes)
+    assert not mask.flags.writeable
+    assert labels.positive("no").tolist() == [True, False, False, True, False]
+    assert not np.shares_memory(labels.positive("no"), labels.codes)
+    three = Labels(["a", "b", "c"], np.array([0, 1, 2, 1]))
+    assert three.positive("b").tolist() == [False, True, False, True]
+    data = check_binary(mask, np.arange(5.0), pos_label=True)
+    assert data.positive is mask
+    assert check_binary(mask, np.arange(5.0), pos_label=False).positive.tolist() == [True, False, False, True, False]

@@ -20,6 +20,7 @@ from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
 from ._core.validate import (
     AVERAGES,
     check_binary,
+    check_bool,
     check_multi,
     check_on_undefined,
     check_options,
@@ -447,6 +448,7 @@ def evaluate(
     prevalence: float | None = None,
     by: Any = None,
     min_support: int = 0,
+    overwrite_y_score: bool = False,
 ) -> Evaluation | MultiEvaluation | SlicedEvaluation:
     """Every AP convention, ROC-AUC, the prevalence and the best-F1 point, from one sort.
 
@@ -471,6 +473,14 @@ def evaluate(
         with every number of every slice (each equal, bit for bit, to
         ``evaluate`` of the slice's rows), the overall evaluation, the worst
         slices first; ``.to_frame()``, ``.to_dict()``, ``.to_csv()``, ``.to_text()``.
+    overwrite_y_score : bool, default=False
+        Allow the sort to use ``y_score``'s memory (as scipy's ``overwrite_a``): its
+        values may come back in another order, no longer row by row with ``y_true``.
+        Taken by binary, unweighted float32/float64 scores (a writeable contiguous
+        array) with ``ties="group"`` when the compiled kernel runs: the sort's keys
+        are written over the scores (no array of keys: ``precall evaluate`` holds the
+        rows once) and the scores left in decreasing order; otherwise ignored.
+        The numbers are the same either way.
 
     Returns
     -------
@@ -503,6 +513,7 @@ def evaluate(
     """
     check_options(ties=ties, recall_grid=recall_grid)
     policy = check_on_undefined(on_undefined)
+    overwrite = check_bool(overwrite_y_score, "overwrite_y_score")
     if by is not None and is_multi(y_true, y_score, labels):
         return _sliced_classes(y_true, y_score, sample_weight, pos_label, labels, prevalence, by, ties, recall_grid,
                                policy, min_support)
@@ -516,7 +527,7 @@ def evaluate(
         data = check_multi(y_true, y_score, sample_weight, labels)
         return evaluate_classes(data, ties=ties, recall_grid=recall_grid, policy=policy)
     binary = check_binary(y_true, y_score, sample_weight, pos_label)
-    steps, grouped = steps_and_grouped(binary, ties)  # type: ignore[arg-type]
+    steps, grouped = steps_and_grouped(binary, ties, overwrite=overwrite)  # type: ignore[arg-type]
     if prevalence is not None:
         steps, grouped = reweight(steps, prevalence), reweight(grouped, prevalence)
     return evaluation_from_steps(steps, grouped, ties=ties, n_samples=binary.n_samples, recall_grid=recall_grid,

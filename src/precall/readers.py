@@ -307,6 +307,10 @@ class Labels(Sequence[str]):
         k = self.texts.index(label) if label in self.texts else -1
         if k < 0:
             return np.zeros(len(self.codes), dtype=bool)
+        if k == 1 and len(self.texts) == 2:  # codes 0 and 1 only: the codes are the mask (a read-only view)
+            view = self.codes.view(np.bool_)
+            view.flags.writeable = False
+            return view
         return self.codes == self.codes.dtype.type(k)
 
 

@@ -29,7 +29,8 @@ from numba import njit
 __all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "key_scores32", "key_scores64", "numbers_prepass",
            "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
            "segment_sums",
-           "tag_ints", "tag_sort_floats", "tagged_steps"]
+           "tag_ints", "tag_sort_floats", "tag_sort_floats_in_place", "tagged_steps",
+           "untag_floats"]
 
 
 @njit(cache=True, nogil=True)
@@ -676,26 +677,23 @@ def _sort_range_in_place(key, lo, hi, bits, t1k, t2k, bounds, stack):  # pragma:
 
 
 @njit(cache=True, nogil=True)
-def tag_sort_floats(bits, positive, key, sign_mask):  # pragma: no cover - compiled
-    """Label-tagged keys of IEEE scores (given as signed integers ``bits``), each part sorted, with
-    no buffer as large as the keys: they are never written unsorted.  A first pass counts the
-    non-negative scores and finds the bits in which each part's keys differ (their OR against
-    their AND); a second counts each part's rows per digit (its 11 highest differing bits); a third
-    writes each key into its digit's bucket; each bucket is then sorted in place
-    (:func:`_sort_range_in_place`).  The keys are :func:`tag_ints`' layout (``|score bits| << 1 |
-    label``); returns ``(k, ok)``: ``k`` non-negative scores, ``ok`` False for a ``-0.0`` (equal to
-    ``+0.0`` but not of its bits: the caller takes the numpy route).  As fast as tagging then
-    :func:`radix_sort` (0.11 s for 1e7 float32 scores, 0.14-0.21 s for float64 on this project's
-    machine), with one array of keys instead of two (``tests/test_compiled_slices.py``)."""
+def _tag_digits(bits, positive, sign_mask):  # pragma: no cover - compiled
+    """The buckets of :func:`tag_sort_floats` (and of its in-place twin): the first pass counts the
+    non-negative scores and finds the bits in which each part's keys differ (their OR against their
+    AND), the second counts each part's rows per digit (its 11 highest differing bits).  Returns
+    ``(k, ok, bounds, s_f, s_b, m_f, m_b)``: ``k`` non-negative scores, ``ok`` False for a ``-0.0``,
+    ``bounds`` each digit's first row (front part at 0..2048, back part at 2049..4097), and the shift
+    and mask of each part's digit."""
     n = bits.shape[0]
     k = 0
     or_f, and_f, or_b, and_b = np.int64(0), np.int64(-1), np.int64(0), np.int64(-1)
+    fill = np.zeros(4098, dtype=np.int64)
     for i in range(n):
         b = np.int64(bits[i])
         if b < 0:
             mag = b & sign_mask
             if mag == 0:
-                return 0, False  # -0.0
+                return 0, False, fill, 0, 0, 0, 0  # -0.0
             v = (mag << 1) | positive[i]
             or_b |= v
             and_b &= v
@@ -709,7 +707,6 @@ def tag_sort_floats(bits, positive, key, sign_mask):  # pragma: no cover - compi
     w_f, w_b = min(nb_f, 11), min(nb_b, 11)
     s_f, s_b = nb_f - w_f, nb_b - w_b
     m_f, m_b = (1 << w_f) - 1, (1 << w_b) - 1
-    fill = np.zeros(4098, dtype=np.int64)  # the front part's digits, then the back part's (from k)
     for i in range(n):
         b = np.int64(bits[i])
         if b < 0:
@@ -720,18 +717,22 @@ def tag_sort_floats(bits, positive, key, sign_mask):  # pragma: no cover - compi
     for j in range(2048):
         fill[j + 1] += fill[j]
         fill[2050 + j] += fill[2049 + j]
-    bounds = fill.copy()  # each digit's start (front: 0..2048, back: 2049..4097)
-    for i in range(n):
-        b = np.int64(bits[i])
-        if b < 0:
-            v = ((b & sign_mask) << 1) | positive[i]
-            j = 2049 + (v >> s_b & m_b)
-        else:
-            v = (b << 1) | positive[i]
-            j = v >> s_f & m_f
-        at = fill[j]
-        key[at] = v
-        fill[j] = at + 1
+    return k, True, fill, s_f, s_b, m_f, m_b
+
+
+@njit(cache=True, nogil=True)
+def _tag_bucket(b, y, sign_mask, s_f, s_b, m_f, m_b):  # pragma: no cover - compiled
+    """A score's tagged key (``|bits| << 1 | label``) and its bucket in :func:`_tag_digits`' bounds."""
+    if b < 0:
+        v = ((b & sign_mask) << 1) | y
+        return v, 2049 + (v >> s_b & m_b)
+    v = (b << 1) | y
+    return v, v >> s_f & m_f
+
+
+@njit(cache=True, nogil=True)
+def _sort_buckets(key, n, bounds, s_f, s_b):  # pragma: no cover - compiled
+    """Each bucket of :func:`_tag_digits` (keys that agree above their digit's low end) sorted in place."""
     t1k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
     t2k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
     scratch = np.empty(2049, dtype=np.int64)
@@ -743,7 +744,82 @@ def tag_sort_floats(bits, positive, key, sign_mask):  # pragma: no cover - compi
             lo, hi = bounds[j], bounds[j + 1]
             if hi - lo > 1:
                 _sort_range_in_place(key, lo, hi, _differing_bits(key, lo, hi), t1k, t2k, scratch, stack)
+
+
+@njit(cache=True, nogil=True)
+def tag_sort_floats(bits, positive, key, sign_mask):  # pragma: no cover - compiled
+    """Label-tagged keys of IEEE scores (given as signed integers ``bits``), each part sorted, with
+    no buffer as large as the keys: they are never written unsorted.  :func:`_tag_digits` finds each
+    part's buckets (its keys' 11 highest differing bits); a third pass writes each key into its
+    digit's bucket; each bucket is then sorted in place (:func:`_sort_range_in_place`).  The keys are
+    :func:`tag_ints`' layout (``|score bits| << 1 | label``); returns ``(k, ok)``: ``k`` non-negative
+    scores, ``ok`` False for a ``-0.0`` (equal to ``+0.0`` but not of its bits: the caller takes the
+    numpy route).  As fast as tagging then :func:`radix_sort` (0.11 s for 1e7 float32 scores,
+    0.14-0.21 s for float64 on this project's machine), with one array of keys instead of two
+    (``tests/test_compiled_slices.py``)."""
+    n = bits.shape[0]
+    k, ok, bounds, s_f, s_b, m_f, m_b = _tag_digits(bits, positive, sign_mask)
+    if not ok:
+        return 0, False
+    fill = bounds.copy()
+    for i in range(n):
+        v, j = _tag_bucket(np.int64(bits[i]), positive[i], sign_mask, s_f, s_b, m_f, m_b)
+        at = fill[j]
+        key[at] = v
+        fill[j] = at + 1
+    _sort_buckets(key, n, bounds, s_f, s_b)
     return k, True
+
+
+@njit(cache=True, nogil=True)
+def tag_sort_floats_in_place(bits, key, label, sign_mask):  # pragma: no cover - compiled
+    """:func:`tag_sort_floats` with the keys written over the scores' own bits: ``key`` is the memory
+    of ``bits`` (the scores' signed bits) read as :func:`tag_sort_floats`' keys, no second array.  ``label`` (uint8, a copy: it is permuted) travels with
+    its row while an American flag pass swaps each row into its bucket, each row tagged as it is
+    placed; each bucket is then sorted in place.  The same keys as :func:`tag_sort_floats`;
+    ``bits`` is untouched when ``ok`` is False (a ``-0.0``)."""
+    n = bits.shape[0]
+    k, ok, bounds, s_f, s_b, m_f, m_b = _tag_digits(bits, label, sign_mask)
+    if not ok:
+        return 0, False
+    head = bounds.copy()
+    for d in range(4097):
+        if d == 2048:
+            continue  # the front part's end (not a bucket)
+        end = bounds[d + 1]
+        while head[d] < end:  # the rows from head[d] on are untagged scores
+            b = np.int64(bits[head[d]])
+            y = label[head[d]]
+            v, dv = _tag_bucket(b, y, sign_mask, s_f, s_b, m_f, m_b)
+            while dv != d:  # the row goes to the next free place of its bucket; carry what was there
+                at = head[dv]
+                head[dv] = at + 1
+                b = np.int64(bits[at])
+                y_next = label[at]
+                key[at] = v
+                v, dv = _tag_bucket(b, y_next, sign_mask, s_f, s_b, m_f, m_b)
+            key[head[d]] = v
+            head[d] += 1
+    _sort_buckets(key, n, bounds, s_f, s_b)
+    return k, True
+
+
+@njit(cache=True, nogil=True)
+def untag_floats(key, k, one, sign):  # pragma: no cover - compiled
+    """The scores of sorted label-tagged keys (:func:`tag_sort_floats_in_place`: ``key`` unsigned,
+    ``key[:k]`` the non-negative scores' keys) written back in place, in decreasing order: the
+    labels dropped (``>> one``), the front part reversed, the back part given its ``sign`` bit."""
+    i, j = 0, k - 1
+    while i < j:
+        a = key[i] >> one
+        key[i] = key[j] >> one
+        key[j] = a
+        i += 1
+        j -= 1
+    if i == j:
+        key[i] = key[i] >> one
+    for i in range(k, key.shape[0]):
+        key[i] = (key[i] >> one) | sign
 
 
 @njit(cache=True, nogil=True)

@@ -36,6 +36,7 @@ __all__ = [
     "table_arrays",
     "tagged_keys",
     "tagged_scores",
+    "untag_scores",
 ]
 
 
@@ -207,16 +208,32 @@ def carried_keys(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | 
     return key, signed
 
 
-def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) -> tuple[np.ndarray, int] | None:
+def _overwritable(scores: np.ndarray) -> bool:
+    """Whether the keys of :func:`tagged_keys` can be written over ``scores``' own memory."""
+    flags = scores.flags
+    return scores.dtype in (np.float32, np.float64) and scores.dtype.isnative and flags.c_contiguous and flags.writeable
+
+
+def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType, overwrite: bool = False
+                ) -> tuple[np.ndarray, int] | None:
     """Label-tagged keys (``|score|`` bits shifted left, the label in the low bit), the
     non-negative scores' keys ``key[:k]`` and the negative ones' ``key[k:]``, each part
     sorted increasingly, and ``k``; None where no such key is exact (64-bit integers,
     floats wider than 64 bits, a ``-0.0``).  uint32 keys for scores of at most 32 bits.  Float
     scores are tagged and sorted in one by the compiled ``tag_sort_floats`` (no second array of
     keys: ``precall evaluate``'s memory), integers tagged, then each part sorted by ``radix_sort``
-    (the module is the compiled one)."""
+    (the module is the compiled one).  With ``overwrite``, float32 and float64 scores of their own
+    memory get their keys written over them (``tag_sort_floats_in_place``: no array of keys; about
+    twice the sort's time), the returned keys a view of ``scores`` (:func:`untag_scores` puts the
+    scores back, in another order)."""
     kind, size = scores.dtype.kind, scores.dtype.itemsize
     y = positive.view(np.uint8)
+    if overwrite and _overwritable(scores):
+        wide = size == 8
+        bits = scores.view(np.int64 if wide else np.int32)
+        mask = np.int64(0x7FFFFFFFFFFFFFFF) if wide else np.int32(0x7FFFFFFF)
+        k, ok = module.tag_sort_floats_in_place(bits, bits if wide else scores.view(np.uint32), y.copy(), mask)
+        return (scores.view(np.uint64 if wide else np.uint32), int(k)) if ok else None
     if kind == "f" and size <= 4:  # tagged and sorted in one, with no second array of keys
         bits = scores.astype(np.float32, copy=False).view(np.int32)
         key = np.empty(scores.shape[0], dtype=np.uint32)
@@ -235,6 +252,13 @@ def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType) ->
     for part in (slice(None, k), slice(k, None)):
         module.radix_sort(keys[part], other[part])
     return key, int(k)
+
+
+def untag_scores(key: np.ndarray, k: int, module: ModuleType) -> None:
+    """The scores whose keys :func:`tagged_keys` wrote over them (``overwrite``) put back in
+    place, in decreasing order."""
+    one = key.dtype.type(1)
+    module.untag_floats(key, k, one, key.dtype.type(1 << (8 * key.dtype.itemsize - 1)))
 
 
 def tagged_scores(mag: np.ndarray, n_front: int, dtype: np.dtype) -> np.ndarray:

@@ -32,7 +32,7 @@ import numpy as np
 
 from . import backend
 from .sort import (Ranked, carried_keys, cumulative_sums, descending_key_scores, distinct_counts, rank, run_ends,
-                   sorted_index_keys, sorted_split, tagged_keys, tagged_scores)
+                   sorted_index_keys, sorted_split, tagged_keys, tagged_scores, untag_scores)
 from .validate import BinaryInput, Ties, check_prevalence
 
 __all__ = [
@@ -339,19 +339,26 @@ def _exact_order_steps(data: BinaryInput, ties: Ties, grouped: bool, module: Any
     return steps, steps
 
 
-def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False) -> tuple[Steps, Steps] | None:
+def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False, overwrite: bool = False
+                   ) -> tuple[Steps, Steps] | None:
     """The steps for ``ties`` (and for grouped ties when ``grouped``) by the compiled passes,
     or None when the numpy route is to run (the kernel choice, :mod:`precall._core.backend`;
-    no positive; scores wider than 64 bits).  The same numbers as the numpy route."""
+    no positive; scores wider than 64 bits).  The same numbers as the numpy route.  With
+    ``overwrite`` and grouped ties (whose steps never need the rows' order again), unweighted
+    float scores are sorted in their own memory (:func:`sort.tagged_keys`) and left there in
+    decreasing order."""
     n = data.scores.shape[0]
     module = backend.compiled(n)
     if module is None or n < 2 or data.scores.dtype.itemsize > 8 or n > 2**40 or not data.positive.any():
         return None
     if data.weight is None:
-        tagged = tagged_keys(data.scores, data.positive, module)
+        in_place = overwrite and ties == "group"
+        tagged = tagged_keys(data.scores, data.positive, module, overwrite=in_place)
         if tagged is None:  # 64-bit integers or a -0.0: the sign of a zero threshold is numpy's to pick
             return None
         steps = tagged_steps(data, tagged, ties, module)
+        if in_place and np.may_share_memory(tagged[0], data.scores):  # the keys were written over the scores
+            untag_scores(*tagged, module)
         if steps is not None:
             backend.ran("numba")
             return steps, steps
@@ -377,13 +384,14 @@ def steps_of(data: BinaryInput, ties: Ties) -> Steps:
     return steps_from_ranked(rank(data), ties)
 
 
-def steps_and_grouped(data: BinaryInput, ties: Ties) -> tuple[Steps, Steps]:
+def steps_and_grouped(data: BinaryInput, ties: Ties, overwrite: bool = False) -> tuple[Steps, Steps]:
     """The steps for ``ties`` and for grouped ties (ROC-AUC is always grouped), from one sort.
 
     The two are the same object unless ``ties="stable"`` splits a run of equal
-    scores shared by positives and negatives.
+    scores shared by positives and negatives.  ``overwrite``: ``data.scores`` may be
+    reordered (:func:`compiled_steps`).
     """
-    fast = compiled_steps(data, ties, grouped=True)
+    fast = compiled_steps(data, ties, grouped=True, overwrite=overwrite)
     if fast is not None:
         return fast
     backend.ran("numpy")

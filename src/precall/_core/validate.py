@@ -401,8 +401,9 @@ def check_binary(
     if pos_label is not None:
         check_label_types(classes, pos_label)
     pos = _resolve_pos_label(classes, pos_label, pos_label_rule, batch)
-    try:
-        positive = np.asarray(labels == pos, dtype=bool)
+    try:  # boolean labels with True positive are the mask itself (read only: no copy of every row)
+        mask = labels.dtype == np.bool_ and isinstance(pos, (bool, int, np.bool_, np.integer)) and pos == 1
+        positive = labels if mask else np.asarray(labels == pos, dtype=bool)
     except (TypeError, ValueError):  # pragma: no cover - incomparable types
         positive = np.zeros(n, dtype=bool)
     if positive.shape != (n,):  # a comparison numpy could not broadcast

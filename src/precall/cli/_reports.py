@@ -64,10 +64,14 @@ def evaluate_columns(
     targets: Sequence[tuple[str, float]] = (),
     prevalences: Sequence[float] = (),
     on_undefined: Any = "warn",
+    overwrite_scores: bool = False,
 ) -> Report:
     """Run :func:`precall.evaluate` once on the columns read from ``name``
     (and, with ``ci``, :func:`compute_intervals`; with ``prevalences``, the
-    table reweighted to each, :func:`at_prevalences`)."""
+    table reweighted to each, :func:`at_prevalences`).  ``overwrite_scores``: the
+    caller no longer needs the scores in row order, so that, when nothing else here
+    reads them so (no targets, prevalences or intervals), the sort may take their memory
+    (``overwrite_y_score``)."""
     counts = label_counts(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
     y_true, y_pos = binary_labels(columns.labels, positive)
@@ -82,6 +86,7 @@ def evaluate_columns(
                 ties=ties,
                 recall_grid=recall_grid,
                 on_undefined=on_undefined,
+                overwrite_y_score=overwrite_scores and not (targets or prevalences or ci),
             )
             points = []
             table = None

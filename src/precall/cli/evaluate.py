@@ -538,7 +538,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             Columns(columns.labels, scores[:, j], columns.weights), name=path, label=args.label,
             score=name, weight=args.weight, pos_label=args.pos_label, ties=args.ties,
             recall_grid=args.recall_grid, ci=ci_options(args) if args.ci else None, targets=targets,
-            prevalences=args.prevalence or (), on_undefined=on_undefined_arg(args),
+            prevalences=args.prevalence or (), on_undefined=on_undefined_arg(args), overwrite_scores=len(names) == 1,
         )
         for j, name in enumerate(names)
     ]
