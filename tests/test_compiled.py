@@ -282,3 +282,22 @@ def test_the_command_sorts_in_place_with_the_same_output(tmp_path, capsys, monke
             outputs.append(capsys.readouterr().out)
     assert outputs[:3] == outputs[3:]
     assert len(untagged) == 2  # numba, without and with --json (a target reads the scores again)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 5000), st.sampled_from([0.0, 0.5, 1.0, 3.0, 97.0, 1e6, 2.5e9, 1e300])),
+                min_size=1, max_size=20))
+def test_worst_precision_sums_are_the_same_bits(pairs):
+    """The minimum AP's precision sums (``conventions.worst_precision_sums`` and the one-pair sum):
+    the compiled sum of terms computed in place equals numpy's pairwise sum of the array of terms."""
+    from precall._core.conventions import _worst_precision_sum, worst_precision_sums
+
+    pairs += [(2**20, 3.0), (300_001, 12.0), (2**20 + 1, 7.0)]
+    p = np.array([a for a, _ in pairs], dtype=float)
+    n = np.array([b for _, b in pairs])
+    got = {}
+    for kernel in ("numpy", "numba"):
+        backend.set_kernel(kernel)
+        got[kernel] = (worst_precision_sums(p, n).tobytes(),
+                       [repr(_worst_precision_sum(*one)) for one in pairs[:3] + pairs[-3:]])
+    assert got["numpy"] == got["numba"]

@@ -30,7 +30,7 @@ __all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "f
            "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
            "segment_sums",
            "tag_ints", "tag_sort_floats", "tag_sort_floats_in_place", "tagged_steps",
-           "untag_floats"]
+           "untag_floats", "worst_precision_sums"]
 
 
 @njit(cache=True, nogil=True)
@@ -941,6 +941,48 @@ def segment_sums(values, starts, lengths):  # pragma: no cover - compiled
             leaf_sums[k] = _leaf(values, s + at[k], at[k + 1] - at[k])
         out[j] = _tree(leaf_sums, n)
     return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _worst_leaf(s, n, neg):  # pragma: no cover - compiled
+    """:func:`_leaf` of the values ``i / (i + neg)`` for ``i = s + 1 .. s + n`` (computed, not read)."""
+    if n < 8:
+        res = -0.0
+        for i in range(s + 1, s + n + 1):
+            x = np.float64(i)
+            res += x / (x + neg)
+        return res
+    r = np.empty(8)
+    for k in range(8):
+        x = np.float64(s + 1 + k)
+        r[k] = x / (x + neg)
+    whole = n - n % 8
+    for i in range(s + 8, s + whole, 8):
+        for k in range(8):
+            x = np.float64(i + 1 + k)
+            r[k] += x / (x + neg)
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for i in range(s + whole, s + n):
+        x = np.float64(i + 1)
+        res += x / (x + neg)
+    return res
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def worst_precision_sums(n_pos, n_neg, out):  # pragma: no cover - compiled
+    """``np.sum(i / (i + N))`` over ``i = 1 .. P`` for each pair (``conventions.worst_precision_sums``,
+    whose numpy route is the oracle): numpy's pairwise tree of the terms (:func:`_leaf_starts`,
+    :func:`_tree`), each term computed where its leaf is summed (no array of terms)."""
+    longest = 0
+    for j in range(n_pos.shape[0]):
+        longest = max(longest, n_pos[j])
+    at = np.empty(longest // 64 + 3, dtype=np.int64)
+    leaf_sums = np.empty(longest // 64 + 2)
+    for j in range(n_pos.shape[0]):
+        p, neg = n_pos[j], n_neg[j]
+        for k in range(_leaf_starts(p, at)):
+            leaf_sums[k] = _worst_leaf(at[k], at[k + 1] - at[k], neg)
+        out[j] = _tree(leaf_sums, p) + 0.0
 
 
 # ---------------------------------------------------------------------------

@@ -82,6 +82,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import backend
 from .steps import Steps, one_problem, row_sum, segment_sums
 from .validate import AP_METHODS, check_count, check_options
 
@@ -549,6 +550,11 @@ def _worst_precision_sum(n_pos: int, n_neg: float) -> float:
     O(1) for any P, so a weight of 1e12 or a merged count of 1e15 answers at once.
     """
     if n_pos <= _EXACT_TERMS:
+        fast = backend.compiled(n_pos)
+        if fast is not None:  # the same tree of the same terms, no array of them
+            out = np.empty(1)
+            fast.worst_precision_sums(np.array([n_pos], dtype=np.int64), np.array([float(n_neg)]), out)
+            return float(out[0])
         total = 0.0
         for start in range(1, n_pos + 1, _CHUNK):
             i = np.arange(start, min(start + _CHUNK, n_pos + 1), dtype=np.float64)
@@ -576,12 +582,18 @@ def _worst_precision_sum(n_pos: int, n_neg: float) -> float:
 def worst_precision_sums(n_pos: np.ndarray, n_neg: np.ndarray) -> np.ndarray:
     """:func:`_worst_precision_sum` of many pairs (``n_pos`` whole numbers >= 1), bit for bit:
     the pairs of up to ``2**20`` positives as one segmented sum of their terms
-    (:func:`~precall._core.steps.segment_sums`, numpy's pairwise order), the others one by one."""
+    (:func:`~precall._core.steps.segment_sums`, numpy's pairwise order; the compiled
+    ``worst_precision_sums`` when the kernel choice takes it), the others one by one."""
     p = np.asarray(n_pos, dtype=np.float64).astype(np.int64)
     n = np.asarray(n_neg, dtype=np.float64)
     out = np.empty(p.shape[0])
     small = np.flatnonzero(p <= _EXACT_TERMS)
-    if small.size:
+    fast = backend.compiled(int(p[small].sum())) if small.size else None
+    if fast is not None:  # the same trees of the same terms, no array of them
+        sub = np.empty(small.size)
+        fast.worst_precision_sums(p[small], n[small], sub)
+        out[small] = sub
+    elif small.size:
         lengths = p[small]
         starts = np.cumsum(lengths) - lengths
         i = np.arange(1, int(lengths.sum()) + 1, dtype=np.int64) - np.repeat(starts, lengths)
