@@ -245,10 +245,10 @@ def test_score_runs_pass_equals_score_major_pass(n, distinct, m, seed):
     low = (rng.integers(0, m, n) << 1) | (rng.random(n) < 0.6)
     by_all = np.lexsort((low, score))
     by_score = np.argsort(score, kind="stable")
-    buffer = np.empty((10, n), dtype=np.int64)
     want = [a.copy() if isinstance(a, np.ndarray) else a
-            for a in compiled.score_major_pass(score[by_all], low[by_all], 0, 63, m, buffer)]
+            for a in compiled.score_major_pass(score[by_all], low[by_all], 0, 63, m, np.empty((5, n), dtype=np.int64),
+                                               np.empty((n, 5), dtype=np.int64))]
     got = compiled.score_runs_pass(score[by_score], low[by_score].astype(np.int32), m,
-                                   np.empty((10, n), dtype=np.int64))
+                                   np.empty((5, n), dtype=np.int64), np.empty((n, 5), dtype=np.int64))
     for a, b in zip(want, got):
         assert np.array_equal(a, b)

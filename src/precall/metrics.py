@@ -204,7 +204,7 @@ def _sliced_input(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any,
     kept = codes.codes
     if data.scores.shape[0] < data.n_samples:  # zero weights were set aside
         kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
-    return data, codes, kept, np.bincount(codes.codes, minlength=codes.m)
+    return data, codes, kept, codes.rows()
 
 
 def _sliced_classes(y_true: Any, y_score: Any, sample_weight: Any, pos_label: Any, labels: Any, prevalence: Any,
@@ -229,7 +229,7 @@ def _sliced_classes(y_true: Any, y_score: Any, sample_weight: Any, pos_label: An
             rows = order[bounds[i]:bounds[i + 1]]
             support[i] = (data.positive[rows] * data.weight[rows][:, None]).sum(axis=0)
     return evaluate_class_slices(list(class_columns(data)), data.classes, codes, kept,
-                                 np.bincount(codes.codes, minlength=codes.m), support.astype(np.float64), ties=ties,
+                                 codes.rows(), support.astype(np.float64), ties=ties,
                                  recall_grid=recall_grid, policy=policy, overall=overall, min_support=min_support)
 
 

@@ -92,10 +92,15 @@ class SliceCodes:
     names: tuple[str, ...]
     keys: tuple[tuple[Any, ...], ...]
     columns: tuple[str, ...]
+    counts: np.ndarray | None = None  # rows per slice (m,), when known
 
     @property
     def m(self) -> int:
         return len(self.names)
+
+    def rows(self) -> np.ndarray:
+        """The number of rows of each slice (m,)."""
+        return self.counts if self.counts is not None else np.bincount(self.codes, minlength=self.m)
 
 
 def _is_missing(values: np.ndarray) -> np.ndarray:
@@ -150,19 +155,21 @@ def _as_column(values: Any, name: str, n: int) -> np.ndarray:
     return arr
 
 
-def _dense(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of non-negative integers below ``size`` (increasing) and each
-    row's index among them: counting (``np.bincount``) when ``size`` is O(rows), else ``np.unique``."""
+def _dense(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct values of non-negative integers below ``size`` (increasing), each row's index
+    among them and each value's rows: counting (``np.bincount``) when ``size`` is O(rows), else
+    ``np.unique``."""
     if size <= max(2 * values.shape[0], 1 << 16):
-        used = np.bincount(values, minlength=size) > 0
+        counts = np.bincount(values, minlength=size)
+        used = counts > 0
         present = np.flatnonzero(used)
         if present.shape[0] == size:  # every value present: each is its own index
-            return present, values
+            return present, values, counts
         index = np.cumsum(used, dtype=np.int64)
         index -= 1
-        return present, index[values]
-    present, inverse = np.unique(values, return_inverse=True)
-    return present, inverse.ravel().astype(np.int64)
+        return present, index[values], counts[present]
+    present, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    return present, inverse.ravel().astype(np.int64), counts
 
 
 def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -177,12 +184,13 @@ def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return levels, inverse.ravel().astype(np.int64)
 
 
-def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], int]:
+def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], int, np.ndarray | None]:
     """One ``by`` column: each row's code (the sorted distinct values ``0..`` and missing
-    last), the values (``None`` for missing) and their number.
+    last), the values (``None`` for missing), their number and, where counted, each code's rows.
 
     Integers in a range O(rows) are counted, a pandas column is factorised by pandas (the
     distinct values then sorted), anything else goes through ``np.unique``."""
+    counts = None
     factorize = getattr(raw, "factorize", None)
     if callable(factorize) and hasattr(raw, "to_numpy") and np.ndim(raw) == 1 and len(raw) == n:
         idx, uniques = factorize(sort=False)
@@ -209,7 +217,7 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
                 if kind in "bi" and low:
                     shifted -= np.int64(low)
             size = int(shifted.max()) + 1
-            present, col = _dense(shifted, size)
+            present, col, counts = _dense(shifted, size)
             values = arr[:0].copy() if not present.size else (
                 (present + int(low)).astype(bool) if kind == "b" else low + present.astype(arr.dtype))
             has_missing = False
@@ -220,7 +228,7 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
             col = np.full(n, values.shape[0], dtype=np.int64)  # missing: the last code
             col[~missing] = inverse
     levels_list = [_plain(v) for v in values.tolist()] + [None] * int(has_missing)
-    return col, levels_list, len(levels_list)
+    return col, levels_list, len(levels_list), counts
 
 
 def slice_codes(by: Any, n: int) -> SliceCodes:
@@ -242,19 +250,22 @@ def slice_codes(by: Any, n: int) -> SliceCodes:
     cols = _columns_of(by)
     codes = np.zeros(n, dtype=np.int64)
     keys: list[tuple[Any, ...]] = [()]
+    counts = None
     for j, (name, raw) in enumerate(cols):
-        col, levels, k = _column_codes(raw, name, n)
+        col, levels, k, counts = _column_codes(raw, name, n)
         if j == 0:  # every code of the first column is present
             codes = col
             keys = [(v,) for v in levels]
             continue
-        present_codes, codes = _dense(codes * k + col, len(keys) * k)
+        present_codes, codes, counts = _dense(codes * k + col, len(keys) * k)
         keys = [keys[c // k] + (levels[c % k],) for c in present_codes.tolist()]
     names = tuple(MISSING if key[0] is None else str(key[0]) for key in keys)
     if len(cols) > 1:
         names = tuple(", ".join(f"{c}={MISSING if v is None else v}" for c, v in zip((c for c, _ in cols), key))
                       for key in keys)
-    return SliceCodes(codes, names, tuple(keys), tuple(c for c, _ in cols))
+    if counts is None:
+        counts = np.bincount(codes, minlength=len(keys))
+    return SliceCodes(codes, names, tuple(keys), tuple(c for c, _ in cols), counts.astype(np.int64, copy=False))
 
 
 def _plain(v: Any) -> Any:
@@ -344,6 +355,9 @@ def _score_key(scores: np.ndarray) -> tuple[np.ndarray, int, Any] | None:
     if kind in "fiu" and size <= 4:
         return _descending_key(scores)[0], 32, lambda k: descending_key_scores(k, scores.dtype)
     if kind == "f" and size == 8:
+        head = scores[:1024]
+        if not np.array_equal(head.astype(np.float32), head):  # the usual float64 answer, without a copy
+            return None
         narrow = scores.astype(np.float32)
         if not np.array_equal(narrow, scores):
             return None
@@ -515,10 +529,12 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
 
 
-def _step_buffer(negative: np.ndarray) -> np.ndarray:
-    """The compiled passes' step arrays, (10, positive rows): a step holds a positive.  numpy
-    allocates it (huge pages: the passes write to every slice's steps at once)."""
-    return np.empty((10, negative.shape[0] - int(np.count_nonzero(negative))), dtype=np.int64)
+def _step_buffers(negative: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The compiled passes' step arrays: all rows' (5, positive rows) and the slices' (positive rows,
+    5): a step holds a positive.  numpy allocates them (huge pages: the passes write to every slice's
+    steps at once)."""
+    k = negative.shape[0] - int(np.count_nonzero(negative))
+    return np.empty((5, k), dtype=np.int64), np.empty((k, 5), dtype=np.int64)
 
 
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
@@ -534,16 +550,16 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
         if not assembled:
             fast.assemble_keys(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
         fast.radix_sort(hi, np.empty_like(hi))
-        passed = fast.score_major_pass(hi, hi, low_bits, low_bits, m, _step_buffer(negative))
+        passed = fast.score_major_pass(hi, hi, low_bits, low_bits, m, *_step_buffers(negative))
     else:  # the smallest integers that hold the payload: fewer bytes moved per pass
         lo = codes.astype(np.int16 if low_bits <= 15 else np.int32 if low_bits <= 31 else np.int64)
         lo <<= 1
         lo |= negative
         fast.radix_sort_carry(hi, lo, np.empty_like(hi), np.empty_like(lo))
-        passed = fast.score_runs_pass(hi, lo, m, _step_buffer(negative))
+        passed = fast.score_runs_pass(hi, lo, m, *_step_buffers(negative))
         del lo
-    (per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
-     n_pos, n_neg) = passed
+    per_slice, s_steps, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos, n_neg = passed
+    s_key, s_tp, s_fp, s_dtp, s_fp_prev = s_steps.T  # columns of the records (strided views)
     del hi
     if ties != "group" and bool(s_mixed.any()):
         return None  # stable ties with both classes at one score of a slice: the rows' order decides
@@ -630,24 +646,33 @@ def _permuted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> 
 
 def _buckets(r: _Ragged, m: int):
     """Ragged :class:`Steps` batches of slices with about the same number of steps (within a factor
-    :data:`_BUCKET`), padded with empty runs; yields (slice indices, Steps, start of each slice's steps)."""
+    :data:`_BUCKET`), padded with empty runs (each slice's last step again, no positive gained);
+    yields (slice indices, the index of each slice's first step, Steps).  The compiled
+    ``pad_steps`` fills the batch when the kernel choice takes it."""
     lengths = np.bincount(r.slice_of, minlength=m)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     order = np.argsort(lengths, kind="stable")
     order = order[lengths[order] > 0]
+    fast = backend.compiled(r.slice_of.shape[0])
     lo = 0
     while lo < order.shape[0]:
         top = int(lengths[order[lo]])
         hi = lo + int(np.searchsorted(lengths[order[lo:]], top * _BUCKET, side="right"))
         sel = order[lo:hi]
         width = int(lengths[sel].max())
-        j = np.arange(width)
-        inside = j < lengths[sel, None]
-        idx = starts[sel, None] + np.minimum(j, lengths[sel, None] - 1)
-        dtp = np.where(inside, r.dtp[idx], np.zeros(1, dtype=r.dtp.dtype)[0])
-        fp = r.fp[idx]
-        fp_prev = np.where(inside, r.fp_prev[idx], fp)
-        yield sel, idx, Steps(r.tp[idx], fp, dtp, fp_prev, None, None, None, False, False, lengths[sel])
+        if fast is not None:
+            tp, fp, dtp, fp_prev = (np.empty((sel.shape[0], width), dtype=a.dtype)
+                                    for a in (r.tp, r.fp, r.dtp, r.fp_prev))
+            fast.pad_steps(r.tp, r.fp, r.dtp, r.fp_prev, starts, lengths, sel, tp, fp, dtp, fp_prev)
+        else:
+            j = np.arange(width)
+            inside = j < lengths[sel, None]
+            idx = starts[sel, None] + np.minimum(j, lengths[sel, None] - 1)
+            dtp = np.where(inside, r.dtp[idx], np.zeros(1, dtype=r.dtp.dtype)[0])
+            fp = r.fp[idx]
+            fp_prev = np.where(inside, r.fp_prev[idx], fp)
+            tp = r.tp[idx]
+        yield sel, starts[sel], Steps(tp, fp, dtp, fp_prev, None, None, None, False, False, lengths[sel])
         lo = hi
 
 
@@ -1203,13 +1228,13 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)
     f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
     shared = st.grouped is st.steps  # grouped ties: one batch serves every number
-    for sel, idx, batch in _buckets(st.steps, m):
+    for sel, first, batch in _buckets(st.steps, m):
         s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
         numbers = batch_numbers(s, s if shared else None, recall_grid)
         for meth in AP_METHODS:
             values[meth][sel] = numbers.average_precision[meth]  # type: ignore[index]
         k, f, p, r = numbers.best_f1  # type: ignore[misc]
-        thr[sel] = st.steps.thresholds[idx[np.arange(sel.shape[0]), k]]
+        thr[sel] = st.steps.thresholds[first + np.minimum(k % batch.tp.shape[1], batch.lengths - 1)]  # pad: last
         f1[sel], prec[sel], rec[sel] = f, p, r
         if shared:
             auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg

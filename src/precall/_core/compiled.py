@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "key_scores32", "key_scores64", "numbers_prepass",
-           "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
+           "pad_steps", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
            "segment_sums",
            "tag_ints", "tag_sort_floats", "tag_sort_floats_in_place", "tagged_steps",
            "untag_floats", "worst_precision_sums"]
@@ -345,13 +345,24 @@ def float32_keys(bits, codes, negative, slice_bits, out):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _put_step(out, row, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
-    """One step into rows ``row .. row + 4`` of a pass's ``out`` (score key, TP, FP, dTP, FP above)."""
-    out[row, j] = score
-    out[row + 1, j] = tp
-    out[row + 2, j] = fp
-    out[row + 3, j] = dtp
-    out[row + 4, j] = fp_prev
+def _put_step(out, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
+    """One step into column ``j`` of a pass's ``out`` (rows: score key, TP, FP, dTP, FP above)."""
+    out[0, j] = score
+    out[1, j] = tp
+    out[2, j] = fp
+    out[3, j] = dtp
+    out[4, j] = fp_prev
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put_record(out, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
+    """One step into row ``j`` of a pass's ``out_s`` (a record a step: the slices' steps are written
+    to m places at once, and one stream a slice is kinder to the caches than five)."""
+    out[j, 0] = score
+    out[j, 1] = tp
+    out[j, 2] = fp
+    out[j, 3] = dtp
+    out[j, 4] = fp_prev
 
 
 @njit(cache=True, nogil=True)
@@ -366,7 +377,7 @@ def _slice_starts(per_slice):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def score_major_pass(hi, lo, shift, low_bits, m, out):  # pragma: no cover - compiled
+def score_major_pass(hi, lo, shift, low_bits, m, out, out_s):  # pragma: no cover - compiled
     """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
     (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
     may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
@@ -374,12 +385,13 @@ def score_major_pass(hi, lo, shift, low_bits, m, out):  # pragma: no cover - com
     rows.  Compiled by numba (:mod:`precall._core.compiled`); the numpy route of
     :func:`_counted_steps` is its twin and the tests' oracle.
 
-    Returns ``(per_slice, s_key, s_tp, s_fp, s_dtp, s_fp_prev, s_mixed, o_key, o_tp, o_fp, o_dtp,
-    o_fp_prev, o_mixed, n_pos, n_neg)``: each slice's number of steps, the steps' score keys and
-    counts, whether a run of one score in a slice holds both classes; the same for all rows; each
-    slice's totals.  ``out`` (10, at least the positive rows), allocated by numpy (whose large
-    arrays are backed by huge pages: the steps are written to 2 x m places at once, and 4 KB
-    pages made that 3x slower), holds the steps' arrays (the returned ones are its rows)."""
+    Returns ``(per_slice, s_steps, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos,
+    n_neg)``: each slice's number of steps, the slices' steps (a row a step: score key, TP, FP,
+    dTP, FP above), whether a run of one score in a slice holds both classes; the steps of all
+    rows and whether a run holds both classes; each slice's totals.  ``out`` (5, at least the
+    positive rows) and ``out_s`` (the positive rows, 5), allocated by numpy (whose large arrays
+    are backed by huge pages: the steps are written to m places at once, and 4 KB pages made that
+    3x slower), hold the steps (the returned arrays are views of them)."""
     n = hi.shape[0]
     lmask = (1 << low_bits) - 1
     per_slice = np.zeros(m, dtype=np.int64)
@@ -418,7 +430,7 @@ def score_major_pass(hi, lo, shift, low_bits, m, out):  # pragma: no cover - com
         new_score = last or (hi[i + 1] >> shift) != score
         if new_score or ((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
             if sub_pos > 0:
-                _put_step(out, 0, fill[c], score, tp[c], fp[c], sub_pos, fp[c] - sub_neg)
+                _put_record(out_s, fill[c], score, tp[c], fp[c], sub_pos, fp[c] - sub_neg)
                 fill[c] += 1
                 if sub_neg > 0:
                     s_mixed[c] = True
@@ -426,14 +438,38 @@ def score_major_pass(hi, lo, shift, low_bits, m, out):  # pragma: no cover - com
             sub_neg = 0
         if new_score:
             if run_pos > 0:
-                _put_step(out, 5, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
+                _put_step(out, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
                 o_steps += 1
                 if run_neg > 0:
                     o_mixed = True
             run_pos = 0
             run_neg = 0
-    return (per_slice, out[0, :total], out[1, :total], out[2, :total], out[3, :total], out[4, :total], s_mixed,
-            out[5, :o_steps], out[6, :o_steps], out[7, :o_steps], out[8, :o_steps], out[9, :o_steps], o_mixed, tp, fp)
+    return (per_slice, out_s[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
+            out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
+
+
+@njit(cache=True, nogil=True)
+def pad_steps(tp, fp, dtp, fp_prev, starts, lengths, sel, out_tp, out_fp, out_dtp, out_fp_prev
+              ):  # pragma: no cover - compiled
+    """Slices ``sel`` of ragged steps (each ``lengths[c]`` steps from ``starts[c]``) as the rows of a
+    batch of the rows' width, padded as ``precall.slices._buckets``' numpy route pads them (its
+    oracle): past a slice's last step, that step again with no positive gained (dTP 0, FP above =
+    FP)."""
+    width = out_tp.shape[1]
+    for r in range(sel.shape[0]):
+        c = sel[r]
+        s, n = starts[c], lengths[c]
+        for j in range(n):
+            out_tp[r, j] = tp[s + j]
+            out_fp[r, j] = fp[s + j]
+            out_dtp[r, j] = dtp[s + j]
+            out_fp_prev[r, j] = fp_prev[s + j]
+        last = s + n - 1
+        for j in range(n, width):
+            out_tp[r, j] = tp[last]
+            out_fp[r, j] = fp[last]
+            out_dtp[r, j] = 0
+            out_fp_prev[r, j] = fp[last]
 
 
 _SIGN = np.int64(-(2**63))  # xor'd into int64 keys, signed order becomes the keys' unsigned order
@@ -823,7 +859,7 @@ def untag_floats(key, k, one, sign):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def score_runs_pass(key, payload, m, out):  # pragma: no cover - compiled
+def score_runs_pass(key, payload, m, out, out_s):  # pragma: no cover - compiled
     """One pass over rows sorted by their score keys alone (:func:`radix_sort_carry`: the rows of
     one score in any order), ``payload`` each row's ``slice << 1 | negative``: the same results
     as :func:`score_major_pass` (whose rows are sorted by score, slice and class too).  A slice's
@@ -881,21 +917,21 @@ def score_runs_pass(key, payload, m, out):  # pragma: no cover - compiled
             for t in range(n_touched):
                 c = touched[t]
                 if sub_pos[c] > 0:
-                    _put_step(out, 0, fill[c], score, tp[c], fp[c], sub_pos[c], fp[c] - sub_neg[c])
+                    _put_record(out_s, fill[c], score, tp[c], fp[c], sub_pos[c], fp[c] - sub_neg[c])
                     fill[c] += 1
                     if sub_neg[c] > 0:
                         s_mixed[c] = True
             n_touched = 0
             if run_pos > 0:
-                _put_step(out, 5, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
+                _put_step(out, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
                 o_steps += 1
                 if run_neg > 0:
                     o_mixed = True
             run_pos = 0
             run_neg = 0
             run += 1
-    return (per_slice, out[0, :total], out[1, :total], out[2, :total], out[3, :total], out[4, :total], s_mixed,
-            out[5, :o_steps], out[6, :o_steps], out[7, :o_steps], out[8, :o_steps], out[9, :o_steps], o_mixed, tp, fp)
+    return (per_slice, out_s[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
+            out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
 
 
 @njit(cache=True, nogil=True)
@@ -1287,7 +1323,10 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         k101 = grid101.shape[0] - 1
         best_value = -np.inf
         best_k = -1
-        n_blocks = (r - length + _TERMS - 1) // _TERMS  # the padding in blocks, then the leaves of the steps
+        # the padding in blocks, then the leaves of the steps; a ragged batch's padding (its last step again,
+        # no positive gained) changes no number: not walked after a step
+        end = length if voc_mode == 1 and length > 0 else r
+        n_blocks = (end - length + _TERMS - 1) // _TERMS
         c_lo = r + 1  # the entries whose terms are in ``terms``: c_lo to c_hi
         for block in range(n_blocks + n_leaves_row - 1, -1, -1):  # last first
             lo, hi = _block_bounds(block, n_leaves_row, length, r, starts[0])
@@ -1328,7 +1367,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                             break
                         points101[i, k101] = env_c
                         k101 -= 1
-                    if j == r - 1:
+                    if j == end - 1:
                         env = terms[0, t]
                         env_c = terms[1, t]
                     else:

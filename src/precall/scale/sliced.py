@@ -94,7 +94,7 @@ class SlicedAccumulator:
                              f"{list(codes.columns)}. Pass the columns in the same order, with the same names")
         self._all.update(y_true, y_score, sample_weight=sample_weight)
         self._n_samples += data.n_samples
-        given = np.bincount(codes.codes, minlength=codes.m)
+        given = codes.rows()
         for key, n in zip(codes.keys, given.tolist()):
             self._rows[key] = self._rows.get(key, 0) + n
             if key not in self._slices:

@@ -408,7 +408,7 @@ def compare_slices(
     s = data.scores
     metric = functools.partial(metrics.average_precision, method=method)
     order = np.argsort(codes.codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes.codes, minlength=codes.m))])
+    bounds = np.concatenate([[0], np.cumsum(codes.rows())])
     samples, pairs = [], []
     for i in range(codes.m):
         rows = order[bounds[i]:bounds[i + 1]]
