@@ -338,6 +338,32 @@ def test_slice_codes_equal_the_oracle(first, second):
                                             else c, dtype=object) for c in columns])
     assert got.codes.tolist() == codes
     assert list(got.keys) == keys
+    assert got.rows().tolist() == [codes.count(c) for c in range(len(keys))]  # counted once, as they were coded
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3000), st.sampled_from([0.0, 0.5, 1.0, 7.0, 123.25, 1e6, 2.0**53 + 2])),
+                min_size=1, max_size=8),
+       st.sampled_from(["group", "stable"]), st.sampled_from(["reference", "exact"]), st.sampled_from(["numpy", "numba"]))
+def test_min_average_precisions_equal_the_public_minimum(pairs, ties, grid, kernel):
+    """The minimum AP of many pairs at once (what evaluate and every slice report) equals
+    ``min_average_precision`` of each pair, bit for bit, by either kernel."""
+    pytest.importorskip("numba")
+    from precall._core import backend
+    from precall._core.evaluation import min_average_precisions
+
+    p = np.array([a for a, _ in pairs], dtype=float)
+    n = np.array([b for _, b in pairs])
+    previous = backend.set_kernel(kernel)
+    try:
+        got = min_average_precisions(p, n, np.ones(p.size, dtype=bool), ties, grid)
+        one = min_average_precisions(p[:1], n[:1], np.ones(1, dtype=bool), ties, grid)
+    finally:
+        backend.set_kernel(previous)
+    for m in precall.AP_METHODS:
+        want = [precall.min_average_precision(int(a), b, method=m, ties=ties, recall_grid=grid) for a, b in pairs]
+        assert [repr(v) for v in got[m].tolist()] == [repr(v) for v in want], m
+        assert repr(float(one[m][0])) == repr(want[0])
 
 
 def test_worst_precision_sums_equal_the_one_pair_sums():

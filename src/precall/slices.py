@@ -57,12 +57,13 @@ from typing import Any
 
 import numpy as np
 
-from ._core.conventions import ap, unit_interval, worst_precision_sums
+from ._core.conventions import unit_interval
 from ._core.evaluation import (
     Evaluation,
     F1Point,
     batch_numbers,
     evaluation_from_steps,
+    min_average_precisions,
     normalized_average_precisions,
 )
 from ._core import backend
@@ -1175,43 +1176,6 @@ def _unit_positives(r: _Ragged, m: int) -> np.ndarray:
     return fractional == 0
 
 
-def _min_ap(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str, recall_grid: str
-            ) -> dict[str, np.ndarray]:
-    """The minimum AP of each slice's counts, once per distinct (P, N).
-
-    The conventions whose minimum is one tied run of every positive after the negatives
-    (all but ``step``, and ``trapezoid`` with stable ties) run their kernel once on all the
-    distinct pairs (a ragged batch of one step each: the floats of the one problem); the
-    others sum per pair.
-    """
-    out = {m: np.full(n_pos.shape[0], np.nan) for m in AP_METHODS}
-    idx = np.flatnonzero(usable & (n_neg > 0))
-    for m in AP_METHODS:
-        out[m][usable & (n_neg == 0)] = 1.0
-    if not idx.size:
-        return out
-    pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
-    p, n = pairs[:, 0], pairs[:, 1]
-    whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)
-    worst = None
-    for m in AP_METHODS:
-        if m == "step" or (m == "trapezoid" and ties != "group"):
-            # Boyd et al.'s worst ranking (conventions._min_boyd, _min_trapezoid), all pairs at once
-            worst = worst_precision_sums(p, n) if worst is None else worst
-            values = worst / p if m == "step" else (worst - p / (p + n) / 2.0) / p
-        else:
-            values = np.empty(p.shape[0])
-            for exact in (True, False):
-                sel = whole == exact
-                if sel.any():
-                    dtype = np.int64 if exact else np.float64
-                    tp, fp = p[sel].astype(dtype)[:, None], n[sel].astype(dtype)[:, None]
-                    one = Steps(tp, fp, tp, fp, p[sel], n[sel], None, exact, True, np.ones(int(sel.sum()), dtype=int))
-                    values[sel] = ap(one, m, recall_grid)
-        out[m][idx] = values[inverse.ravel()]
-    return out
-
-
 def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray, n_samples: np.ndarray, *,
                     ties: str, recall_grid: str, policy: Any, min_support: Any) -> SlicedEvaluation:
     """Every number per slice from one sort (see the module docstring), and the overall
@@ -1250,7 +1214,7 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     values = {meth: unit_interval(v) for meth, v in zip(AP_METHODS, filled)}
     auc = unit_interval(_apply_policy(auc, one_class, "ROC AUC", ONE_CLASS_ROC, float("nan"), policy, names))
     usable = (n_pos > 0) & (n_pos == np.round(n_pos)) & _unit_positives(st.steps, m)
-    low = _min_ap(n_pos, n_neg, usable, ties, recall_grid)
+    low = min_average_precisions(n_pos, n_neg, usable, ties, recall_grid)
     normalized = {meth: normalized_average_precisions(values[meth], low[meth]) for meth in AP_METHODS}
     return SlicedEvaluation(
         names=names, keys=codes.keys, columns=codes.columns, n_samples=n_samples, n_pos=n_pos, n_neg=n_neg,

@@ -1255,7 +1255,9 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     """Every number of ``evaluate`` on a batch of steps, one backward pass a row: the compiled
     twin of the numpy kernels (``evaluation.batch_numbers``' numpy route is its oracle).
 
-    Row ``i`` holds ``r`` entries, its own steps the first ``lengths[i]`` (the rest pads it);
+    Row ``i`` holds ``r`` entries, its own steps the first ``lengths[i]`` (the rest pads it: a
+    ragged batch's padding repeats the last step without a positive gained, which changes no
+    number, and is not walked);
     ``voc_mode`` is ``voc2010_sum``'s route (0: one problem, 1: a ragged batch, 2: a batch of
     full rows).  With ``want_ap`` (the steps for ``ties``): ``sums[:, 0:4]`` are ``step_sum``,
     ``trapezoid_sum``, the sum of ``interpolated_areas`` (``log_ratio``: the prepass's ratios

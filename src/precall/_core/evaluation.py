@@ -15,8 +15,8 @@ import numpy as np
 
 from . import backend
 from .conventions import (
-    COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, min_average_precision, precision_of,
-    roc_auc, roc_auc_from_twice, unit_interval,
+    COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, precision_of, roc_auc, roc_auc_from_twice,
+    unit_interval, worst_precision_sums,
 )
 from .steps import Steps, segment_sums
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
@@ -24,7 +24,8 @@ from .validate import AP_METHODS
 
 __all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
            "evaluation_from_steps",
-           "gains", "make_evaluation", "normalized_average_precision", "normalized_average_precisions",
+           "gains", "make_evaluation", "min_average_precisions", "normalized_average_precision",
+           "normalized_average_precisions",
            "unit_positives"]
 
 
@@ -281,6 +282,49 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
     return float(normalized_average_precisions(np.array([average_precision]), np.array([min_ap]))[0])
 
 
+def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str, recall_grid: str
+                           ) -> dict[str, np.ndarray]:
+    """The minimum AP of each (P, N) pair by every convention (``conventions.min_average_precision``
+    of each, bit for bit; NaN where not ``usable``, 1 without negatives), once per distinct pair.
+
+    ``step`` (and ``trapezoid`` with stable ties) is Boyd et al.'s worst ranking, a sum over the
+    positives (:func:`~precall._core.conventions.worst_precision_sums`); the other conventions'
+    minimum is the AP of one tied run of every positive after the negatives, all of them from one
+    :func:`batch_numbers` on the pairs as a batch of one step each.
+    """
+    out = {m: np.full(n_pos.shape[0], np.nan) for m in AP_METHODS}
+    idx = np.flatnonzero(usable & (n_neg > 0))
+    for m in AP_METHODS:
+        out[m][usable & (n_neg == 0)] = 1.0
+    if not idx.size:
+        return out
+    if idx.size == 1:
+        p, n, inverse = n_pos[idx], n_neg[idx], np.zeros(1, dtype=np.int64)
+    else:
+        pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
+        p, n = pairs[:, 0], pairs[:, 1]
+    worst = worst_precision_sums(p, n)
+    values = {"step": worst / p}
+    if ties != "group":
+        values["trapezoid"] = (worst - p / (p + n) / 2.0) / p
+    tied = [m for m in AP_METHODS if m not in values]
+    for m in tied:
+        values[m] = np.empty(p.shape[0])
+    whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)
+    for exact in (True, False):  # conventions._one_step: integer counts where they are exact
+        sel = whole == exact
+        if sel.any():
+            dtype = np.int64 if exact else np.float64
+            tp, fp = p[sel].astype(dtype)[:, None], n[sel].astype(dtype)[:, None]
+            one = Steps(tp, fp, tp, fp, p[sel], n[sel], None, exact, True, np.ones(int(sel.sum()), dtype=np.int64))
+            aps = batch_numbers(one, None, recall_grid).average_precision
+            for m in tied:
+                values[m][sel] = aps[m]  # type: ignore[index]
+    for m in AP_METHODS:
+        out[m][idx] = values[m][inverse.ravel()]
+    return out
+
+
 def make_evaluation(
     average_precision: dict[str, float], roc_auc: float, *, n_pos: float, n_neg: float, n_samples: int | None,
     best_f1: F1Point | None, ties: str, recall_grid: str, auprg: float, unit_positives: bool,
@@ -292,11 +336,9 @@ def make_evaluation(
     average_precision = {m: float(unit_interval(v)) for m, v in average_precision.items()}
     roc_auc = float(unit_interval(roc_auc))
     auprg = auprg + 0.0  # no negative zero
-    if n_pos > 0 and float(n_pos).is_integer() and unit_positives:
-        low = {m: min_average_precision(n_pos, n_neg, method=m, ties=ties, recall_grid=recall_grid)
-               for m in AP_METHODS}
-    else:
-        low = {m: float("nan") for m in AP_METHODS}
+    usable = np.array([n_pos > 0 and float(n_pos).is_integer() and unit_positives])
+    low = {m: float(v[0]) for m, v in min_average_precisions(np.array([float(n_pos)]), np.array([float(n_neg)]),
+                                                             usable, ties, recall_grid).items()}
     return Evaluation(
         average_precision=average_precision, roc_auc=roc_auc,
         prevalence=n_pos / total if total > 0 else float("nan"), n_pos=n_pos, n_neg=n_neg, n_samples=n_samples,
