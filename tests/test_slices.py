@@ -352,6 +352,7 @@ def test_min_average_precisions_equal_the_public_minimum(pairs, ties, grid, kern
     from precall._core import backend
     from precall._core.evaluation import min_average_precisions
 
+    pairs = pairs + [(2**64, 5.0), (2**21, 0.5)]  # a weight sum past int64, Euler-Maclaurin's tail
     p = np.array([a for a, _ in pairs], dtype=float)
     n = np.array([b for _, b in pairs])
     previous = backend.set_kernel(kernel)

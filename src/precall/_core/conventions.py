@@ -356,6 +356,8 @@ def unit_interval(values: Any) -> Any:
     1.0000000000000002).  precall reports the AP in [0, 1]: at most one ulp from the
     reference's literal sum, and only where that sum left the interval.
     """
+    if type(values) is float or type(values) is np.float64:  # one number: as np.clip gives it, without its cost
+        return np.float64((0.0 if values < 0.0 else 1.0 if values > 1.0 else values) + 0.0)
     return np.clip(values, 0.0, 1.0) + 0.0
 
 
@@ -584,24 +586,25 @@ def worst_precision_sums(n_pos: np.ndarray, n_neg: np.ndarray) -> np.ndarray:
     the pairs of up to ``2**20`` positives as one segmented sum of their terms
     (:func:`~precall._core.steps.segment_sums`, numpy's pairwise order; the compiled
     ``worst_precision_sums`` when the kernel choice takes it), the others one by one."""
-    p = np.asarray(n_pos, dtype=np.float64).astype(np.int64)
+    pf = np.asarray(n_pos, dtype=np.float64)  # compared as floats: a weight sum may pass 2**63
     n = np.asarray(n_neg, dtype=np.float64)
-    out = np.empty(p.shape[0])
-    small = np.flatnonzero(p <= _EXACT_TERMS)
-    fast = backend.compiled(int(p[small].sum())) if small.size else None
+    out = np.empty(pf.shape[0])
+    small = np.flatnonzero(pf <= _EXACT_TERMS)
+    p = pf[small].astype(np.int64)
+    fast = backend.compiled(int(p.sum())) if small.size else None
     if fast is not None:  # the same trees of the same terms, no array of them
         sub = np.empty(small.size)
-        fast.worst_precision_sums(p[small], n[small], sub)
+        fast.worst_precision_sums(p, n[small], sub)
         out[small] = sub
     elif small.size:
-        lengths = p[small]
+        lengths = p
         starts = np.cumsum(lengths) - lengths
         i = np.arange(1, int(lengths.sum()) + 1, dtype=np.int64) - np.repeat(starts, lengths)
         terms = i.astype(np.float64)
         terms /= terms + np.repeat(n[small], lengths)
         out[small] = segment_sums(terms, starts, lengths)
-    for j in np.flatnonzero(p > _EXACT_TERMS).tolist():
-        out[j] = _worst_precision_sum(int(p[j]), float(n[j]))
+    for j in np.flatnonzero(~(pf <= _EXACT_TERMS)).tolist():
+        out[j] = _worst_precision_sum(int(pf[j]), float(n[j]))
     return out
 
 

@@ -343,8 +343,8 @@ def make_evaluation(
         average_precision=average_precision, roc_auc=roc_auc,
         prevalence=n_pos / total if total > 0 else float("nan"), n_pos=n_pos, n_neg=n_neg, n_samples=n_samples,
         best_f1=best_f1, ties=ties, recall_grid=recall_grid, min_average_precision=low,
-        normalized_average_precision={m: normalized_average_precision(average_precision[m], low[m])
-                                      for m in AP_METHODS},
+        normalized_average_precision=dict(zip(AP_METHODS, normalized_average_precisions(
+            np.array([average_precision[m] for m in AP_METHODS]), np.array([low[m] for m in AP_METHODS])).tolist())),
         auprg=auprg,
     )
 
