@@ -961,16 +961,21 @@ def _leaf(values, s, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _tree_buffers(lengths):  # pragma: no cover - compiled
+    """Room for the leaves' starts (:func:`_leaf_starts`) and sums of the longest of ``lengths``."""
+    longest = 0
+    for j in range(lengths.shape[0]):
+        longest = max(longest, lengths[j])
+    return np.empty(longest // 64 + 3, dtype=np.int64), np.empty(longest // 64 + 2)
+
+
+@njit(cache=True, nogil=True)
 def segment_sums(values, starts, lengths):  # pragma: no cover - compiled
     """The compiled twin of :func:`precall._core.steps.segment_sums` (its numpy route is the oracle): numpy's
     pairwise tree of each segment (halves cut at a multiple of 8 down to leaves of at most 128
     values, :func:`_leaf_starts`), its leaves summed in order and added up the tree (:func:`_tree`)."""
     out = np.empty(starts.shape[0])
-    longest = 0
-    for j in range(lengths.shape[0]):
-        longest = max(longest, lengths[j])
-    at = np.empty(longest // 64 + 3, dtype=np.int64)
-    leaf_sums = np.empty(longest // 64 + 2)
+    at, leaf_sums = _tree_buffers(lengths)
     for j in range(starts.shape[0]):
         s, n = starts[j], lengths[j]
         for k in range(_leaf_starts(n, at)):
@@ -1009,11 +1014,7 @@ def worst_precision_sums(n_pos, n_neg, out):  # pragma: no cover - compiled
     """``np.sum(i / (i + N))`` over ``i = 1 .. P`` for each pair (``conventions.worst_precision_sums``,
     whose numpy route is the oracle): numpy's pairwise tree of the terms (:func:`_leaf_starts`,
     :func:`_tree`), each term computed where its leaf is summed (no array of terms)."""
-    longest = 0
-    for j in range(n_pos.shape[0]):
-        longest = max(longest, n_pos[j])
-    at = np.empty(longest // 64 + 3, dtype=np.int64)
-    leaf_sums = np.empty(longest // 64 + 2)
+    at, leaf_sums = _tree_buffers(n_pos)
     for j in range(n_pos.shape[0]):
         p, neg = n_pos[j], n_neg[j]
         for k in range(_leaf_starts(p, at)):
