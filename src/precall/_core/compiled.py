@@ -74,26 +74,27 @@ def tagged_steps(key, k, stable, mag, tp, dtp, fp, fp_prev):  # pragma: no cover
         if i == k:
             j_front = j
         idx = k - 1 - i if i < k else i
-        v = key[idx] >> one
+        v = key[np.uint64(idx)] >> one
         run_pos = 0
         run_len = 0
         while True:
-            run_pos += np.int64(key[idx] & one)
+            run_pos += np.int64(key[np.uint64(idx)] & one)
             run_len += 1
             i += 1
             if i >= n or i == k:
                 break
             idx = k - 1 - i if i < k else i
-            if key[idx] >> one != v:
+            if key[np.uint64(idx)] >> one != v:
                 break
         run_neg = run_len - run_pos
         if run_pos:
             if not stable:
-                mag[j] = v
-                tp[j] = cum_pos + run_pos
-                dtp[j] = run_pos
-                fp[j] = cum_neg + run_neg
-                fp_prev[j] = cum_neg
+                u = np.uint64(j)
+                mag[u] = v
+                tp[u] = cum_pos + run_pos
+                dtp[u] = run_pos
+                fp[u] = cum_neg + run_neg
+                fp_prev[u] = cum_neg
                 j += 1
             elif run_neg:
                 return -1, 0
@@ -163,11 +164,12 @@ def _add(total, error, value):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline="always")
 def _put_counts(at, tp, dtp, fp, fp_prev, j, where, tp_c, tp_above, fp_c, fp_above):  # pragma: no cover - compiled
     """Step ``j`` of a weighted pass: its row or key ``where``, cumulative TP and FP and the counts above it."""
-    at[j] = where
-    tp[j] = tp_c
-    dtp[j] = tp_c - tp_above
-    fp[j] = fp_c
-    fp_prev[j] = fp_above
+    u = np.uint64(j)  # unsigned: no check for a negative index
+    at[u] = where
+    tp[u] = tp_c
+    dtp[u] = tp_c - tp_above
+    fp[u] = fp_c
+    fp_prev[u] = fp_above
 
 
 @njit(cache=True, nogil=True)
@@ -347,22 +349,24 @@ def float32_keys(bits, codes, negative, slice_bits, out):  # pragma: no cover - 
 @njit(cache=True, nogil=True, inline="always")
 def _put_step(out, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
     """One step into column ``j`` of a pass's ``out`` (rows: score key, TP, FP, dTP, FP above)."""
-    out[0, j] = score
-    out[1, j] = tp
-    out[2, j] = fp
-    out[3, j] = dtp
-    out[4, j] = fp_prev
+    u = np.uint64(j)  # unsigned: no check for a negative index
+    out[0, u] = score
+    out[1, u] = tp
+    out[2, u] = fp
+    out[3, u] = dtp
+    out[4, u] = fp_prev
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _put_record(out, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
     """One step into row ``j`` of a pass's ``out_s`` (a record a step: the slices' steps are written
     to m places at once, and one stream a slice is kinder to the caches than five)."""
-    out[j, 0] = score
-    out[j, 1] = tp
-    out[j, 2] = fp
-    out[j, 3] = dtp
-    out[j, 4] = fp_prev
+    u = np.uint64(j)  # unsigned: no check for a negative index
+    out[u, 0] = score
+    out[u, 1] = tp
+    out[u, 2] = fp
+    out[u, 3] = dtp
+    out[u, 4] = fp_prev
 
 
 @njit(cache=True, nogil=True)
@@ -398,7 +402,7 @@ def score_major_pass(hi, lo, shift, low_bits, m, out, out_s):  # pragma: no cove
     for i in range(n):  # a (score, slice) run with positives starts with a positive (bit 0 sorts first)
         low = lo[i] & lmask
         if (low & 1) == 0 and (i == 0 or (lo[i - 1] & lmask) != low or (hi[i - 1] >> shift) != (hi[i] >> shift)):
-            per_slice[low >> 1] += 1
+            per_slice[np.uint64(low >> 1)] += 1
     start, total = _slice_starts(per_slice)  # each overall step is a step of some slice: total bounds them too
     s_mixed = np.zeros(m, dtype=np.bool_)
     o_mixed = False
@@ -415,7 +419,7 @@ def score_major_pass(hi, lo, shift, low_bits, m, out, out_s):  # pragma: no cove
     for i in range(n):
         score = hi[i] >> shift
         low = lo[i] & lmask
-        c = low >> 1
+        c = np.uint64(low >> 1)  # unsigned: no check for a negative index
         if low & 1:
             fp[c] += 1
             sub_neg += 1
@@ -428,7 +432,7 @@ def score_major_pass(hi, lo, shift, low_bits, m, out, out_s):  # pragma: no cove
             all_tp += 1
         last = i == n - 1
         new_score = last or (hi[i + 1] >> shift) != score
-        if new_score or ((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
+        if new_score or np.uint64((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
             if sub_pos > 0:
                 _put_record(out_s, fill[c], score, tp[c], fp[c], sub_pos, fp[c] - sub_neg)
                 fill[c] += 1
@@ -459,11 +463,12 @@ def pad_steps(tp, fp, dtp, fp_prev, starts, lengths, sel, out_tp, out_fp, out_dt
     for r in range(sel.shape[0]):
         c = sel[r]
         s, n = starts[c], lengths[c]
+        a, b, d, e = tp[s:s + n], fp[s:s + n], dtp[s:s + n], fp_prev[s:s + n]  # zero-based: no index checks
         for j in range(n):
-            out_tp[r, j] = tp[s + j]
-            out_fp[r, j] = fp[s + j]
-            out_dtp[r, j] = dtp[s + j]
-            out_fp_prev[r, j] = fp_prev[s + j]
+            out_tp[r, j] = a[j]
+            out_fp[r, j] = b[j]
+            out_dtp[r, j] = d[j]
+            out_fp_prev[r, j] = e[j]
         last = s + n - 1
         for j in range(n, width):
             out_tp[r, j] = tp[last]
@@ -504,19 +509,21 @@ def _scatter(src_k, src_p, dst_k, dst_p, lo, hi, shift, bounds, carry):  # pragm
     mask = np.int64(2047)
     for j in range(2049):
         bounds[j] = 0
-    for i in range(lo, hi):
-        bounds[((src_k[i] >> shift) & mask) + 1] += 1
+    sk = src_k[lo:hi]
+    sp = src_p[lo:hi] if carry else src_p[:1]
+    for i in range(hi - lo):
+        bounds[np.uint64(((sk[i] >> shift) & mask) + 1)] += 1
     bounds[0] = lo
     for j in range(2048):
         bounds[j + 1] += bounds[j]
     fill = bounds[:2048].copy()
-    for i in range(lo, hi):
-        j = (src_k[i] >> shift) & mask
-        at = fill[j]
-        dst_k[at] = src_k[i]
+    for i in range(hi - lo):
+        j = np.uint64((sk[i] >> shift) & mask)
+        at = np.uint64(fill[j])
+        dst_k[at] = sk[i]
         if carry:
-            dst_p[at] = src_p[i]
-        fill[j] = at + 1
+            dst_p[at] = sp[i]
+        fill[j] = at + np.uint64(1)
 
 
 @njit(cache=True, nogil=True)
@@ -525,71 +532,63 @@ def _sort_small(src_k, src_p, dst_k, dst_p, lo, hi, bits, same, carry, t1k, t1p,
     (``same``: ``dst`` is ``src``): insertion below 33 rows, else LSD passes of 8 bits through two
     bucket-sized buffers."""
     m = hi - lo
+    sk, dk = src_k[lo:hi], dst_k[lo:hi]
+    sp = src_p[lo:hi] if carry else src_p[:1]
+    dp = dst_p[lo:hi] if carry else dst_p[:1]
     if bits == 0 or m < 2:
         if not same:
-            for i in range(lo, hi):
-                dst_k[i] = src_k[i]
+            for i in range(m):
+                dk[i] = sk[i]
                 if carry:
-                    dst_p[i] = src_p[i]
+                    dp[i] = sp[i]
         return
     if m <= 32:
         if not same:
-            for i in range(lo, hi):
-                dst_k[i] = src_k[i]
+            for i in range(m):
+                dk[i] = sk[i]
                 if carry:
-                    dst_p[i] = src_p[i]
-        for i in range(lo + 1, hi):  # stable: moves past strictly greater keys only
-            k = dst_k[i]
-            p = dst_p[i] if carry else dst_p[0]
+                    dp[i] = sp[i]
+        for i in range(1, m):  # stable: moves past strictly greater keys only
+            k = dk[i]
+            p = dp[i] if carry else dp[0]
             j = i - 1
-            while j >= lo and (dst_k[j] ^ _SIGN) > (k ^ _SIGN):
-                dst_k[j + 1] = dst_k[j]
+            while j >= 0 and (dk[j] ^ _SIGN) > (k ^ _SIGN):
+                dk[j + 1] = dk[j]
                 if carry:
-                    dst_p[j + 1] = dst_p[j]
+                    dp[j + 1] = dp[j]
                 j -= 1
-            dst_k[j + 1] = k
+            dk[j + 1] = k
             if carry:
-                dst_p[j + 1] = p
+                dp[j + 1] = p
         return
     counts = np.zeros(256, dtype=np.int64)
     passes = (bits + 7) // 8
+    a_k, a_p = sk, sp  # the source of the pass (the caller's rows, then a buffer)
     for p in range(passes):
         shift = 8 * p
         for j in range(256):
             counts[j] = 0
-        if p == 0:
-            for i in range(lo, hi):
-                counts[(src_k[i] >> shift) & 255] += 1
-        else:
-            for i in range(m):
-                counts[(t1k[i] >> shift) & 255] += 1
+        for i in range(m):
+            counts[np.uint64((a_k[i] >> shift) & 255)] += 1
         total = 0
         for j in range(256):
             c = counts[j]
             counts[j] = total
             total += c
-        if p == 0:
-            for i in range(lo, hi):
-                j = (src_k[i] >> shift) & 255
-                at = counts[j]
-                t2k[at] = src_k[i]
-                if carry:
-                    t2p[at] = src_p[i]
-                counts[j] = at + 1
-        else:
-            for i in range(m):
-                j = (t1k[i] >> shift) & 255
-                at = counts[j]
-                t2k[at] = t1k[i]
-                if carry:
-                    t2p[at] = t1p[i]
-                counts[j] = at + 1
+        for i in range(m):
+            j = np.uint64((a_k[i] >> shift) & 255)
+            at = np.uint64(counts[j])
+            t2k[at] = a_k[i]
+            if carry:
+                t2p[at] = a_p[i]
+            counts[j] = at + np.uint64(1)
         t1k, t2k = t2k, t1k
         t1p, t2p = t2p, t1p
+        a_k, a_p = t1k, t1p
     for i in range(m):
-        dst_k[lo + i] = t1k[i]
+        dk[i] = t1k[i]
         if carry:
-            dst_p[lo + i] = t1p[i]
+            dp[i] = t1p[i]
 
 
 @njit(cache=True, nogil=True)
@@ -800,9 +799,9 @@ def tag_sort_floats(bits, positive, key, sign_mask):  # pragma: no cover - compi
     fill = bounds.copy()
     for i in range(n):
         v, j = _tag_bucket(np.int64(bits[i]), positive[i], sign_mask, s_f, s_b, m_f, m_b)
-        at = fill[j]
+        at = np.uint64(fill[np.uint64(j)])
         key[at] = v
-        fill[j] = at + 1
+        fill[np.uint64(j)] = at + np.uint64(1)
     _sort_buckets(key, n, bounds, s_f, s_b)
     return k, True
 
@@ -936,27 +935,30 @@ def score_runs_pass(key, payload, m, out, out_s):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _leaf(values, s, n):  # pragma: no cover - compiled
-    """numpy's sum of at most 128 values (the leaves of :func:`segment_sums`)."""
+    """numpy's sum of at most 128 values (the leaves of :func:`segment_sums`), ``values[s:s + n]``
+    read through a zero-based view (numba checks no index for a negative value: 2x faster)."""
+    v = values[s:s + n]
     if n < 8:
         res = -0.0
-        for i in range(s, s + n):
-            res += values[i]
+        for i in range(n):
+            res += v[i]
         return res
-    r0, r1, r2, r3 = values[s], values[s + 1], values[s + 2], values[s + 3]
-    r4, r5, r6, r7 = values[s + 4], values[s + 5], values[s + 6], values[s + 7]
+    r0, r1, r2, r3 = v[0], v[1], v[2], v[3]
+    r4, r5, r6, r7 = v[4], v[5], v[6], v[7]
     whole = n - n % 8
-    for i in range(s + 8, s + whole, 8):
-        r0 += values[i]
-        r1 += values[i + 1]
-        r2 += values[i + 2]
-        r3 += values[i + 3]
-        r4 += values[i + 4]
-        r5 += values[i + 5]
-        r6 += values[i + 6]
-        r7 += values[i + 7]
+    for b in range(1, whole // 8):
+        i = 8 * b
+        r0 += v[i]
+        r1 += v[i + 1]
+        r2 += v[i + 2]
+        r3 += v[i + 3]
+        r4 += v[i + 4]
+        r5 += v[i + 5]
+        r6 += v[i + 6]
+        r7 += v[i + 7]
     res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    for i in range(s + whole, s + n):
-        res += values[i]
+    for i in range(whole, n):
+        res += v[i]
     return res
 
 
@@ -1151,16 +1153,18 @@ def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offse
                         c += 1
             changed[i] = c
         o = offsets[i]
+        out = ratio[o:o + length]  # zero-based views: no index checks
+        tpr, fpr, dtpr, fpa = tp[i, :length], fp[i, :length], dtp[i, :length], fp_prev[i, :length]
         for j in range(length):
-            if dtp[i, j] > 0:
-                d = np.float64(dtp[i, j])
-                fa = np.float64(fp_prev[i, j])
-                a = np.float64(tp[i, j]) - d
-                c = (np.float64(fp[i, j]) - fa) / d + 1.0
+            if dtpr[j] > 0:
+                d = np.float64(dtpr[j])
+                fa = np.float64(fpa[j])
+                a = np.float64(tpr[j]) - d
+                c = (np.float64(fpr[j]) - fa) / d + 1.0
                 b = a + fa
-                ratio[o + j] = d * c / b if b > 0 else 0.0
+                out[j] = d * c / b if b > 0 else 0.0
             else:
-                ratio[o + j] = 0.0
+                out[j] = 0.0
 
 
 _TERMS = 256  # padding entries a block (a loop without branches: vector divisions)
@@ -1175,55 +1179,64 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
     Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with
     weights (not with ``roc_ints``) and the PRG trapezoid (the one that crosses recall gain 0 is
     the caller's), and the recall ``TP / P`` (row 9; row 6 is its differences).  Loops without
-    branches, so that the divisions run as vector instructions."""
+    branches over zero-based views of the rows, so that the divisions run as vector instructions
+    (indices like ``j - lo``, which numba must check for negative values, kept them scalar: 3x slower)."""
+    k = hi - lo
+    tpr, fpr, dtpr, fpa = tp[i, lo:hi], fp[i, lo:hi], dtp[i, lo:hi], fp_prev[i, lo:hi]
     if want_ap:
-        for j in range(lo, hi):
-            tpf = np.float64(tp[i, j])
-            fpf = np.float64(fp[i, j])
+        t0, t1, t2 = terms[0, :k], terms[1, :k], terms[2, :k]
+        for j in range(k):
+            tpf = np.float64(tpr[j])
+            fpf = np.float64(fpr[j])
             den = tpf + fpf
-            terms[0, j - lo] = tpf / den if dense or den > 0 else 0.0
-            terms[1, j - lo] = tpf / (fpf + tpf + unit_eps)
+            t0[j] = tpf / den if dense or den > 0 else 0.0
+            t1[j] = tpf / (fpf + tpf + unit_eps)
             f1 = 2.0 * tpf / (den + p)
-            terms[2, j - lo] = -np.inf if f1 != f1 else f1
+            t2[j] = -np.inf if f1 != f1 else f1
         if hi <= length:
-            for j in range(lo, hi):
-                tpf = np.float64(tp[i, j])
-                fpf = np.float64(fp[i, j])
-                dj = dtp[i, j]
+            t3, t4, t5 = terms[3, :k], terms[4, :k], terms[5, :k]
+            lr = log_ratio[o + lo:o + hi]
+            for j in range(k):
+                tpf = np.float64(tpr[j])
+                fpf = np.float64(fpr[j])
+                dj = dtpr[j]
                 df = np.float64(dj)
-                fa = np.float64(fp_prev[i, j])
-                prec = terms[0, j - lo]
-                terms[3, j - lo] = df * prec
-                tpp = np.float64(tp[i, j] - dj)
+                fa = np.float64(fpa[j])
+                prec = t0[j]
+                t3[j] = df * prec
+                tpp = np.float64(tpr[j] - dj)
                 ps = tpp + fa
-                terms[4, j - lo] = df * ((tpp / ps if ps > 0 else 1.0) + prec)
+                t4[j] = df * ((tpp / ps if ps > 0 else 1.0) + prec)
                 slope = (fpf - fa) / df
                 c = slope + 1.0
-                area = df / c + (slope * (tpf - df) - fa) / c / c * log_ratio[o + j]
-                terms[5, j - lo] = area if dj > 0 else 0.0
-        for j in range(lo, hi):
-            terms[9, j - lo] = np.float64(tp[i, j]) / p  # the recall
-        if lo < hi:
+                area = df / c + (slope * (tpf - df) - fa) / c / c * lr[j]
+                t5[j] = area if dj > 0 else 0.0
+        t9, t6 = terms[9, :k], terms[6, :k]
+        for j in range(k):
+            t9[j] = np.float64(tpr[j]) / p  # the recall
+        if k > 0:
             before = np.float64(tp[i, 0] - dtp[i, 0]) if lo == 0 else np.float64(tp[i, lo - 1])
-            terms[6, 0] = terms[9, 0] - before / p
-        for j in range(lo + 1, hi):
-            terms[6, j - lo] = terms[9, j - lo] - terms[9, j - 1 - lo]
+            t6[0] = t9[0] - before / p
+        for j in range(1, k):
+            t6[j] = t9[j] - t9[j - 1]
     if want_ranked and not roc_ints:  # the ROC term with weights (integer counts add it exactly elsewhere)
-        for j in range(lo, hi):
-            df = np.float64(dtp[i, j])
-            terms[7, j - lo] = df / p * (np.float64(fp_prev[i, j]) / n + np.float64(fp[i, j]) / n)
+        t7 = terms[7, :k]
+        for j in range(k):
+            df = np.float64(dtpr[j])
+            t7[j] = df / p * (np.float64(fpa[j]) / n + np.float64(fpr[j]) / n)
     if want_ranked:
-        for j in range(lo, hi):
-            tpf = np.float64(tp[i, j])
-            fpf = np.float64(fp[i, j])
-            df = np.float64(dtp[i, j])
-            fa = np.float64(fp_prev[i, j])
+        t8 = terms[8, :k]
+        for j in range(k):
+            tpf = np.float64(tpr[j])
+            fpf = np.float64(fpr[j])
+            df = np.float64(dtpr[j])
+            fa = np.float64(fpa[j])
             a = tpf - df
             rg_a = 1.0 - ratio_pn * (p - a) / a
             pg_a = 1.0 - ratio_pn * fa / a
             rg_b = 1.0 - ratio_pn * (p - tpf) / tpf
             pg_b = 1.0 - ratio_pn * fpf / tpf
-            terms[8, j - lo] = (rg_b - rg_a) * (pg_b + pg_a)
+            t8[j] = (rg_b - rg_a) * (pg_b + pg_a)
 
 
 @njit(cache=True, nogil=True)
@@ -1310,6 +1323,8 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         if want_ranked:
             k_prg = _count_below(tp[i], length, t0)
             count[4] = 0 if roc_ints else length
+            if roc_ints:
+                leaf_sums[4, 0] = -0.0  # the sum of no value (roc_int holds the area)
             count[5] = length - k_prg
             _start_sum(5, count[5], starts, cur, leaf_sums)
         ratio_pn = p / n
@@ -1324,6 +1339,8 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         env_c = 0.0
         k07 = grid07.shape[0] - 1
         k101 = grid101.shape[0] - 1
+        next07 = grid07[k07] if reference else np.float64(k07) * p  # the grid point to pass next
+        next101 = grid101[k101] if reference else np.float64(k101) * p
         best_value = -np.inf
         best_k = -1
         # the padding in blocks, then the leaves of the steps; a ragged batch's padding (its last step again,
@@ -1344,32 +1361,29 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                 _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, unit_eps, ratio_pn,
                              log_ratio, want_ap, want_ranked, roc_ints, terms)
                 if want_ranked and roc_ints:  # integers: any order gives the same sum (a vector loop)
-                    for j in range(c_lo, c_hi):
-                        roc_acc += dtp[i, j] * (fp_prev[i, j] + fp[i, j])
+                    dv, av, fv = dtp[i, c_lo:c_hi], fp_prev[i, c_lo:c_hi], fp[i, c_lo:c_hi]
+                    for j in range(c_hi - c_lo):
+                        roc_acc += dv[j] * (av[j] + fv[j])
             for j in range(hi - 1, lo - 1, -1):
-                t = j - c_lo
+                t = np.uint64(j - c_lo)  # unsigned: no check for a negative index
                 if want_ap:
-                    tpj = tp[i, j]
-                    tpf = np.float64(tpj)
                     if reference:
                         v07 = terms[9, t]
                         v101 = v07
                     elif int_scale:
-                        v07 = np.float64(tpj * 10)
-                        v101 = np.float64(tpj * 100)
+                        v07 = np.float64(tp[i, j] * 10)
+                        v101 = np.float64(tp[i, j] * 100)
                     else:
-                        v07 = tpf * 10.0
-                        v101 = tpf * 100.0
-                    while k07 >= 0:
-                        if v07 >= (grid07[k07] if reference else np.float64(k07) * p):
-                            break
+                        v07 = np.float64(tp[i, j]) * 10.0
+                        v101 = np.float64(tp[i, j]) * 100.0
+                    while k07 >= 0 and not v07 >= next07:  # the grid above this recall (NaN: all of it)
                         points07[i, k07] = env
                         k07 -= 1
-                    while k101 >= 0:
-                        if v101 >= (grid101[k101] if reference else np.float64(k101) * p):
-                            break
+                        next07 = grid07[max(k07, 0)] if reference else np.float64(k07) * p
+                    while k101 >= 0 and not v101 >= next101:
                         points101[i, k101] = env_c
                         k101 -= 1
+                        next101 = grid101[max(k101, 0)] if reference else np.float64(k101) * p
                     if j == end - 1:
                         env = terms[0, t]
                         env_c = terms[1, t]
@@ -1383,7 +1397,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                     if j < voc_stop:
                         width = terms[6, t]
                         if width != 0 or voc_mode == 2:  # compacted, but for a batch of full rows
-                            buf_voc[pos_voc - voc_lo] = width * env if width != 0 else 0.0
+                            buf_voc[np.uint64(pos_voc - voc_lo)] = width * env if width != 0 else 0.0
                             if pos_voc == voc_lo:  # the leaf is complete (positions decrease)
                                 leaf_sums[3, voc_leaf] = _leaf(buf_voc, 0, starts[3, voc_leaf + 1] - voc_lo)
                                 voc_leaf -= 1
@@ -1392,20 +1406,21 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                 if want_ranked:
                     if k_prg <= j < length:
                         term = terms[8, t]
-                        b = np.float64(tp[i, j])
-                        a = b - np.float64(dtp[i, j])
-                        if j == k_prg and a < t0:  # the segment crossing recall gain 0 starts at the crossing
-                            fb = np.float64(fp[i, j])
-                            fa = np.float64(fp_prev[i, j])
-                            fa = fa + (t0 - a) / (b - a) * (fb - fa)
-                            a = t0
-                            rg_a = 1.0 - ratio_pn * (p - a) / a
-                            pg_a = 1.0 - ratio_pn * fa / a
-                            rg_b = 1.0 - ratio_pn * (p - b) / b
-                            pg_b = 1.0 - ratio_pn * fb / b
-                            term = (rg_b - rg_a) * (pg_b + pg_a)
+                        if j == k_prg:
+                            b = np.float64(tp[i, j])
+                            a = b - np.float64(dtp[i, j])
+                            if a < t0:  # the segment crossing recall gain 0 starts at the crossing
+                                fb = np.float64(fp[i, j])
+                                fa = np.float64(fp_prev[i, j])
+                                fa = fa + (t0 - a) / (b - a) * (fb - fa)
+                                a = t0
+                                rg_a = 1.0 - ratio_pn * (p - a) / a
+                                pg_a = 1.0 - ratio_pn * fa / a
+                                rg_b = 1.0 - ratio_pn * (p - b) / b
+                                pg_b = 1.0 - ratio_pn * fb / b
+                                term = (rg_b - rg_a) * (pg_b + pg_a)
                         pos = j - k_prg
-                        buf_prg[pos - prg_lo] = term
+                        buf_prg[np.uint64(pos - prg_lo)] = term
                         if pos == prg_lo:
                             leaf_sums[5, prg_leaf] = _leaf(buf_prg, 0, starts[5, prg_leaf + 1] - prg_lo)
                             prg_leaf -= 1

@@ -292,37 +292,32 @@ def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndar
     minimum is the AP of one tied run of every positive after the negatives, all of them from one
     :func:`batch_numbers` on the pairs as a batch of one step each.
     """
-    out = {m: np.full(n_pos.shape[0], np.nan) for m in AP_METHODS}
+    out = np.full((len(AP_METHODS), n_pos.shape[0]), np.nan)  # a row a convention, in AP_METHODS' order
+    out[:, usable & (n_neg == 0)] = 1.0
     idx = np.flatnonzero(usable & (n_neg > 0))
-    for m in AP_METHODS:
-        out[m][usable & (n_neg == 0)] = 1.0
     if not idx.size:
-        return out
+        return dict(zip(AP_METHODS, out))
     if idx.size == 1:
         p, n, inverse = n_pos[idx], n_neg[idx], np.zeros(1, dtype=np.int64)
     else:
         pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
         p, n = pairs[:, 0], pairs[:, 1]
-    worst = worst_precision_sums(p, n)
-    values = {"step": worst / p}
-    if ties != "group":
-        values["trapezoid"] = (worst - p / (p + n) / 2.0) / p
-    tied = [m for m in AP_METHODS if m not in values]
-    for m in tied:
-        values[m] = np.empty(p.shape[0])
+    values = np.empty((len(AP_METHODS), p.shape[0]))
     whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)
     for exact in (True, False):  # conventions._one_step: integer counts where they are exact
-        sel = whole == exact
+        sel = whole if exact else ~whole
         if sel.any():
             dtype = np.int64 if exact else np.float64
             tp, fp = p[sel].astype(dtype)[:, None], n[sel].astype(dtype)[:, None]
             one = Steps(tp, fp, tp, fp, p[sel], n[sel], None, exact, True, np.ones(int(sel.sum()), dtype=np.int64))
-            aps = batch_numbers(one, None, recall_grid).average_precision
-            for m in tied:
-                values[m][sel] = aps[m]  # type: ignore[index]
-    for m in AP_METHODS:
-        out[m][idx] = values[m][inverse.ravel()]
-    return out
+            aps = batch_numbers(one, None, recall_grid, want_f1=False).average_precision
+            values[:, sel] = [aps[m] for m in AP_METHODS]  # type: ignore[index]
+    worst = worst_precision_sums(p, n)
+    values[AP_METHODS.index("step")] = worst / p
+    if ties != "group":
+        values[AP_METHODS.index("trapezoid")] = (worst - p / (p + n) / 2.0) / p
+    out[:, idx] = values[:, inverse.ravel()]
+    return dict(zip(AP_METHODS, out))
 
 
 def make_evaluation(
@@ -360,10 +355,12 @@ class BatchNumbers(NamedTuple):
     auprg: np.ndarray | None
 
 
-def batch_numbers(s: Steps | None, g: Steps | None, recall_grid: str = "reference") -> BatchNumbers:
+def batch_numbers(s: Steps | None, g: Steps | None, recall_grid: str = "reference", *, want_f1: bool = True
+                  ) -> BatchNumbers:
     """Every number of :func:`evaluation_from_steps` for a batch of problems: the six AP conventions
     and the best F1 of the steps ``s``, ROC-AUC and AUPRG of their grouped-ties steps ``g`` (the same
-    object when ties are grouped; either may be None: its numbers are then None).
+    object when ties are grouped; either may be None: its numbers are then None); the best F1
+    only ``want_f1``.
 
     The compiled twin (:func:`precall._core.compiled.batch_numbers`, when the kernel choice takes it
     for this many entries) computes them in two passes a row with the same bits; the numpy kernels
@@ -372,13 +369,13 @@ def batch_numbers(s: Steps | None, g: Steps | None, recall_grid: str = "referenc
     entries = (0 if s is None else s.tp.size) + (0 if g is None or g is s else g.tp.size)
     fast = backend.compiled(entries)
     if fast is not None and all(x is None or _compilable(x) for x in (s, g)):
-        return _compiled_numbers(fast, s, g, recall_grid)
+        return _compiled_numbers(fast, s, g, recall_grid, want_f1)
     aps = best = auc = prg = None
     if s is not None:
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = precision_of(s)  # one array for the conventions that read it
         aps = {m: ap(s, m, recall_grid, precision) for m in AP_METHODS}
-        best = best_f1_points(s)
+        best = best_f1_points(s) if want_f1 else None
     if g is not None:
         auc = roc_auc(g)
         prg = auprg_values(g)
@@ -392,7 +389,8 @@ def _compilable(s: Steps) -> bool:
     return all(a.dtype == dtype and a.ndim == 2 for a in arrays)
 
 
-def _compiled_numbers(fast: Any, s: Steps | None, g: Steps | None, recall_grid: str) -> BatchNumbers:
+def _compiled_numbers(fast: Any, s: Steps | None, g: Steps | None, recall_grid: str, want_f1: bool
+                      ) -> BatchNumbers:
     """:func:`batch_numbers` by the compiled passes (a pass for ``s`` and one for ``g`` when they differ)."""
     aps = best = auc = prg = None
     both = s is g
@@ -403,8 +401,9 @@ def _compiled_numbers(fast: Any, s: Steps | None, g: Steps | None, recall_grid: 
             kernels = {"step": sums[:, 0] / n_pos, "voc2007": grid_average(points07, "voc2007", recall_grid),
                        "voc2010": sums[:, 3], "coco": grid_average(points101, "coco", recall_grid),
                        "trapezoid": sums[:, 1] / 2.0 / n_pos, "interpolated": sums[:, 2] / n_pos}
-        aps = {m: defined_ap(n_pos, kernels[m]) for m in AP_METHODS}
-        best = best_f1_points(s, k)
+        values = defined_ap(n_pos, np.stack([kernels[m] for m in AP_METHODS]))  # one call for the six
+        aps = dict(zip(AP_METHODS, values))
+        best = best_f1_points(s, k) if want_f1 else None
     if g is not None:
         if not both:
             sums, _, _, _, twice = _compiled_pass(fast, g, False, True, recall_grid)
@@ -417,22 +416,27 @@ def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall
     """One call of the compiled twin on ``s``: (sums, voc2007 points, COCO points, best-F1 step,
     twice the ROC area above the curve or None when numpy is to count it)."""
     m, r = s.tp.shape
-    tp, fp, dtp, fp_prev = (np.ascontiguousarray(a) for a in (s.tp, s.fp, s.dtp, s.fp_prev))
+    tp, fp, dtp, fp_prev = [np.ascontiguousarray(a) for a in (s.tp, s.fp, s.dtp, s.fp_prev)]
     n_pos = np.ascontiguousarray(s.n_pos, dtype=np.float64)
     n_neg = np.ascontiguousarray(s.n_neg, dtype=np.float64)
-    lengths = np.full(m, r, dtype=np.int64) if s.lengths is None else np.asarray(s.lengths, dtype=np.int64)
+    if s.lengths is None:
+        lengths, offsets, total = np.full(m, r, dtype=np.int64), np.arange(m, dtype=np.int64) * r, m * r
+    else:
+        lengths = np.asarray(s.lengths, dtype=np.int64)
+        ends = np.cumsum(lengths)
+        offsets, total = ends - lengths, int(ends[-1]) if m else 0
     voc_mode = 0 if m == 1 else 1 if s.lengths is not None else 2  # voc2010_sum's three routes
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     unit = np.ones(m)
     changed = np.zeros(m, dtype=np.int64)
-    ratio = np.zeros(int(lengths.sum()) if want_ap else 0)
+    ratio = np.zeros(total if want_ap else 0)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if want_ap:
             fast.numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, s.exact, offsets, ratio, unit,
                                  changed)
             np.log1p(ratio, out=ratio)  # numpy's log1p: its bits are not libm's
     # twice_fp_area's integers overflow int64 from 2 P N >= 2**62: numpy counts them in Python integers
-    roc_ints = s.exact and not bool(np.any(2.0 * n_pos * n_neg >= 2.0**62))
+    roc_ints = s.exact and not (2.0 * float(n_pos[0]) * float(n_neg[0]) >= 2.0**62 if m == 1 else
+                                bool(np.any(2.0 * n_pos * n_neg >= 2.0**62)))
     sums = np.zeros((m, 6))
     points07, points101 = np.zeros((m, VOC07_GRID.size)), np.zeros((m, COCO_GRID.size))
     best, roc_int = np.full(m, -1, dtype=np.int64), np.zeros(m, dtype=tp.dtype)
