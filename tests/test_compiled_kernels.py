@@ -228,3 +228,20 @@ def test_evaluate_and_by_are_the_same_bits(dtype):
                 b = precall.evaluate(y, s, sample_weight=weight, ties=ties, recall_grid=grid, by=g)
                 assert repr(a.to_dict()) == repr(b.to_dict())
                 assert repr(a.overall.to_dict()) == repr(b.overall.to_dict())
+
+
+def test_the_pass_reads_no_unwritten_memory():
+    """Integer counts keep ROC-AUC's area as an integer (``roc_int``): the float slot of the weighted
+    area is the sum of no value, 0.0, not what the buffer held (it once varied from call to call)."""
+    from precall._core.evaluation import _compiled_pass
+
+    rng = np.random.default_rng(5)
+    fast = backend.compiled(10**9)
+    for n in (10, 5_000, 60_000):
+        y = rng.random(n) < 0.4
+        s, _ = steps_and_grouped(check_binary(y, rng.random(n)), "group")
+        outs = [_compiled_pass(fast, s, True, True, "reference") for _ in range(3)]
+        for sums, points07, points101, best, twice in outs:
+            assert sums[0, 4] == 0.0 and twice is not None and twice.dtype == np.int64
+            for a, b in zip((sums, points07, points101, best, twice), outs[0]):
+                assert _same(a, b)

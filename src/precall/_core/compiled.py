@@ -495,9 +495,10 @@ def _bit_length(x):  # pragma: no cover - compiled
 def _differing_bits(key, lo, hi):  # pragma: no cover - compiled
     """The number of low bits in which the keys ``key[lo:hi]`` differ (0: all equal)."""
     acc = np.int64(0)
-    first = key[lo]
-    for i in range(lo + 1, hi):
-        acc |= key[i] ^ first
+    rows = key[lo:hi]  # zero-based: no check for a negative index
+    first = rows[0]
+    for i in range(1, hi - lo):
+        acc |= rows[i] ^ first
     return _bit_length(acc)
 
 
@@ -745,9 +746,9 @@ def _tag_digits(bits, positive, sign_mask):  # pragma: no cover - compiled
     for i in range(n):
         b = np.int64(bits[i])
         if b < 0:
-            fill[2049 + ((((b & sign_mask) << 1) | positive[i]) >> s_b & m_b) + 1] += 1
+            fill[np.uint64(2049 + ((((b & sign_mask) << 1) | positive[i]) >> s_b & m_b) + 1)] += 1
         else:
-            fill[(((b << 1) | positive[i]) >> s_f & m_f) + 1] += 1
+            fill[np.uint64((((b << 1) | positive[i]) >> s_f & m_f) + 1)] += 1
     fill[2049] = k
     for j in range(2048):
         fill[j + 1] += fill[j]
@@ -872,9 +873,10 @@ def score_runs_pass(key, payload, m, out, out_s):  # pragma: no cover - compiled
         if i > 0 and key[i] != key[i - 1]:
             run += 1
         low = payload[i]
-        if (low & 1) == 0 and seen[low >> 1] != run:
-            seen[low >> 1] = run
-            per_slice[low >> 1] += 1
+        c = np.uint64(low >> 1)  # unsigned: no check for a negative index
+        if (low & 1) == 0 and seen[c] != run:
+            seen[c] = run
+            per_slice[c] += 1
     start, total = _slice_starts(per_slice)  # each overall step is a step of some slice: total bounds them too
     s_mixed = np.zeros(m, dtype=np.bool_)
     o_mixed = False
@@ -894,10 +896,10 @@ def score_runs_pass(key, payload, m, out, out_s):  # pragma: no cover - compiled
     run = 0
     for i in range(n):
         low = payload[i]
-        c = low >> 1
+        c = np.uint64(low >> 1)  # unsigned: no check for a negative index
         if mark[c] != run:
             mark[c] = run
-            touched[n_touched] = c
+            touched[np.uint64(n_touched)] = c
             n_touched += 1
             sub_pos[c] = 0
             sub_neg[c] = 0
@@ -914,7 +916,7 @@ def score_runs_pass(key, payload, m, out, out_s):  # pragma: no cover - compiled
         if i == n - 1 or key[i + 1] != key[i]:  # the score ends: every slice it touched
             score = key[i]
             for t in range(n_touched):
-                c = touched[t]
+                c = np.uint64(touched[t])
                 if sub_pos[c] > 0:
                     _put_record(out_s, fill[c], score, tp[c], fp[c], sub_pos[c], fp[c] - sub_neg[c])
                     fill[c] += 1

@@ -428,7 +428,7 @@ def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall
     voc_mode = 0 if m == 1 else 1 if s.lengths is not None else 2  # voc2010_sum's three routes
     unit = np.ones(m)
     changed = np.zeros(m, dtype=np.int64)
-    ratio = np.zeros(total if want_ap else 0)
+    ratio = np.empty(total if want_ap else 0)  # the prepass writes every entry
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if want_ap:
             fast.numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, s.exact, offsets, ratio, unit,
