@@ -130,9 +130,10 @@ def _safe_divide(num: np.ndarray, den: np.ndarray, default: float) -> np.ndarray
 def _precision(s: Steps) -> np.ndarray:
     """``TP / (TP + FP)`` at each step (0 at an empty leading run)."""
     tp = s.tp.astype(np.float64)
+    den = np.add(tp, s.fp, dtype=np.float64)
     if s.dense:
-        return tp / (tp + s.fp)
-    return _safe_divide(tp, tp + s.fp, 0.0)
+        return np.divide(tp, den, out=den)  # in place: at 1e7 rows each array is tens of MB
+    return _safe_divide(tp, den, 0.0)
 
 
 def precision_of(s: Steps) -> np.ndarray:
@@ -182,7 +183,11 @@ def _envelope(precision: np.ndarray) -> np.ndarray:
 def step_sum(s: Steps, precision: np.ndarray | None = None) -> np.ndarray:
     """Sum of (positive weight x precision) over the steps: step AP times P (``precision``:
     :func:`_precision` of ``s`` when computed already)."""
-    return row_sum(s.dtp * (_precision(s) if precision is None else precision), s)
+    if precision is None:  # its own array: the terms overwrite it (the same products)
+        terms = _precision(s)
+        terms *= s.dtp
+        return row_sum(terms, s)
+    return row_sum(s.dtp * precision, s)
 
 
 def trapezoid_sum(s: Steps, precision: np.ndarray | None = None) -> np.ndarray:
