@@ -245,3 +245,21 @@ def test_the_pass_reads_no_unwritten_memory():
             assert sums[0, 4] == 0.0 and twice is not None and twice.dtype == np.int64
             for a, b in zip((sums, points07, points101, best, twice), outs[0]):
                 assert _same(a, b)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_grid_averages_of_few_rows_and_many_agree(m, seed):
+    """``grid_average`` sums a few rows' VOC 2007 points as Python floats and many as numpy columns:
+    the same bits (Detectron's ``sum(p) / 11`` order, its 1 + 2**-52 included), and COCO's mean is
+    ``np.mean``'s."""
+    from precall._core.conventions import grid_average
+
+    rng = np.random.default_rng(seed)
+    points = rng.random((m, 11))
+    points[rng.random(m) < 0.3] = 1.0  # eleven precisions of 1.0: Detectron's sum is 1 + 2**-52
+    rows = np.concatenate([grid_average(points[i:i + 1], "voc2007", "reference") for i in range(m)])
+    wide = np.tile(points, (9, 1))  # more than eight rows: the column loop
+    assert _same(grid_average(wide, "voc2007", "reference"), np.tile(rows, 9))
+    coco = rng.random((m, 101))
+    assert _same(grid_average(coco, "coco", "reference"), np.mean(coco, axis=1))
