@@ -989,40 +989,21 @@ def segment_sums(values, starts, lengths):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _worst_leaf(s, n, neg):  # pragma: no cover - compiled
-    """:func:`_leaf` of the values ``i / (i + neg)`` for ``i = s + 1 .. s + n`` (computed, not read)."""
-    if n < 8:
-        res = -0.0
-        for i in range(s + 1, s + n + 1):
-            x = np.float64(i)
-            res += x / (x + neg)
-        return res
-    r = np.empty(8)
-    for k in range(8):
-        x = np.float64(s + 1 + k)
-        r[k] = x / (x + neg)
-    whole = n - n % 8
-    for i in range(s + 8, s + whole, 8):
-        for k in range(8):
-            x = np.float64(i + 1 + k)
-            r[k] += x / (x + neg)
-    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    for i in range(s + whole, s + n):
-        x = np.float64(i + 1)
-        res += x / (x + neg)
-    return res
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
 def worst_precision_sums(n_pos, n_neg, out):  # pragma: no cover - compiled
     """``np.sum(i / (i + N))`` over ``i = 1 .. P`` for each pair (``conventions.worst_precision_sums``,
     whose numpy route is the oracle): numpy's pairwise tree of the terms (:func:`_leaf_starts`,
-    :func:`_tree`), each term computed where its leaf is summed (no array of terms)."""
+    :func:`_tree`), each leaf's terms computed into a buffer of 128 just before it is summed (no
+    array of all the terms)."""
     at, leaf_sums = _tree_buffers(n_pos)
+    terms = np.empty(128)
     for j in range(n_pos.shape[0]):
         p, neg = n_pos[j], n_neg[j]
         for k in range(_leaf_starts(p, at)):
-            leaf_sums[k] = _worst_leaf(at[k], at[k + 1] - at[k], neg)
+            s, n = at[k], at[k + 1] - at[k]
+            for q in range(n):
+                x = np.float64(s + 1 + q)
+                terms[q] = x / (x + neg)
+            leaf_sums[k] = _leaf(terms, 0, n)
         out[j] = _tree(leaf_sums, p) + 0.0
 
 

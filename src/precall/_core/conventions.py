@@ -552,29 +552,17 @@ def ap_terms(s: Steps, method: str = "step", recall_grid: str = "reference") -> 
 
 # ---------------------------------------------------------------------------
 # the minimum AP of each convention (Boyd et al. 2012 for "step")
-_CHUNK = 1 << 20
-
-
 def _worst_precision_sum(n_pos: int, n_neg: float) -> float:
     """``sum_{i=1..P} i / (i + N)``: the precision sum of the worst ranking.
 
-    Up to ``2**20`` positives the terms are added (in chunks); beyond, the first
+    Up to ``2**20`` positives the terms are added (:func:`worst_precision_sums`); beyond, the first
     1000 terms are added and the rest is the Euler-Maclaurin sum of
     ``f(x) = x / (N + x)`` over ``(1000, P]`` to the fifth derivative, whose
     remainder is below ``1e-4 * N / (N + 1000)**8`` (under ``1e-16`` relative):
     O(1) for any P, so a weight of 1e12 or a merged count of 1e15 answers at once.
     """
-    if n_pos <= _EXACT_TERMS:
-        fast = backend.compiled(n_pos)
-        if fast is not None:  # the same tree of the same terms, no array of them
-            out = np.empty(1)
-            fast.worst_precision_sums(np.array([n_pos], dtype=np.int64), np.array([float(n_neg)]), out)
-            return float(out[0])
-        total = 0.0
-        for start in range(1, n_pos + 1, _CHUNK):
-            i = np.arange(start, min(start + _CHUNK, n_pos + 1), dtype=np.float64)
-            total += float(np.sum(i / (i + n_neg)))
-        return total
+    if n_pos <= _EXACT_TERMS:  # the terms added in numpy's pairwise order, by either kernel
+        return float(worst_precision_sums(np.array([float(n_pos)]), np.array([float(n_neg)]))[0])
     k = _HEAD_TERMS
     i = np.arange(1, k + 1, dtype=np.float64)
     head = float(np.sum(i / (i + n_neg)))
