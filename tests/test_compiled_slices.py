@@ -237,18 +237,67 @@ def test_tag_sort_floats_equals_numpy_sort(n, kind, dtype):
 @given(st.integers(1, 3000), st.integers(1, 40), st.integers(1, 300), st.integers(0, 2**31))
 def test_score_runs_pass_equals_score_major_pass(n, distinct, m, seed):
     """Rows sorted by score alone, the slices of one score in any order, give the steps of the
-    rows sorted by score, slice and class."""
+    rows sorted by score, slice and class; records of int32 give the values of records of int64."""
     from precall._core import compiled
 
     rng = np.random.default_rng(seed)
-    score = rng.integers(0, distinct, n)
-    low = (rng.integers(0, m, n) << 1) | (rng.random(n) < 0.6)
+    score = rng.integers(0, distinct, n) * (2**32 // distinct)  # keys up to 32 bits
+    codes = rng.integers(0, m, n)
+    negative = rng.random(n) < 0.6
+    low = (codes << 1) | negative
     by_all = np.lexsort((low, score))
     by_score = np.argsort(score, kind="stable")
+
+    def room(dtype):
+        cap = np.zeros(m, dtype=np.int64)
+        compiled.slice_positives(codes, negative, cap)
+        assert np.array_equal(cap, np.bincount(codes[~negative], minlength=m))
+        k = int(cap.sum())
+        return cap, np.empty((5, k), dtype=np.int64), np.empty((k, 4), dtype=dtype), np.empty(k, dtype=np.int64)
+
     want = [a.copy() if isinstance(a, np.ndarray) else a
-            for a in compiled.score_major_pass(score[by_all], low[by_all], 0, 63, m, np.empty((5, n), dtype=np.int64),
-                                               np.empty((n, 5), dtype=np.int64))]
-    got = compiled.score_runs_pass(score[by_score], low[by_score].astype(np.int32), m,
-                                   np.empty((5, n), dtype=np.int64), np.empty((n, 5), dtype=np.int64))
-    for a, b in zip(want, got):
+            for a in compiled.score_major_pass(score[by_all], low[by_all], 0, 63, *room(np.int64))]
+    narrow = [a.copy() if isinstance(a, np.ndarray) else a
+              for a in compiled.score_major_pass(score[by_all], low[by_all], 0, 63, *room(np.int32))]
+    narrow[1] = narrow[1].astype(np.int64)
+    narrow[1][:, 0] &= 2**32 - 1  # the score keys, stored as the low 32 bits
+    got = compiled.score_runs_pass(score[by_score], low[by_score].astype(np.int32), *room(np.int64))
+    per_slice, records, dtp = want[:3]
+    assert int(per_slice.sum()) == records.shape[0] == dtp.shape[0]
+    first = np.concatenate([[0], np.cumsum(per_slice)[:-1]])[per_slice > 0]
+    before = np.concatenate([[0], records[:-1, 1]])
+    before[first] = 0
+    assert np.array_equal(dtp, records[:, 1] - before)  # a step's positives: its TP less the slice's step before
+    for a, b, c in zip(want, got, narrow):
         assert np.array_equal(a, b)
+        assert np.array_equal(a, c)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 2000), st.integers(1, 50), st.integers(0, 2**31))
+def test_key_passes_equal_their_numpy_twins(n, m, seed):
+    """The compiled key passes of ``by=`` give ``_descending_key``'s keys (float64 and float32,
+    negative scores, zeros, infinities and subnormals among them); each slice's positives are
+    counted as ``np.bincount`` counts them."""
+    from precall._core import compiled
+    from precall._core.sort import _descending_key
+
+    rng = np.random.default_rng(seed)
+    pool = np.array([0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 1.0, -1.0, 0.5])
+    x = np.where(rng.random(n) < 0.3, rng.choice(pool, n), rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, n))
+    own = np.empty(n, dtype=np.int64)
+    compiled.float64_keys(x.view(np.int64), own)
+    assert np.array_equal(own.view(np.uint64), _descending_key(x)[0])
+    codes = rng.integers(0, m, n)
+    negative = rng.random(n) < 0.5
+    bits = max(0, (m - 1).bit_length())
+    x32 = x.astype(np.float32)
+    keys, cap = np.empty(n, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    compiled.float32_keys(x32.view(np.int32), codes, negative, bits, keys)
+    want = (_descending_key(x32)[0].astype(np.int64) << (bits + 1)) | (codes << 1) | negative
+    assert np.array_equal(keys, want)
+    score_key = _descending_key(x32)[0].astype(np.int64)
+    compiled.assemble_keys(score_key, codes, negative, bits)
+    assert np.array_equal(score_key, want)
+    compiled.slice_positives(codes, negative, cap)
+    assert np.array_equal(cap, np.bincount(codes[~negative], minlength=m))

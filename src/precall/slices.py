@@ -161,7 +161,12 @@ def _dense(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.nd
     among them and each value's rows: counting (``np.bincount``) when ``size`` is O(rows), else
     ``np.unique``."""
     if size <= max(2 * values.shape[0], 1 << 16):
-        counts = np.bincount(values, minlength=size)
+        fast = backend.compiled(values.shape[0])
+        if fast is not None:  # one pass (np.bincount finds the range first)
+            counts = np.zeros(size, dtype=np.int64)
+            fast.code_counts(values, counts)
+        else:
+            counts = np.bincount(values, minlength=size)
         used = counts > 0
         present = np.flatnonzero(used)
         if present.shape[0] == size:  # every value present: each is its own index
@@ -171,6 +176,15 @@ def _dense(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.nd
         return present, index[values], counts[present]
     present, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     return present, inverse.ravel().astype(np.int64), counts
+
+
+def _int_range(values: np.ndarray) -> tuple[Any, Any]:
+    """The least and the greatest of non-empty integers or booleans (one compiled pass when the
+    kernel choice takes it, else numpy's ``min`` and ``max``)."""
+    fast = backend.compiled(values.shape[0])
+    if fast is not None and values.dtype.kind in "iu" and values.dtype != np.uint64:
+        return fast.int_range(values)
+    return values.min(), values.max()
 
 
 def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -208,8 +222,8 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
     else:
         arr = _as_column(raw, name, n)
         kind = arr.dtype.kind
-        if kind in "biu" and n and (kind == "b" or int(arr.max()) - int(arr.min()) < max(2 * n, 1 << 16)):
-            low = arr.min()
+        low, high = _int_range(arr) if kind in "biu" and n else (0, 0)
+        if kind in "biu" and n and (kind == "b" or int(high) - int(low) < max(2 * n, 1 << 16)):
             if arr.dtype == np.int64 and low == 0:  # codes already: read, never copied or written
                 shifted = arr.view()
                 shifted.flags.writeable = False
@@ -217,8 +231,7 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
                 shifted = arr.astype(np.int64) if kind in "bi" else (arr - low).astype(np.int64)
                 if kind in "bi" and low:
                     shifted -= np.int64(low)
-            size = int(shifted.max()) + 1
-            present, col, counts = _dense(shifted, size)
+            present, col, counts = _dense(shifted, int(high) - int(low) + 1)
             values = arr[:0].copy() if not present.size else (
                 (present + int(low)).astype(bool) if kind == "b" else low + present.astype(arr.dtype))
             has_missing = False
@@ -477,8 +490,13 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         del overall_keys
         codes_sorted = codes
     elif fast is not None and data.scores.dtype.itemsize == 8 and data.scores.dtype.kind in "fiu":
-        key64 = _descending_key(data.scores)[0]
         dtype = data.scores.dtype
+        if dtype.kind == "f":  # the keys in one pass from the scores' bits
+            key64 = np.empty(n, dtype=np.int64)
+            fast.float64_keys(data.scores.view(np.int64), key64)
+            key64 = key64.view(np.uint64)
+        else:
+            key64 = _descending_key(data.scores)[0]
         return _score_major(fast, key64, 64, negative, codes, m, slice_bits, ties,
                             lambda k: descending_key_scores(k, dtype, fast))
     else:
@@ -530,12 +548,14 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
     return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
 
 
-def _step_buffers(negative: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The compiled passes' step arrays: all rows' (5, positive rows) and the slices' (positive rows,
-    5): a step holds a positive.  numpy allocates them (huge pages: the passes write to every slice's
-    steps at once)."""
-    k = negative.shape[0] - int(np.count_nonzero(negative))
-    return np.empty((5, k), dtype=np.int64), np.empty((k, 5), dtype=np.int64)
+def _step_buffers(cap: np.ndarray, narrow: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The compiled passes' room for their steps (a step holds a positive): each slice's
+    positive rows ``cap``, all rows' steps (5, positive rows), the slices' records (positive rows, 4;
+    int32 when ``narrow``: 16 bytes a step scattered over m places, against 32) and their dTP.
+    numpy allocates them (huge pages: the passes write to every slice's steps at once)."""
+    k = int(cap.sum())
+    return (cap, np.empty((5, k), dtype=np.int64), np.empty((k, 4), dtype=np.int32 if narrow else np.int64),
+            np.empty(k, dtype=np.int64))
 
 
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
@@ -544,28 +564,37 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
     all rows; the same steps as the numpy route, which sorts by slice first and counts all rows from
     a second sort.  Keys ``score << (b + 1) | slice << 1 | negative`` when they fit 63 bits (sorted
     alone, then ``fast.score_major_pass``), else the score keys sorted carrying each row's ``slice
-    << 1 | negative`` (``fast.score_runs_pass``); ``assembled``: ``score_key`` holds the keys already."""
+    << 1 | negative`` (``fast.score_runs_pass``); ``assembled``: ``score_key`` holds the keys already.
+    The slices' steps come as records of int32 when the score keys and the counts fit 32 bits."""
     low_bits = slice_bits + 1
     hi = score_key.view(np.int64)
+    codes = codes.astype(np.int64, copy=False)
+    narrow = score_bits <= 32 and hi.shape[0] < 2**31
+    cap = np.zeros(m, dtype=np.int64)
+    fast.slice_positives(codes, negative, cap)
     if score_bits + low_bits <= 63:
         if not assembled:
-            fast.assemble_keys(hi, codes.astype(np.int64, copy=False), negative, slice_bits)
+            fast.assemble_keys(hi, codes, negative, slice_bits)
         fast.radix_sort(hi, np.empty_like(hi))
-        passed = fast.score_major_pass(hi, hi, low_bits, low_bits, m, *_step_buffers(negative))
+        passed = fast.score_major_pass(hi, hi, low_bits, low_bits, *_step_buffers(cap, narrow))
     else:  # the smallest integers that hold the payload: fewer bytes moved per pass
         lo = codes.astype(np.int16 if low_bits <= 15 else np.int32 if low_bits <= 31 else np.int64)
         lo <<= 1
         lo |= negative
         fast.radix_sort_carry(hi, lo, np.empty_like(hi), np.empty_like(lo))
-        passed = fast.score_runs_pass(hi, lo, m, *_step_buffers(negative))
+        passed = fast.score_runs_pass(hi, lo, *_step_buffers(cap, narrow))
         del lo
-    per_slice, s_steps, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos, n_neg = passed
-    s_key, s_tp, s_fp, s_dtp, s_fp_prev = s_steps.T  # columns of the records (strided views)
+    per_slice, s_records, s_dtp, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos, n_neg = passed
+    s_key, s_tp, s_fp, s_fp_prev = s_records.T  # columns of the records (strided views)
     del hi
     if ties != "group" and bool(s_mixed.any()):
         return None  # stable ties with both classes at one score of a slice: the rows' order decides
     slice_of = np.repeat(np.arange(m, dtype=np.int64), per_slice)
-    grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, scores_of(s_key.view(np.uint64)))
+    thresholds = scores_of(s_key.view(np.uint32).astype(np.uint64) if narrow else s_key.view(np.uint64))
+    grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, thresholds)
+    if ties != "group":  # the numpy passes below take int64 counts
+        grouped = _Ragged(slice_of, s_tp.astype(np.int64), s_fp.astype(np.int64), s_dtp,
+                          s_fp_prev.astype(np.int64), thresholds)
     steps = grouped if ties == "group" else _stable_steps(grouped)
     whole = None
     if ties == "group" or not o_mixed:
@@ -661,8 +690,8 @@ def _buckets(r: _Ragged, m: int):
         hi = lo + int(np.searchsorted(lengths[order[lo:]], top * _BUCKET, side="right"))
         sel = order[lo:hi]
         width = int(lengths[sel].max())
-        if fast is not None:
-            tp, fp, dtp, fp_prev = (np.empty((sel.shape[0], width), dtype=a.dtype)
+        if fast is not None:  # counts widened to int64 (the compiled route's records are int32)
+            tp, fp, dtp, fp_prev = (np.empty((sel.shape[0], width), dtype=np.int64 if a.dtype.kind in "iu" else a.dtype)
                                     for a in (r.tp, r.fp, r.dtp, r.fp_prev))
             fast.pad_steps(r.tp, r.fp, r.dtp, r.fp_prev, starts, lengths, sel, tp, fp, dtp, fp_prev)
         else:
@@ -673,6 +702,8 @@ def _buckets(r: _Ragged, m: int):
             fp = r.fp[idx]
             fp_prev = np.where(inside, r.fp_prev[idx], fp)
             tp = r.tp[idx]
+            if tp.dtype.kind in "iu":  # int64 counts, whichever route gave the steps
+                tp, fp, dtp, fp_prev = (a.astype(np.int64, copy=False) for a in (tp, fp, dtp, fp_prev))
         yield sel, starts[sel], Steps(tp, fp, dtp, fp_prev, None, None, None, False, False, lengths[sel])
         lo = hi
 

@@ -322,6 +322,29 @@ def key_scores64(key, out):  # pragma: no cover - compiled
 # ---------------------------------------------------------------------------
 # slices (by=) and ragged batches
 @njit(cache=True, nogil=True)
+def int_range(values):  # pragma: no cover - compiled
+    """The least and the greatest of the integers ``values`` (at least one) in one pass: numpy's
+    ``values.min()`` and ``values.max()`` (two passes) for the slice codes of ``by=``."""
+    low = values[0]
+    high = values[0]
+    for i in range(values.shape[0]):
+        v = values[i]
+        if v < low:
+            low = v
+        if v > high:
+            high = v
+    return low, high
+
+
+@njit(cache=True, nogil=True)
+def code_counts(codes, counts):  # pragma: no cover - compiled
+    """``counts[c] += 1`` for each code ``c`` (int64 in ``0..counts.shape[0] - 1``, which the caller
+    guarantees): ``np.bincount(codes, minlength=counts.shape[0])`` without its range passes."""
+    for i in range(codes.shape[0]):
+        counts[np.uint64(codes[i])] += 1
+
+
+@njit(cache=True, nogil=True)
 def assemble_keys(score_key, codes, negative, slice_bits):  # pragma: no cover - compiled
     """``score_key << (slice_bits + 1) | codes << 1 | negative`` in place, in one pass (the keys of
     ``precall.slices._score_major``; its numpy twin is the numpy route of ``_counted_steps``)."""
@@ -346,6 +369,19 @@ def float32_keys(bits, codes, negative, slice_bits, out):  # pragma: no cover - 
         out[i] = (key << shift) | (codes[i] << 1) | (1 if negative[i] else 0)
 
 
+@njit(cache=True, nogil=True)
+def float64_keys(bits, out):  # pragma: no cover - compiled
+    """The 64-bit descending keys of float64 scores given as their int64 ``bits`` (int64 read as
+    unsigned), in one pass: ``precall._core.sort._descending_key``'s numpy passes (its twin)."""
+    for i in range(bits.shape[0]):
+        v = bits[i]
+        if v == np.int64(-9223372036854775808):  # -0.0
+            v = 0
+        elif v < 0:
+            v ^= np.int64(0x7FFFFFFFFFFFFFFF)
+        out[i] = v ^ np.int64(0x7FFFFFFFFFFFFFFF)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _put_step(out, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
     """One step into column ``j`` of a pass's ``out`` (rows: score key, TP, FP, dTP, FP above)."""
@@ -358,30 +394,68 @@ def _put_step(out, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compil
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _put_record(out, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
-    """One step into row ``j`` of a pass's ``out_s`` (a record a step: the slices' steps are written
-    to m places at once, and one stream a slice is kinder to the caches than five)."""
+def _put_record(out, j, score, tp, fp, fp_prev):  # pragma: no cover - compiled
+    """One step into row ``j`` of a pass's ``out_s`` (a record a step: score key, TP, FP, FP above;
+    the slices' steps are written to m places at once, and one stream a slice of 16 bytes a step
+    (int32 records) is kinder to the caches than five of 8)."""
     u = np.uint64(j)  # unsigned: no check for a negative index
     out[u, 0] = score
     out[u, 1] = tp
     out[u, 2] = fp
-    out[u, 3] = dtp
-    out[u, 4] = fp_prev
+    out[u, 3] = fp_prev
 
 
 @njit(cache=True, nogil=True)
-def _slice_starts(per_slice):  # pragma: no cover - compiled
-    """Where each slice's steps start when the slices' steps follow one another, and their total."""
-    start = np.zeros(per_slice.shape[0], dtype=np.int64)
+def _slice_starts(cap):  # pragma: no cover - compiled
+    """Where each slice's records start when each slice ``c`` is given room for ``cap[c]`` steps
+    (its positive rows: a step holds at least one)."""
+    start = np.zeros(cap.shape[0], dtype=np.int64)
     total = 0
-    for c in range(per_slice.shape[0]):
+    for c in range(cap.shape[0]):
         start[c] = total
-        total += per_slice[c]
-    return start, total
+        total += cap[c]
+    return start
 
 
 @njit(cache=True, nogil=True)
-def score_major_pass(hi, lo, shift, low_bits, m, out, out_s):  # pragma: no cover - compiled
+def _close_records(out_s, start, fill, dtp):  # pragma: no cover - compiled
+    """The slices' records (each slice's from ``start[c]`` to ``fill[c]``) moved in place to follow
+    one another, and each step's dTP: its TP less the TP of the slice's step before (0 for the
+    first).  Returns each slice's number of steps and their total."""
+    m = start.shape[0]
+    per_slice = np.empty(m, dtype=np.int64)
+    o = 0
+    for c in range(m):
+        s = start[c]
+        length = fill[c] - s
+        per_slice[c] = length
+        src = out_s[s:s + length]  # zero-based views: no index checks
+        dst = out_s[o:o + length]
+        d = dtp[o:o + length]
+        prev = np.int64(0)
+        for j in range(length):
+            t = np.int64(src[j, 1])
+            if o != s:  # moved forwards: a row is read before the rows before it are written over
+                for q in range(4):
+                    dst[j, q] = src[j, q]
+            d[j] = t - prev
+            prev = t
+        o += length
+    return per_slice, o
+
+
+@njit(cache=True, nogil=True)
+def slice_positives(codes, negative, cap):  # pragma: no cover - compiled
+    """``cap[c]``: the positive rows of slice ``c`` (``codes`` int64 in ``0..cap.shape[0] - 1``):
+    the room of each slice's steps in :func:`score_major_pass` and :func:`score_runs_pass`.  A pass
+    of its own: counted inside the key passes it cost twice as much (the counts' stores wait on
+    their loads)."""
+    for i in range(codes.shape[0]):
+        cap[np.uint64(codes[i])] += 0 if negative[i] else 1
+
+
+@njit(cache=True, nogil=True)
+def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, dtp):  # pragma: no cover - compiled
     """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
     (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
     may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
@@ -389,21 +463,21 @@ def score_major_pass(hi, lo, shift, low_bits, m, out, out_s):  # pragma: no cove
     rows.  Compiled by numba (:mod:`precall._core.compiled`); the numpy route of
     :func:`_counted_steps` is its twin and the tests' oracle.
 
-    Returns ``(per_slice, s_steps, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos,
-    n_neg)``: each slice's number of steps, the slices' steps (a row a step: score key, TP, FP,
-    dTP, FP above), whether a run of one score in a slice holds both classes; the steps of all
-    rows and whether a run holds both classes; each slice's totals.  ``out`` (5, at least the
-    positive rows) and ``out_s`` (the positive rows, 5), allocated by numpy (whose large arrays
-    are backed by huge pages: the steps are written to m places at once, and 4 KB pages made that
-    3x slower), hold the steps (the returned arrays are views of them)."""
+    ``cap`` (m,): each slice's positive rows (:func:`slice_positives`): the room of its steps,
+    so one pass suffices.  ``out`` (5, at least the positive rows) int64, ``out_s`` (the positive
+    rows, 4) int32 when the score keys and counts fit 32 bits (else int64) and ``dtp`` (the
+    positive rows) int64, allocated by numpy (whose large arrays are backed by huge pages: the
+    steps are written to m places at once, and 4 KB pages made that 3x slower), hold the steps
+    (the returned arrays are views of them).
+
+    Returns ``(per_slice, s_records, s_dtp, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
+    n_pos, n_neg)``: each slice's number of steps, the slices' steps (a record a step: score key,
+    TP, FP, FP above) and their dTP, whether a run of one score in a slice holds both classes;
+    the steps of all rows and whether a run holds both classes; each slice's totals."""
     n = hi.shape[0]
+    m = cap.shape[0]
     lmask = (1 << low_bits) - 1
-    per_slice = np.zeros(m, dtype=np.int64)
-    for i in range(n):  # a (score, slice) run with positives starts with a positive (bit 0 sorts first)
-        low = lo[i] & lmask
-        if (low & 1) == 0 and (i == 0 or (lo[i - 1] & lmask) != low or (hi[i - 1] >> shift) != (hi[i] >> shift)):
-            per_slice[np.uint64(low >> 1)] += 1
-    start, total = _slice_starts(per_slice)  # each overall step is a step of some slice: total bounds them too
+    start = _slice_starts(cap)
     s_mixed = np.zeros(m, dtype=np.bool_)
     o_mixed = False
     o_steps = 0
@@ -434,7 +508,7 @@ def score_major_pass(hi, lo, shift, low_bits, m, out, out_s):  # pragma: no cove
         new_score = last or (hi[i + 1] >> shift) != score
         if new_score or np.uint64((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
             if sub_pos > 0:
-                _put_record(out_s, fill[c], score, tp[c], fp[c], sub_pos, fp[c] - sub_neg)
+                _put_record(out_s, fill[c], score, tp[c], fp[c], fp[c] - sub_neg)
                 fill[c] += 1
                 if sub_neg > 0:
                     s_mixed[c] = True
@@ -448,7 +522,8 @@ def score_major_pass(hi, lo, shift, low_bits, m, out, out_s):  # pragma: no cove
                     o_mixed = True
             run_pos = 0
             run_neg = 0
-    return (per_slice, out_s[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
+    per_slice, total = _close_records(out_s, start, fill, dtp)
+    return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
             out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
 
 
@@ -859,25 +934,16 @@ def untag_floats(key, k, one, sign):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def score_runs_pass(key, payload, m, out, out_s):  # pragma: no cover - compiled
+def score_runs_pass(key, payload, cap, out, out_s, dtp):  # pragma: no cover - compiled
     """One pass over rows sorted by their score keys alone (:func:`radix_sort_carry`: the rows of
     one score in any order), ``payload`` each row's ``slice << 1 | negative``: the same results
     as :func:`score_major_pass` (whose rows are sorted by score, slice and class too).  A slice's
     rows at one score are gathered while the score lasts (the slices touched are listed) and
-    written as that slice's step when the score ends."""
+    written as that slice's step when the score ends.  ``cap``, ``out``, ``out_s`` and ``dtp`` as
+    for :func:`score_major_pass`."""
     n = key.shape[0]
-    per_slice = np.zeros(m, dtype=np.int64)
-    seen = np.full(m, -1, dtype=np.int64)  # the last score run in which the slice had a positive
-    run = 0
-    for i in range(n):
-        if i > 0 and key[i] != key[i - 1]:
-            run += 1
-        low = payload[i]
-        c = np.uint64(low >> 1)  # unsigned: no check for a negative index
-        if (low & 1) == 0 and seen[c] != run:
-            seen[c] = run
-            per_slice[c] += 1
-    start, total = _slice_starts(per_slice)  # each overall step is a step of some slice: total bounds them too
+    m = cap.shape[0]
+    start = _slice_starts(cap)
     s_mixed = np.zeros(m, dtype=np.bool_)
     o_mixed = False
     o_steps = 0
@@ -918,7 +984,7 @@ def score_runs_pass(key, payload, m, out, out_s):  # pragma: no cover - compiled
             for t in range(n_touched):
                 c = np.uint64(touched[t])
                 if sub_pos[c] > 0:
-                    _put_record(out_s, fill[c], score, tp[c], fp[c], sub_pos[c], fp[c] - sub_neg[c])
+                    _put_record(out_s, fill[c], score, tp[c], fp[c], fp[c] - sub_neg[c])
                     fill[c] += 1
                     if sub_neg[c] > 0:
                         s_mixed[c] = True
@@ -931,7 +997,8 @@ def score_runs_pass(key, payload, m, out, out_s):  # pragma: no cover - compiled
             run_pos = 0
             run_neg = 0
             run += 1
-    return (per_slice, out_s[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
+    per_slice, total = _close_records(out_s, start, fill, dtp)
+    return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
             out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
 
 
