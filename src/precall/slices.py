@@ -483,6 +483,8 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         score_key, bits, scores_of = keyed
         if fast is not None and slice_bits + bits + 1 <= 63:
             return _score_major(fast, score_key, bits, negative, codes, m, slice_bits, ties, scores_of)
+        if 1 < m <= 1 << 16 and slice_bits + bits + 1 <= 64:
+            return _score_major_numpy(score_key, negative, codes, m, slice_bits, ties, scores_of)
         score_key <<= np.uint64(1)
         score_key |= negative
         overall_keys = np.sort(score_key)
@@ -514,6 +516,10 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
 
         def scores_of(k: np.ndarray) -> np.ndarray:
             return distinct[k]
+        if 1 < m <= 1 << 16 and slice_bits + bits + 1 <= 64:
+            del new
+            return _score_major_numpy(rank.view(np.uint64), negative, codes_sorted, m, slice_bits, ties, scores_of,
+                                      in_order=True)
         starts = np.flatnonzero(new)
         del new
         o_neg = np.add.reduceat(negative, starts, dtype=np.int64)
@@ -538,6 +544,50 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         run_slice = (run_key >> np.uint64(bits)).astype(np.int64)
         run_key &= np.uint64((1 << bits) - 1)
         sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
+    if sliced is None:
+        return None
+    steps, grouped, n_pos, n_neg = sliced
+    whole = None
+    if overall is not None:
+        one = _one(overall[0], overall[2], overall[3])
+        whole = (one, one)
+    return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
+
+
+def _score_major_numpy(score_key: np.ndarray, negative: np.ndarray, codes: np.ndarray, m: int, slice_bits: int,
+                       ties: str, scores_of: Any, in_order: bool = False) -> SlicedSteps | None:
+    """The numpy route of :func:`_counted_steps` for at most 2**16 slices: one ``np.sort`` of the
+    keys ``score << (b + 1) | slice << 1 | negative`` (the compiled route's keys) gives all rows'
+    runs of one score (counted by ``np.add.reduceat``), and a stable counting sort of the sorted
+    rows' slice codes (numpy's radix sort of 16-bit integers) puts each slice's rows together in
+    score order, for :func:`_runs`.  One sort of the 64-bit keys instead of two.  ``in_order``:
+    the rows are in score order already (the score keys are dense ranks), so the keys are out
+    of order only within a score, and numpy's stable sort (which finds the sorted runs) takes
+    them in about one pass."""
+    low_bits = np.uint64(slice_bits + 1)
+    keys = score_key  # the caller's keys, no longer needed: written over
+    keys <<= low_bits
+    keys |= codes.astype(np.uint64) << np.uint64(1)
+    keys |= negative
+    keys.sort(kind="stable" if in_order else "quicksort")
+    score = keys >> low_bits
+    starts = _changes(score)
+    o_score = score[starts]
+    del score
+    sizes = np.diff(np.append(starts, keys.shape[0]))
+    o_neg = np.add.reduceat((keys & np.uint64(1)).view(np.int64), starts)
+    overall = _steps_of_runs(None, o_score, sizes - o_neg, o_neg, 1, ties, scores_of)
+    del starts, sizes, o_score, o_neg
+    code = (keys >> np.uint64(1)).astype(np.uint16)  # the low 16 bits: the slice code (m <= 2**16)
+    if slice_bits < 16:
+        code &= np.uint16((1 << slice_bits) - 1)
+    sliced_keys = keys[np.argsort(code, kind="stable")]
+    del code, keys
+    run_key, pos, neg = _runs(sliced_keys)
+    del sliced_keys
+    run_slice = (run_key & np.uint64((1 << slice_bits) - 1)).astype(np.int64)
+    run_key >>= np.uint64(slice_bits)
+    sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
     if sliced is None:
         return None
     steps, grouped, n_pos, n_neg = sliced
