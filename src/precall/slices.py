@@ -544,6 +544,12 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         run_slice = (run_key >> np.uint64(bits)).astype(np.int64)
         run_key &= np.uint64((1 << bits) - 1)
         sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
+    return _counted(sliced, overall, m)
+
+
+def _counted(sliced: Any, overall: Any, m: int) -> SlicedSteps | None:
+    """The :class:`SlicedSteps` of the counted routes from :func:`_steps_of_runs` of the slices
+    and of all rows (None: stable ties need the rows' order)."""
     if sliced is None:
         return None
     steps, grouped, n_pos, n_neg = sliced
@@ -587,15 +593,7 @@ def _score_major_numpy(score_key: np.ndarray, negative: np.ndarray, codes: np.nd
     del sliced_keys
     run_slice = (run_key & np.uint64((1 << slice_bits) - 1)).astype(np.int64)
     run_key >>= np.uint64(slice_bits)
-    sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
-    if sliced is None:
-        return None
-    steps, grouped, n_pos, n_neg = sliced
-    whole = None
-    if overall is not None:
-        one = _one(overall[0], overall[2], overall[3])
-        whole = (one, one)
-    return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, whole)
+    return _counted(_steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of), overall, m)
 
 
 def _step_buffers(cap: np.ndarray, narrow: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
