@@ -308,6 +308,8 @@ def _by_columns():
     n = 40
     cases = {
         "int8 full range": np.array([-128, 127, 0, 5, -128] * 8, dtype=np.int8),
+        "int16 negative": rng.choice(np.array([-300, -299, 7, 32767], dtype=np.int16), n),
+        "uint32 offset": rng.choice(np.array([4_000_000_000, 4_000_000_005, 2**32 - 1], dtype=np.uint32), n),
         "int64 wide": rng.choice([10**15, -5, 3, -(2**62)], n),
         "uint64 top": rng.choice(np.array([2**64 - 1, 0, 2**63], dtype=np.uint64), n),
         "bool": rng.random(n) < 0.3,
@@ -327,13 +329,24 @@ def _by_columns():
     return cases
 
 
-@pytest.mark.parametrize("first", ["int8 full range", "uint64 top", "bool one value", "pandas category", "str empty"])
+@pytest.mark.parametrize("first", ["int8 full range", "int16 negative", "uint32 offset", "uint64 top",
+                                   "bool one value", "pandas category", "str empty"])
 @pytest.mark.parametrize("second", [None, "int64 wide", "float NaN", "object mixed missing", "pandas string NA",
                                     "pandas object", "pandas Int64 NA", "bool", "pandas int"])
-def test_slice_codes_equal_the_oracle(first, second):
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+def test_slice_codes_equal_the_oracle(first, second, kernel):
+    """Both kernels' slice codes (integers are ranged and counted by compiled passes) equal the oracle's."""
+    if kernel == "numba":
+        pytest.importorskip("numba")
+    from precall._core import backend
+
     cases = _by_columns()
     columns = [cases[first]] + ([] if second is None else [cases[second]])
-    got = precall.slices.slice_codes(columns if second else columns[0], 40)
+    previous = backend.set_kernel(kernel)
+    try:
+        got = precall.slices.slice_codes(columns if second else columns[0], 40)
+    finally:
+        backend.set_kernel(previous)
     codes, keys = _oracle_codes([np.asarray(c.astype(object) if hasattr(c, "astype") and hasattr(c, "cat")
                                             else c, dtype=object) for c in columns])
     assert got.codes.tolist() == codes
