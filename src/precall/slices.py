@@ -461,11 +461,12 @@ def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
 
 def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps | None:
     """Unweighted rows, no permutation.  With the compiled passes: :func:`_score_major` (one sort
-    by score, slice and class, one pass).  The numpy route: the slices' steps from one ``np.sort``
-    of the keys ``slice << (b + 1) | score << 1 | negative``, counting each run of equal (slice,
-    score); the overall steps from the keys without the slice (one more sort) -- or, when the
-    scores need more than 32 bits, from the one stable sort that ranks them (their dense ranks
-    are the keys)."""
+    by score, slice and class, one pass).  The numpy route, up to 2**16 slices:
+    :func:`_score_major_numpy` (one ``np.sort`` of the same keys, the slices' rows put together by
+    a radix sort of their codes; when the scores need more than 32 bits their dense ranks from
+    the one stable sort that ranks them are the score keys).  More slices: the overall steps
+    from the keys ``score << 1 | negative`` and the slices' from one more sort of the keys
+    ``slice << (b + 1) | score << 1 | negative``, counting each run of equal (slice, score)."""
     n = data.scores.shape[0]
     if n == 0 or (data.scores.dtype.kind == "f" and bool(np.signbit(data.scores[data.scores == 0]).any())):
         return None  # -0.0: the key merges it with +0.0, a threshold must show the row's own zero
@@ -609,8 +610,7 @@ def _step_buffers(cap: np.ndarray, narrow: bool) -> tuple[np.ndarray, np.ndarray
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
                  m: int, slice_bits: int, ties: str, scores_of: Any, assembled: bool = False) -> SlicedSteps | None:
     """The compiled route of :func:`_counted_steps`: one radix sort by score serves every slice and
-    all rows; the same steps as the numpy route, which sorts by slice first and counts all rows from
-    a second sort.  Keys ``score << (b + 1) | slice << 1 | negative`` when they fit 63 bits (sorted
+    all rows; the same steps as the numpy route (:func:`_score_major_numpy`, the tests' oracle).  Keys ``score << (b + 1) | slice << 1 | negative`` when they fit 63 bits (sorted
     alone, then ``fast.score_major_pass``), else the score keys sorted carrying each row's ``slice
     << 1 | negative`` (``fast.score_runs_pass``); ``assembled``: ``score_key`` holds the keys already.
     The slices' steps come as records of int32 when the score keys and the counts fit 32 bits."""
