@@ -154,6 +154,33 @@ def test_sizes_far_apart_and_many_slices():
     assert len(r.to_dict()["slices"]) == 30_001  # everything with JSON
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+def test_more_slices_than_16_bit_codes(dtype, kernel):
+    """Past 2**16 slices the numpy route sorts twice (its radix sort of the codes takes 16 bits):
+    each slice and all rows are still exact, with ties, float32 keys and float64 ranks."""
+    if kernel == "numba":
+        pytest.importorskip("numba")
+    from precall._core import backend
+
+    rng = np.random.default_rng(11)
+    g = np.concatenate([np.repeat(np.arange(70_000), 2), np.full(3_000, 70_000)])
+    n = g.shape[0]
+    y = (rng.random(n) < 0.4).astype(int)
+    s = np.round(rng.random(n), 3).astype(dtype) if dtype == np.float32 else rng.random(n)
+    previous = backend.set_kernel(kernel)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = precall.evaluate(y, s, by=g, on_undefined="nan")
+            for name in ["0", "12345", "69999", "70000"]:
+                mask = g == int(name)
+                assert _same(r[name], precall.evaluate(y[mask], s[mask], on_undefined="nan")), name
+            assert _same(r.overall, precall.evaluate(y, s, on_undefined="nan"))
+    finally:
+        backend.set_kernel(previous)
+
+
 # ---------------------------------------------------------------------------
 # intersections, names, missing values
 def test_intersections_of_two_columns():
