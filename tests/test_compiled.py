@@ -178,13 +178,19 @@ def test_signed_zero_and_one_class_take_the_numpy_route():
     assert _bits(a) == _bits(b) and isinstance(b, Steps)
 
 
-def test_the_kernel_is_explicit_and_reported():
+def test_the_kernel_is_explicit_and_reported(monkeypatch):
     backend.set_kernel("numba")
     precall.average_precision([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.3])
     assert backend.last_kernel() == "numba"
     backend.set_kernel("auto")
     precall.average_precision([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.3])
-    assert backend.last_kernel() == "numpy"  # below MIN_COMPILED samples
+    assert backend.last_kernel() == "numba"  # loaded in this process: every size
+    monkeypatch.setattr(backend, "_module", [])  # a fresh process: not loaded
+    precall.average_precision([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.3])
+    assert backend.last_kernel() == "numpy"  # below MIN_COMPILED samples, numba's import not paid
+    assert backend.compiled(backend.MIN_COMPILED - 1) is None and backend._module == []
+    assert backend.compiled(backend.MIN_COMPILED) is not None  # loads it
+    assert backend.compiled(1) is not None
     assert backend.get_kernel() == "auto"
     with pytest.raises(ValueError, match="`kernel` must be one of 'auto', 'numpy', 'numba'; got 'fast'"):
         precall.set_kernel("fast")

@@ -6,7 +6,9 @@ environment variable ``PRECALL_KERNEL`` read at import:
 
 * ``"auto"`` (default): the compiled pass when numba is installed and the input has
   at least :data:`MIN_COMPILED` samples (below that, numba's import and the load of
-  its cached machine code cost more than they save); numpy otherwise;
+  its cached machine code cost more than they save), and at every size once a call has
+  loaded it in this process (those costs are paid; the compiled passes are then faster
+  from 30 rows up); numpy otherwise;
 * ``"numpy"``: numpy only;
 * ``"numba"``: the compiled pass at every size (an ``ImportError`` naming the
   extra when numba is missing).
@@ -24,7 +26,8 @@ __all__ = ["KERNELS", "MIN_COMPILED", "compiled", "get_kernel", "last_kernel", "
 KERNELS = ("auto", "numpy", "numba")
 
 MIN_COMPILED = 1_000_000
-"""Samples from which ``"auto"`` takes the compiled pass (``docs/design.md``: where it pays)."""
+"""Samples from which ``"auto"`` loads and takes the compiled pass (``docs/design.md``: where it pays);
+once loaded, ``"auto"`` takes it at every size."""
 
 
 def _checked(name: object, source: str = "kernel") -> str:
@@ -46,8 +49,9 @@ def set_kernel(name: str) -> str:
     name : {"auto", "numpy", "numba"}
         ``"auto"`` (the default, or the environment variable ``PRECALL_KERNEL``): the
         compiled pass (numba, ``pip install 'precall[fast]'``) for inputs of at least
-        ``MIN_COMPILED`` samples when numba is installed, else numpy; ``"numpy"``: numpy
-        only; ``"numba"``: the compiled pass at every size (``ImportError`` without numba).
+        ``MIN_COMPILED`` samples when numba is installed, and for every input once it has
+        been loaded in this process; else numpy; ``"numpy"``: numpy only; ``"numba"``: the
+        compiled pass at every size (``ImportError`` without numba).
 
     Returns
     -------
@@ -98,9 +102,13 @@ def _load() -> ModuleType | None:
 
 
 def compiled(n: int) -> ModuleType | None:
-    """The compiled module when the current choice takes it for ``n`` samples, else None."""
+    """The compiled module when the current choice takes it for ``n`` samples, else None.
+
+    ``"auto"`` takes it from :data:`MIN_COMPILED` samples, and at any size once it is loaded:
+    the numbers of a call whose sort was compiled (fewer steps than rows) and every later call
+    in the process then run compiled too."""
     choice = get_kernel()
-    if choice == "numpy" or (choice == "auto" and n < MIN_COMPILED):
+    if choice == "numpy" or (choice == "auto" and n < MIN_COMPILED and not (_module and _module[0] is not None)):
         return None
     module = _load()
     if module is None and choice == "numba":
