@@ -396,8 +396,8 @@ def _put_step(out, j, score, tp, fp, dtp, fp_prev):  # pragma: no cover - compil
 @njit(cache=True, nogil=True, inline="always")
 def _put_record(out, j, score, tp, fp, fp_prev):  # pragma: no cover - compiled
     """One step into row ``j`` of a pass's ``out_s`` (a record a step: score key, TP, FP, FP above;
-    the slices' steps are written to m places at once, and one stream a slice of 16 bytes a step
-    (int32 records) is kinder to the caches than five of 8)."""
+    the slices' steps are written to m places at once, and one stream a slice, of 16 bytes a step
+    with int32 records, is kinder to the caches than five streams of 8 bytes)."""
     u = np.uint64(j)  # unsigned: no check for a negative index
     out[u, 0] = score
     out[u, 1] = tp
@@ -435,7 +435,7 @@ def _close_records(out_s, start, fill, dtp):  # pragma: no cover - compiled
         prev = np.int64(0)
         for j in range(length):
             t = np.int64(src[j, 1])
-            if o != s:  # moved forwards: a row is read before the rows before it are written over
+            if o != s:  # moved towards the start, in increasing order: a row is read before its place is written
                 for q in range(4):
                     dst[j, q] = src[j, q]
             d[j] = t - prev
