@@ -155,7 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     wlines = ["| n | positives | wAP numba s | wAP numpy s | sklearn wAP s | sklearn / numba AP | sklearn / numba ROC | "
               "sklearn / numpy AP | check |", "|" + "---|" * 9]
     backend.set_kernel("numba")
-    precall.average_precision([0, 1, 1], [0.1, 0.5, 0.3], sample_weight=[1, 2, 1])  # load the compiled code
+    for dtype in (np.float64, np.float32):  # compile (or load from numba's cache) every kernel timed below, so
+        y, s, w = make(2000, 0.3)           # a fresh clone's first round does not count numba's compilation
+        s = s.astype(dtype)
+        for f in (precall.average_precision, precall.roc_auc, precall.evaluate):
+            f(y, s)
+        for f in (precall.average_precision, precall.roc_auc):
+            f(y, s, sample_weight=w)
     for n in sizes:
         for dtype in ([np.float64, np.float32] if n in f32 else [np.float64]):
             for prev in args.prevalences:
