@@ -639,10 +639,7 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
         return None  # stable ties with both classes at one score of a slice: the rows' order decides
     slice_of = np.repeat(np.arange(m, dtype=np.int64), per_slice)
     thresholds = scores_of(s_key.view(np.uint32).astype(np.uint64) if narrow else s_key.view(np.uint64))
-    grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, thresholds)
-    if ties != "group":  # the numpy passes below take int64 counts
-        grouped = _Ragged(slice_of, s_tp.astype(np.int64), s_fp.astype(np.int64), s_dtp,
-                          s_fp_prev.astype(np.int64), thresholds)
+    grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, thresholds)  # _buckets widens the counts
     steps = grouped if ties == "group" else _stable_steps(grouped)
     whole = None
     if ties == "group" or not o_mixed:
@@ -750,8 +747,6 @@ def _buckets(r: _Ragged, m: int):
             fp = r.fp[idx]
             fp_prev = np.where(inside, r.fp_prev[idx], fp)
             tp = r.tp[idx]
-            if tp.dtype.kind in "iu":  # int64 counts, whichever route gave the steps
-                tp, fp, dtp, fp_prev = (a.astype(np.int64, copy=False) for a in (tp, fp, dtp, fp_prev))
         yield sel, starts[sel], Steps(tp, fp, dtp, fp_prev, None, None, None, False, False, lengths[sel])
         lo = hi
 
