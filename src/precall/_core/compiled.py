@@ -1217,13 +1217,96 @@ def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offse
                 out[j] = 0.0
 
 
+@njit(cache=True, nogil=True)
+def _no_negatives(fp, fp_prev, k):  # pragma: no cover - compiled
+    """Whether none of the first ``k`` steps adds a negative (``fp == fp_prev``: distinct scores)."""
+    same = True
+    for j in range(k):
+        same &= fp[j] == fp_prev[j]
+    return same
+
+
+@njit(cache=True, nogil=True)
+def _all_nonzero(values, k):  # pragma: no cover - compiled
+    """Whether none of the first ``k`` values is zero."""
+    ok = True
+    for j in range(k):
+        ok &= values[j] != 0
+    return ok
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _prg_first(tp, fp, dtp, fp_prev, i, j, t0, p, ratio_pn, term):  # pragma: no cover - compiled
+    """AUPRG's term of the first step from recall gain 0 (``j``, :func:`batch_numbers`): ``term``, or
+    when the step starts below recall gain 0, the segment from the crossing."""
+    b = np.float64(tp[i, j])
+    a = b - np.float64(dtp[i, j])
+    if a < t0:  # the segment crossing recall gain 0 starts at the crossing
+        fb = np.float64(fp[i, j])
+        fa = np.float64(fp_prev[i, j])
+        fa = fa + (t0 - a) / (b - a) * (fb - fa)
+        a = t0
+        rg_a = 1.0 - ratio_pn * (p - a) / a
+        pg_a = 1.0 - ratio_pn * fa / a
+        rg_b = 1.0 - ratio_pn * (p - b) / b
+        pg_b = 1.0 - ratio_pn * fb / b
+        term = (rg_b - rg_a) * (pg_b + pg_a)
+    return term
+
+
+@njit(cache=True, nogil=True)
+def _scan_leaf(terms, at, k, first, lo, env, env_c, best_value, best_k, out):  # pragma: no cover - compiled
+    """The backward walk of :func:`batch_numbers` over a leaf of ``k`` steps whose terms start at
+    ``terms[:, at]`` (step ``lo``), no grid point passed: the envelopes (``first``: the leaf's index of
+    the row's last entry, where they start), the best F1, and voc2010's terms into ``out[:k]``."""
+    prec, coco, f1, width = terms[0, at:at + k], terms[1, at:at + k], terms[2, at:at + k], terms[6, at:at + k]
+    for q in range(k - 1, -1, -1):
+        if q == first:
+            env = prec[q]
+            env_c = coco[q]
+        else:
+            env = _maximum(env, prec[q])
+            env_c = _maximum(env_c, coco[q])
+        value = f1[q]
+        if value >= best_value:  # backwards: the first among equals
+            best_value = value
+            best_k = lo + q
+        w = width[q]
+        out[q] = w * env if w != 0 else 0.0
+    return env, env_c, best_value, best_k
+
+
+@njit(cache=True, nogil=True)
+def _fill_leaves(src, n, top, buf, starts, leaf, leaf_lo, leaf_sums):  # pragma: no cover - compiled
+    """Places ``top - n + 1`` to ``top`` of a sum filled last first (:func:`batch_numbers`' voc2010 and
+    AUPRG sums) get ``src[:n]``: copied into the current leaf's buffer ``buf`` (the leaf ``leaf``
+    starting at place ``leaf_lo``), each leaf summed into ``leaf_sums`` once its first place is
+    filled.  Returns the current leaf and its start."""
+    hi = top
+    x_hi = n
+    while x_hi > 0:
+        seg_lo = max(hi - x_hi + 1, leaf_lo)
+        count = hi - seg_lo + 1
+        dst = buf[seg_lo - leaf_lo:hi - leaf_lo + 1]
+        part = src[x_hi - count:x_hi]
+        for y in range(count):
+            dst[y] = part[y]
+        x_hi -= count
+        if seg_lo == leaf_lo:
+            leaf_sums[leaf] = _leaf(buf, 0, starts[leaf + 1] - leaf_lo)
+            leaf -= 1
+            leaf_lo = starts[max(leaf, 0)]
+        hi = seg_lo - 1
+    return leaf, leaf_lo
+
+
 _TERMS = 256  # padding entries a block (a loop without branches: vector divisions)
 _CHUNK = 2048  # entries whose terms are computed at once, forwards, though the blocks are read last first
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_eps, ratio_pn, log_ratio, want_ap,
-                 want_ranked, roc_ints, terms):  # pragma: no cover - compiled
+def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact, unit_eps, ratio_pn, log_ratio,
+                 want_ap, want_ranked, roc_ints, k_prg, terms):  # pragma: no cover - compiled
     """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
     kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
     Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with
@@ -1247,8 +1330,6 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
             t3, t4, t5 = terms[3, :k], terms[4, :k], terms[5, :k]
             lr = log_ratio[o + lo:o + hi]
             for j in range(k):
-                tpf = np.float64(tpr[j])
-                fpf = np.float64(fpr[j])
                 dj = dtpr[j]
                 df = np.float64(dj)
                 fa = np.float64(fpa[j])
@@ -1257,10 +1338,24 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
                 tpp = np.float64(tpr[j] - dj)
                 ps = tpp + fa
                 t4[j] = df * ((tpp / ps if ps > 0 else 1.0) + prec)
-                slope = (fpf - fa) / df
-                c = slope + 1.0
-                area = df / c + (slope * (tpf - df) - fa) / c / c * lr[j]
-                t5[j] = area if dj > 0 else 0.0
+            if exact and _no_negatives(fpr, fpa, k):
+                # every step adds positives only (distinct scores): slope 0, c = 1, and the area
+                # d / 1 + (0 * a - fa) / 1 / 1 * log is d - fa * log, the same bits without a division
+                for j in range(k):
+                    dj = dtpr[j]
+                    area = np.float64(dj) - np.float64(fpa[j]) * lr[j]
+                    t5[j] = area if dj > 0 else 0.0
+            else:
+                for j in range(k):
+                    tpf = np.float64(tpr[j])
+                    fpf = np.float64(fpr[j])
+                    dj = dtpr[j]
+                    df = np.float64(dj)
+                    fa = np.float64(fpa[j])
+                    slope = (fpf - fa) / df
+                    c = slope + 1.0
+                    area = df / c + (slope * (tpf - df) - fa) / c / c * lr[j]
+                    t5[j] = area if dj > 0 else 0.0
         t9, t6 = terms[9, :k], terms[6, :k]
         for j in range(k):
             t9[j] = np.float64(tpr[j]) / p  # the recall
@@ -1274,9 +1369,11 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, unit_e
         for j in range(k):
             df = np.float64(dtpr[j])
             t7[j] = df / p * (np.float64(fpa[j]) / n + np.float64(fpr[j]) / n)
-    if want_ranked:
-        t8 = terms[8, :k]
-        for j in range(k):
+    if want_ranked:  # AUPRG's terms, of the steps from recall gain 0 (``k_prg``) only: no others are read
+        skip = min(max(k_prg - lo, 0), k)
+        t8 = terms[8, skip:k]
+        tpr, fpr, dtpr, fpa = tp[i, lo + skip:hi], fp[i, lo + skip:hi], dtp[i, lo + skip:hi], fp_prev[i, lo + skip:hi]
+        for j in range(k - skip):
             tpf = np.float64(tpr[j])
             fpf = np.float64(fpr[j])
             df = np.float64(dtpr[j])
@@ -1341,6 +1438,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     terms = np.empty((10, _CHUNK))
     buf_voc = np.empty(128)
     buf_prg = np.empty(128)
+    voc_terms = np.empty(128)
     eps = 2.220446049250313e-16  # np.spacing(1)
     for i in range(m):
         p = n_pos[i]
@@ -1408,13 +1506,41 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                         break
                     first -= 1
                 c_lo = _block_bounds(first, n_leaves_row, length, r, starts[0])[0]
-                _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, unit_eps, ratio_pn,
-                             log_ratio, want_ap, want_ranked, roc_ints, terms)
+                _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, exact, unit_eps, ratio_pn,
+                             log_ratio, want_ap, want_ranked, roc_ints, k_prg, terms)
                 if want_ranked and roc_ints:  # integers: any order gives the same sum (a vector loop)
                     dv, av, fv = dtp[i, c_lo:c_hi], fp_prev[i, c_lo:c_hi], fp[i, c_lo:c_hi]
                     for j in range(c_hi - c_lo):
                         roc_acc += dv[j] * (av[j] + fv[j])
-            for j in range(hi - 1, lo - 1, -1):
+            k_b = hi - lo
+            fast = exact and want_ap and block < n_leaves_row and k_b > 0
+            if fast and (k07 >= 0 or k101 >= 0):  # no grid point is passed in the leaf (its lowest recall at lo)
+                if reference:
+                    v07 = terms[9, np.uint64(lo - c_lo)]
+                    v101 = v07
+                elif int_scale:
+                    v07 = np.float64(tp[i, lo] * 10)
+                    v101 = np.float64(tp[i, lo] * 100)
+                else:
+                    v07 = np.float64(tp[i, lo]) * 10.0
+                    v101 = np.float64(tp[i, lo]) * 100.0
+                fast = (k07 < 0 or v07 >= next07) and (k101 < 0 or v101 >= next101)
+            if fast and voc_mode != 2:  # every entry a recall change: voc2010's terms fill consecutive places
+                fast = _all_nonzero(terms[6, lo - c_lo:hi - c_lo], k_b)
+            if fast:  # the same steps as the loop below, in passes over the leaf (integer counts)
+                env, env_c, best_value, best_k = _scan_leaf(terms, lo - c_lo, k_b, end - 1 - lo, lo, env, env_c,
+                                                            best_value, best_k, voc_terms)
+                voc_leaf, voc_lo = _fill_leaves(voc_terms, k_b, pos_voc, buf_voc, starts[3], voc_leaf, voc_lo,
+                                                leaf_sums[3])
+                pos_voc -= k_b
+                j_lo, j_hi = max(lo, k_prg), min(hi, length)
+                if want_ranked and j_lo < j_hi:
+                    if j_lo == k_prg:
+                        terms[8, np.uint64(k_prg - c_lo)] = _prg_first(tp, fp, dtp, fp_prev, i, k_prg, t0, p, ratio_pn,
+                                                                       terms[8, np.uint64(k_prg - c_lo)])
+                    prg_leaf, prg_lo = _fill_leaves(terms[8, j_lo - c_lo:j_hi - c_lo], j_hi - j_lo, j_hi - 1 - k_prg,
+                                                    buf_prg, starts[5], prg_leaf, prg_lo, leaf_sums[5])
+            for j in range(hi - 1, lo - 1 if not fast else hi - 1, -1):
                 t = np.uint64(j - c_lo)  # unsigned: no check for a negative index
                 if want_ap:
                     if reference:
@@ -1457,18 +1583,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                     if k_prg <= j < length:
                         term = terms[8, t]
                         if j == k_prg:
-                            b = np.float64(tp[i, j])
-                            a = b - np.float64(dtp[i, j])
-                            if a < t0:  # the segment crossing recall gain 0 starts at the crossing
-                                fb = np.float64(fp[i, j])
-                                fa = np.float64(fp_prev[i, j])
-                                fa = fa + (t0 - a) / (b - a) * (fb - fa)
-                                a = t0
-                                rg_a = 1.0 - ratio_pn * (p - a) / a
-                                pg_a = 1.0 - ratio_pn * fa / a
-                                rg_b = 1.0 - ratio_pn * (p - b) / b
-                                pg_b = 1.0 - ratio_pn * fb / b
-                                term = (rg_b - rg_a) * (pg_b + pg_a)
+                            term = _prg_first(tp, fp, dtp, fp_prev, i, j, t0, p, ratio_pn, term)
                         pos = j - k_prg
                         buf_prg[np.uint64(pos - prg_lo)] = term
                         if pos == prg_lo:
