@@ -191,6 +191,36 @@ def test_ragged_lengths_across_the_leaves(weighted, ties):
 
 
 @pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("prevalence", [0.01, 0.3, 0.5, 0.9])
+def test_long_rows_walked_leaf_by_leaf(prevalence):
+    """Thousands of steps: leaves with no grid point are walked in passes (the envelopes, the best F1,
+    voc2010's and AUPRG's places filled by segments), chunks whose steps add no negative take the
+    Davis & Goadrich area without a division.  Distinct scores (every chunk without negatives),
+    tied ones (none), a mix (some), positives never found (voc2010's (1, 0) term: its leaves no
+    longer those of the steps), and the same rows as a ragged batch and as full rows."""
+    rng = np.random.default_rng(17)
+    n = 300_000  # most leaves hold no grid point (101 of them against thousands of leaves)
+    y = rng.random(n) < prevalence
+    informative = rng.standard_normal(n) + 1.5 * y  # the best F1 inside the curve, not at its end
+    mixed = informative.copy()
+    mixed[: n // 2] = np.round(mixed[: n // 2], 2)
+    rows = []
+    for scores in (informative, np.round(informative, 2), mixed):
+        s, _ = steps_and_grouped(check_binary(y, scores), "group")
+        assert s.exact and s.tp.shape[1] > 256
+        _both_grids(s, s)
+        missed = Steps(s.tp, s.fp, s.dtp, s.fp_prev, s.n_pos + 7, s.n_neg, s.thresholds, True, True)
+        _both_grids(missed, missed)
+        rows.append(s)
+    batch = _ragged(rows, exact=True)
+    _both_grids(batch, batch)
+    width = 3_000  # full rows with empty runs: voc2010's zero widths keep their places
+    pos = (rng.random((4, width)) < prevalence).astype(np.int64) * rng.integers(0, 3, (4, width))
+    full = steps_from_counts(pos, 1 - np.minimum(pos, 1))
+    _both_grids(full, full)
+
+
+@pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("exact", [True, False])
 def test_batches_of_full_rows(exact):
     """Batches without ``lengths`` (bootstrap-like: empty runs inside rows)."""

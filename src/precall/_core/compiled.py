@@ -1317,23 +1317,23 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact,
     k = hi - lo
     tpr, fpr, dtpr, fpa = tp[i, lo:hi], fp[i, lo:hi], dtp[i, lo:hi], fp_prev[i, lo:hi]
     if want_ap:
-        t0, t1, t2 = terms[0, :k], terms[1, :k], terms[2, :k]
-        for j in range(k):
-            tpf = np.float64(tpr[j])
-            fpf = np.float64(fpr[j])
-            den = tpf + fpf
-            t0[j] = tpf / den if dense or den > 0 else 0.0
-            t1[j] = tpf / (fpf + tpf + unit_eps)
-            f1 = 2.0 * tpf / (den + p)
-            t2[j] = -np.inf if f1 != f1 else f1
+        t0, t1, t2, t9 = terms[0, :k], terms[1, :k], terms[2, :k], terms[9, :k]
         if hi <= length:
             t3, t4, t5 = terms[3, :k], terms[4, :k], terms[5, :k]
             lr = log_ratio[o + lo:o + hi]
             for j in range(k):
+                tpf = np.float64(tpr[j])
+                fpf = np.float64(fpr[j])
+                den = tpf + fpf
+                prec = tpf / den if dense or den > 0 else 0.0
+                t0[j] = prec
+                t1[j] = tpf / (fpf + tpf + unit_eps)
+                f1 = 2.0 * tpf / (den + p)
+                t2[j] = -np.inf if f1 != f1 else f1
+                t9[j] = tpf / p
                 dj = dtpr[j]
                 df = np.float64(dj)
                 fa = np.float64(fpa[j])
-                prec = t0[j]
                 t3[j] = df * prec
                 tpp = np.float64(tpr[j] - dj)
                 ps = tpp + fa
@@ -1356,9 +1356,17 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact,
                     c = slope + 1.0
                     area = df / c + (slope * (tpf - df) - fa) / c / c * lr[j]
                     t5[j] = area if dj > 0 else 0.0
-        t9, t6 = terms[9, :k], terms[6, :k]
-        for j in range(k):
-            t9[j] = np.float64(tpr[j]) / p  # the recall
+        else:
+            for j in range(k):
+                tpf = np.float64(tpr[j])
+                fpf = np.float64(fpr[j])
+                den = tpf + fpf
+                t0[j] = tpf / den if dense or den > 0 else 0.0
+                t1[j] = tpf / (fpf + tpf + unit_eps)
+                f1 = 2.0 * tpf / (den + p)
+                t2[j] = -np.inf if f1 != f1 else f1
+                t9[j] = tpf / p  # the recall
+        t6 = terms[6, :k]
         if k > 0:
             before = np.float64(tp[i, 0] - dtp[i, 0]) if lo == 0 else np.float64(tp[i, lo - 1])
             t6[0] = t9[0] - before / p
