@@ -1226,6 +1226,17 @@ def _no_negatives(fp, fp_prev, k):  # pragma: no cover - compiled
     return same
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _grid_values(terms, t, tp, i, j, reference, int_scale):  # pragma: no cover - compiled
+    """Step ``j``'s recall as :func:`batch_numbers` compares it with the VOC 2007 and COCO grids: the
+    float recall (``terms[9, t]``) for the reference grids, else its count scaled by 10 and 100."""
+    if reference:
+        return terms[9, t], terms[9, t]
+    if int_scale:
+        return np.float64(tp[i, j] * 10), np.float64(tp[i, j] * 100)
+    return np.float64(tp[i, j]) * 10.0, np.float64(tp[i, j]) * 100.0
+
+
 @njit(cache=True, nogil=True)
 def _all_nonzero(values, k):  # pragma: no cover - compiled
     """Whether none of the first ``k`` values is zero."""
@@ -1523,15 +1534,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
             k_b = hi - lo
             fast = exact and want_ap and block < n_leaves_row and k_b > 0
             if fast and (k07 >= 0 or k101 >= 0):  # no grid point is passed in the leaf (its lowest recall at lo)
-                if reference:
-                    v07 = terms[9, np.uint64(lo - c_lo)]
-                    v101 = v07
-                elif int_scale:
-                    v07 = np.float64(tp[i, lo] * 10)
-                    v101 = np.float64(tp[i, lo] * 100)
-                else:
-                    v07 = np.float64(tp[i, lo]) * 10.0
-                    v101 = np.float64(tp[i, lo]) * 100.0
+                v07, v101 = _grid_values(terms, np.uint64(lo - c_lo), tp, i, lo, reference, int_scale)
                 fast = (k07 < 0 or v07 >= next07) and (k101 < 0 or v101 >= next101)
             if fast and voc_mode != 2:  # every entry a recall change: voc2010's terms fill consecutive places
                 fast = _all_nonzero(terms[6, lo - c_lo:hi - c_lo], k_b)
@@ -1551,15 +1554,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
             for j in range(hi - 1, lo - 1 if not fast else hi - 1, -1):
                 t = np.uint64(j - c_lo)  # unsigned: no check for a negative index
                 if want_ap:
-                    if reference:
-                        v07 = terms[9, t]
-                        v101 = v07
-                    elif int_scale:
-                        v07 = np.float64(tp[i, j] * 10)
-                        v101 = np.float64(tp[i, j] * 100)
-                    else:
-                        v07 = np.float64(tp[i, j]) * 10.0
-                        v101 = np.float64(tp[i, j]) * 100.0
+                    v07, v101 = _grid_values(terms, t, tp, i, j, reference, int_scale)
                     while k07 >= 0 and not v07 >= next07:  # the grid above this recall (NaN: all of it)
                         points07[i, k07] = env
                         k07 -= 1
