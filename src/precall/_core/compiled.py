@@ -1315,6 +1315,18 @@ _TERMS = 256  # padding entries a block (a loop without branches: vector divisio
 _CHUNK = 2048  # entries whose terms are computed at once, forwards, though the blocks are read last first
 
 
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _step_terms(tp, fp, p, dense, unit_eps):  # pragma: no cover - compiled
+    """An entry's precision, COCO precision, F1 (-inf for NaN) and recall, as the numpy kernels
+    write them (:func:`_block_terms`)."""
+    tpf = np.float64(tp)
+    fpf = np.float64(fp)
+    den = tpf + fpf
+    f1 = 2.0 * tpf / (den + p)
+    return (tpf / den if dense or den > 0 else 0.0, tpf / (fpf + tpf + unit_eps), -np.inf if f1 != f1 else f1,
+            tpf / p)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact, unit_eps, ratio_pn, log_ratio,
                  want_ap, want_ranked, roc_ints, k_prg, terms):  # pragma: no cover - compiled
@@ -1333,15 +1345,8 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact,
             t3, t4, t5 = terms[3, :k], terms[4, :k], terms[5, :k]
             lr = log_ratio[o + lo:o + hi]
             for j in range(k):
-                tpf = np.float64(tpr[j])
-                fpf = np.float64(fpr[j])
-                den = tpf + fpf
-                prec = tpf / den if dense or den > 0 else 0.0
+                prec, t1[j], t2[j], t9[j] = _step_terms(tpr[j], fpr[j], p, dense, unit_eps)
                 t0[j] = prec
-                t1[j] = tpf / (fpf + tpf + unit_eps)
-                f1 = 2.0 * tpf / (den + p)
-                t2[j] = -np.inf if f1 != f1 else f1
-                t9[j] = tpf / p
                 dj = dtpr[j]
                 df = np.float64(dj)
                 fa = np.float64(fpa[j])
@@ -1369,14 +1374,7 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact,
                     t5[j] = area if dj > 0 else 0.0
         else:
             for j in range(k):
-                tpf = np.float64(tpr[j])
-                fpf = np.float64(fpr[j])
-                den = tpf + fpf
-                t0[j] = tpf / den if dense or den > 0 else 0.0
-                t1[j] = tpf / (fpf + tpf + unit_eps)
-                f1 = 2.0 * tpf / (den + p)
-                t2[j] = -np.inf if f1 != f1 else f1
-                t9[j] = tpf / p  # the recall
+                t0[j], t1[j], t2[j], t9[j] = _step_terms(tpr[j], fpr[j], p, dense, unit_eps)
         t6 = terms[6, :k]
         if k > 0:
             before = np.float64(tp[i, 0] - dtp[i, 0]) if lo == 0 else np.float64(tp[i, lo - 1])
