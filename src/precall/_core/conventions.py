@@ -589,6 +589,12 @@ def worst_precision_sums(n_pos: np.ndarray, n_neg: np.ndarray) -> np.ndarray:
     ``worst_precision_sums`` when the kernel choice takes it), the others one by one."""
     pf = np.asarray(n_pos, dtype=np.float64)  # compared as floats: a weight sum may pass 2**63
     n = np.asarray(n_neg, dtype=np.float64)
+    if pf.shape[0] == 1 and pf[0] <= _EXACT_TERMS:  # one pair (evaluate): no index arrays
+        fast = backend.compiled(int(pf[0]))
+        if fast is not None:
+            one = np.empty(1)
+            fast.worst_precision_sums(pf.astype(np.int64), n, one)
+            return one
     out = np.empty(pf.shape[0])
     small = np.flatnonzero(pf <= _EXACT_TERMS)
     p = pf[small].astype(np.int64)

@@ -8,6 +8,7 @@ and the score ranges of :mod:`precall.dask` give the same object.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -292,6 +293,8 @@ def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndar
     minimum is the AP of one tied run of every positive after the negatives, all of them from one
     :func:`batch_numbers` on the pairs as a batch of one step each.
     """
+    if n_pos.shape[0] == 1 and usable[0] and n_neg[0] > 0:  # one problem (evaluate): no batch to set up
+        return dict(zip(AP_METHODS, _one_pair_minimums(float(n_pos[0]), float(n_neg[0]), ties, recall_grid)))
     out = np.full((len(AP_METHODS), n_pos.shape[0]), np.nan)  # a row a convention, in AP_METHODS' order
     out[:, usable & (n_neg == 0)] = 1.0
     idx = np.flatnonzero(usable & (n_neg > 0))
@@ -318,6 +321,36 @@ def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndar
         values[AP_METHODS.index("trapezoid")] = (worst - p / (p + n) / 2.0) / p
     out[:, idx] = values[:, inverse.ravel()]
     return dict(zip(AP_METHODS, out))
+
+
+def _one_pair_minimums(p: float, n: float, ties: str, recall_grid: str) -> np.ndarray:
+    """:func:`min_average_precisions` of one pair (``n > 0``), one array a convention: each
+    kernel's value on the one step (TP, FP) = (P, N) written out (recall 1, the point above it
+    (0, N)), the same floating-point operations in the same order, without a batch of steps."""
+    whole = n.is_integer() and n < 2.0**53 and p < 2.0**53  # conventions._one_step's integer counts
+    x = p / (p + n)  # the step's precision
+    coco = p / (n + p + (_EPS if whole else _EPS * p))  # _coco_precision: eps in units of the step's weight
+    voc07 = 0.0
+    if recall_grid == "exact":
+        voc07 = math.fsum([x] * 11) / 11.0
+    else:
+        for _ in range(11):  # grid_average: every grid point reached at recall 1
+            voc07 = voc07 + x / 11.0
+    values = {
+        "voc2007": voc07, "voc2010": x,
+        "coco": float(np.add.reduce(np.full((1, COCO_GRID.size), coco), axis=1)[0] / COCO_GRID.size),
+        "trapezoid": p * (0.0 + x) / 2.0 / p,  # precision 0 above the step, x at it
+        # Davis & Goadrich from (0, N) to (P, N): slope 0, so P - N log1p(P / N), numpy's log1p
+        "interpolated": (p - n * float(np.log1p(np.array([p * 1.0 / n]))[0])) / p,
+    }
+    worst = float(worst_precision_sums(np.array([p]), np.array([n]))[0])
+    values["step"] = worst / p
+    if ties != "group":
+        values["trapezoid"] = (worst - p / (p + n) / 2.0) / p
+    return np.array([[min(max(values[m], 0.0), 1.0) + 0.0] for m in AP_METHODS])  # defined_ap's clip
+
+
+_EPS = float(np.spacing(1))
 
 
 def make_evaluation(
