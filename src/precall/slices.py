@@ -757,6 +757,45 @@ def _buckets(r: _Ragged, m: int):
         lo = hi
 
 
+def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str
+                   ) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
+    """Every slice's numbers (:func:`evaluate_slices`): the APs, the best F1 (F1, threshold,
+    precision, recall), ROC-AUC and AUPRG; NaN (AP 0) where a slice has no step.  With the compiled
+    pass one call for every slice (:func:`_flat_numbers`), else one call per size bucket."""
+    n_pos, n_neg = st.n_pos, st.n_neg
+    values = {meth: np.zeros(m) for meth in AP_METHODS}
+    auc, prg = np.full(m, np.nan), np.full(m, np.nan)
+    f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
+    shared = st.grouped is st.steps  # grouped ties: one batch serves every number
+    flat = _flat_numbers(st.steps, m, n_pos, n_neg, recall_grid, True, shared) if st.exact else None
+    ranked = None if flat is None or shared else _flat_numbers(st.grouped, m, n_pos, n_neg, recall_grid, False, True)
+    if flat is not None:  # the steps where they lie
+        numbers, offsets = flat
+        values = dict(numbers.average_precision)  # type: ignore[arg-type]
+        k, f1, prec, rec = numbers.best_f1  # type: ignore[misc]
+        thr[k >= 0] = st.steps.thresholds[(offsets + k)[k >= 0]]
+        if shared:
+            auc, prg = numbers.roc_auc, numbers.auprg
+    else:
+        for sel, first, batch in _buckets(st.steps, m):
+            s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
+            numbers = batch_numbers(s, s if shared else None, recall_grid)
+            for meth in AP_METHODS:
+                values[meth][sel] = numbers.average_precision[meth]  # type: ignore[index]
+            k, f, p, r = numbers.best_f1  # type: ignore[misc]
+            thr[sel] = st.steps.thresholds[first + np.minimum(k % batch.tp.shape[1], batch.lengths - 1)]  # pad: last
+            f1[sel], prec[sel], rec[sel] = f, p, r
+            if shared:
+                auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
+    if ranked is not None:
+        auc, prg = ranked[0].roc_auc, ranked[0].auprg
+    elif not shared:
+        for sel, _, batch in _buckets(st.grouped, m):
+            numbers = batch_numbers(None, _batch(batch, n_pos[sel], n_neg[sel], st.exact), recall_grid)
+            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
+    return values, (f1, thr, prec, rec), auc, prg  # type: ignore[return-value]
+
+
 def _flat_numbers(r: _Ragged, m: int, n_pos: np.ndarray, n_neg: np.ndarray, recall_grid: str, want_ap: bool,
                   want_ranked: bool) -> tuple[Any, np.ndarray] | None:
     """Every slice's numbers from its steps where they lie (each slice's one after another), in
@@ -1281,35 +1320,7 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     overall = evaluation_from_steps(whole[0], whole[1], ties=ties, n_samples=data.n_samples,
                                     recall_grid=recall_grid, policy=policy)
     n_pos, n_neg = st.n_pos, st.n_neg
-    values = {meth: np.zeros(m) for meth in AP_METHODS}
-    auc, prg = np.full(m, np.nan), np.full(m, np.nan)
-    f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
-    shared = st.grouped is st.steps  # grouped ties: one batch serves every number
-    flat = _flat_numbers(st.steps, m, n_pos, n_neg, recall_grid, True, shared) if st.exact else None
-    if flat is not None:  # every slice in one call of the compiled pass, on the steps where they lie
-        numbers, offsets = flat
-        values = dict(numbers.average_precision)  # type: ignore[arg-type]
-        k, f1, prec, rec = numbers.best_f1  # type: ignore[misc]
-        thr[k >= 0] = st.steps.thresholds[(offsets + k)[k >= 0]]
-        if shared:
-            auc, prg = numbers.roc_auc, numbers.auprg
-        else:
-            ranked = _flat_numbers(st.grouped, m, n_pos, n_neg, recall_grid, False, True)
-            auc, prg = ranked[0].roc_auc, ranked[0].auprg  # type: ignore[index]
-    for sel, first, batch in (() if flat is not None else _buckets(st.steps, m)):
-        s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
-        numbers = batch_numbers(s, s if shared else None, recall_grid)
-        for meth in AP_METHODS:
-            values[meth][sel] = numbers.average_precision[meth]  # type: ignore[index]
-        k, f, p, r = numbers.best_f1  # type: ignore[misc]
-        thr[sel] = st.steps.thresholds[first + np.minimum(k % batch.tp.shape[1], batch.lengths - 1)]  # pad: last
-        f1[sel], prec[sel], rec[sel] = f, p, r
-        if shared:
-            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
-    if not shared and flat is None:
-        for sel, _, batch in _buckets(st.grouped, m):
-            numbers = batch_numbers(None, _batch(batch, n_pos[sel], n_neg[sel], st.exact), recall_grid)
-            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
+    values, (f1, thr, prec, rec), auc, prg = _slice_numbers(st, m, recall_grid)
     no_pos = n_pos == 0
     one_class = no_pos | (n_neg == 0)
     names = codes.names
