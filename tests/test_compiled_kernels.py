@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import precall
 from precall._core import backend
-from precall._core.evaluation import batch_numbers, flat_batch_numbers
+from precall._core.evaluation import batch_numbers
 from precall._core.steps import Steps, steps_and_grouped, steps_from_counts
 from precall._core.validate import AP_METHODS, check_binary
 from precall.slices import _batch, _buckets, sliced_steps
@@ -218,43 +218,6 @@ def test_long_rows_walked_leaf_by_leaf(prevalence):
     pos = (rng.random((4, width)) < prevalence).astype(np.int64) * rng.integers(0, 3, (4, width))
     full = steps_from_counts(pos, 1 - np.minimum(pos, 1))
     _both_grids(full, full)
-
-
-@pytest.mark.parametrize("grid", ["reference", "exact"])
-def test_flat_batches_equal_the_padded_batches(grid):
-    """``flat_batch_numbers`` (``by=``'s slices: the steps where the pass wrote them, one slice after
-    another, no padded copy) gives the numbers of the same rows padded into a batch (numpy's
-    kernels), bit for bit: rows of thousands of steps across leaves and chunks, one step, none,
-    without negatives, positives never found."""
-    rng = np.random.default_rng(23)
-    rows = []
-    for n, prevalence, digits in ((40_000, 0.5, 6), (9_000, 0.05, 2), (3, 0.5, 1), (1, 1.0, 1), (5_000, 0.3, 1),
-                                  (0, 0.0, 1)):
-        y = rng.random(n) < prevalence
-        scores = np.round(rng.standard_normal(n) + 1.5 * y, digits)
-        s, _ = steps_and_grouped(check_binary(y, scores) if n else check_binary([0], [0.5]), "group")
-        rows.append(s)
-    p = rows[2]
-    rows.append(Steps(p.tp, p.fp, p.dtp, p.fp_prev, p.n_pos + 5, p.n_neg, p.thresholds, True, True))
-    lengths = np.array([r.tp.shape[1] for r in rows], dtype=np.int64)
-    offsets = np.cumsum(lengths) - lengths
-    flat = [np.concatenate([getattr(r, a)[0] for r in rows]).astype(np.int64) for a in ("tp", "fp", "dtp", "fp_prev")]
-    n_pos = np.array([float(r.n_pos[0]) for r in rows])
-    n_neg = np.array([float(r.n_neg[0]) for r in rows])
-    backend.set_kernel("numpy")
-    padded = _ragged(rows, exact=True)
-    want = batch_numbers(padded, padded, grid)
-    backend.set_kernel("numba")
-    got = flat_batch_numbers(*flat, offsets, lengths, n_pos, n_neg, grid)
-    ranked = flat_batch_numbers(*flat, offsets, lengths, n_pos, n_neg, grid, want_ap=False)
-    for m in AP_METHODS:
-        assert _same(want.average_precision[m], got.average_precision[m]), m
-    for a, b, name in zip(want.best_f1, got.best_f1, ("k", "f1", "precision", "recall")):
-        assert _same(a, b), name
-    for numbers in (got, ranked):
-        assert _same(want.roc_auc, numbers.roc_auc) and _same(want.auprg, numbers.auprg)
-    assert ranked.average_precision is None and ranked.best_f1 is None
-    assert flat_batch_numbers(*(a.astype(np.float64) for a in flat), offsets, lengths, n_pos, n_neg, grid) is None
 
 
 @pytest.mark.filterwarnings("ignore")

@@ -63,7 +63,6 @@ from ._core.evaluation import (
     F1Point,
     batch_numbers,
     evaluation_from_steps,
-    flat_batch_numbers,
     min_average_precisions,
     normalized_average_precisions,
 )
@@ -320,11 +319,6 @@ class _Ragged:
     dtp: np.ndarray
     fp_prev: np.ndarray
     thresholds: np.ndarray
-    lengths: np.ndarray | None = None  # (m,) each slice's number of steps, when known
-
-    def counts(self, m: int) -> np.ndarray:
-        """Each of the ``m`` slices' number of steps."""
-        return np.bincount(self.slice_of, minlength=m) if self.lengths is None else self.lengths
 
 
 def _take_steps(rows: np.ndarray, above: np.ndarray, first: np.ndarray, cum_tp: np.ndarray, cum_fp: np.ndarray,
@@ -603,15 +597,14 @@ def _score_major_numpy(score_key: np.ndarray, negative: np.ndarray, codes: np.nd
     return _counted(_steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of), overall, m)
 
 
-def _step_buffers(cap: np.ndarray, narrow: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
+def _step_buffers(cap: np.ndarray, narrow: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The compiled passes' room for their steps (a step holds a positive): each slice's
-    positive rows ``cap``, all rows' steps (5, positive rows), the slices' records as the pass
-    writes them (positive rows, 4; int32 when ``narrow``: 16 bytes a step scattered over m places,
-    against 32), the bits of their keys and the slices' steps closed up (5, positive rows).
+    positive rows ``cap``, all rows' steps (5, positive rows), the slices' records (positive rows, 4;
+    int32 when ``narrow``: 16 bytes a step scattered over m places, against 32) and their dTP.
     numpy allocates them (huge pages: the passes write to every slice's steps at once)."""
     k = int(cap.sum())
     return (cap, np.empty((5, k), dtype=np.int64), np.empty((k, 4), dtype=np.int32 if narrow else np.int64),
-            (1 << 32) - 1 if narrow else -1, np.empty((5, k), dtype=np.int64))
+            np.empty(k, dtype=np.int64))
 
 
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
@@ -639,13 +632,14 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
         fast.radix_sort_carry(hi, lo, np.empty_like(hi), np.empty_like(lo))
         passed = fast.score_runs_pass(hi, lo, *_step_buffers(cap, narrow))
         del lo
-    per_slice, s_steps, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos, n_neg = passed
-    s_key, s_tp, s_fp, s_dtp, s_fp_prev = s_steps  # contiguous rows: the numbers' pass reads them in place
+    per_slice, s_records, s_dtp, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos, n_neg = passed
+    s_key, s_tp, s_fp, s_fp_prev = s_records.T  # columns of the records (strided views)
     del hi
     if ties != "group" and bool(s_mixed.any()):
         return None  # stable ties with both classes at one score of a slice: the rows' order decides
     slice_of = np.repeat(np.arange(m, dtype=np.int64), per_slice)
-    grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, scores_of(s_key.view(np.uint64)), per_slice)
+    thresholds = scores_of(s_key.view(np.uint32).astype(np.uint64) if narrow else s_key.view(np.uint64))
+    grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, thresholds)  # _buckets widens the counts
     steps = grouped if ties == "group" else _stable_steps(grouped)
     whole = None
     if ties == "group" or not o_mixed:
@@ -730,7 +724,7 @@ def _buckets(r: _Ragged, m: int):
     :data:`_BUCKET`), padded with empty runs (each slice's last step again, no positive gained);
     yields (slice indices, the index of each slice's first step, Steps).  The compiled
     ``pad_steps`` fills the batch when the kernel choice takes it."""
-    lengths = r.counts(m)
+    lengths = np.bincount(r.slice_of, minlength=m)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     order = np.argsort(lengths, kind="stable")
     order = order[lengths[order] > 0]
@@ -755,58 +749,6 @@ def _buckets(r: _Ragged, m: int):
             tp = r.tp[idx]
         yield sel, starts[sel], Steps(tp, fp, dtp, fp_prev, None, None, None, False, False, lengths[sel])
         lo = hi
-
-
-def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str
-                   ) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
-    """Every slice's numbers (:func:`evaluate_slices`): the APs, the best F1 (F1, threshold,
-    precision, recall), ROC-AUC and AUPRG; NaN (AP 0) where a slice has no step.  With the compiled
-    pass one call for every slice (:func:`_flat_numbers`), else one call per size bucket."""
-    n_pos, n_neg = st.n_pos, st.n_neg
-    values = {meth: np.zeros(m) for meth in AP_METHODS}
-    auc, prg = np.full(m, np.nan), np.full(m, np.nan)
-    f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
-    shared = st.grouped is st.steps  # grouped ties: one batch serves every number
-    flat = _flat_numbers(st.steps, m, n_pos, n_neg, recall_grid, True, shared) if st.exact else None
-    ranked = None if flat is None or shared else _flat_numbers(st.grouped, m, n_pos, n_neg, recall_grid, False, True)
-    if flat is not None:  # the steps where they lie
-        numbers, offsets = flat
-        values = dict(numbers.average_precision)  # type: ignore[arg-type]
-        k, f1, prec, rec = numbers.best_f1  # type: ignore[misc]
-        thr[k >= 0] = st.steps.thresholds[(offsets + k)[k >= 0]]
-        if shared:
-            auc, prg = numbers.roc_auc, numbers.auprg
-    else:
-        for sel, first, batch in _buckets(st.steps, m):
-            s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
-            numbers = batch_numbers(s, s if shared else None, recall_grid)
-            for meth in AP_METHODS:
-                values[meth][sel] = numbers.average_precision[meth]  # type: ignore[index]
-            k, f, p, r = numbers.best_f1  # type: ignore[misc]
-            thr[sel] = st.steps.thresholds[first + np.minimum(k % batch.tp.shape[1], batch.lengths - 1)]  # pad: last
-            f1[sel], prec[sel], rec[sel] = f, p, r
-            if shared:
-                auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
-    if ranked is not None:
-        auc, prg = ranked[0].roc_auc, ranked[0].auprg
-    elif not shared:
-        for sel, _, batch in _buckets(st.grouped, m):
-            numbers = batch_numbers(None, _batch(batch, n_pos[sel], n_neg[sel], st.exact), recall_grid)
-            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
-    return values, (f1, thr, prec, rec), auc, prg  # type: ignore[return-value]
-
-
-def _flat_numbers(r: _Ragged, m: int, n_pos: np.ndarray, n_neg: np.ndarray, recall_grid: str, want_ap: bool,
-                  want_ranked: bool) -> tuple[Any, np.ndarray] | None:
-    """Every slice's numbers from its steps where they lie (each slice's one after another), in
-    one call of the compiled pass (:func:`~precall._core.evaluation.flat_batch_numbers`): no padded
-    batches.  Returns the numbers and each slice's first step, or None when the compiled pass does
-    not take them (the caller runs :func:`_buckets`)."""
-    lengths = r.counts(m)
-    offsets = np.cumsum(lengths) - lengths
-    numbers = flat_batch_numbers(r.tp, r.fp, r.dtp, r.fp_prev, offsets, lengths, n_pos, n_neg, recall_grid,
-                                 want_ap=want_ap, want_ranked=want_ranked)
-    return None if numbers is None else (numbers, offsets)
 
 
 def _batch(template: Steps, n_pos: np.ndarray, n_neg: np.ndarray, exact: bool) -> Steps:
@@ -1320,7 +1262,24 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     overall = evaluation_from_steps(whole[0], whole[1], ties=ties, n_samples=data.n_samples,
                                     recall_grid=recall_grid, policy=policy)
     n_pos, n_neg = st.n_pos, st.n_neg
-    values, (f1, thr, prec, rec), auc, prg = _slice_numbers(st, m, recall_grid)
+    values = {meth: np.zeros(m) for meth in AP_METHODS}
+    auc, prg = np.full(m, np.nan), np.full(m, np.nan)
+    f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
+    shared = st.grouped is st.steps  # grouped ties: one batch serves every number
+    for sel, first, batch in _buckets(st.steps, m):
+        s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
+        numbers = batch_numbers(s, s if shared else None, recall_grid)
+        for meth in AP_METHODS:
+            values[meth][sel] = numbers.average_precision[meth]  # type: ignore[index]
+        k, f, p, r = numbers.best_f1  # type: ignore[misc]
+        thr[sel] = st.steps.thresholds[first + np.minimum(k % batch.tp.shape[1], batch.lengths - 1)]  # pad: last
+        f1[sel], prec[sel], rec[sel] = f, p, r
+        if shared:
+            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
+    if not shared:
+        for sel, _, batch in _buckets(st.grouped, m):
+            numbers = batch_numbers(None, _batch(batch, n_pos[sel], n_neg[sel], st.exact), recall_grid)
+            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
     no_pos = n_pos == 0
     one_class = no_pos | (n_neg == 0)
     names = codes.names

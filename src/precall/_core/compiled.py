@@ -418,12 +418,10 @@ def _slice_starts(cap):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _close_records(out_s, start, fill, key_mask, steps):  # pragma: no cover - compiled
-    """The slices' records (each slice's from ``start[c]`` to ``fill[c]``) written one slice after
-    another as the rows of ``steps`` (5, at least their number) int64: score key (the record's,
-    ``& key_mask``: int32 records hold 32-bit keys), TP, FP, dTP (its TP less the TP of the slice's
-    step before, 0 for the first) and FP above, the layout the numbers' pass reads
-    (:func:`ragged_numbers`).  Returns each slice's number of steps and their total."""
+def _close_records(out_s, start, fill, dtp):  # pragma: no cover - compiled
+    """The slices' records (each slice's from ``start[c]`` to ``fill[c]``) moved in place to follow
+    one another, and each step's dTP: its TP less the TP of the slice's step before (0 for the
+    first).  Returns each slice's number of steps and their total."""
     m = start.shape[0]
     per_slice = np.empty(m, dtype=np.int64)
     o = 0
@@ -432,17 +430,16 @@ def _close_records(out_s, start, fill, key_mask, steps):  # pragma: no cover - c
         length = fill[c] - s
         per_slice[c] = length
         src = out_s[s:s + length]  # zero-based views: no index checks
-        k, t, f, d, a = (steps[0, o:o + length], steps[1, o:o + length], steps[2, o:o + length],
-                         steps[3, o:o + length], steps[4, o:o + length])
+        dst = out_s[o:o + length]
+        d = dtp[o:o + length]
         prev = np.int64(0)
         for j in range(length):
-            tj = np.int64(src[j, 1])
-            k[j] = np.int64(src[j, 0]) & key_mask
-            t[j] = tj
-            f[j] = src[j, 2]
-            d[j] = tj - prev
-            a[j] = src[j, 3]
-            prev = tj
+            t = np.int64(src[j, 1])
+            if o != s:  # moved towards the start, in increasing order: a row is read before its place is written
+                for q in range(4):
+                    dst[j, q] = src[j, q]
+            d[j] = t - prev
+            prev = t
         o += length
     return per_slice, o
 
@@ -458,7 +455,7 @@ def slice_positives(codes, negative, cap):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, key_mask, steps):  # pragma: no cover - compiled
+def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, dtp):  # pragma: no cover - compiled
     """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
     (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
     may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
@@ -467,17 +464,16 @@ def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, key_mask, steps):
     :func:`_counted_steps` is its twin and the tests' oracle.
 
     ``cap`` (m,): each slice's positive rows (:func:`slice_positives`): the room of its steps,
-    so one pass suffices.  ``out`` (5, at least the positive rows) int64 and ``out_s`` (the
-    positive rows, 4) int32 when the score keys and counts fit 32 bits (else int64; ``key_mask``
-    the bits of a key), allocated by numpy (whose large arrays are backed by huge pages: the steps
-    are written to m places at once, and 4 KB pages made that 3x slower), hold the steps as the
-    pass writes them (a record a step: score key, TP, FP, FP above); ``steps`` (5, the positive
-    rows) int64 the slices' steps once closed up (:func:`_close_records`).
+    so one pass suffices.  ``out`` (5, at least the positive rows) int64, ``out_s`` (the positive
+    rows, 4) int32 when the score keys and counts fit 32 bits (else int64) and ``dtp`` (the
+    positive rows) int64, allocated by numpy (whose large arrays are backed by huge pages: the
+    steps are written to m places at once, and 4 KB pages made that 3x slower), hold the steps
+    (the returned arrays are views of them).
 
-    Returns ``(per_slice, s_steps, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos,
-    n_neg)``: each slice's number of steps, the slices' steps (rows: score key, TP, FP, dTP, FP
-    above; the slices one after another), whether a run of one score in a slice holds both
-    classes; the steps of all rows and whether a run holds both classes; each slice's totals."""
+    Returns ``(per_slice, s_records, s_dtp, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
+    n_pos, n_neg)``: each slice's number of steps, the slices' steps (a record a step: score key,
+    TP, FP, FP above) and their dTP, whether a run of one score in a slice holds both classes;
+    the steps of all rows and whether a run holds both classes; each slice's totals."""
     n = hi.shape[0]
     m = cap.shape[0]
     lmask = (1 << low_bits) - 1
@@ -526,8 +522,8 @@ def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, key_mask, steps):
                     o_mixed = True
             run_pos = 0
             run_neg = 0
-    per_slice, total = _close_records(out_s, start, fill, key_mask, steps)
-    return (per_slice, steps[:, :total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
+    per_slice, total = _close_records(out_s, start, fill, dtp)
+    return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
             out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
 
 
@@ -938,13 +934,13 @@ def untag_floats(key, k, one, sign):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def score_runs_pass(key, payload, cap, out, out_s, key_mask, steps):  # pragma: no cover - compiled
+def score_runs_pass(key, payload, cap, out, out_s, dtp):  # pragma: no cover - compiled
     """One pass over rows sorted by their score keys alone (:func:`radix_sort_carry`: the rows of
     one score in any order), ``payload`` each row's ``slice << 1 | negative``: the same results
     as :func:`score_major_pass` (whose rows are sorted by score, slice and class too).  A slice's
     rows at one score are gathered while the score lasts (the slices touched are listed) and
-    written as that slice's step when the score ends.  ``cap``, ``out``, ``out_s``, ``key_mask`` and
-    ``steps`` as for :func:`score_major_pass`."""
+    written as that slice's step when the score ends.  ``cap``, ``out``, ``out_s`` and ``dtp`` as
+    for :func:`score_major_pass`."""
     n = key.shape[0]
     m = cap.shape[0]
     start = _slice_starts(cap)
@@ -1001,8 +997,8 @@ def score_runs_pass(key, payload, cap, out, out_s, key_mask, steps):  # pragma: 
             run_pos = 0
             run_neg = 0
             run += 1
-    per_slice, total = _close_records(out_s, start, fill, key_mask, steps)
-    return (per_slice, steps[:, :total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
+    per_slice, total = _close_records(out_s, start, fill, dtp)
+    return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
             out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
 
 
@@ -1183,62 +1179,42 @@ def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offse
     of the first ``lengths`` steps, the ratio whose ``np.log1p`` Davis & Goadrich's area takes
     (``conventions.interpolated_areas``; numba's ``log1p`` is not numpy's to the last bit, so numpy
     applies it between the passes), at ``ratio[offsets[i] + j]``."""
-    for i in range(tp.shape[0]):
-        _row_prepass(tp, fp, dtp, fp_prev, i, n_pos, lengths, voc_mode, exact, offsets, ratio, unit, changed)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def ragged_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, exact, offsets, ratio, unit,
-                   changed):  # pragma: no cover - compiled
-    """:func:`numbers_prepass` of a ragged batch laid out flat: row ``i`` is entries ``offsets[i]``
-    to ``offsets[i] + lengths[i]`` of the 1-D arrays ``tp``, ``fp``, ``dtp``, ``fp_prev`` (no
-    padding), its ratios at the same places of ``ratio``."""
-    for i in range(lengths.shape[0]):
-        o, w = offsets[i], lengths[i]
-        _row_prepass(tp[o:o + w].reshape(1, w), fp[o:o + w].reshape(1, w), dtp[o:o + w].reshape(1, w),
-                     fp_prev[o:o + w].reshape(1, w), 0, n_pos[i:i + 1], lengths[i:i + 1], 1, exact,
-                     offsets[i:i + 1], ratio, unit[i:i + 1], changed[i:i + 1])
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _row_prepass(tp, fp, dtp, fp_prev, i, n_pos, lengths, voc_mode, exact, offsets, ratio, unit,
-                 changed):  # pragma: no cover - compiled
-    """:func:`numbers_prepass` of row ``i``."""
-    r = tp.shape[1]
-    p = n_pos[i]
-    length = lengths[i]
-    if not exact:
-        u = np.inf
-        for j in range(r):
-            d = dtp[i, j]
-            if d > 0 and d < u:
-                u = d
-        unit[i] = u if u < np.inf else 1.0
-    if voc_mode != 2:
-        stop = length if voc_mode == 1 else r
-        c = 0
-        if exact and 0 < p < 2.0**52:  # distinct counts below 2**52 have distinct recalls: no division
-            for j in range(stop):
-                c += tp[i, j] != (tp[i, 0] - dtp[i, 0] if j == 0 else tp[i, j - 1])
-        else:
-            for j in range(stop):
-                before = (np.float64(tp[i, 0] - dtp[i, 0]) if j == 0 else np.float64(tp[i, j - 1])) / p
-                if np.float64(tp[i, j]) / p - before != 0:
-                    c += 1
-        changed[i] = c
-    o = offsets[i]
-    out = ratio[o:o + length]  # zero-based views: no index checks
-    tpr, fpr, dtpr, fpa = tp[i, :length], fp[i, :length], dtp[i, :length], fp_prev[i, :length]
-    for j in range(length):
-        if dtpr[j] > 0:
-            d = np.float64(dtpr[j])
-            fa = np.float64(fpa[j])
-            a = np.float64(tpr[j]) - d
-            c = (np.float64(fpr[j]) - fa) / d + 1.0
-            b = a + fa
-            out[j] = d * c / b if b > 0 else 0.0
-        else:
-            out[j] = 0.0
+    m, r = tp.shape
+    for i in range(m):
+        p = n_pos[i]
+        length = lengths[i]
+        if not exact:
+            u = np.inf
+            for j in range(r):
+                d = dtp[i, j]
+                if d > 0 and d < u:
+                    u = d
+            unit[i] = u if u < np.inf else 1.0
+        if voc_mode != 2:
+            stop = length if voc_mode == 1 else r
+            c = 0
+            if exact and 0 < p < 2.0**52:  # distinct counts below 2**52 have distinct recalls: no division
+                for j in range(stop):
+                    c += tp[i, j] != (tp[i, 0] - dtp[i, 0] if j == 0 else tp[i, j - 1])
+            else:
+                for j in range(stop):
+                    before = (np.float64(tp[i, 0] - dtp[i, 0]) if j == 0 else np.float64(tp[i, j - 1])) / p
+                    if np.float64(tp[i, j]) / p - before != 0:
+                        c += 1
+            changed[i] = c
+        o = offsets[i]
+        out = ratio[o:o + length]  # zero-based views: no index checks
+        tpr, fpr, dtpr, fpa = tp[i, :length], fp[i, :length], dtp[i, :length], fp_prev[i, :length]
+        for j in range(length):
+            if dtpr[j] > 0:
+                d = np.float64(dtpr[j])
+                fa = np.float64(fpa[j])
+                a = np.float64(tpr[j]) - d
+                c = (np.float64(fpr[j]) - fa) / d + 1.0
+                b = a + fa
+                out[j] = d * c / b if b > 0 else 0.0
+            else:
+                out[j] = 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -1471,199 +1447,167 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     the steps take each leaf whole; voc2010's recall changes and AUPRG's suffix fill their own
     leaves, last first), the envelopes and grid points read on the way back."""
     m, r = tp.shape
-    scratch = _numbers_scratch(r)
-    for i in range(m):
-        _row_numbers(tp, fp, dtp, fp_prev, i, n_pos, n_neg, lengths, want_ap, dense, exact, voc_mode, int_scale,
-                     reference, grid07, grid101, unit, changed, log_ratio, offsets, want_ranked, roc_ints, sums,
-                     points07, points101, best, roc_int, *scratch)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def ragged_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, exact, reference, grid07, grid101, unit,
-                   changed, log_ratio, offsets, want_ranked, roc_ints, sums, points07, points101, best,
-                   roc_int):  # pragma: no cover - compiled
-    """:func:`batch_numbers` of a ragged batch laid out flat (:func:`ragged_prepass`): row ``i`` is
-    entries ``offsets[i]`` to ``offsets[i] + lengths[i]`` of the 1-D step arrays, no padding to
-    copy; each row as in a ragged batch (voc2010's route 1) of its own width, whose padding is never
-    walked: the same numbers.  ``best`` counts from the row's first step."""
-    m = lengths.shape[0]
-    scratch = _numbers_scratch(max(lengths.max(), 1) if m else 1)
-    for i in range(m):
-        o, w = offsets[i], lengths[i]
-        if w == 0:
-            continue
-        _row_numbers(tp[o:o + w].reshape(1, w), fp[o:o + w].reshape(1, w), dtp[o:o + w].reshape(1, w),
-                     fp_prev[o:o + w].reshape(1, w), 0, n_pos[i:i + 1], n_neg[i:i + 1], lengths[i:i + 1], want_ap,
-                     False, exact, 1, False, reference, grid07, grid101, unit[i:i + 1], changed[i:i + 1], log_ratio,
-                     offsets[i:i + 1], want_ranked, roc_ints, sums[i:i + 1], points07[i:i + 1], points101[i:i + 1],
-                     best[i:i + 1], roc_int[i:i + 1], *scratch)
-
-
-@njit(cache=True, nogil=True)
-def _numbers_scratch(r):  # pragma: no cover - compiled
-    """The buffers of :func:`_row_numbers` for rows of up to ``r`` entries."""
     n_leaves = (r + 1) // 64 + 2
-    return (np.empty((6, n_leaves + 1), dtype=np.int64), np.zeros(6, dtype=np.int64), np.empty((6, n_leaves)),
-            np.zeros(6, dtype=np.int64), np.empty((10, _CHUNK)), np.empty(128), np.empty(128), np.empty(128))
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _row_numbers(tp, fp, dtp, fp_prev, i, n_pos, n_neg, lengths, want_ap, dense, exact, voc_mode, int_scale,
-                 reference, grid07, grid101, unit, changed, log_ratio, offsets, want_ranked, roc_ints, sums, points07,
-                 points101, best, roc_int, starts, cur, leaf_sums, count, terms, buf_voc, buf_prg, voc_terms):  # pragma: no cover - compiled
-    """Row ``i`` of :func:`batch_numbers`."""
-    r = tp.shape[1]
+    starts = np.empty((6, n_leaves + 1), dtype=np.int64)
+    cur = np.zeros(6, dtype=np.int64)
+    leaf_sums = np.empty((6, n_leaves))
+    count = np.zeros(6, dtype=np.int64)
+    terms = np.empty((10, _CHUNK))
+    buf_voc = np.empty(128)
+    buf_prg = np.empty(128)
+    voc_terms = np.empty(128)
     eps = 2.220446049250313e-16  # np.spacing(1)
-    p = n_pos[i]
-    n = n_neg[i]
-    length = lengths[i]
-    voc_stop = length if voc_mode == 1 else r
-    n_leaves_row = _leaf_starts(length, starts[0])  # sums 0, 1, 2 and 4 share the tree of the row's steps
-    if length == 0:
-        for q in (0, 1, 2, 4):
-            leaf_sums[q, 0] = -0.0
-    if want_ap:
-        for q in range(3):
-            count[q] = length
-        if voc_mode == 2:
-            count[3] = r
-        else:
-            last = np.float64(tp[i, r - 1]) / p if r > 0 else 0.0
-            tail = r == 0 or (voc_mode == 1 and length == 0) or last != 1.0
-            count[3] = changed[i] + (1 if tail else 0)
-        _start_sum(3, count[3], starts, cur, leaf_sums)
-        if voc_mode != 2 and count[3] > changed[i]:  # the (1, 0) sentinel's term
-            lo = starts[3, cur[3]]
-            buf_voc[changed[i] - lo] = 0.0
-            if changed[i] == lo:
-                leaf_sums[3, cur[3]] = _leaf(buf_voc, 0, 1)
-                cur[3] -= 1
-    t0 = p * (p / (p + n))
-    k_prg = 0
-    roc_acc = roc_int[i]
-    if want_ranked:
-        k_prg = _count_below(tp[i], length, t0)
-        count[4] = 0 if roc_ints else length
-        if roc_ints:
-            leaf_sums[4, 0] = -0.0  # the sum of no value (roc_int holds the area)
-        count[5] = length - k_prg
-        _start_sum(5, count[5], starts, cur, leaf_sums)
-    ratio_pn = p / n
-    unit_eps = eps if exact else eps * unit[i]
-    o = offsets[i]
-    pos_voc = r - 1 if voc_mode == 2 else changed[i] - 1
-    voc_leaf = cur[3]
-    voc_lo = starts[3, max(voc_leaf, 0)]
-    prg_leaf = cur[5]
-    prg_lo = starts[5, max(prg_leaf, 0)]
-    env = 0.0  # the envelope at the entry after j (0 past the last: grid_precisions' appended zero)
-    env_c = 0.0
-    k07 = grid07.shape[0] - 1
-    k101 = grid101.shape[0] - 1
-    next07 = grid07[k07] if reference else np.float64(k07) * p  # the grid point to pass next
-    next101 = grid101[k101] if reference else np.float64(k101) * p
-    best_value = -np.inf
-    best_k = -1
-    # the padding in blocks, then the leaves of the steps; a ragged batch's padding (its last step again,
-    # no positive gained) changes no number: not walked after a step
-    end = length if voc_mode == 1 and length > 0 else r
-    n_blocks = (end - length + _TERMS - 1) // _TERMS
-    c_lo = r + 1  # the entries whose terms are in ``terms``: c_lo to c_hi
-    for block in range(n_blocks + n_leaves_row - 1, -1, -1):  # last first
-        lo, hi = _block_bounds(block, n_leaves_row, length, r, starts[0])
-        if lo < c_lo:  # the terms of this block and of the blocks before it, up to _CHUNK entries,
-            c_hi = hi  # computed forwards: read backwards a block at a time, the steps defeat
-            first = block  # the prefetcher and the pass takes twice as long
-            while first != n_leaves_row and first > 0:  # a chunk is steps or padding, not both
-                if c_hi - _block_bounds(first - 1, n_leaves_row, length, r, starts[0])[0] > _CHUNK:
-                    break
-                first -= 1
-            c_lo = _block_bounds(first, n_leaves_row, length, r, starts[0])[0]
-            _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, exact, unit_eps, ratio_pn,
-                         log_ratio, want_ap, want_ranked, roc_ints, k_prg, terms)
-            if want_ranked and roc_ints:  # integers: any order gives the same sum (a vector loop)
-                dv, av, fv = dtp[i, c_lo:c_hi], fp_prev[i, c_lo:c_hi], fp[i, c_lo:c_hi]
-                for j in range(c_hi - c_lo):
-                    roc_acc += dv[j] * (av[j] + fv[j])
-        k_b = hi - lo
-        fast = exact and want_ap and block < n_leaves_row and k_b > 0
-        if fast and (k07 >= 0 or k101 >= 0):  # no grid point is passed in the leaf (its lowest recall at lo)
-            v07, v101 = _grid_values(terms, np.uint64(lo - c_lo), tp, i, lo, reference, int_scale)
-            fast = (k07 < 0 or v07 >= next07) and (k101 < 0 or v101 >= next101)
-        if fast and voc_mode != 2:  # every entry a recall change: voc2010's terms fill consecutive places
-            fast = _all_nonzero(terms[6, lo - c_lo:hi - c_lo], k_b)
-        if fast:  # the same steps as the loop below, in passes over the leaf (integer counts)
-            env, env_c, best_value, best_k = _scan_leaf(terms, lo - c_lo, k_b, end - 1 - lo, lo, env, env_c,
-                                                        best_value, best_k, voc_terms)
-            voc_leaf, voc_lo = _fill_leaves(voc_terms, k_b, pos_voc, buf_voc, starts[3], voc_leaf, voc_lo,
-                                            leaf_sums[3])
-            pos_voc -= k_b
-            j_lo, j_hi = max(lo, k_prg), min(hi, length)
-            if want_ranked and j_lo < j_hi:
-                if j_lo == k_prg:
-                    terms[8, np.uint64(k_prg - c_lo)] = _prg_first(tp, fp, dtp, fp_prev, i, k_prg, t0, p, ratio_pn,
-                                                                   terms[8, np.uint64(k_prg - c_lo)])
-                prg_leaf, prg_lo = _fill_leaves(terms[8, j_lo - c_lo:j_hi - c_lo], j_hi - j_lo, j_hi - 1 - k_prg,
-                                                buf_prg, starts[5], prg_leaf, prg_lo, leaf_sums[5])
-        for j in range(hi - 1, lo - 1 if not fast else hi - 1, -1):
-            t = np.uint64(j - c_lo)  # unsigned: no check for a negative index
-            if want_ap:
-                v07, v101 = _grid_values(terms, t, tp, i, j, reference, int_scale)
-                while k07 >= 0 and not v07 >= next07:  # the grid above this recall (NaN: all of it)
-                    points07[i, k07] = env
-                    k07 -= 1
-                    next07 = grid07[max(k07, 0)] if reference else np.float64(k07) * p
-                while k101 >= 0 and not v101 >= next101:
-                    points101[i, k101] = env_c
-                    k101 -= 1
-                    next101 = grid101[max(k101, 0)] if reference else np.float64(k101) * p
-                if j == end - 1:
-                    env = terms[0, t]
-                    env_c = terms[1, t]
-                else:
-                    env = _maximum(env, terms[0, t])
-                    env_c = _maximum(env_c, terms[1, t])
-                value = terms[2, t]
-                if value >= best_value:  # backwards: the first among equals
-                    best_value = value
-                    best_k = j
-                if j < voc_stop:
-                    width = terms[6, t]
-                    if width != 0 or voc_mode == 2:  # compacted, but for a batch of full rows
-                        buf_voc[np.uint64(pos_voc - voc_lo)] = width * env if width != 0 else 0.0
-                        if pos_voc == voc_lo:  # the leaf is complete (positions decrease)
-                            leaf_sums[3, voc_leaf] = _leaf(buf_voc, 0, starts[3, voc_leaf + 1] - voc_lo)
-                            voc_leaf -= 1
-                            voc_lo = starts[3, max(voc_leaf, 0)]
-                        pos_voc -= 1
-            if want_ranked:
-                if k_prg <= j < length:
-                    term = terms[8, t]
-                    if j == k_prg:
-                        term = _prg_first(tp, fp, dtp, fp_prev, i, j, t0, p, ratio_pn, term)
-                    pos = j - k_prg
-                    buf_prg[np.uint64(pos - prg_lo)] = term
-                    if pos == prg_lo:
-                        leaf_sums[5, prg_leaf] = _leaf(buf_prg, 0, starts[5, prg_leaf + 1] - prg_lo)
-                        prg_leaf -= 1
-                        prg_lo = starts[5, max(prg_leaf, 0)]
-        if block < n_leaves_row:  # a leaf of the steps' sums, summed as numpy sums it
-            if want_ap:
-                for q in range(3):
-                    leaf_sums[q, block] = _leaf(terms[3 + q], lo - c_lo, hi - lo)
-            if want_ranked and not roc_ints:
-                leaf_sums[4, block] = _leaf(terms[7], lo - c_lo, hi - lo)
-    if want_ap:
-        while k07 >= 0:
-            points07[i, k07] = env
-            k07 -= 1
-        while k101 >= 0:
-            points101[i, k101] = env_c
-            k101 -= 1
-        best[i] = best_k
-        for q in range(4):
-            sums[i, q] = _tree(leaf_sums[q], count[q])
-    if want_ranked:
-        roc_int[i] = roc_acc
-        for q in range(4, 6):
-            sums[i, q] = _tree(leaf_sums[q], count[q])
+    for i in range(m):
+        p = n_pos[i]
+        n = n_neg[i]
+        length = lengths[i]
+        voc_stop = length if voc_mode == 1 else r
+        n_leaves_row = _leaf_starts(length, starts[0])  # sums 0, 1, 2 and 4 share the tree of the row's steps
+        if length == 0:
+            for q in (0, 1, 2, 4):
+                leaf_sums[q, 0] = -0.0
+        if want_ap:
+            for q in range(3):
+                count[q] = length
+            if voc_mode == 2:
+                count[3] = r
+            else:
+                last = np.float64(tp[i, r - 1]) / p if r > 0 else 0.0
+                tail = r == 0 or (voc_mode == 1 and length == 0) or last != 1.0
+                count[3] = changed[i] + (1 if tail else 0)
+            _start_sum(3, count[3], starts, cur, leaf_sums)
+            if voc_mode != 2 and count[3] > changed[i]:  # the (1, 0) sentinel's term
+                lo = starts[3, cur[3]]
+                buf_voc[changed[i] - lo] = 0.0
+                if changed[i] == lo:
+                    leaf_sums[3, cur[3]] = _leaf(buf_voc, 0, 1)
+                    cur[3] -= 1
+        t0 = p * (p / (p + n))
+        k_prg = 0
+        roc_acc = roc_int[i]
+        if want_ranked:
+            k_prg = _count_below(tp[i], length, t0)
+            count[4] = 0 if roc_ints else length
+            if roc_ints:
+                leaf_sums[4, 0] = -0.0  # the sum of no value (roc_int holds the area)
+            count[5] = length - k_prg
+            _start_sum(5, count[5], starts, cur, leaf_sums)
+        ratio_pn = p / n
+        unit_eps = eps if exact else eps * unit[i]
+        o = offsets[i]
+        pos_voc = r - 1 if voc_mode == 2 else changed[i] - 1
+        voc_leaf = cur[3]
+        voc_lo = starts[3, max(voc_leaf, 0)]
+        prg_leaf = cur[5]
+        prg_lo = starts[5, max(prg_leaf, 0)]
+        env = 0.0  # the envelope at the entry after j (0 past the last: grid_precisions' appended zero)
+        env_c = 0.0
+        k07 = grid07.shape[0] - 1
+        k101 = grid101.shape[0] - 1
+        next07 = grid07[k07] if reference else np.float64(k07) * p  # the grid point to pass next
+        next101 = grid101[k101] if reference else np.float64(k101) * p
+        best_value = -np.inf
+        best_k = -1
+        # the padding in blocks, then the leaves of the steps; a ragged batch's padding (its last step again,
+        # no positive gained) changes no number: not walked after a step
+        end = length if voc_mode == 1 and length > 0 else r
+        n_blocks = (end - length + _TERMS - 1) // _TERMS
+        c_lo = r + 1  # the entries whose terms are in ``terms``: c_lo to c_hi
+        for block in range(n_blocks + n_leaves_row - 1, -1, -1):  # last first
+            lo, hi = _block_bounds(block, n_leaves_row, length, r, starts[0])
+            if lo < c_lo:  # the terms of this block and of the blocks before it, up to _CHUNK entries,
+                c_hi = hi  # computed forwards: read backwards a block at a time, the steps defeat
+                first = block  # the prefetcher and the pass takes twice as long
+                while first != n_leaves_row and first > 0:  # a chunk is steps or padding, not both
+                    if c_hi - _block_bounds(first - 1, n_leaves_row, length, r, starts[0])[0] > _CHUNK:
+                        break
+                    first -= 1
+                c_lo = _block_bounds(first, n_leaves_row, length, r, starts[0])[0]
+                _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, exact, unit_eps, ratio_pn,
+                             log_ratio, want_ap, want_ranked, roc_ints, k_prg, terms)
+                if want_ranked and roc_ints:  # integers: any order gives the same sum (a vector loop)
+                    dv, av, fv = dtp[i, c_lo:c_hi], fp_prev[i, c_lo:c_hi], fp[i, c_lo:c_hi]
+                    for j in range(c_hi - c_lo):
+                        roc_acc += dv[j] * (av[j] + fv[j])
+            k_b = hi - lo
+            fast = exact and want_ap and block < n_leaves_row and k_b > 0
+            if fast and (k07 >= 0 or k101 >= 0):  # no grid point is passed in the leaf (its lowest recall at lo)
+                v07, v101 = _grid_values(terms, np.uint64(lo - c_lo), tp, i, lo, reference, int_scale)
+                fast = (k07 < 0 or v07 >= next07) and (k101 < 0 or v101 >= next101)
+            if fast and voc_mode != 2:  # every entry a recall change: voc2010's terms fill consecutive places
+                fast = _all_nonzero(terms[6, lo - c_lo:hi - c_lo], k_b)
+            if fast:  # the same steps as the loop below, in passes over the leaf (integer counts)
+                env, env_c, best_value, best_k = _scan_leaf(terms, lo - c_lo, k_b, end - 1 - lo, lo, env, env_c,
+                                                            best_value, best_k, voc_terms)
+                voc_leaf, voc_lo = _fill_leaves(voc_terms, k_b, pos_voc, buf_voc, starts[3], voc_leaf, voc_lo,
+                                                leaf_sums[3])
+                pos_voc -= k_b
+                j_lo, j_hi = max(lo, k_prg), min(hi, length)
+                if want_ranked and j_lo < j_hi:
+                    if j_lo == k_prg:
+                        terms[8, np.uint64(k_prg - c_lo)] = _prg_first(tp, fp, dtp, fp_prev, i, k_prg, t0, p, ratio_pn,
+                                                                       terms[8, np.uint64(k_prg - c_lo)])
+                    prg_leaf, prg_lo = _fill_leaves(terms[8, j_lo - c_lo:j_hi - c_lo], j_hi - j_lo, j_hi - 1 - k_prg,
+                                                    buf_prg, starts[5], prg_leaf, prg_lo, leaf_sums[5])
+            for j in range(hi - 1, lo - 1 if not fast else hi - 1, -1):
+                t = np.uint64(j - c_lo)  # unsigned: no check for a negative index
+                if want_ap:
+                    v07, v101 = _grid_values(terms, t, tp, i, j, reference, int_scale)
+                    while k07 >= 0 and not v07 >= next07:  # the grid above this recall (NaN: all of it)
+                        points07[i, k07] = env
+                        k07 -= 1
+                        next07 = grid07[max(k07, 0)] if reference else np.float64(k07) * p
+                    while k101 >= 0 and not v101 >= next101:
+                        points101[i, k101] = env_c
+                        k101 -= 1
+                        next101 = grid101[max(k101, 0)] if reference else np.float64(k101) * p
+                    if j == end - 1:
+                        env = terms[0, t]
+                        env_c = terms[1, t]
+                    else:
+                        env = _maximum(env, terms[0, t])
+                        env_c = _maximum(env_c, terms[1, t])
+                    value = terms[2, t]
+                    if value >= best_value:  # backwards: the first among equals
+                        best_value = value
+                        best_k = j
+                    if j < voc_stop:
+                        width = terms[6, t]
+                        if width != 0 or voc_mode == 2:  # compacted, but for a batch of full rows
+                            buf_voc[np.uint64(pos_voc - voc_lo)] = width * env if width != 0 else 0.0
+                            if pos_voc == voc_lo:  # the leaf is complete (positions decrease)
+                                leaf_sums[3, voc_leaf] = _leaf(buf_voc, 0, starts[3, voc_leaf + 1] - voc_lo)
+                                voc_leaf -= 1
+                                voc_lo = starts[3, max(voc_leaf, 0)]
+                            pos_voc -= 1
+                if want_ranked:
+                    if k_prg <= j < length:
+                        term = terms[8, t]
+                        if j == k_prg:
+                            term = _prg_first(tp, fp, dtp, fp_prev, i, j, t0, p, ratio_pn, term)
+                        pos = j - k_prg
+                        buf_prg[np.uint64(pos - prg_lo)] = term
+                        if pos == prg_lo:
+                            leaf_sums[5, prg_leaf] = _leaf(buf_prg, 0, starts[5, prg_leaf + 1] - prg_lo)
+                            prg_leaf -= 1
+                            prg_lo = starts[5, max(prg_leaf, 0)]
+            if block < n_leaves_row:  # a leaf of the steps' sums, summed as numpy sums it
+                if want_ap:
+                    for q in range(3):
+                        leaf_sums[q, block] = _leaf(terms[3 + q], lo - c_lo, hi - lo)
+                if want_ranked and not roc_ints:
+                    leaf_sums[4, block] = _leaf(terms[7], lo - c_lo, hi - lo)
+        if want_ap:
+            while k07 >= 0:
+                points07[i, k07] = env
+                k07 -= 1
+            while k101 >= 0:
+                points101[i, k101] = env_c
+                k101 -= 1
+            best[i] = best_k
+            for q in range(4):
+                sums[i, q] = _tree(leaf_sums[q], count[q])
+        if want_ranked:
+            roc_int[i] = roc_acc
+            for q in range(4, 6):
+                sums[i, q] = _tree(leaf_sums[q], count[q])

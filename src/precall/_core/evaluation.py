@@ -24,7 +24,7 @@ from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .validate import AP_METHODS
 
 __all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
-           "evaluation_from_steps", "flat_batch_numbers",
+           "evaluation_from_steps",
            "gains", "make_evaluation", "min_average_precisions", "normalized_average_precision",
            "normalized_average_precisions",
            "unit_positives"]
@@ -140,16 +140,9 @@ def best_f1_points(s: Steps, k: np.ndarray | None = None) -> tuple[np.ndarray, n
             f1 = 2.0 * tp / (tp + s.fp + s.n_pos[:, None])
             k = np.argmax(np.where(np.isnan(f1), -np.inf, f1), axis=1)  # padding repeats the last step: never first
         rows = np.arange(m)
-    return _f1_at(s.tp[rows, k], s.fp[rows, k], s.n_pos, found, k)
-
-
-def _f1_at(tp: np.ndarray, fp: np.ndarray, n_pos: np.ndarray, found: np.ndarray, k: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`best_f1_points` from each problem's counts at its best step ``k``."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tk = tp.astype(np.float64)
-        f1k = 2.0 * tk / (tk + fp + n_pos)  # the same operations as the row's: the same bits
-        precision, recall = tk / (tk + fp), tk / n_pos
+        tk, fk = s.tp[rows, k].astype(np.float64), s.fp[rows, k]
+        f1k = 2.0 * tk / (tk + fk + s.n_pos)  # the same operations as the row's: the same bits
+        precision, recall = tk / (tk + fk), tk / s.n_pos
     nan = np.nan
     return (np.where(found, k, -1), np.where(found, f1k, nan), np.where(found, precision, nan),
             np.where(found, recall, nan))
@@ -437,7 +430,12 @@ def _compiled_numbers(fast: Any, s: Steps | None, g: Steps | None, recall_grid: 
     if s is not None:
         sums, points07, points101, k, twice = _compiled_pass(fast, s, True, both, recall_grid)
         n_pos = s.n_pos
-        aps = _pass_aps(sums, points07, points101, n_pos, recall_grid)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            kernels = {"step": sums[:, 0] / n_pos, "voc2007": grid_average(points07, "voc2007", recall_grid),
+                       "voc2010": sums[:, 3], "coco": grid_average(points101, "coco", recall_grid),
+                       "trapezoid": sums[:, 1] / 2.0 / n_pos, "interpolated": sums[:, 2] / n_pos}
+        values = defined_ap(n_pos, np.stack([kernels[m] for m in AP_METHODS]))  # one call for the six
+        aps = dict(zip(AP_METHODS, values))
         best = best_f1_points(s, k) if want_f1 else None
     if g is not None:
         if not both:
@@ -445,66 +443,6 @@ def _compiled_numbers(fast: Any, s: Steps | None, g: Steps | None, recall_grid: 
         auc = roc_auc(g) if twice is None else roc_auc_from_twice(twice, g.n_pos, g.n_neg, g.exact)
         prg = np.where(_prg_defined(g), sums[:, 5] / 2.0 + 0.0, np.nan)
     return BatchNumbers(aps, best, auc, prg)
-
-
-def _pass_aps(sums: np.ndarray, points07: np.ndarray, points101: np.ndarray, n_pos: np.ndarray, recall_grid: str
-              ) -> dict[str, np.ndarray]:
-    """The six APs from the compiled pass's sums and grid points, as :func:`~precall._core.conventions.ap`
-    gives them."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kernels = {"step": sums[:, 0] / n_pos, "voc2007": grid_average(points07, "voc2007", recall_grid),
-                   "voc2010": sums[:, 3], "coco": grid_average(points101, "coco", recall_grid),
-                   "trapezoid": sums[:, 1] / 2.0 / n_pos, "interpolated": sums[:, 2] / n_pos}
-    values = defined_ap(n_pos, np.stack([kernels[m] for m in AP_METHODS]))  # one call for the six
-    return dict(zip(AP_METHODS, values))
-
-
-def flat_batch_numbers(tp: np.ndarray, fp: np.ndarray, dtp: np.ndarray, fp_prev: np.ndarray, offsets: np.ndarray,
-                       lengths: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray, recall_grid: str, *,
-                       want_ap: bool = True, want_ranked: bool = True) -> BatchNumbers | None:
-    """:func:`batch_numbers` of a ragged batch of integer counts laid out flat, by the compiled pass
-    in one call (``compiled.ragged_numbers``): problem ``i`` has the steps ``offsets[i]`` to
-    ``offsets[i] + lengths[i]`` of the 1-D int64 arrays, no padding to copy (``by=``'s slices).  The
-    same numbers as :func:`batch_numbers` of the rows padded into a batch; the best-F1 step counts
-    from the problem's first.  The APs and the best F1 ``want_ap`` (``ties``' steps), ROC-AUC and
-    AUPRG ``want_ranked`` (grouped ties).  None when the compiled kernel does not take them: the
-    caller pads them (the numpy kernels are the oracle)."""
-    n_pos = np.ascontiguousarray(n_pos, dtype=np.float64)
-    n_neg = np.ascontiguousarray(n_neg, dtype=np.float64)
-    fast = backend.compiled(tp.shape[0])
-    if fast is None or any(a.dtype != np.int64 or a.ndim != 1 or not a.flags.c_contiguous
-                           for a in (tp, fp, dtp, fp_prev)) or bool(np.any(2.0 * n_pos * n_neg >= 2.0**62)):
-        return None  # twice_fp_area's integers would overflow int64: numpy counts them in Python integers
-    m = lengths.shape[0]
-    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
-    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    unit, changed = np.ones(m), np.zeros(m, dtype=np.int64)
-    ratio = np.empty(tp.shape[0] if want_ap else 0)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        if want_ap:
-            fast.ragged_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, True, offsets, ratio, unit, changed)
-            np.log1p(ratio, out=ratio)  # numpy's log1p: its bits are not libm's
-    sums = np.zeros((m, 6))
-    points07, points101 = np.zeros((m, VOC07_GRID.size)), np.zeros((m, COCO_GRID.size))
-    best, roc_int = np.full(m, -1, dtype=np.int64), np.zeros(m, dtype=np.int64)
-    fast.ragged_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, True, recall_grid == "reference",
-                        VOC07_GRID, COCO_GRID, unit, changed, ratio, offsets, want_ranked, True, sums, points07,
-                        points101, best, roc_int)
-    aps = f1 = auc = prg = None
-    if want_ap:
-        aps = _pass_aps(sums, points07, points101, n_pos, recall_grid)
-        found = (n_pos > 0) & (lengths > 0) & (best >= 0)
-        if tp.shape[0]:
-            at = np.where(found, offsets + best, 0)
-            tk, fk = tp[at], fp[at]
-        else:
-            tk = fk = np.zeros(m, dtype=np.int64)
-        f1 = _f1_at(tk, fk, n_pos, found, best)
-    if want_ranked:
-        auc = roc_auc_from_twice(roc_int, n_pos, n_neg, True)
-        defined = (n_pos > 0) & (n_neg > 0) & (lengths > 0)
-        prg = np.where(defined, sums[:, 5] / 2.0 + 0.0, np.nan)
-    return BatchNumbers(aps, f1, auc, prg)
 
 
 def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall_grid: str) -> tuple:
