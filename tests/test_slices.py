@@ -382,7 +382,8 @@ def test_slice_codes_equal_the_oracle(first, second, kernel):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 3000), st.sampled_from([0.0, 0.5, 1.0, 7.0, 123.25, 1e6, 2.0**53 + 2, 1 / 3, 1e-300, 2.0**52 + 1, 3e300])),
+@given(st.lists(st.tuples(st.integers(1, 3000), st.sampled_from([0.0, 0.5, 1.0, 7.0, 123.25, 1e6, 2.0**53 + 2, 1 / 3,
+                                                                  1e-300, 2.0**52 + 1, 3e300])),
                 min_size=1, max_size=8),
        st.sampled_from(["group", "stable"]), st.sampled_from(["reference", "exact"]), st.sampled_from(["numpy", "numba"]))
 def test_min_average_precisions_equal_the_public_minimum(pairs, ties, grid, kernel):

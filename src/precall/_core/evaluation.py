@@ -323,6 +323,9 @@ def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndar
     return dict(zip(AP_METHODS, out))
 
 
+_EPS = float(np.spacing(1))  # pycocotools' eps
+
+
 def _one_pair_minimums(p: float, n: float, ties: str, recall_grid: str) -> np.ndarray:
     """:func:`min_average_precisions` of one pair (``n > 0``), one array a convention: each
     kernel's value on the one step (TP, FP) = (P, N) written out (recall 1, the point above it
@@ -348,9 +351,6 @@ def _one_pair_minimums(p: float, n: float, ties: str, recall_grid: str) -> np.nd
     if ties != "group":
         values["trapezoid"] = (worst - p / (p + n) / 2.0) / p
     return np.array([[min(max(values[m], 0.0), 1.0) + 0.0] for m in AP_METHODS])  # defined_ap's clip
-
-
-_EPS = float(np.spacing(1))
 
 
 def make_evaluation(
