@@ -633,6 +633,40 @@ _EXACT_TERMS = 1 << 20
 _HEAD_TERMS = 1000
 
 
+def one_step_averages(n_pos: np.ndarray, n_neg: np.ndarray, grid: str = "reference") -> dict[str, np.ndarray]:
+    """Per (P, N) pair (``N > 0``), the AP by every convention of the one step (TP, FP) = (P, N) of
+    :func:`_one_step` (every negative first, then every positive tied: recall 1 at precision
+    ``P / (P + N)``, the point above it (0, N)), before :func:`defined_ap`'s clip: each kernel's
+    floating-point operations on that step written out, vectorised over the pairs, so the same bits
+    as the kernels without a batch of steps (``tests/test_slices.py`` compares them with
+    :func:`min_average_precision`).  ``step`` is that step's AP too, not Boyd's minimum."""
+    p = np.asarray(n_pos, dtype=np.float64)
+    n = np.asarray(n_neg, dtype=np.float64)
+    whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)  # _one_step's integer counts
+    eps = np.spacing(1)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        x = p / (p + n)  # _precision
+        coco = p / (n + p + np.where(whole, eps, eps * p))  # _coco_precision: eps in units of the step's weight
+        if grid == "exact":  # grid_average: every grid point reached at recall 1
+            voc07 = np.array([math.fsum([v] * 11) / 11.0 for v in x.tolist()])
+        else:  # eleven terms x / 11 added in order from 0, as Detectron adds them (a running sum: in order)
+            terms = np.repeat((x / 11.0)[:, None], VOC07_GRID.size, axis=1)
+            voc07 = np.add.accumulate(terms, axis=1)[:, -1] + 0.0
+        coco_mean = np.empty(p.shape[0])
+        for lo in range(0, p.shape[0], _ROWS):  # np.mean's pairwise sums of the 101 points, a block of rows at once
+            block = np.repeat(coco[lo:lo + _ROWS, None], COCO_GRID.size, axis=1)
+            coco_mean[lo:lo + _ROWS] = np.add.reduce(block, axis=1) / COCO_GRID.size
+        return {
+            "step": p * x / p, "voc2007": voc07, "voc2010": x, "coco": coco_mean,
+            "trapezoid": p * (0.0 + x) / 2.0 / p,  # precision 0 above the step, x at it
+            # Davis & Goadrich with slope 0: P - N log1p(P / N) (``interpolated_areas``: c = 1)
+            "interpolated": (p - n * np.log1p(p * 1.0 / n)) / p,
+        }
+
+
+_ROWS = 1 << 12  # rows of 101 COCO points summed at once (one_step_averages)
+
+
 def _one_step(n_pos: float, n_neg: float) -> Steps:
     """Every negative ranked first, then every positive in one tied run."""
     whole = float(n_neg).is_integer() and float(n_neg) < 2.0**53 and float(n_pos) < 2.0**53

@@ -8,7 +8,6 @@ and the score ranges of :mod:`precall.dask` give the same object.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -16,8 +15,8 @@ import numpy as np
 
 from . import backend
 from .conventions import (
-    COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, precision_of, roc_auc, roc_auc_from_twice,
-    unit_interval, worst_precision_sums,
+    COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, one_step_averages, precision_of, roc_auc,
+    roc_auc_from_twice, unit_interval, worst_precision_sums,
 )
 from .steps import Steps, segment_sums
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
@@ -290,67 +289,29 @@ def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndar
 
     ``step`` (and ``trapezoid`` with stable ties) is Boyd et al.'s worst ranking, a sum over the
     positives (:func:`~precall._core.conventions.worst_precision_sums`); the other conventions'
-    minimum is the AP of one tied run of every positive after the negatives, all of them from one
-    :func:`batch_numbers` on the pairs as a batch of one step each.
+    minimum is the AP of one tied run of every positive after the negatives
+    (:func:`~precall._core.conventions.one_step_averages`, all pairs at once).
     """
-    if n_pos.shape[0] == 1 and usable[0] and n_neg[0] > 0:  # one problem (evaluate): no batch to set up
-        return dict(zip(AP_METHODS, _one_pair_minimums(float(n_pos[0]), float(n_neg[0]), ties, recall_grid)))
+    if n_pos.shape[0] == 1 and usable[0] and n_neg[0] > 0:  # one problem (evaluate): nothing to select
+        return dict(zip(AP_METHODS, _minimums(n_pos, n_neg, ties, recall_grid)))
     out = np.full((len(AP_METHODS), n_pos.shape[0]), np.nan)  # a row a convention, in AP_METHODS' order
     out[:, usable & (n_neg == 0)] = 1.0
     idx = np.flatnonzero(usable & (n_neg > 0))
     if not idx.size:
         return dict(zip(AP_METHODS, out))
-    if idx.size == 1:
-        p, n, inverse = n_pos[idx], n_neg[idx], np.zeros(1, dtype=np.int64)
-    else:
-        pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
-        p, n = pairs[:, 0], pairs[:, 1]
-    values = np.empty((len(AP_METHODS), p.shape[0]))
-    whole = (n == np.round(n)) & (n < 2.0**53) & (p < 2.0**53)
-    for exact in (True, False):  # conventions._one_step: integer counts where they are exact
-        sel = whole if exact else ~whole
-        if sel.any():
-            dtype = np.int64 if exact else np.float64
-            tp, fp = p[sel].astype(dtype)[:, None], n[sel].astype(dtype)[:, None]
-            one = Steps(tp, fp, tp, fp, p[sel], n[sel], None, exact, True, np.ones(int(sel.sum()), dtype=np.int64))
-            aps = batch_numbers(one, None, recall_grid, want_f1=False).average_precision
-            values[:, sel] = [aps[m] for m in AP_METHODS]  # type: ignore[index]
-    worst = worst_precision_sums(p, n)
-    values[AP_METHODS.index("step")] = worst / p
-    if ties != "group":
-        values[AP_METHODS.index("trapezoid")] = (worst - p / (p + n) / 2.0) / p
-    out[:, idx] = values[:, inverse.ravel()]
+    pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
+    out[:, idx] = _minimums(pairs[:, 0], pairs[:, 1], ties, recall_grid)[:, inverse.ravel()]
     return dict(zip(AP_METHODS, out))
 
 
-_EPS = float(np.spacing(1))  # pycocotools' eps
-
-
-def _one_pair_minimums(p: float, n: float, ties: str, recall_grid: str) -> np.ndarray:
-    """:func:`min_average_precisions` of one pair (``n > 0``), one array a convention: each
-    kernel's value on the one step (TP, FP) = (P, N) written out (recall 1, the point above it
-    (0, N)), the same floating-point operations in the same order, without a batch of steps."""
-    whole = n.is_integer() and n < 2.0**53 and p < 2.0**53  # conventions._one_step's integer counts
-    x = p / (p + n)  # the step's precision
-    coco = p / (n + p + (_EPS if whole else _EPS * p))  # _coco_precision: eps in units of the step's weight
-    voc07 = 0.0
-    if recall_grid == "exact":
-        voc07 = math.fsum([x] * 11) / 11.0
-    else:
-        for _ in range(11):  # grid_average: every grid point reached at recall 1
-            voc07 = voc07 + x / 11.0
-    values = {
-        "voc2007": voc07, "voc2010": x,
-        "coco": float(np.add.reduce(np.full((1, COCO_GRID.size), coco), axis=1)[0] / COCO_GRID.size),
-        "trapezoid": p * (0.0 + x) / 2.0 / p,  # precision 0 above the step, x at it
-        # Davis & Goadrich from (0, N) to (P, N): slope 0, so P - N log1p(P / N), numpy's log1p
-        "interpolated": (p - n * float(np.log1p(np.array([p * 1.0 / n]))[0])) / p,
-    }
-    worst = float(worst_precision_sums(np.array([p]), np.array([n]))[0])
+def _minimums(p: np.ndarray, n: np.ndarray, ties: str, recall_grid: str) -> np.ndarray:
+    """(conventions, pairs): :func:`min_average_precisions` of pairs with ``N > 0``."""
+    values = one_step_averages(p, n, recall_grid)
+    worst = worst_precision_sums(p, n)
     values["step"] = worst / p
     if ties != "group":
         values["trapezoid"] = (worst - p / (p + n) / 2.0) / p
-    return np.array([[min(max(values[m], 0.0), 1.0) + 0.0] for m in AP_METHODS])  # defined_ap's clip
+    return unit_interval(np.stack([values[m] for m in AP_METHODS]))  # defined_ap's clip
 
 
 def make_evaluation(
