@@ -589,28 +589,24 @@ def worst_precision_sums(n_pos: np.ndarray, n_neg: np.ndarray) -> np.ndarray:
     ``worst_precision_sums`` when the kernel choice takes it), the others one by one."""
     pf = np.asarray(n_pos, dtype=np.float64)  # compared as floats: a weight sum may pass 2**63
     n = np.asarray(n_neg, dtype=np.float64)
-    if pf.shape[0] == 1 and pf[0] <= _EXACT_TERMS:  # one pair (evaluate): no index arrays
-        fast = backend.compiled(int(pf[0]))
-        if fast is not None:
-            one = np.empty(1)
-            fast.worst_precision_sums(pf.astype(np.int64), n, one)
-            return one
     out = np.empty(pf.shape[0])
-    small = np.flatnonzero(pf <= _EXACT_TERMS)
+    fits = pf <= _EXACT_TERMS
+    every = bool(fits.all())  # the usual case (evaluate, slices): no index arrays
+    small: Any = slice(None) if every else np.flatnonzero(fits)
     p = pf[small].astype(np.int64)
-    fast = backend.compiled(int(p.sum())) if small.size else None
+    fast = backend.compiled(int(p.sum())) if p.size else None
     if fast is not None:  # the same trees of the same terms, no array of them
-        sub = np.empty(small.size)
+        sub = np.empty(p.size)
         fast.worst_precision_sums(p, n[small], sub)
         out[small] = sub
-    elif small.size:
+    elif p.size:
         lengths = p
         starts = np.cumsum(lengths) - lengths
         i = np.arange(1, int(lengths.sum()) + 1, dtype=np.int64) - np.repeat(starts, lengths)
         terms = i.astype(np.float64)
         terms /= terms + np.repeat(n[small], lengths)
         out[small] = segment_sums(terms, starts, lengths)
-    for j in np.flatnonzero(~(pf <= _EXACT_TERMS)).tolist():
+    for j in ([] if every else np.flatnonzero(~fits).tolist()):
         out[j] = _worst_precision_sum(int(pf[j]), float(n[j]))
     return out
 
