@@ -54,62 +54,69 @@ def tag_ints(values, positive, key):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _tagged_part(a, stable, cum_pos, cum_neg, j, mag, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
+    """The steps of label-tagged keys ``a`` in decreasing score order (a part of
+    :func:`tagged_steps`), from ``cum_pos`` / ``cum_neg`` rows above and ``j`` steps written.  A run's
+    step is written whether or not it holds a positive, then kept by moving ``j`` on (one entry
+    past the steps is written: the arrays have room for it); a branch on each row's label costs
+    twice as much.  Returns ``(cum_pos, cum_neg, j)``, ``j`` -1 for stable ties when a score is
+    shared by both classes."""
+    n = a.shape[0]
+    one = np.uint64(1)
+    run_pos = 0
+    run_len = 0
+    for i in range(n):
+        x = a[i]
+        v = x >> one
+        run_pos += np.int64(x & one)
+        run_len += 1
+        if i + 1 < n and a[i + 1] >> one == v:
+            continue  # the run goes on
+        run_neg = run_len - run_pos
+        if stable and run_pos > 0 and (run_neg > 0 or run_pos > 1):
+            if run_neg > 0:
+                return cum_pos, cum_neg, -1
+            for r in range(run_pos):  # stable ties, positives alone: a step a row
+                u = np.uint64(j)
+                mag[u] = v
+                tp[u] = cum_pos + r + 1
+                dtp[u] = 1
+                fp[u] = cum_neg
+                fp_prev[u] = cum_neg
+                j += 1
+        else:
+            u = np.uint64(j)  # unsigned: no check for a negative index
+            mag[u] = v
+            tp[u] = cum_pos + run_pos
+            dtp[u] = run_pos
+            fp[u] = cum_neg + run_neg
+            fp_prev[u] = cum_neg
+            j += 1 if run_pos > 0 else 0
+        cum_pos += run_pos
+        cum_neg += run_neg
+        run_pos = 0
+        run_len = 0
+    return cum_pos, cum_neg, j
+
+
+@njit(cache=True, nogil=True)
 def tagged_steps(key, k, stable, mag, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
     """The steps of label-tagged keys: ``key[:k]`` (non-negative scores) and ``key[k:]``
     (negative scores, by magnitude) each sorted increasingly.
 
     Position ``i`` of the decreasing order is ``key[k - 1 - i]`` for ``i < k``, else
-    ``key[i]``.  Writes, per step, the magnitude bits of its score and its counts.
-    Returns ``(steps, steps_of_non_negative_scores)``, or ``(-1, 0)`` for stable ties
-    when a score is shared by both classes (their input order then matters).
+    ``key[i]``.  Writes, per step, the magnitude bits of its score and its counts (the arrays
+    hold the positives and one entry more).  Returns ``(steps, steps_of_non_negative_scores)``,
+    or ``(-1, 0)`` for stable ties when a score is shared by both classes (their input order
+    then matters).
     """
-    n = key.shape[0]
-    one = np.uint64(1)
-    cum_pos = 0
-    cum_neg = 0
-    j = 0
-    j_front = 0
-    i = 0
-    while i < n:
-        if i == k:
-            j_front = j
-        idx = k - 1 - i if i < k else i
-        v = key[np.uint64(idx)] >> one
-        run_pos = 0
-        run_len = 0
-        while True:
-            run_pos += np.int64(key[np.uint64(idx)] & one)
-            run_len += 1
-            i += 1
-            if i >= n or i == k:
-                break
-            idx = k - 1 - i if i < k else i
-            if key[np.uint64(idx)] >> one != v:
-                break
-        run_neg = run_len - run_pos
-        if run_pos:
-            if not stable:
-                u = np.uint64(j)
-                mag[u] = v
-                tp[u] = cum_pos + run_pos
-                dtp[u] = run_pos
-                fp[u] = cum_neg + run_neg
-                fp_prev[u] = cum_neg
-                j += 1
-            elif run_neg:
-                return -1, 0
-            else:
-                for r in range(run_pos):
-                    mag[j] = v
-                    tp[j] = cum_pos + r + 1
-                    dtp[j] = 1
-                    fp[j] = cum_neg
-                    fp_prev[j] = cum_neg
-                    j += 1
-        cum_pos += run_pos
-        cum_neg += run_neg
-    if k == n:
-        j_front = j
+    cum_pos, cum_neg, j = _tagged_part(key[:k][::-1], stable, 0, 0, 0, mag, tp, dtp, fp, fp_prev)
+    if j < 0:
+        return -1, 0
+    j_front = j
+    cum_pos, cum_neg, j = _tagged_part(key[k:], stable, cum_pos, cum_neg, j, mag, tp, dtp, fp, fp_prev)
+    if j < 0:
+        return -1, 0
     return j, j_front
 
 

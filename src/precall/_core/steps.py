@@ -271,8 +271,8 @@ def tagged_steps(data: BinaryInput, tagged: tuple[np.ndarray, int], ties: Ties, 
     key, k = tagged
     n_pos = int(np.count_nonzero(data.positive))
     n_neg = key.shape[0] - n_pos
-    mag = np.empty(n_pos, dtype=np.uint64)
-    tp, dtp, fp, fp_prev = (np.empty(n_pos, dtype=np.int64) for _ in range(4))
+    mag = np.empty(n_pos + 1, dtype=np.uint64)  # the pass writes one entry ahead
+    tp, dtp, fp, fp_prev = (np.empty(n_pos + 1, dtype=np.int64) for _ in range(4))
     j, j_front = module.tagged_steps(key, k, ties == "stable", mag, tp, dtp, fp, fp_prev)
     if j < 0:
         return None
