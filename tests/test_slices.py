@@ -523,3 +523,40 @@ def test_threshold_table_of_a_slice_whose_weights_are_all_zero():
     for name in ("0", "2"):
         mask = g == int(name)
         assert _same(r[name], precall.threshold_table(y[mask], s[mask], sample_weight=w[mask]))
+
+
+
+@pytest.mark.parametrize("empty", [0, 1, 2])
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+def test_a_slice_whose_weights_are_all_zero_has_no_positive_and_is_not_ranked(empty, kernel):
+    """Such a slice keeps no row, wherever its code falls (first, inside, last: last used to raise
+    IndexError, the others took the totals of the slice before): n_pos 0, undefined, not ranked, as
+    the streamed route gives; every other slice is `evaluate` of its rows."""
+    if kernel == "numba":
+        pytest.importorskip("numba")
+    y = np.array([1, 0, 1, 0, 1, 0, 0, 1])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+    g = np.array([0, 0, 0, 1, 1, 1, 2, 2])
+    w = np.where(g == empty, 0.0, np.array([1.0, 2.0, 1.0, 3.0, 1.0, 1.0, 2.0, 1.0]))
+    precall.set_kernel(kernel)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = precall.evaluate(y, s, sample_weight=w, by=g).to_dict()
+            ap = precall.average_precision(y, s, sample_weight=w, by=g)
+            streamed = precall.SlicedAccumulator().update(y, s, by=g, sample_weight=w).evaluate().to_dict()
+            wants = {c: precall.evaluate(y[g == c], s[g == c], sample_weight=w[g == c]) for c in range(3) if c != empty}
+    finally:
+        precall.set_kernel("auto")
+    rows = {row["slice"]: row for row in got["slices"]}
+    assert rows[str(empty)]["n_pos"] == 0 and rows[str(empty)]["prevalence"] is None
+    assert str(empty) not in got["ranked_worst_first"]
+    assert ap.n_pos[list(ap.names).index(str(empty))] == 0
+    assert [r["slice"] for r in streamed["slices"]] == [r["slice"] for r in got["slices"]]
+    for mine, theirs in zip(got["slices"], streamed["slices"]):
+        for key in ("n_pos", "prevalence", "AP step", "ROC-AUC"):
+            assert _same(mine[key], theirs[key]), (mine["slice"], key)
+    for c, want in wants.items():
+        assert _same(rows[str(c)]["AP step"], want.average_precision["step"])
+        assert _same(rows[str(c)]["ROC-AUC"], want.roc_auc)
+        assert _same(rows[str(c)]["n_pos"], want.n_pos)

@@ -674,11 +674,15 @@ def _permuted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> 
         cum_tp = _segmented_cumsum(wp, starts, sizes)
         cum_fp = _segmented_cumsum(w - wp, starts, sizes)
     del order
-    last = starts + sizes - 1
-    n_pos = cum_tp[last].astype(np.float64)
-    n_neg = cum_fp[last].astype(np.float64)
+    # a slice whose rows all weigh 0 has none left (validation set them aside): totals 0, no start
+    filled = sizes > 0
+    last = starts[filled] + sizes[filled] - 1
+    n_pos = np.zeros(m)
+    n_neg = np.zeros(m)
+    n_pos[filled] = cum_tp[last]
+    n_neg[filled] = cum_fp[last]
     new_slice = np.zeros(n, dtype=bool)
-    new_slice[starts] = True
+    new_slice[starts[filled]] = True
 
     def grouped() -> _Ragged:
         run_start = new_slice.copy()
