@@ -171,6 +171,15 @@ def _gz_corrupt(p):
     p.write_bytes(data[:200] + b"\x00" * 50 + data[250:])
 
 
+def _big_integers(p):
+    """int64 scores beyond 2**53 in row 4 (a float64 cannot hold them: the CLI reads scores as float64)."""
+    y, a = np.array([1, 0, 1, 0, 1]), np.array([0, 1, 2, 2**53 + 5, 4], dtype=np.int64)
+    if p.suffix == ".npz":
+        np.savez(p, y=y, a=a)
+    else:
+        pq.write_table(pa.table({"y": y, "a": a}), p)
+
+
 CASES = [
     # (name, maker, fragments that must all be in the message)
     ("huge.jsonl", _csv('{"y": 1, "a": 0.5}\n{"y": 0, "a": 1' + "0" * 400 + "}\n"), ["line 2", "column 'a'", "finite"]),
@@ -200,6 +209,8 @@ CASES = [
     ("empty.csv", _csv(""), ["empty file"]),
     ("header.csv", _csv("y,a\n"), ["no data rows"]),
     ("negative.csv", _csv("y,a,w\n1,0.5,1\n0,0.1,-1\n"), ["line 3", "column 'w'", "non-negative"]),
+    ("bigint.npz", _big_integers, ["row 4", "column 'a'", "beyond 2**53"]),
+    ("bigint.parquet", _big_integers, ["row 4", "column 'a'", "beyond 2**53"]),
 ]
 
 

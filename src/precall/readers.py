@@ -1446,12 +1446,19 @@ def _row(i: int) -> str:
     return f"row {i + 1}"
 
 
-def _numeric(values: Any, column: str, name: str, what: str) -> np.ndarray:
+def _numeric(values: Any, column: str, name: str, what: str, first_row: int = 0) -> np.ndarray:
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise InputError(f"{name}: column {column!r} must be 1-D; got shape {arr.shape}")
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
         raise InputError(f"{name}: column {column!r}: {what} must be numeric; got dtype {arr.dtype}")
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize >= 8 and arr.shape[0]:
+        # the columns are read as float64: an integer beyond 2**53 would merge with its neighbours
+        big = np.flatnonzero((arr > 2**53) | (arr < -(2**53)) if arr.dtype.kind == "i" else arr > 2**53)
+        if big.shape[0]:
+            raise InputError(f"{name}: {_row(first_row + int(big[0]))}, column {column!r}: {what} {arr[big[0]]} is an integer "
+                             "beyond 2**53, which a float64 cannot hold exactly (neighbouring values would tie); "
+                             "rescale the column (e.g. subtract its minimum) or pass the arrays to the library")
     return arr.astype(np.float64)
 
 
@@ -1472,8 +1479,8 @@ def _from_arrays(
         raise InputError(f"{name}: column {label!r} must be 1-D; got shape {raw_labels.shape}")
     labels = _numpy_labels(raw_labels)
     n = len(raw_labels)
-    columns = [_numeric(get(c, option), c, name, "the score") for c, option in score_columns]
-    w = None if weight is None else _numeric(get(weight, "--weight"), weight, name, "the weight")
+    columns = [_numeric(get(c, option), c, name, "the score", first_row) for c, option in score_columns]
+    w = None if weight is None else _numeric(get(weight, "--weight"), weight, name, "the weight", first_row)
     for c, arr in [*zip([c for c, _ in score_columns], columns), *([(weight, w)] if w is not None else [])]:
         if arr.shape[0] != n:
             raise InputError(f"{name}: column {c!r} has {arr.shape[0]} rows, column {label!r} has {n}")
@@ -1574,8 +1581,8 @@ def _parquet_columns(path: str, pa: Any, get: Callable[[str], Any], columns: lis
                                  f"numeric; got type {col.type}")
             arrays[c] = col.to_numpy(zero_copy_only=False)
     n = len(labels[1])
-    scols = [_numeric(arrays[c], c, path, "the score") for c, _ in score_columns]
-    w = None if weight is None else _numeric(arrays[weight], weight, path, "the weight")
+    scols = [_numeric(arrays[c], c, path, "the score", first_row) for c, _ in score_columns]
+    w = None if weight is None else _numeric(arrays[weight], weight, path, "the weight", first_row)
     scores = np.column_stack(scols) if scols else np.empty((n, 0))
     return _finish(path, labels, scores, w, label=label, score_columns=score_columns, weight=weight,
                    classes=classes, where=lambda i: _row(first_row + i), whole=False, by=groups)
