@@ -164,3 +164,20 @@ def test_visible_covers_every_control_and_format_character():
     assert not missed, missed[:20]
     assert visible("Ünïcödé 名前 😀 a-b_c.d") == "Ünïcödé 名前 😀 a-b_c.d"  # the rest is left alone
     assert visible(visible(HOSTILE["esc"] + HOSTILE["rlo"])) == visible(HOSTILE["esc"] + HOSTILE["rlo"])
+
+
+def test_the_reading_progress_line_is_cleared_without_a_visible_carriage_return(monkeypatch):
+    """The CLI's stderr shows control characters visibly but for a write's leading carriage return;
+    the progress line's clearing must not leave a shown U+240D before the first line of output."""
+    import io
+
+    from precall.cli.main import _Shown
+    from precall.readers import _Progress
+
+    sink = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", _Shown(sink))
+    progress = _Progress("data.csv", 100 << 20, enabled=True)
+    progress.update(50 << 20)
+    progress.close()
+    text = sink.getvalue()
+    assert "\u240d" not in text and text.endswith("\r") and "data.csv:  50%" in text

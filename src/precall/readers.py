@@ -140,7 +140,8 @@ class _Progress:
 
     def close(self) -> None:
         if self.shown:
-            sys.stderr.write("\r" + " " * (len(self.name) + 30) + "\r")
+            sys.stderr.write("\r" + " " * (len(self.name) + 30))
+            sys.stderr.write("\r")  # a write of its own: the CLI's stderr keeps only a leading carriage return
             sys.stderr.flush()
 
 
