@@ -181,3 +181,18 @@ def test_the_reading_progress_line_is_cleared_without_a_visible_carriage_return(
     progress.close()
     text = sink.getvalue()
     assert "\u240d" not in text and text.endswith("\r") and "data.csv:  50%" in text
+
+
+def test_the_numba_kernel_asked_for_without_numba_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    """PRECALL_KERNEL=numba where numba cannot be loaded: the message naming the extra, no traceback."""
+    from precall._core import backend
+    from precall.cli.main import main
+
+    path = tmp_path / "ok.csv"
+    path.write_text("y,p\n" + "".join(f"{i % 2},{i / 10}\n" for i in range(10)))
+    monkeypatch.setattr(backend, "_module", [None])  # as if `from . import compiled` had failed
+    monkeypatch.setitem(backend._state, "kernel", "numba")  # what PRECALL_KERNEL=numba sets at import
+    code = main(["evaluate", str(path), "--label", "y", "--score", "p"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "precall[fast]" in err

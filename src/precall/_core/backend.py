@@ -91,6 +91,10 @@ def last_kernel() -> str:
     return _state["last"]
 
 
+class KernelUnavailable(ImportError):
+    """The kernel asked for (``"numba"``) cannot be loaded: numba is missing or broken."""
+
+
 def _load() -> ModuleType | None:
     if not _module:
         try:
@@ -112,7 +116,7 @@ def compiled(n: int) -> ModuleType | None:
         return None
     module = _load()
     if module is None and choice == "numba":
-        raise ImportError(
+        raise KernelUnavailable(
             "`kernel='numba'` needs numba: pip install 'precall[fast]' (or set_kernel('auto') / PRECALL_KERNEL=auto "
             "to use numpy when it is missing)"
         )

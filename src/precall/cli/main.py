@@ -19,6 +19,7 @@ import sys
 from typing import Any, Sequence
 
 import precall
+from precall._core.backend import KernelUnavailable
 from precall._core.text import visible
 from precall.readers import InputError
 
@@ -105,7 +106,7 @@ def _main(argv: Sequence[str] | None) -> int:
         code = int(args.func(args))
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
         return code
-    except (CliError, InputError) as exc:
+    except (CliError, InputError, KernelUnavailable) as exc:
         print(f"{PROG}: error: {visible(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
