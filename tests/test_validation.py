@@ -394,3 +394,13 @@ def test_table_methods_on_undefined():
     assert t.roc_auc(on_undefined=0.5) == 0.5
     with pytest.raises(ValueError):
         t.roc_auc(on_undefined="raise")
+
+
+@pytest.mark.parametrize("fn", [precall.average_precision, precall.roc_auc, precall.evaluate])
+def test_weights_whose_total_overflows_are_refused(fn):
+    """Finite weights that add up past the largest float64 made every cumulative sum infinite and
+    the metrics NaN; they are refused with the remedy, and one tenth of them is accepted."""
+    y, s = [0, 1, 1, 0], [0.1, 0.2, 0.3, 0.4]
+    with pytest.raises(ValueError, match="finite total"):
+        fn(y, s, sample_weight=[1e308] * 4)
+    fn(y, s, sample_weight=[1e307] * 4)

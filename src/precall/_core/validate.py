@@ -184,6 +184,13 @@ def _check_weight(sample_weight: Any, n: int, *, require_positive: bool = True) 
         )
     if require_positive and not (w > 0).any():
         raise ValueError("`sample_weight` must have at least one positive weight; got all zeros")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(w))
+    if not np.isfinite(total):
+        raise ValueError(
+            "`sample_weight` must have a finite total; the weights add up to more than the largest float64 "
+            f"(the largest is {w.max().item()!r}): divide them all by one number (every metric is the same)"
+        )
     return w
 
 
