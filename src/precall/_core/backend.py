@@ -10,8 +10,10 @@ environment variable ``PRECALL_KERNEL`` read at import:
   loaded it in this process (those costs are paid; the compiled passes are then faster
   from 30 rows up); numpy otherwise;
 * ``"numpy"``: numpy only;
-* ``"numba"``: the compiled pass at every size (an ``ImportError`` naming the
-  extra when numba is missing).
+* ``"numba"``: the compiled pass at every size (:class:`KernelUnavailable`, an
+  ``ImportError`` naming the extra, when numba is missing), where one exists: unweighted
+  input with a ``-0.0`` score, or with 64-bit integer scores, takes numpy's sort
+  (the same numbers), and :func:`last_kernel` then says ``"numpy"``.
 
 :func:`last_kernel` says which one ran last.
 """
@@ -51,7 +53,8 @@ def set_kernel(name: str) -> str:
         compiled pass (numba, ``pip install 'precall[fast]'``) for inputs of at least
         ``MIN_COMPILED`` samples when numba is installed, and for every input once it has
         been loaded in this process; else numpy; ``"numpy"``: numpy only; ``"numba"``: the
-        compiled pass at every size (``ImportError`` without numba).
+        compiled pass at every size where one exists (see the module's notes; ``ImportError``
+        without numba).
 
     Returns
     -------
