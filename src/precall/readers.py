@@ -1457,7 +1457,8 @@ def _numeric(values: Any, column: str, name: str, what: str, first_row: int = 0)
         # the columns are read as float64: an integer beyond 2**53 would merge with its neighbours
         big = np.flatnonzero((arr > 2**53) | (arr < -(2**53)) if arr.dtype.kind == "i" else arr > 2**53)
         if big.shape[0]:
-            raise InputError(f"{name}: {_row(first_row + int(big[0]))}, column {column!r}: {what} {arr[big[0]]} is an integer "
+            at = int(big[0])
+            raise InputError(f"{name}: {_row(first_row + at)}, column {column!r}: {what} {arr[at]} is an integer "
                              "beyond 2**53, which a float64 cannot hold exactly (neighbouring values would tie); "
                              "rescale the column (e.g. subtract its minimum) or pass the arrays to the library")
     return arr.astype(np.float64)
