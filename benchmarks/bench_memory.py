@@ -1,13 +1,14 @@
 """Peak memory of ``precall evaluate FILE --label y --score p`` against the bytes of its columns.
 
 Writes, in chunks (so that writing needs little memory whatever ``--rows``), a Parquet file
-and a CSV file of ``--rows`` rows: a binary label ``y`` (20% positives; as integers 0/1, or
-as the texts "yes"/"no" with ``--labels text``) and a float64 score ``p`` (every digit: the
-CSV is about 25 bytes a row).  Each case runs in a fresh subprocess, which reports its own
-high-water mark of resident memory (``VmHWM`` of ``/proc/self/status``).
+and a CSV file of ``--rows`` rows: a binary label ``y`` (20% positives, or ``--positives``; as
+integers 0/1, or as the texts "yes"/"no" with ``--labels text``) and a float64 score ``p``
+(every digit: the CSV is about 25 bytes a row; ``--scores float32``: a float32 column in the
+Parquet file, none in the CSV, which is text).  Each case runs in a fresh subprocess, which
+reports its own high-water mark of resident memory (``VmHWM`` of ``/proc/self/status``).
 
 The columns' bytes, the unit of the ratio: the score column as an array of its stored dtype
-(8 bytes a row for float64) plus the labels as the smallest integer codes (1 byte a row for
+(8 bytes a row for float64, 4 for float32) plus the labels as the smallest integer codes (1 byte a row for
 two labels): 9 bytes a row (the last column: per 16 bytes a row, int64 labels and float64
 scores, the arithmetic of issue 27's "160 MB" at 1e7 rows).  ``baseline`` is the peak of the same
 command on a file of 1,000 rows of the same format and labels, with the same kernel (the compiled
@@ -18,6 +19,7 @@ imports ``precall.cli`` and pyarrow's reader modules below the table).  Run from
 
     python benchmarks/bench_memory.py                       # 1e7 rows, int and text labels
     python benchmarks/bench_memory.py --rows 1e8 --labels int --dir /big/tmp
+    python benchmarks/bench_memory.py --scores float64 float32 --positives 0.01 0.2 0.5
 """
 
 from __future__ import annotations
@@ -53,17 +55,18 @@ BASELINE_COMPILED = BASELINE.replace(PEAK, COMPILED + PEAK)
 CHUNK = 1 << 20
 
 
-def write_files(directory: str, rows: int, labels: str, seed: int = 0, formats: tuple[str, ...] = ("parquet", "csv")
-                ) -> dict[str, str]:
-    """The data files (by format) of ``rows`` rows, written chunk by chunk."""
+def write_files(directory: str, rows: int, labels: str, seed: int = 0, formats: tuple[str, ...] = ("parquet", "csv"),
+                scores: str = "float64", positives: float = 0.2) -> dict[str, str]:
+    """The data files (by format) of ``rows`` rows, written chunk by chunk (``scores``: the Parquet
+    score column's dtype; CSV is text, read as float64)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
     y_type = pa.string() if labels == "text" else pa.int64()
-    schema = pa.schema([("y", y_type), ("p", pa.float64())])
-    paths = {f: os.path.join(directory, f"memory_{labels}_{rows}.{f}") for f in formats}
+    schema = pa.schema([("y", y_type), ("p", pa.from_numpy_dtype(np.dtype(scores)))])
+    paths = {f: os.path.join(directory, f"memory_{labels}_{scores}_{positives}_{rows}.{f}") for f in formats}
     writers = []
     if "parquet" in paths:
         writers.append(pq.ParquetWriter(paths["parquet"], schema))
@@ -71,8 +74,8 @@ def write_files(directory: str, rows: int, labels: str, seed: int = 0, formats: 
         writers.append(pcsv.CSVWriter(paths["csv"], schema, write_options=pcsv.WriteOptions(quoting_style="none")))
     for start in range(0, rows, CHUNK):
         k = min(CHUNK, rows - start)
-        positive = rng.random(k) < 0.2
-        p = rng.random(k) * 0.7 + 0.3 * positive
+        positive = rng.random(k) < positives
+        p = (rng.random(k) * 0.7 + 0.3 * positive).astype(scores)
         y = np.where(positive, "yes", "no") if labels == "text" else positive.astype(np.int64)
         batch = pa.table({"y": pa.array(y, type=y_type), "p": pa.array(p)}, schema=schema)
         for w in writers:
@@ -111,6 +114,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rows", type=float, nargs="+", default=[1e7])
     parser.add_argument("--labels", choices=("int", "text"), nargs="+", default=["int", "text"])
     parser.add_argument("--formats", choices=("parquet", "csv"), nargs="+", default=["parquet", "csv"])
+    parser.add_argument("--scores", choices=("float64", "float32"), nargs="+", default=["float64"],
+                        help="the Parquet score column's dtype (CSV: float64 only)")
+    parser.add_argument("--positives", type=float, nargs="+", default=[0.2], help="fractions of positive rows")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each case (the largest peak is kept)")
     parser.add_argument("--dir", help="where to write the files (default: a temporary folder); they are deleted")
     parser.add_argument("--output", help="also write the markdown table to this file")
@@ -118,31 +124,34 @@ def main(argv: list[str] | None = None) -> None:
     imports = {big: max(peak_rss(BASELINE_COMPILED if big else BASELINE, []) for _ in range(3)) for big in (False, True)}
     lines = [
         "`precall evaluate FILE --label y --score p`, peak RSS of a fresh process; column bytes = scores "
-        "(float64, 8 B/row) + labels as uint8 codes (1 B/row); baseline = the same command on 1,000 rows; "
+        "(float64 8 B/row, float32 4) + labels as uint8 codes (1 B/row); baseline = the same command on 1,000 rows; "
         "ratio = (peak - baseline) / column bytes",
         "",
-        "| rows | format | labels | file MB | column MB | peak RSS MB | baseline MB | peak - baseline MB | ratio "
-        "| ratio to 16 B/row |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| rows | format | labels | scores | positives | file MB | column MB | peak RSS MB | baseline MB "
+        "| peak - baseline MB | ratio | ratio to 16 B/row |",
+        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for rows in (int(r) for r in args.rows):
+    cases = [(int(r), labels, dtype, positives) for r in args.rows for labels in args.labels for dtype in args.scores
+             for positives in args.positives]
+    for rows, labels, dtype, positives in cases:
         kernel = "numba" if rows >= MIN_COMPILED and imports[True] > imports[False] else None
-        for labels in args.labels:
-            with tempfile.TemporaryDirectory(dir=args.dir) as directory:
-                small = write_files(directory, 1000, labels, formats=tuple(args.formats))
-                paths = write_files(directory, rows, labels, formats=tuple(args.formats))
-                for fmt in args.formats:
-                    command = ["--label", "y", "--score", "p"] + (["--pos-label", "yes"] if labels == "text" else [])
-                    baseline = max(peak_rss(CLI, ["evaluate", small[fmt], *command], kernel)
-                                   for _ in range(max(args.repeats, 3)))
-                    path = paths[fmt]
-                    peak = max(peak_rss(CLI, ["evaluate", path, *command]) for _ in range(args.repeats))
-                    column = 9 * rows
-                    lines.append(f"| {rows:.0e} | {fmt} | {labels} | {os.path.getsize(path) / 1e6:,.0f} | "
-                                 f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {baseline / 1e6:,.0f} | "
-                                 f"{(peak - baseline) / 1e6:,.0f} | {(peak - baseline) / column:.2f} | "
-                                 f"{(peak - baseline) / (16 * rows):.2f} |")
-                    print(lines[-1], flush=True)
+        formats = tuple(f for f in args.formats if f == "parquet" or dtype == "float64")  # CSV: text, float64
+        with tempfile.TemporaryDirectory(dir=args.dir) as directory:
+            small = write_files(directory, 1000, labels, formats=formats, scores=dtype, positives=positives)
+            paths = write_files(directory, rows, labels, formats=formats, scores=dtype, positives=positives)
+            for fmt in formats:
+                command = ["--label", "y", "--score", "p"] + (["--pos-label", "yes"] if labels == "text" else [])
+                baseline = max(peak_rss(CLI, ["evaluate", small[fmt], *command], kernel)
+                               for _ in range(max(args.repeats, 3)))
+                path = paths[fmt]
+                peak = max(peak_rss(CLI, ["evaluate", path, *command]) for _ in range(args.repeats))
+                column = (np.dtype(dtype if fmt == "parquet" else "float64").itemsize + 1) * rows
+                lines.append(f"| {rows:.0e} | {fmt} | {labels} | {dtype if fmt == 'parquet' else 'text'} | "
+                             f"{positives:.0%} | {os.path.getsize(path) / 1e6:,.0f} | "
+                             f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {baseline / 1e6:,.0f} | "
+                             f"{(peak - baseline) / 1e6:,.0f} | {(peak - baseline) / column:.2f} | "
+                             f"{(peak - baseline) / (16 * rows):.2f} |")
+                print(lines[-1], flush=True)
     lines += ["", f"a process that imports precall.cli and pyarrow's reader modules: {imports[False] / 1e6:.0f} MB; "
               f"with the compiled kernel loaded: {imports[True] / 1e6:.0f} MB (the 1,000-row baseline also holds "
               f"the modules the command imports and the machine code of every compiled function it runs)",

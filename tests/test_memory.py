@@ -29,6 +29,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 ROWS = 1_000_000
 BOUND = 7.5  # peak / column bytes
+BOUND32 = 5.0  # a float32 score column: peak / its own column bytes (4 + 1 a row)
 
 CHILD = """
 import io, json, sys, contextlib, tracemalloc
@@ -49,23 +50,22 @@ print(json.dumps({"code": code, "traced": traced, "arrow": pa.default_memory_poo
 """
 
 
-def _write(path: str, rows: int, text: bool, seed: int) -> None:
+def _write(path: str, rows: int, text: bool, seed: int, dtype: str = "float64") -> None:
     rng = np.random.default_rng(seed)
     positive = rng.random(rows) < 0.2
     y = pa.array(np.where(positive, "yes", "no")) if text else pa.array(positive.astype(np.int64))
-    table = pa.table({"y": y, "p": pa.array(rng.random(rows) * 0.7 + 0.3 * positive)})
+    table = pa.table({"y": y, "p": pa.array((rng.random(rows) * 0.7 + 0.3 * positive).astype(dtype))})
     if path.endswith(".csv"):
         pcsv.write_csv(table, path, write_options=pcsv.WriteOptions(quoting_style="none"))
     else:
         pq.write_table(table, path)
 
 
-@pytest.mark.parametrize("fmt", ["parquet", "csv"])
-@pytest.mark.parametrize("text", [False, True], ids=["int labels", "text labels"])
-def test_evaluate_peak_is_a_few_times_the_columns(tmp_path, fmt, text):
+def _peak(tmp_path, fmt: str, text: bool, dtype: str = "float64") -> tuple[int, int]:
+    """The measured peak (bytes) of ``precall evaluate`` on a file of ``ROWS`` rows, and its columns' bytes."""
     small, big = str(tmp_path / f"small.{fmt}"), str(tmp_path / f"big.{fmt}")
-    _write(small, 100, text, 1)
-    _write(big, ROWS, text, 2)
+    _write(small, 100, text, 1, dtype)
+    _write(big, ROWS, text, 2, dtype)
     src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run([sys.executable, "-c", CHILD, small, big, *(["--pos-label", "yes"] if text else [])],
@@ -73,6 +73,19 @@ def test_evaluate_peak_is_a_few_times_the_columns(tmp_path, fmt, text):
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["code"] == 0
-    columns = ROWS * (8 + 1)  # float64 scores, uint8 label codes
-    peak = got["traced"] + got["arrow"]
+    return got["traced"] + got["arrow"], ROWS * (np.dtype(dtype).itemsize + 1)  # scores, uint8 label codes
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize("text", [False, True], ids=["int labels", "text labels"])
+def test_evaluate_peak_is_a_few_times_the_columns(tmp_path, fmt, text):
+    peak, columns = _peak(tmp_path, fmt, text)
     assert peak <= BOUND * columns, f"peak {peak / 1e6:.1f} MB = {peak / columns:.2f}x the columns' {columns / 1e6:.1f} MB"
+
+
+def test_a_float32_score_column_is_held_in_its_own_four_bytes(tmp_path):
+    """A float32 Parquet column stays float32 (4 bytes a row, not widened to float64, not copied for
+    the nearest scores around the best F1's threshold): its peak against its own columns' bytes is
+    bounded as the float64 file's is.  Measured when set: 4.63x; before, 5.59x."""
+    peak, columns = _peak(tmp_path, "parquet", True, "float32")
+    assert peak <= BOUND32 * columns, f"peak {peak / 1e6:.1f} MB = {peak / columns:.2f}x the columns' {columns / 1e6:.1f} MB"

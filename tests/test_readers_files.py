@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+import precall
 import precall.readers as readers
 from precall.cli import main
 from precall.readers import InputError, iter_file, read_file
@@ -707,3 +708,34 @@ def test_a_bad_line_after_many_blocks_is_found_before_the_parser_sees_it(tmp_pat
             assert proc.returncode == 0 and json.loads(proc.stdout)["input"]["n_rows"] == 500_000, proc.stderr
         else:
             assert proc.returncode == 2 and expected in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".npz"])
+def test_a_float32_score_column_stays_float32_and_gives_the_float64_numbers(tmp_path, capsys, suffix):
+    """Score columns of at most 32-bit floats are held as float32 (4 bytes a row; float16 widened
+    exactly), others as float64; with several columns, one dtype for all.  The numbers are those of
+    the same values as float64, in the library and on the command line, whole and ``--stream``."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    p32 = np.round(rng.random(n), 2).astype(np.float32)  # ties
+    arrays = {"y": y, "p": p32, "h": p32.astype(np.float16), "i": rng.integers(-5, 5, n).astype(np.int32),
+              "d": p32.astype(np.float64)}
+    path = str(tmp_path / f"f32{suffix}")
+    if suffix == ".npz":
+        np.savez(path, **arrays)
+    else:
+        pq.write_table(pa.table(arrays), path)
+    for column, dtype in [("p", np.float32), ("h", np.float32), ("i", np.float64), ("d", np.float64)]:
+        got = read_file(path, label="y", score_columns=[(column, "--score")]).scores
+        assert got.dtype == dtype and got.shape == (n,)
+        np.testing.assert_array_equal(got, arrays[column].astype(np.float64))
+    assert read_file(path, label="y", score_columns=[("p", "--score"), ("h", "--score")]).scores.dtype == np.float32
+    assert read_file(path, label="y", score_columns=[("p", "--score"), ("d", "--score")]).scores.dtype == np.float64
+    want = precall.evaluate(y, p32.astype(np.float64))
+    for extra in ([], ["--stream"]):
+        assert main(["evaluate", path, "--label", "y", "--score", "p", "--json", *extra]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert got["average_precision"] == want.average_precision, extra
+        assert (got["roc_auc"], got["best_f1"]["threshold"]) == (want.roc_auc, want.best_f1.threshold)
+

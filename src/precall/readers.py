@@ -1461,7 +1461,22 @@ def _numeric(values: Any, column: str, name: str, what: str, first_row: int = 0)
             raise InputError(f"{name}: {_row(first_row + at)}, column {column!r}: {what} {arr[at]} is an integer "
                              "beyond 2**53, which a float64 cannot hold exactly (neighbouring values would tie); "
                              "rescale the column (e.g. subtract its minimum) or pass the arrays to the library")
-    return arr.astype(np.float64)
+    return arr.astype(_score_dtype(arr.dtype) if what == "the score" else np.float64)
+
+
+def _score_dtype(dtype: np.dtype) -> type:
+    """The dtype a numeric score column is held in: float32 for floats of at most 32 bits (a float32
+    column keeps its 4 bytes a row; the order and every number are those of its float64 values),
+    else float64."""
+    return np.float32 if dtype.kind == "f" and dtype.itemsize <= 4 else np.float64
+
+
+def _stacked(columns: list[np.ndarray], n: int) -> np.ndarray:
+    """The score columns as one (n, k) array: one column as a view of itself (no copy); several in
+    one dtype (float64 unless all are float32)."""
+    if len(columns) == 1:
+        return columns[0][:, None]
+    return np.column_stack(columns) if columns else np.empty((n, 0))
 
 
 def _numpy_labels(raw: np.ndarray, text: Callable[[Any], str] = label_text) -> tuple[list[str], np.ndarray]:
@@ -1486,7 +1501,7 @@ def _from_arrays(
     for c, arr in [*zip([c for c, _ in score_columns], columns), *([(weight, w)] if w is not None else [])]:
         if arr.shape[0] != n:
             raise InputError(f"{name}: column {c!r} has {arr.shape[0]} rows, column {label!r} has {n}")
-    scores = np.column_stack(columns) if columns else np.empty((n, 0))
+    scores = _stacked(columns, n)
     groups = []
     for c in by:
         raw = np.asarray(get(c, "--by"))
@@ -1585,7 +1600,7 @@ def _parquet_columns(path: str, pa: Any, get: Callable[[str], Any], columns: lis
     n = len(labels[1])
     scols = [_numeric(arrays[c], c, path, "the score", first_row) for c, _ in score_columns]
     w = None if weight is None else _numeric(arrays[weight], weight, path, "the weight", first_row)
-    scores = np.column_stack(scols) if scols else np.empty((n, 0))
+    scores = _stacked(scols, n)
     return _finish(path, labels, scores, w, label=label, score_columns=score_columns, weight=weight,
                    classes=classes, where=lambda i: _row(first_row + i), whole=False, by=groups)
 

@@ -50,15 +50,16 @@ def score_neighbours(scores: np.ndarray, weights: np.ndarray | None,
                      thresholds: Iterable[float]) -> dict[float, tuple[float, ...]]:
     """For each threshold, the nearest distinct scores below and above it (rows of positive
     weight), so that it can be printed with the digits that tell it from them."""
-    s = np.asarray(scores, dtype=float).ravel()
-    if weights is not None:
-        s = s[np.asarray(weights) > 0]
+    s = np.asarray(scores).ravel()
+    w = None if weights is None else np.asarray(weights).ravel()
     out = {}
     for t in thresholds:  # block by block: no boolean or copy of every row (the scores are finite)
         t = float(t)
         below, above = -np.inf, np.inf
         for start in range(0, s.size, _BLOCK):
-            block = s[start:start + _BLOCK]
+            block = s[start:start + _BLOCK].astype(np.float64, copy=False)  # float32 scores: compared exactly
+            if w is not None:
+                block = block[w[start:start + _BLOCK] > 0]
             below = max(below, float(np.max(block, where=block < t, initial=-np.inf)))
             above = min(above, float(np.min(block, where=block > t, initial=np.inf)))
         out[t] = tuple(x for x in (below, above) if np.isfinite(x))
