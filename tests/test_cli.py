@@ -865,16 +865,32 @@ def test_stream_with_a_pos_label_absent_from_the_first_chunk(tmp_path, capsys):
     assert "--pos-label '7' does not occur" in capsys.readouterr().err
 
 
-def test_ci_on_a_file_without_positives_says_why(tmp_path, capsys):
-    """The point estimates are printed (AP 0 by policy, with its warning); the intervals are
-    refused in one line that names the file and the reason, exit 2."""
-    path = tmp_path / "neg.csv"
-    path.write_text("y,s\n0,0.1\n0,0.2\n0,0.3\n")
-    code = main(["evaluate", str(path), "--label", "y", "--score", "s", "--ci"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2
-    assert err[-1].startswith(f"precall: error: {path}: ") and "undefined on the input" in err[-1]
-    assert "no positive" in err[-1]
+ONE_CLASS = {"no positive": (["0,0.1,1", "0,0.2,2", "0,0.3,1"], ["average precision", "ROC-AUC"]),
+             "no negative": (["1,0.1,1", "1,0.2,2", "1,0.3,1"], ["ROC-AUC"]),
+             "a negative of weight 0": (["1,0.1,1", "1,0.2,2", "1,0.3,1", "0,0.4,0"], ["ROC-AUC"])}
+
+
+@pytest.mark.parametrize("case, weighted", [(c, w) for c in ONE_CLASS for w in (False, True)
+                                            if w or c != "a negative of weight 0"])
+def test_ci_on_one_class_follows_the_undefined_policy(tmp_path, capsys, case, weighted):
+    """``--ci`` on data of one class: the point estimates by the undefined policy, and the interval of
+    each metric undefined there NaN with one warning naming it (the others computed), exit 0, whether
+    ROC-AUC's interval is DeLong's or (weighted) the bootstrap's; ``--on-undefined raise``: exit 2."""
+    rows, undefined = ONE_CLASS[case]
+    path = tmp_path / "one.csv"
+    path.write_text("y,s,w\n" + "\n".join(rows) + "\n")
+    args = ["evaluate", str(path), "--label", "y", "--score", "s", "--ci", "--json",
+            *(["--weight", "w"] if weighted else [])]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    got = json.loads(captured.out)["intervals"]
+    for name in ("average precision", "ROC-AUC"):
+        shown = [got["roc_auc"]] if name == "ROC-AUC" else list(got["average_precision"].values())
+        for interval in shown:
+            assert (interval["low"] is None) == (name in undefined), (name, interval)
+        assert (f"{name} is undefined on the data" in captured.err) == (name in undefined)
+    assert main(args + ["--on-undefined", "raise"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"precall: error: {path}: ")
 
 
 @pytest.mark.parametrize("command", ["evaluate", "plot", "report"])

@@ -25,12 +25,14 @@ import dataclasses
 import functools
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import stats
+from ._core.undefined import UndefinedMetricWarning
 from ._core.validate import AP_METHODS, check_number
 from .metrics import average_precision, roc_auc
 from ._core.text import visible
@@ -57,20 +59,50 @@ def interval_set(y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndar
                  ties: str, recall_grid: str, level: float, on_undefined: Any = "warn",
                  **bootstrap: Any) -> IntervalSet:
     """The intervals of one set of rows; ``bootstrap``: the keywords of
-    :func:`precall.stats.bootstrap_cis` (``n_resamples``, ``method``, ``random_state``, ...)."""
+    :func:`precall.stats.bootstrap_cis` (``n_resamples``, ``method``, ``random_state``, ...).
+
+    A metric undefined on the rows (AP without a positive; ROC-AUC without a positive or a
+    negative, of positive weight) has no interval: under ``on_undefined="raise"`` a ValueError,
+    else NaN bounds with an :class:`~precall.UndefinedMetricWarning`, the other intervals computed
+    (the policy of the point estimates, and of DeLong's NaN below two of a class)."""
+    y = np.asarray(y_true)
+    positive = y == pos_label
+    counted = np.ones(y.shape[0], dtype=bool) if sample_weight is None else np.asarray(sample_weight) > 0
+    has_pos, has_neg = bool((positive & counted).any()), bool((~positive & counted).any())
+    method = bootstrap.get("method", "percentile")
     # functools.partial with pos_label, not precall.metric(...) on labels == pos_label: a metric value
     # holds no data, and True/False labels would order the bootstrap's strata otherwise (other draws)
     metrics: list[Any] = [functools.partial(average_precision, method=m, ties=ties, recall_grid=recall_grid,
-                                            pos_label=pos_label, on_undefined=on_undefined) for m in AP_METHODS]
-    if sample_weight is not None:
+                                            pos_label=pos_label, on_undefined=on_undefined)
+                          for m in (AP_METHODS if has_pos else ())]
+    if sample_weight is not None and has_pos and has_neg:
         metrics.append(functools.partial(roc_auc, pos_label=pos_label, on_undefined=on_undefined))
-    results = stats.bootstrap_cis(metrics, y_true, y_score, sample_weight=sample_weight, level=level, **bootstrap)
-    ap = dict(zip(AP_METHODS, results))
-    if sample_weight is None:
-        roc = stats.roc_auc_ci(y_true, y_score, pos_label=pos_label, level=level)
+    results = stats.bootstrap_cis(metrics, y, y_score, sample_weight=sample_weight, level=level,
+                                  **bootstrap) if metrics else []
+    if has_pos:
+        ap = dict(zip(AP_METHODS, results))
+    else:
+        nan = _no_interval("average precision", "no positive sample", level, method, on_undefined)
+        ap = dict.fromkeys(AP_METHODS, nan)
+    if not (has_pos and has_neg):
+        roc = _no_interval("ROC-AUC", "one class only", level, "delong" if sample_weight is None else method,
+                           on_undefined)
+    elif sample_weight is None:
+        roc = stats.roc_auc_ci(y, y_score, pos_label=pos_label, level=level, on_undefined=on_undefined)
     else:
         roc = results[-1]
-    return IntervalSet(ap, roc, results[0].resample, results[0].n_blocks)
+    return IntervalSet(ap, roc, results[0].resample if results else "rows", results[0].n_blocks if results else None)
+
+
+def _no_interval(metric: str, reason: str, level: float, method: str, on_undefined: Any) -> stats.ConfidenceInterval:
+    """The interval of a metric undefined on the data: NaN bounds with a warning, or the policy's
+    ValueError."""
+    message = f"{metric} is undefined on the data ({reason}), so it has no confidence interval"
+    if on_undefined == "raise":
+        raise ValueError(message)
+    warnings.warn(f"{message}: its bounds are NaN", UndefinedMetricWarning, stacklevel=3)
+    nan = float("nan")
+    return stats.ConfidenceInterval(nan, nan, nan, level, method, nan)
 
 
 def slice_intervals(y_true: Any, y_score: Any, by: Any, *, slices: Sequence[int], sample_weight: Any = None,
