@@ -469,3 +469,52 @@ def test_ci_estimates_are_out_before_the_resampling_starts(shared_data_dir, caps
     assert code == 0, err
     assert seen and estimates in seen[0] and "95% CI" not in seen[0]
     assert "95% CI" in out  # the intervals follow
+
+
+def _nested(rng: np.random.Generator, depth: int = 0):
+    r = rng.random()
+    if depth > 3 or r < 0.3:
+        return [1, 2.5, None, 'q"\u00e9\n\t\x1b', True, -0.0, 1e300, [], {}][rng.integers(9)]
+    if r < 0.6:
+        return [_nested(rng, depth + 1) for _ in range(rng.integers(5))]
+    return {f"k{i}": _nested(rng, depth + 1) for i in range(rng.integers(5))}
+
+
+def test_json_text_is_json_dumps_with_long_lists_a_line_an_entry():
+    """The one JSON writer of the commands: ``json.dumps(indent=2)`` to the byte, but a list of more than
+    ``LONG_LIST`` entries with one compact entry a line (json's C encoder: a million slices in seconds)."""
+    from precall.cli._format import LONG_LIST, json_text
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        value = _nested(rng)
+        assert json_text(value) == json.dumps(value, indent=2, allow_nan=False)
+    rows = [{"slice": str(i), "AP": i / 7, "nested": [i, None]} for i in range(LONG_LIST + 1)]
+    text = json_text({"slices": rows, "n": 1})
+    assert json.loads(text) == {"slices": rows, "n": 1}
+    lines = text.splitlines()
+    assert len(lines) == len(rows) + 5 and lines[2] == '    {"slice": "0", "AP": 0.0, "nested": [0, null]},'
+    with pytest.raises(ValueError):
+        json_text({"x": [float("nan")] * (LONG_LIST + 1)})
+
+
+def test_many_slices_as_json_text_and_full_are_complete_and_named(tmp_path, capsys):
+    """``--by`` with thousands of slices: ``--json`` holds every slice, one a line, with the library's
+    numbers; ``--full`` prints every slice once; a slice value holding an escape is shown, not sent."""
+    rng = np.random.default_rng(1)
+    n, m = 6000, 3000
+    g = rng.integers(0, m, n)
+    rows = ["y,p,g"] + [f"{int(rng.random() < .4)},{rng.random():.3f},{'e' + chr(27) if k == g[0] else k}"
+                        for k in g]
+    path = tmp_path / "many.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["evaluate", str(path), "--label", "y", "--score", "p", "--by", "g", "--json"]) == 0
+    out = capsys.readouterr().out
+    got = json.loads(out)
+    assert len(got["slices"]) == len(set(g.tolist())) and "\x1b" not in out
+    assert main(["evaluate", str(path), "--label", "y", "--score", "p", "--by", "g", "--full"]) == 0
+    text = capsys.readouterr().out
+    assert "\x1b" not in text and "e\u241b" in text
+    shown = {line.split()[0] for line in text.splitlines() if line.split() and line.split()[0] in
+             {s["slice"] for s in got["slices"]}}
+    assert len(shown) == len(got["slices"]) - 1  # all but the slice whose name holds the escape

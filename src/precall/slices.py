@@ -48,6 +48,7 @@ not ranked either.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
@@ -840,13 +841,28 @@ class _Sliced:
         idx = np.flatnonzero(ok)
         return idx[np.argsort(self._ranking_values()[idx], kind="stable")]
 
+    @functools.cached_property
+    def _lookup(self) -> tuple[dict[str, int], dict[tuple[Any, ...], int]]:
+        """Each name's and each key tuple's slice index (built once: a lookup is O(1))."""
+        keys: dict[tuple[Any, ...], int] = {}
+        for i, key in enumerate(self.keys):
+            try:
+                keys.setdefault(key, i)
+            except TypeError:  # an unhashable slice value: found by its name only
+                pass
+        return {name: i for i, name in reversed(list(enumerate(self.names)))}, keys
+
     def index(self, name: Any) -> int:
         """The index of a slice by its name or its key tuple."""
-        if name in self.names:
-            return self.names.index(name)
-        key = name if isinstance(name, tuple) else (name,)
-        if key in self.keys:
-            return self.keys.index(key)
+        names, keys = self._lookup
+        try:
+            if name in names:
+                return names[name]
+            key = name if isinstance(name, tuple) else (name,)
+            if key in keys:
+                return keys[key]
+        except TypeError:  # unhashable: no slice has it
+            pass
         raise KeyError(f"no slice {visible(name)!r:.80}; the slices are {', '.join(map(repr, self.names[:5]))}"
                        + (", ..." if len(self.names) > 5 else ""))
 
@@ -857,7 +873,7 @@ class _Sliced:
     def to_dict(self) -> dict[str, Any]:
         """Every slice, JSON-ready: ``{"columns", "overall", "slices": [row, ...], "ranked", "min_support"}``."""
         header, rows = self._table()
-        as_dicts = [{h: _json_value(v) for h, v in zip(header, row)} for row in rows]
+        as_dicts = [dict(zip(header, map(_json_value, row))) for row in rows]
         return {"by": list(self.columns), "min_support": self.min_support, "overall": as_dicts[0],
                 "slices": as_dicts[1:], "ranked_worst_first": [self.names[i] for i in self.ranked]}
 
@@ -924,6 +940,8 @@ class _Sliced:
 
 
 def _json_value(v: Any) -> Any:
+    if type(v) is float:  # the common case first
+        return None if v != v else v
     if isinstance(v, (float, np.floating)):
         v = float(v)
         return None if math.isnan(v) else v
@@ -1045,13 +1063,12 @@ class SlicedEvaluation(_Sliced):
         rows = [["overall", o.n_samples, o.n_pos, o.prevalence] + [o.average_precision[m] for m in AP_METHODS]
                 + [o.roc_auc, o.auprg] + [o.min_average_precision[m] for m in AP_METHODS]
                 + [b.f1 if b else float("nan"), b.threshold if b else float("nan")]]
-        prev = self.prevalence
-        for i, name in enumerate(self.names):
-            rows.append([name, int(self.n_samples[i]), float(self.n_pos[i]), float(prev[i])]
-                        + [float(self.average_precision[m][i]) for m in AP_METHODS]
-                        + [float(self.roc_auc[i]), float(self.auprg[i])]
-                        + [float(self.min_average_precision[m][i]) for m in AP_METHODS]
-                        + [float(self.best_f1[i]), float(self.best_f1_threshold[i])])
+        floats = [self.n_pos, self.prevalence, *(self.average_precision[m] for m in AP_METHODS), self.roc_auc,
+                  self.auprg, *(self.min_average_precision[m] for m in AP_METHODS), self.best_f1,
+                  self.best_f1_threshold]
+        columns = [list(self.names), np.asarray(self.n_samples).astype(np.int64).tolist(),
+                   *(np.asarray(c, dtype=np.float64).tolist() for c in floats)]  # column by column: Python numbers
+        rows.extend(map(list, zip(*columns)))
         return header, rows
 
     def _text_columns(self, header: list[str]) -> list[str]:

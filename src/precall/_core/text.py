@@ -29,13 +29,23 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["visible", "fixed", "threshold_texts", "threshold_text", "value_digits", "values_text"]
+__all__ = ["visible", "needs_showing", "fixed", "threshold_texts", "threshold_text", "value_digits", "values_text"]
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
     "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
     "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
+
+
+_UNSAFE_IN_LINES = re.compile(_UNSAFE.pattern.replace("[\x00-\x1f", "[\x00-\x08\x0b-\x1f", 1))
+""":data:`_UNSAFE` but for the line feeds and tabs of multi-line text."""
+
+
+def needs_showing(text: str) -> bool:
+    """Whether :func:`visible` would change a part of ``text`` between its line feeds and tabs
+    (a carriage return, an escape, a bidi control, ...)."""
+    return _UNSAFE_IN_LINES.search(text) is not None
 
 
 def _show(match: re.Match[str]) -> str:

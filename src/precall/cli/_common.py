@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from typing import Any, Callable, Sequence
@@ -11,6 +10,8 @@ from typing import Any, Callable, Sequence
 import precall
 from precall import readers
 from precall._core.validate import check_number
+
+from ._format import json_text
 
 PROG = "precall"
 
@@ -167,7 +168,7 @@ def emit(report: Any, args: argparse.Namespace, as_json: Callable[[Any], dict[st
     """Warnings to stderr, then the report as JSON (``--json``) or text; exit code 0."""
     print_warnings(report)
     if args.json:
-        print(json.dumps(as_json(report), indent=2, allow_nan=False))
+        print(json_text(as_json(report)))
     else:
         print(as_text(report, digits=args.digits, wide=getattr(args, "wide", False)))
     return 0

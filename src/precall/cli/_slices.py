@@ -134,7 +134,8 @@ def shown(result: Any, top: int, full: bool) -> list[int | None]:
     others), or the ``top`` worst and best ranked with ``None`` where the rest are counted."""
     ranked = result.ranked.tolist()
     if full:
-        return ranked + [i for i in range(len(result.names)) if i not in set(ranked)]
+        seen = set(ranked)
+        return ranked + [i for i in range(len(result.names)) if i not in seen]
     if len(ranked) <= 2 * top:
         return ranked
     return ranked[:top] + [None] + ranked[-top:]
@@ -291,18 +292,19 @@ def _interval_json(iv: IntervalSet | None) -> Any:
 
 
 def slices_json(report: SliceReport) -> dict[str, Any]:
-    """Every slice's numbers (:meth:`precall.SlicedEvaluation.to_dict`), the input, the intervals."""
-    out: dict[str, Any] = {"input": dict(report.input), **report.result.to_dict()}
+    """Every slice's numbers (:meth:`precall.SlicedEvaluation.to_dict`, JSON-ready already), the input,
+    the intervals."""
+    out: dict[str, Any] = {"input": json_safe(dict(report.input)), **report.result.to_dict()}
     if report.intervals is not None and report.options is not None:
         o = report.options
-        out["intervals"] = {
+        out["intervals"] = json_safe({
             "level": o.level, "bootstrap": {"method": o.method, "n_resamples": o.n_resamples, "seed": o.seed,
                                             "stratified": True},
             "overall": _interval_json(report.intervals.get(-1)),
             "slices": {report.result.names[i]: _interval_json(v) for i, v in report.intervals.items() if i >= 0},
-        }
+        })
     out["warnings"] = list(report.warnings)
-    return json_safe(out)
+    return out
 
 
 def slices_csv(report: SliceReport) -> str:

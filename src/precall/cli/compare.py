@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
-import json
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from ._common import (
     resolve_pos_label,
     show_labels,
 )
-from ._format import fit, fmt, fmt_p, json_safe, render_table
+from ._format import fit, fmt, fmt_p, json_safe, json_text, render_table
 from ._inputs import n_tied_rows, read_scores
 from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
 from ._slices import MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_rows, sliced_evaluation
@@ -337,10 +336,8 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         for name, c in parts:
             for entry, (a, b, metric, t) in zip(slices[name]["tests"], c.rows):
                 entry["p_holm"] = holm.get((name, a, b, metric, t.method))
-        print(json.dumps(json_safe({"input": {**first.input, "score_columns": scores}, "by": list(result.columns),
-                                    "slices": slices,
-                                    "ranked_worst_first": [result.names[i] for i in result.ranked]}),
-                         indent=2, allow_nan=False))
+        print(json_text(json_safe({"input": {**first.input, "score_columns": scores}, "by": list(result.columns),
+                                   "slices": slices, "ranked_worst_first": [result.names[i] for i in result.ranked]})))
         return 0
     for _, c in parts:
         print_warnings(c)

@@ -14,7 +14,7 @@ import precall
 
 from ._common import (CliError, add_output_options, finite_arg, int_in, level_arg, print_warning_messages,
                       resamples_arg, terminal_progress, unit_arg)
-from ._format import fit, fmt, json_safe, render_table
+from ._format import fit, fmt, json_safe, json_text, render_table
 
 
 # ---------------------------------------------------------------------------
@@ -80,7 +80,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
             out["ci_bias"] = ci.bias
             out["ci_bias_per_class"] = {str(k): v for k, v in (ci.per_class_bias or {}).items()}
         out.update(_diagnostics_json(diagnostics))
-        print(json.dumps(json_safe(out), indent=2, allow_nan=False))
+        print(json_text(json_safe(out)))
         return 0
     lines = [*fit([f"ground truth {args.gt}; results {args.results}; ties {args.ties}"], wide=args.wide), "",
              ev.to_text()]
@@ -248,7 +248,7 @@ def cmd_detection_crowdpose(args: argparse.Namespace) -> int:
         raise CliError(_in_file(str(exc), args.gt, args.results)) from None
     print_warning_messages(args.results, [str(w.message) for w in caught])
     if args.json:
-        print(json.dumps(json_safe(out), indent=2, allow_nan=False))
+        print(json_text(json_safe(out)))
         return 0
     rows = [[name, fmt(value, 3)] for name, value in out.items()]
     print("\n".join([*fit([f"ground truth {args.gt}; results {args.results}; CrowdPose's protocol (14 sigmas, OKS "

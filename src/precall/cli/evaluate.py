@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +44,8 @@ from ._engines import (
     read_spark,
     stream_slices,
 )
-from ._format import describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, legend, render_table
+from ._format import (describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, json_text,
+                      legend, render_table)
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
@@ -546,8 +546,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         for report in reports:
             print_warnings(report)
         if args.json:
-            print(json.dumps({"models": {r.score_column: to_json_dict(r) for r in reports}}, indent=2,
-                             allow_nan=False))
+            print(json_text({"models": {r.score_column: to_json_dict(r) for r in reports}}))
         else:
             print(format_side_by_side(reports, digits=args.digits, style=(
                 "markdown" if args.markdown else "csv" if args.csv else "text"), wide=args.wide))
@@ -642,7 +641,7 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
         report = dataclasses.replace(report, warnings=[m for m in report.warnings if m not in shown_before])
     print_warning_messages(report.source, report.warnings)
     if args.json:
-        print(json.dumps(slices_json(report), indent=2, allow_nan=False))
+        print(json_text(slices_json(report)))
     elif args.csv:
         print(slices_csv(report))
     else:  # with --ci the summary went out with the estimates

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import precall
 from precall._core.backend import KernelUnavailable
-from precall._core.text import visible
+from precall._core.text import needs_showing, visible
 from precall.readers import InputError
 
 from . import compare, demo, detection, evaluate, explain, plot, report
@@ -63,6 +63,9 @@ class _Shown:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        if not needs_showing(text):  # one scan of the whole text (a large --json): nothing to replace
+            self._stream.write(text)
+            return len(text)
         lead = "\r" if text.startswith("\r") else ""
         lines = text[len(lead):].split("\n")
         self._stream.write(lead + "\n".join("\t".join(visible(p) for p in line.split("\t")) for line in lines))
