@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import precall
+from precall.cli._format import fmt_p
 from precall import readers
 from precall.cli import main
 
@@ -369,15 +370,16 @@ def test_compare_by_tests_each_slice_on_its_rows(files, capsys):
     df = _frame()
     got = _json(["compare", files["csv"], "--label", "y", "--score", "p", "--score", "q", "--by", "device",
                  "--resamples", "100"], capsys)
-    assert set(got["slices"]) == {"overall", "ios", "android", "web"}
+    assert set(got["slices"]) == {"ios", "android", "web"}  # all rows apart: a slice value cannot be taken for it
     for device, g in [("overall", df), *df.groupby("device")]:
         want = precall.stats.roc_auc_test(g.y.to_numpy(), g.p.to_numpy(), g.q.to_numpy())
-        delong = next(t for t in got["slices"][device]["tests"] if t["method"] == "delong")
+        tests = (got["overall"] if device == "overall" else got["slices"][device])["tests"]
+        delong = next(t for t in tests if t["method"] == "delong")
         assert delong["difference"] == pytest.approx(want.difference, abs=1e-12)
         assert delong["p_value"] == pytest.approx(want.p_value, rel=1e-9)
     # Holm across the slices (not the overall row), one family per metric and test
-    slices = [name for name in got["slices"] if name != "overall"]
-    for k, test in enumerate(got["slices"]["overall"]["tests"]):
+    slices = list(got["slices"])
+    for k, test in enumerate(got["overall"]["tests"]):
         assert test["p_holm"] is None
         p = [got["slices"][name]["tests"][k]["p_value"] for name in slices]
         m = len(p)
@@ -385,6 +387,32 @@ def test_compare_by_tests_each_slice_on_its_rows(files, capsys):
         expected = np.maximum.accumulate([min(1.0, (m - j) * p[i]) for j, i in enumerate(order)])
         for j, i in enumerate(order):
             assert got["slices"][slices[i]]["tests"][k]["p_holm"] == pytest.approx(expected[j], rel=1e-12)
+
+
+def test_compare_by_text_shows_the_json_holm_p_values(tmp_path, capsys):
+    """The text shows the --top worst and best slices, each with the Holm p-value of the family of every
+    ranked slice: the number --json gives for it (not one adjusted among the shown slices only).  A slice
+    value "overall" is a slice like any other."""
+    rng = np.random.default_rng(3)
+    n = 4000
+    y = (rng.random(n) < 0.4).astype(int)
+    a = np.round(rng.random(n) + 0.5 * y, 2)
+    b = np.round(0.6 * a + 0.8 * rng.random(n) + 0.15 * y, 2)
+    g = np.where(rng.integers(0, 12, n) == 0, "overall", rng.integers(0, 12, n).astype(str))
+    path = tmp_path / "h.csv"
+    path.write_text("y,a,b,g\n" + "\n".join(f"{u},{v},{w},{k}" for u, v, w, k in zip(y, a, b, g)) + "\n")
+    argv = ["compare", str(path), "--label", "y", "--score", "a", "--score", "b", "--by", "g", "--metric",
+            "roc_auc", "--resamples", "50", "--top", "2"]
+    got = _json(argv, capsys)
+    assert "overall" in got["slices"] and got["slices"]["overall"]["tests"][0]["p_holm"] is not None
+    assert got["overall"]["tests"][0]["p_holm"] is None
+    code, out, _ = _run([*argv, "--wide"], capsys)
+    assert code == 0
+    rows = [line.split() for line in out.splitlines() if "DeLong" in line.split()[2:3]]
+    assert len(rows) == 5  # all rows, the 2 worst and the 2 best
+    for row in rows[1:]:
+        test = next(t for t in got["slices"][row[0]]["tests"] if t["method"] == "delong")
+        assert row[-1] == fmt_p(test["p_holm"]), row
 
 
 def test_compare_by_text_fits_and_tests_ranked_slices_only(files, capsys):

@@ -284,19 +284,19 @@ def _emit_comparison(report: Comparison, args: argparse.Namespace) -> int:
     return 0
 
 
-def _holm_by_test(parts: list[tuple[str, Comparison]]) -> dict[tuple[str, str, str, str, str], float]:
-    """Holm-adjusted p-values across the slices (not the overall row), one family per (pair of
-    models, metric, test)."""
-    families: dict[tuple[str, str, str, str], list[tuple[str, float]]] = {}
-    for name, c in parts:
-        if name == "overall":
+def _holm_by_test(parts: list[tuple[int, Comparison]]) -> dict[tuple[int, str, str, str, str], float]:
+    """Holm-adjusted p-values across the slices (by index; not the overall row, -1), one family per
+    (pair of models, metric, test)."""
+    families: dict[tuple[str, str, str, str], list[tuple[int, float]]] = {}
+    for i, c in parts:
+        if i < 0:
             continue
         for a, b, metric, t in c.rows:
-            families.setdefault((a, b, metric, t.method), []).append((name, t.p_value))
+            families.setdefault((a, b, metric, t.method), []).append((i, t.p_value))
     out = {}
     for (a, b, metric, method), members in families.items():
         adjusted = precall.stats.holm([p for _, p in members])
-        out.update({(name, a, b, metric, method): float(q) for (name, _), q in zip(members, adjusted)})
+        out.update({(i, a, b, metric, method): float(q) for (i, _), q in zip(members, adjusted)})
     return out
 
 
@@ -315,30 +315,40 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
                               on_undefined="warn", min_support=args.min_support)
     result = first.result
-    picked = resampled(result, args.top, args.full or args.json)
+    every = args.full or args.json
+    # Holm's family is every ranked slice: all are tested (the text shows the --top worst and best of them)
+    # unless there are more than MAX_SLICES, when the text shows its slices without Holm's adjustment
+    family = len(result.ranked) <= MAX_SLICES
+    picked = resampled(result, args.top, every or family)
     if len(picked) > MAX_SLICES:
         raise CliError(f"--by: {len(picked)} ranked slices to compare, each by its own resamples; at most "
                        f"{MAX_SLICES}: rank fewer slices with --min-support, or drop --full")
-    parts: list[tuple[str, Comparison]] = []
+    shown_slices = set(picked if every else resampled(result, args.top, False))
+    parts: list[tuple[int, Comparison]] = []
     for i, rows in [(-1, columns), *slice_rows(columns, picked).items()]:
         name = "overall" if i < 0 else result.names[i]
         one_class = len(label_counts(rows.labels)) < 2
         if one_class:
             continue
-        parts.append((name, compare_columns(
+        parts.append((i, compare_columns(
             rows, name=f"{args.file} [{name}]" if i >= 0 else args.file, label=args.label, score_columns=scores,
             weight=args.weight, pos_label=first.input["pos_label"], metrics=metrics, ties=args.ties,
             recall_grid=args.recall_grid, ci=ci_options(args))))
-    skipped = len(picked) + 1 - len(parts)
-    holm = _holm_by_test(parts)
+    holm = _holm_by_test(parts) if family else {}
     if args.json:
-        slices = {name: comparison_json_dict(c) for name, c in parts}
-        for name, c in parts:
-            for entry, (a, b, metric, t) in zip(slices[name]["tests"], c.rows):
-                entry["p_holm"] = holm.get((name, a, b, metric, t.method))
+        # every slice by its name; the overall comparison apart, so that no slice value can take its place
+        dicts = {i: comparison_json_dict(c) for i, c in parts}
+        for i, c in parts:
+            for entry, (a, b, metric, t) in zip(dicts[i]["tests"], c.rows):
+                entry["p_holm"] = holm.get((i, a, b, metric, t.method))
+        overall = dicts.pop(-1, None)
+        slices = {result.names[i]: d for i, d in dicts.items()}
         print(json_text(json_safe({"input": {**first.input, "score_columns": scores}, "by": list(result.columns),
-                                   "slices": slices, "ranked_worst_first": [result.names[i] for i in result.ranked]})))
+                                   "overall": overall, "slices": slices,
+                                   "ranked_worst_first": [result.names[i] for i in result.ranked]})))
         return 0
+    parts = [(i, c) for i, c in parts if i < 0 or i in shown_slices]
+    skipped = len(shown_slices) + 1 - len(parts)
     for _, c in parts:
         print_warnings(c)
     lines = comparison_header(parts[0][1], args.wide) if parts else []
@@ -350,15 +360,20 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     level = f"{args.level:.0%} CI of A - B"
     for a, b in itertools.combinations(scores, 2):
         header = ["slice", "metric", "test", "A", "B", "A - B", level, "p", "Holm p"]
-        body = [[cut(name), metric, "DeLong" if t.method == "delong" else "bootstrap", fmt(t.estimate_a, args.digits),
+        body = [["overall" if i < 0 else cut(result.names[i]), metric,
+                 "DeLong" if t.method == "delong" else "bootstrap", fmt(t.estimate_a, args.digits),
                  fmt(t.estimate_b, args.digits), fmt(t.difference, args.digits),
                  f"[{fmt(t.low, args.digits)}, {fmt(t.high, args.digits)}]", _p_text(t),
-                 "" if (name, x, y, metric, t.method) not in holm else fmt_p(holm[name, x, y, metric, t.method])]
-                for name, c in parts for x, y, metric, t in c.rows if (x, y) == (a, b)]
+                 "" if (i, x, y, metric, t.method) not in holm else fmt_p(holm[i, x, y, metric, t.method])]
+                for i, c in parts for x, y, metric, t in c.rows if (x, y) == (a, b)]
+        if not family:
+            header, body = header[:-1], [row[:-1] for row in body]
         lines += ["", *fit([f"A = {a!r}, B = {b!r}"]), *render_table(header, body, wide=args.wide, left=3)]
-    lines += ["", *fit(["p: two-sided, each slice tested on its own rows; Holm p: adjusted (Holm) across the "
-                        "slices shown, for each metric and test (the overall row is not one of them); --json "
-                        "for every slice"], wide=args.wide)]
+    holm_note = ("Holm p: adjusted (Holm) across every ranked slice, for each metric and test (the overall row "
+                 "is not one of them)" if family else
+                 f"no Holm p: more than {MAX_SLICES} ranked slices to test (rank fewer with --min-support)")
+    lines += ["", *fit([f"p: two-sided, each slice tested on its own rows; {holm_note}; --json for every slice"],
+                       wide=args.wide)]
     print("\n".join(lines))
     return 0
 
