@@ -504,3 +504,26 @@ def test_slice_values_as_codes_name_slices_as_values():
     assert got.names == want.names and got.keys == want.keys
     assert math.isnan(got.roc_auc[got.names.index("country=pl, device=ios")])
     assert got.average_precision["step"].tolist()[:3] == want.average_precision["step"].tolist()[:3]
+
+
+@pytest.mark.parametrize("engine", [[], ["--stream"]], ids=["memory", "stream"])
+def test_slice_intervals_are_compare_slices_ones_and_overall_is_evaluate_ci(tmp_path, capsys, engine):
+    """One answer for a slice's AP interval: ``evaluate --by --ci`` seeds slice i as
+    ``stats.compare_slices`` does (``slice_seed(seed, i)``), and its overall row is ``evaluate --ci``'s."""
+    rng = np.random.default_rng(2)
+    n = 3000
+    y = (rng.random(n) < 0.35).astype(int)
+    p = np.round(rng.random(n) * 0.8 + 0.3 * y, 2)
+    c = rng.choice(["DE", "FR", "IT"], n)
+    path = tmp_path / "d.csv"
+    path.write_text("y,p,country\n" + "\n".join(f"{a},{b},{k}" for a, b, k in zip(y, p, c)) + "\n")
+    argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--ci", "--seed", "7", "--json"]
+    got = _json([*argv, "--by", "country", *engine], capsys)["intervals"]
+    want = precall.stats.compare_slices(y, p, by=c, random_state=7)
+    for name in want.names:
+        i = want.index(name)
+        step = got["slices"][name]["average_precision"]["step"]
+        assert (step["low"], step["high"]) == (want.ap_low[i], want.ap_high[i]), name
+    whole = _json(argv, capsys)["intervals"]["average_precision"]["step"]
+    assert (got["overall"]["average_precision"]["step"]["low"], got["overall"]["average_precision"]["step"]["high"]) \
+        == (whole["low"], whole["high"])

@@ -38,7 +38,8 @@ from .metrics import average_precision, roc_auc
 from ._core.text import visible
 from .slices import MISSING, slice_codes
 
-__all__ = ["IntervalSet", "coded", "coded_accumulator", "interval_set", "named_message", "slice_intervals", "with_values"]
+__all__ = ["IntervalSet", "coded", "coded_accumulator", "interval_set", "named_message", "slice_bootstrap",
+           "slice_intervals", "with_values"]
 
 MAX_SLICES = 1000
 """The most slices :func:`slice_intervals` resamples one by one (each a bootstrap of its rows)."""
@@ -109,8 +110,9 @@ def slice_intervals(y_true: Any, y_score: Any, by: Any, *, slices: Sequence[int]
                     pos_label: Any, ties: str = "group", recall_grid: str = "reference", level: float = 0.95,
                     on_undefined: Any = "warn", **bootstrap: Any) -> dict[int, IntervalSet | None]:
     """:func:`interval_set` of the rows of each slice in ``slices`` (indices in the order of
-    ``precall.evaluate(..., by=by).names``); ``None`` for a slice with one class (no interval:
-    its AP or ROC-AUC is undefined).  At most :data:`MAX_SLICES` slices."""
+    ``precall.evaluate(..., by=by).names``; an integer seed becomes each slice's own,
+    :func:`slice_bootstrap`); ``None`` for a slice with one class (no interval: its AP or ROC-AUC
+    is undefined).  At most :data:`MAX_SLICES` slices."""
     y = np.asarray(y_true)
     s = np.asarray(y_score, dtype=np.float64)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
@@ -131,8 +133,19 @@ def slice_intervals(y_true: Any, y_score: Any, by: Any, *, slices: Sequence[int]
             out[i] = None
             continue
         out[i] = interval_set(y[rows], s[rows], None if w is None else w[rows], pos_label=pos_label, ties=ties,
-                              recall_grid=recall_grid, level=level, on_undefined=on_undefined, **bootstrap)
+                              recall_grid=recall_grid, level=level, on_undefined=on_undefined,
+                              **slice_bootstrap(bootstrap, i))
     return out
+
+
+def slice_bootstrap(bootstrap: dict[str, Any], index: int) -> dict[str, Any]:
+    """The bootstrap keywords of slice ``index``: an integer seed becomes the slice's own
+    (:func:`precall.stats.slice_seed`, as :func:`precall.stats.compare_slices` seeds it), so that a
+    slice's interval is the same number by every route; another ``random_state`` is kept."""
+    seed = bootstrap.get("random_state")
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return {**bootstrap, "random_state": stats.slice_seed(int(seed), index)}
+    return bootstrap
 
 
 # ---------------------------------------------------------------------------

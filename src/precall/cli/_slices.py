@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import precall
-from precall._slicing import MAX_SLICES, IntervalSet, coded, interval_set, named_message, slice_intervals, with_values
+from precall._slicing import (MAX_SLICES, IntervalSet, coded, interval_set, named_message, slice_bootstrap,
+                              slice_intervals, with_values)
 from precall.readers import Columns, label_counts
 from precall.slices import MISSING, slice_codes
 
@@ -161,8 +162,7 @@ def with_slice_intervals(report: SliceReport, columns: Columns, *, indices: Sequ
         warnings.simplefilter("always")
         try:
             got = slice_intervals(y, columns.scores, by, slices=indices, sample_weight=columns.weights, **common)
-            got[-1] = slice_intervals(y, columns.scores, np.zeros(len(y)), slices=[0],
-                                      sample_weight=columns.weights, **common)[0]
+            got[-1] = interval_set(y, columns.scores, columns.weights, **common)  # all rows: as evaluate --ci
         except (ValueError, TypeError) as exc:
             raise CliError(f"{report.source}: {exc}") from None
     messages = list(dict.fromkeys([*report.warnings, *(str(w.message) for w in caught)]))
@@ -195,7 +195,7 @@ def with_table_intervals(report: SliceReport, tables: Callable[[int], Any], labe
                     continue
                 y = np.repeat(np.array([positive, negative]), [int(n_pos.sum()), int(n_neg.sum())])
                 s = np.concatenate([np.repeat(table.thresholds, n_pos), np.repeat(table.thresholds, n_neg)])
-                got[i] = interval_set(y, s, None, **common)
+                got[i] = interval_set(y, s, None, **(common if i < 0 else slice_bootstrap(common, i)))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{report.source}: {exc}") from None
     messages = list(dict.fromkeys([*report.warnings, *(str(w.message) for w in caught)]))
