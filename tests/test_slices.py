@@ -560,3 +560,46 @@ def test_a_slice_whose_weights_are_all_zero_has_no_positive_and_is_not_ranked(em
         assert _same(rows[str(c)]["AP step"], want.average_precision["step"])
         assert _same(rows[str(c)]["ROC-AUC"], want.roc_auc)
         assert _same(rows[str(c)]["n_pos"], want.n_pos)
+
+
+def test_slices_that_would_print_alike_get_distinct_names_and_keep_their_rows():
+    """The integer 1 and the string "1", missing and the string "(missing)", a value "overall" (the row
+    of all rows): each its own slice, with its own rows, in every result, table and frame; the streamed
+    route names them alike."""
+    g = np.array([1, "1", None, "(missing)", "overall", "a"] * 4, dtype=object)
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, g.shape[0])
+    y[:12] = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    s = rng.random(g.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = precall.evaluate(y, s, by=g)
+        tables = precall.threshold_table(y, s, by=g)
+        acc = precall.SlicedAccumulator()
+        acc.update(y[:10], s[:10], by=g[:10])
+        acc.update(y[10:], s[10:], by=g[10:])
+        streamed = acc.evaluate()
+    assert len(set(r.names)) == 6 and "overall" not in r.names
+    assert set(r.names) == {"1", "'1'", "(missing)", "'(missing)'", "'overall'", "a"}
+    assert streamed.names == r.names == tables.names
+    for name, value in [("1", 1), ("'1'", "1"), ("(missing)", None), ("'(missing)'", "(missing)"),
+                        ("'overall'", "overall"), ("a", "a")]:
+        rows = np.array([v == value if value is not None else v is None for v in g])
+        rows &= np.array([type(v) is type(value) for v in g]) if value is not None else True
+        want = precall.evaluate(y[rows], s[rows])
+        assert r[name].average_precision == want.average_precision, name
+        assert r[name].n_samples == rows.sum()
+    assert len(tables.to_csv().splitlines()) == 1 + 1 + 6
+    frame = r.to_frame()
+    assert frame.index.is_unique
+
+
+@pytest.mark.parametrize("by", [{}, [], "frame"], ids=["dict", "list", "frame"])
+def test_a_by_without_columns_is_a_value_error(by):
+    y, s = np.array([0, 1, 1, 0]), np.array([0.1, 0.4, 0.35, 0.8])
+    if by == "frame":
+        pd = pytest.importorskip("pandas")
+        by = pd.DataFrame(index=range(4))
+    for f in (precall.evaluate, precall.average_precision, precall.roc_auc, precall.threshold_table):
+        with pytest.raises(ValueError, match="`by`"):
+            f(y, s, by=by)

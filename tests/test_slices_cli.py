@@ -392,7 +392,7 @@ def test_compare_by_tests_each_slice_on_its_rows(files, capsys):
 def test_compare_by_text_shows_the_json_holm_p_values(tmp_path, capsys):
     """The text shows the --top worst and best slices, each with the Holm p-value of the family of every
     ranked slice: the number --json gives for it (not one adjusted among the shown slices only).  A slice
-    value "overall" is a slice like any other."""
+    value "overall" is a slice like any other (named 'overall', quoted)."""
     rng = np.random.default_rng(3)
     n = 4000
     y = (rng.random(n) < 0.4).astype(int)
@@ -404,7 +404,7 @@ def test_compare_by_text_shows_the_json_holm_p_values(tmp_path, capsys):
     argv = ["compare", str(path), "--label", "y", "--score", "a", "--score", "b", "--by", "g", "--metric",
             "roc_auc", "--resamples", "50", "--top", "2"]
     got = _json(argv, capsys)
-    assert "overall" in got["slices"] and got["slices"]["overall"]["tests"][0]["p_holm"] is not None
+    assert "'overall'" in got["slices"] and got["slices"]["'overall'"]["tests"][0]["p_holm"] is not None
     assert got["overall"]["tests"][0]["p_holm"] is None
     code, out, _ = _run([*argv, "--wide"], capsys)
     assert code == 0

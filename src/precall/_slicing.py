@@ -36,7 +36,7 @@ from ._core.undefined import UndefinedMetricWarning
 from ._core.validate import AP_METHODS, check_number
 from .metrics import average_precision, roc_auc
 from ._core.text import visible
-from .slices import MISSING, slice_codes
+from .slices import slice_codes, slice_names
 
 __all__ = ["IntervalSet", "coded", "coded_accumulator", "interval_set", "named_message", "slice_bootstrap",
            "slice_intervals", "with_values"]
@@ -194,11 +194,7 @@ def with_values(result: Any, values: Sequence[Sequence[str]]) -> Any:
     several columns; missing as :data:`precall.slices.MISSING`)."""
     keys = tuple(tuple(None if v is None or (isinstance(v, float) and math.isnan(v)) else values[j][int(v)]
                        for j, v in enumerate(key)) for key in result.keys)
-    if len(result.columns) == 1:
-        names = tuple(MISSING if k[0] is None else k[0] for k in keys)
-    else:
-        names = tuple(", ".join(f"{c}={MISSING if v is None else v}" for c, v in zip(result.columns, k)) for k in keys)
-    return dataclasses.replace(result, keys=keys, names=names)
+    return dataclasses.replace(result, keys=keys, names=slice_names(keys, result.columns))
 
 
 def named_message(message: str, coded_result: Any, named: Any) -> str:

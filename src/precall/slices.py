@@ -54,7 +54,7 @@ import json
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -79,6 +79,8 @@ from .table import table_of
 __all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedMultiEvaluation", "SlicedTables", "SlicedValues", "slice_codes", "sliced_steps"]
 
 MISSING = "(missing)"
+OVERALL = "overall"
+"""The name of the row of all rows beside the slices (no slice is named so: :func:`slice_names`)."""
 _BUCKET = 2.0  # slices whose step counts are within this factor share a kernel call
 
 
@@ -263,6 +265,9 @@ def slice_codes(by: Any, n: int) -> SliceCodes:
         missing values last in each column; only combinations present in the data.
     """
     cols = _columns_of(by)
+    if not cols:
+        raise ValueError("`by` has no columns; give at least one column of slice values (e.g. by=df[['country']] "
+                         "or by={'country': values})")
     codes = np.zeros(n, dtype=np.int64)
     keys: list[tuple[Any, ...]] = [()]
     counts = None
@@ -274,13 +279,39 @@ def slice_codes(by: Any, n: int) -> SliceCodes:
             continue
         present_codes, codes, counts = _dense(codes * k + col, len(keys) * k)
         keys = [keys[c // k] + (levels[c % k],) for c in present_codes.tolist()]
-    names = tuple(MISSING if key[0] is None else str(key[0]) for key in keys)
-    if len(cols) > 1:
-        names = tuple(", ".join(f"{c}={MISSING if v is None else v}" for c, v in zip((c for c, _ in cols), key))
-                      for key in keys)
+    names = slice_names(keys, [c for c, _ in cols])
     if counts is None:
         counts = np.bincount(codes, minlength=len(keys))
     return SliceCodes(codes, names, tuple(keys), tuple(c for c, _ in cols), counts.astype(np.int64, copy=False))
+
+
+def slice_names(keys: Sequence[tuple[Any, ...]], columns: Sequence[str]) -> tuple[str, ...]:
+    """The printed name of each slice: its value (``col=value, col=value`` for several columns), missing
+    as :data:`MISSING`.  Names are distinct and never ``"overall"`` (the row of all rows): a slice
+    whose name would be another's or ``"overall"`` (the string ``"1"`` beside the integer 1, a literal
+    ``"(missing)"``) shows its text values quoted (``'1'``), then, if still not distinct, a ``#k``."""
+    def name(key: tuple[Any, ...], quoted: bool) -> str:
+        texts = [MISSING if v is None else repr(v) if quoted and isinstance(v, str) else str(v) for v in key]
+        return texts[0] if len(columns) == 1 else ", ".join(f"{c}={t}" for c, t in zip(columns, texts))
+
+    names = [name(key, False) for key in keys]
+    if len(set(names)) == len(names) and OVERALL not in names:
+        return tuple(names)
+    seen: dict[str, int] = {}
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+    taken = {n for n, k in seen.items() if k == 1 and n != OVERALL}
+    out = []
+    for key, n in zip(keys, names):
+        if seen[n] > 1 or n == OVERALL:
+            n = name(key, True)
+            base, k = n, 1
+            while n in taken or n == OVERALL:
+                k += 1
+                n = f"{base} #{k}"
+        taken.add(n)
+        out.append(n)
+    return tuple(out)
 
 
 def _plain(v: Any) -> Any:
