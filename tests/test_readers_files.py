@@ -125,6 +125,69 @@ def test_quoted_newlines_and_odd_numbers_fall_back_to_the_exact_reader(tmp_path,
     assert cols.scores.tolist() == [0.5, 1000.0, 2.0, 0.5]
 
 
+UNCLOSED = [
+    # (where the quote opens, the file, the line and column the message names)
+    ("label", 'y,p,g,u\n1,0.5,a,x\n"0,0.2,b,x\n1,0.3,b,x\n', "line 3, column 'y'"),
+    ("score", 'y,p,g,u\n1,0.5,a,x\n0,"0.2,b,x\n1,0.3,b,x\n', "line 3, column 'p'"),
+    ("by", 'y,p,g,u\n1,0.5,a,x\n0,0.2,"unterminated\n1,0.3,b,x\n', "line 3, column 'g'"),
+    ("unused", 'y,p,g,u\n1,0.5,a,x\n0,0.2,b,"x\n1,0.3,b,x\n', "line 3, column 'u'"),
+    ("crlf, no last line break", 'y,p,g,u\r\n1,0.5,a,x\r\n0,0.2,b,"x\r\n1,0.3,b,x', "line 3, column 'u'"),
+    ("after a closed one", 'y,p,g,u\n1,0.5,"a\nb",x\n0,0.2,"c\n",""""\n1,0.3,"b,x\n', "line 6, column 'g'"),
+    ("header", 'y,p,g,"u\n1,0.5,a,x\n', "line 1, field 4"),
+]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["memory", "stream"])
+@pytest.mark.parametrize("where, text, named", UNCLOSED, ids=[c[0] for c in UNCLOSED])
+def test_a_quote_open_at_the_end_of_the_file_is_an_error_with_every_parser(tmp_path, capsys, parser, stream,
+                                                                          where, text, named):
+    """pyarrow read a quoted field still open at the end of the file as one running to it (the
+    rows after it lost, exit 0); every parser now stops where that field begins."""
+    path = tmp_path / "f.csv"
+    path.write_bytes(text.encode())
+    argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--by", "g", "--pos-label", "1"]
+    code = main(argv + (["--stream", "--chunk-rows", "1"] if stream else []))
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{path}: {named}: a quoted field is not closed before the end of the file" in err, err
+
+
+def test_a_closed_quoted_field_over_several_lines_is_one_field_with_every_parser(tmp_path, parser):
+    """A quoted field that does close holds the lines it spans (RFC 4180), rows or not."""
+    path = tmp_path / "f.csv"
+    path.write_text('y,p,g,u\n1,0.5,a,x\n0,0.2,"b\n1,0.3,c",x\n1,0.4,"d ""e""",x\n', newline="")
+    for cols in (read_file(str(path), label="y", score_columns=[("p", "--score")], by=["g"]),
+                 _concat_chunks(iter_file(str(path), label="y", score_columns=[("p", "--score")], by=["g"],
+                                          chunk_rows=1))):
+        assert list(cols.labels) == ["1", "0", "1"]
+        assert cols.scores.tolist() == [0.5, 0.2, 0.4]
+        assert [cols.by[0].texts[c] for c in cols.by[0].codes] == ["a", "b\n1,0.3,c", 'd "e"']
+
+
+def _concat_chunks(chunks):
+    return readers._concat("f.csv", chunks, None, "no rows")
+
+
+@pytest.mark.parametrize("text", [t for _, t, _ in UNCLOSED] + ['y,"p"\n"1","0.5"\n"a""\n""b",0.2\n', 'y,p\n1,x"y\n',
+                                                             'y,p\n"1"x,0.5\n', '\ufeff"y",p\n"1",0.5\n'])
+def test_the_quote_check_of_pyarrow_s_input_is_the_same_in_any_blocks(text):
+    """The quotes are checked block by block as pyarrow reads them: any cut gives the verdict of
+    the whole (a quote at the end of a block; a ``""`` across two)."""
+    data = text.encode()
+
+    def verdict(cuts: list[int]) -> bool:
+        scan = readers._Scan(io.BytesIO(data), delimiter=",")
+        bounds = [0, *cuts, len(data)]
+        return all(scan._quotes(data[a:b]) for a, b in zip(bounds, bounds[1:]) if b > a) and scan._quotes(b"")
+
+    whole = verdict([])
+    assert whole == (text.count('"') % 2 == 0 and 'x"' not in text and '"x' not in text)
+    for k in range(1, len(data)):
+        assert verdict([k]) == whole, k
+        assert verdict(list(range(1, len(data)))) == whole
+
+
 # ---------------------------------------------------------------------------
 # malformed files: one line, exit 2, file + line/row + column
 def _csv(text):
@@ -205,7 +268,8 @@ CASES = [
     ("short.csv", _csv("y,a\n1,0.5\n0\n"), ["line 3", "column 'a' is missing"]),
     ("nolabel.csv", _csv("y,a\n1,0.5\n  ,0.1\n"), ["line 3", "column 'y'", "empty label"]),
     ("utf8.csv", _csv(b"y,a\n1,0.5\n\xff,0.1\n"), ["line 3", "UTF-8"]),
-    ("quote.csv", _csv('y,a\n1,0.5\n"0,0.1\n'), ["line 3", "malformed CSV"]),
+    ("quote.csv", _csv('y,a\n1,0.5\n"0,0.1\n'), ["line 3", "column 'y'", "quoted field is not closed"]),
+    ("after.csv", _csv('y,a\n1,0.5\n"0"x,0.1\n'), ["line 3", "malformed CSV"]),
     ("corrupt.csv.gz", _gz_corrupt, ["cannot read"]),
     ("empty.csv", _csv(""), ["empty file"]),
     ("header.csv", _csv("y,a\n"), ["no data rows"]),
@@ -623,7 +687,7 @@ HEADER_CASES = [
     ("array.jsonl", _csv("[1, 2]\n"), ["line 1", "JSON object"]),
     ("empty.jsonl", _csv("\n\n"), ["no data rows"]),
     ("utf8.csv", _csv(b"y,p_\xff\n"), ["line 1", "UTF-8"]),
-    ("quote.csv", _csv('y,"p_a\n'), ["line 1", "malformed CSV"]),
+    ("quote.csv", _csv('y,"p_a\n'), ["line 1, field 2", "quoted field is not closed"]),
     ("empty.csv", _csv(""), ["empty file"]),
     ("corrupt.csv.gz", _gz_corrupt, ["cannot read"]),
     ("notgz.csv.gz", _csv("y,p_a,p_b\n"), ["cannot read"]),

@@ -33,7 +33,8 @@ checked, and anything it cannot decide goes to the exact reader):
 * **Delimited text**: RFC 4180 quoting (``""`` inside quotes), line breaks inside
   quotes, ``\\n`` / ``\\r\\n`` line ends, fields of any length (bounded by the
   file, not by the ``csv`` module's 131,072 characters), trailing empty lines;
-  an empty line between rows is an error.
+  an empty line between rows, a quoted field not closed before the end of the
+  file, or text after a closing quote is an error.
 * **JSON Lines**: one JSON object per line; blank lines skipped; no comments, no
   trailing commas; two objects on one line or one object over several lines is
   an error; a repeated key: the last value counts; numbers in strings are not
@@ -516,15 +517,20 @@ def _open_text(path: str, progress: _Progress) -> IO[str]:
                             newline="")
 
 
-def _csv_rows(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(line number where the row starts, fields)``."""
+def _csv_rows(reader: Any, kept: list[str], name: str) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line number where the row starts, fields)``; ``kept``: the lines read for the
+    current row (:func:`_csv_reader`), cleared before each row."""
+    header: list[str] | None = None
     while True:
         start = reader.line_num + 1
+        kept.clear()
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
+            if str(exc) == "unexpected end of data":  # (strict) a quoted field still open at the end
+                raise InputError(_unclosed_quote(reader, kept, start, header, name)) from None
             raise InputError(f"{name}: line {start}: malformed CSV: {_short(exc)}") from None
         except UnicodeDecodeError:
             raise InputError(f"{name}: line {start}: not valid UTF-8 text") from None
@@ -534,7 +540,22 @@ def _csv_rows(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
             "".join(row).encode("utf-8")
         except UnicodeEncodeError:
             raise InputError(f"{name}: line {start}: not valid UTF-8 text") from None
+        if header is None:
+            header = [h.strip() for h in row]
         yield start, row
+
+
+def _unclosed_quote(reader: Any, kept: list[str], start: int, header: list[str] | None, name: str) -> str:
+    """The message for a row (from line ``start``, its lines ``kept``) whose last quoted field is not
+    closed at the end of the file: the line where that field begins and its column."""
+    row = next(csv.reader(kept, dialect=reader.dialect, strict=False), [""])  # that field runs to the end
+    field = row[-1]
+    breaks = field.count("\n") + field.count("\r") - field.count("\r\n")  # line breaks after its quote
+    line = start + len(kept) - 1 - breaks + (bool(kept) and kept[-1].endswith(("\n", "\r")))
+    k = len(row) - 1
+    column = f"column {header[k]!r}" if header is not None and k < len(header) else f"field {k + 1}"
+    return (f"{name}: line {line}, {column}: a quoted field is not closed before the end of the file; "
+            f"close it with '\"' (a '\"' inside a quoted field is written '\"\"')")
 
 
 _DELIMITER_NAMES = {"\t": "tab", ";": "';'", "|": "'|'", ",": "','"}
@@ -671,8 +692,8 @@ def _delimited_chunks(
     by: Sequence[str] = (),
 ) -> Iterator[Columns]:
     """The exact reader (stdlib ``csv``, strict): every message names its line."""
-    reader = _csv_reader(stream, delimiter, field_limit)
-    rows = _csv_rows(reader, name)
+    reader, kept = _csv_reader(stream, delimiter, field_limit)
+    rows = _csv_rows(reader, kept, name)
     h = _header(next(rows, None), reader.line_num + 1, name, label=label, score_columns=score_columns,
                 weight=weight, delimiter=delimiter, by=by)
     i_label, i_scores, i_weight, width = h.i_label, h.i_scores, h.i_weight, h.width
@@ -739,14 +760,25 @@ class _Scan(io.RawIOBase):
     For delimited text (``shape=None``) it also notes whether a quote character occurs
     (then line numbers no longer follow row numbers) and holds back line breaks at the very
     end (trailing empty lines are allowed; any other empty line is left for the parser to
-    reject: it reads a row of one field)."""
+    reject: it reads a row of one field).  Given the ``delimiter`` (pyarrow's parser), it
+    checks the quotes too (:meth:`_quotes`): pyarrow reads a quoted field still open at the
+    end of the file as one running to it, and ``"a"b`` as ``ab``; the ``csv`` module refuses both."""
 
-    def __init__(self, raw: IO[bytes], shape: _JsonShape | None = None, utf8: bool = True) -> None:
+    def __init__(self, raw: IO[bytes], shape: _JsonShape | None = None, utf8: bool = True,
+                 delimiter: str | None = None) -> None:
         self.raw, self.pending = raw, b""
         self.quote = False
         self.shape = shape
         self.failed = False
         self.utf8 = codecs.getincrementaldecoder("utf-8")() if utf8 else None
+        self.bounds: np.ndarray | None = None  # the bytes a quoted field may follow or precede
+        if delimiter is not None:
+            self.bounds = np.zeros(256, dtype=bool)
+            self.bounds[[*delimiter.encode("utf-8")[-1:], ord("\n"), ord("\r"), ord('"')]] = True
+        self.quotes = 0  # the quote characters so far
+        self.last = ord("\n")  # the byte before the next block (the file's start is a line's)
+        self.closing = False  # the last block ended with a closing quote (the next byte must bound it)
+        self.head, self.offset = b"", 0  # the file's first 3 bytes (a BOM?), the bytes checked
 
     def readable(self) -> bool:
         return True
@@ -759,8 +791,42 @@ class _Scan(io.RawIOBase):
             self.failed = True
         if data and self.shape is not None and not self.shape.scan(data):
             self.failed = True
+        if self.bounds is not None and not self._quotes(data):
+            self.failed = True
         if self.failed:
             raise _Retry
+
+    def _quotes(self, data: bytes) -> bool:
+        """Whether the quotes so far (``data`` the next block, empty at the end) are those of quoted
+        fields as the strict ``csv`` module reads them (vectorised).  The k-th quote opens a field
+        when k is even, else closes it (a ``""`` inside a field is a close and an open): an opening
+        quote must begin a field (or follow a closing quote), a closing one end it (or precede an
+        opening one), and none may be open at the end.  Anything else (also a quote inside an
+        unquoted field, which both read as text) is left to the exact reader."""
+        assert self.bounds is not None
+        if not data:
+            return self.quotes % 2 == 0
+        a = np.frombuffer(data, dtype=np.uint8)
+        self.head += data[:3 - len(self.head)]
+        if self.closing and not self.bounds[a[0]]:
+            return False
+        at = np.flatnonzero(a == ord('"'))
+        if len(at):
+            opening = (np.arange(len(at)) + self.quotes) % 2 == 0
+            before = self.bounds[a[at - 1]]
+            before[at == 0] = self.bounds[self.last]
+            if self.head == codecs.BOM_UTF8:  # a quote right after it begins a field
+                before[at == 3 - self.offset] = True
+            last = at == len(a) - 1
+            after = self.bounds[a[np.minimum(at + 1, len(a) - 1)]] | last
+            if (opening & ~before).any() or (~opening & ~after).any():
+                return False
+            self.closing = bool(last[-1] and not opening[-1])
+            self.quotes += len(at)
+        else:
+            self.closing = False
+        self.last, self.offset = int(a[-1]), self.offset + len(a)
+        return True
 
     def read(self, n: int = -1) -> bytes:  # type: ignore[override]
         while True:
@@ -870,7 +936,7 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
                               newlines_in_values=True, ignore_empty_lines=False)
     convert = pcsv.ConvertOptions(include_columns=include, column_types=types, null_values=[], true_values=[],
                                   false_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False)
-    scan = _Scan(_open_bytes(path, meter))
+    scan = _Scan(_open_bytes(path, meter), delimiter=delimiter)
     first_line = h.lines + 1  # the line of the first data row
 
     def columns_of(columns: dict[str, Any], row0: int) -> Columns:
@@ -1034,22 +1100,31 @@ def _field_limit(path: str | None) -> int:
     return sys.maxsize
 
 
-def _csv_reader(stream: IO[str], delimiter: str, field_limit: int) -> Any:
+def _kept_lines(stream: IO[str], kept: list[str]) -> Iterator[str]:
+    """The lines of ``stream``, each also appended to ``kept``."""
+    for line in stream:
+        kept.append(line)
+        yield line
+
+
+def _csv_reader(stream: IO[str], delimiter: str, field_limit: int) -> tuple[Any, list[str]]:
     """The strict ``csv`` reader, its field limit (global to the module, 131,072 by default)
-    raised to ``field_limit`` so that any field the file holds is read (never lowered)."""
+    raised to ``field_limit`` so that any field the file holds is read (never lowered), and the
+    list its lines are kept in (:func:`_csv_rows` clears it before each row)."""
     try:
         if csv.field_size_limit() < field_limit:
             csv.field_size_limit(field_limit)
     except OverflowError:  # a C long of 32 bits
         csv.field_size_limit(2**31 - 1)
-    return csv.reader(stream, delimiter=delimiter, strict=True)
+    kept: list[str] = []
+    return csv.reader(_kept_lines(stream, kept), delimiter=delimiter, strict=True), kept
 
 
 def _header_row(path: str, delimiter: str) -> tuple[tuple[int, list[str]] | None, int]:
     """The first row of a delimited file (None when empty) and the line after it."""
     with _open_text(path, _Progress(path, 0, False)) as stream:
-        reader = _csv_reader(stream, delimiter, _field_limit(path))
-        first = next(_csv_rows(reader, path), None)
+        reader, kept = _csv_reader(stream, delimiter, _field_limit(path))
+        first = next(_csv_rows(reader, kept, path), None)
         return first, reader.line_num + 1
 
 
