@@ -803,3 +803,14 @@ def test_a_float32_score_column_stays_float32_and_gives_the_float64_numbers(tmp_
         assert got["average_precision"] == want.average_precision, extra
         assert (got["roc_auc"], got["best_f1"]["threshold"]) == (want.roc_auc, want.best_f1.threshold)
 
+
+
+def test_a_delimiter_beyond_ascii_reads_with_every_parser(tmp_path, parser):
+    """pyarrow's parser takes ASCII delimiters only: another one is read by the next parser, not a traceback."""
+    path = tmp_path / "broken_bar.csv"
+    path.write_text("y\u00a6p\u00a6g\n1\u00a60.5\u00a6a\n0\u00a60.2\u00a6b\n1\u00a60.3\u00a6a\n", encoding="utf-8")
+    for chunks in ([read_file(str(path), label="y", score_columns=[("p", "--score")], delimiter="\u00a6")],
+                   list(iter_file(str(path), label="y", score_columns=[("p", "--score")], delimiter="\u00a6",
+                                  chunk_rows=2))):
+        scores = np.concatenate([c.scores for c in chunks])
+        np.testing.assert_array_equal(scores, [0.5, 0.2, 0.3])

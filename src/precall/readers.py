@@ -1070,8 +1070,10 @@ def _delimited_file(path: str, meter: _Progress, *, label: str, score_columns: S
     h = _header(first, next_line, path, label=label, score_columns=score_columns, weight=weight,
                 delimiter=delimiter, by=by)
     header_bytes = sum(len(f) + 1 for f in first[1]) if first else 0
-    if fast == "auto":
-        fast = "arrow" if _pyarrow() is not None else "numpy"
+    if fast == "auto":  # pyarrow's parser takes an ASCII delimiter only
+        fast = "arrow" if _pyarrow() is not None and delimiter.isascii() else "numpy"
+    if fast == "arrow" and not delimiter.isascii():
+        fast = None
     parser = {"arrow": _arrow_chunks, "numpy": _numpy_chunks}.get(fast or "")
     done = 0
     numbers = [i for _, i in h.i_scores] + [h.i_weight]
