@@ -603,3 +603,32 @@ def test_a_by_without_columns_is_a_value_error(by):
     for f in (precall.evaluate, precall.average_precision, precall.roc_auc, precall.threshold_table):
         with pytest.raises(ValueError, match="`by`"):
             f(y, s, by=by)
+
+
+@pytest.mark.parametrize("policy", ["warn", "nan", 0.25])
+def test_threshold_table_by_summary_follows_the_undefined_policy_as_evaluate(policy):
+    """A slice without positives / of one class: the tables' summary gives evaluate(by=)'s step AP and
+    ROC-AUC under the same policy (one warning each with "warn"), in memory and streamed."""
+    y = np.array([1, 0, 1, 0, 0, 0, 1, 1, 1, 0])
+    s = np.linspace(0.05, 0.95, 10)
+    g = np.array(list("aabbccddee"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tables = precall.threshold_table(y, s, by=g, on_undefined=policy)
+    assert len(caught) == (2 if policy == "warn" else 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = precall.evaluate(y, s, by=g, on_undefined=policy)
+        acc = precall.SlicedAccumulator()
+        acc.update(y, s, by=g)
+        streamed = acc.tables(on_undefined=policy)
+    for result in (tables, streamed):
+        rows = {r["slice"]: r for r in result.to_dict()["slices"]}
+        for name in want.names:
+            ev = want[name]
+            assert rows[name]["AP step"] == _none_if_nan(ev.average_precision["step"]), name
+            assert rows[name]["ROC-AUC"] == _none_if_nan(ev.roc_auc), name
+
+
+def _none_if_nan(v: float):
+    return None if v != v else v

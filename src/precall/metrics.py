@@ -536,7 +536,7 @@ def evaluate(
 
 def threshold_table(
     y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None, ties: str = "group",
-    by: Any = None, min_support: int = 0,
+    by: Any = None, min_support: int = 0, on_undefined: Any = "warn",
 ) -> ThresholdTable | SlicedTables:
     """Sort once and count: TP and FP at every threshold (:func:`precall.table.threshold_table`),
     or with ``by`` the table of every slice.
@@ -550,6 +550,10 @@ def threshold_table(
         ``result[name]`` is the table of the slice's rows (equal to ``threshold_table`` of
         them) and ``overall`` the table of all rows; a summary per slice (rows, support,
         prevalence, step AP, ROC-AUC) with ``to_text`` / ``to_dict`` / ``to_csv`` / ``to_frame``.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        With ``by``: the summary's step AP of a slice without positives and ROC-AUC of a slice of
+        one class, as in :func:`evaluate` with ``by`` (the same numbers, one warning for all such
+        slices).  A table itself holds counts only.
 
     Returns
     -------
@@ -568,7 +572,9 @@ def threshold_table(
     (array([1, 1, 2]), array([0, 1, 2]))
     """
     check_options(ties=ties)
+    policy = check_on_undefined(on_undefined)
     if by is None:
         return _threshold_table(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties)
     data, codes, kept, n_samples = _sliced_input(y_true, y_score, sample_weight, pos_label, None, None, by, "strict")
-    return table_slices(data, codes, kept, n_samples, ties=ties, min_support=min_support)  # type: ignore[arg-type]
+    return table_slices(data, codes, kept, n_samples, ties=ties, min_support=min_support,  # type: ignore[arg-type]
+                        on_undefined=policy)

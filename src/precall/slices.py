@@ -1125,6 +1125,8 @@ class SlicedTables(_Sliced):
 
     tables: dict[str, Any] = field(default_factory=dict)
     overall: Any = None
+    summary: tuple[np.ndarray, np.ndarray, float, float] | None = None
+    """Each slice's step AP and ROC-AUC, then the overall's, under the undefined policy (table_slices)."""
 
     def __getitem__(self, name: Any) -> Any:
         return self.tables[self.names[self.index(name)]]
@@ -1134,12 +1136,9 @@ class SlicedTables(_Sliced):
         return self.tables.items()
 
     def _values(self) -> tuple[np.ndarray, np.ndarray]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            ap_step = np.array([t.average_precision(on_undefined="nan") if t.n_pos > 0 else np.nan
-                                for t in self.tables.values()])
-            auc = np.array([t.roc_auc(on_undefined="nan") for t in self.tables.values()])
-        return ap_step, auc
+        if self.summary is not None:
+            return self.summary[0], self.summary[1]
+        return _table_numbers(list(self.tables.values()))
 
     def _ranking_values(self) -> np.ndarray:
         return self._values()[0]
@@ -1150,10 +1149,8 @@ class SlicedTables(_Sliced):
     def _table(self) -> tuple[list[str], list[list[Any]]]:
         header = ["slice", "n", "n_pos", "prevalence", "rows", "AP step", "ROC-AUC"]
         o = self.overall
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            overall = [o.average_precision(on_undefined="nan") if o.n_pos > 0 else float("nan"),
-                       o.roc_auc(on_undefined="nan")]
+        overall = list(self.summary[2:]) if self.summary is not None else \
+            [float(v[0]) for v in _table_numbers([o])]
         total = float(o.n_pos + o.n_neg)
         rows = [["overall", int(self.n_samples.sum()), float(o.n_pos), float(o.n_pos) / total if total else
                  float("nan"), len(o.thresholds)] + overall]
@@ -1168,27 +1165,49 @@ class SlicedTables(_Sliced):
         return header[1:]
 
 
+def _table_numbers(tables: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The step AP and ROC-AUC of each count table, NaN where undefined."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        ap_step = np.array([t.average_precision(on_undefined="nan") if t.n_pos > 0 else np.nan for t in tables])
+        auc = np.array([t.roc_auc(on_undefined="nan") for t in tables])
+    return ap_step, auc
+
+
 def table_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray, n_samples: np.ndarray, *,
-                 ties: str, min_support: Any) -> SlicedTables:
+                 ties: str, min_support: Any, on_undefined: Any = "warn") -> SlicedTables:
     """The count table of every slice: the rows grouped by slice (one stable sort of the codes),
     each slice's table by :func:`precall.table.table_of` on its rows (the same function as
-    ``threshold_table`` of those rows, so each table is equal to it)."""
+    ``threshold_table`` of those rows, so each table is equal to it); the summary's step AP and
+    ROC-AUC of each slice (and of all rows) under ``on_undefined``, as ``evaluate(by=)`` gives them."""
     min_support = _check_min_support(min_support)
     m = codes.m
     order = np.argsort(kept_codes, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(kept_codes, minlength=m))])
     tables = {}
-    n_pos, n_neg = np.zeros(m), np.zeros(m)
     for i, name in enumerate(codes.names):
         rows = order[bounds[i]:bounds[i + 1]]
         part = BinaryInput(data.scores[rows], data.positive[rows], None if data.weight is None else
                            data.weight[rows], data.pos_label, int(n_samples[i]))
-        t = table_of(part, ties)
-        tables[name] = t
-        n_pos[i], n_neg[i] = t.n_pos, t.n_neg
+        tables[name] = table_of(part, ties)
+    return sliced_tables(codes, tables, table_of(data, ties), n_samples, min_support, on_undefined)
+
+
+def sliced_tables(codes: SliceCodes, tables: dict[str, Any], overall: Any, n_samples: np.ndarray, min_support: int,
+                  on_undefined: Any) -> SlicedTables:
+    """The :class:`SlicedTables` of each slice's table (in the order of ``codes``) and of all rows':
+    the summary's step AP and ROC-AUC under ``on_undefined`` (one warning for all such slices and
+    the overall row), whatever route counted the tables."""
+    n_pos = np.array([float(t.n_pos) for t in tables.values()] + [float(overall.n_pos)])
+    n_neg = np.array([float(t.n_neg) for t in tables.values()] + [float(overall.n_neg)])
+    ap_step, auc = _table_numbers([*tables.values(), overall])
+    names = (*codes.names, OVERALL)
+    ap_step = _apply_policy(ap_step, n_pos == 0, "average precision", NO_POSITIVES, 0.0, on_undefined, names)
+    auc = _apply_policy(auc, (n_pos == 0) | (n_neg == 0), "ROC AUC", ONE_CLASS_ROC, float("nan"), on_undefined,
+                        names)
     return SlicedTables(names=codes.names, keys=codes.keys, columns=codes.columns, n_samples=n_samples,
-                        n_pos=n_pos, n_neg=n_neg, min_support=min_support, tables=tables,
-                        overall=table_of(data, ties))
+                        n_pos=n_pos[:-1], n_neg=n_neg[:-1], min_support=min_support, tables=tables, overall=overall,
+                        summary=(ap_step[:-1], auc[:-1], float(ap_step[-1]), float(auc[-1])))
 
 
 @dataclass(frozen=True)

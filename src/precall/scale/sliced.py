@@ -33,7 +33,7 @@ from .._core.validate import AP_METHODS, check_binary, check_number, check_on_un
 from .._core.conventions import unit_interval
 from .._core.metric import Metric
 from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _apply_policies, _apply_policy, _check_min_support, \
-    slice_codes
+    slice_codes, sliced_tables
 from ..table import ThresholdTable
 from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps
 
@@ -272,18 +272,15 @@ class SlicedAccumulator:
                             n_samples=self._given(ordered), n_pos=n_pos, n_neg=n_neg, min_support=min_support,
                             values=values, defined=~undefined, overall=float(overall), metric=metric)
 
-    def tables(self, *, min_support: int = 0) -> SlicedTables:
+    def tables(self, *, min_support: int = 0, on_undefined: Any = "warn") -> SlicedTables:
         """The :class:`~precall.SlicedTables` of everything seen: what
-        ``precall.threshold_table(y, s, by=..., min_support=...)`` gives on all the rows
-        (grouped ties): each slice's table and the overall one."""
+        ``precall.threshold_table(y, s, by=..., min_support=..., on_undefined=...)`` gives on all
+        the rows (grouped ties): each slice's table and the overall one."""
         min_support = _check_min_support(min_support)
+        policy = check_on_undefined(on_undefined)
         codes, ordered = self._ordered()
         tables = {name: self.table(key) for name, key in zip(codes.names, ordered)}
-        return SlicedTables(names=codes.names, keys=codes.keys, columns=codes.columns,
-                            n_samples=self._given(ordered),
-                            n_pos=np.array([float(t.n_pos) for t in tables.values()]),
-                            n_neg=np.array([float(t.n_neg) for t in tables.values()]), min_support=min_support,
-                            tables=tables, overall=self._all.table())
+        return sliced_tables(codes, tables, self._all.table(), self._given(ordered), min_support, policy)
 
     def _ordered(self) -> tuple[Any, list[tuple[Any, ...]]]:
         """The slice codes of the keys (the in-memory order and names) and the keys in that order."""
