@@ -377,3 +377,52 @@ def test_dask_by_refuses_range_options(option):
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match="not available with `by`"):
         precall.dask.evaluate(ddf.y, ddf.s, by=ddf.country, **option)
+
+
+def _dates(seed: int, n: int) -> "pd.DataFrame":
+    """Date slices with missing ones (NaT)."""
+    df = _frame(seed, n)
+    days = pd.to_datetime(["2020-01-01", "2020-01-02", "2020-02-29", None])
+    df["d"] = days[np.random.default_rng(seed).integers(0, 4, n)]
+    return df
+
+
+@pytest.mark.parametrize("kind", ["datetime64", "tz", "Timestamp objects", "numpy days", "with a string column"])
+def test_date_slices_ship_with_the_in_memory_names_and_numbers(kind):
+    """Issue 23: datetime64 / Timestamp slice values (NaT missing) ship in the byte payload."""
+    df = _dates(40, 600)
+    d = {"datetime64": df.d, "tz": df.d.dt.tz_localize("Europe/Paris"), "Timestamp objects": df.d.astype(object),
+         "numpy days": df.d.to_numpy().astype("datetime64[D]"), "with a string column": df.d}[kind]
+    by = {"d": d, "country": df.country.to_numpy()} if kind == "with a string column" else {"d": d}
+    y, s = df.y.to_numpy(), df.s.to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = precall.evaluate(y, s, by=by, on_undefined="nan")
+        got = _stream(y, s, by, None, [150, 151, 420]).evaluate(on_undefined="nan")
+    assert _same(got, want) and got.keys == want.keys and "(missing)" in "".join(want.names)
+    acc = SlicedAccumulator().update(y, s, by=by)
+    assert SlicedAccumulator.from_bytes(acc.to_bytes()).to_bytes() == acc.to_bytes()
+
+
+def test_dask_date_slices_equal_in_memory():
+    df = _dates(41, 900)
+    ddf = dd.from_pandas(df, npartitions=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = precall.evaluate(df.y, df.s, by=df[["d"]], on_undefined="nan")
+        got = precall.dask.evaluate(ddf.y, ddf.s, by=ddf[["d"]], on_undefined="nan")
+    assert _same(got, want) and got.names[-1] == "(missing)" and got.names[0].startswith("2020-01-01")
+
+
+@pytest.mark.parametrize("value", [{"date": "2020-13-01"}, {"datetime": 3}, {"week": "2020-W01"}])
+def test_bad_date_slice_values_in_a_payload_refused(value):
+    acc = SlicedAccumulator().update([0, 1], [0.2, 0.4], by={"d": pd.to_datetime(["2020-01-01", "2020-01-02"])})
+    raw = acc.to_bytes()
+    arrays = dict(np.load(io.BytesIO(raw)))
+    meta = json.loads(arrays["meta"].tobytes())
+    meta["keys"][0] = [value]
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with pytest.raises(ValueError, match="corrupt SlicedAccumulator payload"):
+        SlicedAccumulator.from_bytes(buffer.getvalue())

@@ -19,6 +19,7 @@ the distinct (slice, score) pairs, not with the rows.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import io
 import json
 import warnings
@@ -309,15 +310,17 @@ class SlicedAccumulator:
     # -- shipping ---------------------------------------------------------------
     def to_bytes(self) -> bytes:
         """The state as a versioned ``.npz`` payload (no pickle): the slice keys in a JSON
-        record, every slice's table one after another in flat arrays."""
+        record (dates and datetimes as ISO texts, read back as the same values), every slice's
+        table one after another in flat arrays."""
         keys = list(self._slices)
         try:
             meta = json.dumps({"format": _FORMAT, "version": _VERSION, "pos_label": _plain(self.pos_label),
                                "columns": None if self.columns is None else list(self.columns),
-                               "keys": [[_plain(v) for v in k] for k in keys]})
+                               "keys": [[_shipped(v) for v in k] for k in keys]})
         except TypeError:
-            raise TypeError("`pos_label` and the slice values must be strings, numbers, booleans or missing to be "
-                            "shipped") from None
+            raise TypeError("`pos_label` must be a string, a number or a boolean, and the slice values strings, "
+                            "numbers, booleans, dates or datetimes (numpy datetime64, pandas Timestamp) or missing, "
+                            "to be shipped; convert other slice values to strings first") from None
         tables = [self._all] + [self._slices[k] for k in keys]
         for acc in tables:
             acc._flush(0)
@@ -345,7 +348,9 @@ class SlicedAccumulator:
         if set(arrays) != {"meta", "sizes", "rows", "scores", "pos", "neg"}:
             raise ValueError(f"not a precall SlicedAccumulator payload: members {sorted(arrays)[:8]}")
         meta = _meta(arrays["meta"])
-        keys = [tuple(k) for k in meta["keys"]]
+        keys = [tuple(_unshipped(v) for v in k) for k in meta["keys"]]
+        if len(set(keys)) != len(keys):
+            raise ValueError("corrupt SlicedAccumulator payload: a slice appears twice")
         sizes, rows = arrays["sizes"], arrays["rows"]
         if sizes.dtype.kind != "i" or rows.dtype.kind != "i" or sizes.size != len(keys) + 1 or \
                 rows.size != len(keys) or (sizes < 0).any() or (rows < 0).any() or \
@@ -391,8 +396,51 @@ def _meta(raw: np.ndarray) -> dict[str, Any]:
         raise ValueError("corrupt SlicedAccumulator payload: pos_label or columns")
     width = len(columns or ())
     if not isinstance(keys, list) or not all(isinstance(k, list) and len(k) == width and
-                                             all(isinstance(v, scalar) for v in k) for k in keys):
+                                             all(isinstance(v, scalar) or _is_time_record(v) for v in k)
+                                             for k in keys):
         raise ValueError(f"corrupt SlicedAccumulator payload: keys must be lists of {width} values")
-    if len({tuple(k) for k in keys}) != len(keys):
-        raise ValueError("corrupt SlicedAccumulator payload: a slice appears twice")
     return meta
+
+
+# slice values that JSON has no type for: {kind: ISO text}, read back by the kind's parser
+def _pandas_timestamp(text: str) -> Any:
+    import pandas as pd  # noqa: PLC0415  (only a payload of pandas Timestamps holds one)
+
+    return pd.Timestamp(text)
+
+
+_TIME_KINDS: dict[str, Callable[[str], Any]] = {
+    "date": datetime.date.fromisoformat,
+    "datetime": datetime.datetime.fromisoformat,
+    "timestamp": _pandas_timestamp,  # pandas: nanoseconds and its time zones kept
+}
+
+
+def _shipped(value: Any) -> Any:
+    """A slice value as JSON: strings, numbers, booleans and None (missing) as they are; a date
+    or datetime (what a numpy datetime64 or a pandas Timestamp slice column gives) as a
+    ``{kind: ISO text}`` record (:data:`_TIME_KINDS`).  Anything else: TypeError."""
+    if isinstance(value, np.datetime64):  # NaT is missing in the slices: None, never here
+        value = value.item()
+    if isinstance(value, datetime.datetime):
+        kind = "timestamp" if type(value).__module__.startswith("pandas") else "datetime"
+        return {kind: value.isoformat()}
+    if isinstance(value, datetime.date):
+        return {"date": value.isoformat()}
+    return _plain(value)
+
+
+def _is_time_record(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _TIME_KINDS and \
+        isinstance(next(iter(value.values())), str)
+
+
+def _unshipped(value: Any) -> Any:
+    """A slice value from :func:`_shipped`'s JSON (records checked by :func:`_meta`)."""
+    if not isinstance(value, dict):
+        return value
+    (kind, text), = value.items()
+    try:
+        return _TIME_KINDS[kind](text)
+    except ValueError:
+        raise ValueError(f"corrupt SlicedAccumulator payload: {kind} slice value {text[:40]!r}") from None
