@@ -426,3 +426,27 @@ def test_bad_date_slice_values_in_a_payload_refused(value):
     np.savez(buffer, **arrays)
     with pytest.raises(ValueError, match="corrupt SlicedAccumulator payload"):
         SlicedAccumulator.from_bytes(buffer.getvalue())
+
+
+@pytest.mark.parametrize("first, second", [
+    (np.array([0, 1, 2]), np.array([1.0, np.nan, 2.0])),  # ints, then floats with NaN: '0.0', '1.0', ...
+    (np.array([1.0, np.nan, 2.0]), np.array([0, 1, 2])),
+    (np.array([True, False, True]), np.array([0, 1, 2])),  # bools among ints: 1, not True
+])
+@pytest.mark.parametrize("route", ["update", "merge", "shipped"])
+def test_stream_names_numbers_as_the_concatenated_column(first, second, route):
+    """Issue 23: the names do not depend on the first batch's dtype; they are those of
+    precall.evaluate on the concatenated column (numpy's promotion of int and float: float)."""
+    y, s = np.array([0, 1, 1, 0, 1, 1]), np.array([0.1, 0.2, 0.3, 0.1, 0.2, 0.3])
+    a = SlicedAccumulator().update(y[:3], s[:3], by=first)
+    b = SlicedAccumulator().update(y[3:], s[3:], by=second)
+    got = {"update": lambda: a.update(y[3:], s[3:], by=second), "merge": lambda: a.merge(b),
+           "shipped": lambda: SlicedAccumulator.from_bytes(a.to_bytes()).merge(
+               SlicedAccumulator.from_bytes(b.to_bytes()))}[route]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = precall.evaluate(y, s, by=np.concatenate([first, second]), on_undefined="nan")
+        assert _same(got.evaluate(on_undefined="nan"), want)
+    assert got.evaluate(on_undefined="nan").keys == want.keys
+    assert [type(k[0]) for k in got.evaluate(on_undefined="nan").keys if k[0] is not None] == \
+        [type(k[0]) for k in want.keys if k[0] is not None]

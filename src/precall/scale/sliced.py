@@ -9,6 +9,9 @@
 every number equal bit for bit without weights (with weights, the sums of equal
 scores are added in another order: equal to rounding, as :class:`Accumulator`).
 Ties are grouped (one threshold per distinct score), as every accumulator.
+Slice values are named as in memory on the concatenated column, whatever the batches'
+dtypes: numbers take numpy's promotion of all the batches' numbers (an int batch and a
+float batch: floats, ``'1.0'``; bools among ints: ``1``), as the merged states do.
 
 The state is each slice's (distinct scores, positive and negative counts),
 plus one for all the rows (the ``overall`` evaluation) and the rows given per
@@ -93,10 +96,14 @@ class SlicedAccumulator:
         elif codes.columns != self.columns:
             raise ValueError(f"`by` must name the same slice columns in every batch ({list(self.columns)}); got "
                              f"{list(codes.columns)}. Pass the columns in the same order, with the same names")
+        ranks = [max(a, b) for a, b in zip(_number_ranks(self._slices, len(codes.columns)),
+                                           _number_ranks(codes.keys, len(codes.columns)))]
+        self._promote(ranks)
+        batch_keys = [_promoted(key, ranks) for key in codes.keys]
         self._all.update(y_true, y_score, sample_weight=sample_weight)
         self._n_samples += data.n_samples
         given = codes.rows()
-        for key, n in zip(codes.keys, given.tolist()):
+        for key, n in zip(batch_keys, given.tolist()):
             self._rows[key] = self._rows.get(key, 0) + n
             if key not in self._slices:
                 self._slices[key] = Accumulator(pos_label=self.pos_label)
@@ -109,7 +116,7 @@ class SlicedAccumulator:
         bounds = np.searchsorted(kept[order], np.arange(codes.m + 1))
         for c in np.flatnonzero(np.diff(bounds)).tolist():
             rows = order[bounds[c]:bounds[c + 1]]
-            self._slices[codes.keys[c]]._add(0, data.scores[rows], data.positive[rows],
+            self._slices[batch_keys[c]]._add(0, data.scores[rows], data.positive[rows],
                                              None if data.weight is None else data.weight[rows])
         return self
 
@@ -132,7 +139,18 @@ class SlicedAccumulator:
                 out._slices[key] = out._slices[key].merge(acc) if key in out._slices else acc.merge(
                     Accumulator(pos_label=self.pos_label))
                 out._rows[key] = out._rows.get(key, 0) + state._rows[key]
+        width = len(out.columns or ())
+        out._promote([max(a, b) for a, b in zip(_number_ranks(self._slices, width),
+                                                _number_ranks(other._slices, width))])
         return out
+
+    def _promote(self, ranks: list[int]) -> None:
+        """Slice values that are numbers written in the type of every value of their column
+        (:func:`_number_ranks`), in place: an int batch then a float one names its slices
+        ``'1.0'``, as ``precall.evaluate`` of the concatenated (float) column does."""
+        if any(type(a) is not type(b) for key in self._slices for a, b in zip(_promoted(key, ranks), key)):
+            promoted = self.relabel(lambda key: _promoted(key, ranks))
+            self._slices, self._rows = promoted._slices, promoted._rows
 
     def relabel(self, mapping: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> "SlicedAccumulator":
         """A new accumulator whose slices are renamed: ``mapping(key)`` gives each slice's new
@@ -374,6 +392,26 @@ class SlicedAccumulator:
                 out._rows[keys[i - 1]] = int(rows[i - 1])
         out._n_samples = int(rows.sum())
         return out
+
+
+_NUMBER_RANKS = {bool: 1, int: 2, float: 3}  # numpy's promotion: bool < int < float
+
+
+def _number_ranks(keys: Any, width: int) -> list[int]:
+    """For each slice column, the type numpy gives a column of all the keys' numbers: 0 (no
+    number), 1 (bool), 2 (int) or 3 (float)."""
+    ranks = [0] * width
+    for key in keys:
+        for j, v in enumerate(key):
+            ranks[j] = max(ranks[j], _NUMBER_RANKS.get(type(v), 0))
+    return ranks
+
+
+def _promoted(key: tuple[Any, ...], ranks: list[int]) -> tuple[Any, ...]:
+    """``key`` with its numbers in their column's type (:func:`_number_ranks`): ``1`` and ``True``
+    as ``1.0`` in a column of floats, ``True`` as ``1`` in a column of ints."""
+    return tuple(v if _NUMBER_RANKS.get(type(v), 0) in (0, r) else (float(v) if r == 3 else int(v))
+                 for v, r in zip(key, ranks))
 
 
 def _meta(raw: np.ndarray) -> dict[str, Any]:
