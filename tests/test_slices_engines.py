@@ -377,3 +377,76 @@ def test_dask_by_refuses_range_options(option):
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match="not available with `by`"):
         precall.dask.evaluate(ddf.y, ddf.s, by=ddf.country, **option)
+
+
+def _dates(seed: int, n: int) -> "pd.DataFrame":
+    """Date slices with missing ones (NaT)."""
+    df = _frame(seed, n)
+    days = pd.to_datetime(["2020-01-01", "2020-01-02", "2020-02-29", None])
+    df["d"] = days[np.random.default_rng(seed).integers(0, 4, n)]
+    return df
+
+
+@pytest.mark.parametrize("kind", ["datetime64", "tz", "Timestamp objects", "numpy days", "with a string column"])
+def test_date_slices_ship_with_the_in_memory_names_and_numbers(kind):
+    """Issue 23: datetime64 / Timestamp slice values (NaT missing) ship in the byte payload."""
+    df = _dates(40, 600)
+    d = {"datetime64": df.d, "tz": df.d.dt.tz_localize("Europe/Paris"), "Timestamp objects": df.d.astype(object),
+         "numpy days": df.d.to_numpy().astype("datetime64[D]"), "with a string column": df.d}[kind]
+    by = {"d": d, "country": df.country.to_numpy()} if kind == "with a string column" else {"d": d}
+    y, s = df.y.to_numpy(), df.s.to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = precall.evaluate(y, s, by=by, on_undefined="nan")
+        got = _stream(y, s, by, None, [150, 151, 420]).evaluate(on_undefined="nan")
+    assert _same(got, want) and got.keys == want.keys and "(missing)" in "".join(want.names)
+    acc = SlicedAccumulator().update(y, s, by=by)
+    assert SlicedAccumulator.from_bytes(acc.to_bytes()).to_bytes() == acc.to_bytes()
+
+
+def test_dask_date_slices_equal_in_memory():
+    df = _dates(41, 900)
+    ddf = dd.from_pandas(df, npartitions=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = precall.evaluate(df.y, df.s, by=df[["d"]], on_undefined="nan")
+        got = precall.dask.evaluate(ddf.y, ddf.s, by=ddf[["d"]], on_undefined="nan")
+    assert _same(got, want) and got.names[-1] == "(missing)" and got.names[0].startswith("2020-01-01")
+
+
+@pytest.mark.parametrize("value", [{"date": "2020-13-01"}, {"datetime": 3}, {"week": "2020-W01"}])
+def test_bad_date_slice_values_in_a_payload_refused(value):
+    acc = SlicedAccumulator().update([0, 1], [0.2, 0.4], by={"d": pd.to_datetime(["2020-01-01", "2020-01-02"])})
+    raw = acc.to_bytes()
+    arrays = dict(np.load(io.BytesIO(raw)))
+    meta = json.loads(arrays["meta"].tobytes())
+    meta["keys"][0] = [value]
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with pytest.raises(ValueError, match="corrupt SlicedAccumulator payload"):
+        SlicedAccumulator.from_bytes(buffer.getvalue())
+
+
+@pytest.mark.parametrize("first, second", [
+    (np.array([0, 1, 2]), np.array([1.0, np.nan, 2.0])),  # ints, then floats with NaN: '0.0', '1.0', ...
+    (np.array([1.0, np.nan, 2.0]), np.array([0, 1, 2])),
+    (np.array([True, False, True]), np.array([0, 1, 2])),  # bools among ints: 1, not True
+])
+@pytest.mark.parametrize("route", ["update", "merge", "shipped"])
+def test_stream_names_numbers_as_the_concatenated_column(first, second, route):
+    """Issue 23: the names do not depend on the first batch's dtype; they are those of
+    precall.evaluate on the concatenated column (numpy's promotion of int and float: float)."""
+    y, s = np.array([0, 1, 1, 0, 1, 1]), np.array([0.1, 0.2, 0.3, 0.1, 0.2, 0.3])
+    a = SlicedAccumulator().update(y[:3], s[:3], by=first)
+    b = SlicedAccumulator().update(y[3:], s[3:], by=second)
+    got = {"update": lambda: a.update(y[3:], s[3:], by=second), "merge": lambda: a.merge(b),
+           "shipped": lambda: SlicedAccumulator.from_bytes(a.to_bytes()).merge(
+               SlicedAccumulator.from_bytes(b.to_bytes()))}[route]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = precall.evaluate(y, s, by=np.concatenate([first, second]), on_undefined="nan")
+        assert _same(got.evaluate(on_undefined="nan"), want)
+    assert got.evaluate(on_undefined="nan").keys == want.keys
+    assert [type(k[0]) for k in got.evaluate(on_undefined="nan").keys if k[0] is not None] == \
+        [type(k[0]) for k in want.keys if k[0] is not None]

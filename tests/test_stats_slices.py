@@ -157,3 +157,36 @@ def test_unpaired_delong_without_a_variance_is_nan_not_a_crash(y_a, s_a):
     assert math.isnan(t.p_value) and math.isnan(t.statistic) and math.isnan(t.low)
     t = stats.roc_auc_test_unpaired(y_a, s_a, [1, 0], [0.4, 0.5], on_undefined="nan")
     assert math.isnan(t.p_value)
+
+
+def test_too_many_slices_refused_before_any_resample_with_how_to_ask_for_fewer(monkeypatch):
+    """Each slice costs two bootstraps (its rows and the rest's): the number of slices is bounded."""
+    from precall.stats import slices as stats_slices
+
+    monkeypatch.setattr(stats_slices, "MAX_SLICES", 5)
+    monkeypatch.setattr(stats_slices, "bootstrap_ci", lambda *a, **k: pytest.fail("resampled before the check"))
+    rng = np.random.default_rng(0)
+    y = (rng.random(60) < 0.5).astype(int)
+    with pytest.raises(ValueError, match=r"number of slices.*\[0, 5\].*group rare values"):
+        stats.compare_slices(y, rng.random(60), by=np.arange(60) % 6)
+
+
+def test_progress_reports_the_fraction_of_slices_done_and_can_stop():
+    y, s, g = _data(300)
+    seen: list[float] = []
+    c = stats.compare_slices(y, s, by=g, n_resamples=50, progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0) and len(seen) >= 2 * len(c.names)
+    plain = stats.compare_slices(y, s, by=g, n_resamples=50)
+    assert np.array_equal(c.ap_low, plain.ap_low) and c.vs_rest == plain.vs_rest  # the same draws
+
+    class Stop(Exception):
+        pass
+
+    def stop(done: float) -> None:
+        if done > 0.25:
+            raise Stop
+
+    with pytest.raises(Stop):
+        stats.compare_slices(y, s, by=g, n_resamples=50, progress=stop)
+    with pytest.raises(TypeError, match="`progress`"):
+        stats.compare_slices(y, s, by=g, n_resamples=50, progress=1)

@@ -37,13 +37,10 @@ from ._core.validate import AP_METHODS, check_number
 from .metrics import average_precision, roc_auc
 from ._core.text import visible
 from .slices import slice_codes, slice_names
+from .stats.slices import MAX_SLICES
 
 __all__ = ["IntervalSet", "coded", "coded_accumulator", "interval_set", "named_message", "slice_bootstrap",
            "slice_intervals", "with_values"]
-
-MAX_SLICES = 1000
-"""The most slices :func:`slice_intervals` resamples one by one (each a bootstrap of its rows)."""
-
 
 @dataclass(frozen=True)
 class IntervalSet:

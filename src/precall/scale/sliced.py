@@ -9,6 +9,9 @@
 every number equal bit for bit without weights (with weights, the sums of equal
 scores are added in another order: equal to rounding, as :class:`Accumulator`).
 Ties are grouped (one threshold per distinct score), as every accumulator.
+Slice values are named as in memory on the concatenated column, whatever the batches'
+dtypes: numbers take numpy's promotion of all the batches' numbers (an int batch and a
+float batch: floats, ``'1.0'``; bools among ints: ``1``), as the merged states do.
 
 The state is each slice's (distinct scores, positive and negative counts),
 plus one for all the rows (the ``overall`` evaluation) and the rows given per
@@ -19,6 +22,7 @@ the distinct (slice, score) pairs, not with the rows.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import io
 import json
 import warnings
@@ -92,10 +96,14 @@ class SlicedAccumulator:
         elif codes.columns != self.columns:
             raise ValueError(f"`by` must name the same slice columns in every batch ({list(self.columns)}); got "
                              f"{list(codes.columns)}. Pass the columns in the same order, with the same names")
+        ranks = [max(a, b) for a, b in zip(_number_ranks(self._slices, len(codes.columns)),
+                                           _number_ranks(codes.keys, len(codes.columns)))]
+        self._promote(ranks)
+        batch_keys = [_promoted(key, ranks) for key in codes.keys]
         self._all.update(y_true, y_score, sample_weight=sample_weight)
         self._n_samples += data.n_samples
         given = codes.rows()
-        for key, n in zip(codes.keys, given.tolist()):
+        for key, n in zip(batch_keys, given.tolist()):
             self._rows[key] = self._rows.get(key, 0) + n
             if key not in self._slices:
                 self._slices[key] = Accumulator(pos_label=self.pos_label)
@@ -108,7 +116,7 @@ class SlicedAccumulator:
         bounds = np.searchsorted(kept[order], np.arange(codes.m + 1))
         for c in np.flatnonzero(np.diff(bounds)).tolist():
             rows = order[bounds[c]:bounds[c + 1]]
-            self._slices[codes.keys[c]]._add(0, data.scores[rows], data.positive[rows],
+            self._slices[batch_keys[c]]._add(0, data.scores[rows], data.positive[rows],
                                              None if data.weight is None else data.weight[rows])
         return self
 
@@ -131,7 +139,18 @@ class SlicedAccumulator:
                 out._slices[key] = out._slices[key].merge(acc) if key in out._slices else acc.merge(
                     Accumulator(pos_label=self.pos_label))
                 out._rows[key] = out._rows.get(key, 0) + state._rows[key]
+        width = len(out.columns or ())
+        out._promote([max(a, b) for a, b in zip(_number_ranks(self._slices, width),
+                                                _number_ranks(other._slices, width))])
         return out
+
+    def _promote(self, ranks: list[int]) -> None:
+        """Slice values that are numbers written in the type of every value of their column
+        (:func:`_number_ranks`), in place: an int batch then a float one names its slices
+        ``'1.0'``, as ``precall.evaluate`` of the concatenated (float) column does."""
+        if any(type(a) is not type(b) for key in self._slices for a, b in zip(_promoted(key, ranks), key)):
+            promoted = self.relabel(lambda key: _promoted(key, ranks))
+            self._slices, self._rows = promoted._slices, promoted._rows
 
     def relabel(self, mapping: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> "SlicedAccumulator":
         """A new accumulator whose slices are renamed: ``mapping(key)`` gives each slice's new
@@ -306,15 +325,17 @@ class SlicedAccumulator:
     # -- shipping ---------------------------------------------------------------
     def to_bytes(self) -> bytes:
         """The state as a versioned ``.npz`` payload (no pickle): the slice keys in a JSON
-        record, every slice's table one after another in flat arrays."""
+        record (dates and datetimes as ISO texts, read back as the same values), every slice's
+        table one after another in flat arrays."""
         keys = list(self._slices)
         try:
             meta = json.dumps({"format": _FORMAT, "version": _VERSION, "pos_label": _plain(self.pos_label),
                                "columns": None if self.columns is None else list(self.columns),
-                               "keys": [[_plain(v) for v in k] for k in keys]})
+                               "keys": [[_shipped(v) for v in k] for k in keys]})
         except TypeError:
-            raise TypeError("`pos_label` and the slice values must be strings, numbers, booleans or missing to be "
-                            "shipped") from None
+            raise TypeError("`pos_label` must be a string, a number or a boolean, and the slice values strings, "
+                            "numbers, booleans, dates or datetimes (numpy datetime64, pandas Timestamp) or missing, "
+                            "to be shipped; convert other slice values to strings first") from None
         tables = [self._all] + [self._slices[k] for k in keys]
         for acc in tables:
             acc._flush(0)
@@ -342,7 +363,9 @@ class SlicedAccumulator:
         if set(arrays) != {"meta", "sizes", "rows", "scores", "pos", "neg"}:
             raise ValueError(f"not a precall SlicedAccumulator payload: members {sorted(arrays)[:8]}")
         meta = _meta(arrays["meta"])
-        keys = [tuple(k) for k in meta["keys"]]
+        keys = [tuple(_unshipped(v) for v in k) for k in meta["keys"]]
+        if len(set(keys)) != len(keys):
+            raise ValueError("corrupt SlicedAccumulator payload: a slice appears twice")
         sizes, rows = arrays["sizes"], arrays["rows"]
         if sizes.dtype.kind != "i" or rows.dtype.kind != "i" or sizes.size != len(keys) + 1 or \
                 rows.size != len(keys) or (sizes < 0).any() or (rows < 0).any() or \
@@ -368,6 +391,26 @@ class SlicedAccumulator:
         return out
 
 
+_NUMBER_RANKS = {bool: 1, int: 2, float: 3}  # numpy's promotion: bool < int < float
+
+
+def _number_ranks(keys: Any, width: int) -> list[int]:
+    """For each slice column, the type numpy gives a column of all the keys' numbers: 0 (no
+    number), 1 (bool), 2 (int) or 3 (float)."""
+    ranks = [0] * width
+    for key in keys:
+        for j, v in enumerate(key):
+            ranks[j] = max(ranks[j], _NUMBER_RANKS.get(type(v), 0))
+    return ranks
+
+
+def _promoted(key: tuple[Any, ...], ranks: list[int]) -> tuple[Any, ...]:
+    """``key`` with its numbers in their column's type (:func:`_number_ranks`): ``1`` and ``True``
+    as ``1.0`` in a column of floats, ``True`` as ``1`` in a column of ints."""
+    return tuple(v if _NUMBER_RANKS.get(type(v), 0) in (0, r) else (float(v) if r == 3 else int(v))
+                 for v, r in zip(key, ranks))
+
+
 def _meta(raw: np.ndarray) -> dict[str, Any]:
     """The metadata record, every field checked."""
     try:
@@ -388,8 +431,51 @@ def _meta(raw: np.ndarray) -> dict[str, Any]:
         raise ValueError("corrupt SlicedAccumulator payload: pos_label or columns")
     width = len(columns or ())
     if not isinstance(keys, list) or not all(isinstance(k, list) and len(k) == width and
-                                             all(isinstance(v, scalar) for v in k) for k in keys):
+                                             all(isinstance(v, scalar) or _is_time_record(v) for v in k)
+                                             for k in keys):
         raise ValueError(f"corrupt SlicedAccumulator payload: keys must be lists of {width} values")
-    if len({tuple(k) for k in keys}) != len(keys):
-        raise ValueError("corrupt SlicedAccumulator payload: a slice appears twice")
     return meta
+
+
+# slice values that JSON has no type for: {kind: ISO text}, read back by the kind's parser
+def _pandas_timestamp(text: str) -> Any:
+    import pandas as pd  # noqa: PLC0415  (only a payload of pandas Timestamps holds one)
+
+    return pd.Timestamp(text)
+
+
+_TIME_KINDS: dict[str, Callable[[str], Any]] = {
+    "date": datetime.date.fromisoformat,
+    "datetime": datetime.datetime.fromisoformat,
+    "timestamp": _pandas_timestamp,  # pandas: nanoseconds and its time zones kept
+}
+
+
+def _shipped(value: Any) -> Any:
+    """A slice value as JSON: strings, numbers, booleans and None (missing) as they are; a date
+    or datetime (what a numpy datetime64 or a pandas Timestamp slice column gives) as a
+    ``{kind: ISO text}`` record (:data:`_TIME_KINDS`).  Anything else: TypeError."""
+    if isinstance(value, np.datetime64):  # NaT is missing in the slices: None, never here
+        value = value.item()
+    if isinstance(value, datetime.datetime):
+        kind = "timestamp" if type(value).__module__.startswith("pandas") else "datetime"
+        return {kind: value.isoformat()}
+    if isinstance(value, datetime.date):
+        return {"date": value.isoformat()}
+    return _plain(value)
+
+
+def _is_time_record(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _TIME_KINDS and \
+        isinstance(next(iter(value.values())), str)
+
+
+def _unshipped(value: Any) -> Any:
+    """A slice value from :func:`_shipped`'s JSON (records checked by :func:`_meta`)."""
+    if not isinstance(value, dict):
+        return value
+    (kind, text), = value.items()
+    try:
+        return _TIME_KINDS[kind](text)
+    except ValueError:
+        raise ValueError(f"corrupt SlicedAccumulator payload: {kind} slice value {text[:40]!r}") from None
