@@ -96,9 +96,13 @@ class SlicedAccumulator:
         elif codes.columns != self.columns:
             raise ValueError(f"`by` must name the same slice columns in every batch ({list(self.columns)}); got "
                              f"{list(codes.columns)}. Pass the columns in the same order, with the same names")
-        ranks = [max(a, b) for a, b in zip(_number_ranks(self._slices, len(codes.columns)),
-                                           _number_ranks(codes.keys, len(codes.columns)))]
-        self._promote(ranks)
+        width = len(codes.columns)
+        cached = self.__dict__.get("_ranks")  # the slices' number types, scanned once rather than every batch
+        known = cached if cached is not None else _number_ranks(self._slices, width)
+        ranks = [max(a, b) for a, b in zip(known, _number_ranks(codes.keys, width))]
+        if cached is None or ranks != known:
+            self._promote(ranks)
+        self.__dict__["_ranks"] = ranks
         batch_keys = [_promoted(key, ranks) for key in codes.keys]
         self._all.update(y_true, y_score, sample_weight=sample_weight)
         self._n_samples += data.n_samples
