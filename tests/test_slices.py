@@ -632,3 +632,29 @@ def test_threshold_table_by_summary_follows_the_undefined_policy_as_evaluate(pol
 
 def _none_if_nan(v: float):
     return None if v != v else v
+
+
+def test_sliced_text_columns_line_up_with_their_headers_and_counts_print_as_counts():
+    """Every printed column is as wide as its header (the multi-class table's long headers), whole
+    counts print as integers whatever their value, and the titles wrap rather than being cut."""
+    rng = np.random.default_rng(0)
+    n = 600
+    y = rng.integers(0, 3, n)
+    S = rng.random((n, 3))
+    g = rng.choice(["DE", "FR", "IT"], n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        texts = [str(precall.evaluate(y, S, by=g)),
+                 str(precall.average_precision((y == 1).astype(int), S[:, 1], by=np.where(np.arange(n) < 3, "t", g))),
+                 str(precall.stats.compare_slices((y == 1).astype(int), S[:, 1], by=g, n_resamples=50))]
+    for text in texts:
+        lines = text.splitlines()
+        assert max(map(len, lines)) <= 80
+        head = next(i for i, line in enumerate(lines) if line.startswith("slice"))
+        for line in lines[head + 1:]:
+            if not line.startswith(("...", "overall")) and line.split()[0] in ("DE", "FR", "IT", "t"):
+                assert len(line) == len(lines[head]) or "[" in line, (line, lines[head])
+    counts = texts[1].splitlines()
+    row = next(line for line in counts if line.startswith("t "))
+    assert row.split()[2] in {"0", "1", "2", "3"}  # n_pos of the 3-row slice: an integer, not 1.0000
+    assert "vs the rest, worst first" in " ".join(texts[2].split())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import warnings
 import math
 from pathlib import Path
 
@@ -469,6 +470,23 @@ def test_forest_draws_one_interval_per_shown_slice(k):
     assert len(axes[0].get_yticks()) == shown
     labels = [t.get_text() for t in axes[0].get_yticklabels()]
     assert labels[0] == result.names[ranked[0]]  # the worst at the top
+    matplotlib.pyplot.close("all")
+
+
+def test_forest_of_compare_slices_draws_its_own_intervals():
+    from matplotlib.collections import LineCollection
+
+    df, _ = _forest_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cs = precall.stats.compare_slices(df.y, df.p, by=df.country, n_resamples=50, level=0.9)
+    axes = precall.plot.forest(cs, k=2)
+    ranked = cs.ranked.tolist()
+    shown = ranked if len(ranked) <= 4 else ranked[:2] + ranked[-2:]
+    for ax, low, high in zip(axes, (cs.ap_low, cs.auc_low), (cs.ap_high, cs.auc_high)):
+        segments = [seg for c in ax.collections if isinstance(c, LineCollection) for seg in c.get_segments()]
+        assert [tuple(seg[:, 0]) for seg in segments] == [(low[i], high[i]) for i in shown]
+        assert [t.get_text() for t in ax.get_legend().get_texts()][0] == "90% interval"
     matplotlib.pyplot.close("all")
 
 

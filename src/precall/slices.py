@@ -52,6 +52,7 @@ import functools
 import io
 import json
 import math
+import textwrap
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -946,7 +947,8 @@ class _Sliced:
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
         lines_rows = [rows[0]] + [None if i < 0 else rows[i + 1] for i in picked]
         name_w = max(8, min(28, max(len(visible(r[0])) for r in rows)))
-        cells = [f"{'slice':<{name_w}}" + "".join(f" {h:>9}" for h in shown)]
+        widths = [max(9, len(h)) for h in shown]  # a header wider than its values widens its column
+        cells = [f"{'slice':<{name_w}}" + "".join(f" {h:>{w}}" for h, w in zip(shown, widths))]
         pos = [header.index(h) for h in shown]
         for row in lines_rows:
             if row is None:
@@ -954,10 +956,11 @@ class _Sliced:
                 continue
             name = visible(row[0])
             name = name if len(name) <= name_w else name[: name_w - 1] + "~"
-            cells.append(f"{name:<{name_w}}" + "".join(f" {_cell(row[p]):>9}" for p in pos))
+            cells.append(f"{name:<{name_w}}" + "".join(f" {_cell(row[p], header[p] in _COUNTS):>{w}}"
+                                                       for p, w in zip(pos, widths)))
         unranked = len(self.names) - len(ranked)
         title = f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; worst first"
-        notes = [title[:width]]
+        notes = textwrap.wrap(title, width) or [""]
         if unranked:
             notes.append(f"{unranked} slice(s) not ranked (undefined, or fewer than min_support="
                          f"{self.min_support} rows)"[:width])
@@ -981,7 +984,13 @@ def _json_value(v: Any) -> Any:
     return v
 
 
-def _cell(v: Any) -> str:
+_COUNTS = ("n", "n_pos")
+"""The columns of counts: whole numbers print as integers (a weighted count keeps its decimals)."""
+
+
+def _cell(v: Any, count: bool = False) -> str:
+    if count and isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
     if isinstance(v, (float, np.floating)):
         return "nan" if math.isnan(v) else (f"{v:.4f}" if abs(v) <= 1 else f"{v:.6g}")
     return str(v)

@@ -51,7 +51,7 @@ How it is drawn
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -1031,12 +1031,14 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
            axes: Any = None) -> Any:
     """A forest plot of a :class:`precall.SlicedEvaluation`: each shown slice's AP (the
     convention it is ranked by) and ROC-AUC as a point with its interval, the value of all
-    rows as a dashed reference line; returns the two Axes.
+    rows as a dashed reference line; returns the two Axes.  Of a
+    :class:`precall.stats.SliceComparison`: its slices' values and intervals (its level).
 
     Parameters
     ----------
-    result : SlicedEvaluation
-        ``precall.evaluate(..., by=...)``.
+    result : SlicedEvaluation or SliceComparison
+        ``precall.evaluate(..., by=...)``, or ``precall.stats.compare_slices(...)`` (then
+        ``intervals`` and ``level`` are its own).
     intervals : mapping of int to interval set, default=None
         By slice index (``-1``: all rows), objects with ``average_precision[method]``
         and ``roc_auc`` intervals (``low``, ``high``), or None for a slice without one
@@ -1062,18 +1064,32 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
     ys = np.arange(len(picked))[::-1].astype(float)
     if split:
         ys[k:] -= 1.0  # a gap between the worst and the best
-    method = result.rank_by
-    for ax, (title, values, overall, part) in zip(axes, (
-            (f"AP {method}", result.average_precision[method], result.overall.average_precision[method],
-             lambda iv: iv.average_precision[method]),
-            ("ROC-AUC", result.roc_auc, result.overall.roc_auc, lambda iv: iv.roc_auc))):
+    if hasattr(result, "vs_rest"):  # stats.compare_slices: its values and intervals (no row of all rows)
+        method, level = result.method, result.level
+        panels = [(f"AP {method}", np.asarray(result.ap), None,
+                   lambda i: (result.ap_low[i], result.ap_high[i])),
+                  ("ROC-AUC", np.asarray(result.auc), None, lambda i: (result.auc_low[i], result.auc_high[i]))]
+    else:
+        method = result.rank_by
+
+        def of(part: Callable[[Any], Any]) -> Callable[[int], tuple[float, float] | None]:
+            def bounds(i: int) -> tuple[float, float] | None:
+                iv = intervals.get(i) if intervals else None
+                return None if iv is None else (part(iv).low, part(iv).high)
+            return bounds
+
+        panels = [(f"AP {method}", result.average_precision[method], result.overall.average_precision[method],
+                   of(lambda iv: iv.average_precision[method])),
+                  ("ROC-AUC", result.roc_auc, result.overall.roc_auc, of(lambda iv: iv.roc_auc))]
+    for ax, (title, values, overall, interval) in zip(axes, panels):
         shown = values[picked] if picked else np.zeros(0)
-        got = [(y, part(intervals[i])) for y, i in zip(ys, picked) if intervals and intervals.get(i) is not None]
+        got = [(y, interval(i)) for y, i in zip(ys, picked) if interval(i) is not None]
         if got:
-            ax.hlines([y for y, _ in got], [c.low for _, c in got], [c.high for _, c in got], color="C0",
+            ax.hlines([y for y, _ in got], [lo for _, (lo, _) in got], [hi for _, (_, hi) in got], color="C0",
                       linewidth=1.6, label=f"{level:.0%} interval")
         ax.plot(shown, ys, "o", color="C0", markersize=5, label=title)
-        ax.axvline(overall, color=_GRAY, linestyle="--", linewidth=1, label=f"all rows: {overall:.4f}")
+        if overall is not None:
+            ax.axvline(overall, color=_GRAY, linestyle="--", linewidth=1, label=f"all rows: {overall:.4f}")
         if split:
             ax.axhline(ys[k - 1] - 1.0, color=_GRAY, linestyle=":", linewidth=0.8)
         ax.set_xlabel(title)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import math
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -287,8 +288,9 @@ class SliceComparison:
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
         name_w = max(5, min(16, max((len(visible(n)) for n in self.names), default=5)))
         pct = f"{self.level:.0%}"
-        lines = [f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; AP ({self.method}) "
-                 f"bootstrap and ROC-AUC DeLong {pct} intervals; vs the rest, worst first"[:width],
+        lines = [*textwrap.wrap(f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; AP "
+                                f"({self.method}) bootstrap and ROC-AUC DeLong {pct} intervals; vs the rest, worst "
+                                "first", width),
                  f"{'slice':<{name_w}} {'n':>7} {'AP [interval]':>21} {'-rest':>7} {'pHolm':>6} "
                  f"{'ROC-AUC':>7} {'-rest':>7} {'pHolm':>6}"]
         for i in picked:
