@@ -330,6 +330,30 @@ def test_dask_dataframe_by_equals_in_memory(partitions, by):
     assert _same(one, want_one) and one.columns == (by[0],)
 
 
+@pytest.mark.parametrize("policy", ["warn", "nan"])
+def test_dask_average_precision_roc_auc_and_tables_by_equal_in_memory(policy):
+    """``precall.dask``'s average_precision, roc_auc (also partial) and threshold_table take ``by`` as
+    ``evaluate`` does: the in-memory numbers and tables, from the merged sliced accumulator."""
+    df = _frame(41, 1200)
+    ddf = dd.from_pandas(df, npartitions=4)
+    by, dby = df[["country", "device"]], ddf[["country", "device"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for f, kw in [("average_precision", {"method": "coco"}), ("average_precision", {"method": "voc2007"}),
+                      ("roc_auc", {}), ("roc_auc", {"max_fpr": 0.3})]:
+            got = getattr(precall.dask, f)(ddf.y, ddf.s, by=dby, on_undefined=policy, min_support=40, **kw)
+            want = getattr(precall, f)(df.y, df.s, by=by, on_undefined=policy, min_support=40, **kw)
+            assert got.to_dict() == want.to_dict(), (f, kw)
+        got = precall.dask.threshold_table(ddf.y, ddf.s, by=dby, on_undefined=policy)
+        want = precall.threshold_table(df.y, df.s, by=by, on_undefined=policy)
+    assert got.to_dict() == want.to_dict() and got.names == want.names
+    for name in want.names:
+        np.testing.assert_array_equal(got[name].tp, want[name].tp)
+        np.testing.assert_array_equal(got[name].thresholds, want[name].thresholds)
+    with pytest.raises(ValueError, match="n_ranges"):
+        precall.dask.threshold_table(ddf.y, ddf.s, by=dby, n_ranges=3)
+
+
 def test_dask_arrays_by_equals_in_memory():
     import dask.array as da
 

@@ -39,7 +39,7 @@ from . import ranges as _ranges
 from .._core.evaluation import Evaluation
 from .._core.metric import Metric
 from .._core.undefined import NO_POSITIVES, undefined
-from ..slices import SlicedEvaluation
+from ..slices import SlicedEvaluation, SlicedTables, SlicedValues
 from .._core.validate import (
     BinaryInput, check_allocation, check_binary, check_number, check_on_undefined, check_probability, check_options, check_prevalence, check_prevalences,
 )
@@ -211,7 +211,8 @@ def accumulate(
 
 
 def threshold_table(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None,
-                    n_ranges: int | None = None) -> ThresholdTable:
+                    n_ranges: int | None = None, by: Any = None, min_support: int = 0,
+                    on_undefined: Any = "warn") -> ThresholdTable | SlicedTables:
     """:func:`precall.threshold_table` (grouped ties) of dask data: each score range's rows
     of the table built on a worker, shifted by the ranges above, concatenated on the client
     (which must hold the table).
@@ -227,19 +228,32 @@ def threshold_table(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos
         As in :func:`precall.average_precision`.
     n_ranges : int, default=None
         Score ranges (default: the number of partitions, at most 64).
+    by, min_support, on_undefined
+        As in :func:`precall.threshold_table` with ``by``: the table of every slice, from the
+        merged :class:`precall.SlicedAccumulator` (:func:`accumulate`; not by score ranges).
 
     Returns
     -------
-    ThresholdTable
+    ThresholdTable, or SlicedTables with ``by``
 
     See Also
     --------
     evaluate : every number without assembling the table.
     """
+    if by is not None:
+        _by_only(n_ranges)
+        acc = accumulate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, by=by)
+        return acc.tables(min_support=min_support, on_undefined=check_on_undefined(on_undefined))
     dask = _dask()
     parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, n_ranges)
     (table,) = dask.compute(_ranges.wire_table(parts, dask.delayed, n_ranges=n_ranges))
     return table
+
+
+def _by_only(n_ranges: Any) -> None:
+    if n_ranges is not None:
+        raise ValueError(f"`n_ranges` is not available with `by`; got n_ranges={n_ranges!r}. Drop it (slices are "
+                         "merged per partition, not cut by score)")
 
 
 _TASK_BYTES = 4096
@@ -351,7 +365,8 @@ def evaluations(y_true: Any, y_score: Any, *, prevalences: Sequence[float | None
 
 
 def average_precision(y_true: Any, y_score: Any, *, method: str = "step", sample_weight: Any = None,
-                      pos_label: Any = None, recall_grid: str = "reference", on_undefined: Any = "warn") -> float:
+                      pos_label: Any = None, recall_grid: str = "reference", on_undefined: Any = "warn",
+                      by: Any = None, min_support: int = 0) -> float | SlicedValues:
     """:func:`precall.average_precision` (grouped ties) of dask data, by score ranges.
 
     Parameters
@@ -365,23 +380,31 @@ def average_precision(y_true: Any, y_score: Any, *, method: str = "step", sample
         As in :func:`precall.average_precision`.
     method, recall_grid, on_undefined
         As in :func:`precall.average_precision`.
+    by, min_support
+        As in :func:`precall.average_precision` with ``by`` (from the merged
+        :class:`precall.SlicedAccumulator`, :func:`accumulate`).
 
     Returns
     -------
-    float
+    float, or SlicedValues with ``by``
 
     See Also
     --------
     evaluate : every convention from the same pass.
     """
     check_options(method=method, recall_grid=recall_grid)
+    if by is not None:
+        metric = Metric("average_precision", method=method, recall_grid=recall_grid, on_undefined=on_undefined)
+        acc = accumulate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, by=by)
+        return acc.score(metric, min_support=min_support)
     ev = evaluate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, recall_grid=recall_grid,
                   on_undefined=on_undefined)
     return ev.average_precision[method]
 
 
 def roc_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: Any = None,
-            max_fpr: float | None = None, on_undefined: Any = "warn") -> float:
+            max_fpr: float | None = None, on_undefined: Any = "warn", by: Any = None,
+            min_support: int = 0) -> float | SlicedValues:
     """:func:`precall.roc_auc` of dask data (by score ranges; partial AUC from the table).
 
     Parameters
@@ -395,10 +418,13 @@ def roc_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: 
         As in :func:`precall.roc_auc`: None takes the greater of two labels.
     max_fpr, on_undefined
         As in :func:`precall.roc_auc`.
+    by, min_support
+        As in :func:`precall.roc_auc` with ``by`` (from the merged
+        :class:`precall.SlicedAccumulator`, :func:`accumulate`).
 
     Returns
     -------
-    float
+    float, or SlicedValues with ``by``
 
     See Also
     --------
@@ -406,6 +432,10 @@ def roc_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, pos_label: 
     """
     if max_fpr is not None:
         max_fpr = check_probability(max_fpr, "max_fpr")
+    if by is not None:
+        metric = Metric("roc_auc", max_fpr=max_fpr, on_undefined=on_undefined)
+        acc = accumulate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, by=by)
+        return acc.score(metric, min_support=min_support)
     if max_fpr is not None and max_fpr != 1:
         dask = _dask()
         parts, n_ranges = _parts(y_true, y_score, sample_weight, pos_label, None, "greater")

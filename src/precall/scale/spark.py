@@ -851,7 +851,7 @@ def roc_auc(df: Any, label: str, score: str, *, weight: str | None = None, pos_l
 
 def threshold_table(df: Any, label: str, score: str, *, weight: str | None = None, pos_label: Any = None,
                     mode: str = "auto", n_ranges: int | None = None, collect_rows: int = COLLECT_ROWS,
-                    by: Any = None, min_support: int = 0,
+                    by: Any = None, min_support: int = 0, on_undefined: Any = "warn",
                     _pos_label_rule: str = "strict") -> ThresholdTable | SlicedTables:
     """:func:`precall.threshold_table` (grouped ties) of a Spark DataFrame's columns: each
     range's rows built on an executor, shifted by the ranges above on the driver (which
@@ -861,10 +861,10 @@ def threshold_table(df: Any, label: str, score: str, *, weight: str | None = Non
     ----------
     df, label, score, weight, pos_label, mode, n_ranges, collect_rows
         As in :func:`evaluate`.
-    by, min_support
+    by, min_support, on_undefined
         As in :func:`evaluate`: the :class:`precall.SlicedTables` of
-        ``precall.threshold_table(..., by=...)`` on the same rows (the driver
-        holds every slice's table).
+        ``precall.threshold_table(..., by=..., on_undefined=...)`` on the same rows (the
+        driver holds every slice's table).
 
     Returns
     -------
@@ -877,7 +877,8 @@ def threshold_table(df: Any, label: str, score: str, *, weight: str | None = Non
     if by is not None:
         min_support = _check_min_support(min_support)
         _by_only(mode=mode, n_ranges=n_ranges)
-        tables = _accumulate_by(df, label, score, weight, by, pos_label).tables(min_support=min_support)
+        tables = _accumulate_by(df, label, score, weight, by, pos_label).tables(
+            min_support=min_support, on_undefined=check_on_undefined(on_undefined))
         return _with_score_dtype(tables, df, score)
     columns, info, mode, n_ranges = _plan(df, mode, collect_rows, n_ranges, label, score, weight)
     weighted = weight is not None
