@@ -545,3 +545,24 @@ def test_slice_intervals_are_compare_slices_ones_and_overall_is_evaluate_ci(tmp_
     whole = _json(argv, capsys)["intervals"]["average_precision"]["step"]
     assert (got["overall"]["average_precision"]["step"]["low"], got["overall"]["average_precision"]["step"]["high"]) \
         == (whole["low"], whole["high"])
+
+
+def test_compare_by_one_score_is_each_slice_against_the_rest(tmp_path, capsys):
+    """``compare --by`` with one --score: stats.compare_slices of the file's rows (the same numbers, seeds
+    and names), as text in 80 columns and as JSON; --weight refused in one line."""
+    rng = np.random.default_rng(5)
+    n = 2400
+    y = (rng.random(n) < 0.35).astype(int)
+    p = np.round(rng.random(n) * 0.8 + 0.3 * y, 2)
+    c = rng.choice(["DE", "FR", "IT", "PL"], n)
+    path = tmp_path / "d.csv"
+    path.write_text("y,p,country\n" + "\n".join(f"{a},{b},{k}" for a, b, k in zip(y, p, c)) + "\n")
+    argv = ["compare", str(path), "--label", "y", "--score", "p", "--by", "country", "--resamples", "100",
+            "--seed", "3", "--metric", "coco"]
+    got = _json(argv, capsys)
+    want = precall.stats.compare_slices(y, p, by=c, method="coco", n_resamples=100, random_state=3).to_dict()
+    assert got["slices"] == want["slices"] and got["ranked_worst_first"] == want["ranked_worst_first"]
+    code, out, _ = _run(argv, capsys)
+    assert code == 0 and max(map(len, out.splitlines())) <= 80 and "vs the rest" in " ".join(out.split())
+    code, _, err = _run([*argv, "--weight", "p"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "--weight" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import itertools
 import warnings
@@ -25,14 +26,17 @@ from ._common import (
     digits_arg,
     emit,
     parse_class_mapping,
+    print_warning_messages,
     print_warnings,
     resolve_pos_label,
     show_labels,
+    terminal_progress,
 )
 from ._format import fit, fmt, fmt_p, json_safe, json_text, render_table
 from ._inputs import n_tied_rows, read_scores
 from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
-from ._slices import MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_rows, sliced_evaluation
+from ._slices import (MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_input, slice_rows,
+                      sliced_evaluation)
 
 
 # ---------------------------------------------------------------------------
@@ -307,6 +311,8 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     if args.class_columns or args.class_prefix:
         raise CliError("--by compares --score columns (binary); per class: one --score of each class")
     scores = list(dict.fromkeys(args.score or []))
+    if len(scores) == 1:
+        return _slices_vs_rest(args, scores[0], metrics)
     if len(scores) < 2:
         raise CliError("compare needs at least two different --score columns")
     columns = read_scores(args, scores, by_columns(args.by))
@@ -378,6 +384,43 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     return 0
 
 
+def _slices_vs_rest(args: argparse.Namespace, score: str, metrics: list[str]) -> int:
+    """``--by`` with one ``--score``: each slice against the rest of the rows
+    (:func:`precall.stats.compare_slices`: the slice's AP and ROC-AUC intervals, the differences from the
+    rest with Holm's p-values), the slices named and ordered as ``evaluate --by`` names them."""
+    if args.weight is not None:
+        raise CliError("--by with one --score compares each slice with the rest, which takes no --weight "
+                       "(DeLong takes none); drop --weight, or give two --score columns for paired tests")
+    aps = [m for m in metrics if m != "roc_auc"]
+    if len(aps) > 1:
+        raise CliError(f"--by with one --score compares one AP convention with the rest; got --metric "
+                       f"{', '.join(aps)}: give one")
+    columns = read_scores(args, [score], by_columns(args.by))
+    first = sliced_evaluation(columns, name=args.file, label=args.label, score=score, weight=None,
+                              pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
+                              on_undefined="nan", min_support=args.min_support)
+    by, _ = slice_input(columns)
+    ci = ci_options(args)
+    progress = terminal_progress("slices vs the rest", len(columns.labels) * ci.n_resamples // 50)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = precall.stats.compare_slices(
+                np.array(columns.labels), columns.scores, by=by, method=aps[0] if aps else "step",
+                pos_label=first.input["pos_label"], level=ci.level, n_resamples=ci.n_resamples,
+                random_state=ci.seed, min_support=args.min_support, progress=progress)
+        except (ValueError, TypeError) as exc:
+            raise CliError(f"{args.file}: {exc}") from None
+    result = dataclasses.replace(result, names=first.result.names)  # the same slices, in the same order
+    print_warning_messages(args.file, list(dict.fromkeys(str(w.message) for w in caught)))
+    if args.json:
+        print(json_text(json_safe({"input": {**first.input, "score_columns": [score]}, **result.to_dict()})))
+        return 0
+    k = len(result.names) if args.full else args.top
+    print(result.to_text(k=max(k, 1), width=10**6 if args.wide else 80))
+    return 0
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
     if args.by:
@@ -435,7 +478,8 @@ def register(sub: Any) -> None:
     )
     add_file_arguments(cmp)
     cmp.add_argument("--score", action="append", metavar="COL",
-                     help="a score column (give two or more: --score A --score B)")
+                     help="a score column (give two or more: --score A --score B; with --by, one compares each "
+                     "slice with the rest)")
     cmp.add_argument("--class-columns", action="append", metavar="C1,C2,...",
                      help="multi-class: one model's score columns, one per class (C1,C2,... named as "
                      "the classes, or LABEL=COLUMN pairs); repeat for each model; the macro AP and "
