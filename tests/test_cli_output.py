@@ -518,3 +518,49 @@ def test_many_slices_as_json_text_and_full_are_complete_and_named(tmp_path, caps
     shown = {line.split()[0] for line in text.splitlines() if line.split() and line.split()[0] in
              {s["slice"] for s in got["slices"]}}
     assert len(shown) == len(got["slices"]) - 1  # all but the slice whose name holds the escape
+
+
+def test_wide_characters_take_two_columns_in_every_table(tmp_path, capsys):
+    """Slice names in CJK characters (two terminal columns each) and combining marks: the columns stay
+    aligned and no line is wider than 80 terminal columns, on the command line and in the library."""
+    import unicodedata
+
+    def columns(text: str) -> int:  # terminal columns, independently of the code under test
+        return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+                   for c in text)
+
+    rng = np.random.default_rng(0)
+    n = 1200
+    y = rng.integers(0, 2, n)
+    s = rng.random(n) + 0.3 * y
+    g = rng.choice(["\u6771\u4eac\u90fd\u306e\u5e97\u8217" * 3, "\u5927\u962a", "plain", "cafe\u0301"], n)
+    path = tmp_path / "cjk.csv"
+    path.write_text("y,p,g\n" + "\n".join(f"{a},{b:.3f},{c}" for a, b, c in zip(y, s, g)) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(path), "--label", "y", "--score", "p", "--by", "g"]) == 0
+    out = capsys.readouterr().out
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        texts = [out, str(precall.evaluate(y, s, by=g)),
+                 str(precall.stats.compare_slices(y, s, by=g, n_resamples=30))]
+    for text in texts:
+        lines = text.splitlines()
+        assert max(columns(line) for line in lines) <= 80
+        blocks, block = [], []
+        for line in lines:  # the tables' blocks: from a "slice" header to a blank line
+            if line.split()[:1] == ["slice"]:
+                block = [line]
+                blocks.append(block)
+            elif block and line.strip() and not line.startswith(("...", "legend")):
+                block.append(line)
+            else:
+                block = []
+        assert blocks
+        for block in blocks:
+            # the second column (right-aligned) ends at the same terminal column on every row of a block
+            ends = set()
+            for line in block[1:]:  # the rows (a header cell may hold a space: "best F1")
+                name, second = line.split()[:2]
+                ends.add(columns(line[:line.index(second, len(name)) + len(second)]))
+            assert len(ends) == 1, block

@@ -72,7 +72,7 @@ from ._core import backend
 from ._core.metric import Metric
 from ._core.sort import _descending_key, compensated_cumsum, descending_key_scores, stable_descending_sort
 from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
-from ._core.text import visible
+from ._core.text import clip, columns, pad, visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
 from ._core.validate import AP_METHODS, BinaryInput, check_number
 from .table import table_of
@@ -946,7 +946,7 @@ class _Sliced:
         ranked = self.ranked.tolist()
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
         lines_rows = [rows[0]] + [None if i < 0 else rows[i + 1] for i in picked]
-        name_w = max(8, min(28, max(len(visible(r[0])) for r in rows)))
+        name_w = max(8, min(28, max(columns(visible(r[0])) for r in rows)))
         widths = [max(9, len(h)) for h in shown]  # a header wider than its values widens its column
         cells = [f"{'slice':<{name_w}}" + "".join(f" {h:>{w}}" for h, w in zip(shown, widths))]
         pos = [header.index(h) for h in shown]
@@ -954,9 +954,7 @@ class _Sliced:
             if row is None:
                 cells.append(f"{'...':<{name_w}}  ({len(ranked) - 2 * k} more ranked slices)")
                 continue
-            name = visible(row[0])
-            name = name if len(name) <= name_w else name[: name_w - 1] + "~"
-            cells.append(f"{name:<{name_w}}" + "".join(f" {_cell(row[p], header[p] in _COUNTS):>{w}}"
+            cells.append(pad(clip(visible(row[0]), name_w), name_w) + "".join(f" {_cell(row[p], header[p] in _COUNTS):>{w}}"
                                                        for p, w in zip(pos, widths)))
         unranked = len(self.names) - len(ranked)
         title = f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; worst first"
@@ -964,7 +962,7 @@ class _Sliced:
         if unranked:
             notes.append(f"{unranked} slice(s) not ranked (undefined, or fewer than min_support="
                          f"{self.min_support} rows)"[:width])
-        return "\n".join(notes + [c[:width] for c in cells])
+        return "\n".join(notes + [clip(c, width, "") for c in cells])
 
     def _text_columns(self, header: list[str]) -> list[str]:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["visible", "needs_showing", "fixed", "threshold_texts", "threshold_text", "value_digits", "values_text"]
+__all__ = ["visible", "needs_showing", "columns", "pad", "clip", "fixed", "threshold_texts", "threshold_text", "value_digits", "values_text"]
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
@@ -68,6 +69,41 @@ def visible(value: Any) -> str:
     ('invoice[U+202E]txt.exe', 'tab␉here')
     """
     return _UNSAFE.sub(_show, str(value))
+
+
+def columns(text: str) -> int:
+    """The terminal columns ``text`` takes: 2 for a wide or full-width character (CJK), 0 for a
+    combining mark, else 1.
+
+    Examples
+    --------
+    >>> columns("abc"), columns("\u65e5\u672c"), columns("e\u0301")
+    (3, 4, 1)
+    """
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns (:func:`columns`), on the left when
+    ``right`` (right-aligned)."""
+    fill = " " * max(width - columns(text), 0)
+    return fill + text if right else text + fill
+
+
+def clip(text: str, width: int, mark: str = "~") -> str:
+    """``text`` cut to at most ``width`` terminal columns, ``mark`` ending a cut one."""
+    if columns(text) <= width:
+        return text
+    out, used = [], columns(mark)
+    for ch in text:
+        used += columns(ch)
+        if used > width:
+            break
+        out.append(ch)
+    return "".join(out) + mark
 
 
 # ---------------------------------------------------------------------------

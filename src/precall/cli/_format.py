@@ -10,7 +10,7 @@ import numpy as np
 
 import precall
 from precall._core.normal import p_text
-from precall._core.text import fixed, visible
+from precall._core.text import columns, fixed, pad, visible
 
 
 def _description(method: str) -> str:
@@ -117,12 +117,11 @@ def fmt_p(p: float) -> str:
 def _aligned(header: list[str], rows: list[list[str]], left: int, prose_last: bool = False) -> list[str]:
     """Aligned lines: the first ``left`` columns (and the last when ``prose_last``)
     left-aligned, the others right-aligned."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    widths = [max(columns(r[i]) for r in [header, *rows]) for i in range(len(header))]
     last = len(header) - 1 if prose_last else -1
 
     def line(cells: list[str]) -> str:
-        parts = [c.ljust(w) if i < left or i == last else c.rjust(w)
-                 for i, (c, w) in enumerate(zip(cells, widths))]
+        parts = [pad(c, w, right=not (i < left or i == last)) for i, (c, w) in enumerate(zip(cells, widths))]
         return "  ".join(parts).rstrip()
 
     return [line(header), *(line(r) for r in rows)]
@@ -184,10 +183,10 @@ def render_table(
         align = "|" + "".join("---|" if i < left else "---:|" for i in range(len(header)))
         return ["| " + " | ".join(header) + " |", align, *("| " + " | ".join(r) + " |" for r in rows)]
     lines = [indent + s for s in _aligned(header, rows, left, prose_last)]
-    if wide or max(len(s) for s in lines) <= width:
+    if wide or max(columns(s) for s in lines) <= width:
         return lines
     keys = list(range(min(left, len(header))))
-    colw = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    colw = [max(columns(r[i]) for r in [header, *rows]) for i in range(len(header))]
     base = len(indent) + sum(colw[i] + 2 for i in keys)
     blocks: list[list[int]] = []
     current: list[int] = []

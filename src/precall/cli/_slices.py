@@ -18,6 +18,7 @@ from precall._slicing import (MAX_SLICES, IntervalSet, coded, interval_set, name
                               slice_intervals, with_values)
 from precall.readers import Columns, label_counts
 from precall.slices import MISSING, slice_codes
+from precall._core.text import clip
 
 from ._common import CliError, cli_spelling, int_in, resolve_pos_label
 from ._format import fit, fmt, fmt_count, json_safe, render_table
@@ -225,7 +226,7 @@ def _interval_cell(iv: IntervalSet | None, which: str, digits: int) -> str:
 
 
 def cut(name: str) -> str:
-    return name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + "~"
+    return clip(name, NAME_WIDTH)  # terminal columns: a CJK character takes two
 
 
 def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide: bool, summary: bool = True) -> str:

@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import metrics
 from .._core.normal import isf
-from .._core.text import visible
+from .._core.text import clip, columns, pad, visible
 from .._core.validate import AP_METHODS, check_binary, check_choice, check_number
 from ..slices import slice_codes
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, _check_progress, bootstrap_ci, interval_p_value
@@ -286,7 +286,7 @@ class SliceComparison:
         k = check_number(k, "k", low=1, integer=True, hint="how many worst and best slices to print")
         ranked = self.ranked.tolist()
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
-        name_w = max(5, min(16, max((len(visible(n)) for n in self.names), default=5)))
+        name_w = max(5, min(16, max((columns(visible(n)) for n in self.names), default=5)))
         pct = f"{self.level:.0%}"
         lines = [*textwrap.wrap(f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; AP "
                                 f"({self.method}) bootstrap and ROC-AUC DeLong {pct} intervals; vs the rest, worst "
@@ -297,10 +297,9 @@ class SliceComparison:
             if i < 0:
                 lines.append(f"{'...':<{name_w}}  ({len(ranked) - 2 * k} more ranked slices)")
                 continue
-            name = visible(self.names[i])
-            name = name if len(name) <= name_w else name[: name_w - 1] + "~"
+            name = pad(clip(visible(self.names[i]), name_w), name_w)
             r = self.vs_rest[i]
-            lines.append(f"{name:<{name_w}} {int(self.n_samples[i]):>7} {self.ap[i]:>6.4f} "
+            lines.append(f"{name} {int(self.n_samples[i]):>7} {self.ap[i]:>6.4f} "
                          f"[{self.ap_low[i]:.4f},{self.ap_high[i]:.4f}] {r.ap_difference:>+7.4f} "
                          f"{_p(self.ap_p_holm[i]):>6} {self.auc[i]:>7.4f} {r.auc_difference:>+7.4f} "
                          f"{_p(self.auc_p_holm[i]):>6}")
@@ -308,7 +307,7 @@ class SliceComparison:
         if unranked:
             lines.append(f"{unranked} slice(s) not ranked (undefined, or fewer than min_support="
                          f"{self.min_support} rows)")
-        return "\n".join(line[:width] for line in lines)
+        return "\n".join(clip(line, width, "") for line in lines)
 
     def __str__(self) -> str:
         return self.to_text()
