@@ -1334,11 +1334,36 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     :class:`~precall.Evaluation` (``precall.evaluate`` of all rows, from the same sort when
     the rows were counted)."""
     min_support = _check_min_support(min_support)
-    m = codes.m
-    st = sliced_steps(data, kept_codes, m, ties)
+    st = sliced_steps(data, kept_codes, codes.m, ties)
     whole = st.overall if st.overall is not None else steps_and_grouped(data, ties)  # type: ignore[arg-type]
     overall = evaluation_from_steps(whole[0], whole[1], ties=ties, n_samples=data.n_samples,
                                     recall_grid=recall_grid, policy=policy)
+    return sliced_evaluation_of(st, overall, codes, n_samples, ties=ties, recall_grid=recall_grid, policy=policy,
+                                min_support=min_support)
+
+
+def ragged_steps(steps: Sequence[Steps]) -> SlicedSteps:
+    """The :class:`SlicedSteps` (grouped ties) of one problem's steps per slice, one after another
+    (a :class:`precall.SlicedAccumulator`'s slices), for :func:`sliced_evaluation_of`."""
+    lengths = [s.tp.shape[1] for s in steps]
+    m = len(steps)
+
+    def joined(name: str) -> np.ndarray:
+        parts = [getattr(s, name)[0] for s in steps]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    r = _Ragged(np.repeat(np.arange(m, dtype=np.int64), lengths), joined("tp"), joined("fp"), joined("dtp"),
+                joined("fp_prev"), np.concatenate([s.thresholds for s in steps]) if steps else np.zeros(0))
+    return SlicedSteps(r, r, np.array([float(s.n_pos[0]) for s in steps]), np.array([float(s.n_neg[0]) for s in steps]),
+                       all(s.exact for s in steps), m)
+
+
+def sliced_evaluation_of(st: SlicedSteps, overall: Any, codes: SliceCodes, n_samples: np.ndarray, *, ties: str,
+                         recall_grid: str, policy: Any, min_support: int) -> SlicedEvaluation:
+    """The :class:`SlicedEvaluation` of every slice's steps (the numbers of a batch of slices of
+    about the same size at once) and the overall :class:`~precall.Evaluation`: in memory
+    (:func:`evaluate_slices`) and from a stream (:func:`ragged_steps`) alike."""
+    m = codes.m
     n_pos, n_neg = st.n_pos, st.n_neg
     values = {meth: np.zeros(m) for meth in AP_METHODS}
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)

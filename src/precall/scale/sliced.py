@@ -25,19 +25,16 @@ import dataclasses
 import datetime
 import io
 import json
-import warnings
 from typing import Any, Callable
 
 import numpy as np
 
-from .._core.evaluation import evaluation_from_steps, normalized_average_precisions
 from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
-from .._core.validate import AP_METHODS, check_binary, check_number, check_on_undefined, check_options, \
+from .._core.validate import check_binary, check_number, check_on_undefined, check_options, \
     check_pos_label, is_multi
-from .._core.conventions import unit_interval
 from .._core.metric import Metric
-from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _apply_policies, _apply_policy, _check_min_support, \
-    slice_codes, sliced_tables
+from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _apply_policy, _check_min_support, \
+    ragged_steps, slice_codes, sliced_evaluation_of, sliced_tables
 from ..table import ThresholdTable
 from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps
 
@@ -230,37 +227,10 @@ class SlicedAccumulator:
         codes, ordered = self._ordered()
         overall = dataclasses.replace(self._all.evaluate(recall_grid=recall_grid, on_undefined=policy),
                                       n_samples=self._n_samples)
-        evs = []
-        with warnings.catch_warnings():  # the policy is applied below, one warning for every slice
-            warnings.simplefilter("ignore")
-            for key in ordered:
-                steps = self._slice_steps(key)
-                evs.append(evaluation_from_steps(steps, steps, ties="group", n_samples=None, recall_grid=recall_grid,
-                                                 policy="nan"))
-        n_pos = np.array([e.n_pos for e in evs], dtype=np.float64)
-        n_neg = np.array([e.n_neg for e in evs], dtype=np.float64)
-        names = codes.names
-        aps = _apply_policies([np.array([e.average_precision[m] for e in evs]) for m in AP_METHODS], n_pos == 0,
-                              "average precision", NO_POSITIVES, 0.0, policy, names)
-        aps = [unit_interval(a) for a in aps]
-        auc = _apply_policies([np.array([e.roc_auc for e in evs])], (n_pos == 0) | (n_neg == 0), "ROC AUC",
-                              ONE_CLASS_ROC, float("nan"), policy, names)[0]
-        low = {m: np.array([e.min_average_precision[m] for e in evs]) for m in AP_METHODS}
-        f1 = [e.best_f1 for e in evs]
-
-        def point(field: str) -> np.ndarray:
-            return np.array([float("nan") if p is None else getattr(p, field) for p in f1], dtype=np.float64)
-
-        return SlicedEvaluation(
-            names=names, keys=codes.keys, columns=codes.columns,
-            n_samples=self._given(ordered), n_pos=n_pos, n_neg=n_neg,
-            min_support=min_support, overall=overall,
-            average_precision=dict(zip(AP_METHODS, aps)), min_average_precision=low,
-            normalized_average_precision={m: normalized_average_precisions(v, low[m]) for m, v in zip(AP_METHODS, aps)},
-            roc_auc=unit_interval(auc), auprg=np.array([e.auprg for e in evs]) + 0.0, best_f1=point("f1"),
-            best_f1_threshold=point("threshold"), best_f1_precision=point("precision"),
-            best_f1_recall=point("recall"), ties="group", recall_grid=recall_grid,
-        )
+        # every slice's steps in ragged batches: the numbers of the in-memory route, a batch at a time
+        st = ragged_steps([self._slice_steps(key) for key in ordered])
+        return sliced_evaluation_of(st, overall, codes, self._given(ordered), ties="group", recall_grid=recall_grid,
+                                    policy=policy, min_support=min_support)
 
     def score(self, metric: Metric, *, min_support: int = 0) -> SlicedValues:
         """The :class:`~precall.SlicedValues` of one :class:`precall.Metric` (grouped ties):
