@@ -1406,9 +1406,17 @@ def metric_slices(metric: Metric, data: BinaryInput, codes: SliceCodes, kept_cod
     """One :class:`Metric` per slice, its kernel run once per size bucket of slices, and on all
     rows (``precall.score`` without ``by``, from the same sort when the rows were counted)."""
     min_support = _check_min_support(min_support)
-    m = codes.m
-    st = sliced_steps(data, kept_codes, m, metric.ties)
+    st = sliced_steps(data, kept_codes, codes.m, metric.ties)
     overall = metric.value(st.overall[0] if st.overall is not None else steps_of(data, metric.ties))  # type: ignore[arg-type]
+    return sliced_values_of(metric, st, float(overall), codes, n_samples, min_support)
+
+
+def sliced_values_of(metric: Metric, st: SlicedSteps, overall: float, codes: SliceCodes, n_samples: np.ndarray,
+                     min_support: int) -> SlicedValues:
+    """The :class:`SlicedValues` of ``metric`` on every slice's steps (its kernel run once per size
+    bucket of slices, the undefined policy applied to all at once) and its value on all rows: in memory
+    (:func:`metric_slices`) and from a stream (:func:`ragged_steps`) alike."""
+    m = codes.m
     ragged = st.grouped if metric.measure == "roc_auc" else st.steps
     values = np.full(m, np.nan)
     for sel, _, batch in _buckets(ragged, m):

@@ -29,12 +29,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
 from .._core.validate import check_binary, check_number, check_on_undefined, check_options, \
     check_pos_label, is_multi
 from .._core.metric import Metric
-from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _apply_policy, _check_min_support, \
-    ragged_steps, slice_codes, sliced_evaluation_of, sliced_tables
+from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _check_min_support, \
+    ragged_steps, slice_codes, sliced_evaluation_of, sliced_tables, sliced_values_of
 from ..table import ThresholdTable
 from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps
 
@@ -247,23 +246,8 @@ class SlicedAccumulator:
             raise TypeError(f"`metric` must be a precall.Metric (precall.metric(...)); got {metric!r:.80}")
         min_support = _check_min_support(min_support)
         codes, ordered = self._ordered()
-        overall = self._all.score(metric)
-        steps = [self._slice_steps(key) for key in ordered]
-        n_pos = np.array([float(st.n_pos[0]) for st in steps])
-        n_neg = np.array([float(st.n_neg[0]) for st in steps])
-        undefined = np.array([bool(metric.undefined_rows(st)[0]) for st in steps], dtype=bool)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.array([float("nan") if u else float(metric.kernel(st)[0]) for st, u in
-                               zip(steps, undefined.tolist())])
-        if metric.measure == "roc_auc":
-            what, reason, default = "ROC AUC", ONE_CLASS_ROC, float("nan")
-        else:
-            what = "average precision" if metric.measure == "average_precision" else "F1"
-            reason, default = NO_POSITIVES, 0.0
-        values = _apply_policy(values, undefined, what, reason, default, metric.on_undefined, codes.names)
-        return SlicedValues(names=codes.names, keys=codes.keys, columns=codes.columns,
-                            n_samples=self._given(ordered), n_pos=n_pos, n_neg=n_neg, min_support=min_support,
-                            values=values, defined=~undefined, overall=float(overall), metric=metric)
+        st = ragged_steps([self._slice_steps(key) for key in ordered])
+        return sliced_values_of(metric, st, float(self._all.score(metric)), codes, self._given(ordered), min_support)
 
     def tables(self, *, min_support: int = 0, on_undefined: Any = "warn") -> SlicedTables:
         """The :class:`~precall.SlicedTables` of everything seen: what
