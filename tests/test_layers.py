@@ -154,7 +154,8 @@ def test_the_core_needs_numpy_only():
             else:
                 continue
             allowed = {"numpy", "math", "numbers", "warnings", "dataclasses", "typing", "__future__", "sys",
-                       "statistics", "re", "os", "types"}  # AS241 (normal.py), the regex of text.py
+                       "statistics", "re", "os", "types", "unicodedata"}  # AS241 (normal.py); text.py: the
+            # regex of unsafe characters and the terminal columns of wide ones (standard library)
             if path.name == "compiled.py":  # the optional compiled pass (the `fast` extra), loaded by backend.py only
                 allowed.add("numba")
             if path.name == "undefined.py":  # scikit-learn's warning class, only when scikit-learn is loaded already
