@@ -331,7 +331,12 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
                        f"{MAX_SLICES}: rank fewer slices with --min-support, or drop --full")
     shown_slices = set(picked if every else resampled(result, args.top, False))
     parts: list[tuple[int, Comparison]] = []
-    for i, rows in [(-1, columns), *slice_rows(columns, picked).items()]:
+    todo = [(-1, columns), *slice_rows(columns, picked).items()]
+    # each slice tested on its own rows: a progress line on a terminal when the slices' rows are many
+    progress = terminal_progress("slices tested", len(columns.labels) * ci_options(args).n_resamples // 200)
+    for done, (i, rows) in enumerate(todo):
+        if progress is not None:
+            progress(done / len(todo))
         name = "overall" if i < 0 else result.names[i]
         one_class = len(label_counts(rows.labels)) < 2
         if one_class:
@@ -340,6 +345,8 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
             rows, name=f"{args.file} [{name}]" if i >= 0 else args.file, label=args.label, score_columns=scores,
             weight=args.weight, pos_label=first.input["pos_label"], metrics=metrics, ties=args.ties,
             recall_grid=args.recall_grid, ci=ci_options(args))))
+    if progress is not None:
+        progress(1.0)
     holm = _holm_by_test(parts) if family else {}
     if args.json:
         # every slice by its name; the overall comparison apart, so that no slice value can take its place
