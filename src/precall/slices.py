@@ -882,7 +882,7 @@ class _Sliced:
                 keys.setdefault(key, i)
             except TypeError:  # an unhashable slice value: found by its name only
                 pass
-        return {name: i for i, name in reversed(list(enumerate(self.names)))}, keys
+        return {name: i for i, name in enumerate(self.names)}, keys  # names are distinct (slice_names)
 
     def index(self, name: Any) -> int:
         """The index of a slice by its name or its key tuple."""

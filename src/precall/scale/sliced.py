@@ -71,6 +71,7 @@ class SlicedAccumulator:
         self._rows: dict[tuple[Any, ...], int] = {}
         self._all = Accumulator(pos_label=self.pos_label)
         self._n_samples = 0
+        self._ranks: list[int] | None = None  # each slice column's number type (_number_ranks), once known
 
     # -- feeding --------------------------------------------------------------
     def update(self, y_true: Any, y_score: Any, *, by: Any, sample_weight: Any = None) -> "SlicedAccumulator":
@@ -93,12 +94,10 @@ class SlicedAccumulator:
             raise ValueError(f"`by` must name the same slice columns in every batch ({list(self.columns)}); got "
                              f"{list(codes.columns)}. Pass the columns in the same order, with the same names")
         width = len(codes.columns)
-        cached = self.__dict__.get("_ranks")  # the slices' number types, scanned once rather than every batch
-        known = cached if cached is not None else _number_ranks(self._slices, width)
+        known = self._ranks if self._ranks is not None else _number_ranks(self._slices, width)  # not every batch
         ranks = [max(a, b) for a, b in zip(known, _number_ranks(codes.keys, width))]
-        if cached is None or ranks != known:
+        if self._ranks is None or ranks != known:
             self._promote(ranks)
-        self.__dict__["_ranks"] = ranks
         batch_keys = [_promoted(key, ranks) for key in codes.keys]
         self._all.update(y_true, y_score, sample_weight=sample_weight)
         self._n_samples += data.n_samples
@@ -151,6 +150,7 @@ class SlicedAccumulator:
         if any(type(a) is not type(b) for key in self._slices for a, b in zip(_promoted(key, ranks), key)):
             promoted = self.relabel(lambda key: _promoted(key, ranks))
             self._slices, self._rows = promoted._slices, promoted._rows
+        self._ranks = ranks
 
     def relabel(self, mapping: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> "SlicedAccumulator":
         """A new accumulator whose slices are renamed: ``mapping(key)`` gives each slice's new
