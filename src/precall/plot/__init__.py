@@ -1094,7 +1094,13 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
             ax.axhline(ys[k - 1] - 1.0, color=_GRAY, linestyle=":", linewidth=0.8)
         ax.set_xlabel(title)
         ax.grid(axis="x", alpha=0.3)
-        place_legend(ax)
+        legend = place_legend(ax)
+        # below the tick labels and the axis label whatever the panel's height (a few slices make it short,
+        # and a fraction of it would put the legend over the label)
+        from matplotlib.transforms import ScaledTranslation  # noqa: PLC0415 - matplotlib is loaded by now
+
+        legend.set_bbox_to_anchor((0.5, 0.0), transform=ax.transAxes + ScaledTranslation(
+            0.0, -0.45, ax.figure.dpi_scale_trans))
     axes[0].set_yticks(ys, [mpl(result.names[i]) for i in picked])
     axes[0].set_ylim(float(ys.min(initial=0)) - 0.7, float(ys.max(initial=0)) + 0.7)
     worst = f"the {k} worst and {k} best of {len(ranked)} ranked slices" if split else f"{len(ranked)} ranked slices"
