@@ -271,6 +271,15 @@ def test_score_runs_pass_equals_score_major_pass(n, distinct, m, seed):
     for a, b, c in zip(want, got, narrow):
         assert np.array_equal(a, b)
         assert np.array_equal(a, c)
+    # the two parts a pass makes in two threads: all rows' steps (part 1), the slices' (part 2)
+    for one_pass, args in ((compiled.score_major_pass, (score[by_all], low[by_all], 0, 63)),
+                           (compiled.score_runs_pass, (score[by_score], low[by_score].astype(np.int32)))):
+        whole = one_pass(*args, *room(np.int64), 1)
+        sliced = one_pass(*args, *room(np.int64), 2)
+        assert sliced[1].shape[0] == want[1].shape[0] and whole[1].shape[0] == 0  # each part alone
+        assert whole[4].shape[0] == want[4].shape[0] and sliced[4].shape[0] == 0
+        for k, a in enumerate(want):
+            assert np.array_equal(a, (whole if 4 <= k < 10 else sliced)[k])
 
 
 @settings(max_examples=60, deadline=None)
@@ -301,3 +310,41 @@ def test_key_passes_equal_their_numpy_twins(n, m, seed):
     assert np.array_equal(score_key, want)
     compiled.slice_positives(codes, negative, cap)
     assert np.array_equal(cap, np.bincount(codes[~negative], minlength=m))
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_two_threads_give_the_bits_of_one(monkeypatch, kernel, dtype):
+    """``by=`` makes all rows' steps and numbers in a second thread beside the slices' (and shares
+    the slices' batches out between both) from ``backend.MIN_BESIDE`` rows: the same bits as in
+    one thread (``PRECALL_THREADS=1``).  The threshold is lowered so that small inputs take it."""
+    rng = np.random.default_rng(11)
+    n = 20_000
+    g = np.stack([rng.integers(0, 300, n), rng.integers(0, 3, n)])
+    y = (rng.random(n) < rng.random(300)[g[0]]).astype(int)
+    s = np.round(rng.random(n), 3).astype(dtype)  # ties within and across slices
+    w = rng.integers(0, 3, n).astype(float)
+
+    def run():
+        previous = backend.get_kernel()
+        backend.set_kernel(kernel)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return [repr(precall.evaluate(y, s, by=list(g), ties=t, on_undefined="nan").to_dict())
+                        for t in ("group", "stable")] + [
+                    repr(precall.evaluate(y, s, by=list(g), sample_weight=w, on_undefined="nan").to_dict()),
+                    repr(precall.average_precision(y, s, by=list(g), on_undefined="nan").to_dict())]
+        finally:
+            backend.set_kernel(previous)
+
+    monkeypatch.setenv("PRECALL_THREADS", "1")
+    one = run()
+    monkeypatch.delenv("PRECALL_THREADS")
+    monkeypatch.setattr(backend, "MIN_BESIDE", 0)
+    monkeypatch.setattr(backend, "_cores", lambda: 2)
+    calls = []
+    beside = backend.beside
+    monkeypatch.setattr(backend, "beside", lambda *a: calls.append(a[0]) or beside(*a))
+    assert run() == one
+    assert calls  # the second thread was used

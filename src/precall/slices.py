@@ -50,6 +50,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import itertools
 import json
 import math
 import textwrap
@@ -640,6 +641,18 @@ def _step_buffers(cap: np.ndarray, narrow: bool) -> tuple[np.ndarray, np.ndarray
             np.empty(k, dtype=np.int64))
 
 
+def _in_two(one_pass: Any, args: tuple) -> tuple:
+    """A compiled pass over the sorted rows (:func:`precall._core.compiled.score_major_pass` or
+    ``score_runs_pass``): all rows' steps made in a second thread while this one makes the
+    slices' (its ``part`` 1 and 2, the same steps as ``part`` 0), when the rows are many."""
+    rows = args[0].shape[0]
+    if rows < backend.MIN_BESIDE:
+        return one_pass(*args)
+    whole = backend.beside(rows, one_pass, *args, 1)
+    sliced = one_pass(*args, 2)
+    return sliced[:4] + whole.result()[4:10] + sliced[10:]
+
+
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
                  m: int, slice_bits: int, ties: str, scores_of: Any, assembled: bool = False) -> SlicedSteps | None:
     """The compiled route of :func:`_counted_steps`: one radix sort by score serves every slice and
@@ -652,18 +665,21 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
     codes = codes.astype(np.int64, copy=False)
     narrow = score_bits <= 32 and hi.shape[0] < 2**31
     cap = np.zeros(m, dtype=np.int64)
-    fast.slice_positives(codes, negative, cap)
     if score_bits + low_bits <= 63:
         if not assembled:
             fast.assemble_keys(hi, codes, negative, slice_bits)
+        counted = backend.beside(hi.shape[0], fast.slice_positives, codes, negative, cap)  # beside the sort
         fast.radix_sort(hi, np.empty_like(hi))
-        passed = fast.score_major_pass(hi, hi, low_bits, low_bits, *_step_buffers(cap, narrow))
+        counted.result()
+        passed = _in_two(fast.score_major_pass, (hi, hi, low_bits, low_bits, *_step_buffers(cap, narrow)))
     else:  # the smallest integers that hold the payload: fewer bytes moved per pass
         lo = codes.astype(np.int16 if low_bits <= 15 else np.int32 if low_bits <= 31 else np.int64)
         lo <<= 1
         lo |= negative
+        counted = backend.beside(hi.shape[0], fast.slice_positives, codes, negative, cap)
         fast.radix_sort_carry(hi, lo, np.empty_like(hi), np.empty_like(lo))
-        passed = fast.score_runs_pass(hi, lo, *_step_buffers(cap, narrow))
+        counted.result()
+        passed = _in_two(fast.score_runs_pass, (hi, lo, *_step_buffers(cap, narrow)))
         del lo
     per_slice, s_records, s_dtp, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos, n_neg = passed
     s_key, s_tp, s_fp, s_fp_prev = s_records.T  # columns of the records (strided views)
@@ -756,36 +772,50 @@ def _permuted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> 
     return SlicedSteps(steps, group, n_pos, n_neg, data.weight is None, m)
 
 
-def _buckets(r: _Ragged, m: int):
-    """Ragged :class:`Steps` batches of slices with about the same number of steps (within a factor
-    :data:`_BUCKET`), padded with empty runs (each slice's last step again, no positive gained);
-    yields (slice indices, the index of each slice's first step, Steps).  The compiled
-    ``pad_steps`` fills the batch when the kernel choice takes it."""
+def _bucket_plan(r: _Ragged, m: int) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """The size buckets of :func:`_buckets`: the slice indices of each bucket (slices with about
+    the same number of steps, within a factor :data:`_BUCKET`), each slice's number of steps and
+    the index of its first."""
     lengths = np.bincount(r.slice_of, minlength=m)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     order = np.argsort(lengths, kind="stable")
     order = order[lengths[order] > 0]
-    fast = backend.compiled(r.slice_of.shape[0])
-    lo = 0
+    plan, lo = [], 0
     while lo < order.shape[0]:
         top = int(lengths[order[lo]])
         hi = lo + int(np.searchsorted(lengths[order[lo:]], top * _BUCKET, side="right"))
-        sel = order[lo:hi]
-        width = int(lengths[sel].max())
-        if fast is not None:  # counts widened to int64 (the compiled route's records are int32)
-            tp, fp, dtp, fp_prev = (np.empty((sel.shape[0], width), dtype=np.int64 if a.dtype.kind in "iu" else a.dtype)
-                                    for a in (r.tp, r.fp, r.dtp, r.fp_prev))
-            fast.pad_steps(r.tp, r.fp, r.dtp, r.fp_prev, starts, lengths, sel, tp, fp, dtp, fp_prev)
-        else:
-            j = np.arange(width)
-            inside = j < lengths[sel, None]
-            idx = starts[sel, None] + np.minimum(j, lengths[sel, None] - 1)
-            dtp = np.where(inside, r.dtp[idx], np.zeros(1, dtype=r.dtp.dtype)[0])
-            fp = r.fp[idx]
-            fp_prev = np.where(inside, r.fp_prev[idx], fp)
-            tp = r.tp[idx]
-        yield sel, starts[sel], Steps(tp, fp, dtp, fp_prev, None, None, None, False, False, lengths[sel])
+        plan.append(order[lo:hi])
         lo = hi
+    return plan, lengths, starts
+
+
+def _padded(r: _Ragged, sel: np.ndarray, lengths: np.ndarray, starts: np.ndarray) -> Steps:
+    """Slices ``sel`` of ragged steps as one padded batch (each slice's last step again, no
+    positive gained); the compiled ``pad_steps`` fills it when the kernel choice takes it."""
+    width = int(lengths[sel].max())
+    fast = backend.compiled(r.slice_of.shape[0])
+    if fast is not None:  # counts widened to int64 (the compiled route's records are int32)
+        tp, fp, dtp, fp_prev = (np.empty((sel.shape[0], width), dtype=np.int64 if a.dtype.kind in "iu" else a.dtype)
+                                for a in (r.tp, r.fp, r.dtp, r.fp_prev))
+        fast.pad_steps(r.tp, r.fp, r.dtp, r.fp_prev, starts, lengths, sel, tp, fp, dtp, fp_prev)
+    else:
+        j = np.arange(width)
+        inside = j < lengths[sel, None]
+        idx = starts[sel, None] + np.minimum(j, lengths[sel, None] - 1)
+        dtp = np.where(inside, r.dtp[idx], np.zeros(1, dtype=r.dtp.dtype)[0])
+        fp = r.fp[idx]
+        fp_prev = np.where(inside, r.fp_prev[idx], fp)
+        tp = r.tp[idx]
+    return Steps(tp, fp, dtp, fp_prev, None, None, None, False, False, lengths[sel])
+
+
+def _buckets(r: _Ragged, m: int):
+    """Ragged :class:`Steps` batches of slices with about the same number of steps (within a factor
+    :data:`_BUCKET`), padded with empty runs (each slice's last step again, no positive gained);
+    yields (slice indices, the index of each slice's first step, Steps)."""
+    plan, lengths, starts = _bucket_plan(r, m)
+    for sel in plan:
+        yield sel, starts[sel], _padded(r, sel, lengths, starts)
 
 
 def _batch(template: Steps, n_pos: np.ndarray, n_neg: np.ndarray, exact: bool) -> Steps:
@@ -1336,10 +1366,13 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     min_support = _check_min_support(min_support)
     st = sliced_steps(data, kept_codes, codes.m, ties)
     whole = st.overall if st.overall is not None else steps_and_grouped(data, ties)  # type: ignore[arg-type]
+    # all rows' numbers in a second thread while this one computes the slices' (the same bits)
+    numbers = backend.beside(data.n_samples, batch_numbers, whole[0], whole[1], recall_grid)
+    per_slice = _slice_numbers(st, codes.m, recall_grid, whole[0].tp.size + (whole[1] is not whole[0]) * whole[1].tp.size)
     overall = evaluation_from_steps(whole[0], whole[1], ties=ties, n_samples=data.n_samples,
-                                    recall_grid=recall_grid, policy=policy)
+                                    recall_grid=recall_grid, policy=policy, numbers=numbers.result())
     return sliced_evaluation_of(st, overall, codes, n_samples, ties=ties, recall_grid=recall_grid, policy=policy,
-                                min_support=min_support)
+                                min_support=min_support, numbers=per_slice)
 
 
 def ragged_steps(steps: Sequence[Steps]) -> SlicedSteps:
@@ -1358,31 +1391,63 @@ def ragged_steps(steps: Sequence[Steps]) -> SlicedSteps:
                        all(s.exact for s in steps), m)
 
 
-def sliced_evaluation_of(st: SlicedSteps, overall: Any, codes: SliceCodes, n_samples: np.ndarray, *, ties: str,
-                         recall_grid: str, policy: Any, min_support: int) -> SlicedEvaluation:
-    """The :class:`SlicedEvaluation` of every slice's steps (the numbers of a batch of slices of
-    about the same size at once) and the overall :class:`~precall.Evaluation`: in memory
-    (:func:`evaluate_slices`) and from a stream (:func:`ragged_steps`) alike."""
-    m = codes.m
+def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str, queued: int = 0) -> tuple:
+    """Every number of every slice's steps, a batch of slices of about the same size at once
+    (before the undefined policy): ``(AP by convention, ROC-AUC, AUPRG, best F1, its threshold,
+    precision and recall)``.  Large batches are shared out between this thread and a second one
+    (:func:`precall._core.backend.beside`), which has ``queued`` entries of work before them."""
     n_pos, n_neg = st.n_pos, st.n_neg
     values = {meth: np.zeros(m) for meth in AP_METHODS}
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)
     f1, thr, prec, rec = (np.full(m, np.nan) for _ in range(4))
     shared = st.grouped is st.steps  # grouped ties: one batch serves every number
-    for sel, first, batch in _buckets(st.steps, m):
+    jobs = [(r, r is st.steps, part, lengths, starts)
+            for r in ((st.steps,) if shared else (st.steps, st.grouped))
+            for plan, lengths, starts in [_bucket_plan(r, m)] for sel in plan
+            for part in np.array_split(sel, max(1, min(sel.shape[0], 8 * int(lengths[sel].sum()) // r.tp.shape[0])))]
+    # (a bucket in up to eight parts by its share of the steps: parts small enough to share out)
+
+    def run(job: tuple) -> None:  # each job writes its own slices' places
+        r, ap_steps, sel, lengths, starts = job
+        batch = _padded(r, sel, lengths, starts)
         s = _batch(batch, n_pos[sel], n_neg[sel], st.exact)
-        numbers = batch_numbers(s, s if shared else None, recall_grid)
-        for meth in AP_METHODS:
-            values[meth][sel] = numbers.average_precision[meth]  # type: ignore[index]
-        k, f, p, r = numbers.best_f1  # type: ignore[misc]
-        thr[sel] = st.steps.thresholds[first + np.minimum(k % batch.tp.shape[1], batch.lengths - 1)]  # pad: last
-        f1[sel], prec[sel], rec[sel] = f, p, r
-        if shared:
+        numbers = batch_numbers(s if ap_steps else None, s if shared or not ap_steps else None, recall_grid)
+        if ap_steps:
+            for meth in AP_METHODS:
+                values[meth][sel] = numbers.average_precision[meth]  # type: ignore[index]
+            k, f, p, rc = numbers.best_f1  # type: ignore[misc]
+            thr[sel] = r.thresholds[starts[sel] + np.minimum(k % batch.tp.shape[1], batch.lengths - 1)]  # pad
+            f1[sel], prec[sel], rec[sel] = f, p, rc
+        if shared or not ap_steps:
             auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
-    if not shared:
-        for sel, _, batch in _buckets(st.grouped, m):
-            numbers = batch_numbers(None, _batch(batch, n_pos[sel], n_neg[sel], st.exact), recall_grid)
-            auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
+
+    # the jobs shared out between this thread and a second one as each is free (the second after
+    # the work queued for it before), largest first, so that both finish together
+    jobs.sort(key=lambda job: -job[2].shape[0] * int(job[3][job[2]].max()))
+    taken = itertools.count()  # next() of a count is atomic under the GIL
+
+    def drain() -> None:
+        while (i := next(taken)) < len(jobs):
+            run(jobs[i])
+
+    size = sum(job[2].shape[0] * int(job[3][job[2]].max()) for job in jobs)
+    other = backend.beside(size + queued, drain) if len(jobs) > 1 else None
+    drain()
+    if other is not None:
+        other.result()
+    return values, auc, prg, f1, thr, prec, rec
+
+
+def sliced_evaluation_of(st: SlicedSteps, overall: Any, codes: SliceCodes, n_samples: np.ndarray, *, ties: str,
+                         recall_grid: str, policy: Any, min_support: int, numbers: tuple | None = None
+                         ) -> SlicedEvaluation:
+    """The :class:`SlicedEvaluation` of every slice's steps (the numbers of a batch of slices of
+    about the same size at once; ``numbers``: :func:`_slice_numbers` of them, computed already)
+    and the overall :class:`~precall.Evaluation`: in memory (:func:`evaluate_slices`) and from a
+    stream (:func:`ragged_steps`) alike."""
+    m = codes.m
+    n_pos, n_neg = st.n_pos, st.n_neg
+    values, auc, prg, f1, thr, prec, rec = _slice_numbers(st, m, recall_grid) if numbers is None else numbers
     no_pos = n_pos == 0
     one_class = no_pos | (n_neg == 0)
     names = codes.names

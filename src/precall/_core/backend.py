@@ -21,9 +21,13 @@ environment variable ``PRECALL_KERNEL`` read at import:
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from types import ModuleType
+from typing import Any
 
-__all__ = ["KERNELS", "MIN_COMPILED", "compiled", "get_kernel", "last_kernel", "set_kernel"]
+__all__ = ["KERNELS", "MIN_COMPILED", "MIN_BESIDE", "beside", "compiled", "get_kernel", "last_kernel", "set_kernel"]
 
 KERNELS = ("auto", "numpy", "numba")
 
@@ -129,3 +133,44 @@ def compiled(n: int) -> ModuleType | None:
 def ran(name: str) -> None:
     """Record the kernel that ran (for :func:`last_kernel`)."""
     _state["last"] = name
+
+
+MIN_BESIDE = 1 << 18
+"""Rows from which :func:`beside` runs work in a second thread (below, a thread's hand-over costs
+about what the work does)."""
+
+_pool: list[ThreadPoolExecutor] = []
+_pool_lock = threading.Lock()
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _threads_allowed() -> bool:
+    """``PRECALL_THREADS=1`` (read at each call) keeps every computation in the caller's thread."""
+    return os.environ.get("PRECALL_THREADS", "").strip() != "1" and _cores() > 1
+
+
+def beside(rows: int, fn: Callable[..., Any], *args: Any) -> Future:
+    """``fn(*args)`` in a second thread, as a :class:`~concurrent.futures.Future`, when the work
+    is over :data:`MIN_BESIDE` rows, the process may use more than one core and
+    ``PRECALL_THREADS`` is not ``1``; else run now, in this thread (the future is then done).
+
+    For two independent parts of one computation on disjoint outputs (``by=``: the overall
+    steps and numbers beside the slices'), whose compiled passes release the GIL: the result
+    is the same whichever thread computes it, only the wall time changes."""
+    if rows >= MIN_BESIDE and _threads_allowed():
+        with _pool_lock:
+            if not _pool:
+                _pool.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="precall"))
+        return _pool[0].submit(fn, *args)
+    done: Future = Future()
+    try:
+        done.set_result(fn(*args))
+    except Exception as exc:  # raised by .result(), as from the thread
+        done.set_exception(exc)
+    return done

@@ -462,7 +462,7 @@ def slice_positives(codes, negative, cap):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, dtp):  # pragma: no cover - compiled
+def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, dtp, part=0):  # pragma: no cover - compiled
     """One pass over rows sorted by (score, slice, class): each row's score is ``hi >> shift``
     (read as unsigned), its ``slice << 1 | negative`` the lowest ``low_bits`` bits of ``lo`` (``lo``
     may be ``hi``: one array of keys ``score << low_bits | slice << 1 | negative``).  Yields the steps
@@ -475,7 +475,8 @@ def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, dtp):  # pragma: 
     rows, 4) int32 when the score keys and counts fit 32 bits (else int64) and ``dtp`` (the
     positive rows) int64, allocated by numpy (whose large arrays are backed by huge pages: the
     steps are written to m places at once, and 4 KB pages made that 3x slower), hold the steps
-    (the returned arrays are views of them).
+    (the returned arrays are views of them).  ``part``: 0 both, 1 the steps of all rows alone, 2
+    the slices' alone (two threads can make the two parts at once; a part not made is empty).
 
     Returns ``(per_slice, s_records, s_dtp, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed,
     n_pos, n_neg)``: each slice's number of steps, the slices' steps (a record a step: score key,
@@ -491,6 +492,8 @@ def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, dtp):  # pragma: 
     tp = np.zeros(m, dtype=np.int64)
     fp = np.zeros(m, dtype=np.int64)
     fill = start.copy()
+    whole = part != 2
+    sliced = part != 1
     sub_pos = 0
     sub_neg = 0
     run_pos = 0
@@ -499,37 +502,44 @@ def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, dtp):  # pragma: 
     all_fp = 0
     for i in range(n):
         score = hi[i] >> shift
-        low = lo[i] & lmask
-        c = np.uint64(low >> 1)  # unsigned: no check for a negative index
-        if low & 1:
-            fp[c] += 1
-            sub_neg += 1
-            run_neg += 1
-            all_fp += 1
-        else:
-            tp[c] += 1
-            sub_pos += 1
-            run_pos += 1
-            all_tp += 1
         last = i == n - 1
         new_score = last or (hi[i + 1] >> shift) != score
-        if new_score or np.uint64((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
-            if sub_pos > 0:
-                _put_record(out_s, fill[c], score, tp[c], fp[c], fp[c] - sub_neg)
-                fill[c] += 1
-                if sub_neg > 0:
-                    s_mixed[c] = True
-            sub_pos = 0
-            sub_neg = 0
-        if new_score:
-            if run_pos > 0:
-                _put_step(out, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
-                o_steps += 1
-                if run_neg > 0:
-                    o_mixed = True
-            run_pos = 0
-            run_neg = 0
-    per_slice, total = _close_records(out_s, start, fill, dtp)
+        if sliced:
+            low = lo[i] & lmask
+            c = np.uint64(low >> 1)  # unsigned: no check for a negative index
+            if low & 1:
+                fp[c] += 1
+                sub_neg += 1
+            else:
+                tp[c] += 1
+                sub_pos += 1
+            if new_score or np.uint64((lo[i + 1] & lmask) >> 1) != c:  # the end of a (score, slice) run
+                if sub_pos > 0:
+                    _put_record(out_s, fill[c], score, tp[c], fp[c], fp[c] - sub_neg)
+                    fill[c] += 1
+                    if sub_neg > 0:
+                        s_mixed[c] = True
+                sub_pos = 0
+                sub_neg = 0
+        if whole:
+            if lo[i] & 1:
+                run_neg += 1
+                all_fp += 1
+            else:
+                run_pos += 1
+                all_tp += 1
+            if new_score:
+                if run_pos > 0:
+                    _put_step(out, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
+                    o_steps += 1
+                    if run_neg > 0:
+                        o_mixed = True
+                run_pos = 0
+                run_neg = 0
+    if sliced:
+        per_slice, total = _close_records(out_s, start, fill, dtp)
+    else:
+        per_slice, total = np.zeros(m, dtype=np.int64), 0
     return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
             out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
 
@@ -941,13 +951,13 @@ def untag_floats(key, k, one, sign):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def score_runs_pass(key, payload, cap, out, out_s, dtp):  # pragma: no cover - compiled
+def score_runs_pass(key, payload, cap, out, out_s, dtp, part=0):  # pragma: no cover - compiled
     """One pass over rows sorted by their score keys alone (:func:`radix_sort_carry`: the rows of
     one score in any order), ``payload`` each row's ``slice << 1 | negative``: the same results
     as :func:`score_major_pass` (whose rows are sorted by score, slice and class too).  A slice's
     rows at one score are gathered while the score lasts (the slices touched are listed) and
-    written as that slice's step when the score ends.  ``cap``, ``out``, ``out_s`` and ``dtp`` as
-    for :func:`score_major_pass`."""
+    written as that slice's step when the score ends.  ``cap``, ``out``, ``out_s``, ``dtp`` and
+    ``part`` as for :func:`score_major_pass`."""
     n = key.shape[0]
     m = cap.shape[0]
     start = _slice_starts(cap)
@@ -962,6 +972,8 @@ def score_runs_pass(key, payload, cap, out, out_s, dtp):  # pragma: no cover - c
     touched = np.empty(m, dtype=np.int64)
     n_touched = 0
     fill = start.copy()
+    whole = part != 2
+    sliced = part != 1
     run_pos = 0
     run_neg = 0
     all_tp = 0
@@ -969,21 +981,24 @@ def score_runs_pass(key, payload, cap, out, out_s, dtp):  # pragma: no cover - c
     run = 0
     for i in range(n):
         low = payload[i]
-        c = np.uint64(low >> 1)  # unsigned: no check for a negative index
-        if mark[c] != run:
-            mark[c] = run
-            touched[np.uint64(n_touched)] = c
-            n_touched += 1
-            sub_pos[c] = 0
-            sub_neg[c] = 0
+        if sliced:
+            c = np.uint64(low >> 1)  # unsigned: no check for a negative index
+            if mark[c] != run:
+                mark[c] = run
+                touched[np.uint64(n_touched)] = c
+                n_touched += 1
+                sub_pos[c] = 0
+                sub_neg[c] = 0
+            if low & 1:
+                fp[c] += 1
+                sub_neg[c] += 1
+            else:
+                tp[c] += 1
+                sub_pos[c] += 1
         if low & 1:
-            fp[c] += 1
-            sub_neg[c] += 1
             run_neg += 1
             all_fp += 1
         else:
-            tp[c] += 1
-            sub_pos[c] += 1
             run_pos += 1
             all_tp += 1
         if i == n - 1 or key[i + 1] != key[i]:  # the score ends: every slice it touched
@@ -996,7 +1011,7 @@ def score_runs_pass(key, payload, cap, out, out_s, dtp):  # pragma: no cover - c
                     if sub_neg[c] > 0:
                         s_mixed[c] = True
             n_touched = 0
-            if run_pos > 0:
+            if whole and run_pos > 0:
                 _put_step(out, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
                 o_steps += 1
                 if run_neg > 0:
@@ -1004,7 +1019,10 @@ def score_runs_pass(key, payload, cap, out, out_s, dtp):  # pragma: no cover - c
             run_pos = 0
             run_neg = 0
             run += 1
-    per_slice, total = _close_records(out_s, start, fill, dtp)
+    if sliced:
+        per_slice, total = _close_records(out_s, start, fill, dtp)
+    else:
+        per_slice, total = np.zeros(m, dtype=np.int64), 0
     return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
             out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
 

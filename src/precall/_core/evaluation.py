@@ -446,11 +446,14 @@ def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall
 
 def evaluation_from_steps(
     steps: Steps, grouped: Steps, *, ties: str, n_samples: int | None, recall_grid: str, policy: Any,
+    numbers: BatchNumbers | None = None,
 ) -> Evaluation:
     """The :class:`Evaluation` of one problem's steps; ``grouped`` are its steps with
-    grouped ties, from which ROC-AUC and AUPRG are computed whatever ``ties`` is."""
+    grouped ties, from which ROC-AUC and AUPRG are computed whatever ``ties`` is (``numbers``:
+    their :func:`batch_numbers`, computed already)."""
     n_pos, n_neg = float(steps.n_pos[0]), float(steps.n_neg[0])
-    numbers = batch_numbers(steps, grouped, recall_grid)
+    if numbers is None:
+        numbers = batch_numbers(steps, grouped, recall_grid)
     aps = numbers.average_precision
     if n_pos == 0:
         value = undefined("average precision", NO_POSITIVES, 0.0, policy, stacklevel=5)
