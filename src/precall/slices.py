@@ -378,17 +378,25 @@ class SlicedSteps:
     exact: bool
     m: int
     overall: tuple[Steps, Steps] | None = None
+    pending: Any = None  # a Future of (overall, then(overall)) while the second thread makes them
+
+    def whole(self) -> tuple[tuple[Steps, Steps] | None, Any]:
+        """All rows' steps (None: not from this sort) and ``then`` of them (None: not run), once the
+        second thread has made them."""
+        return self.pending.result() if self.pending is not None else (self.overall, None)
 
 
-def sliced_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps:
+def sliced_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str, then: Any = None) -> SlicedSteps:
     """Sort once and take the steps of every slice (``codes`` of the kept rows).
 
     Unweighted input is counted (:func:`_counted_steps`: no permutation); weighted input,
     and stable ties where a positive and a negative share a score, need the rows' order
-    (:func:`_permuted_steps`).
+    (:func:`_permuted_steps`).  ``then``: a function of the overall steps, which the compiled
+    route runs in the second thread as soon as they are made (:meth:`SlicedSteps.whole`: its
+    result; None when it did not run).
     """
     if data.weight is None:
-        counted = _counted_steps(data, codes, m, ties)
+        counted = _counted_steps(data, codes, m, ties, then)
         if counted is not None:
             return counted
     return _permuted_steps(data, codes, m, ties)
@@ -493,7 +501,7 @@ def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
     return one_problem(r.thresholds, r.tp, r.dtp, r.fp, r.fp_prev, float(n_pos[0]), float(n_neg[0]), True)
 
 
-def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> SlicedSteps | None:
+def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str, then: Any = None) -> SlicedSteps | None:
     """Unweighted rows, no permutation.  With the compiled passes: :func:`_score_major` (one sort
     by score, slice and class, one pass).  The numpy route, up to 2**16 slices:
     :func:`_score_major_numpy` (one ``np.sort`` of the same keys, the slices' rows put together by
@@ -512,12 +520,12 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         fast.float32_keys(data.scores.view(np.int32), codes.astype(np.int64, copy=False), negative, slice_bits,
                           keys)
         return _score_major(fast, keys, 32, negative, codes, m, slice_bits, ties,
-                            lambda k: descending_key_scores(k, data.scores.dtype, fast), assembled=True)
+                            lambda k: descending_key_scores(k, data.scores.dtype, fast), assembled=True, then=then)
     keyed = _score_key(data.scores)
     if keyed is not None:
         score_key, bits, scores_of = keyed
         if fast is not None and slice_bits + bits + 1 <= 63:
-            return _score_major(fast, score_key, bits, negative, codes, m, slice_bits, ties, scores_of)
+            return _score_major(fast, score_key, bits, negative, codes, m, slice_bits, ties, scores_of, then=then)
         if 1 < m <= 1 << 16 and slice_bits + bits + 1 <= 64:
             return _score_major_numpy(score_key, negative, codes, m, slice_bits, ties, scores_of)
         score_key <<= np.uint64(1)
@@ -535,7 +543,7 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> S
         else:
             key64 = _descending_key(data.scores)[0]
         return _score_major(fast, key64, 64, negative, codes, m, slice_bits, ties,
-                            lambda k: descending_key_scores(k, dtype, fast))
+                            lambda k: descending_key_scores(k, dtype, fast), then=then)
     else:
         order, s = stable_descending_sort(data.scores)
         new = np.empty(n, dtype=bool)
@@ -641,37 +649,66 @@ def _step_buffers(cap: np.ndarray, narrow: bool) -> tuple[np.ndarray, np.ndarray
             np.empty(k, dtype=np.int64))
 
 
-def _in_two(one_pass: Any, args: tuple) -> tuple:
+def _overall_of(passed: tuple, ties: str, scores_of: Any, n_pos: int, n_neg: int) -> tuple[Steps, Steps] | None:
+    """All rows' steps ``(steps, grouped)`` from a pass's results, ``n_pos`` and ``n_neg`` the
+    totals (None: stable ties with both classes at one score, which need the rows' order)."""
+    o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed = passed[4:10]
+    if ties != "group" and o_mixed:
+        return None
+    o = _Ragged(np.zeros(o_key.shape[0], dtype=np.int64), o_tp, o_fp, o_dtp, o_fp_prev, scores_of(o_key.view(np.uint64)))
+    one = _one(o if ties == "group" else _stable_steps(o), np.array([n_pos]), np.array([n_neg]))
+    return one, one
+
+
+def _in_two(one_pass: Any, args: tuple, whole: Any, then: Any) -> tuple:
     """A compiled pass over the sorted rows (:func:`precall._core.compiled.score_major_pass` or
-    ``score_runs_pass``): all rows' steps made in a second thread while this one makes the
-    slices' (its ``part`` 1 and 2, the same steps as ``part`` 0), when the rows are many."""
+    ``score_runs_pass``) and all rows' steps (``whole`` of the pass's results): when the rows
+    are many, all rows' steps are made in a second thread (the pass's ``part`` 1), then ``then``
+    of them there, while this one makes the slices' (``part`` 2; the same steps as ``part`` 0).
+    Returns the pass's results (the slices' part), and all rows' steps or, from the second
+    thread, a Future of them with ``then``'s result."""
     rows = args[0].shape[0]
     if rows < backend.MIN_BESIDE:
-        return one_pass(*args)
-    whole = backend.beside(rows, one_pass, *args, 1)
-    sliced = one_pass(*args, 2)
-    return sliced[:4] + whole.result()[4:10] + sliced[10:]
+        passed = one_pass(*args)
+        return passed, whole(passed), None
+
+    def overall() -> tuple:
+        steps = whole(one_pass(*args, 1))
+        return steps, (then(steps) if then is not None and steps is not None else None)
+
+    job = backend.beside(rows, overall)
+    return one_pass(*args, 2), None, job
 
 
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,
-                 m: int, slice_bits: int, ties: str, scores_of: Any, assembled: bool = False) -> SlicedSteps | None:
+                 m: int, slice_bits: int, ties: str, scores_of: Any, assembled: bool = False,
+                 then: Any = None) -> SlicedSteps | None:
     """The compiled route of :func:`_counted_steps`: one radix sort by score serves every slice and
-    all rows; the same steps as the numpy route (:func:`_score_major_numpy`, the tests' oracle).  Keys ``score << (b + 1) | slice << 1 | negative`` when they fit 63 bits (sorted
-    alone, then ``fast.score_major_pass``), else the score keys sorted carrying each row's ``slice
-    << 1 | negative`` (``fast.score_runs_pass``); ``assembled``: ``score_key`` holds the keys already.
-    The slices' steps come as records of int32 when the score keys and the counts fit 32 bits."""
+    all rows; the same steps as the numpy route (:func:`_score_major_numpy`, the tests' oracle).  Keys
+    ``score << (b + 1) | slice << 1 | negative`` when they fit 63 bits (sorted alone, then
+    ``fast.score_major_pass``), else the score keys sorted carrying each row's ``slice << 1 |
+    negative`` (``fast.score_runs_pass``); ``assembled``: ``score_key`` holds the keys already.
+    The slices' steps come as records of int32 when the score keys and the counts fit 32 bits.
+    ``then``: see :func:`sliced_steps`."""
     low_bits = slice_bits + 1
     hi = score_key.view(np.int64)
     codes = codes.astype(np.int64, copy=False)
     narrow = score_bits <= 32 and hi.shape[0] < 2**31
     cap = np.zeros(m, dtype=np.int64)
+    total_neg = int(np.count_nonzero(negative))
+    total_pos = hi.shape[0] - total_neg
+
+    def whole(passed: tuple) -> tuple[Steps, Steps] | None:
+        return _overall_of(passed, ties, scores_of, total_pos, total_neg)
+
     if score_bits + low_bits <= 63:
         if not assembled:
             fast.assemble_keys(hi, codes, negative, slice_bits)
         counted = backend.beside(hi.shape[0], fast.slice_positives, codes, negative, cap)  # beside the sort
         fast.radix_sort(hi, np.empty_like(hi))
         counted.result()
-        passed = _in_two(fast.score_major_pass, (hi, hi, low_bits, low_bits, *_step_buffers(cap, narrow)))
+        passed, overall, pending = _in_two(fast.score_major_pass, (hi, hi, low_bits, low_bits,
+                                                                    *_step_buffers(cap, narrow)), whole, then)
     else:  # the smallest integers that hold the payload: fewer bytes moved per pass
         lo = codes.astype(np.int16 if low_bits <= 15 else np.int32 if low_bits <= 31 else np.int64)
         lo <<= 1
@@ -679,24 +716,21 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
         counted = backend.beside(hi.shape[0], fast.slice_positives, codes, negative, cap)
         fast.radix_sort_carry(hi, lo, np.empty_like(hi), np.empty_like(lo))
         counted.result()
-        passed = _in_two(fast.score_runs_pass, (hi, lo, *_step_buffers(cap, narrow)))
+        passed, overall, pending = _in_two(fast.score_runs_pass, (hi, lo, *_step_buffers(cap, narrow)), whole, then)
         del lo
-    per_slice, s_records, s_dtp, s_mixed, o_key, o_tp, o_fp, o_dtp, o_fp_prev, o_mixed, n_pos, n_neg = passed
+    per_slice, s_records, s_dtp, s_mixed = passed[:4]
+    n_pos, n_neg = passed[10:12]
     s_key, s_tp, s_fp, s_fp_prev = s_records.T  # columns of the records (strided views)
     del hi
     if ties != "group" and bool(s_mixed.any()):
+        if pending is not None:
+            pending.result()  # the second thread's work is not needed: wait for it, and let it go
         return None  # stable ties with both classes at one score of a slice: the rows' order decides
     slice_of = np.repeat(np.arange(m, dtype=np.int64), per_slice)
     thresholds = scores_of(s_key.view(np.uint32).astype(np.uint64) if narrow else s_key.view(np.uint64))
     grouped = _Ragged(slice_of, s_tp, s_fp, s_dtp, s_fp_prev, thresholds)  # _buckets widens the counts
     steps = grouped if ties == "group" else _stable_steps(grouped)
-    whole = None
-    if ties == "group" or not o_mixed:
-        o = _Ragged(np.zeros(o_key.shape[0], dtype=np.int64), o_tp, o_fp, o_dtp, o_fp_prev,
-                    scores_of(o_key.view(np.uint64)))
-        one = _one(o if ties == "group" else _stable_steps(o), np.array([n_pos.sum()]), np.array([n_neg.sum()]))
-        whole = (one, one)
-    return SlicedSteps(steps, grouped, n_pos.astype(np.float64), n_neg.astype(np.float64), True, m, whole)
+    return SlicedSteps(steps, grouped, n_pos.astype(np.float64), n_neg.astype(np.float64), True, m, overall, pending)
 
 
 # ---- permuted: the rows in one stable order, each slice a segment of it
@@ -1364,13 +1398,26 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
     :class:`~precall.Evaluation` (``precall.evaluate`` of all rows, from the same sort when
     the rows were counted)."""
     min_support = _check_min_support(min_support)
-    st = sliced_steps(data, kept_codes, codes.m, ties)
-    whole = st.overall if st.overall is not None else steps_and_grouped(data, ties)  # type: ignore[arg-type]
-    # all rows' numbers in a second thread while this one computes the slices' (the same bits)
-    numbers = backend.beside(data.n_samples, batch_numbers, whole[0], whole[1], recall_grid)
-    per_slice = _slice_numbers(st, codes.m, recall_grid, whole[0].tp.size + (whole[1] is not whole[0]) * whole[1].tp.size)
-    overall = evaluation_from_steps(whole[0], whole[1], ties=ties, n_samples=data.n_samples,
-                                    recall_grid=recall_grid, policy=policy, numbers=numbers.result())
+
+    def numbers_of(whole: tuple[Steps, Steps]) -> Any:
+        return batch_numbers(whole[0], whole[1], recall_grid)
+
+    # the compiled route makes all rows' numbers in the second thread as soon as their steps are made
+    st = sliced_steps(data, kept_codes, codes.m, ties, then=numbers_of)
+    later = None
+    if st.pending is None:  # else all rows' numbers are made there now, beside the slices' (the same bits)
+        whole = st.overall if st.overall is not None else steps_and_grouped(data, ties)
+        later = backend.beside(data.n_samples, numbers_of, whole)
+    per_slice = _slice_numbers(st, codes.m, recall_grid)
+    if later is None:
+        whole, numbers = st.whole()
+        if whole is None:  # stable ties with both classes at one score: all rows' order decides
+            whole = steps_and_grouped(data, ties)
+            numbers = numbers_of(whole)
+    else:
+        numbers = later.result()
+    overall = evaluation_from_steps(whole[0], whole[1], ties=ties, n_samples=data.n_samples,  # type: ignore[index]
+                                    recall_grid=recall_grid, policy=policy, numbers=numbers)
     return sliced_evaluation_of(st, overall, codes, n_samples, ties=ties, recall_grid=recall_grid, policy=policy,
                                 min_support=min_support, numbers=per_slice)
 
@@ -1391,11 +1438,11 @@ def ragged_steps(steps: Sequence[Steps]) -> SlicedSteps:
                        all(s.exact for s in steps), m)
 
 
-def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str, queued: int = 0) -> tuple:
+def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str) -> tuple:
     """Every number of every slice's steps, a batch of slices of about the same size at once
     (before the undefined policy): ``(AP by convention, ROC-AUC, AUPRG, best F1, its threshold,
-    precision and recall)``.  Large batches are shared out between this thread and a second one
-    (:func:`precall._core.backend.beside`), which has ``queued`` entries of work before them."""
+    precision and recall)``.  The batches are shared out between this thread and a second one
+    (:func:`precall._core.backend.beside`), each taking the next as it is free."""
     n_pos, n_neg = st.n_pos, st.n_neg
     values = {meth: np.zeros(m) for meth in AP_METHODS}
     auc, prg = np.full(m, np.nan), np.full(m, np.nan)
@@ -1431,7 +1478,7 @@ def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str, queued: int = 0) -
             run(jobs[i])
 
     size = sum(job[2].shape[0] * int(job[3][job[2]].max()) for job in jobs)
-    other = backend.beside(size + queued, drain) if len(jobs) > 1 else None
+    other = backend.beside(size, drain) if len(jobs) > 1 else None
     drain()
     if other is not None:
         other.result()
@@ -1472,7 +1519,8 @@ def metric_slices(metric: Metric, data: BinaryInput, codes: SliceCodes, kept_cod
     rows (``precall.score`` without ``by``, from the same sort when the rows were counted)."""
     min_support = _check_min_support(min_support)
     st = sliced_steps(data, kept_codes, codes.m, metric.ties)
-    overall = metric.value(st.overall[0] if st.overall is not None else steps_of(data, metric.ties))  # type: ignore[arg-type]
+    whole = st.whole()[0]
+    overall = metric.value(whole[0] if whole is not None else steps_of(data, metric.ties))
     return sliced_values_of(metric, st, float(overall), codes, n_samples, min_support)
 
 

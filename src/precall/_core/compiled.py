@@ -979,9 +979,19 @@ def score_runs_pass(key, payload, cap, out, out_s, dtp, part=0):  # pragma: no c
     all_tp = 0
     all_fp = 0
     run = 0
+    begins = True  # row i begins a run of one score
     for i in range(n):
         low = payload[i]
-        if sliced:
+        ends = i == n - 1 or key[i + 1] != key[i]
+        if sliced and begins and ends:  # a score of one row (distinct scores): its step, if any, at once
+            c = np.uint64(low >> 1)
+            if low & 1:
+                fp[c] += 1
+            else:
+                tp[c] += 1
+                _put_record(out_s, fill[c], key[i], tp[c], fp[c], fp[c])
+                fill[c] += 1
+        elif sliced:
             c = np.uint64(low >> 1)  # unsigned: no check for a negative index
             if mark[c] != run:
                 mark[c] = run
@@ -995,13 +1005,15 @@ def score_runs_pass(key, payload, cap, out, out_s, dtp, part=0):  # pragma: no c
             else:
                 tp[c] += 1
                 sub_pos[c] += 1
-        if low & 1:
-            run_neg += 1
-            all_fp += 1
-        else:
-            run_pos += 1
-            all_tp += 1
-        if i == n - 1 or key[i + 1] != key[i]:  # the score ends: every slice it touched
+        if whole:
+            if low & 1:
+                run_neg += 1
+                all_fp += 1
+            else:
+                run_pos += 1
+                all_tp += 1
+        begins = ends
+        if ends:  # the score ends: every slice it touched
             score = key[i]
             for t in range(n_touched):
                 c = np.uint64(touched[t])
