@@ -35,6 +35,12 @@ rows) and multi-class / multi-label ``evaluate(by=)`` (:class:`SlicedMultiEvalua
 class through the binary path, per slice the macro and weighted averages).  Intervals and
 comparisons between slices are :func:`precall.stats.compare_slices`.
 
+Out of every sliced result (and :class:`precall.stats.SliceComparison`), each slice with its
+value in each ``by`` column: ``to_frame`` indexed by the values (a ``pandas.Index``, or a
+``MultiIndex`` of one level per column, as fairlearn's ``MetricFrame.by_group``; the row of all
+rows in ``frame.attrs["overall"]``), ``by_values`` in ``to_dict`` / ``to_json`` and a column per
+``by`` column in ``to_csv`` (headed by :func:`by_headers`).
+
 Public API for other engines: :func:`slice_codes` (``SliceCodes``: ``codes``, ``names``,
 ``keys``, ``columns``, ``m``), :class:`SlicedEvaluation`, :class:`SlicedValues`,
 :class:`SlicedTables`, :class:`SlicedMultiEvaluation`, :data:`MISSING`.
@@ -1144,7 +1150,7 @@ def _csv_cell(v: Any) -> str:
 
 
 def _csv_table(header: list[str], rows: list[list[Any]], keys: Sequence[tuple[Any, ...]], columns: Sequence[str],
-              overall: list[Any] | None = None, extra: Sequence[str] = ()) -> tuple[list[str], list[list[str]]]:
+               overall: list[Any] | None = None, extra: Sequence[str] = ()) -> tuple[list[str], list[list[str]]]:
     """The CSV header and cells of slice rows (and of the ``overall`` row first, its ``by`` cells
     empty): a column per ``by`` column (:func:`by_headers` beside ``header`` and ``extra``), then
     ``header``."""
