@@ -294,6 +294,7 @@ def _sliced_file(tmp_path: Path, kind: str) -> Path:
         "y": y, "p": np.round(rng.random(n) * 0.6 + y * rng.random(n) * 0.4, 2),  # ties
         "country": rng.choice(["de", "fr", "us", "it", "pl", ""], n), "week": rng.integers(1, 13, n),
         "w": np.round(rng.random(n) * 2, 1),
+        "n": rng.integers(0, 2, n),  # a slice column named like a column of the output
     })
     frame.loc[frame.country == "pl", "y"] = 0  # a slice without positives: the undefined policy
     path = tmp_path / f"sliced.{kind}"
@@ -318,7 +319,9 @@ ENGINES = [["--stream", "--chunk-rows", "333"], ["--engine", "dask", "--schedule
     ["--by", "country,week", "--full", "--on-undefined", "nan"],
     ["--by", "country", "--json", "--ci", "--resamples", "200", "--full"],
     ["--by", "week", "--ci", "--resamples", "100", "--top", "3", "--level", "0.9", "--seed", "7"],
-], ids=["json", "csv", "text", "full", "ci-json", "ci-text"])
+    ["--by", "week,country,n", "--csv", "--on-undefined", "nan"],
+    ["--by", "n,country", "--json", "--on-undefined", "nan"],
+], ids=["json", "csv", "text", "full", "ci-json", "ci-text", "csv-3", "json-n"])
 def test_evaluate_by_is_one_answer_on_every_engine(tmp_path, capsys, kind, engine, options):
     """Every number, name, rank and interval of ``evaluate --by`` equal in memory, streamed and on
     Dask: the output byte for byte (each slice's intervals from its count table: the same counts
@@ -331,6 +334,14 @@ def test_evaluate_by_is_one_answer_on_every_engine(tmp_path, capsys, kind, engin
     assert memory[0] == 0 and other == memory
     if "--ci" in options:
         assert "[" in memory[1] or '"intervals"' in memory[1]
+    by = options[options.index("--by") + 1].split(",")
+    if "--json" in options:  # each slice's value in each --by column: the file's text, null for missing
+        slices = json.loads(memory[1])["slices"]
+        assert all(list(s["by_values"]) == by for s in slices)
+        assert {s["by_values"]["country"] for s in slices} == {"de", "fr", "us", "it", "pl", None}
+    if "--csv" in options:  # a column of each (a column named n: "by n") before the slice's name
+        heads = ["by n" if c == "n" else c for c in by]
+        assert memory[1].splitlines()[0].startswith(",".join([*heads, "slice", "n,"]))
 
 
 @pytest.mark.parametrize("engine", ENGINES, ids=["stream", "dask"])
@@ -372,6 +383,11 @@ def test_evaluate_by_typed_parquet_columns_one_answer(tmp_path, capsys, engine):
         argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--by", by, "--json"]
         memory = _out(argv, capsys)
         assert _out([*argv, *engine], capsys) == memory, by
+        cols = by.split(",")
+        for s in json.loads(memory)["slices"]:  # each value as the readers give it: the text of the name
+            texts = ["(missing)" if v is None else v for v in s["by_values"].values()]
+            assert list(s["by_values"]) == cols and all(isinstance(v, str) for v in s["by_values"].values() if v)
+            assert s["slice"] == (texts[0] if len(cols) == 1 else ", ".join(f"{c}={v}" for c, v in zip(cols, texts)))
 
 
 def test_multiclass_intervals_over_score_blocks_are_one_answer(tmp_path, capsys):

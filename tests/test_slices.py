@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import warnings
@@ -226,10 +227,209 @@ def test_data_frame_columns_and_to_frame():
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [1, 1, 2, 2]})
     y, s = [1, 0, 0, 1], [0.9, 0.3, 0.4, 0.8]
-    r = precall.evaluate(y, s, by=df)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", precall.UndefinedMetricWarning)
+        r = precall.evaluate(y, s, by=df)
     frame = r.to_frame()
-    assert list(frame.index) == ["overall"] + list(r.slices)
-    assert frame.loc["overall", "AP step"] == precall.average_precision(y, s)
+    assert frame.index.tolist() == [("x", 1), ("x", 2), ("y", 1), ("y", 2)]
+    assert frame["slice"].tolist() == list(r.slices)
+    assert frame.attrs["overall"]["slice"] == "overall"
+    assert frame.attrs["overall"]["AP step"] == precall.average_precision(y, s)
+
+
+# ---------------------------------------------------------------------------
+# the slices' values in to_frame / to_dict / to_json / to_csv, against pandas' groupby
+def _by_frame(n: int = 900, seed: int = 11):
+    """Slice columns of every kind: strings with missing values, integers, integers with missing
+    values (pandas' Int64), booleans, datetimes with NaT, date objects."""
+    pd = pytest.importorskip("pandas")
+    import datetime
+
+    rng = np.random.default_rng(seed)
+    days = pd.to_datetime(["2024-01-01", "2024-02-29", "2024-03-01"])
+    df = pd.DataFrame({
+        "country": pd.Series(rng.choice(np.array(["FR", "DE", "US", None], dtype=object), n), dtype=object),
+        "week": rng.integers(1, 4, n),
+        "week_na": pd.array(np.where(rng.random(n) < 0.15, None, rng.integers(1, 4, n)), dtype="Int64"),
+        "mobile": rng.random(n) < 0.5,
+        "day": pd.Series(days[rng.integers(0, 3, n)]).where(rng.random(n) > 0.1),
+        "date": [datetime.date(2024, 1, int(d)) for d in rng.integers(1, 3, n)],
+    })
+    y = (rng.random(n) < 0.5).astype(int)
+    s = np.round(rng.random(n), 2)
+    return df, y, s
+
+
+def _plain_key(key, width):
+    """A groupby or frame index entry as a tuple, missing (NaN, NaT, NA) as None."""
+    pd = pytest.importorskip("pandas")
+    key = key if isinstance(key, tuple) else (key,)
+    assert len(key) == width
+    return tuple(None if pd.isna(v) else v for v in key)
+
+
+BY_SETS = [["country"], ["week"], ["week_na"], ["mobile"], ["day"], ["date"], ["country", "week"],
+           ["day", "mobile"], ["country", "week_na", "day"], ["mobile", "date", "country"]]
+
+
+@pytest.mark.parametrize("cols", BY_SETS, ids=",".join)
+def test_to_frame_index_is_pandas_groupby_index(cols):
+    """One level per ``by`` column named after it, the original values in pandas' groupby order
+    (sorted, missing last), each row the numbers of that group's rows."""
+    pd = pytest.importorskip("pandas")
+    df, y, s = _by_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", precall.UndefinedMetricWarning)
+        r = precall.evaluate(y, s, by=df[cols])
+    frame = r.to_frame()
+    groups = df.assign(_y=y, _s=s).groupby(cols, dropna=False, sort=True)
+    sizes = groups.size()
+    assert list(frame.index.names) == cols and frame.index.nlevels == len(cols)
+    assert isinstance(frame.index, pd.MultiIndex) == (len(cols) > 1)
+    assert [_plain_key(k, len(cols)) for k in frame.index] == [_plain_key(k, len(cols)) for k in sizes.index]
+    assert frame["n"].tolist() == sizes.tolist()
+    want_ap = [precall.average_precision(g._y.to_numpy(), g._s.to_numpy(), on_undefined="nan")
+               for _, g in groups]
+    assert _same(frame["AP step"].tolist(), [0.0 if math.isnan(v) else v for v in want_ap])
+    assert frame["slice"].tolist() == list(r.names) and "overall" not in frame["slice"].tolist()
+    # the values' types: integers stay integers (with or without a missing value), dates dates
+    for j, col in enumerate(cols):
+        values = [k[j] for k in map(lambda k: _plain_key(k, len(cols)), frame.index) if k[j] is not None]
+        kinds = {"country": str, "week": (int, np.integer), "week_na": (int, np.integer), "mobile": (bool, np.bool_),
+                 "day": pd.Timestamp, "date": type(df.date[0])}
+        assert values and all(isinstance(v, kinds[col]) for v in values), col
+        assert not any(isinstance(v, float) for v in values), col
+        level = frame.index.levels[j] if len(cols) > 1 else frame.index
+        if col == "week" or (col == "mobile" and len(cols) > 1):
+            assert level.dtype == sizes.index.get_level_values(j).dtype, col
+        if col == "day":
+            assert level.dtype.kind == "M"
+
+
+@pytest.mark.parametrize("cols", [["country"], ["week_na", "mobile"], ["country", "day", "date"]], ids=",".join)
+def test_to_json_by_values_are_the_groups_values(cols):
+    pd = pytest.importorskip("pandas")
+    df, y, s = _by_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", precall.UndefinedMetricWarning)
+        r = precall.evaluate(y, s, by=df[cols])
+    d = json.loads(r.to_json())
+    sizes = df.groupby(cols, dropna=False, sort=True).size()
+
+    def as_json(v):
+        if v is None:
+            return None
+        if hasattr(v, "isoformat"):
+            return v.isoformat()
+        return v.item() if isinstance(v, np.generic) else v
+
+    want = [dict(zip(cols, map(as_json, _plain_key(k, len(cols))))) for k in sizes.index]
+    assert [row["by_values"] for row in d["slices"]] == want
+    assert [row["n"] for row in d["slices"]] == sizes.tolist()
+    assert "by_values" not in d["overall"] and d["by"] == cols
+    for row in d["slices"]:
+        for col, v in row["by_values"].items():
+            assert v is None or type(v) is {"country": str, "week_na": int, "mobile": bool, "day": str,
+                                            "date": str}[col], (col, v)
+    if "day" in cols:
+        assert {row["by_values"]["day"] for row in d["slices"]} == {
+            "2024-01-01T00:00:00", "2024-02-29T00:00:00", "2024-03-01T00:00:00", None}
+
+
+def test_to_csv_round_trips_through_read_csv():
+    """``read_csv`` of ``to_csv`` without the overall row (the first) and indexed by the by
+    columns is ``to_frame``: values, order, every number to the bit; the overall row is
+    ``frame.attrs["overall"]``."""
+    pd = pytest.importorskip("pandas")
+    df, y, s = _by_frame()
+    cols = ["country", "week", "mobile", "day"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", precall.UndefinedMetricWarning)
+        r = precall.evaluate(y, s, by=df[cols])
+    text = r.to_csv()
+    assert text.splitlines()[0].startswith("country,week,mobile,day,slice,n,n_pos,")
+    want = r.to_frame()
+    got = pd.read_csv(io.StringIO(text), skiprows=[1], index_col=cols, parse_dates=["day"],
+                      dtype={"slice": str})
+    assert [_plain_key(k, 4) for k in got.index] == [_plain_key(k, 4) for k in want.index]
+    assert [lvl.dtype.kind for lvl in got.index.levels] == [lvl.dtype.kind for lvl in want.index.levels]
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True), check_exact=True)
+    overall = pd.read_csv(io.StringIO(text), nrows=1).iloc[0]
+    assert overall["slice"] == "overall" and all(pd.isna(overall[c]) for c in cols)
+    for key, value in want.attrs["overall"].items():
+        assert _same(float(overall[key]), float(value)) if key != "slice" else overall[key] == value, key
+
+
+def test_a_by_column_named_like_a_number_column():
+    """A ``by`` column named ``n``, ``slice`` or like a metric is headed ``by NAME`` in the frame and
+    the CSV (never two columns of one name: ``reset_index`` works); ``by_values`` keeps its name."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(8)
+    m = 400
+    by = {"n": rng.integers(0, 2, m), "slice": rng.choice(["a", "b"], m), "AP step": rng.random(m) < 0.5,
+          "by n": rng.integers(5, 7, m)}
+    y, s = (rng.random(m) < 0.5).astype(int), rng.random(m)
+    r = precall.evaluate(y, s, by=by)
+    frame = r.to_frame()
+    assert list(frame.index.names) == ["by n", "by slice", "by AP step", "by by n"]
+    flat = frame.reset_index()
+    assert flat.columns.is_unique and flat["n"].tolist() == frame["n"].tolist()
+    sizes = pd.DataFrame(by).groupby(list(by)).size()
+    assert frame["n"].tolist() == sizes.tolist() and flat["by n"].tolist() == [k[0] for k in sizes.index]
+    header = r.to_csv().splitlines()[0].split(",")
+    assert header[:6] == ["by n", "by slice", "by AP step", "by by n", "slice", "n"]
+    assert len(set(header)) == len(header)
+    rows = json.loads(r.to_json())["slices"]
+    assert [list(row["by_values"]) for row in rows] == [list(by)] * len(rows)
+    assert [row["n"] for row in rows] == sizes.tolist()
+    assert [row["by_values"]["n"] for row in rows] == [int(k[0]) for k in sizes.index]
+    # one metric: its column is its key
+    values = precall.average_precision(y, s, by={"step": by["n"]})
+    assert values.to_frame().index.name == "by step" and "step" in values.to_frame().columns
+    # two columns of one name (two Series named alike)
+    twice = precall.evaluate(y, s, by=[pd.Series(by["n"], name="x"), pd.Series(by["slice"], name="x")])
+    assert list(twice.to_frame().index.names) == ["x", "by x"]
+    assert list(json.loads(twice.to_json())["slices"][0]["by_values"]) == ["x", "by x"]
+
+
+def test_every_sliced_result_has_the_same_index_and_by_values():
+    pd = pytest.importorskip("pandas")
+    from precall import stats
+
+    df, y, s = _by_frame(600, 12)
+    by = df[["country", "week"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", precall.UndefinedMetricWarning)
+        want = precall.evaluate(y, s, by=by)
+        multi = precall.evaluate(np.where(y == 1, 2, (s > 0.5).astype(int)), np.random.default_rng(1).random(
+            (y.size, 3)), by=by)
+        results = [precall.average_precision(y, s, by=by), precall.roc_auc(y, s, by=by),
+                   precall.threshold_table(y, s, by=by), multi,
+                   precall.SlicedAccumulator().update(y, s, by=by).evaluate(),
+                   stats.compare_slices(y, s, by=by, n_resamples=20)]
+    index = want.to_frame().index
+    by_values = [row["by_values"] for row in want.to_dict()["slices"]]
+    for result in results:
+        frame = result.to_frame()
+        assert frame.index.equals(index) and list(frame.index.names) == ["country", "week"], type(result)
+        assert frame["slice"].tolist() == list(want.names), type(result)
+        assert [row["by_values"] for row in result.to_dict()["slices"]] == by_values, type(result)
+        assert [row["slice"] for row in result.to_dict()["slices"]] == list(want.names), type(result)
+
+
+def test_datetime64_ns_slices_are_dates():
+    """numpy's ``datetime64[ns]`` (``tolist`` gives integers) names and keys its slices by dates."""
+    pd = pytest.importorskip("pandas")
+    days = np.array(["2024-01-01", "2024-01-02", "NaT"], dtype="datetime64[ns]")[np.arange(12) % 3]
+    y, s = np.arange(12) % 2, np.linspace(0, 1, 12)
+    r = precall.evaluate(y, s, by={"day": days})
+    assert r.names == ("2024-01-01 00:00:00", "2024-01-02 00:00:00", MISSING)
+    assert r.to_frame().index.dtype.kind == "M" and pd.isna(r.to_frame().index[-1])
+    assert [row["by_values"]["day"] for row in r.to_dict()["slices"]] == ["2024-01-01T00:00:00",
+                                                                         "2024-01-02T00:00:00", None]
+    streamed = precall.SlicedAccumulator().update(y[:5], s[:5], by={"day": days[:5]}).update(
+        y[5:], s[5:], by={"day": days[5:]}).evaluate()
+    assert streamed.keys == r.keys and streamed.names == r.names
 
 
 # ---------------------------------------------------------------------------
@@ -270,7 +470,9 @@ def test_outputs_round_trip():
     assert d["overall"]["AP step"] == r.overall.average_precision["step"]
     assert [row["slice"] for row in d["slices"]] == list(r.slices)
     csv_text = r.to_csv()
-    assert csv_text.splitlines()[0].startswith("slice,n,n_pos") and len(csv_text.splitlines()) == 5
+    # an unnamed column is named "slice" (the text's title), headed "by slice" beside the names
+    assert csv_text.splitlines()[0].startswith("by slice,slice,n,n_pos") and len(csv_text.splitlines()) == 5
+    assert [row["by_values"] for row in d["slices"]] == [{"slice": v} for v in sorted(set(g.tolist()))]
     text = str(r)
     assert "\x1b" not in text and max(map(len, text.splitlines())) <= 80
 

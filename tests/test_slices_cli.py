@@ -266,6 +266,47 @@ def test_csv_and_json_agree(files, capsys):
         assert float(r["AP step"]) == s["AP step"] and float(r["ROC-AUC"]) == s["ROC-AUC"]
 
 
+@pytest.mark.parametrize("kind", ["csv", "parquet", "jsonl"])
+def test_json_and_csv_carry_each_by_columns_value(files, capsys, kind):
+    """``--json``: each slice's ``by_values``, the file's value in each ``--by`` column (its text; null
+    for missing); ``--csv``: a column of each before the name: the groups of pandas, in their order."""
+    df = _frame()
+    cols = ["country", "week", "device"]
+    argv = ["evaluate", files[kind], "--label", "y", "--score", "p", "--by", ",".join(cols)]
+    got = _json(argv, capsys)
+    sizes = df.assign(country=df.country.replace("", None)).groupby(cols, dropna=False, sort=True).size()
+    want = [{"country": None if pd.isna(c) else c, "week": str(w), "device": d} for c, w, d in sizes.index]
+    assert [s["by_values"] for s in got["slices"]] == want
+    assert [s["n"] for s in got["slices"]] == sizes.tolist()
+    code, out, _ = _run([*argv, "--csv"], capsys)
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out), dtype=str, keep_default_na=False)
+    assert list(table.columns[:5]) == [*cols, "slice", "n"]
+    assert table.iloc[0][cols].tolist() == ["", "", ""] and table.iloc[0]["slice"] == "overall"
+    assert table[cols].iloc[1:].to_dict("records") == [{k: v or "" for k, v in row.items()} for row in want]
+    assert table["slice"].iloc[1:].tolist() == [s["slice"] for s in got["slices"]]
+    typed = pd.read_csv(io.StringIO(out), skiprows=[1], index_col=cols)  # pandas reads the slices back
+    assert [(None if pd.isna(c) else c, w, d) for c, w, d in typed.index] == \
+        [(None if pd.isna(c) else c, int(w), d) for c, w, d in sizes.index]
+
+
+def test_a_by_column_named_n_or_slice(tmp_path, capsys):
+    """A ``--by`` column named like a column of the output is headed ``by NAME`` in the CSV; its
+    values are in ``by_values`` under its own name."""
+    path = tmp_path / "named.csv"
+    path.write_text("y,p,n,slice\n" + "\n".join(f"{i % 2},{(i * 7 % 10) / 10},{i % 3},{'ab'[i % 2]}"
+                                                  for i in range(60)) + "\n")
+    argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--by", "n,slice", "--on-undefined", "nan"]
+    code, out, _ = _run([*argv, "--csv"], capsys)
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert out.splitlines()[0].startswith("by n,by slice,slice,n,n_pos,")
+    assert [(r["by n"], r["by slice"], r["slice"], r["n"]) for r in rows[:3]] == [
+        ("", "", "overall", "60"), ("0", "a", "n=0, slice=a", "10"), ("0", "b", "n=0, slice=b", "10")]
+    got = _json(argv, capsys)
+    assert got["slices"][0]["by_values"] == {"n": "0", "slice": "a"} and got["slices"][0]["n"] == 10
+
+
 def test_ci_intervals_are_each_slices_own(files, capsys):
     df = _frame()
     got = _json(["evaluate", files["csv"], "--label", "y", "--score", "p", "--by", "device", "--ci",
@@ -372,6 +413,7 @@ def test_compare_by_tests_each_slice_on_its_rows(files, capsys):
     got = _json(["compare", files["csv"], "--label", "y", "--score", "p", "--score", "q", "--by", "device",
                  "--resamples", "100"], capsys)
     assert set(got["slices"]) == {"ios", "android", "web"}  # all rows apart: a slice value cannot be taken for it
+    assert all(got["slices"][d]["by_values"] == {"device": d} for d in got["slices"])
     for device, g in [("overall", df), *df.groupby("device")]:
         want = precall.stats.roc_auc_test(g.y.to_numpy(), g.p.to_numpy(), g.q.to_numpy())
         tests = (got["overall"] if device == "overall" else got["slices"][device])["tests"]
@@ -560,8 +602,10 @@ def test_compare_by_one_score_is_each_slice_against_the_rest(tmp_path, capsys):
     argv = ["compare", str(path), "--label", "y", "--score", "p", "--by", "country", "--resamples", "100",
             "--seed", "3", "--metric", "coco"]
     got = _json(argv, capsys)
-    want = precall.stats.compare_slices(y, p, by=c, method="coco", n_resamples=100, random_state=3).to_dict()
+    want = precall.stats.compare_slices(y, p, by={"country": c}, method="coco", n_resamples=100,
+                                        random_state=3).to_dict()
     assert got["slices"] == want["slices"] and got["ranked_worst_first"] == want["ranked_worst_first"]
+    assert [s["by_values"] for s in got["slices"]] == [{"country": k} for k in ["DE", "FR", "IT", "PL"]]
     code, out, _ = _run(argv, capsys)
     assert code == 0 and max(map(len, out.splitlines())) <= 80 and "vs the rest" in " ".join(out.split())
     code, _, err = _run([*argv, "--weight", "p"], capsys)

@@ -35,6 +35,12 @@ rows) and multi-class / multi-label ``evaluate(by=)`` (:class:`SlicedMultiEvalua
 class through the binary path, per slice the macro and weighted averages).  Intervals and
 comparisons between slices are :func:`precall.stats.compare_slices`.
 
+Out of every sliced result (and :class:`precall.stats.SliceComparison`), each slice with its
+value in each ``by`` column: ``to_frame`` indexed by the values (a ``pandas.Index``, or a
+``MultiIndex`` of one level per column, as fairlearn's ``MetricFrame.by_group``; the row of all
+rows in ``frame.attrs["overall"]``), ``by_values`` in ``to_dict`` / ``to_json`` and a column per
+``by`` column in ``to_csv`` (headed by :func:`by_headers`).
+
 Public API for other engines: :func:`slice_codes` (``SliceCodes``: ``codes``, ``names``,
 ``keys``, ``columns``, ``m``), :class:`SlicedEvaluation`, :class:`SlicedValues`,
 :class:`SlicedTables`, :class:`SlicedMultiEvaluation`, :data:`MISSING`.
@@ -48,6 +54,7 @@ not ranked either.
 from __future__ import annotations
 
 import csv
+import datetime
 import functools
 import io
 import itertools
@@ -198,10 +205,15 @@ def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     try:
         levels, inverse = np.unique(values, return_inverse=True)
     except TypeError:
-        text = np.array([f"{type(v).__name__}:{v}" for v in values.tolist()], dtype=object)
+        text = np.array([_type_text(v) for v in values.tolist()], dtype=object)
         _, first, inverse = np.unique(text, return_index=True, return_inverse=True)
         levels = values[first]
     return levels, inverse.ravel().astype(np.int64)
+
+
+def _type_text(v: Any) -> str:
+    """The order of values numpy cannot order: by their type's name and their text."""
+    return f"{type(v).__name__}:{v}"
 
 
 def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], int, np.ndarray | None]:
@@ -246,8 +258,19 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
             has_missing = bool(missing.any())
             col = np.full(n, values.shape[0], dtype=np.int64)  # missing: the last code
             col[~missing] = inverse
-    levels_list = [_plain(v) for v in values.tolist()] + [None] * int(has_missing)
+    levels_list = _python_values(values) + [None] * int(has_missing)
     return col, levels_list, len(levels_list), counts
+
+
+def _python_values(values: np.ndarray) -> list[Any]:
+    """A column's distinct values as Python objects (``tolist``), the slices' keys.  Datetimes finer
+    than microseconds (``datetime64[ns]``, for which ``tolist`` gives integers) are read as
+    ``datetime.datetime`` when they are whole microseconds (the usual case), else left integers."""
+    if values.dtype.kind == "M" and np.datetime_data(values.dtype)[0] in ("ns", "ps", "fs", "as"):
+        coarse = values.astype("M8[us]")
+        if np.array_equal(coarse, values):
+            return coarse.tolist()
+    return [_plain(v) for v in values.tolist()]
 
 
 def slice_codes(by: Any, n: int) -> SliceCodes:
@@ -967,24 +990,70 @@ class _Sliced:
         raise NotImplementedError
 
     def to_dict(self) -> dict[str, Any]:
-        """Every slice, JSON-ready: ``{"columns", "overall", "slices": [row, ...], "ranked", "min_support"}``."""
+        """Every slice, JSON-ready (NaN as None).
+
+        Returns
+        -------
+        dict
+            ``{"by", "min_support", "overall", "slices", "ranked_worst_first"}``: ``by`` the slice
+            columns; ``overall`` the row of all rows; ``slices`` one row per slice (the order of
+            ``names``), each ``{"slice": name, "by_values": {column: value, ...}, <numbers>}``, the
+            slice's value in each ``by`` column (:func:`by_value`: strings, numbers and booleans as
+            they are, dates ISO texts, None for missing; keyed by :func:`by_headers` of the columns,
+            which are the columns' names unless two are equal).
+
+        Examples
+        --------
+        >>> import precall
+        >>> r = precall.evaluate([1, 0, 1, 0, 0, 1], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+        ...                      by={"week": [1, 1, 2, 2, None, None]})
+        >>> [(row["slice"], row["by_values"], row["n"]) for row in r.to_dict()["slices"]]
+        [('1', {'week': 1}, 2), ('2', {'week': 2}, 2), ('(missing)', {'week': None}, 2)]
+        """
         header, rows = self._table()
-        as_dicts = [dict(zip(header, map(_json_value, row))) for row in rows]
-        return {"by": list(self.columns), "min_support": self.min_support, "overall": as_dicts[0],
-                "slices": as_dicts[1:], "ranked_worst_first": [self.names[i] for i in self.ranked]}
+        return {"by": list(self.columns), "min_support": self.min_support,
+                "overall": dict(zip(header, map(_json_value, rows[0]))),
+                "slices": slice_dicts(header, rows[1:], self.keys, self.columns),
+                "ranked_worst_first": [self.names[i] for i in self.ranked]}
 
     def to_json(self, **kwargs: Any) -> str:
-        """:meth:`to_dict` as JSON (NaN as null)."""
+        """:meth:`to_dict` as JSON (NaN as null); ``kwargs`` go to :func:`json.dumps`."""
         return json.dumps(self.to_dict(), **kwargs)
 
-    def to_csv(self, path: Any = None) -> str | None:
-        """One CSV row per slice after the ``overall`` row; written to ``path`` or returned."""
+    def csv_rows(self, extra: Sequence[str] = ()) -> tuple[list[str], list[list[str]]]:
+        """The header and the cells (texts) of :meth:`to_csv`: the ``overall`` row, then one row per slice.
+
+        The columns: one per ``by`` column (:func:`by_headers`: the column's name, or ``"by NAME"``
+        where the name is taken by another column, e.g. a ``by`` column named ``n``), ``slice`` (the
+        slice's name; ``overall`` for all rows), then the numbers.  A slice's value in a ``by``
+        column is written as :func:`by_value` gives it (dates as ISO texts), a missing value and
+        the ``overall`` row's ``by`` cells empty; NaN numbers empty.  ``extra``: the headers of
+        columns the caller adds after these (the ``by`` headers avoid them too).
+        """
         header, rows = self._table()
+        return _csv_table(header, rows[1:], self.keys, self.columns, overall=rows[0], extra=extra)
+
+    def to_csv(self, path: Any = None) -> str | None:
+        """One CSV row per slice after the ``overall`` row (:meth:`csv_rows`); written to ``path`` or returned.
+
+        ``pandas.read_csv(path, skiprows=[1], index_col=[...the by headers])`` reads the slices back
+        as :meth:`to_frame` gives them (dates as texts unless ``parse_dates``; a column of
+        integers with a missing value as floats).
+
+        Examples
+        --------
+        >>> import precall
+        >>> r = precall.evaluate([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.6], by={"n": ["a", "a", "b", "b"]})
+        >>> print(r.to_csv().splitlines()[0][:30])
+        by n,slice,n,n_pos,prevalence,
+        >>> [line.split(",")[:3] for line in r.to_csv().splitlines()[1:]]
+        [['', 'overall', '4'], ['a', 'a', '2'], ['b', 'b', '2']]
+        """
+        header, rows = self.csv_rows()
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(header)
-        for row in rows:
-            writer.writerow(["" if isinstance(v, float) and math.isnan(v) else v for v in row])
+        writer.writerows(rows)
         if path is None:
             return buf.getvalue()
         with open(path, "w", encoding="utf-8", newline="") as f:
@@ -992,14 +1061,41 @@ class _Sliced:
         return None
 
     def to_frame(self) -> Any:
-        """A pandas DataFrame, one row per slice (the ``overall`` row first); needs the ``pandas`` extra."""
-        try:
-            import pandas as pd  # noqa: PLC0415
-        except ImportError as e:  # pragma: no cover - pandas is a test dependency
-            raise ImportError("to_frame() needs pandas: pip install 'precall[pandas]' (or use to_dict / "
-                              "to_csv)") from e
+        """A pandas DataFrame, one row per slice, indexed by the slices' values (the ``pandas`` extra).
+
+        As fairlearn's ``MetricFrame.by_group``: the index holds each slice's value in each ``by``
+        column, a ``pandas.Index`` for one column and a ``pandas.MultiIndex`` with one level per
+        column for several, named after the columns (:func:`by_headers`: ``"by NAME"`` where a
+        column's name is a column of the frame, e.g. ``n`` or ``slice``, or another ``by``
+        column's).  The values are the original ones (integers, strings, booleans, dates: each
+        level's dtype as pandas infers it from them); a missing value is NaN (NaT in a level of
+        datetimes), as ``groupby(..., dropna=False)`` shows it, and a level of integers or booleans
+        with a missing value holds Python objects so that its integers stay integers.  The rows
+        are in the order of ``names`` (the sorted values, missing last); the ``slice`` column
+        keeps each slice's name.
+
+        The row of all rows is not a row of the frame (no value of the ``by`` columns is its
+        own): it is ``frame.attrs["overall"]``, a dict of the same columns (``slice`` is
+        ``"overall"``), as fairlearn keeps ``MetricFrame.overall`` apart;
+        ``pandas.Series(frame.attrs["overall"])`` is that row.
+
+        Examples
+        --------
+        >>> import pandas as pd, precall
+        >>> by = pd.DataFrame({"country": ["FR"] * 4 + ["DE"] * 4, "week": [1, 1, 2, 2] * 2})
+        >>> r = precall.evaluate([1, 0, 1, 0, 0, 1, 1, 0], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2], by=by)
+        >>> frame = r.to_frame()
+        >>> list(frame.index.names), frame.index.tolist()
+        (['country', 'week'], [('DE', 1), ('DE', 2), ('FR', 1), ('FR', 2)])
+        >>> frame.loc[("FR", 2), "slice"], frame["n"].tolist()
+        ('country=FR, week=2', [2, 2, 2, 2])
+        >>> frame.attrs["overall"]["slice"], frame.attrs["overall"]["n"]
+        ('overall', 8)
+        """
         header, rows = self._table()
-        return pd.DataFrame(rows, columns=header).set_index("slice")
+        frame = slices_frame(header, rows[1:], self.keys, self.columns)
+        frame.attrs["overall"] = dict(zip(header, rows[0]))
+        return frame
 
     def to_text(self, k: int = 5, width: int = 80) -> str:
         """At most ``width`` columns: the overall row, the ``k`` worst and ``k`` best ranked slices,
@@ -1044,6 +1140,127 @@ def _json_value(v: Any) -> Any:
     if isinstance(v, np.integer):
         return int(v)
     return v
+
+
+def by_value(value: Any) -> Any:
+    """A slice's value in one ``by`` column as JSON and CSV give it: None for missing; strings,
+    booleans, integers and floats as they are; a date, datetime or time as its ISO text
+    (``isoformat``); any other value as its text (what the slice's name shows).
+
+    Examples
+    --------
+    >>> import datetime
+    >>> [by_value(v) for v in (3, "FR", None, True, datetime.date(2024, 2, 29))]
+    [3, 'FR', None, True, '2024-02-29']
+    """
+    if value is None or isinstance(value, (str, int, float)):  # bool is an int
+        return value
+    if isinstance(value, np.datetime64):
+        return str(value)  # ISO (numpy's own text keeps nanoseconds)
+    if isinstance(value, np.generic):
+        return by_value(value.item())
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime.datetime is a date
+        return value.isoformat()
+    return str(value)
+
+
+def by_headers(columns: Sequence[str], taken: Sequence[str] = ()) -> tuple[str, ...]:
+    """The header of each ``by`` column beside the columns ``taken`` (the numbers' headers): the
+    column's name, or where that is taken or an earlier ``by`` column's, ``"by NAME"`` (then
+    ``"by NAME #2"``, ...).  One rule for the CSV headers, the frame's index names and the keys
+    of ``by_values``.
+
+    Examples
+    --------
+    >>> by_headers(["country", "n", "slice"], ["slice", "n", "AP step"])
+    ('country', 'by n', 'by slice')
+    >>> by_headers(["x", "x"])
+    ('x', 'by x')
+    """
+    used = set(taken)
+    out = []
+    for name in columns:
+        header, k = name, 1
+        while header in used:
+            k += 1
+            header = f"by {name}" if k == 2 else f"by {name} #{k - 1}"
+        used.add(header)
+        out.append(header)
+    return tuple(out)
+
+
+def by_values(key: tuple[Any, ...], heads: Sequence[str]) -> dict[str, Any]:
+    """A slice's ``by_values``: its :func:`by_value` in each ``by`` column, keyed by ``heads``
+    (:func:`by_headers` of the columns)."""
+    return {h: by_value(v) for h, v in zip(heads, key)}
+
+
+def slice_dicts(header: list[str], rows: list[list[Any]], keys: Sequence[tuple[Any, ...]],
+                columns: Sequence[str]) -> list[dict[str, Any]]:
+    """One JSON-ready dict per slice row (``header[0]`` the name): the name, ``by_values`` (the
+    slice's :func:`by_value` in each column, keyed by :func:`by_headers`), then the numbers."""
+    heads = by_headers(columns)
+    out = []
+    for row, key in zip(rows, keys):
+        d = {header[0]: _json_value(row[0]), "by_values": by_values(key, heads)}
+        d.update(zip(header[1:], map(_json_value, row[1:])))
+        out.append(d)
+    return out
+
+
+def _csv_cell(v: Any) -> str:
+    v = _json_value(v)
+    return "" if v is None else str(v)
+
+
+def _csv_table(header: list[str], rows: list[list[Any]], keys: Sequence[tuple[Any, ...]], columns: Sequence[str],
+               overall: list[Any] | None = None, extra: Sequence[str] = ()) -> tuple[list[str], list[list[str]]]:
+    """The CSV header and cells of slice rows (and of the ``overall`` row first, its ``by`` cells
+    empty): a column per ``by`` column (:func:`by_headers` beside ``header`` and ``extra``), then
+    ``header``."""
+    heads = list(by_headers(columns, [*header, *extra]))
+    cells = [] if overall is None else [[""] * len(heads) + [_csv_cell(v) for v in overall]]
+    for row, key in zip(rows, keys):
+        cells.append([_csv_cell(by_value(v)) for v in key] + [_csv_cell(v) for v in row])
+    return heads + list(header), cells
+
+
+def slices_frame(header: list[str], rows: list[list[Any]], keys: Sequence[tuple[Any, ...]],
+                 columns: Sequence[str]) -> Any:
+    """The pandas DataFrame of slice rows indexed by their values (see ``_Sliced.to_frame``)."""
+    try:
+        import pandas as pd  # noqa: PLC0415
+    except ImportError as e:  # pragma: no cover - pandas is a test dependency
+        raise ImportError("to_frame() needs pandas: pip install 'precall[pandas]' (or use to_dict / "
+                          "to_csv)") from e
+    return pd.DataFrame(rows, columns=header, index=_by_index(pd, keys, by_headers(columns, header)))
+
+
+def _by_index(pd: Any, keys: Sequence[tuple[Any, ...]], names: Sequence[str]) -> Any:
+    """The slices' values as a pandas Index (one column) or MultiIndex: each level the column's
+    distinct values (sorted as the slices are: their order, or by type and text), a missing value
+    code -1 (NaN); a level of integers or booleans with a missing value made of Python objects."""
+    levels, codes = [], []
+    for j in range(len(names)):
+        column = [key[j] for key in keys]
+        try:
+            distinct = list(dict.fromkeys(v for v in column if v is not None))
+        except TypeError:  # unhashable values (lists, ...): their texts
+            column = [None if v is None else str(v) for v in column]
+            distinct = list(dict.fromkeys(v for v in column if v is not None))
+        try:
+            distinct.sort()
+        except TypeError:  # values of several types: as slice_codes orders them
+            distinct.sort(key=_type_text)
+        at = {v: i for i, v in enumerate(distinct)}
+        code = [-1 if v is None else at[v] for v in column]
+        level = pd.Index(distinct, dtype=None if distinct else object)
+        if level.dtype.kind in "biu" and -1 in code:
+            level = level.astype(object)
+        levels.append(level)
+        codes.append(code)
+    index = pd.MultiIndex(levels=levels, codes=codes, names=list(names))
+    return index if len(names) > 1 else index.get_level_values(0)
 
 
 _COUNTS = ("n", "n_pos")

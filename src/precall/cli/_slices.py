@@ -309,21 +309,16 @@ def slices_json(report: SliceReport) -> dict[str, Any]:
 
 
 def slices_csv(report: SliceReport) -> str:
-    """One CSV row per slice after the ``overall`` row (every number, full precision), with the
-    intervals of AP step and ROC-AUC where computed."""
-    d = report.result.to_dict()
-    rows = [d["overall"], *d["slices"]]
-    header = list(rows[0])
-    with_ci = report.intervals is not None
-    if with_ci:
-        header += ["AP step low", "AP step high", "ROC-AUC low", "ROC-AUC high"]
-    body = []
-    for i, row in enumerate(rows, -1):
-        cells = ["" if v is None else repr(v) if isinstance(v, float) else str(v) for v in row.values()]
-        if with_ci:
-            iv = report.intervals.get(i)  # type: ignore[union-attr]
+    """One CSV row per slice after the ``overall`` row (:meth:`precall.SlicedEvaluation.csv_rows`: a
+    column per ``--by`` column with the slice's value in the file, the name, every number at full
+    precision), with the intervals of AP step and ROC-AUC where computed."""
+    bounds = ["AP step low", "AP step high", "ROC-AUC low", "ROC-AUC high"] if report.intervals is not None else []
+    header, body = report.result.csv_rows(extra=bounds)
+    header += bounds
+    if report.intervals is not None:
+        for i, cells in enumerate(body, -1):
+            iv = report.intervals.get(i)
             cells += ["", "", "", ""] if iv is None else [repr(iv.average_precision["step"].low),
                                                           repr(iv.average_precision["step"].high),
                                                           repr(iv.roc_auc.low), repr(iv.roc_auc.high)]
-        body.append(cells)
     return "\n".join(render_table(header, body, style="csv"))

@@ -16,6 +16,7 @@ import numpy as np
 import precall
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import Columns, label_counts, read_file
+from precall.slices import by_headers, by_values
 
 from ._common import (
     CliError,
@@ -355,7 +356,8 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
             for entry, (a, b, metric, t) in zip(dicts[i]["tests"], c.rows):
                 entry["p_holm"] = holm.get((i, a, b, metric, t.method))
         overall = dicts.pop(-1, None)
-        slices = {result.names[i]: d for i, d in dicts.items()}
+        heads = by_headers(result.columns)  # each slice's values, as evaluate --by --json gives them
+        slices = {result.names[i]: {"by_values": by_values(result.keys[i], heads), **d} for i, d in dicts.items()}
         print(json_text(json_safe({"input": {**first.input, "score_columns": scores}, "by": list(result.columns),
                                    "overall": overall, "slices": slices,
                                    "ranked_worst_first": [result.names[i] for i in result.ranked]})))
@@ -418,7 +420,8 @@ def _slices_vs_rest(args: argparse.Namespace, score: str, metrics: list[str]) ->
                 random_state=ci.seed, min_support=args.min_support, progress=progress)
         except (ValueError, TypeError) as exc:
             raise CliError(f"{args.file}: {exc}") from None
-    result = dataclasses.replace(result, names=first.result.names)  # the same slices, in the same order
+    # the same slices, in the same order, with the file's values
+    result = dataclasses.replace(result, names=first.result.names, keys=first.result.keys)
     print_warning_messages(args.file, list(dict.fromkeys(str(w.message) for w in caught)))
     if args.json:
         print(json_text(json_safe({"input": {**first.input, "score_columns": [score]}, **result.to_dict()})))

@@ -44,7 +44,7 @@ from .. import metrics
 from .._core.normal import isf
 from .._core.text import clip, columns, pad, visible
 from .._core.validate import AP_METHODS, check_binary, check_choice, check_number
-from ..slices import slice_codes
+from ..slices import slice_codes, slice_dicts, slices_frame
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, _check_progress, bootstrap_ci, interval_p_value
 from .delong import _delong, unpaired_delong
 from .results import _check_level, _check_random_state, _normal_interval
@@ -201,7 +201,7 @@ class SliceComparison:
 
     Attributes
     ----------
-    names, n_samples, n_pos : the slices (as :class:`precall.SlicedEvaluation`)
+    names, keys, columns, n_samples, n_pos : the slices (as :class:`precall.SlicedEvaluation`)
     ap, ap_low, ap_high : ndarray
         The AP (``method``) of each slice and its bootstrap interval.
     auc, auc_low, auc_high : ndarray
@@ -215,6 +215,7 @@ class SliceComparison:
     """
 
     names: tuple[str, ...]
+    keys: tuple[tuple[Any, ...], ...]
     columns: tuple[str, ...]
     n_samples: np.ndarray
     n_pos: np.ndarray
@@ -263,22 +264,20 @@ class SliceComparison:
         return header, rows
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the settings, every slice's row, the ranking worst first."""
+        """JSON-ready: the settings, every slice's row (``{"slice": name, "by_values": {column: value},
+        <numbers>}`` as :meth:`precall.SlicedEvaluation.to_dict` gives them), the ranking worst first."""
         header, rows = self._table()
         return {"by": list(self.columns), "method": self.method, "level": self.level,
                 "n_resamples": self.n_resamples, "random_state": self.random_state, "min_support": self.min_support,
-                "slices": [{h: (None if isinstance(v, float) and math.isnan(v) else v) for h, v in zip(header, row)}
-                           for row in rows],
+                "slices": slice_dicts(header, rows, self.keys, self.columns),
                 "ranked_worst_first": [self.names[i] for i in self.ranked]}
 
     def to_frame(self) -> Any:
-        """A pandas DataFrame, one row per slice (needs the ``pandas`` extra)."""
-        try:
-            import pandas as pd  # noqa: PLC0415
-        except ImportError as e:  # pragma: no cover - pandas is a test dependency
-            raise ImportError("to_frame() needs pandas: pip install 'precall[pandas]' (or use to_dict)") from e
+        """A pandas DataFrame, one row per slice, indexed by the slices' values as
+        :meth:`precall.SlicedEvaluation.to_frame` (one level per ``by`` column; a ``slice`` column
+        with the names); needs the ``pandas`` extra."""
         header, rows = self._table()
-        return pd.DataFrame(rows, columns=header).set_index("slice")
+        return slices_frame(header, rows, self.keys, self.columns)
 
     def to_text(self, k: int = 5, width: int = 80) -> str:
         """At most ``width`` columns: the ``k`` worst and ``k`` best ranked slices with their
@@ -468,8 +467,8 @@ def compare_slices(
     idx = np.flatnonzero(ok)
     ranked = idx[np.argsort(ap[idx], kind="stable")]
     return SliceComparison(
-        codes.names, codes.columns, n_samples, n_pos, method, level, int(n_resamples), entropy, int(min_support),
-        ap, np.array([x.ap_low for x in samples]), np.array([x.ap_high for x in samples]),
+        codes.names, codes.keys, codes.columns, n_samples, n_pos, method, level, int(n_resamples), entropy,
+        int(min_support), ap, np.array([x.ap_low for x in samples]), np.array([x.ap_high for x in samples]),
         np.array([x.auc for x in samples]), np.array([x.auc_low for x in samples]),
         np.array([x.auc_high for x in samples]), tuple(pairs), holm(tested), holm(tested_auc), ranked,
         tuple(samples),
