@@ -348,3 +348,39 @@ def test_two_threads_give_the_bits_of_one(monkeypatch, kernel, dtype):
     monkeypatch.setattr(backend, "beside", lambda *a: calls.append(a[0]) or beside(*a))
     assert run() == one
     assert calls  # the second thread was used
+
+
+def test_second_thread_after_fork(monkeypatch):
+    """A process forked after ``by=`` used the second thread (e.g. a multiprocessing worker) gets
+    its own thread: the parent's is not in the child, and a task given to it would never run."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    monkeypatch.setattr(backend, "MIN_BESIDE", 0)
+    monkeypatch.setattr(backend, "_cores", lambda: 2)
+    rng = np.random.default_rng(5)
+    n = 3000
+    g, y, s = rng.integers(0, 20, n), (rng.random(n) < 0.3).astype(int), rng.random(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = repr(precall.evaluate(y, s, by=g).to_dict())
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+
+    def child():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            queue.put(repr(precall.evaluate(y, s, by=g).to_dict()))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads: what this test is about
+        process = ctx.Process(target=child)
+        process.start()
+    try:
+        got = queue.get(timeout=120)
+    finally:
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+    assert got == want

@@ -139,7 +139,7 @@ MIN_BESIDE = 1 << 18
 """Rows from which :func:`beside` runs work in a second thread (below, a thread's hand-over costs
 about what the work does)."""
 
-_pool: list[ThreadPoolExecutor] = []
+_pool: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked child makes its own (its parent's thread is not in it)
 _pool_lock = threading.Lock()
 
 
@@ -164,10 +164,13 @@ def beside(rows: int, fn: Callable[..., Any], *args: Any) -> Future:
     steps and numbers beside the slices'), whose compiled passes release the GIL: the result
     is the same whichever thread computes it, only the wall time changes."""
     if rows >= MIN_BESIDE and _threads_allowed():
+        pid = os.getpid()
         with _pool_lock:
-            if not _pool:
-                _pool.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="precall"))
-        return _pool[0].submit(fn, *args)
+            if pid not in _pool:
+                _pool.clear()
+                _pool[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="precall")
+            pool = _pool[pid]
+        return pool.submit(fn, *args)
     done: Future = Future()
     try:
         done.set_result(fn(*args))
