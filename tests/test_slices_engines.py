@@ -208,8 +208,23 @@ BAD_PAYLOADS = [
                                          neg=_arrays(_SMALL)["neg"].astype(np.int64)), ValueError, "non-negative"),
     ("sizes off", lambda: _payload(_SMALL, sizes=np.array([4, 2, 3])), ValueError, "sizes"),
     ("version", lambda: _payload(_SMALL, meta=_meta(_SMALL, version=99)), ValueError, "version"),
-    ("key twice", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[["a"], ["a"]])), ValueError, "twice"),
-    ("key width", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[["a", 1], ["b", 2]])), ValueError, "keys"),
+    ("key twice", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[[["<U0", "a"]], [["<U0", "a"]]])), ValueError,
+     "twice"),
+    ("key width", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[[["<U0", "a"], ["<i8", 1]]] * 2)), ValueError,
+     "keys"),
+    ("key without its type", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[["a"], ["b"]])), ValueError, "keys"),
+    ("key of another type", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[[["<i8", 1]], [["<U0", "b"]]])),
+     ValueError, "not among"),
+    ("key not of its type", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[[["<U0", 1]], [["<U0", "b"]]])),
+     ValueError, "not of type"),
+    ("empty string key", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[[["<U0", ""]], [["<U0", "b"]]])),
+     ValueError, "not of type"),
+    ("object key without objects", lambda: _payload(_SMALL, meta=_meta(_SMALL, keys=[[["O", "a"]], [["<U0", "b"]]])),
+     ValueError, "object value"),
+    ("column type", lambda: _payload(_SMALL, meta=_meta(_SMALL, types=[["V8"]])), ValueError, "column type"),
+    ("column types width", lambda: _payload(_SMALL, meta=_meta(_SMALL, types=[["<U1"], ["<U1"]])), ValueError,
+     "types"),
+    ("no types", lambda: _payload(_SMALL, meta=_meta(_SMALL, types=None)), ValueError, "types"),
     ("extra field", lambda: _payload(_SMALL, meta=_meta(_SMALL, extra=1)), ValueError, "fields"),
 ]
 
@@ -474,3 +489,266 @@ def test_stream_names_numbers_as_the_concatenated_column(first, second, route):
     assert got.evaluate(on_undefined="nan").keys == want.keys
     assert [type(k[0]) for k in got.evaluate(on_undefined="nan").keys if k[0] is not None] == \
         [type(k[0]) for k in want.keys if k[0] is not None]
+
+
+# ---------------------------------------------------------------------------
+# one answer for slice names: the stream names its slices as memory names the concatenated column
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NS = ["2020-01-01", "2020-01-01T00:00:00.000000001", "2020-01-02T03:04:05.5", "NaT"]
+_POOLS = {  # batch kinds: (dtype, values); numbers and texts that compare or print alike on purpose
+    "int64": ("int64", [-1, 0, 1, 2, 300]),
+    "int8": ("int8", [-1, 0, 1, 2]),
+    "uint8": ("uint8", [0, 1, 2, 200]),
+    "uint64": ("uint64", [0, 1, 2**63 + 1, 2**64 - 1]),
+    "bool": ("bool", [True, False]),
+    "float64": ("float64", [0.0, 1.0, 0.1, 2.5, np.nan, 1e300]),  # -0.0: test_a_float_zero_is_one_slice
+    "float32": ("float32", [0.0, 1.0, 0.1, np.nan]),
+    "NaN": ("float64", [np.nan]),
+    "str": ("str", ["a", "1", "1.0", "True", "", "b"]),
+    "object": ("object", [None, np.nan, 1, 1.0, True, False, 0, "a", "1", 2.5, -0.0, ""]),
+    "object numbers": ("object", [1, 1.0, True, 2, 0.1, None]),
+    "days": ("datetime64[D]", _NS),
+    "seconds": ("datetime64[s]", _NS),
+    "microseconds": ("datetime64[us]", _NS),
+    "nanoseconds": ("datetime64[ns]", _NS),
+}
+
+
+def _batch(kind: str, picks: list[int]) -> np.ndarray:
+    dtype, pool = _POOLS[kind]
+    values = [pool[i % len(pool)] for i in picks]
+    if dtype.startswith("datetime64"):
+        return np.array(values, dtype="datetime64[ns]").astype(dtype)
+    return np.array(values + [None], dtype=object)[:-1] if dtype == "object" else np.array(values, dtype=dtype)
+
+
+def _concatenated(batches: list[np.ndarray]) -> np.ndarray:
+    """The column as the user would pass it: ``np.concatenate`` of the batches (objects where
+    numpy has no common type)."""
+    try:
+        return np.concatenate(batches)
+    except TypeError:
+        return np.concatenate(batches, dtype=object)
+
+
+def _keys_and_names(r) -> str:
+    return repr((r.names, r.keys))
+
+
+@st.composite
+def _sliced_batches(draw):
+    n_batches = draw(st.integers(1, 5))
+    sizes = [draw(st.integers(1, 5)) for _ in range(n_batches)]
+    width = draw(st.integers(1, 2))
+    columns = []
+    for _ in range(width):
+        kinds = draw(st.lists(st.sampled_from(sorted(_POOLS)), min_size=1, max_size=3))
+        columns.append([_batch(kinds[i % len(kinds)], draw(st.lists(st.integers(0, 11), min_size=k, max_size=k)))
+                        for i, k in enumerate(sizes)])
+    n = sum(sizes)
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    s = np.array(draw(st.lists(st.sampled_from([0.1, 0.2, 0.3, 0.7]), min_size=n, max_size=n)))
+    order = draw(st.permutations(range(n_batches)))
+    half = draw(st.integers(0, n_batches))
+    relabel = draw(st.lists(st.integers(0, len(_RELABEL) - 1), min_size=60, max_size=60))
+    return sizes, columns, y, s, order, half, draw(st.booleans()), relabel
+
+
+_RELABEL = [0, 1, 2.5, "x", None, True, 1.0, "1"]  # a relabelling's new values: numpy types them together
+
+
+@settings(max_examples=150, deadline=None)
+@given(_sliced_batches())
+def test_stream_names_keys_and_numbers_are_those_of_the_concatenated_column(case):
+    """Random batches of slice columns of mixed types (ints of every width, bools, floats with
+    NaN, strings, objects mixing all of them, datetimes of four units), fed in any order, as two
+    halves merged, each half shipped through to_bytes / from_bytes: the names, keys (with their
+    types) and numbers of ``precall.evaluate`` on ``np.concatenate`` of the batches."""
+    sizes, columns, y, s, order, half, flip, relabel = case
+    names = [f"c{j}" for j in range(len(columns))]
+    by = {c: _concatenated(b) for c, b in zip(names, columns)}
+    want = precall.evaluate(y, s, by=by, on_undefined="nan")
+    bounds = np.cumsum([0] + sizes)
+    halves = [SlicedAccumulator(), SlicedAccumulator()]
+    for acc, batches in zip(halves, (order[:half], order[half:])):
+        for i in batches:
+            rows = slice(bounds[i], bounds[i + 1])
+            acc.update(y[rows], s[rows], by={c: b[i] for c, b in zip(names, columns)})
+    shipped = [SlicedAccumulator.from_bytes(a.to_bytes()) for a in halves]
+    for a, b in ((halves[0], halves[1]), (shipped[0], shipped[1])):
+        got = b.merge(a) if flip else a.merge(b)
+        result = got.evaluate(on_undefined="nan")
+        assert _keys_and_names(result) == _keys_and_names(want)
+        assert _same(result, want)
+        assert sorted(map(repr, got.keys)) == sorted(map(repr, want.keys))
+    # relabel: the new values typed as numpy types a column of them (ints beside floats: floats)
+    new = {key: tuple(_RELABEL[relabel[(i * len(names) + j) % 60]] for j in range(len(names)))
+           for i, key in enumerate(want.keys)}
+    codes = precall.slices.slice_codes(by, len(y))
+    rows = [new[codes.keys[c]] for c in codes.codes.tolist()]
+    want = precall.evaluate(y, s, by={c: [r[j] for r in rows] for j, c in enumerate(names)}, on_undefined="nan")
+    result = got.relabel(new.__getitem__).evaluate(on_undefined="nan")
+    assert _keys_and_names(result) == _keys_and_names(want) and _same(result, want)
+
+
+def _both(batches, concatenate=_concatenated):
+    """The in-memory result on the concatenated column and the stream's over the batches (the
+    first alone, then shipped and merged with the rest)."""
+    n = sum(len(b) for b in batches)
+    y, s = np.arange(n) % 2, np.linspace(0.1, 0.9, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = precall.evaluate(y, s, by=concatenate(batches), on_undefined="nan")
+        first, rest, at = SlicedAccumulator(), SlicedAccumulator(), 0
+        for i, b in enumerate(batches):
+            (rest if i else first).update(y[at:at + len(b)], s[at:at + len(b)], by=b)
+            at += len(b)
+        acc = SlicedAccumulator.from_bytes(first.to_bytes()).merge(rest) if len(batches) > 1 else first
+        return want, SlicedAccumulator.from_bytes(acc.to_bytes()).evaluate(on_undefined="nan")
+
+
+AUDIT = [  # (batches, the names of both routes, the keys' types)
+    ("ints, then floats all NaN", [np.array([0, 1]), np.array([np.nan, np.nan])], ("0.0", "1.0", "(missing)"), float),
+    ("ints, then strings", [np.array([1, 10, 2]), np.array(["a"])], ("1", "10", "2", "a"), str),
+    ("ints, floats, then strings: '1', not '1.0'", [np.array([1]), np.array([2.5]), np.array(["a"])],
+     ("1", "2.5", "a"), str),
+    ("float32 among strings: its own shortest text", [np.array([0.1], np.float32), np.array(["a"])], ("0.1", "a"), str),
+    ("NaN among strings: numpy's text", [np.array([np.nan, 1.0]), np.array(["a"])], ("1.0", "a", "nan"), str),
+    ("objects keep their values", [np.array([1, 2], dtype=object), np.array([2.5, "a"], dtype=object)],
+     ("2.5", "1", "2", "a"), None),
+    ("an int array beside objects: ints", [np.array([1, 2]), np.array([2.5, None], dtype=object)],
+     ("1", "2", "2.5", "(missing)"), None),
+    ("bools among ints", [np.array([True, False]), np.array([2])], ("0", "1", "2"), int),
+    ("int8 beside uint64 past 2**63: floats", [np.array([-1], np.int8), np.array([2**63 + 5], np.uint64)],
+     ("-1.0", "9.223372036854776e+18"), float),
+    ("int64 beside uint64: floats", [np.array([1]), np.array([5], np.uint64)], ("1.0", "5.0"), float),
+    ("float32 beside float64", [np.array([0.1], np.float32), np.array([0.1])], ("0.1", "0.10000000149011612"), float),
+    ("days beside nanoseconds", [np.array(["2020-01-01"], "datetime64[D]"),
+                                 np.array(["2020-01-01T00:00:00.000000001"], "datetime64[ns]")],
+     ("2020-01-01 00:00:00", "2020-01-01 00:00:00.000000001"), np.datetime64),
+    ("dates beside numbers: objects", [np.array(["2020-01-01"], "datetime64[D]"), np.array([1])],
+     ("2020-01-01", "1"), None),
+]
+
+
+@pytest.mark.parametrize("batches,names,kind", [c[1:] for c in AUDIT], ids=[c[0] for c in AUDIT])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_audited_cases_name_as_the_concatenated_column(batches, names, kind, reverse):
+    """The audit's cases (an all-NaN float batch after ints, numbers then strings, ...): the
+    stream names its slices as ``precall.evaluate`` names ``np.concatenate`` of the batches,
+    whose names are pinned here (numpy's promotion, its texts of numbers)."""
+    want, got = _both(batches[::-1] if reverse else batches)
+    assert want.names == names
+    assert repr(got.keys) == repr(want.keys) and _same(got, want)
+    if kind is not None:
+        assert all(isinstance(k[0], kind) for k in want.keys if k[0] is not None)
+
+
+def test_relabel_types_the_new_values_as_numpy_does():
+    """relabel's new values take numpy's type of all of them, as a column of them would in
+    ``precall.evaluate`` (the audit: relabel kept 1 beside 2.5 as an int)."""
+    y, s = np.array([0, 1, 1, 0, 1, 0]), np.array([0.1, 0.9, 0.4, 0.3, 0.2, 0.6])
+    g = np.array(["a", "b", "c", "a", "b", "c"])
+    acc = SlicedAccumulator().update(y[:3], s[:3], by=g[:3]).update(y[3:], s[3:], by=g[3:])
+    for new in ({"a": 1, "b": 2.5, "c": 1}, {"a": 1, "b": "x", "c": 2}, {"a": 1, "b": None, "c": 2.5},
+                {"a": True, "b": 0, "c": 2}, {"a": np.datetime64("2020-01-01T00:00:00.000000001"), "b": None,
+                                              "c": np.datetime64("2020-01-02", "ns")}):
+        got = acc.relabel(lambda key: (new[key[0]],)).evaluate()
+        want = precall.evaluate(y, s, by=[new[v] for v in g])
+        assert got.names == want.names and repr(got.keys) == repr(want.keys) and _same(got, want), new
+    assert acc.relabel(lambda key: ({"a": 1, "b": 2.5, "c": 1}[key[0]],)).keys == [(1.0,), (2.5,)]
+
+
+@pytest.mark.parametrize("unit", ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps"])
+def test_every_datetime64_unit_is_named_as_the_date_time_it_is(unit):
+    """Nanoseconds (and finer) were named by their integer: every unit is named as Python
+    prints a datetime (its fraction of a second only when not zero), the same through a stream
+    and a payload, which keeps the keys' values and types."""
+    times = np.array(["2020-01-02T03:04:05.123456789", "2020-01-02", "NaT"], "datetime64[ns]").astype(
+        f"datetime64[{unit}]") if unit != "ps" else np.array(["1970-01-01T00:00:01.000000000001", "NaT"],
+                                                             "datetime64[ps]")
+    want, got = _both([times[:1], times[1:]])
+    assert repr(got.keys) == repr(want.keys) and _same(got, want)
+    assert not any(name.lstrip("-").isdigit() for name in want.names)
+    expected = {"D": "2020-01-02", "s": "2020-01-02 03:04:05", "ms": "2020-01-02 03:04:05.123000",
+                "us": "2020-01-02 03:04:05.123456", "ns": "2020-01-02 03:04:05.123456789",
+                "ps": "1970-01-01 00:00:01.000000000001"}
+    if unit in expected:
+        assert expected[unit] in want.names
+
+
+def test_datetimes_past_year_9999_are_named_and_shipped():
+    days = np.array(["2020-01-01", "10000-01-01", "NaT"], "datetime64[D]")
+    want, got = _both([days[:1], days[1:]])
+    assert want.names == ("2020-01-01", "10000-01-01", "(missing)")
+    assert repr(got.keys) == repr(want.keys) and _same(got, want)
+
+
+def test_a_float_zero_is_one_slice():
+    """0.0 and -0.0 are equal: one slice, named '0.0' by both routes, whichever numpy's sort
+    meets first.  (Among strings numpy would write -0.0 as '-0.0'; a stream, which has one
+    slice for both zeros, writes '0.0': the one exception to the concatenation rule.)"""
+    zeros = np.array([-0.0, 0.0] * 20)
+    want, got = _both([zeros[:7], zeros[7:]])
+    assert want.names == ("0.0",) and repr(got.keys) == repr(want.keys) and _same(got, want)
+    assert precall.evaluate(np.arange(40) % 2, np.linspace(0, 1, 40), by=zeros[::-1]).names == ("0.0",)
+
+
+@pytest.mark.parametrize("pandas", [False, True])
+def test_equal_values_of_an_object_column_are_one_slice_keyed_by_the_widest(pandas):
+    """1, 1.0 and True in an object column are one slice (numpy's sort and pandas' factorize
+    kept whichever they met first): keyed 1.0 whatever the order of the rows, in memory and
+    through a stream of batches each holding one of them."""
+    rng = np.random.default_rng(5)
+    values = np.array([1, 1.0, True, "a", 2, False, 0] * 10, dtype=object)
+    seen = set()
+    for _ in range(4):
+        g = values[rng.permutation(values.size)]
+        got = precall.evaluate(np.arange(g.size) % 2, np.linspace(0, 1, g.size), by=pd.Series(g) if pandas else g)
+        seen.add(repr(got.keys))  # numbers beside strings: ordered by type name and text
+        numbers = g[[isinstance(v, (int, float)) for v in g]]
+        assert repr(precall.evaluate(np.arange(numbers.size) % 2, np.linspace(0, 1, numbers.size),
+                                     by=pd.Series(numbers) if pandas else numbers).keys) == "((0,), (1.0,), (2,))"
+    assert seen == {repr(((1.0,), (0,), (2,), ("a",)))}
+    want, got = _both([np.array([1], dtype=object), np.array([True, "a"], dtype=object), np.array([1.0], dtype=object)])
+    assert want.names == ("1.0", "a") and repr(got.keys) == repr(want.keys) and _same(got, want)
+
+
+PANDAS_BATCHES = {  # batches of one pandas type: the stream as memory on pd.concat
+    "Categorical": lambda: [pd.Series(["b", None, "a"], dtype="category"), pd.Series(["c", "a"], dtype="category")],
+    "Int64 with NA": lambda: [pd.Series([1, None, 3], dtype="Int64"), pd.Series([2, 3], dtype="Int64")],
+    "boolean with NA": lambda: [pd.Series([True, None], dtype="boolean"), pd.Series([False], dtype="boolean")],
+    "string with NA": lambda: [pd.Series(["x", None], dtype="string"), pd.Series(["", "y"], dtype="string")],
+    "object": lambda: [pd.Series([1, "a", None]), pd.Series([1.0, np.nan, "b"])],
+    "datetime64[ns]": lambda: [pd.Series(pd.to_datetime(["2020-01-01 00:00:00.000000001", None])),
+                               pd.Series(pd.to_datetime(["2020-01-02"]).as_unit("ns"))],
+    "float, then all NaN": lambda: [pd.Series([1, 2]), pd.Series([np.nan])],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PANDAS_BATCHES))
+def test_pandas_batches_name_as_their_concatenation(kind):
+    want, got = _both(PANDAS_BATCHES[kind](), lambda batches: pd.concat(batches, ignore_index=True))
+    assert got.names == want.names and repr(got.keys) == repr(want.keys) and _same(got, want)
+
+
+def test_a_version_1_payload_is_read_with_its_columns_typed_as_numpy_types_its_values():
+    acc = SlicedAccumulator().update([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.3], by=[1, 1, 2.5, 2.5])
+    with zipfile.ZipFile(io.BytesIO(acc.to_bytes())) as z:
+        meta = json.loads(np.load(io.BytesIO(z.read("meta.npy"))).tobytes())
+    meta.update(version=1, keys=[[1], [2.5]])
+    del meta["types"]
+    old = SlicedAccumulator.from_bytes(_payload(acc, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)))
+    assert old.keys == [(1.0,), (2.5,)] and _same(old.evaluate(), acc.evaluate())
+
+
+def test_unchanged_batches_reuse_the_slices_as_named():
+    """The names are made once for a set of raw keys and batch types, not at every batch."""
+    acc = SlicedAccumulator().update([0, 1], [0.1, 0.2], by=np.array([1, 2]))
+    view = acc._view_of()
+    acc.update([0, 1], [0.3, 0.4], by=np.array([2, 1]))
+    assert acc._view_of() is view
+    acc.update([0], [0.5], by=np.array([np.nan]))  # a new type: float
+    assert acc._view_of() is not view and acc.keys == [(1.0,), (2.0,), (None,)]

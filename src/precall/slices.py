@@ -7,7 +7,9 @@ together.  The work is one sort and one batch of kernels, not a loop over slices
 1. **Slice codes**: ``np.unique(..., return_inverse=True)`` of each column;
    several columns combine into the codes of their present intersections.
    Missing values (None, NaN, NaT, pandas' NA, the empty string) form their own
-   slice, named ``(missing)``: a row is never dropped.
+   slice, named ``(missing)``: a row is never dropped.  A slice is named by its value
+   in the column's numpy type (:func:`slice_names`); a stream of batches names them as
+   the concatenated column (:class:`precall.SlicedAccumulator`).
 2. **One order**: the rows in decreasing score (:func:`~precall._core.sort.stable_descending_sort`,
    equal scores in input order), then stably by slice code (a radix sort of
    16-bit codes up to 65,536 slices): each slice is a contiguous segment in the
@@ -60,6 +62,7 @@ import io
 import itertools
 import json
 import math
+import numbers
 import textwrap
 import warnings
 from dataclasses import dataclass, field
@@ -99,13 +102,15 @@ _BUCKET = 2.0  # slices whose step counts are within this factor share a kernel 
 class SliceCodes:
     """The slice of every row: ``codes`` (n,) in ``0..m-1``; ``names`` (m,) as printed,
     ``keys`` (m,) the values of each ``by`` column (``None`` for missing), ``columns``
-    the names of the ``by`` columns."""
+    the names of the ``by`` columns, ``dtypes`` the numpy type of each column's values (what
+    a stream promotes: :class:`precall.SlicedAccumulator`)."""
 
     codes: np.ndarray
     names: tuple[str, ...]
     keys: tuple[tuple[Any, ...], ...]
     columns: tuple[str, ...]
     counts: np.ndarray | None = None  # rows per slice (m,), when known
+    dtypes: tuple[np.dtype, ...] = ()
 
     @property
     def m(self) -> int:
@@ -200,15 +205,31 @@ def _int_range(values: np.ndarray) -> tuple[Any, Any]:
 
 
 def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)``; values numpy cannot order are ordered by
-    their text (type name and value)."""
+    """``np.unique(values, return_inverse=True)``; values numpy cannot order (numbers beside
+    strings) grouped by equality as a dict groups them, then ordered by their text (type name and
+    value).  In an object column equal values of other types are one slice, keyed by the widest
+    (:func:`_widest`)."""
     try:
         levels, inverse = np.unique(values, return_inverse=True)
     except TypeError:
-        text = np.array([_type_text(v) for v in values.tolist()], dtype=object)
+        pass
+    else:
+        inverse = inverse.ravel().astype(np.int64)
+        return (_widest(levels, values, inverse) if values.dtype == object else levels), inverse
+    rows = values.tolist()
+    try:
+        index: dict[Any, int] = {}
+        inverse = np.fromiter((index.setdefault(v, len(index)) for v in rows), dtype=np.int64, count=len(rows))
+        distinct = _widest(_objects(list(index)), values, inverse)
+    except TypeError:  # values that cannot be hashed: grouped by their text alone
+        text = np.array([_type_text(v) for v in rows], dtype=object)
         _, first, inverse = np.unique(text, return_index=True, return_inverse=True)
-        levels = values[first]
-    return levels, inverse.ravel().astype(np.int64)
+        return values[first], inverse.ravel().astype(np.int64)
+    texts = [_type_text(v) for v in map(_key_value, distinct.tolist())]
+    order = sorted(range(len(texts)), key=texts.__getitem__)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return distinct[order], rank[inverse]
 
 
 def _type_text(v: Any) -> str:
@@ -216,9 +237,96 @@ def _type_text(v: Any) -> str:
     return f"{type(v).__name__}:{v}"
 
 
-def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], int, np.ndarray | None]:
+def _objects(values: list[Any]) -> np.ndarray:
+    """A 1-D object array of ``values`` (sequences kept as elements)."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _type_rank(t: type) -> tuple[int, str]:
+    """The order of types among equal values of an object column: numbers by numpy's promotion
+    (bool < int < float < complex), above any other type, which go by their name."""
+    for rank, kinds in enumerate(((bool, np.bool_), numbers.Integral, numbers.Real, numbers.Complex), 1):
+        if issubclass(t, kinds):
+            return rank, ""
+    return 0, f"{t.__module__}.{t.__qualname__}"
+
+
+def _widest(levels: np.ndarray, rows: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+    """The distinct values ``levels`` of an object column (``inverse``: each of ``rows``' level),
+    each replaced by the row of the widest type equal to it (:func:`_type_rank`): ``1``, ``1.0``
+    and ``True`` in one column are the one slice ``1.0``, whatever the order of the rows (numpy
+    and pandas keep whichever they meet first)."""
+    if all(type(v) is str for v in levels.tolist()):  # only strings equal strings
+        return levels
+    types = list(map(type, rows.tolist()))
+    distinct = set(types)
+    if len(distinct) < 2:
+        return levels
+    code = {t: i for i, t in enumerate(sorted(distinct, key=_type_rank))}
+    codes = np.fromiter(map(code.__getitem__, types), dtype=np.int64, count=len(types))
+    best = np.full(levels.shape[0], -1, dtype=np.int64)
+    np.maximum.at(best, inverse, codes)
+    have = np.fromiter((code[type(v)] for v in levels.tolist()), dtype=np.int64, count=levels.shape[0])
+    if not (best > have).any():
+        return levels
+    chosen = np.flatnonzero((codes == best[inverse]) & (best > have)[inverse])
+    at, first = np.unique(inverse[chosen], return_index=True)
+    out = levels.copy()
+    out[at] = rows[chosen[first]]
+    return out
+
+
+def _key_value(v: Any) -> Any:
+    """A slice value as its key: numpy scalars as Python values, except a datetime64 Python's
+    datetime cannot hold (nanoseconds, years past 9999), kept as it is and named as a date-time
+    (:func:`_text`); a float zero as ``0.0`` (``-0.0`` is the same slice)."""
+    if isinstance(v, np.generic):
+        item = v.item()
+        if isinstance(v, np.datetime64) and not isinstance(item, datetime.date):
+            return v
+        v = item
+    if isinstance(v, float) and v == 0.0:
+        return 0.0
+    if isinstance(v, complex) and (v.real == 0.0 or v.imag == 0.0):
+        return complex(v.real + 0.0, v.imag + 0.0)
+    return v
+
+
+def _level_list(values: np.ndarray) -> list[Any]:
+    """The keys of a column's distinct values (:func:`_key_value`, one numpy call for a typed
+    array)."""
+    kind = values.dtype.kind
+    if kind in "fc":
+        return (values + values.dtype.type(0)).tolist()  # -0.0 + 0 is 0.0
+    out = values.tolist()
+    if kind == "M":
+        return [v if isinstance(v, datetime.date) else values[i] for i, v in enumerate(out)]
+    return [_key_value(v) for v in out] if kind == "O" else out
+
+
+def _text(v: Any) -> str:
+    """A slice value as printed: a datetime64 key (:func:`_key_value`) as Python prints a
+    datetime (``2020-01-02 03:04:05.000000001``: the fraction of a second in 6 digits, or 9, ...
+    when finer, none when zero); anything else by ``str``."""
+    if not isinstance(v, np.datetime64):
+        return str(v)
+    date, sep, time = str(np.datetime_as_string(v)).partition("T")
+    if not sep:
+        return date
+    clock, _, fraction = time.partition(".")
+    fraction = fraction.rstrip("0")
+    fraction = (fraction + "0" * (-len(fraction) % 3)).ljust(6, "0") if fraction else ""
+    return f"{date} {':'.join((clock.split(':') + ['00', '00'])[:3])}" + (f".{fraction}" if fraction else "")
+
+
+def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], int, np.ndarray | None, np.dtype]:
     """One ``by`` column: each row's code (the sorted distinct values ``0..`` and missing
-    last), the values (``None`` for missing), their number and, where counted, each code's rows.
+    last), the values (``None`` for missing), their number, where counted each code's rows,
+    and the numpy type of the values.
 
     Integers in a range O(rows) are counted, a pandas column is factorised by pandas (the
     distinct values then sorted), anything else goes through ``np.unique``."""
@@ -231,14 +339,23 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
         idx = np.asarray(idx, dtype=np.int64)
         missing_level = _is_missing(levels) if levels.size else np.zeros(0, dtype=bool)
         keep = np.flatnonzero(~missing_level)
-        values, rank = _ordered(levels[keep])
+        kept = levels[keep]
+        if str(getattr(raw, "dtype", "")) == "object" and not all(type(v) is str for v in kept.tolist()):
+            # pandas keeps the first of equal values (1, 1.0): the widest instead, as np.unique's route
+            level_of = np.full(levels.shape[0] + 1, -1, dtype=np.int64)
+            level_of[keep + 1] = np.arange(keep.shape[0])
+            row_level = level_of[idx + 1]
+            present = row_level >= 0
+            kept = _widest(kept, raw.to_numpy(dtype=object)[present], row_level[present])
+        values, rank = _ordered(kept)
         remap = np.full(levels.shape[0] + 1, values.shape[0], dtype=np.int64)  # missing: the last code
         remap[keep + 1] = rank
         col = remap[idx + 1]
         has_missing = bool((col == values.shape[0]).any())
+        dtype = levels.dtype
     else:
         arr = _as_column(raw, name, n)
-        kind = arr.dtype.kind
+        kind, dtype = arr.dtype.kind, arr.dtype
         low, high = _int_range(arr) if kind in "biu" and n else (0, 0)
         if kind in "biu" and n and (kind == "b" or int(high) - int(low) < max(2 * n, 1 << 16)):
             if arr.dtype == np.int64 and low == 0:  # codes already: read, never copied or written
@@ -258,19 +375,8 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
             has_missing = bool(missing.any())
             col = np.full(n, values.shape[0], dtype=np.int64)  # missing: the last code
             col[~missing] = inverse
-    levels_list = _python_values(values) + [None] * int(has_missing)
-    return col, levels_list, len(levels_list), counts
-
-
-def _python_values(values: np.ndarray) -> list[Any]:
-    """A column's distinct values as Python objects (``tolist``), the slices' keys.  Datetimes finer
-    than microseconds (``datetime64[ns]``, for which ``tolist`` gives integers) are read as
-    ``datetime.datetime`` when they are whole microseconds (the usual case), else left integers."""
-    if values.dtype.kind == "M" and np.datetime_data(values.dtype)[0] in ("ns", "ps", "fs", "as"):
-        coarse = values.astype("M8[us]")
-        if np.array_equal(coarse, values):
-            return coarse.tolist()
-    return [_plain(v) for v in values.tolist()]
+    levels_list = _level_list(values) + [None] * int(has_missing)
+    return col, levels_list, len(levels_list), counts, dtype
 
 
 def slice_codes(by: Any, n: int) -> SliceCodes:
@@ -296,8 +402,10 @@ def slice_codes(by: Any, n: int) -> SliceCodes:
     codes = np.zeros(n, dtype=np.int64)
     keys: list[tuple[Any, ...]] = [()]
     counts = None
+    dtypes = []
     for j, (name, raw) in enumerate(cols):
-        col, levels, k, counts = _column_codes(raw, name, n)
+        col, levels, k, counts, dtype = _column_codes(raw, name, n)
+        dtypes.append(dtype)
         if j == 0:  # every code of the first column is present
             codes = col
             keys = [(v,) for v in levels]
@@ -307,16 +415,18 @@ def slice_codes(by: Any, n: int) -> SliceCodes:
     names = slice_names(keys, [c for c, _ in cols])
     if counts is None:
         counts = np.bincount(codes, minlength=len(keys))
-    return SliceCodes(codes, names, tuple(keys), tuple(c for c, _ in cols), counts.astype(np.int64, copy=False))
+    return SliceCodes(codes, names, tuple(keys), tuple(c for c, _ in cols), counts.astype(np.int64, copy=False),
+                      tuple(dtypes))
 
 
 def slice_names(keys: Sequence[tuple[Any, ...]], columns: Sequence[str]) -> tuple[str, ...]:
-    """The printed name of each slice: its value (``col=value, col=value`` for several columns), missing
+    """The printed name of each slice: its value (``col=value, col=value`` for several columns; a
+    date-time as Python prints a datetime, nanoseconds included: :func:`_text`), missing
     as :data:`MISSING`.  Names are distinct and never ``"overall"`` (the row of all rows): a slice
     whose name would be another's or ``"overall"`` (the string ``"1"`` beside the integer 1, a literal
     ``"(missing)"``) shows its text values quoted (``'1'``), then, if still not distinct, a ``#k``."""
     def name(key: tuple[Any, ...], quoted: bool) -> str:
-        texts = [MISSING if v is None else repr(v) if quoted and isinstance(v, str) else str(v) for v in key]
+        texts = [MISSING if v is None else repr(v) if quoted and isinstance(v, str) else _text(v) for v in key]
         return texts[0] if len(columns) == 1 else ", ".join(f"{c}={t}" for c, t in zip(columns, texts))
 
     names = [name(key, False) for key in keys]
@@ -337,10 +447,6 @@ def slice_names(keys: Sequence[tuple[Any, ...]], columns: Sequence[str]) -> tupl
         taken.add(n)
         out.append(n)
     return tuple(out)
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
 
 
 # ---------------------------------------------------------------------------
@@ -1155,8 +1261,8 @@ def by_value(value: Any) -> Any:
     """
     if value is None or isinstance(value, (str, int, float)):  # bool is an int
         return value
-    if isinstance(value, np.datetime64):
-        return str(value)  # ISO (numpy's own text keeps nanoseconds)
+    if isinstance(value, np.datetime64):  # a key finer than Python's datetime: its name, ISO
+        return _text(value).replace(" ", "T", 1)
     if isinstance(value, np.generic):
         return by_value(value.item())
     if isinstance(value, (datetime.date, datetime.time)):  # datetime.datetime is a date

@@ -9,9 +9,14 @@
 every number equal bit for bit without weights (with weights, the sums of equal
 scores are added in another order: equal to rounding, as :class:`Accumulator`).
 Ties are grouped (one threshold per distinct score), as every accumulator.
-Slice values are named as in memory on the concatenated column, whatever the batches'
-dtypes: numbers take numpy's promotion of all the batches' numbers (an int batch and a
-float batch: floats, ``'1.0'``; bools among ints: ``1``), as the merged states do.
+Slice values are named as in memory on the concatenated column (``np.concatenate`` of the
+batches), in any batch order: each key keeps its value as its batch typed it (the state is by
+these raw keys), and the names are made at the end in the column's type, numpy's promotion
+of every batch's type (:func:`_common`): an int batch and a float batch, ``'1.0'``; ints and
+strings, ``'1'`` (text); a float batch of NaN only still makes the column float; no common
+type (dates and numbers) or an object batch, the values as they are, equal ones (``1``,
+``1.0``) one slice keyed by the widest type.  A pandas column counts as the numpy type of
+its values (categorical and string columns: objects).
 
 The state is each slice's (distinct scores, positive and negative counts),
 plus one for all the rows (the ``overall`` evaluation) and the rows given per
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import io
 import json
 from typing import Any, Callable
@@ -32,15 +38,15 @@ import numpy as np
 from .._core.validate import check_binary, check_number, check_on_undefined, check_options, \
     check_pos_label, is_multi
 from .._core.metric import Metric
-from ..slices import SlicedEvaluation, SlicedTables, SlicedValues, _check_min_support, \
-    ragged_steps, slice_codes, sliced_evaluation_of, sliced_tables, sliced_values_of
+from ..slices import SliceCodes, SlicedEvaluation, SlicedTables, SlicedValues, _check_min_support, _level_list, \
+    _objects, _type_rank, ragged_steps, slice_codes, sliced_evaluation_of, sliced_tables, sliced_values_of
 from ..table import ThresholdTable
 from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps
 
 __all__ = ["SlicedAccumulator"]
 
 _FORMAT = "precall.SlicedAccumulator"
-_VERSION = 1
+_VERSION = 2  # 2: every key value with its batch's type, each column's types (1: values alone, still read)
 
 
 class SlicedAccumulator:
@@ -67,11 +73,15 @@ class SlicedAccumulator:
     def __init__(self, *, pos_label: Any = None) -> None:
         self.pos_label = check_pos_label(pos_label)
         self.columns: tuple[str, ...] | None = None  # the names of the by columns, fixed by the first batch
+        # the state by raw key: each value with the type its batch gave it (_raw_keys), so that the
+        # names made at the end (_view) are those of the concatenated column, in any batch order
         self._slices: dict[tuple[Any, ...], Accumulator] = {}
         self._rows: dict[tuple[Any, ...], int] = {}
         self._all = Accumulator(pos_label=self.pos_label)
         self._n_samples = 0
-        self._ranks: list[int] | None = None  # each slice column's number type (_number_ranks), once known
+        self._types: list[set[np.dtype]] | None = None  # each column's batch types (_batch_type)
+        self._view: _View | None = None  # the slices as in memory: until a new raw key or type
+        self._merged: dict[tuple[Any, ...], Accumulator] = {}  # slices of several raw keys: until a batch
 
     # -- feeding --------------------------------------------------------------
     def update(self, y_true: Any, y_score: Any, *, by: Any, sample_weight: Any = None) -> "SlicedAccumulator":
@@ -93,19 +103,23 @@ class SlicedAccumulator:
         elif codes.columns != self.columns:
             raise ValueError(f"`by` must name the same slice columns in every batch ({list(self.columns)}); got "
                              f"{list(codes.columns)}. Pass the columns in the same order, with the same names")
-        width = len(codes.columns)
-        known = self._ranks if self._ranks is not None else _number_ranks(self._slices, width)  # not every batch
-        ranks = [max(a, b) for a, b in zip(known, _number_ranks(codes.keys, width))]
-        if self._ranks is None or ranks != known:
-            self._promote(ranks)
-        batch_keys = [_promoted(key, ranks) for key in codes.keys]
+        if self._types is None:
+            self._types = [set() for _ in codes.columns]
+        for types, dtype in zip(self._types, codes.dtypes):
+            if _batch_type(dtype) not in types:  # a new type: the names are made again
+                types.add(_batch_type(dtype))
+                self._view = None
         self._all.update(y_true, y_score, sample_weight=sample_weight)
         self._n_samples += data.n_samples
-        given = codes.rows()
-        for key, n in zip(batch_keys, given.tolist()):
+        self._merged = {}
+        states = []
+        for key, n in zip(_raw_keys(codes), codes.rows().tolist()):
+            state = self._slices.get(key)
+            if state is None:
+                state = self._slices[key] = Accumulator(pos_label=self.pos_label)
+                self._view = None
+            states.append(state)
             self._rows[key] = self._rows.get(key, 0) + n
-            if key not in self._slices:
-                self._slices[key] = Accumulator(pos_label=self.pos_label)
         if nothing:
             return self
         kept = codes.codes
@@ -115,8 +129,8 @@ class SlicedAccumulator:
         bounds = np.searchsorted(kept[order], np.arange(codes.m + 1))
         for c in np.flatnonzero(np.diff(bounds)).tolist():
             rows = order[bounds[c]:bounds[c + 1]]
-            self._slices[batch_keys[c]]._add(0, data.scores[rows], data.positive[rows],
-                                             None if data.weight is None else data.weight[rows])
+            states[c]._add(0, data.scores[rows], data.positive[rows],
+                           None if data.weight is None else data.weight[rows])
         return self
 
     def merge(self, other: "SlicedAccumulator") -> "SlicedAccumulator":
@@ -133,30 +147,24 @@ class SlicedAccumulator:
         out.columns = self.columns if self.columns is not None else other.columns
         out._all = self._all.merge(other._all)
         out._n_samples = self._n_samples + other._n_samples
+        if self._types is not None or other._types is not None:
+            width = len(out.columns or ())
+            out._types = [set().union(*(state._types[j] for state in (self, other) if state._types is not None))
+                          for j in range(width)]
         for state in (self, other):
             for key, acc in state._slices.items():
                 out._slices[key] = out._slices[key].merge(acc) if key in out._slices else acc.merge(
                     Accumulator(pos_label=self.pos_label))
                 out._rows[key] = out._rows.get(key, 0) + state._rows[key]
-        width = len(out.columns or ())
-        out._promote([max(a, b) for a, b in zip(_number_ranks(self._slices, width),
-                                                _number_ranks(other._slices, width))])
         return out
-
-    def _promote(self, ranks: list[int]) -> None:
-        """Slice values that are numbers written in the type of every value of their column
-        (:func:`_number_ranks`), in place: an int batch then a float one names its slices
-        ``'1.0'``, as ``precall.evaluate`` of the concatenated (float) column does."""
-        if any(type(a) is not type(b) for key in self._slices for a, b in zip(_promoted(key, ranks), key)):
-            promoted = self.relabel(lambda key: _promoted(key, ranks))
-            self._slices, self._rows = promoted._slices, promoted._rows
-        self._ranks = ranks
 
     def relabel(self, mapping: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> "SlicedAccumulator":
         """A new accumulator whose slices are renamed: ``mapping(key)`` gives each slice's new
         key (a tuple of one value per slice column, ``None`` for missing); slices given the same
         key are merged.  For slice values known only at the end of a stream (codes of a
-        dictionary that grows chunk by chunk, values to be normalised).
+        dictionary that grows chunk by chunk, values to be normalised).  The new values of a
+        column take numpy's type of all of them, as a column of them would in
+        :func:`precall.evaluate` (``1`` beside ``2.5``: ``1.0``; beside a string: ``'1'``).
 
         Examples
         --------
@@ -164,23 +172,55 @@ class SlicedAccumulator:
         >>> acc = precall.SlicedAccumulator().update([0, 1, 1], [0.1, 0.9, 0.4], by=["A", "a", "b"])
         >>> acc.relabel(lambda key: (key[0].lower(),)).evaluate().names
         ('a', 'b')
+        >>> acc.relabel(lambda key: (1 if key == ("b",) else 0.5,)).keys
+        [(0.5,), (1.0,)]
         """
         if not callable(mapping):
             raise TypeError(f"`mapping` must be a function of a slice key (a tuple); got {mapping!r}")
-        width = len(self.columns or ())
         out = SlicedAccumulator(pos_label=self.pos_label)
         out.columns = self.columns
         out._all = self._all.merge(Accumulator(pos_label=self.pos_label))
         out._n_samples = self._n_samples
-        for key, acc in self._slices.items():
-            new = mapping(key)
-            if not isinstance(new, tuple) or len(new) != width:
-                raise ValueError(f"`mapping` must return a tuple of {width} value(s), one per slice column; got "
-                                 f"{new!r} for {key!r}")
-            out._slices[new] = out._slices[new].merge(acc) if new in out._slices else acc.merge(
+        out._types = None if self._types is None else [set(t) for t in self._types]
+        if not self._slices:
+            return out
+        columns = self.columns or ()
+        view = self._view_of()
+        new = []
+        for key in view.keys:
+            got = mapping(key)
+            if not isinstance(got, tuple) or len(got) != len(columns):
+                raise ValueError(f"`mapping` must return a tuple of {len(columns)} value(s), one per slice column; "
+                                 f"got {got!r} for {key!r}")
+            new.append(got)
+        # each column of new values typed as numpy types an array of them; equal new keys merged
+        codes = slice_codes({c: _values_array([k[j] for k in new]) for j, c in enumerate(columns)}, len(new))
+        out._types = [{_batch_type(d)} for d in codes.dtypes]
+        raw = _raw_keys(codes)
+        for key, code in zip(view.keys, codes.codes.tolist()):
+            acc, rows = self._group(view, key)
+            target = raw[code]
+            out._slices[target] = out._slices[target].merge(acc) if target in out._slices else acc.merge(
                 Accumulator(pos_label=self.pos_label))
-            out._rows[new] = out._rows.get(new, 0) + self._rows[key]
+            out._rows[target] = out._rows.get(target, 0) + rows
         return out
+
+    # -- the slices as in memory ----------------------------------------------------
+    def _view_of(self) -> "_View":
+        """The slices as :func:`precall.evaluate` names them on the concatenated column (kept
+        until a new raw key or batch type: :class:`_View`)."""
+        if self._view is None:
+            self._view = _view(list(self._slices), self._types or [], self.columns or ())
+        return self._view
+
+    def _group(self, view: "_View", key: tuple[Any, ...]) -> tuple[Accumulator, int]:
+        """The state of one slice (``key`` of ``view``) and its rows: its raw keys' merged."""
+        raw = view.groups[key]
+        if len(raw) == 1:
+            return self._slices[raw[0]], self._rows[raw[0]]
+        if key not in self._merged:
+            self._merged[key] = functools.reduce(Accumulator.merge, (self._slices[r] for r in raw))
+        return self._merged[key], sum(self._rows[r] for r in raw)
 
     # -- results ----------------------------------------------------------------
     def table(self, key: tuple[Any, ...] | None = None) -> ThresholdTable:
@@ -197,19 +237,21 @@ class SlicedAccumulator:
         """
         if key is None:
             return self._all.table()
-        if key not in self._slices:
+        view = self._view_of()
+        if not isinstance(key, tuple) or key not in view.groups:
             raise ValueError(f"`key` must be a slice of the accumulator; got {key!r} (the slices: "
-                             f"{list(self._slices)[:5]}{' ...' if len(self._slices) > 5 else ''})")
-        return self._slices[key].table()
+                             f"{view.keys[:5]}{' ...' if len(view.keys) > 5 else ''})")
+        return self._group(view, key)[0].table()
 
     @property
     def keys(self) -> list[tuple[Any, ...]]:
         """The slices seen, each a tuple of one value per slice column (``None``: missing), in
-        the order first seen (:meth:`evaluate` orders them as :func:`precall.evaluate` does)."""
-        return list(self._slices)
+        the order first seen (:meth:`evaluate` orders them as :func:`precall.evaluate` does);
+        the values as :func:`precall.evaluate` gives them on all the rows."""
+        return list(self._view_of().keys)
 
     def __len__(self) -> int:
-        return len(self._slices)
+        return len(self._view_of().keys)
 
     def __repr__(self) -> str:
         by = ", ".join(self.columns or ())
@@ -259,37 +301,41 @@ class SlicedAccumulator:
         tables = {name: self.table(key) for name, key in zip(codes.names, ordered)}
         return sliced_tables(codes, tables, self._all.table(), self._given(ordered), min_support, policy)
 
-    def _ordered(self) -> tuple[Any, list[tuple[Any, ...]]]:
+    def _ordered(self) -> tuple[SliceCodes, list[tuple[Any, ...]]]:
         """The slice codes of the keys (the in-memory order and names) and the keys in that order."""
         if not self._slices:
             raise ValueError("the accumulator has seen no row yet; update() it with a batch first")
-        keys = list(self._slices)
-        columns = self.columns or ()
-        # the in-memory order and names: the slice codes of the keys themselves (each key once)
-        values = {c: np.array([k[j] for k in keys] + [None], dtype=object)[:-1] for j, c in enumerate(columns)}
-        codes = slice_codes(values, len(keys))
-        at = np.empty(len(keys), dtype=np.int64)
-        at[codes.codes] = np.arange(len(keys))
-        return codes, [keys[i] for i in at.tolist()]
+        view = self._view_of()
+        # the in-memory order and names: the slice codes of the keys themselves (each key once), each
+        # column in its type
+        codes = slice_codes(dict(zip(self.columns or (), view.arrays)), len(view.keys))
+        at = np.empty(len(view.keys), dtype=np.int64)
+        at[codes.codes] = np.arange(len(view.keys))
+        return codes, [view.keys[i] for i in at.tolist()]
 
     def _slice_steps(self, key: tuple[Any, ...]) -> Any:
-        acc = self._slices[key]
+        acc = self._group(self._view_of(), key)[0]
         acc._flush(0)
         return _steps(acc._scores[0], acc._pos[0], acc._neg[0])
 
     def _given(self, ordered: list[tuple[Any, ...]]) -> np.ndarray:
-        return np.array([self._rows[k] for k in ordered], dtype=np.int64)
+        view = self._view_of()
+        return np.array([self._group(view, k)[1] for k in ordered], dtype=np.int64)
 
     # -- shipping ---------------------------------------------------------------
     def to_bytes(self) -> bytes:
         """The state as a versioned ``.npz`` payload (no pickle): the slice keys in a JSON
-        record (dates and datetimes as ISO texts, read back as the same values), every slice's
-        table one after another in flat arrays."""
+        record (each value with its batch's numpy type; dates and datetimes as ISO texts, read
+        back as the same values) beside each column's batch types, every slice's table one
+        after another in flat arrays."""
         keys = list(self._slices)
         try:
-            meta = json.dumps({"format": _FORMAT, "version": _VERSION, "pos_label": _plain(self.pos_label),
-                               "columns": None if self.columns is None else list(self.columns),
-                               "keys": [[_shipped(v) for v in k] for k in keys]})
+            meta = json.dumps({
+                "format": _FORMAT, "version": _VERSION, "pos_label": _plain(self.pos_label),
+                "columns": None if self.columns is None else list(self.columns),
+                "types": None if self._types is None else [sorted(d.str for d in t) for t in self._types],
+                "keys": [[None if t is None else ["O" if t.startswith("O") else t, _shipped(v)] for t, v in zip(*k)]
+                         for k in keys]})
         except TypeError:
             raise TypeError("`pos_label` must be a string, a number or a boolean, and the slice values strings, "
                             "numbers, booleans, dates or datetimes (numpy datetime64, pandas Timestamp) or missing, "
@@ -314,14 +360,23 @@ class SlicedAccumulator:
     def from_bytes(cls, payload: bytes) -> "SlicedAccumulator":
         """Rebuild an accumulator from :meth:`to_bytes`; anything else raises ``ValueError``
         (every member's size checked before it is read, every table's scores finite, sorted
-        and distinct, its counts finite and non-negative)."""
+        and distinct, its counts finite and non-negative, every key value of its type).  A
+        version 1 payload (values without their types) is read as if relabelled to itself
+        (:meth:`relabel`: each column in numpy's type of its values)."""
         if not isinstance(payload, (bytes, bytearray, memoryview)):
             raise TypeError(f"`payload` must be bytes; got {type(payload).__name__}")
         arrays = _read_payload(bytes(payload))
         if set(arrays) != {"meta", "sizes", "rows", "scores", "pos", "neg"}:
             raise ValueError(f"not a precall SlicedAccumulator payload: members {sorted(arrays)[:8]}")
         meta = _meta(arrays["meta"])
-        keys = [tuple(_unshipped(v) for v in k) for k in meta["keys"]]
+        columns = None if meta["columns"] is None else tuple(meta["columns"])
+        if meta["version"] == 1:  # values alone: each column as objects, typed by relabel below
+            types = None if columns is None else [{np.dtype(object)} for _ in columns]
+            keys = [_raw_key([None if v is None else _raw(_unshipped(v), None) for v in k]) for k in meta["keys"]]
+        else:
+            types = _types_of(meta["types"], len(columns or ()))
+            keys = [_raw_key([None if e is None else _raw(_unshipped(e[1]), e[0], types[j]) for j, e in enumerate(k)])
+                    for k in meta["keys"]]
         if len(set(keys)) != len(keys):
             raise ValueError("corrupt SlicedAccumulator payload: a slice appears twice")
         sizes, rows = arrays["sizes"], arrays["rows"]
@@ -330,7 +385,8 @@ class SlicedAccumulator:
                 int(sizes.sum()) != arrays["scores"].size:
             raise ValueError("corrupt SlicedAccumulator payload: table sizes do not match the slices and scores")
         out = cls(pos_label=meta["pos_label"])
-        out.columns = None if meta["columns"] is None else tuple(meta["columns"])
+        out.columns = columns
+        out._types = types
         bounds = np.concatenate([[0], np.cumsum(sizes)])
         for i in range(len(keys) + 1):
             part = slice(int(bounds[i]), int(bounds[i + 1]))
@@ -346,27 +402,222 @@ class SlicedAccumulator:
                 out._slices[keys[i - 1]] = acc
                 out._rows[keys[i - 1]] = int(rows[i - 1])
         out._n_samples = int(rows.sum())
-        return out
+        return out.relabel(lambda key: key) if meta["version"] == 1 and out._slices else out
 
 
-_NUMBER_RANKS = {bool: 1, int: 2, float: 3}  # numpy's promotion: bool < int < float
+# ---------------------------------------------------------------------------
+# raw keys and the names of the concatenated column
+#
+# A raw key is ``(tags, values)``: each column's value as its batch's slice codes give it
+# (:func:`precall.slices.slice_codes`; ``None`` missing) and the tag of the type it came in, so that
+# it can be written in any column type later exactly as numpy's concatenation writes it (a float32
+# batch's 0.1 among strings is '0.1', an int batch's 1 among floats and strings '1').  The tag is the
+# batch's numpy type (integers as int64 or uint64, strings of any length as one, :func:`_tag`), for
+# a value of an object batch "O:" and its type (:func:`_object_tag`: 1 and 1.0 differ), for a
+# missing value None, but a float's NaN keeps its tag (numpy writes it 'nan' among strings).  The
+# tags are one tuple (shared by a typed batch's keys), the values the slice key as the batch has it.
+@dataclasses.dataclass(frozen=True)
+class _View:
+    """The slices as in memory: ``keys`` (each once, in the order first seen), the raw keys of
+    each (``groups``), each column's values of the keys as the array :func:`slice_codes` orders
+    and names them (``arrays``)."""
+
+    keys: list[tuple[Any, ...]]
+    groups: dict[tuple[Any, ...], list[tuple[Any, ...]]]
+    arrays: list[np.ndarray]
 
 
-def _number_ranks(keys: Any, width: int) -> list[int]:
-    """For each slice column, the type numpy gives a column of all the keys' numbers: 0 (no
-    number), 1 (bool), 2 (int) or 3 (float)."""
-    ranks = [0] * width
-    for key in keys:
-        for j, v in enumerate(key):
-            ranks[j] = max(ranks[j], _NUMBER_RANKS.get(type(v), 0))
-    return ranks
+def _view(raw_keys: list[tuple[Any, ...]], types: list[set[np.dtype]], columns: tuple[str, ...]) -> _View:
+    """The in-memory slices of the raw keys: each column's values written in the column's type
+    (:func:`_common` of its batches' types, :func:`_converted`), raw keys of equal values one slice."""
+    targets = [_common(t) for t in types]
+    tags = [{t[j] for t in {raw[0] for raw in raw_keys}} - {None} for j in range(len(columns))]
+    groups: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+    if all(all(_same_values(t, target) for t in column) and (target.kind != "O" or len(column) < 2)
+           for column, target in zip(tags, targets)):  # each value its own key (one type a column)
+        for raw in raw_keys:
+            groups.setdefault(raw[1], []).append(raw)
+        dtypes = targets
+    else:
+        written, dtypes = [], []
+        for j, target in enumerate(targets):
+            values, dtype = _converted({(t[j], v[j]) for t, v in raw_keys if t[j] is not None}, target)
+            written.append(values)
+            dtypes.append(dtype)
+        for raw in raw_keys:
+            key = tuple(None if t is None else written[j][t, v] for j, (t, v) in enumerate(zip(*raw)))
+            groups.setdefault(key, []).append(raw)
+    keys = list(groups)
+    return _View(keys, groups, [_column_array([k[j] for k in keys], dtypes[j]) for j in range(len(columns))])
 
 
-def _promoted(key: tuple[Any, ...], ranks: list[int]) -> tuple[Any, ...]:
-    """``key`` with its numbers in their column's type (:func:`_number_ranks`): ``1`` and ``True``
-    as ``1.0`` in a column of floats, ``True`` as ``1`` in a column of ints."""
-    return tuple(v if _NUMBER_RANKS.get(type(v), 0) in (0, r) else (float(v) if r == 3 else int(v))
-                 for v, r in zip(key, ranks))
+def _batch_type(dtype: np.dtype) -> np.dtype:
+    """A batch column's type as a stream keeps it: native byte order, strings of any length as
+    one (what the concatenation's type and the values' texts do not depend on)."""
+    if dtype.kind in "US":
+        return np.dtype(f"{dtype.kind}1")
+    return dtype.newbyteorder("=")
+
+
+def _common(types: set[np.dtype]) -> np.dtype:
+    """The type of ``np.concatenate`` of columns of these types (in any order): numpy's promotion,
+    objects where there is none or where a type would not cast to it (dates beside numbers,
+    dates beside durations)."""
+    ordered = sorted(types, key=lambda d: d.str)
+    try:
+        common = np.result_type(*ordered)
+    except TypeError:
+        return np.dtype(object)
+    return common if all(np.can_cast(d, common, "same_kind") for d in ordered) else np.dtype(object)
+
+
+_TAGS = {"b": "|b1", "i": "<i8", "u": "<u8", "U": "<U0", "S": "|S0"}
+
+
+def _tag(dtype: np.dtype) -> str:
+    """The tag of a typed batch's values (:func:`_raw`): integers as 64-bit (signed or not),
+    strings of any length as one; other types as they are."""
+    return _TAGS.get(dtype.kind) or dtype.newbyteorder("=").str
+
+
+def _object_tag(value: Any) -> str:
+    """The tag of a value of an object batch: "O:" and its type (numbers by their kind)."""
+    rank, name = _type_rank(type(value))
+    return "O:" + (name or ("bool", "int", "float", "complex")[rank - 1])
+
+
+def _raw_keys(codes: SliceCodes) -> list[tuple[tuple[str | None, ...], tuple[Any, ...]]]:
+    """The raw keys of a batch's slices (one tuple of tags for the keys of typed columns)."""
+    tags = tuple(None if d.kind == "O" else _tag(d) for d in codes.dtypes)
+    nan = tuple(d.kind in "fc" for d in codes.dtypes)
+    if None not in tags and all(nan):
+        return [(tags, key) for key in codes.keys]
+    return [(tags if None not in tags and None not in key else tuple(
+        None if v is None and not f else t or _object_tag(v) for v, t, f in zip(key, tags, nan)), key)
+        for key in codes.keys]
+
+
+def _raw_key(elements: list[tuple[str, Any] | None]) -> tuple[tuple[str | None, ...], tuple[Any, ...]]:
+    """A raw key from each column's ``(tag, value)`` or None (missing)."""
+    return (tuple(None if e is None else e[0] for e in elements), tuple(None if e is None else e[1] for e in elements))
+
+
+def _typed(tag: str) -> np.dtype:
+    return np.dtype(object) if tag.startswith("O") else np.dtype(tag)
+
+
+def _same_values(tag: str, target: np.dtype) -> bool:
+    """Whether values of ``tag`` are the same keys in a column of ``target`` (no cast needed):
+    the same tag, integers among integers, float or complex values among wider ones."""
+    if tag.startswith("O") or target.kind == "O":
+        return tag.startswith("O") and target.kind == "O"
+    kind = tag[1]
+    return tag == _tag(target) or (kind in "iu" and target.kind in "iu") or (
+        kind == target.kind and kind in "fc" and target.itemsize <= (8 if kind == "f" else 16))
+
+
+def _converted(elements: set[tuple[str, Any]], target: np.dtype) -> tuple[dict[tuple[str, Any], Any], np.dtype]:
+    """Each raw ``(tag, value)`` of a column as its key in a column of ``target`` (numpy's cast
+    from the value's own type, as ``np.concatenate`` casts it), and the type used: objects when a
+    cast fails (bytes that are not ASCII among strings).  In an object column, equal values of
+    other types are one key, the widest (:func:`precall.slices._widest`)."""
+    by_tag: dict[str, list[Any]] = {}
+    out: dict[tuple[str, Any], Any] = {}
+    for tag, value in elements:
+        if value is None and target.kind not in "US":  # NaN: missing, unless written as text ('nan')
+            out[tag, value] = None
+        else:
+            by_tag.setdefault(tag, []).append(value)
+    try:
+        for tag, values in by_tag.items():
+            if _same_values(tag, target):
+                out.update(((tag, v), v) for v in values)
+                continue
+            cast = np.array(values, dtype=_typed(tag)).astype(np.dtype(target.kind) if target.kind in "US" else target)
+            out.update(zip(((tag, v) for v in values), _level_list(cast)))
+    except (TypeError, ValueError, OverflowError):
+        if target.kind == "O":
+            raise
+        return _converted(elements, np.dtype(object))
+    if target.kind == "O" and len(by_tag) > 1:
+        widest: dict[Any, Any] = {}
+        for value in out.values():
+            held = widest.get(value, _ABSENT)
+            if held is _ABSENT or _type_rank(type(value)) > _type_rank(type(held)):
+                widest[value] = value
+        out = {e: widest[v] for e, v in out.items()}
+    return out, target
+
+
+_ABSENT = object()
+
+
+def _column_array(values: list[Any], dtype: np.dtype) -> np.ndarray:
+    """A column of the keys' values in its type, as :func:`slice_codes` reads it (missing as the
+    type's missing value: NaN, NaT, the empty string; integers and booleans with a missing value,
+    as pandas' nullable columns give them, as objects)."""
+    if dtype.kind == "O" or (dtype.kind in "biu" and None in values):  # pandas' nullable ints and booleans
+        return _objects(values)
+    blank = {"U": "", "S": b""}.get(dtype.kind)
+    return np.array([blank if v is None else v for v in values], dtype=np.dtype(dtype.kind) if dtype.kind in "US"
+                    else dtype)
+
+
+def _values_array(values: list[Any]) -> np.ndarray:
+    """A column of ``values`` as numpy types it (``np.asarray``: ints and floats, floats; numbers
+    and strings, strings; with None, objects), or objects where numpy makes no 1-D array."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 1 or arr.shape[0] != len(values):
+        return _objects(values)
+    return arr
+
+
+def _raw(value: Any, tag: str | None, types: set[np.dtype] | None = None) -> tuple[str, Any]:
+    """A raw key value read from a payload: ``tag`` None (version 1) or "O" (an object column's
+    value) tags it by its type; a typed value must be of its tag (one of its column's types) and
+    written as that type writes it; a missing one (None) only a float's NaN."""
+    if value is None:
+        if tag not in {_tag(d) for d in types or () if d.kind in "fc"}:
+            raise ValueError("corrupt SlicedAccumulator payload: a missing value tagged other than a float's NaN")
+        return tag, None
+    if tag is None or tag == "O":
+        if tag == "O" and np.dtype(object) not in (types or ()):
+            raise ValueError("corrupt SlicedAccumulator payload: an object value in a column without objects")
+        return _object_tag(value), value
+    if not isinstance(tag, str) or tag not in {_tag(d) for d in types or () if d.kind != "O"}:
+        raise ValueError(f"corrupt SlicedAccumulator payload: slice value type {tag!r:.40} not among its column's")
+    try:
+        written = _level_list(np.array([value], dtype=_typed(tag)))[0]
+    except (TypeError, ValueError, OverflowError):
+        written = _ABSENT
+    if type(written) is not type(value) or written != value or written in ("", b""):
+        raise ValueError(f"corrupt SlicedAccumulator payload: slice value {value!r:.40} is not of type {tag}")
+    return tag, value
+
+
+def _types_of(raw: Any, width: int) -> list[set[np.dtype]] | None:
+    """Each column's batch types from a payload, checked."""
+    if raw is None and width == 0:
+        return None
+    if not isinstance(raw, list) or len(raw) != width or not all(
+            isinstance(t, list) and t and all(isinstance(s, str) for s in t) for t in raw):
+        raise ValueError(f"corrupt SlicedAccumulator payload: types must be lists of {width} column type lists")
+    out = []
+    for names in raw:
+        types = set()
+        for name in names:
+            try:
+                dtype = np.dtype(name)
+            except (TypeError, ValueError):
+                dtype = None
+            if dtype is None or dtype.kind not in "biufcUSMmO" or dtype.str != name or _batch_type(dtype) != dtype:
+                raise ValueError(f"corrupt SlicedAccumulator payload: column type {name!r:.40}")
+            types.add(dtype)
+        out.append(types)
+    return out
 
 
 def _meta(raw: np.ndarray) -> dict[str, Any]:
@@ -377,10 +628,11 @@ def _meta(raw: np.ndarray) -> dict[str, Any]:
         meta = None
     if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
         raise ValueError("not a precall SlicedAccumulator payload (no format marker)")
-    if meta.get("version") != _VERSION or type(meta.get("version")) is not int:
+    if meta.get("version") not in (1, _VERSION) or type(meta.get("version")) is not int:
         raise ValueError(f"SlicedAccumulator payload version {meta.get('version')!r} is not supported (this precall "
-                         f"reads version {_VERSION})")
-    if set(meta) != {"format", "version", "pos_label", "columns", "keys"}:
+                         f"reads versions 1 to {_VERSION})")
+    fields = {"format", "version", "pos_label", "columns", "keys"} | ({"types"} if meta["version"] > 1 else set())
+    if set(meta) != fields:
         raise ValueError(f"corrupt SlicedAccumulator payload: metadata fields {sorted(meta)}")
     scalar = (str, int, float, bool, type(None))
     columns, keys = meta["columns"], meta["keys"]
@@ -388,8 +640,15 @@ def _meta(raw: np.ndarray) -> dict[str, Any]:
             columns is None or (isinstance(columns, list) and all(isinstance(c, str) for c in columns))):
         raise ValueError("corrupt SlicedAccumulator payload: pos_label or columns")
     width = len(columns or ())
+
+    def value(v: Any) -> bool:
+        return isinstance(v, scalar) or _is_time_record(v)
+
+    def element(e: Any) -> bool:  # version 2: missing, or [type, value]
+        return e is None or (isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and value(e[1]))
+
     if not isinstance(keys, list) or not all(isinstance(k, list) and len(k) == width and
-                                             all(isinstance(v, scalar) or _is_time_record(v) for v in k)
+                                             all(value(v) if meta["version"] == 1 else element(v) for v in k)
                                              for k in keys):
         raise ValueError(f"corrupt SlicedAccumulator payload: keys must be lists of {width} values")
     return meta
@@ -402,10 +661,22 @@ def _pandas_timestamp(text: str) -> Any:
     return pd.Timestamp(text)
 
 
+def _datetime64(text: str) -> np.datetime64:
+    """A numpy datetime64 from its ISO text and unit (``2020-01-02T00:00:00.000000001[ns]``)."""
+    iso, bracket, unit = text.rpartition("[")
+    if not bracket or not unit.endswith("]"):
+        raise ValueError(text)
+    try:
+        return np.datetime64(iso, unit[:-1])
+    except TypeError:  # not a unit
+        raise ValueError(text) from None
+
+
 _TIME_KINDS: dict[str, Callable[[str], Any]] = {
     "date": datetime.date.fromisoformat,
     "datetime": datetime.datetime.fromisoformat,
     "timestamp": _pandas_timestamp,  # pandas: nanoseconds and its time zones kept
+    "datetime64": _datetime64,  # what Python's datetime cannot hold (nanoseconds, years past 9999), with its unit
 }
 
 
@@ -414,6 +685,9 @@ def _shipped(value: Any) -> Any:
     or datetime (what a numpy datetime64 or a pandas Timestamp slice column gives) as a
     ``{kind: ISO text}`` record (:data:`_TIME_KINDS`).  Anything else: TypeError."""
     if isinstance(value, np.datetime64):  # NaT is missing in the slices: None, never here
+        if not isinstance(value.item(), datetime.date):  # nanoseconds, a year past 9999
+            unit, count = np.datetime_data(value.dtype)
+            return {"datetime64": f"{np.datetime_as_string(value)}[{'' if count == 1 else count}{unit}]"}
         value = value.item()
     if isinstance(value, datetime.datetime):
         kind = "timestamp" if type(value).__module__.startswith("pandas") else "datetime"
