@@ -412,6 +412,16 @@ def _put_record(out, j, score, tp, fp, fp_prev):  # pragma: no cover - compiled
     out[u, 3] = fp_prev
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _score_step(out, o_steps, o_mixed, score, all_tp, all_fp, run_pos, run_neg):  # pragma: no cover - compiled
+    """At the end of a run of one score: its step of all rows (when it holds a positive) into
+    ``out``; returns the number of steps and whether a run held both classes."""
+    if run_pos > 0:
+        _put_step(out, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
+        return o_steps + 1, o_mixed or run_neg > 0
+    return o_steps, o_mixed
+
+
 @njit(cache=True, nogil=True)
 def _slice_starts(cap):  # pragma: no cover - compiled
     """Where each slice's records start when each slice ``c`` is given room for ``cap[c]`` steps
@@ -449,6 +459,18 @@ def _close_records(out_s, start, fill, dtp):  # pragma: no cover - compiled
             prev = t
         o += length
     return per_slice, o
+
+
+@njit(cache=True, nogil=True)
+def _pass_results(sliced, out_s, start, fill, dtp, s_mixed, out, o_steps, o_mixed, tp, fp):  # pragma: no cover - compiled
+    """What :func:`score_major_pass` and :func:`score_runs_pass` return: the slices' records closed
+    up (:func:`_close_records`; none when the pass made all rows' steps alone) and all rows' steps."""
+    if sliced:
+        per_slice, total = _close_records(out_s, start, fill, dtp)
+    else:
+        per_slice, total = np.zeros(start.shape[0], dtype=np.int64), 0
+    return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
+            out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
 
 
 @njit(cache=True, nogil=True)
@@ -529,19 +551,10 @@ def score_major_pass(hi, lo, shift, low_bits, cap, out, out_s, dtp, part=0):  # 
                 run_pos += 1
                 all_tp += 1
             if new_score:
-                if run_pos > 0:
-                    _put_step(out, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
-                    o_steps += 1
-                    if run_neg > 0:
-                        o_mixed = True
+                o_steps, o_mixed = _score_step(out, o_steps, o_mixed, score, all_tp, all_fp, run_pos, run_neg)
                 run_pos = 0
                 run_neg = 0
-    if sliced:
-        per_slice, total = _close_records(out_s, start, fill, dtp)
-    else:
-        per_slice, total = np.zeros(m, dtype=np.int64), 0
-    return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
-            out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
+    return _pass_results(sliced, out_s, start, fill, dtp, s_mixed, out, o_steps, o_mixed, tp, fp)
 
 
 @njit(cache=True, nogil=True)
@@ -1023,20 +1036,12 @@ def score_runs_pass(key, payload, cap, out, out_s, dtp, part=0):  # pragma: no c
                     if sub_neg[c] > 0:
                         s_mixed[c] = True
             n_touched = 0
-            if whole and run_pos > 0:
-                _put_step(out, o_steps, score, all_tp, all_fp, run_pos, all_fp - run_neg)
-                o_steps += 1
-                if run_neg > 0:
-                    o_mixed = True
+            if whole:
+                o_steps, o_mixed = _score_step(out, o_steps, o_mixed, score, all_tp, all_fp, run_pos, run_neg)
             run_pos = 0
             run_neg = 0
             run += 1
-    if sliced:
-        per_slice, total = _close_records(out_s, start, fill, dtp)
-    else:
-        per_slice, total = np.zeros(m, dtype=np.int64), 0
-    return (per_slice, out_s[:total], dtp[:total], s_mixed, out[0, :o_steps], out[1, :o_steps], out[2, :o_steps],
-            out[3, :o_steps], out[4, :o_steps], o_mixed, tp, fp)
+    return _pass_results(sliced, out_s, start, fill, dtp, s_mixed, out, o_steps, o_mixed, tp, fp)
 
 
 @njit(cache=True, nogil=True)
