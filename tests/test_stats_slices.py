@@ -6,6 +6,7 @@ import functools
 import itertools
 import json
 import math
+import textwrap
 import warnings
 
 import numpy as np
@@ -45,7 +46,7 @@ def test_each_interval_is_bootstrap_ci_of_its_rows_with_the_documented_seed(comp
             own = stats.bootstrap_ci(metric, y[g == name], s[g == name], n_resamples=300,
                                      random_state=stats.slice_seed(7, i))
             d = own.replicates - ci.replicates
-            pair = c.vs_rest[i]
+            pair = c.vs_reference[i]
             assert pair.ap_difference == own.estimate - ci.estimate
             assert (pair.ap_difference_low, pair.ap_difference_high) == tuple(np.quantile(d, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
             # the p-value by the one rule of stats.bootstrap_tests: the percentile interval at level
@@ -63,7 +64,7 @@ def test_roc_auc_intervals_and_tests_equal_delong_on_the_rows(compared):
         ci = stats.roc_auc_ci(y[mask], s[mask])
         assert (c.auc[i], c.auc_low[i], c.auc_high[i]) == (ci.estimate, ci.low, ci.high)
         t = stats.roc_auc_test_unpaired(y[mask], s[mask], y[~mask], s[~mask])
-        pair = c.vs_rest[i]
+        pair = c.vs_reference[i]
         assert (pair.auc_difference, pair.auc_difference_low, pair.auc_difference_high, pair.auc_p_value) == (
             t.difference, t.low, t.high, t.p_value)
     for a, b in itertools.permutations(c.names, 2):
@@ -77,7 +78,7 @@ def test_worst_first_and_holm(compared):
     y, s, g, c = compared
     assert [c.names[i] for i in c.ranked] == sorted(c.names, key=lambda n: c.ap[c.index(n)])
     assert c.names[c.ranked[0]] == "west"  # the weakest signal
-    raw = np.array([p.auc_p_value for p in c.vs_rest])
+    raw = np.array([p.auc_p_value for p in c.vs_reference])
     assert c.auc_p_holm.tolist() == _holm_oracle(raw).tolist()
 
 
@@ -124,8 +125,9 @@ def test_text_is_bounded_with_many_slices():
     y = (rng.random(3000) < 0.5).astype(int)
     c = stats.compare_slices(y, rng.random(3000), by=g, n_resamples=20)
     lines = c.to_text(k=3).splitlines()
-    # a title wrapped over two lines, the header, 3 worst, "...", 3 best
-    assert len(lines) == 3 + 7 and "more ranked slices" in c.to_text(k=3)
+    # a title wrapped over two lines, the header, 3 worst, "...", 3 best, then resamples, seeds and design
+    assert "more ranked slices" in lines[3 + 3] and "resamples a slice" in lines[3 + 7]
+    assert len(lines) == 3 + 7 + len(textwrap.wrap(c._footer(), 80))
     assert max(map(len, lines)) <= 80
     pd = pytest.importorskip("pandas")
     assert isinstance(c.to_frame(), pd.DataFrame) and len(c.to_frame()) == 30
@@ -133,7 +135,7 @@ def test_text_is_bounded_with_many_slices():
 
 @pytest.mark.parametrize("kw, exc, name", [
     ({"method": "nope"}, ValueError, "`method`"),
-    ({"reference": "overall"}, ValueError, "`reference`"),
+    ({"reference": "bogus"}, ValueError, "`reference`"),
     ({"level": 1.5}, ValueError, "`level`"),
     ({"level": float("nan")}, ValueError, "`level`"),
     ({"n_resamples": 1}, ValueError, "`n_resamples`"),
@@ -165,7 +167,7 @@ def test_too_many_slices_refused_before_any_resample_with_how_to_ask_for_fewer(m
     from precall.stats import slices as stats_slices
 
     monkeypatch.setattr(stats_slices, "MAX_SLICES", 5)
-    monkeypatch.setattr(stats_slices, "bootstrap_ci", lambda *a, **k: pytest.fail("resampled before the check"))
+    monkeypatch.setattr(stats_slices, "bootstrap_cis", lambda *a, **k: pytest.fail("resampled before the check"))
     rng = np.random.default_rng(0)
     y = (rng.random(60) < 0.5).astype(int)
     with pytest.raises(ValueError, match=r"number of slices.*\[0, 5\].*group rare values"):
@@ -178,7 +180,7 @@ def test_progress_reports_the_fraction_of_slices_done_and_can_stop():
     c = stats.compare_slices(y, s, by=g, n_resamples=50, progress=seen.append)
     assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0) and len(seen) >= 2 * len(c.names)
     plain = stats.compare_slices(y, s, by=g, n_resamples=50)
-    assert np.array_equal(c.ap_low, plain.ap_low) and c.vs_rest == plain.vs_rest  # the same draws
+    assert np.array_equal(c.ap_low, plain.ap_low) and c.vs_reference == plain.vs_rest  # the same draws
 
     class Stop(Exception):
         pass
