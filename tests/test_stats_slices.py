@@ -50,7 +50,7 @@ def test_each_interval_is_bootstrap_ci_of_its_rows_with_the_documented_seed(comp
             d = own.replicates - ci.replicates
             pair = c.vs_reference[i]
             assert pair.ap_difference == own.estimate - ci.estimate
-            assert (pair.ap_difference_low, pair.ap_difference_high) == tuple(np.quantile(d, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
+            assert (pair.ap_difference_low, pair.ap_difference_high) == _quantiles(d)
             # the p-value by the one rule of stats.bootstrap_tests: the percentile interval at level
             # 1 - p touches 0 (brute force over levels), not resolved below 1 / replicates
             levels = np.linspace(0.0005, 0.9995, 2000)
@@ -195,6 +195,11 @@ def test_progress_reports_the_fraction_of_slices_done_and_can_stop():
         stats.compare_slices(y, s, by=g, n_resamples=50, progress=stop)
     with pytest.raises(TypeError, match="`progress`"):
         stats.compare_slices(y, s, by=g, n_resamples=50, progress=1)
+
+
+def _quantiles(d):
+    """The 95% percentile bounds, as compare_slices computes them."""
+    return tuple(np.quantile(d, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
 
 
 # ---------------------------------------------------------------------------
@@ -346,7 +351,7 @@ def test_overall_weighted_replicates_by_hand_with_the_documented_seed():
         for key, low, high in (("ap", pair.ap_difference_low, pair.ap_difference_high),
                                ("auc", pair.auc_difference_low, pair.auc_difference_high)):
             d = np.array(reps[key][0]) - np.array(reps[key][1])
-            assert (low, high) == pytest.approx(tuple(np.quantile(d, [(1 - 0.95) / 2, (1 + 0.95) / 2])), abs=1e-12), (name, key)
+            assert (low, high) == pytest.approx(_quantiles(d), abs=1e-12), (name, key)
         assert (pair.ap_method, pair.auc_method) == ("bootstrap-joint", "bootstrap-joint")
 
 
@@ -392,9 +397,9 @@ def test_weighted_slice_intervals_are_the_weighted_bootstrap_of_its_rows():
                                                 sample_weight=w[r], n_resamples=150, random_state=rest_seed)
         pair = c.vs_reference[i]
         d = auc.replicates - rest_auc.replicates
-        assert (pair.auc_difference_low, pair.auc_difference_high) == tuple(np.quantile(d, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
+        assert (pair.auc_difference_low, pair.auc_difference_high) == _quantiles(d)
         d = ap.replicates - rest_ap.replicates
-        assert (pair.ap_difference_low, pair.ap_difference_high) == tuple(np.quantile(d, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
+        assert (pair.ap_difference_low, pair.ap_difference_high) == _quantiles(d)
     a, b = c.names[:2]
     pair = c.compare(a, b)
     assert pair.auc_method == "bootstrap-independent"

@@ -60,7 +60,8 @@ from .. import metrics
 from .._core.normal import isf, two_sided_p
 from .._core.text import clip, columns, pad, visible
 from .._core.validate import AP_METHODS, check_binary, check_choice, check_number
-from ._resample import Draws, RankedColumn, cell_steps, count_design, draw_blocks, draw_counts, rank_column, resample_steps
+from ._resample import (Draws, RankedColumn, cell_steps, count_design, draw_blocks, draw_counts, rank_column,
+                        resample_steps)
 from .bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_CELLS, _check_progress, bootstrap_cis,
                         interval_p_value)
 from .delong import _delong, row_placements, subset_delong, unpaired_delong
