@@ -27,9 +27,10 @@ scenarios: *null*, every slice drawn from one distribution (prevalence 0.2, d = 
 is right; Holm's family-wise rate below it), and *alternative*, the slices of ``SLICES``, where each
 difference's 95% interval is checked against the true difference (the slice's population value minus
 that of the mixture of the slices in proportion to their sizes, each from 4e6 rows) and the rejection
-rate is the power.
+rate is the power. ``overall-fixed`` runs the null scenario with every slice's positive count fixed
+(``round(prevalence n)``), the counts the stratified bootstrap holds fixed.
 
-    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] overall[-weighted]
+    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] overall[-weighted | -fixed]
 """
 
 from __future__ import annotations
@@ -50,8 +51,12 @@ SLICES = [("small", 150, 0.3, 1.0), ("medium", 1000, 0.2, 1.5), ("large", 5000, 
 METHODS = ("percentile", "bca", "basic", "bias-corrected")
 
 
-def _draw(rng, n, prevalence, d):
-    y = (rng.random(n) < prevalence).astype(int)
+def _draw(rng, n, prevalence, d, fixed=False):
+    """n rows, each positive with the prevalence (``fixed``: exactly round(prevalence n) positives)."""
+    if fixed:
+        y = (rng.permutation(n) < round(prevalence * n)).astype(int)
+    else:
+        y = (rng.random(n) < prevalence).astype(int)
     return y, rng.standard_normal(n) + d * y
 
 
@@ -118,14 +123,17 @@ def _mixture(rng, slices, n):
     return np.concatenate([y for y, _ in parts]), np.concatenate([s for _, s in parts])
 
 
-def main_overall(replicates: int, n_resamples: int, weighted: bool = False) -> None:
-    """Size (null) and coverage and power (alternative) of compare_slices(reference="overall")."""
+def main_overall(replicates: int, n_resamples: int, weighted: bool = False, fixed: bool = False) -> None:
+    """Size (null) and coverage and power (alternative) of compare_slices(reference="overall");
+    ``fixed``: every data set's slices have the same positive counts (what the bootstrap, stratified
+    by slice and class, holds fixed), the null scenario only."""
     rng = np.random.default_rng(2024)
     order = sorted(name for name, *_ in SLICES)
     print(f"# Python {sys.version.split()[0]}, {platform.machine()}; {replicates} replicates, {n_resamples} "
           f"resamples, {'weights of one (joint bootstrap of rows for both)' if weighted else 'unweighted'}; MC SE "
-          f"of a rate near 0.05: {math.sqrt(0.05 * 0.95 / replicates):.3f}, near 0.95 the same")
-    for scenario, slices in (("null", NULL), ("alternative", SLICES)):
+          f"of a rate near 0.05: {math.sqrt(0.05 * 0.95 / replicates):.3f}, near 0.95 the same"
+          + ("; every slice's positive count fixed" if fixed else ""))
+    for scenario, slices in (("null", NULL),) + ((("alternative", SLICES),) if not fixed else ()):
         true_diff = {name: (0.0, 0.0) for name, *_ in slices}  # null: the mixture is each slice's distribution
         if scenario == "alternative":
             ys, ss = _mixture(rng, slices, 4_000_000)
@@ -140,7 +148,7 @@ def main_overall(replicates: int, n_resamples: int, weighted: bool = False) -> N
         diffs = {name: [[], []] for name in order}
         t = time.perf_counter()
         for r in range(replicates):
-            parts = [_draw(rng, n, p, d) for _, n, p, d in slices]
+            parts = [_draw(rng, n, p, d, fixed) for _, n, p, d in slices]
             y = np.concatenate([a for a, _ in parts])
             s = np.concatenate([b for _, b in parts])
             g = np.repeat([name for name, *_ in slices], [n for _, n, _, _ in slices])
@@ -176,6 +184,7 @@ if __name__ == "__main__":
     numbers = [int(float(a)) for a in sys.argv[1:3]]
     mode = sys.argv[3:4]
     if mode and mode[0].startswith("overall"):
-        main_overall(*(numbers + [200, 500][len(numbers):]), weighted=mode[0] == "overall-weighted")
+        main_overall(*(numbers + [200, 500][len(numbers):]), weighted="weighted" in mode[0],
+                     fixed="fixed" in mode[0])
     else:
         main(*(numbers + [200, 500][len(numbers):]), unstratified=mode == ["unstratified"])
