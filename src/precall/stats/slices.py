@@ -328,7 +328,7 @@ class SliceComparison:
         comparison with the reference."""
         seed = f"SeedSequence({self.random_state}, spawn_key=(i,))"
         drawn = ("rows carrying their weights" if self.weighted else
-                 "counts of each class's runs of tied scores, over score blocks above 32768 cells")
+                 f"counts of each class's runs of tied scores, over score blocks above {MAX_CELLS} cells")
         auc = ("the percentile interval of the same bootstrap" if self.weighted else "DeLong's interval")
         if self.reference == "rest":
             versus = ("vs the rest of the rows (disjoint): AP by the rest's own bootstrap (seed spawn_key=(i, 1)), "
