@@ -127,9 +127,10 @@ def test_text_is_bounded_with_many_slices():
     y = (rng.random(3000) < 0.5).astype(int)
     c = stats.compare_slices(y, rng.random(3000), by=g, n_resamples=20)
     lines = c.to_text(k=3).splitlines()
-    # a title wrapped over two lines, the header, 3 worst, "...", 3 best, then resamples, seeds and design
-    assert "more ranked slices" in lines[3 + 3] and "resamples a slice" in lines[3 + 7]
-    assert len(lines) == 3 + 7 + len(textwrap.wrap(c._footer(), 80))
+    # a title wrapped over two lines, the header, 3 worst, "...", 3 best, a blank line, then resamples, seeds
+    # and design
+    assert "more ranked slices" in lines[3 + 3] and lines[3 + 7] == "" and "resamples a slice" in lines[3 + 8]
+    assert len(lines) == 3 + 8 + len(textwrap.wrap(c._footer(), 80))
     assert max(map(len, lines)) <= 80
     pd = pytest.importorskip("pandas")
     assert isinstance(c.to_frame(), pd.DataFrame) and len(c.to_frame()) == 30

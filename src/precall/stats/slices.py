@@ -427,7 +427,7 @@ class SliceComparison:
         if unranked:
             lines.append(f"{unranked} slice(s) not ranked (undefined, or fewer than min_support="
                          f"{self.min_support} rows)")
-        lines += textwrap.wrap(self._footer(), width)
+        lines += ["", *textwrap.wrap(self._footer(), width)]  # apart from the table
         return "\n".join(clip(line, width, "") for line in lines)
 
     def __str__(self) -> str:
