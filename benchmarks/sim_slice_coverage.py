@@ -17,6 +17,20 @@ that is not stratified by class (``stratified=False``: the slice's positive coun
 resamples as it does across the simulated data sets), reported as "unstratified percentile".
 
     python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] [unstratified]     (default 200 500)
+
+With ``overall`` (or ``overall-weighted``) instead, ``stats.compare_slices(reference="overall")`` is
+checked: each data set's slices are compared with all rows (AP by the joint bootstrap of the slice's and
+the rest's rows, ROC-AUC by DeLong's variance of the difference with the shared cases; with
+``overall-weighted`` every row weighs 1, so both are the joint bootstrap of rows carrying weights). Two
+scenarios: *null*, every slice drawn from one distribution (prevalence 0.2, d = 1.0; the slices of
+``SLICES``' sizes; the true difference 0), where the share of p-values below 0.05 is the test's size (5%
+is right; Holm's family-wise rate below it), and *alternative*, the slices of ``SLICES``, where each
+difference's 95% interval is checked against the true difference (the slice's population value minus
+that of the mixture of the slices in proportion to their sizes, each from 4e6 rows) and the rejection
+rate is the power. ``overall-fixed`` runs the null scenario with every slice's positive count fixed
+(``round(prevalence n)``), the counts the stratified bootstrap holds fixed.
+
+    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] overall[-weighted | -fixed]
 """
 
 from __future__ import annotations
@@ -37,8 +51,12 @@ SLICES = [("small", 150, 0.3, 1.0), ("medium", 1000, 0.2, 1.5), ("large", 5000, 
 METHODS = ("percentile", "bca", "basic", "bias-corrected")
 
 
-def _draw(rng, n, prevalence, d):
-    y = (rng.random(n) < prevalence).astype(int)
+def _draw(rng, n, prevalence, d, fixed=False):
+    """n rows, each positive with the prevalence (``fixed``: exactly round(prevalence n) positives)."""
+    if fixed:
+        y = (rng.permutation(n) < round(prevalence * n)).astype(int)
+    else:
+        y = (rng.random(n) < prevalence).astype(int)
     return y, rng.standard_normal(n) + d * y
 
 
@@ -95,6 +113,78 @@ def main(replicates: int, n_resamples: int, unstratified: bool = False) -> None:
         print("| " + " | ".join(cells) + " |", flush=True)
 
 
+NULL = [(name, n, 0.2, 1.0) for name, n, _, _ in SLICES]  # every slice the same distribution
+
+
+def _mixture(rng, slices, n):
+    """``n`` rows of the mixture of the slices in proportion to their sizes."""
+    total = sum(size for _, size, _, _ in slices)
+    parts = [_draw(rng, round(n * size / total), p, d) for _, size, p, d in slices]
+    return np.concatenate([y for y, _ in parts]), np.concatenate([s for _, s in parts])
+
+
+def main_overall(replicates: int, n_resamples: int, weighted: bool = False, fixed: bool = False) -> None:
+    """Size (null) and coverage and power (alternative) of compare_slices(reference="overall");
+    ``fixed``: every data set's slices have the same positive counts (what the bootstrap, stratified
+    by slice and class, holds fixed), the null scenario only."""
+    rng = np.random.default_rng(2024)
+    order = sorted(name for name, *_ in SLICES)
+    print(f"# Python {sys.version.split()[0]}, {platform.machine()}; {replicates} replicates, {n_resamples} "
+          f"resamples, {'weights of one (joint bootstrap of rows for both)' if weighted else 'unweighted'}; MC SE "
+          f"of a rate near 0.05: {math.sqrt(0.05 * 0.95 / replicates):.3f}, near 0.95 the same"
+          + ("; every slice's positive count fixed" if fixed else ""))
+    for scenario, slices in (("null", NULL),) + ((("alternative", SLICES),) if not fixed else ()):
+        true_diff = {name: (0.0, 0.0) for name, *_ in slices}  # null: the mixture is each slice's distribution
+        if scenario == "alternative":
+            ys, ss = _mixture(rng, slices, 4_000_000)
+            true_all = (precall.average_precision(ys, ss), precall.roc_auc(ys, ss))
+            for name, _, p, d in slices:
+                y, s = _draw(rng, 4_000_000, p, d)
+                true_diff[name] = (precall.average_precision(y, s) - true_all[0],
+                                   0.5 * math.erfc(-d / 2.0) - true_all[1])
+        reject = {name: [[], []] for name in order}
+        cover = {name: [[], []] for name in order}
+        family = [[], []]
+        diffs = {name: [[], []] for name in order}
+        t = time.perf_counter()
+        for r in range(replicates):
+            parts = [_draw(rng, n, p, d, fixed) for _, n, p, d in slices]
+            y = np.concatenate([a for a, _ in parts])
+            s = np.concatenate([b for _, b in parts])
+            g = np.repeat([name for name, *_ in slices], [n for _, n, _, _ in slices])
+            c = stats.compare_slices(y, s, by=g, n_resamples=n_resamples, random_state=r, reference="overall",
+                                     sample_weight=np.ones(y.shape[0]) if weighted else None)
+            for k, (p_holm, test) in enumerate(((c.ap_p_holm, "ap"), (c.auc_p_holm, "auc"))):
+                family[k].append(bool(np.nanmin(p_holm) < 0.05))
+            for i, name in enumerate(c.names):
+                pair = c.vs_reference[i]
+                for k, (p, lo, hi, est) in enumerate(((pair.ap_p_value, pair.ap_difference_low, pair.ap_difference_high,
+                                                       pair.ap_difference),
+                                                      (pair.auc_p_value, pair.auc_difference_low,
+                                                       pair.auc_difference_high, pair.auc_difference))):
+                    reject[name][k].append(bool(p < 0.05))
+                    cover[name][k].append(bool(lo <= true_diff[name][k] <= hi))
+                    diffs[name][k].append(est)
+        print(f"\n{scenario} ({time.perf_counter() - t:.0f}s): " + ", ".join(
+            f"{name} n={n} prevalence {p} d={d}" for name, n, p, d in slices)
+              + f"; Holm family-wise rejection AP {np.mean(family[0]):.3f}, ROC-AUC {np.mean(family[1]):.3f}")
+        header = ["slice", "true AP - all", "mean AP - all", "AP reject", "AP cover", "true AUC - all",
+                  "mean AUC - all", "AUC reject", "AUC cover"]
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for name, n, _, _ in slices:
+            cells = [f"{name} (n={n})"]
+            for k in (0, 1):
+                cells += [f"{true_diff[name][k]:+.4f}", f"{np.mean(diffs[name][k]):+.4f}",
+                          f"{np.mean(reject[name][k]):.3f}", f"{np.mean(cover[name][k]):.3f}"]
+            print("| " + " | ".join(cells) + " |", flush=True)
+
+
 if __name__ == "__main__":
     numbers = [int(float(a)) for a in sys.argv[1:3]]
-    main(*(numbers + [200, 500][len(numbers):]), unstratified=sys.argv[3:4] == ["unstratified"])
+    mode = sys.argv[3:4]
+    if mode and mode[0].startswith("overall"):
+        main_overall(*(numbers + [200, 500][len(numbers):]), weighted="weighted" in mode[0],
+                     fixed="fixed" in mode[0])
+    else:
+        main(*(numbers + [200, 500][len(numbers):]), unstratified=mode == ["unstratified"])

@@ -878,3 +878,33 @@ def torchvision_stand_in():
                 sys.modules[k] = v
 
     return restore
+
+
+# ----------------------------------------------------------------------- DeLong of a subset against all rows
+def _placements_pairwise(score_pos, score_neg):
+    """psi(x, y) = 1 if x > y, 1/2 if equal, for every (positive, negative) pair: each positive's
+    mean over the negatives (V10) and each negative's mean over the positives (V01)."""
+    psi = (score_pos[:, None] > score_neg[None, :]) + 0.5 * (score_pos[:, None] == score_neg[None, :])
+    return psi.mean(axis=1), psi.mean(axis=0)
+
+
+def delong_subset_variance(positive, scores, subset):
+    """Variance of AUC(subset rows) - AUC(all rows) from DeLong's placements, pair by pair: each row's
+    first-order share of the difference, its sample variance (n - 1) within each of the four strata
+    (in the subset or not, by class) times the stratum's size, summed (strata of one row add nothing)."""
+    positive = np.asarray(positive, dtype=bool)
+    scores = np.asarray(scores, dtype=np.float64)
+    inside = np.zeros(positive.shape[0], dtype=bool)
+    inside[subset] = True
+    v10_all, v01_all = _placements_pairwise(scores[positive], scores[~positive])
+    v10_sub, v01_sub = _placements_pairwise(scores[positive & inside], scores[~positive & inside])
+    share = np.empty(positive.shape[0])
+    share[positive] = -v10_all / positive.sum()
+    share[~positive] = -v01_all / (~positive).sum()
+    share[positive & inside] += v10_sub / (positive & inside).sum()
+    share[~positive & inside] += v01_sub / (~positive & inside).sum()
+    total = 0.0
+    for stratum in (positive & inside, ~positive & inside, positive & ~inside, ~positive & ~inside):
+        if stratum.sum() > 1:
+            total += stratum.sum() * np.var(share[stratum], ddof=1)
+    return total

@@ -301,7 +301,8 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
 
 
 LIBRARY = {"--ties": TIES, "--recall-grid": RECALL_GRIDS, "--method": AP_METHODS,
-           "--ci-method": precall.stats.BOOTSTRAP_METHODS, "--metric": ("roc_auc", *AP_METHODS)}
+           "--ci-method": precall.stats.BOOTSTRAP_METHODS, "--metric": ("roc_auc", *AP_METHODS),
+           "--reference": precall.stats.REFERENCES}
 
 
 def test_choices_are_the_librarys_declarations():
@@ -326,7 +327,7 @@ def _string_tuples(path: Path) -> list[tuple[int, tuple[str, ...]]]:
 
 DECLARED = {"AP_METHODS": AP_METHODS, "TIES": TIES, "RECALL_GRIDS": RECALL_GRIDS,
             "AVERAGES": precall._core.validate.AVERAGES, "BOOTSTRAP_METHODS": precall.stats.BOOTSTRAP_METHODS,
-            "RESAMPLE_MODES": precall.stats.RESAMPLE_MODES}
+            "RESAMPLE_MODES": precall.stats.RESAMPLE_MODES, "REFERENCES": precall.stats.REFERENCES}
 
 
 @pytest.mark.parametrize("path", sorted(p for p in CLI.glob("*.py") if p.name != "detection.py"),

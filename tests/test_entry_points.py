@@ -2,7 +2,7 @@
 
 Entry points: the in-memory functions, the table, ``evaluate``, the streaming
 :class:`precall.Accumulator`, :mod:`precall.dask`, :mod:`precall.stats` (the
-bootstrap's and DeLong's estimates) and the command line (``--json``; an error
+bootstrap's, DeLong's and ``compare_slices``' estimates) and the command line (``--json``; an error
 there is exit code 2, compared with ``ValueError``).
 """
 
@@ -102,9 +102,11 @@ def test_average_precision_agrees_everywhere(case, tmp_path):
             __import__("functools").partial(precall.average_precision, pos_label=pos),
             y, s, sample_weight=w, n_resamples=2, random_state=0).estimate,
         "cli": lambda: _cli(y, s, w, pos, tmp_path, "average_precision", "step"),
+        "compare_slices": lambda: stats.compare_slices(y, s, by=np.zeros(len(s)), sample_weight=w, pos_label=pos,
+                                                       n_resamples=2, reference="overall").ap[0],
     }
-    if case == "no positives":  # undefined: the bootstrap refuses it, everything else says 0.0 with a warning
-        del entry_points["bootstrap"]
+    if case == "no positives":  # undefined: the bootstrap refuses it (compare_slices: NaN), the rest say 0.0
+        del entry_points["bootstrap"], entry_points["compare_slices"]
     outcomes = {name: _outcome(f) for name, f in entry_points.items()}
     assert len(set(outcomes.values())) == 1, outcomes
 

@@ -591,7 +591,7 @@ def test_slice_intervals_are_compare_slices_ones_and_overall_is_evaluate_ci(tmp_
 
 def test_compare_by_one_score_is_each_slice_against_the_rest(tmp_path, capsys):
     """``compare --by`` with one --score: stats.compare_slices of the file's rows (the same numbers, seeds
-    and names), as text in 80 columns and as JSON; --weight refused in one line."""
+    and names), as text in 80 columns and as JSON."""
     rng = np.random.default_rng(5)
     n = 2400
     y = (rng.random(n) < 0.35).astype(int)
@@ -608,5 +608,44 @@ def test_compare_by_one_score_is_each_slice_against_the_rest(tmp_path, capsys):
     assert [s["by_values"] for s in got["slices"]] == [{"country": k} for k in ["DE", "FR", "IT", "PL"]]
     code, out, _ = _run(argv, capsys)
     assert code == 0 and max(map(len, out.splitlines())) <= 80 and "vs the rest" in " ".join(out.split())
-    code, _, err = _run([*argv, "--weight", "p"], capsys)
-    assert code == 2 and err.count("\n") == 1 and "--weight" in err
+    assert got["reference"] == "rest" and got["intervals"]["roc_auc"] == "delong"
+
+
+@pytest.mark.parametrize("reference", ["rest", "overall"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_compare_by_one_score_against_a_reference_with_weights(tmp_path, capsys, reference, weighted):
+    """``compare --by --reference {rest,overall} [--weight W]`` is stats.compare_slices(reference=...,
+    sample_weight=...) of the file's rows; the text and the JSON say the reference and the methods."""
+    rng = np.random.default_rng(6)
+    n = 1500
+    y = (rng.random(n) < 0.35).astype(int)
+    p = np.round(rng.random(n) * 0.8 + 0.3 * y, 2)
+    c = rng.choice(["DE", "FR", "IT"], n)
+    w = rng.integers(0, 4, n)  # zero weights too: those rows are set aside
+    path = tmp_path / "d.csv"
+    path.write_text("y,p,country,w\n" + "\n".join(f"{a},{b},{k},{v}" for a, b, k, v in zip(y, p, c, w)) + "\n")
+    argv = ["compare", str(path), "--label", "y", "--score", "p", "--by", "country", "--resamples", "60",
+            "--seed", "4", "--reference", reference] + (["--weight", "w"] if weighted else [])
+    got = _json(argv, capsys)
+    want = precall.stats.compare_slices(y, p, by={"country": c}, sample_weight=w if weighted else None, n_resamples=60,
+                                        random_state=4, reference=reference).to_dict()
+    assert got["slices"] == want["slices"] and got["reference"] == reference and got["weighted"] == weighted
+    assert got["intervals"] == want["intervals"] and got["input"]["weight_column"] == ("w" if weighted else None)
+    assert all(f"AP - {reference}" in row for row in got["slices"])
+    code, out, _ = _run(argv, capsys)
+    text = " ".join(out.split())
+    assert code == 0 and max(map(len, out.splitlines())) <= 80
+    assert ("vs the rest" if reference == "rest" else "vs all rows") in text
+    assert ("ROC-AUC bootstrap" if weighted else "ROC-AUC DeLong") in text and "seed 4" in text
+
+
+def test_compare_reference_only_with_by_and_one_score(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    path.write_text("y,a,b,g\n" + "\n".join(f"{i % 2},{i / 10},{(i * 7 % 10) / 10},{'xy'[i % 3 == 0]}"
+                                            for i in range(40)) + "\n")
+    for extra in (["--score", "a", "--score", "b", "--by", "g"], ["--score", "a", "--score", "b"]):
+        code, _, err = _run(["compare", str(path), "--label", "y", *extra, "--reference", "overall"], capsys)
+        assert code == 2 and err.count("\n") == 1 and "--reference" in err
+    code, _, err = _run(["compare", str(path), "--label", "y", "--score", "a", "--by", "g", "--reference", "all"],
+                        capsys)
+    assert code == 2 and "rest" in err and "overall" in err  # argparse's choices: the library's REFERENCES

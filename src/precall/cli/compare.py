@@ -313,7 +313,10 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         raise CliError("--by compares --score columns (binary); per class: one --score of each class")
     scores = list(dict.fromkeys(args.score or []))
     if len(scores) == 1:
-        return _slices_vs_rest(args, scores[0], metrics)
+        return _slices_vs_reference(args, scores[0], metrics)
+    if args.reference is not None:
+        raise CliError("--reference applies to --by with one --score (each slice against the rest or all rows); "
+                       "with several --score columns the models are compared on each slice's rows: drop it")
     if len(scores) < 2:
         raise CliError("compare needs at least two different --score columns")
     columns = read_scores(args, scores, by_columns(args.by))
@@ -393,31 +396,32 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     return 0
 
 
-def _slices_vs_rest(args: argparse.Namespace, score: str, metrics: list[str]) -> int:
-    """``--by`` with one ``--score``: each slice against the rest of the rows
-    (:func:`precall.stats.compare_slices`: the slice's AP and ROC-AUC intervals, the differences from the
-    rest with Holm's p-values), the slices named and ordered as ``evaluate --by`` names them."""
-    if args.weight is not None:
-        raise CliError("--by with one --score compares each slice with the rest, which takes no --weight "
-                       "(DeLong takes none); drop --weight, or give two --score columns for paired tests")
+def _slices_vs_reference(args: argparse.Namespace, score: str, metrics: list[str]) -> int:
+    """``--by`` with one ``--score``: each slice against the rest of the rows or all rows
+    (``--reference``; :func:`precall.stats.compare_slices`: the slice's AP and ROC-AUC intervals, the
+    differences from the reference with Holm's p-values; with ``--weight`` every interval a bootstrap of
+    the weighted rows), the slices named and ordered as ``evaluate --by`` names them."""
     aps = [m for m in metrics if m != "roc_auc"]
     if len(aps) > 1:
-        raise CliError(f"--by with one --score compares one AP convention with the rest; got --metric "
-                       f"{', '.join(aps)}: give one")
+        raise CliError(f"--by with one --score compares one AP convention with the {args.reference or 'rest'}; "
+                       f"got --metric {', '.join(aps)}: give one")
     columns = read_scores(args, [score], by_columns(args.by))
-    first = sliced_evaluation(columns, name=args.file, label=args.label, score=score, weight=None,
+    first = sliced_evaluation(columns, name=args.file, label=args.label, score=score, weight=args.weight,
                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
                               on_undefined="nan", min_support=args.min_support)
     by, _ = slice_input(columns)
     ci = ci_options(args)
-    progress = terminal_progress("slices vs the rest", len(columns.labels) * ci.n_resamples // 50)
+    reference = args.reference or precall.stats.REFERENCES[0]
+    progress = terminal_progress(f"slices vs {'the rest' if reference == 'rest' else 'all rows'}",
+                                 len(columns.labels) * ci.n_resamples // 50)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             result = precall.stats.compare_slices(
-                np.array(columns.labels), columns.scores, by=by, method=aps[0] if aps else "step",
-                pos_label=first.input["pos_label"], level=ci.level, n_resamples=ci.n_resamples,
-                random_state=ci.seed, min_support=args.min_support, progress=progress)
+                np.array(columns.labels), columns.scores, by=by, sample_weight=columns.weights,
+                method=aps[0] if aps else "step", pos_label=first.input["pos_label"], level=ci.level,
+                n_resamples=ci.n_resamples, random_state=ci.seed, min_support=args.min_support,
+                reference=reference, progress=progress)
         except (ValueError, TypeError) as exc:
             raise CliError(f"{args.file}: {exc}") from None
     # the same slices, in the same order, with the file's values
@@ -435,6 +439,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(args.metric)) if args.metric else ["roc_auc", "step"]
     if args.by:
         return _compare_slices(args, metrics)
+    if args.reference is not None:
+        raise CliError("--reference applies with --by (each slice against the rest or all rows)")
     models = _models(args)
     path = args.file
     if models is not None:
@@ -489,7 +495,7 @@ def register(sub: Any) -> None:
     add_file_arguments(cmp)
     cmp.add_argument("--score", action="append", metavar="COL",
                      help="a score column (give two or more: --score A --score B; with --by, one compares each "
-                     "slice with the rest)")
+                     "slice with the rest or, --reference overall, with all rows)")
     cmp.add_argument("--class-columns", action="append", metavar="C1,C2,...",
                      help="multi-class: one model's score columns, one per class (C1,C2,... named as "
                      "the classes, or LABEL=COLUMN pairs); repeat for each model; the macro AP and "
@@ -506,5 +512,9 @@ def register(sub: Any) -> None:
                      help="decimals in the text output (default 4)")
     add_ci_options(cmp)
     add_slice_options(cmp, what="the paired comparison of the models")
+    cmp.add_argument("--reference", choices=precall.stats.REFERENCES, default=None,
+                     help="with --by and one --score: compare each slice with the rest of the rows (default; "
+                     "disjoint: unpaired DeLong and independent bootstraps) or with all rows (the slice among "
+                     "them: one bootstrap by slice and class, DeLong with the shared cases)")
     add_output_options(cmp, undefined=False)
     cmp.set_defaults(func=cmd_compare)

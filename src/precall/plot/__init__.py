@@ -1064,7 +1064,7 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
     ys = np.arange(len(picked))[::-1].astype(float)
     if split:
         ys[k:] -= 1.0  # a gap between the worst and the best
-    if hasattr(result, "vs_rest"):  # stats.compare_slices: its values and intervals (no row of all rows)
+    if hasattr(result, "vs_reference"):  # stats.compare_slices: its values and intervals (no row of all rows)
         method, level = result.method, result.level
         panels = [(f"AP {method}", np.asarray(result.ap), None,
                    lambda i: (result.ap_low[i], result.ap_high[i])),

@@ -71,7 +71,7 @@ from __future__ import annotations
 
 from .bootstrap import BOOTSTRAP_METHODS, DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_CELLS, RESAMPLE_MODES, bootstrap_ci, bootstrap_cis, bootstrap_test, bootstrap_tests
 from .delong import roc_auc_ci, roc_auc_covariance, roc_auc_test, roc_auc_test_unpaired, roc_auc_variance
-from .slices import SliceComparison, SlicePair, compare_slices, holm, slice_seed
+from .slices import REFERENCES, SliceComparison, SlicePair, compare_slices, holm, slice_seed
 from .results import BootstrapResult, ConfidenceInterval, DelongCovariance, PairedComparison, UnpairedComparison
 
 __all__ = [
@@ -83,6 +83,7 @@ __all__ = [
     "DelongCovariance",
     "MAX_CELLS",
     "PairedComparison",
+    "REFERENCES",
     "RESAMPLE_MODES",
     "SliceComparison",
     "SlicePair",

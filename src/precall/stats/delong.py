@@ -113,6 +113,72 @@ def _delong(data: BinaryInput, policy: Any) -> tuple[float, float]:
     return _sorted_variance(p, q)
 
 
+def row_placements(positive: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, float]:
+    """Every row's placement in row order (``V10`` of a positive: the share of negatives below
+    it; ``V01`` of a negative: the share of positives above it; ties counting half) and the
+    AUC, as :func:`_sorted_placements` computes them (at least one row of each class)."""
+    p_rows, q_rows = np.flatnonzero(positive), np.flatnonzero(~positive)
+    p_order = p_rows[np.argsort(scores[p_rows], kind="stable")]
+    q_order = q_rows[np.argsort(scores[q_rows], kind="stable")]
+    v10, v01, auc = _sorted_placements(scores[p_order], scores[q_order])
+    place = np.empty(scores.shape[0])
+    place[p_order] = v10
+    place[q_order] = v01
+    return place, auc
+
+
+def stratified_variance(terms: np.ndarray, stratum: np.ndarray) -> float:
+    """The variance of ``sum(terms)`` when the cases are independent and identically distributed
+    within each stratum (``stratum``: ids 0..k-1): ``sum_k n_k * s_k**2``, ``s_k**2`` the sample
+    variance (``n_k - 1``) of the stratum's terms; a stratum of one case adds nothing (a stratified
+    resample redraws it).  With ``terms`` ``V10 / m`` and ``V01 / n`` and the classes as strata it
+    is DeLong's ``S10 / m + S01 / n``."""
+    k = int(stratum.max()) + 1 if stratum.size else 0
+    count = np.bincount(stratum, minlength=k)
+    mean = np.bincount(stratum, weights=terms, minlength=k) / np.maximum(count, 1)
+    deviation = terms - mean[stratum]
+    squares = np.bincount(stratum, weights=deviation * deviation, minlength=k)
+    several = count > 1
+    return float(np.sum(count[several] / (count[several] - 1) * squares[several]))
+
+
+def subset_delong(positive: np.ndarray, scores: np.ndarray, subset: np.ndarray, place: np.ndarray,
+                  auc: float) -> tuple[float, float, float, float]:
+    """ROC-AUC of the rows ``subset`` (indices) against the AUC of all rows, which contain them.
+
+    ``place`` and ``auc`` are :func:`row_placements` of all rows.  The two AUCs share the subset's
+    cases, so their difference is not that of independent samples: each case's share of
+    ``AUC_subset - AUC_all`` (to first order, DeLong's structural components) is
+    ``V10_subset / m_subset - V10_all / m`` for a positive of the subset, ``V01_subset / n_subset -
+    V01_all / n`` for a negative of it, and ``-V10_all / m`` or ``-V01_all / n`` for the other rows;
+    the variance is :func:`stratified_variance` over four strata (in the subset or not, by class),
+    as a bootstrap stratified the same way draws them.  The log of the ratio likewise, from the
+    shares divided by their AUC.  Returns the subset's AUC, the difference, its variance and the
+    variance of ``log(AUC_subset / AUC_all)`` (NaN with fewer than two of a class in the subset;
+    exactly 0 for a subset of every row).
+    """
+    pos = positive[subset]
+    m_s = int(pos.sum())
+    n_s = pos.shape[0] - m_s
+    if m_s < 2 or n_s < 2:
+        nan = math.nan
+        return nan, nan, nan, nan
+    own, auc_s = row_placements(pos, scores[subset])
+    m = int(positive.sum())
+    n = positive.shape[0] - m
+    whole = np.where(positive, place / m, place / n)
+    part = np.zeros(positive.shape[0])
+    part[subset] = np.where(pos, own / m_s, own / n_s)
+    inside = np.zeros(positive.shape[0], dtype=np.int64)
+    inside[subset] = 2
+    stratum = inside + positive
+    variance = stratified_variance(part - whole, stratum)
+    log_variance = math.nan
+    if auc_s > 0 and auc > 0:
+        log_variance = stratified_variance(part / auc_s - whole / auc, stratum)
+    return auc_s, auc_s - auc, variance, log_variance
+
+
 def _binary_unweighted(y_true: Any, y_score: Any, pos_label: Any) -> BinaryInput:
     return check_binary(y_true, y_score, None, pos_label, pos_label_rule="greater")
 

@@ -2,32 +2,48 @@
 
 :func:`compare_slices` gives, for every slice of ``by`` (:func:`precall.slices.slice_codes`):
 
-* its ROC-AUC with DeLong's interval (:func:`precall.stats.roc_auc_ci` of its rows);
+* its ROC-AUC with DeLong's interval (:func:`precall.stats.roc_auc_ci` of its rows; with
+  ``sample_weight``, which DeLong does not take, the percentile interval of the slice's bootstrap);
 * its AP with the bootstrap interval of its rows (:func:`precall.stats.bootstrap_ci`:
   stratified by class within the slice, ``resample="auto"``, :data:`DEFAULT_RESAMPLES`);
-* the slice against the rest of the rows (disjoint samples): the ROC-AUC difference by
-  DeLong's unpaired test (pROC's ``roc.test(paired = FALSE)``) and the AP difference from the
-  two independent bootstraps (the slice's and the rest's replicates subtracted in draw
-  order), each with an interval, the ratio with an interval, a p-value and the p-values
-  Holm-adjusted across the slices tested;
+* the slice against a reference (``reference``), the difference and the ratio each with an
+  interval, a two-sided p-value and the p-values Holm-adjusted across the slices ranked:
+
+  - ``"rest"``, the rows of every other slice (a disjoint sample): ROC-AUC by DeLong's unpaired
+    test (pROC's ``roc.test(paired = FALSE)``), AP from the two independent bootstraps (the
+    slice's and the rest's replicates subtracted in draw order);
+  - ``"overall"``, every row (the slice's rows among them, so the two estimates are correlated
+    and an independent-samples test would be wrong): AP from one bootstrap stratified by slice
+    and class, whose replicate draws the slice's rows and the rest's rows independently and
+    takes their union as the overall replicate (``AP(slice*) - AP(slice* + rest*)``); ROC-AUC
+    by DeLong's variance of ``AUC_slice - AUC_overall`` from the structural components of both,
+    the shared cases' covariance included (:func:`precall.stats.delong.subset_delong`);
+
 * the slices ranked worst first (by AP; undefined slices and those under ``min_support``
   rows reported, not ranked).
+
+With ``sample_weight`` every interval and comparison is a bootstrap of the rows carrying their
+weights (:func:`bootstrap_cis` of AP and ROC-AUC together; the counts bootstrap needs unweighted
+rows): the slice's, and the rest's or the joint one as above; ``SliceComparison.describe``
+says which method made each number.
 
 :meth:`SliceComparison.compare` compares two named slices from the same replicates.
 
 **Seeds.**  Slice ``i`` (its index in ``slices``) is resampled with
-``numpy.random.SeedSequence(random_state, spawn_key=(i,))`` and the rest of the rows
-against it with ``spawn_key=(i, 1)``, so ``stats.bootstrap_ci(metric, y[mask], s[mask],
-random_state=np.random.SeedSequence(random_state, spawn_key=(i,)))`` reproduces the slice's
-interval exactly (:func:`slice_seed`).  ``random_state=None`` draws fresh entropy; a
-``Generator`` gives one integer of entropy first.
+``numpy.random.SeedSequence(random_state, spawn_key=(i,))`` and its reference (the rest of the
+rows, or the joint bootstrap against all rows) with ``spawn_key=(i, 1)``, so
+``stats.bootstrap_ci(metric, y[mask], s[mask], random_state=np.random.SeedSequence(random_state,
+spawn_key=(i,)))`` reproduces the slice's interval exactly whatever the reference
+(:func:`slice_seed`).  ``random_state=None`` draws fresh entropy; a ``Generator`` gives one
+integer of entropy first.
 
 **Cost.**  Each slice costs two bootstraps drawn as counts (``resample="auto"``; the one AP
-convention asked for): its own rows' and the rest's.  The rest holds about all the rows, so
-its cells reach ``max_cells`` (32768) from about 3e4 rows on: about 3 s a slice at the
-default 2000 resamples, whatever the number of rows beyond that, i.e. time linear in the
-number of slices.  At most :data:`MAX_SLICES` slices are compared (a ValueError says how
-to ask for fewer); ``progress`` reports the fraction done and can stop the work.
+convention asked for): its own rows' and the reference's (the rest's rows, or every row).  The
+reference holds about all the rows, so its cells reach ``max_cells`` (32768) from about 3e4
+rows on: about 3 s a slice at the default 2000 resamples, whatever the number of rows beyond
+that, i.e. time linear in the number of slices.  With weights both are drawn as rows: O(rows)
+a resample.  At most :data:`MAX_SLICES` slices are compared (a ValueError says how to ask for
+fewer); ``progress`` reports the fraction done and can stop the work.
 """
 
 from __future__ import annotations
@@ -36,25 +52,30 @@ import functools
 import math
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 from .. import metrics
-from .._core.normal import isf
+from .._core.normal import isf, two_sided_p
 from .._core.text import clip, columns, pad, visible
 from .._core.validate import AP_METHODS, check_binary, check_choice, check_number
 from ..slices import slice_codes, slice_dicts, slices_frame
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, _check_progress, bootstrap_ci, interval_p_value
-from .delong import _delong, unpaired_delong
+from ._resample import (Draws, RankedColumn, cell_steps, count_design, draw_blocks, draw_counts, rank_column,
+                        resample_steps)
+from .bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_CELLS, _check_progress, bootstrap_cis,
+                        interval_p_value)
+from .delong import _delong, row_placements, subset_delong, unpaired_delong
 from .results import _check_level, _check_random_state, _normal_interval
 
-__all__ = ["SliceComparison", "SlicePair", "compare_slices", "holm", "slice_seed"]
+__all__ = ["REFERENCES", "Reference", "SliceComparison", "SlicePair", "compare_slices", "holm", "slice_seed"]
 
-REFERENCES = ("rest",)
+Reference = Literal["rest", "overall"]
+REFERENCES: tuple[str, ...] = get_args(Reference)
+"""What :func:`compare_slices` compares each slice with: the rest of the rows, or every row."""
 MAX_SLICES = 1000
 """The most slices resampled one by one (each a bootstrap of its rows, and in :func:`compare_slices`
-one of the rest of the rows too): :func:`compare_slices` and the command line's per-slice intervals."""
+one of its reference too): :func:`compare_slices` and the command line's per-slice intervals."""
 
 
 def holm(p_values: Any) -> np.ndarray:
@@ -104,7 +125,9 @@ def slice_seed(random_state: Any, index: int, rest: bool = False) -> np.random.S
     index : int
         The slice's position in the result.
     rest : bool, default=False
-        The seed of the rest of the rows (the slice's reference) instead.
+        The seed of the slice's reference instead: the bootstrap of the rest of the rows
+        (``reference="rest"``), or the joint bootstrap of the slice's and the rest's rows
+        (``reference="overall"``).
 
     Returns
     -------
@@ -130,10 +153,14 @@ def _entropy(random_state: Any) -> int:
 def _bootstrap_p(diff: np.ndarray) -> float:
     """Two-sided p-value of a difference from its replicates, by the one rule of
     :func:`precall.stats.bootstrap_tests` (the smallest ``1 - level`` whose percentile
-    interval excludes 0, at least one over the replicates); NaN without replicates."""
-    if not np.any(~np.isnan(diff)):
+    interval excludes 0, at least one over the replicates); 1 when every replicate is 0 (the
+    interval is [0, 0] at every level); NaN without replicates."""
+    finite = diff[~np.isnan(diff)]
+    if not finite.size:
         return math.nan
-    return interval_p_value(diff, None, None, "percentile")[0]
+    if not finite.any():
+        return 1.0
+    return interval_p_value(finite, None, None, "percentile")[0]
 
 
 def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
@@ -148,15 +175,35 @@ def _log_ratio_interval(a: float, var_a: float, b: float, var_b: float, level: f
     """``a / b`` and its interval from the delta method on ``log(a / b)`` (independent a, b)."""
     if not (a > 0 and b > 0) or math.isnan(var_a + var_b):
         return (a / b if b else math.nan), math.nan, math.nan
-    half = isf((1.0 - level) / 2.0) * math.sqrt(var_a / a**2 + var_b / b**2)
-    r = a / b
-    return r, r * math.exp(-half), r * math.exp(half)
+    return _ratio_interval(a / b, var_a / a**2 + var_b / b**2, level)
+
+
+def _ratio_interval(ratio: float, log_variance: float, level: float) -> tuple[float, float, float]:
+    """``ratio`` and its interval ``ratio * exp(-+ z sqrt(log_variance))``."""
+    if math.isnan(log_variance) or not ratio > 0:
+        return ratio, math.nan, math.nan
+    half = isf((1.0 - level) / 2.0) * math.sqrt(log_variance)
+    return ratio, ratio * math.exp(-half), ratio * math.exp(half)
+
+
+# how each comparison was made (SlicePair.ap_method / auc_method)
+INDEPENDENT = "bootstrap-independent"  # two samples' own bootstraps, replicates subtracted in draw order
+JOINT = "bootstrap-joint"  # one bootstrap by slice and class: the slice's draws and, with the rest's, all rows'
+UNPAIRED = "delong-unpaired"  # pROC's roc.test(paired = FALSE): DeLong variances of disjoint samples added
+SUBSET = "delong-subset"  # DeLong's components of the slice and of all rows, their covariance included
 
 
 @dataclass(frozen=True)
 class SlicePair:
-    """One slice against another sample (the rest, or another slice): differences ``a - b``
-    and ratios ``a / b`` with intervals and two-sided p-values, for AP and ROC-AUC."""
+    """One slice against another sample (the rest, every row, or another slice): differences
+    ``a - b`` and ratios ``a / b`` with intervals and two-sided p-values, for AP and ROC-AUC.
+
+    ``ap_method`` and ``auc_method`` say how: ``"bootstrap-independent"`` (the two samples' own
+    bootstraps), ``"bootstrap-joint"`` (one bootstrap of the slice and of all rows, the slice's
+    draws part of all rows' draws), ``"delong-unpaired"`` (pROC's unpaired DeLong test: Student t
+    with Welch-Satterthwaite df) or ``"delong-subset"`` (DeLong's variance of the slice's AUC minus
+    all rows' AUC, normal z); bootstrap intervals are percentile intervals and their p-values come
+    from the replicates (:func:`precall.stats.bootstrap_tests`' rule)."""
 
     a: str
     b: str
@@ -175,11 +222,16 @@ class SlicePair:
     auc_ratio_high: float
     auc_p_value: float
     level: float
+    ap_method: str = INDEPENDENT
+    auc_method: str = UNPAIRED
 
     def __str__(self) -> str:
         return (f"{visible(self.a)} - {visible(self.b)}: AP {self.ap_difference:+.4f} [{self.ap_difference_low:+.4f}, "
                 f"{self.ap_difference_high:+.4f}] p={self.ap_p_value:.3g}; ROC-AUC {self.auc_difference:+.4f} "
                 f"[{self.auc_difference_low:+.4f}, {self.auc_difference_high:+.4f}] p={self.auc_p_value:.3g}")
+
+
+_NONE = np.zeros(0)
 
 
 @dataclass(frozen=True)
@@ -189,27 +241,40 @@ class _Sample:
     ap_high: float
     replicates: np.ndarray
     auc: float
-    auc_var: float
+    auc_var: float  # DeLong's (NaN with weights: the bootstrap's replicates instead)
     auc_low: float
     auc_high: float
     n: int
+    auc_replicates: np.ndarray = field(default_factory=lambda: _NONE, repr=False)  # with weights
+
+
+_EMPTY = _Sample(math.nan, math.nan, math.nan, _NONE, math.nan, math.nan, math.nan, math.nan, 0)
 
 
 @dataclass(frozen=True)
 class SliceComparison:
-    """Every slice's AP and ROC-AUC with intervals, and each slice against the rest.
+    """Every slice's AP and ROC-AUC with intervals, and each slice against its reference.
 
     Attributes
     ----------
-    names, keys, columns, n_samples, n_pos : the slices (as :class:`precall.SlicedEvaluation`)
+    names, keys, columns, n_samples, n_pos : the slices (as :class:`precall.SlicedEvaluation`: ``n_samples``
+        counts the rows given, zero-weight rows too; ``n_pos`` the positive weight)
+    method : str
+        The AP convention.
+    level, n_resamples, random_state : the intervals' level, resamples a bootstrap and entropy
+        (slice ``i`` seeded :func:`slice_seed`)
+    reference : {"rest", "overall"}
+        What each slice is compared with: the rest of the rows, or every row.
+    weighted : bool
+        Whether ``sample_weight`` was given (every interval and comparison then a bootstrap).
     ap, ap_low, ap_high : ndarray
         The AP (``method``) of each slice and its bootstrap interval.
     auc, auc_low, auc_high : ndarray
-        ROC-AUC and DeLong's interval.
-    vs_rest : tuple of SlicePair
-        Each slice against the rest of the rows.
+        ROC-AUC and DeLong's interval (with weights: the bootstrap's).
+    vs_reference : tuple of SlicePair
+        Each slice against the reference (``b`` is ``"rest"`` or ``"overall"``).
     ap_p_holm, auc_p_holm : ndarray
-        The vs-rest p-values Holm-adjusted across the slices tested.
+        The p-values against the reference Holm-adjusted across the slices ranked.
     ranked : ndarray
         Slices ranked worst first by AP (defined, at least ``min_support`` rows).
     """
@@ -224,17 +289,27 @@ class SliceComparison:
     n_resamples: int
     random_state: int
     min_support: int
+    reference: str
+    weighted: bool
     ap: np.ndarray
     ap_low: np.ndarray
     ap_high: np.ndarray
     auc: np.ndarray
     auc_low: np.ndarray
     auc_high: np.ndarray
-    vs_rest: tuple[SlicePair, ...]
+    vs_reference: tuple[SlicePair, ...]
     ap_p_holm: np.ndarray
     auc_p_holm: np.ndarray
     ranked: np.ndarray
     _samples: tuple[_Sample, ...] = field(repr=False, default=())
+
+    @property
+    def vs_rest(self) -> tuple[SlicePair, ...]:
+        """:attr:`vs_reference` of a comparison with the rest (``reference="rest"``)."""
+        if self.reference != "rest":
+            raise AttributeError(f"the slices were compared with {self.reference!r}, not the rest: "
+                                 "read vs_reference")
+        return self.vs_reference
 
     def index(self, name: Any) -> int:
         """The index of a slice by name."""
@@ -244,19 +319,55 @@ class SliceComparison:
                        f"{', '.join(map(repr, self.names[:5]))}" + (", ..." if len(self.names) > 5 else ""))
 
     def compare(self, a: Any, b: Any) -> SlicePair:
-        """Slice ``a`` against slice ``b`` (disjoint): DeLong's unpaired test for ROC-AUC, the two
-        slices' own bootstrap replicates for AP."""
+        """Slice ``a`` against slice ``b`` (disjoint) from the slices' own intervals' draws: for
+        ROC-AUC DeLong's unpaired test (with weights the two bootstraps), for AP the two
+        bootstraps."""
         i, j = self.index(a), self.index(b)
         return _pair(self.names[i], self.names[j], self._samples[i], self._samples[j], self.level)
 
+    def describe(self) -> str:
+        """How every number was computed: the intervals' method, resamples and seeds, and the
+        comparison with the reference."""
+        seed = f"SeedSequence({self.random_state}, spawn_key=(i,))"
+        drawn = ("rows carrying their weights" if self.weighted else
+                 f"counts of each class's runs of tied scores, over score blocks above {MAX_CELLS} cells")
+        auc = ("the percentile interval of the same bootstrap" if self.weighted else "DeLong's interval")
+        if self.reference == "rest":
+            versus = ("vs the rest of the rows (disjoint): AP by the rest's own bootstrap (seed spawn_key=(i, 1)), "
+                      "the replicates subtracted in draw order; ROC-AUC by "
+                      + ("the same bootstraps" if self.weighted else "DeLong's unpaired test (pROC, Student t)"))
+        else:
+            versus = ("vs all rows (the slice among them): one bootstrap stratified by slice and class (seed "
+                      "spawn_key=(i, 1)), the overall replicate the union of the slice's and the rest's draws, "
+                      "for AP" + (" and ROC-AUC" if self.weighted else "; ROC-AUC by DeLong's variance of the "
+                                  "difference from both AUCs' placements, the shared cases' covariance included "
+                                  "(normal z)"))
+        return (f"AP ({self.method}): percentile interval of {self.n_resamples} bootstrap resamples of each "
+                f"slice's rows stratified by class (slice i seeded {seed}; drawn as {drawn}); ROC-AUC: {auc}; "
+                f"{versus}; differences and ratios with percentile intervals of the replicates"
+                + ("" if self.weighted else " (delta-method ratio intervals for DeLong)")
+                + "; p-values two-sided, Holm-adjusted across the ranked slices")
+
+    def _footer(self) -> str:
+        """The text's last words: resamples, seeds and the comparison's design (:meth:`describe` in full)."""
+        if self.reference == "rest":
+            design = "AP by independent bootstraps, ROC-AUC by " + ("them too" if self.weighted else "unpaired DeLong")
+        else:
+            design = ("AP by one bootstrap of the slice and the rest, all rows their union; ROC-AUC by "
+                      + ("it too" if self.weighted else "DeLong with the shared cases' covariance"))
+        return (f"{self.n_resamples} resamples a slice and its reference{' (weighted rows)' if self.weighted else ''}, "
+                f"seed {self.random_state} (slice i: spawn_key (i,), its reference (i, 1)); {design}; p Holm-adjusted")
+
     def _table(self) -> tuple[list[str], list[list[Any]]]:
+        ref = self.reference
         header = ["slice", "n", "n_pos", "AP", "AP low", "AP high", "ROC-AUC", "AUC low", "AUC high",
-                  "AP - rest", "AP diff low", "AP diff high", "AP ratio", "AP p", "AP p Holm",
-                  "AUC - rest", "AUC diff low", "AUC diff high", "AUC ratio", "AUC p", "AUC p Holm"]
+                  f"AP - {ref}", "AP diff low", "AP diff high", "AP ratio", "AP p", "AP p Holm",
+                  f"AUC - {ref}", "AUC diff low", "AUC diff high", "AUC ratio", "AUC p", "AUC p Holm"]
         rows = []
         for i, name in enumerate(self.names):
-            r = self.vs_rest[i]
-            rows.append([name, int(self.n_samples[i]), int(self.n_pos[i]), float(self.ap[i]), float(self.ap_low[i]),
+            r = self.vs_reference[i]
+            n_pos = float(self.n_pos[i]) if self.weighted else int(self.n_pos[i])
+            rows.append([name, int(self.n_samples[i]), n_pos, float(self.ap[i]), float(self.ap_low[i]),
                          float(self.ap_high[i]), float(self.auc[i]), float(self.auc_low[i]), float(self.auc_high[i]),
                          r.ap_difference, r.ap_difference_low, r.ap_difference_high, r.ap_ratio, r.ap_p_value,
                          float(self.ap_p_holm[i]), r.auc_difference, r.auc_difference_low, r.auc_difference_high,
@@ -264,11 +375,19 @@ class SliceComparison:
         return header, rows
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the settings, every slice's row (``{"slice": name, "by_values": {column: value},
-        <numbers>}`` as :meth:`precall.SlicedEvaluation.to_dict` gives them), the ranking worst first."""
+        """JSON-ready: the settings, how the numbers were computed, every slice's row (``{"slice": name,
+        "by_values": {column: value}, <numbers>}`` as :meth:`precall.SlicedEvaluation.to_dict` gives them),
+        the ranking worst first."""
         header, rows = self._table()
+        first = self.vs_reference[0] if self.vs_reference else None
         return {"by": list(self.columns), "method": self.method, "level": self.level,
                 "n_resamples": self.n_resamples, "random_state": self.random_state, "min_support": self.min_support,
+                "reference": self.reference, "weighted": self.weighted,
+                "intervals": {"average_precision": "bootstrap percentile",
+                              "roc_auc": "bootstrap percentile" if self.weighted else "delong",
+                              "ap_comparison": first.ap_method if first else None,
+                              "auc_comparison": first.auc_method if first else None,
+                              "description": self.describe()},
                 "slices": slice_dicts(header, rows, self.keys, self.columns),
                 "ranked_worst_first": [self.names[i] for i in self.ranked]}
 
@@ -281,23 +400,25 @@ class SliceComparison:
 
     def to_text(self, k: int = 5, width: int = 80) -> str:
         """At most ``width`` columns: the ``k`` worst and ``k`` best ranked slices with their
-        intervals and the Holm-adjusted p-values against the rest."""
+        intervals and the Holm-adjusted p-values against the reference, then how they were computed."""
         k = check_number(k, "k", low=1, integer=True, hint="how many worst and best slices to print")
         ranked = self.ranked.tolist()
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
         name_w = max(5, min(16, max((columns(visible(n)) for n in self.names), default=5)))
         pct = f"{self.level:.0%}"
+        versus, short = ("the rest", "-rest") if self.reference == "rest" else ("all rows", "-all")
+        auc = "bootstrap" if self.weighted else "DeLong"
         lines = [*textwrap.wrap(f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; AP "
-                                f"({self.method}) bootstrap and ROC-AUC DeLong {pct} intervals; vs the rest, worst "
+                                f"({self.method}) bootstrap and ROC-AUC {auc} {pct} intervals; vs {versus}, worst "
                                 "first", width),
-                 f"{'slice':<{name_w}} {'n':>7} {'AP [interval]':>21} {'-rest':>7} {'pHolm':>6} "
-                 f"{'ROC-AUC':>7} {'-rest':>7} {'pHolm':>6}"]
+                 f"{'slice':<{name_w}} {'n':>7} {'AP [interval]':>21} {short:>7} {'pHolm':>6} "
+                 f"{'ROC-AUC':>7} {short:>7} {'pHolm':>6}"]
         for i in picked:
             if i < 0:
                 lines.append(f"{'...':<{name_w}}  ({len(ranked) - 2 * k} more ranked slices)")
                 continue
             name = pad(clip(visible(self.names[i]), name_w), name_w)
-            r = self.vs_rest[i]
+            r = self.vs_reference[i]
             lines.append(f"{name} {int(self.n_samples[i]):>7} {self.ap[i]:>6.4f} "
                          f"[{self.ap_low[i]:.4f},{self.ap_high[i]:.4f}] {r.ap_difference:>+7.4f} "
                          f"{_p(self.ap_p_holm[i]):>6} {self.auc[i]:>7.4f} {r.auc_difference:>+7.4f} "
@@ -306,6 +427,7 @@ class SliceComparison:
         if unranked:
             lines.append(f"{unranked} slice(s) not ranked (undefined, or fewer than min_support="
                          f"{self.min_support} rows)")
+        lines += ["", *textwrap.wrap(self._footer(), width)]  # apart from the table
         return "\n".join(clip(line, width, "") for line in lines)
 
     def __str__(self) -> str:
@@ -316,39 +438,62 @@ def _p(p: float) -> str:
     return "nan" if math.isnan(p) else ("<1e-4" if p < 1e-4 else f"{p:.4f}")
 
 
-def _pair(a: str, b: str, x: _Sample, y: _Sample, level: float) -> SlicePair:
-    d = x.replicates - y.replicates if x.replicates.size and y.replicates.size else np.zeros(0)
+def _contrast(a: float, b: float, reps_a: np.ndarray, reps_b: np.ndarray, level: float
+              ) -> tuple[float, float, float, float, float, float, float]:
+    """``a - b`` and ``a / b`` with the percentile intervals of the replicates' differences and
+    ratios (replicates paired in draw order), and the difference's bootstrap p-value."""
+    d = reps_a - reps_b if reps_a.size and reps_b.size else _NONE
     d_low, d_high = _percentiles(d, level)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio_reps = x.replicates / y.replicates if d.size else np.zeros(0)
-    r_low, r_high = _percentiles(ratio_reps[np.isfinite(ratio_reps)] if d.size else d, level)
+        ratios = reps_a / reps_b if d.size else _NONE
+    r_low, r_high = _percentiles(ratios[np.isfinite(ratios)], level)
+    return a - b, d_low, d_high, _ratio(a, b), r_low, r_high, _bootstrap_p(d)
+
+
+def _ratio(a: float, b: float) -> float:
+    """``a / b``; NaN for ``b = 0``."""
+    return a / b if b else math.nan
+
+
+def _pair(a: str, b: str, x: _Sample, y: _Sample, level: float) -> SlicePair:
+    """Two disjoint samples: AP from their own bootstraps; ROC-AUC by DeLong's unpaired test, or
+    (weighted) from their bootstraps too."""
+    ap = _contrast(x.ap, y.ap, x.replicates, y.replicates, level)
+    if x.auc_replicates.size or y.auc_replicates.size:  # weighted: no DeLong variance
+        return SlicePair(a, b, *ap, *_contrast(x.auc, y.auc, x.auc_replicates, y.auc_replicates, level), level,
+                         INDEPENDENT, INDEPENDENT)
     auc = unpaired_delong(x.auc, x.auc_var, x.n, y.auc, y.auc_var, y.n, level)
     ratio, ar_low, ar_high = _log_ratio_interval(x.auc, x.auc_var, y.auc, y.auc_var, level)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ap_ratio = x.ap / y.ap if y.ap else math.nan
-    return SlicePair(a, b, x.ap - y.ap, d_low, d_high, ap_ratio, r_low, r_high, _bootstrap_p(d),
-                     auc.difference, auc.low, auc.high, ratio, ar_low, ar_high, auc.p_value, level)
+    return SlicePair(a, b, *ap, auc.difference, auc.low, auc.high, ratio, ar_low, ar_high, auc.p_value, level,
+                     INDEPENDENT, UNPAIRED)
 
 
-def _sample(y: np.ndarray, s: np.ndarray, metric: Any, n_resamples: int, level: float, seed: Any,
-            progress: Any = None) -> _Sample:
+def _sample(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, method: str, n_resamples: int, level: float,
+            seed: Any, progress: Any = None) -> _Sample:
     """One sample's AP interval (bootstrap; ``progress`` as :func:`bootstrap_ci` takes it) and
-    ROC-AUC with DeLong's variance; NaN where undefined."""
-    pos = int(np.sum(y))
+    ROC-AUC with DeLong's variance, or with weights both from one bootstrap of the rows; NaN
+    where undefined.  ``y``: 0 / 1, ``w``: positive weights or None."""
+    pos = int(np.count_nonzero(y))
     neg = y.shape[0] - pos
+    n = y.shape[0]
     if pos == 0:
-        ap, low, high, reps = math.nan, math.nan, math.nan, np.zeros(0)
+        ap, low, high, reps = math.nan, math.nan, math.nan, _NONE
     else:
-        ci = bootstrap_ci(metric, y, s, n_resamples=n_resamples, level=level, random_state=seed,
-                          progress=progress)
-        ap, low, high, reps = ci.estimate, ci.low, ci.high, ci.replicates
-    if pos < 2 or neg < 2:
-        auc = metrics.roc_auc(y, s, pos_label=1, on_undefined="nan") if pos and neg else math.nan
-        return _Sample(ap, low, high, reps, auc, math.nan, math.nan, math.nan, y.shape[0])
-    data = check_binary(y, s, None, 1)
-    auc, var = _delong(data, "nan")
+        chosen: list[Any] = [functools.partial(metrics.average_precision, method=method)]
+        if w is not None and neg:
+            chosen.append(metrics.roc_auc)
+        got = bootstrap_cis(chosen, y, s, sample_weight=w, n_resamples=n_resamples, level=level,
+                            random_state=seed, progress=progress)
+        ap, low, high, reps = got[0].estimate, got[0].low, got[0].high, got[0].replicates
+        if w is not None and neg:
+            auc = got[1]
+            return _Sample(ap, low, high, reps, auc.estimate, math.nan, auc.low, auc.high, n, auc.replicates)
+    if pos < 2 or neg < 2 or w is not None:
+        auc = metrics.roc_auc(y, s, sample_weight=w, on_undefined="nan") if pos and neg else math.nan
+        return _Sample(ap, low, high, reps, auc, math.nan, math.nan, math.nan, n)
+    auc, var = _delong(check_binary(y, s, None, 1), "nan")
     lo, hi = _normal_interval(auc, math.sqrt(var), level)
-    return _Sample(ap, low, high, reps, auc, var, max(lo, 0.0), min(hi, 1.0), y.shape[0])
+    return _Sample(ap, low, high, reps, auc, var, max(lo, 0.0), min(hi, 1.0), n)
 
 
 def _part(progress: Any, k: int, parts: int) -> Any:
@@ -358,50 +503,180 @@ def _part(progress: Any, k: int, parts: int) -> Any:
     return lambda done: progress((k + done) / parts)
 
 
+# ---------------------------------------------------------------------------
+# each slice against every row
+@dataclass(frozen=True)
+class _Overall:
+    """Every row (zero weights set aside), ranked once for all the slices' comparisons with it."""
+
+    y: np.ndarray  # 0 / 1
+    s: np.ndarray
+    w: np.ndarray | None
+    ap: float
+    auc: float
+    place: np.ndarray  # DeLong's placement of every row (unweighted; else empty)
+    ranked: RankedColumn  # the ranked column (grouped ties) every joint replicate is counted over
+
+
+def _overall(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, method: str) -> _Overall:
+    positive = y.astype(bool)
+    pos = int(np.count_nonzero(positive))
+    neg = y.shape[0] - pos
+    ap = metrics.average_precision(y, s, method=method, sample_weight=w) if pos else math.nan
+    place, auc = _NONE, math.nan
+    if w is None and pos and neg:
+        place, auc = row_placements(positive, s)
+    elif pos and neg:
+        auc = metrics.roc_auc(y, s, sample_weight=w)
+    return _Overall(y, s, w, ap, auc, place, rank_column(s, positive, "group"))
+
+
+def _joint_replicates(whole: _Overall, rows: np.ndarray, kernels: list[Any], rng: np.random.Generator,
+                      n_resamples: int, estimates: list[tuple[float, float]], progress: Any
+                      ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each kernel's replicates on the slice ``rows`` and on every row, from one bootstrap stratified
+    by slice and class: a replicate draws the slice's rows and the rest's rows within each class
+    (:mod:`._resample`'s draws), the slice's replicate is its draws, the overall one all of them.
+    Without weights the draws are counts of cells (the cells of the one ranked column of every
+    row by stratum, as ``resample="counts"``; over score blocks, the replicates shifted onto the
+    exact ``estimates``, when the cells exceed :data:`MAX_CELLS`); with weights rows carrying their
+    weights, every run counted."""
+    n = whole.y.shape[0]
+    in_slice = np.zeros(n, dtype=bool)
+    in_slice[rows] = True
+    out: list[tuple[list[np.ndarray], list[np.ndarray]]] = [([], []) for _ in kernels]
+
+    def add(own: Any, every: Any) -> None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for (mine, all_), kernel in zip(out, kernels):
+                mine.append(kernel.kernel(own))
+                all_.append(kernel.kernel(every))
+
+    done = 0
+    if whole.w is None:
+        _, stratum = np.unique(2 * in_slice + whole.y, return_inverse=True)  # dense: no empty stratum
+        design = count_design([whole.ranked], stratum.ravel(), MAX_CELLS)
+        own_cell = np.zeros(design.n_cells, dtype=bool)
+        own_cell[design.cell[in_slice]] = True
+        for counts in draw_counts(rng, design, n_resamples):
+            add(cell_steps(design, np.where(own_cell, counts, 0))[0], cell_steps(design, counts)[0])
+            done += counts.shape[0]
+            if progress is not None:
+                progress(done / n_resamples)
+        if not design.exact:  # the blocked statistics' bootstrap, moved onto the exact estimates
+            size = design.size[None, :]
+            at_own, at_all = cell_steps(design, np.where(own_cell, size, 0))[0], cell_steps(design, size)[0]
+            for (mine, all_), kernel, (est_own, est_all) in zip(out, kernels, estimates):
+                shift_own = est_own - float(kernel.kernel(at_own)[0])
+                shift_all = est_all - float(kernel.kernel(at_all)[0])
+                mine[:] = [r + shift_own for r in mine]
+                all_[:] = [r + shift_all for r in all_]
+    else:
+        strata = [r for r in (np.flatnonzero(in_slice & (whole.y == c)) for c in (0, 1)) if r.size]
+        k = len(strata)
+        strata += [r for r in (np.flatnonzero(~in_slice & (whole.y == c)) for c in (0, 1)) if r.size]
+        for draws in draw_blocks(rng, n, n_resamples, strata):
+            own = Draws(draws.members[:k], draws.local[:k])
+            add(resample_steps(whole.ranked, own, whole.w), resample_steps(whole.ranked, draws, whole.w))
+            done += draws.m
+            if progress is not None:
+                progress(done / n_resamples)
+    return [(np.concatenate(mine), np.concatenate(all_)) for mine, all_ in out]
+
+
+def _versus_overall(name: str, own: _Sample, whole: _Overall, rows: np.ndarray, method: str, n_resamples: int,
+                    level: float, seed: Any, progress: Any) -> SlicePair:
+    """Slice ``name`` (its rows ``rows``, its own sample ``own``) against every row."""
+    weighted = whole.w is not None
+    kernels = [metrics.metric("average_precision", method=method)]
+    estimates = [(own.ap, whole.ap)]
+    if weighted:
+        kernels.append(metrics.metric("roc_auc"))
+        estimates.append((own.auc, whole.auc))
+    reps: list[tuple[np.ndarray, np.ndarray]] = [(_NONE, _NONE)] * len(kernels)
+    if not math.isnan(own.ap):  # the slice has a positive (so has every row)
+        reps = _joint_replicates(whole, rows, kernels, np.random.default_rng(seed), n_resamples, estimates, progress)
+    ap = _contrast(own.ap, whole.ap, *reps[0], level)
+    if weighted:
+        auc = _contrast(own.auc, whole.auc, *reps[1], level)
+        return SlicePair(name, "overall", *ap, *auc, level, JOINT, JOINT)
+    _, difference, variance, log_variance = subset_delong(whole.y.astype(bool), whole.s, rows, whole.place, whole.auc)
+    if math.isnan(variance):  # fewer than two of a class in the slice: DeLong's variance is undefined
+        nan = math.nan
+        return SlicePair(name, "overall", *ap, own.auc - whole.auc, nan, nan, _ratio(own.auc, whole.auc), nan, nan,
+                         nan, level, JOINT, SUBSET)
+    sd = math.sqrt(variance)
+    if sd == 0:  # the slice is every row (or no case moves either AUC): the degenerate answer
+        low = high = difference
+        p = 1.0 if difference == 0 else 0.0
+    else:
+        low, high = _normal_interval(difference, sd, level)
+        p = two_sided_p(difference / sd)
+    ratio, r_low, r_high = _ratio_interval(_ratio(own.auc, whole.auc), log_variance, level)
+    return SlicePair(name, "overall", *ap, difference, low, high, ratio, r_low, r_high, p, level, JOINT, SUBSET)
+
+
 def compare_slices(
     y_true: Any,
     y_score: Any,
     *,
     by: Any,
+    sample_weight: Any = None,
     method: str = "step",
     pos_label: Any = None,
     level: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
     random_state: Any = DEFAULT_SEED,
     min_support: int = 0,
-    reference: str = "rest",
+    reference: Reference = "rest",
     progress: Any = None,
 ) -> SliceComparison:
-    """Per-slice intervals of AP and ROC-AUC and each slice against the rest of the rows.
+    """Per-slice intervals of AP and ROC-AUC and each slice against the rest of the rows or all rows.
 
     Parameters
     ----------
     y_true, y_score, pos_label
-        Binary input as :func:`precall.evaluate` takes it (no ``sample_weight``: DeLong
-        takes none).
+        Binary input as :func:`precall.evaluate` takes it.
     by : array-like, several of them, a dict or a pandas DataFrame
         The slice of every row (as :func:`precall.evaluate`'s ``by``).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative row weights; zero-weight rows are set aside (a slice keeps its name and
+        its count of rows given, ``n_samples``, as :func:`precall.evaluate` reports them).
+        DeLong takes no weights, so with weights every interval and comparison is a bootstrap
+        of the rows carrying their weights (ROC-AUC too; :meth:`SliceComparison.describe`).
+        The point estimates are the weighted metrics of :func:`precall.average_precision` and
+        :func:`precall.roc_auc`, so integer weights give the estimates of repeated rows; the
+        intervals do not: a row of weight 2 is drawn as one row (its weight carried), not as two.
     method : str, default="step"
         The AP convention (:data:`precall.AP_METHODS`).
     level : float, default=0.95
     n_resamples : int, default=2000
-        Bootstrap resamples of each slice and of each slice's rest.
+        Bootstrap resamples of each slice and of each slice's reference.
     random_state : int, None or Generator, default=0
         The entropy every slice's seed derives from (module docstring, :func:`slice_seed`).
     min_support : int, default=0
         Slices with fewer rows are reported but not ranked (nor counted in Holm's adjustment).
-    reference : {"rest"}, default="rest"
-        What each slice is compared with: the rows of every other slice (a disjoint sample).
+    reference : {"rest", "overall"}, default="rest"
+        What each slice is compared with (:data:`REFERENCES`).  ``"rest"``: the rows of every
+        other slice, a disjoint sample (DeLong's unpaired test for ROC-AUC; the two samples'
+        independent bootstraps for AP).  ``"overall"``: every row, the slice's included; the
+        estimates are then correlated, so the design is paired: AP (and with weights ROC-AUC)
+        from one bootstrap stratified by slice and class whose overall replicate is the union of
+        the slice's and the rest's draws, ROC-AUC by DeLong's variance of ``AUC_slice -
+        AUC_overall`` with the covariance of the shared cases
+        (:func:`precall.stats.delong.subset_delong`; normal z).  The slices' own intervals
+        are the same either way.
     progress : callable, default=None
         Called with the fraction of the work done (0 to 1) after each block of replicates of
-        each slice and of its rest (a progress bar, or a way to stop: raise from it).
+        each slice and of its reference (a progress bar, or a way to stop: raise from it).
 
     Raises
     ------
     ValueError
         For more than :data:`MAX_SLICES` slices: each costs two bootstraps (the slice's rows and
-        the rest's, about 3 s at 2000 resamples and 1e5 rows; module docstring), so group rare
-        values of ``by`` together (or leave their rows out) first.
+        the reference's, about 3 s at 2000 resamples and 1e5 rows; module docstring), so group
+        rare values of ``by`` together (or leave their rows out) first.  For a ``reference`` not
+        in :data:`REFERENCES`, and for weights that are negative or not one per row.
 
     Returns
     -------
@@ -425,6 +700,15 @@ def compare_slices(
     ['c', 'b', 'a']
     >>> bool(c.auc_p_holm[2] < 0.05)
     True
+
+    Against every row, the slices' own intervals unchanged:
+
+    >>> o = stats.compare_slices(y, s, by=g, n_resamples=200, reference="overall")
+    >>> o.vs_reference[2].b, bool(o.ap_low[2] == c.ap_low[2])
+    ('overall', True)
+    >>> d = o.vs_reference[2]
+    >>> bool(d.ap_difference == c.ap[2] - precall.average_precision(y, s)), bool(d.auc_p_value < 0.05)
+    (True, True)
     """
     check_choice(method, "method", AP_METHODS)
     check_choice(reference, "reference", REFERENCES)
@@ -434,32 +718,39 @@ def compare_slices(
                                hint="slices with fewer rows are reported but not ranked")
     progress = _check_progress(progress)
     entropy = _entropy(random_state)
-    data = check_binary(y_true, y_score, None, pos_label)
-    codes = slice_codes(by, data.n_samples)
+    data, codes, kept, n_samples = metrics._sliced_input(y_true, y_score, sample_weight, pos_label, None, None, by,
+                                                         "strict")
     check_number(codes.m, "the number of slices", low=0, high=MAX_SLICES, integer=True,
-                 hint="each slice costs a bootstrap of its rows and one of the rest of the rows; group "
+                 hint="each slice costs a bootstrap of its rows and one of its reference; group "
                  "rare values of `by` together (or leave their rows out) to compare fewer slices")
     y = data.positive.astype(np.int64)
     s = data.scores
-    metric = functools.partial(metrics.average_precision, method=method)
-    order = np.argsort(codes.codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(codes.rows())])
+    w = data.weight
+    order = np.argsort(kept, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(kept, minlength=codes.m))])
+    whole = _overall(y, s, w, method) if reference == "overall" else None
     samples, pairs = [], []
     for i in range(codes.m):
         rows = order[bounds[i]:bounds[i + 1]]
+        own = _sample(y[rows], s[rows], None if w is None else w[rows], method, n_resamples, level,
+                      slice_seed(entropy, i), _part(progress, 2 * i, 2 * codes.m))
+        samples.append(own)
+        versus = _part(progress, 2 * i + 1, 2 * codes.m)
+        if whole is not None:
+            pairs.append(_versus_overall(codes.names[i], own, whole, rows, method, n_resamples, level,
+                                         slice_seed(entropy, i, rest=True), versus))
+            continue
         rest = np.ones(y.shape[0], dtype=bool)
         rest[rows] = False
-        own = _sample(y[rows], s[rows], metric, n_resamples, level, slice_seed(entropy, i),
-                      _part(progress, 2 * i, 2 * codes.m))
+        other = _EMPTY
         if rest.any():
-            other = _sample(y[rest], s[rest], metric, n_resamples, level, slice_seed(entropy, i, rest=True),
-                            _part(progress, 2 * i + 1, 2 * codes.m))
-        else:
-            other = _Sample(*([math.nan] * 3), np.zeros(0), *([math.nan] * 4), 0)
-        samples.append(own)
+            other = _sample(y[rest], s[rest], None if w is None else w[rest], method, n_resamples, level,
+                            slice_seed(entropy, i, rest=True), versus)
         pairs.append(_pair(codes.names[i], "rest", own, other, level))
-    n_samples = np.diff(bounds)
-    n_pos = np.bincount(codes.codes, weights=y, minlength=codes.m).astype(np.int64)
+    if w is None:
+        n_pos = np.bincount(kept, weights=y, minlength=codes.m).astype(np.int64)
+    else:
+        n_pos = np.bincount(kept, weights=y * w, minlength=codes.m)
     ap = np.array([x.ap for x in samples])
     ok = ~np.isnan(ap) & (n_samples >= min_support)
     tested = np.where(ok, [p.ap_p_value for p in pairs], np.nan)
@@ -468,8 +759,8 @@ def compare_slices(
     ranked = idx[np.argsort(ap[idx], kind="stable")]
     return SliceComparison(
         codes.names, codes.keys, codes.columns, n_samples, n_pos, method, level, int(n_resamples), entropy,
-        int(min_support), ap, np.array([x.ap_low for x in samples]), np.array([x.ap_high for x in samples]),
-        np.array([x.auc for x in samples]), np.array([x.auc_low for x in samples]),
-        np.array([x.auc_high for x in samples]), tuple(pairs), holm(tested), holm(tested_auc), ranked,
-        tuple(samples),
+        int(min_support), reference, w is not None, ap, np.array([x.ap_low for x in samples]),
+        np.array([x.ap_high for x in samples]), np.array([x.auc for x in samples]),
+        np.array([x.auc_low for x in samples]), np.array([x.auc_high for x in samples]), tuple(pairs),
+        holm(tested), holm(tested_auc), ranked, tuple(samples),
     )
