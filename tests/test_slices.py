@@ -854,7 +854,7 @@ def test_sliced_text_columns_line_up_with_their_headers_and_counts_print_as_coun
         assert max(map(len, lines)) <= 80
         head = next(i for i, line in enumerate(lines) if line.startswith("slice"))
         for line in lines[head + 1:]:
-            if not line.startswith(("...", "overall")) and line.split()[0] in ("DE", "FR", "IT", "t"):
+            if line.strip() and not line.startswith(("...", "overall")) and line.split()[0] in ("DE", "FR", "IT", "t"):
                 assert len(line) == len(lines[head]) or "[" in line, (line, lines[head])
     counts = texts[1].splitlines()
     row = next(line for line in counts if line.startswith("t "))
