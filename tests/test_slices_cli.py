@@ -532,6 +532,32 @@ def test_forest_of_compare_slices_draws_its_own_intervals():
     matplotlib.pyplot.close("all")
 
 
+@pytest.mark.parametrize("reference", ["rest", "overall"])
+def test_forest_of_compare_slices_draws_all_rows_as_its_reference_line(reference):
+    """The comparison's all-rows values are those of the metrics on every row (whatever the
+    reference), drawn as the dashed line, and the figure keeps its axis labels and legends."""
+    df, _ = _forest_data()
+    y, p = df.y.to_numpy(), df.p.to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cs = precall.stats.compare_slices(y, p, by=df.country, n_resamples=20, method="voc2010", reference=reference)
+    assert cs.overall_ap == precall.average_precision(y, p, method="voc2010")
+    assert cs.overall_auc == pytest.approx(precall.roc_auc(y, p), abs=1e-15)
+    axes = precall.plot.forest(cs, k=2)
+    for ax, value in zip(axes, (cs.overall_ap, cs.overall_auc)):
+        dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+        assert len(dashed) == 1 and dashed[0].get_xdata()[0] == value
+        assert ax.get_legend().get_texts()[-1].get_text() == f"all rows: {value:.4f}"
+    fig = axes[0].figure
+    fig.canvas.draw()
+    box = fig.bbox
+    for ax in axes:  # the axis label and the legend inside the figure
+        for artist in (ax.xaxis.label, ax.get_legend()):
+            extent = artist.get_window_extent()
+            assert extent.y0 >= box.y0 - 1 and extent.y1 <= box.y1 + 1
+    matplotlib.pyplot.close("all")
+
+
 def test_forest_without_intervals_draws_points_only():
     from matplotlib.collections import LineCollection
 

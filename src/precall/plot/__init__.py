@@ -51,6 +51,7 @@ How it is drawn
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -1027,12 +1028,17 @@ def plot_curve(curve: Any, *, ax: Any = None, label: str | None = None, **line_k
 
 # ---------------------------------------------------------------------------
 # slices
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
 def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 10, level: float = 0.95,
            axes: Any = None) -> Any:
     """A forest plot of a :class:`precall.SlicedEvaluation`: each shown slice's AP (the
     convention it is ranked by) and ROC-AUC as a point with its interval, the value of all
     rows as a dashed reference line; returns the two Axes.  Of a
-    :class:`precall.stats.SliceComparison`: its slices' values and intervals (its level).
+    :class:`precall.stats.SliceComparison`: its slices' values and intervals (its level), and
+    all rows' values as the reference line.
 
     Parameters
     ----------
@@ -1060,15 +1066,18 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
         _matplotlib()
         import matplotlib.pyplot as plt
 
-        _, axes = plt.subplots(1, 2, sharey=True, figsize=(9.0, 1.9 + 0.32 * max(len(picked), 1)))
+        height = 1.9 + 0.32 * max(len(picked), 1)
+        fig, axes = plt.subplots(1, 2, sharey=True, figsize=(9.0, height))
+        fig.subplots_adjust(bottom=min(0.5, 1.25 / height))  # room for the axis labels and the legends below
     ys = np.arange(len(picked))[::-1].astype(float)
     if split:
         ys[k:] -= 1.0  # a gap between the worst and the best
     if hasattr(result, "vs_reference"):  # stats.compare_slices: its values and intervals (no row of all rows)
         method, level = result.method, result.level
-        panels = [(f"AP {method}", np.asarray(result.ap), None,
+        panels = [(f"AP {method}", np.asarray(result.ap), _finite(result.overall_ap),
                    lambda i: (result.ap_low[i], result.ap_high[i])),
-                  ("ROC-AUC", np.asarray(result.auc), None, lambda i: (result.auc_low[i], result.auc_high[i]))]
+                  ("ROC-AUC", np.asarray(result.auc), _finite(result.overall_auc),
+                   lambda i: (result.auc_low[i], result.auc_high[i]))]
     else:
         method = result.rank_by
 

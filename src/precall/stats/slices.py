@@ -277,6 +277,9 @@ class SliceComparison:
         The p-values against the reference Holm-adjusted across the slices ranked.
     ranked : ndarray
         Slices ranked worst first by AP (defined, at least ``min_support`` rows).
+    overall_ap, overall_auc : float
+        AP (``method``) and ROC-AUC of every row (``precall.average_precision`` / ``roc_auc``
+        of them; NaN where undefined): the reference line of :func:`precall.plot.forest`.
     """
 
     names: tuple[str, ...]
@@ -302,6 +305,8 @@ class SliceComparison:
     auc_p_holm: np.ndarray
     ranked: np.ndarray
     _samples: tuple[_Sample, ...] = field(repr=False, default=())
+    overall_ap: float = math.nan
+    overall_auc: float = math.nan
 
     @property
     def vs_rest(self) -> tuple[SlicePair, ...]:
@@ -763,4 +768,14 @@ def compare_slices(
         np.array([x.ap_high for x in samples]), np.array([x.auc for x in samples]),
         np.array([x.auc_low for x in samples]), np.array([x.auc_high for x in samples]), tuple(pairs),
         holm(tested), holm(tested_auc), ranked, tuple(samples),
+        *((whole.ap, whole.auc) if whole is not None else _all_rows(y, s, w, method)),
     )
+
+
+def _all_rows(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, method: str) -> tuple[float, float]:
+    """AP and ROC-AUC of every row (NaN where undefined, without a warning): the reference line
+    of a forest plot."""
+    pos = int(np.count_nonzero(y))
+    ap = metrics.average_precision(y, s, method=method, sample_weight=w) if pos else math.nan
+    auc = metrics.roc_auc(y, s, sample_weight=w) if 0 < pos < y.shape[0] else math.nan
+    return float(ap), float(auc)
