@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import bootstrap as scipy_bootstrap
 
@@ -421,6 +421,26 @@ def test_paired_bootstrap_uses_the_same_resamples(rng):
     assert (t.low, t.high) == pytest.approx(tuple(np.quantile(ra - rb, [0.025, 0.975])), rel=1e-12)
     bca = stats.bootstrap_test(f, y, a, b, n_resamples=200, random_state=4, method="bca", resample="rows")
     assert bca.method == "bca" and bca.low < bca.high
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 60), st.integers(0, 60), st.integers(0, 60), st.integers(0, 2**31))
+def test_bootstrap_p_value_is_the_smallest_level_excluding_zero(n_zero, n_pos, n_neg, seed):
+    """The p-value rule on replicates with ties at 0 (two models that rank alike give many exact
+    zero differences): the smallest ``1 - level`` whose percentile interval (``np.quantile``)
+    excludes 0, found by brute force over levels; 1 when every replicate is 0."""
+    from precall.stats.bootstrap import interval_p_value
+
+    rng = np.random.default_rng(seed)
+    reps = rng.permutation(np.r_[np.zeros(n_zero), rng.random(n_pos) + 0.01, -rng.random(n_neg) - 0.01])
+    p, resolution = interval_p_value(reps, None, None, "percentile")
+    alphas = np.linspace(0.0, 1.0, 20001)[1:]
+    low, high = np.quantile(reps, alphas / 2), np.quantile(reps, 1 - alphas / 2)
+    excluding = alphas[(low > 0) | (high < 0)]
+    brute = max(float(excluding.min()), resolution) if excluding.size else 1.0
+    assert p == pytest.approx(brute, abs=1e-4)
+    if n_pos == n_neg == 0:
+        assert p == 1.0
 
 
 def test_paired_bootstrap_roc_agrees_with_delong_on_large_data(rng):

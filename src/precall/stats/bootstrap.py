@@ -355,11 +355,12 @@ def _interval(
     return float(low), float(high), z0, a
 
 
-def _quantile_position(sorted_values: np.ndarray, x: float) -> float:
+def _quantile_position(sorted_values: np.ndarray, x: float, side: str = "left") -> float:
     """The probability q at which ``numpy.quantile(values, q)`` (linear) reaches ``x``: 0 below
-    the smallest value, 1 above the largest."""
+    the smallest value, 1 above the largest; where several values equal ``x`` the quantile is
+    ``x`` over a range of q, its first end with ``side="left"`` and its last with ``"right"``."""
     n = sorted_values.size
-    k = int(np.searchsorted(sorted_values, x, side="left"))
+    k = int(np.searchsorted(sorted_values, x, side=side))
     if k == 0:
         return 0.0
     if k == n:
@@ -371,19 +372,29 @@ def _quantile_position(sorted_values: np.ndarray, x: float) -> float:
 def interval_p_value(replicates: np.ndarray, z0: float | None, a: float | None, method: str) -> tuple[float, float]:
     """Two-sided p-value of "no difference" from the replicate differences: the smallest
     ``1 - level`` whose interval (percentile or BCa, as :func:`_interval` computes it)
-    excludes 0, and the resolution ``1 / replicates`` below which it is not resolved."""
+    excludes 0, and the resolution ``1 / replicates`` below which it is not resolved.
+
+    The interval's lower bound is above 0 once its tail passes the last quantile at 0, its upper
+    bound below 0 once its tail passes the first: so replicates tied at 0 (two models that rank
+    alike) keep the p-value high, 1 when every replicate is 0."""
     finite = np.sort(replicates[~np.isnan(replicates)])
     resolution = 1.0 / finite.size
-    q = _quantile_position(finite, 0.0)  # the interval's bound reaches 0 at this quantile
-    if method == "bca" and z0 is not None and np.isfinite(z0) and 0.0 < q < 1.0:
-        # BCa's bound at tail alpha is the quantile Phi(z0 + w / (1 - a w)), w = z0 + z_alpha:
-        # solve for the alpha whose bound is the quantile q
-        t = normal.ppf(q) - z0
-        denominator = 1.0 + (a or 0.0) * t
-        if denominator > 0:
-            q = normal.cdf(t / denominator - z0)
-    p = 2.0 * min(q, 1.0 - q)
+    first = _quantile_position(finite, 0.0, "left")  # the quantiles at 0: from here ...
+    last = _quantile_position(finite, 0.0, "right")  # ... to here
+    if method == "bca" and z0 is not None and np.isfinite(z0):
+        first, last = _bca_position(first, z0, a), _bca_position(last, z0, a)
+    p = 2.0 * min(last, 1.0 - first)
     return min(1.0, max(p, resolution)), resolution
+
+
+def _bca_position(q: float, z0: float, a: float | None) -> float:
+    """The tail whose BCa bound is the quantile ``q`` (BCa's bound at tail alpha is the quantile
+    Phi(z0 + w / (1 - a w)), w = z0 + z_alpha, solved for alpha)."""
+    if not 0.0 < q < 1.0:
+        return q
+    t = normal.ppf(q) - z0
+    denominator = 1.0 + (a or 0.0) * t
+    return normal.cdf(t / denominator - z0) if denominator > 0 else q
 
 
 def _distinct_columns(evaluators: list[_Evaluator]) -> tuple[list[RankedColumn], list[list[int] | None]]:

@@ -153,13 +153,11 @@ def _entropy(random_state: Any) -> int:
 def _bootstrap_p(diff: np.ndarray) -> float:
     """Two-sided p-value of a difference from its replicates, by the one rule of
     :func:`precall.stats.bootstrap_tests` (the smallest ``1 - level`` whose percentile
-    interval excludes 0, at least one over the replicates); 1 when every replicate is 0 (the
-    interval is [0, 0] at every level); NaN without replicates."""
+    interval excludes 0, at least one over the replicates; 1 when every replicate is 0); NaN
+    without replicates."""
     finite = diff[~np.isnan(diff)]
     if not finite.size:
         return math.nan
-    if not finite.any():
-        return 1.0
     return interval_p_value(finite, None, None, "percentile")[0]
 
 
