@@ -675,3 +675,13 @@ def test_compare_reference_only_with_by_and_one_score(tmp_path, capsys):
     code, _, err = _run(["compare", str(path), "--label", "y", "--score", "a", "--by", "g", "--reference", "all"],
                         capsys)
     assert code == 2 and "rest" in err and "overall" in err  # argparse's choices: the library's REFERENCES
+
+
+def test_compare_by_one_score_refuses_an_interval_method_it_does_not_use(tmp_path, capsys):
+    """compare_slices' intervals are percentile bootstraps (and DeLong's): --ci-method bca is refused
+    in one line rather than ignored."""
+    path = tmp_path / "d.csv"
+    path.write_text("y,a,g\n" + "\n".join(f"{i % 2},{i / 10},{'xy'[i % 3 == 0]}" for i in range(40)) + "\n")
+    code, out, err = _run(["compare", str(path), "--label", "y", "--score", "a", "--by", "g", "--ci-method", "bca"],
+                          capsys)
+    assert code == 2 and err.count("\n") == 1 and "--ci-method bca" in err and not out

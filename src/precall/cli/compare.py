@@ -405,6 +405,9 @@ def _slices_vs_reference(args: argparse.Namespace, score: str, metrics: list[str
     if len(aps) > 1:
         raise CliError(f"--by with one --score compares one AP convention with the {args.reference or 'rest'}; "
                        f"got --metric {', '.join(aps)}: give one")
+    if args.ci_method != "percentile":  # compare_slices' intervals are percentile intervals (and DeLong's)
+        raise CliError(f"--ci-method {args.ci_method}: --by with one --score gives percentile bootstrap intervals "
+                       "(and DeLong's for ROC-AUC); leave --ci-method out")
     columns = read_scores(args, [score], by_columns(args.by))
     first = sliced_evaluation(columns, name=args.file, label=args.label, score=score, weight=args.weight,
                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
