@@ -157,7 +157,7 @@ def test_the_core_needs_numpy_only():
                        "statistics", "re", "os", "types", "unicodedata"}  # AS241 (normal.py); text.py: the
             # regex of unsafe characters and the terminal columns of wide ones (standard library)
             if path.name == "backend.py":  # `beside`: a second thread for by= (standard library)
-                allowed |= {"threading", "concurrent", "collections"}
+                allowed |= {"threading", "concurrent", "collections", "itertools"}
             if path.name == "compiled.py":  # the optional compiled pass (the `fast` extra), loaded by backend.py only
                 allowed.add("numba")
             if path.name == "undefined.py":  # scikit-learn's warning class, only when scikit-learn is loaded already

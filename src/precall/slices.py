@@ -59,7 +59,6 @@ import csv
 import datetime
 import functools
 import io
-import itertools
 import json
 import math
 import numbers
@@ -830,10 +829,10 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
     def whole(passed: tuple) -> tuple[Steps, Steps] | None:
         return _overall_of(passed, ties, scores_of, total_pos, total_neg)
 
+    counted = backend.beside(hi.shape[0], fast.slice_positives, codes, negative, cap)  # beside the keys and the sort
     if score_bits + low_bits <= 63:
         if not assembled:
             fast.assemble_keys(hi, codes, negative, slice_bits)
-        counted = backend.beside(hi.shape[0], fast.slice_positives, codes, negative, cap)  # beside the sort
         fast.radix_sort(hi, np.empty_like(hi))
         counted.result()
         passed, overall, pending = _in_two(fast.score_major_pass, (hi, hi, low_bits, low_bits,
@@ -842,7 +841,6 @@ def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np
         lo = codes.astype(np.int16 if low_bits <= 15 else np.int32 if low_bits <= 31 else np.int64)
         lo <<= 1
         lo |= negative
-        counted = backend.beside(hi.shape[0], fast.slice_positives, codes, negative, cap)
         fast.radix_sort_carry(hi, lo, np.empty_like(hi), np.empty_like(lo))
         counted.result()
         passed, overall, pending = _in_two(fast.score_runs_pass, (hi, lo, *_step_buffers(cap, narrow)), whole, then)
@@ -1791,20 +1789,8 @@ def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str) -> tuple:
         if shared or not ap_steps:
             auc[sel], prg[sel] = numbers.roc_auc, numbers.auprg
 
-    # the jobs shared out between this thread and a second one as each is free (the second after
-    # the work queued for it before), largest first, so that both finish together
-    jobs.sort(key=lambda job: -job[2].shape[0] * int(job[3][job[2]].max()))
-    taken = itertools.count()  # next() of a count is atomic under the GIL
-
-    def drain() -> None:
-        while (i := next(taken)) < len(jobs):
-            run(jobs[i])
-
-    size = sum(job[2].shape[0] * int(job[3][job[2]].max()) for job in jobs)
-    other = backend.beside(size, drain) if len(jobs) > 1 else None
-    drain()
-    if other is not None:
-        other.result()
+    # largest first, shared out between this thread and the second as each is free
+    backend.share_out(jobs, run, lambda job: job[2].shape[0] * int(job[3][job[2]].max()))
     return values, auc, prg, f1, thr, prec, rec
 
 

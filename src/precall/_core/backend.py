@@ -20,6 +20,7 @@ environment variable ``PRECALL_KERNEL`` read at import:
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
 
-__all__ = ["KERNELS", "MIN_COMPILED", "MIN_BESIDE", "beside", "compiled", "get_kernel", "last_kernel", "set_kernel"]
+__all__ = ["KERNELS", "MIN_COMPILED", "MIN_BESIDE", "beside", "compiled", "share_out", "get_kernel", "last_kernel", "set_kernel"]
 
 KERNELS = ("auto", "numpy", "numba")
 
@@ -177,3 +178,22 @@ def beside(rows: int, fn: Callable[..., Any], *args: Any) -> Future:
     except Exception as exc:  # raised by .result(), as from the thread
         done.set_exception(exc)
     return done
+
+
+def share_out(jobs: list[Any], run: Callable[[Any], None], work: Callable[[Any], int]) -> None:
+    """``run(job)`` for every job, largest ``work`` first, by this thread and (from
+    :data:`MIN_BESIDE` units of work in all, as :func:`beside` decides) the second one, each
+    taking the next job as it is free, so that both finish together; the second thread starts
+    after whatever was given to it before.  The jobs must write disjoint outputs."""
+    sizes = [work(job) for job in jobs]
+    ordered = [jobs[i] for i in sorted(range(len(jobs)), key=lambda i: -sizes[i])]
+    taken = itertools.count()  # next() of a count is atomic under the GIL
+
+    def drain() -> None:
+        while (i := next(taken)) < len(ordered):
+            run(ordered[i])
+
+    other = beside(sum(sizes), drain) if len(ordered) > 1 else None
+    drain()
+    if other is not None:
+        other.result()
