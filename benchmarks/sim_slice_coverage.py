@@ -3,20 +3,20 @@ other bootstrap interval designs on the same replicates.
 
 Binormal slices (negatives N(0, 1), positives N(d, 1)): the true ROC-AUC is Phi(d / sqrt(2)); the true
 AP (step) of a slice's population is taken from 4e6 rows of it.  Each replicate draws every slice anew.
-For each slice, one stratified bootstrap of its rows with the seed ``compare_slices`` gives it
-(``stats.slice_seed(r, i)``): its replicates give the percentile interval (compare_slices' own, bit for
-bit), the BCa interval (``stats.bootstrap_ci(method="bca")``, whose replicates are the same draws), the
+For each slice, one bootstrap of its rows with the seed and strata ``compare_slices`` gives it
+(``stats.slice_seed(r, i)``; the slice's rows one stratum, classes together): its replicates give the
+percentile interval (compare_slices' own, bit for bit), the BCa interval (``stats.bootstrap_ci(method="bca")``, whose replicates are the same draws), the
 basic interval ``[2 est - q_hi, 2 est - q_lo]`` and the bias-corrected one
 (:func:`precall.detection.bootstrap.interval_from_replicates`); ROC-AUC gets DeLong's interval.
 Reported per slice and design: coverage of the true value and mean width; the estimator's mean bias
 and the bootstrap's mean estimate of it; the estimator's SD over the replicates and the bootstrap's
 mean estimate of it (``BootstrapResult.standard_error``).
 
-With a third argument ``unstratified``, each slice also gets the percentile interval of a bootstrap
-that is not stratified by class (``stratified=False``: the slice's positive count varies across
-resamples as it does across the simulated data sets), reported as "unstratified percentile".
+With a third argument ``stratified``, each slice also gets the percentile interval of a bootstrap
+stratified by class (``stratified=True``: the slice's positive count held fixed, as
+``compare_slices(stratified=True)`` draws it), reported as "stratified percentile".
 
-    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] [unstratified]     (default 200 500)
+    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] [stratified]     (default 200 500)
 
 With ``overall`` (or ``overall-weighted``) instead, ``stats.compare_slices(reference="overall")`` is
 checked: each data set's slices are compared with all rows (AP by the joint bootstrap of the slice's and
@@ -28,9 +28,11 @@ is right; Holm's family-wise rate below it), and *alternative*, the slices of ``
 difference's 95% interval is checked against the true difference (the slice's population value minus
 that of the mixture of the slices in proportion to their sizes, each from 4e6 rows) and the rejection
 rate is the power. ``overall-fixed`` runs the null scenario with every slice's positive count fixed
-(``round(prevalence n)``), the counts the stratified bootstrap holds fixed.
+(``round(prevalence n)``), the counts a bootstrap stratified by class holds fixed.  ``rest`` (with the
+same suffixes) compares each slice with the rest of the rows instead (``reference="rest"``); a further
+``-stratified`` passes ``stratified=True`` (each class of each slice resampled apart).
 
-    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] overall[-weighted | -fixed]
+    python benchmarks/sim_slice_coverage.py [replicates] [n_resamples] {overall|rest}[-weighted][-fixed][-stratified]
 """
 
 from __future__ import annotations
@@ -60,8 +62,8 @@ def _draw(rng, n, prevalence, d, fixed=False):
     return y, rng.standard_normal(n) + d * y
 
 
-def main(replicates: int, n_resamples: int, unstratified: bool = False) -> None:
-    methods = METHODS + (("unstratified percentile",) if unstratified else ())
+def main(replicates: int, n_resamples: int, stratified: bool = False) -> None:
+    methods = METHODS + (("stratified percentile",) if stratified else ())
     rng = np.random.default_rng(12345)
     truth_ap = {name: precall.average_precision(*_draw(rng, 4_000_000, p, d)) for name, _, p, d in SLICES}
     truth_auc = {name: 0.5 * math.erfc(-d / 2.0) for name, _, _, d in SLICES}  # Phi(d / sqrt 2)
@@ -79,15 +81,15 @@ def main(replicates: int, n_resamples: int, unstratified: bool = False) -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # BCa undefined: NaN bounds, counted as a miss
                 ci = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=n_resamples, method="bca",
-                                        random_state=stats.slice_seed(r, order.index(name)))
+                                        stratified=False, random_state=stats.slice_seed(r, order.index(name)))
             est, reps = ci.estimate, ci.replicates
             bounds = {"bca": (ci.low, ci.high)}
             for m in ("percentile", "basic", "bias-corrected"):
                 bounds[m] = interval_from_replicates(est, reps, 0.95, m)
-            if unstratified:
-                free = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=n_resamples, stratified=False,
+            if stratified:
+                held = stats.bootstrap_ci(precall.average_precision, y, s, n_resamples=n_resamples, stratified=True,
                                           random_state=stats.slice_seed(r, order.index(name)))
-                bounds["unstratified percentile"] = (free.low, free.high)
+                bounds["stratified percentile"] = (held.low, held.high)
             for m, (lo, hi) in bounds.items():
                 cover[name][m].append(bool(lo <= truth_ap[name] <= hi))
                 width[name][m].append(hi - lo)
@@ -123,25 +125,29 @@ def _mixture(rng, slices, n):
     return np.concatenate([y for y, _ in parts]), np.concatenate([s for _, s in parts])
 
 
-def main_overall(replicates: int, n_resamples: int, weighted: bool = False, fixed: bool = False) -> None:
-    """Size (null) and coverage and power (alternative) of compare_slices(reference="overall");
-    ``fixed``: every data set's slices have the same positive counts (what the bootstrap, stratified
-    by slice and class, holds fixed), the null scenario only."""
+def main_overall(replicates: int, n_resamples: int, weighted: bool = False, fixed: bool = False,
+                 reference: str = "overall", stratified: bool = False) -> None:
+    """Size (null) and coverage and power (alternative) of compare_slices(reference=...);
+    ``fixed``: every data set's slices have the same positive counts (what a bootstrap stratified
+    by class holds fixed), the null scenario only."""
     rng = np.random.default_rng(2024)
     order = sorted(name for name, *_ in SLICES)
     print(f"# Python {sys.version.split()[0]}, {platform.machine()}; {replicates} replicates, {n_resamples} "
           f"resamples, {'weights of one (joint bootstrap of rows for both)' if weighted else 'unweighted'}; MC SE "
           f"of a rate near 0.05: {math.sqrt(0.05 * 0.95 / replicates):.3f}, near 0.95 the same"
-          + ("; every slice's positive count fixed" if fixed else ""))
+          + ("; every slice's positive count fixed" if fixed else "")
+          + f"; reference={reference!r}, stratified={stratified}")
     for scenario, slices in (("null", NULL),) + ((("alternative", SLICES),) if not fixed else ()):
         true_diff = {name: (0.0, 0.0) for name, *_ in slices}  # null: the mixture is each slice's distribution
         if scenario == "alternative":
-            ys, ss = _mixture(rng, slices, 4_000_000)
-            true_all = (precall.average_precision(ys, ss), precall.roc_auc(ys, ss))
+            truth = {}
             for name, _, p, d in slices:
+                others = [x for x in slices if x[0] != name] if reference == "rest" else slices
+                ys, ss = _mixture(rng, others, 4_000_000)
                 y, s = _draw(rng, 4_000_000, p, d)
-                true_diff[name] = (precall.average_precision(y, s) - true_all[0],
-                                   0.5 * math.erfc(-d / 2.0) - true_all[1])
+                truth[name] = (precall.average_precision(y, s) - precall.average_precision(ys, ss),
+                               0.5 * math.erfc(-d / 2.0) - precall.roc_auc(ys, ss))
+            true_diff = truth
         reject = {name: [[], []] for name in order}
         cover = {name: [[], []] for name in order}
         family = [[], []]
@@ -152,8 +158,8 @@ def main_overall(replicates: int, n_resamples: int, weighted: bool = False, fixe
             y = np.concatenate([a for a, _ in parts])
             s = np.concatenate([b for _, b in parts])
             g = np.repeat([name for name, *_ in slices], [n for _, n, _, _ in slices])
-            c = stats.compare_slices(y, s, by=g, n_resamples=n_resamples, random_state=r, reference="overall",
-                                     sample_weight=np.ones(y.shape[0]) if weighted else None)
+            c = stats.compare_slices(y, s, by=g, n_resamples=n_resamples, random_state=r, reference=reference,
+                                     sample_weight=np.ones(y.shape[0]) if weighted else None, stratified=stratified)
             for k, (p_holm, test) in enumerate(((c.ap_p_holm, "ap"), (c.auc_p_holm, "auc"))):
                 family[k].append(bool(np.nanmin(p_holm) < 0.05))
             for i, name in enumerate(c.names):
@@ -168,8 +174,9 @@ def main_overall(replicates: int, n_resamples: int, weighted: bool = False, fixe
         print(f"\n{scenario} ({time.perf_counter() - t:.0f}s): " + ", ".join(
             f"{name} n={n} prevalence {p} d={d}" for name, n, p, d in slices)
               + f"; Holm family-wise rejection AP {np.mean(family[0]):.3f}, ROC-AUC {np.mean(family[1]):.3f}")
-        header = ["slice", "true AP - all", "mean AP - all", "AP reject", "AP cover", "true AUC - all",
-                  "mean AUC - all", "AUC reject", "AUC cover"]
+        ref = "all" if reference == "overall" else reference
+        header = ["slice", f"true AP - {ref}", f"mean AP - {ref}", "AP reject", "AP cover", f"true AUC - {ref}",
+                  f"mean AUC - {ref}", "AUC reject", "AUC cover"]
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for name, n, _, _ in slices:
@@ -183,8 +190,8 @@ def main_overall(replicates: int, n_resamples: int, weighted: bool = False, fixe
 if __name__ == "__main__":
     numbers = [int(float(a)) for a in sys.argv[1:3]]
     mode = sys.argv[3:4]
-    if mode and mode[0].startswith("overall"):
+    if mode and mode[0].startswith(("overall", "rest")):
         main_overall(*(numbers + [200, 500][len(numbers):]), weighted="weighted" in mode[0],
-                     fixed="fixed" in mode[0])
+                     fixed="fixed" in mode[0], reference=mode[0].split("-")[0], stratified="-stratified" in mode[0])
     else:
-        main(*(numbers + [200, 500][len(numbers):]), unstratified=mode == ["unstratified"])
+        main(*(numbers + [200, 500][len(numbers):]), stratified=mode == ["stratified"])

@@ -606,6 +606,7 @@ def test_slice_intervals_are_compare_slices_ones_and_overall_is_evaluate_ci(tmp_
     argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--ci", "--seed", "7", "--json"]
     got = _json([*argv, "--by", "country", *engine], capsys)["intervals"]
     want = precall.stats.compare_slices(y, p, by=c, random_state=7)
+    assert got["bootstrap"]["stratified_by_class"] == {"overall": True, "slices": want.stratified}
     for name in want.names:
         i = want.index(name)
         step = got["slices"][name]["average_precision"]["step"]

@@ -33,19 +33,26 @@ def compared():
     return y, s, g, stats.compare_slices(y, s, by=g, method="voc2010", n_resamples=300, random_state=7)
 
 
+@pytest.mark.parametrize("stratified", [False, True])
 @pytest.mark.parametrize("rest", [False, True])
-def test_each_interval_is_bootstrap_ci_of_its_rows_with_the_documented_seed(compared, rest):
+def test_each_interval_is_bootstrap_ci_of_its_rows_with_the_documented_seed(compared, rest, stratified):
+    """A slice's rows (and the rest's) are one stratum by default, each class its own with stratified=True."""
     y, s, g, c = compared
+    if stratified:
+        c = stats.compare_slices(y, s, by=g, method="voc2010", n_resamples=300, random_state=7, stratified=True)
+    assert c.stratified is stratified and c.to_dict()["stratified"] is stratified
+    assert ("stratified by class" in c.describe()) is stratified
     metric = functools.partial(precall.average_precision, method="voc2010")
     for i, name in enumerate(c.names):
         mask = (g != name) if rest else (g == name)
-        ci = stats.bootstrap_ci(metric, y[mask], s[mask], n_resamples=300,
+        ci = stats.bootstrap_ci(metric, y[mask], s[mask], n_resamples=300, stratified=stratified,
                                 random_state=np.random.SeedSequence(7, spawn_key=(i, 1) if rest else (i,)))
+        assert ci.stratified is stratified
         if not rest:
             assert (c.ap[i], c.ap_low[i], c.ap_high[i]) == (ci.estimate, ci.low, ci.high)
             own = ci
         else:
-            own = stats.bootstrap_ci(metric, y[g == name], s[g == name], n_resamples=300,
+            own = stats.bootstrap_ci(metric, y[g == name], s[g == name], n_resamples=300, stratified=stratified,
                                      random_state=stats.slice_seed(7, i))
             d = own.replicates - ci.replicates
             pair = c.vs_reference[i]
@@ -199,8 +206,8 @@ def test_progress_reports_the_fraction_of_slices_done_and_can_stop():
 
 
 def _quantiles(d):
-    """The 95% percentile bounds, as compare_slices computes them."""
-    return tuple(np.quantile(d, [(1 - 0.95) / 2, (1 + 0.95) / 2]))
+    """The 95% percentile bounds, as compare_slices computes them (undefined replicates left out)."""
+    return tuple(np.quantile(d[~np.isnan(d)], [(1 - 0.95) / 2, (1 + 0.95) / 2]))
 
 
 # ---------------------------------------------------------------------------
@@ -323,21 +330,23 @@ def test_overall_delong_agrees_with_the_joint_bootstrap_and_is_narrower_than_unp
             assert (unpaired.high - unpaired.low) / width > 1.12
 
 
-def test_overall_weighted_replicates_by_hand_with_the_documented_seed():
+@pytest.mark.parametrize("stratified", [False, True])
+def test_overall_weighted_replicates_by_hand_with_the_documented_seed(stratified):
     """With weights, slice i against all rows is one bootstrap seeded slice_seed(random_state, i, rest=True)
-    that draws, class by class, the slice's rows and then the rest's rows (numpy's integers, one block):
-    the slice's replicate is its draws, the overall one every draw.  Here it is by hand, each replicate's
-    AP and ROC-AUC computed by precall on the drawn rows with their weights."""
+    that draws the slice's rows and then the rest's rows (numpy's integers, one block; with stratified=True
+    class by class): the slice's replicate is its draws, the overall one every draw.  Here it is by hand,
+    each replicate's AP and ROC-AUC computed by precall on the drawn rows with their weights."""
     y, s, g = _data(300, seed=3)
     w = np.random.default_rng(3).integers(0, 4, 300).astype(float)  # zero weights are set aside
     B = 120
-    c = stats.compare_slices(y, s, by=g, sample_weight=w, n_resamples=B, random_state=11, reference="overall")
+    c = stats.compare_slices(y, s, by=g, sample_weight=w, n_resamples=B, random_state=11, reference="overall",
+                             stratified=stratified)
     keep = w > 0
     y, s, g, w = y[keep], s[keep], g[keep], w[keep]
+    classes = [y == 0, y == 1] if stratified else [np.ones_like(y, dtype=bool)]
     for i, name in enumerate(c.names):
         inside = g == name
-        strata = [np.flatnonzero(inside & (y == k)) for k in (0, 1)] + [np.flatnonzero(~inside & (y == k))
-                                                                        for k in (0, 1)]
+        strata = [np.flatnonzero(inside & k) for k in classes] + [np.flatnonzero(~inside & k) for k in classes]
         strata = [r for r in strata if r.size]
         n_own = sum(1 for r in strata if inside[r[0]])
         rng = np.random.default_rng(stats.slice_seed(11, i, rest=True))
@@ -346,8 +355,9 @@ def test_overall_weighted_replicates_by_hand_with_the_documented_seed():
         for b in range(B):
             drawn = [r[loc[b]] for r, loc in zip(strata, local)]
             for part, rows in ((0, np.concatenate(drawn[:n_own])), (1, np.concatenate(drawn))):
-                reps["ap"][part].append(precall.average_precision(y[rows], s[rows], sample_weight=w[rows]))
-                reps["auc"][part].append(precall.roc_auc(y[rows], s[rows], sample_weight=w[rows]))
+                reps["ap"][part].append(precall.average_precision(y[rows], s[rows], sample_weight=w[rows],
+                                                                  on_undefined="nan"))
+                reps["auc"][part].append(precall.roc_auc(y[rows], s[rows], sample_weight=w[rows], on_undefined="nan"))
         pair = c.vs_reference[i]
         for key, low, high in (("ap", pair.ap_difference_low, pair.ap_difference_high),
                                ("auc", pair.auc_difference_low, pair.auc_difference_high)):
@@ -389,13 +399,14 @@ def test_weighted_slice_intervals_are_the_weighted_bootstrap_of_its_rows():
         m, r = g == name, g != name
         seed, rest_seed = stats.slice_seed(5, i), stats.slice_seed(5, i, rest=True)
         ap, auc = stats.bootstrap_cis([precall.average_precision, precall.roc_auc], y[m], s[m], sample_weight=w[m],
-                                      n_resamples=150, random_state=seed)
+                                      n_resamples=150, random_state=seed, stratified=False)
         assert (c.ap_low[i], c.ap_high[i], c.auc_low[i], c.auc_high[i]) == (ap.low, ap.high, auc.low, auc.high)
         alone = stats.bootstrap_ci(precall.average_precision, y[m], s[m], sample_weight=w[m], n_resamples=150,
-                                   random_state=seed)
+                                   random_state=seed, stratified=False)
         assert (alone.low, alone.high) == (ap.low, ap.high)  # the AP interval whatever else is bootstrapped
         rest_ap, rest_auc = stats.bootstrap_cis([precall.average_precision, precall.roc_auc], y[r], s[r],
-                                                sample_weight=w[r], n_resamples=150, random_state=rest_seed)
+                                                sample_weight=w[r], n_resamples=150, random_state=rest_seed,
+                                                stratified=False)
         pair = c.vs_reference[i]
         d = auc.replicates - rest_auc.replicates
         assert (pair.auc_difference_low, pair.auc_difference_high) == _quantiles(d)

@@ -10,7 +10,10 @@ the result is named by the texts afterwards (:func:`with_values`).
 computes its intervals (one set of stratified bootstrap resamples for the six AP
 conventions, drawn as counts where :mod:`precall.stats` can; DeLong for ROC-AUC,
 the bootstrap with weights); :func:`slice_intervals` applies it to the rows of each
-slice of ``by`` (the command line's ``--by ... --ci``, the report's forest plot).
+slice of ``by`` (the command line's ``--by ... --ci``, the report's forest plot), each slice's
+bootstrap with the seed and strata of :func:`precall.stats.compare_slices` (:func:`slice_bootstrap`:
+the slice's rows as one stratum, classes together), so a slice's interval is one number by
+every route; the interval of all rows stays that of ``evaluate --ci`` (stratified by class).
 
 This is the first version of the per-slice intervals: a loop over the slices asked
 for (the shown ones: the worst and best few), each on its own rows.  When
@@ -136,13 +139,15 @@ def slice_intervals(y_true: Any, y_score: Any, by: Any, *, slices: Sequence[int]
 
 
 def slice_bootstrap(bootstrap: dict[str, Any], index: int) -> dict[str, Any]:
-    """The bootstrap keywords of slice ``index``: an integer seed becomes the slice's own
-    (:func:`precall.stats.slice_seed`, as :func:`precall.stats.compare_slices` seeds it), so that a
-    slice's interval is the same number by every route; another ``random_state`` is kept."""
+    """The bootstrap keywords of slice ``index`` as :func:`precall.stats.compare_slices` draws
+    it, so that a slice's interval is the same number by every route: an integer seed becomes
+    the slice's own (:func:`precall.stats.slice_seed`; another ``random_state`` is kept), and the
+    classes are not stratified unless ``stratified`` is given (``compare_slices``' **Strata**)."""
     seed = bootstrap.get("random_state")
+    out = {"stratified": False, **bootstrap}
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return {**bootstrap, "random_state": stats.slice_seed(int(seed), index)}
-    return bootstrap
+        out["random_state"] = stats.slice_seed(int(seed), index)
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -250,7 +250,7 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
         some = next((v for v in iv.values() if v is not None), None)
         drawn = drawn_as(some.resample, some.n_blocks) if some is not None else ""
         lines.append("intervals   " + report.options.describe(given["weight_column"] is not None, drawn)
-                     + "; each slice resampled on its own rows")
+                     + "; each slice resampled on its own rows, its classes together (all rows: by class)")
     if not summary:
         lines = lines[4:]
     header = ["slice", "n", "n_pos", "prevalence", f"AP {r.rank_by}"]
@@ -300,7 +300,7 @@ def slices_json(report: SliceReport) -> dict[str, Any]:
         o = report.options
         out["intervals"] = json_safe({
             "level": o.level, "bootstrap": {"method": o.method, "n_resamples": o.n_resamples, "seed": o.seed,
-                                            "stratified": True},
+                                            "stratified_by_class": {"overall": True, "slices": False}},
             "overall": _interval_json(report.intervals.get(-1)),
             "slices": {report.result.names[i]: _interval_json(v) for i, v in report.intervals.items() if i >= 0},
         })

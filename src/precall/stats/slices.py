@@ -4,8 +4,8 @@
 
 * its ROC-AUC with DeLong's interval (:func:`precall.stats.roc_auc_ci` of its rows; with
   ``sample_weight``, which DeLong does not take, the percentile interval of the slice's bootstrap);
-* its AP with the bootstrap interval of its rows (:func:`precall.stats.bootstrap_ci`:
-  stratified by class within the slice, ``resample="auto"``, :data:`DEFAULT_RESAMPLES`);
+* its AP with the bootstrap interval of its rows (:func:`precall.stats.bootstrap_ci` of them,
+  ``resample="auto"``, :data:`DEFAULT_RESAMPLES`, not stratified by class: see **Strata**);
 * the slice against a reference (``reference``), the difference and the ratio each with an
   interval, a two-sided p-value and the p-values Holm-adjusted across the slices ranked:
 
@@ -13,14 +13,25 @@
     test (pROC's ``roc.test(paired = FALSE)``), AP from the two independent bootstraps (the
     slice's and the rest's replicates subtracted in draw order);
   - ``"overall"``, every row (the slice's rows among them, so the two estimates are correlated
-    and an independent-samples test would be wrong): AP from one bootstrap stratified by slice
-    and class, whose replicate draws the slice's rows and the rest's rows independently and
-    takes their union as the overall replicate (``AP(slice*) - AP(slice* + rest*)``); ROC-AUC
+    and an independent-samples test would be wrong): AP from one bootstrap stratified by slice,
+    whose replicate draws the slice's rows and the rest's rows independently and takes their
+    union as the overall replicate (``AP(slice*) - AP(slice* + rest*)``); ROC-AUC
     by DeLong's variance of ``AUC_slice - AUC_overall`` from the structural components of both,
     the shared cases' covariance included (:func:`precall.stats.delong.subset_delong`);
 
 * the slices ranked worst first (by AP; undefined slices and those under ``min_support``
   rows reported, not ranked).
+
+**Strata.**  A slice's rows are resampled as one stratum (the rest's likewise): a replicate's
+positive count varies as the slice's own does from one sample of the population to another,
+and the step AP moves with the prevalence, so the interval covers the slice's population AP
+and the tests have their size (``benchmarks/sim_slice_coverage.py``: resampled within each
+class too, the intervals covered 0.89-0.92 at 95% and the tests against all rows rejected
+9-12% at 5% where the slices' positive counts vary).  ``stratified=True`` resamples each
+class of each slice apart, as :func:`bootstrap_ci` does by default: the interval of the AP at
+the slice's observed positive count.  DeLong's ROC-AUC variances are those of the class
+counts observed (ROC-AUC does not move with the prevalence).  A replicate without a positive
+(or, for ROC-AUC with weights, a negative) is undefined and left out of the percentiles.
 
 With ``sample_weight`` every interval and comparison is a bootstrap of the rows carrying their
 weights (:func:`bootstrap_cis` of AP and ROC-AUC together; the counts bootstrap needs unweighted
@@ -59,7 +70,7 @@ import numpy as np
 from .. import metrics
 from .._core.normal import isf, two_sided_p
 from .._core.text import clip, columns, pad, visible
-from .._core.validate import AP_METHODS, check_binary, check_choice, check_number
+from .._core.validate import AP_METHODS, check_binary, check_bool, check_choice, check_number
 from ..slices import slice_codes, slice_dicts, slices_frame
 from ._resample import (Draws, RankedColumn, cell_steps, count_design, draw_blocks, draw_counts, rank_column,
                         resample_steps)
@@ -186,7 +197,7 @@ def _ratio_interval(ratio: float, log_variance: float, level: float) -> tuple[fl
 
 # how each comparison was made (SlicePair.ap_method / auc_method)
 INDEPENDENT = "bootstrap-independent"  # two samples' own bootstraps, replicates subtracted in draw order
-JOINT = "bootstrap-joint"  # one bootstrap by slice and class: the slice's draws and, with the rest's, all rows'
+JOINT = "bootstrap-joint"  # one bootstrap by slice: the slice's draws and, with the rest's, all rows'
 UNPAIRED = "delong-unpaired"  # pROC's roc.test(paired = FALSE): DeLong variances of disjoint samples added
 SUBSET = "delong-subset"  # DeLong's components of the slice and of all rows, their covariance included
 
@@ -278,6 +289,8 @@ class SliceComparison:
     overall_ap, overall_auc : float
         AP (``method``) and ROC-AUC of every row (``precall.average_precision`` / ``roc_auc``
         of them; NaN where undefined): the reference line of :func:`precall.plot.forest`.
+    stratified : bool
+        Whether each slice's bootstrap was stratified by class too (module docstring, **Strata**).
     """
 
     names: tuple[str, ...]
@@ -305,6 +318,7 @@ class SliceComparison:
     _samples: tuple[_Sample, ...] = field(repr=False, default=())
     overall_ap: float = math.nan
     overall_auc: float = math.nan
+    stratified: bool = False
 
     @property
     def vs_rest(self) -> tuple[SlicePair, ...]:
@@ -332,6 +346,7 @@ class SliceComparison:
         """How every number was computed: the intervals' method, resamples and seeds, and the
         comparison with the reference."""
         seed = f"SeedSequence({self.random_state}, spawn_key=(i,))"
+        strata = "slice and class" if self.stratified else "slice"
         drawn = ("rows carrying their weights" if self.weighted else
                  f"counts of each class's runs of tied scores, over score blocks above {MAX_CELLS} cells")
         auc = ("the percentile interval of the same bootstrap" if self.weighted else "DeLong's interval")
@@ -340,13 +355,14 @@ class SliceComparison:
                       "the replicates subtracted in draw order; ROC-AUC by "
                       + ("the same bootstraps" if self.weighted else "DeLong's unpaired test (pROC, Student t)"))
         else:
-            versus = ("vs all rows (the slice among them): one bootstrap stratified by slice and class (seed "
+            versus = (f"vs all rows (the slice among them): one bootstrap stratified by {strata} (seed "
                       "spawn_key=(i, 1)), the overall replicate the union of the slice's and the rest's draws, "
                       "for AP" + (" and ROC-AUC" if self.weighted else "; ROC-AUC by DeLong's variance of the "
                                   "difference from both AUCs' placements, the shared cases' covariance included "
                                   "(normal z)"))
         return (f"AP ({self.method}): percentile interval of {self.n_resamples} bootstrap resamples of each "
-                f"slice's rows stratified by class (slice i seeded {seed}; drawn as {drawn}); ROC-AUC: {auc}; "
+                f"slice's rows{' stratified by class' if self.stratified else ' (classes not stratified)'} "
+                f"(slice i seeded {seed}; drawn as {drawn}); ROC-AUC: {auc}; "
                 f"{versus}; differences and ratios with percentile intervals of the replicates"
                 + ("" if self.weighted else " (delta-method ratio intervals for DeLong)")
                 + "; p-values two-sided, Holm-adjusted across the ranked slices")
@@ -358,6 +374,7 @@ class SliceComparison:
         else:
             design = ("AP by one bootstrap of the slice and the rest, all rows their union; ROC-AUC by "
                       + ("it too" if self.weighted else "DeLong with the shared cases' covariance"))
+        design += "; strata: slice and class" if self.stratified else ""
         return (f"{self.n_resamples} resamples a slice and its reference{' (weighted rows)' if self.weighted else ''}, "
                 f"seed {self.random_state} (slice i: spawn_key (i,), its reference (i, 1)); {design}; p Holm-adjusted")
 
@@ -385,7 +402,7 @@ class SliceComparison:
         first = self.vs_reference[0] if self.vs_reference else None
         return {"by": list(self.columns), "method": self.method, "level": self.level,
                 "n_resamples": self.n_resamples, "random_state": self.random_state, "min_support": self.min_support,
-                "reference": self.reference, "weighted": self.weighted,
+                "reference": self.reference, "weighted": self.weighted, "stratified": self.stratified,
                 "intervals": {"average_precision": "bootstrap percentile",
                               "roc_auc": "bootstrap percentile" if self.weighted else "delong",
                               "ap_comparison": first.ap_method if first else None,
@@ -472,10 +489,10 @@ def _pair(a: str, b: str, x: _Sample, y: _Sample, level: float) -> SlicePair:
 
 
 def _sample(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, method: str, n_resamples: int, level: float,
-            seed: Any, progress: Any = None) -> _Sample:
-    """One sample's AP interval (bootstrap; ``progress`` as :func:`bootstrap_ci` takes it) and
-    ROC-AUC with DeLong's variance, or with weights both from one bootstrap of the rows; NaN
-    where undefined.  ``y``: 0 / 1, ``w``: positive weights or None."""
+            seed: Any, stratified: bool, progress: Any = None) -> _Sample:
+    """One sample's AP interval (bootstrap, by class when ``stratified``; ``progress`` as
+    :func:`bootstrap_ci` takes it) and ROC-AUC with DeLong's variance, or with weights both from
+    one bootstrap of the rows; NaN where undefined.  ``y``: 0 / 1, ``w``: positive weights or None."""
     pos = int(np.count_nonzero(y))
     neg = y.shape[0] - pos
     n = y.shape[0]
@@ -486,7 +503,7 @@ def _sample(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, method: str, n_r
         if w is not None and neg:
             chosen.append(metrics.roc_auc)
         got = bootstrap_cis(chosen, y, s, sample_weight=w, n_resamples=n_resamples, level=level,
-                            random_state=seed, progress=progress)
+                            stratified=stratified, random_state=seed, progress=progress)
         ap, low, high, reps = got[0].estimate, got[0].low, got[0].high, got[0].replicates
         if w is not None and neg:
             auc = got[1]
@@ -535,10 +552,10 @@ def _overall(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, method: str) ->
 
 
 def _joint_replicates(whole: _Overall, rows: np.ndarray, kernels: list[Any], rng: np.random.Generator,
-                      n_resamples: int, estimates: list[tuple[float, float]], progress: Any
+                      n_resamples: int, estimates: list[tuple[float, float]], stratified: bool, progress: Any
                       ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Each kernel's replicates on the slice ``rows`` and on every row, from one bootstrap stratified
-    by slice and class: a replicate draws the slice's rows and the rest's rows within each class
+    by slice (and class when ``stratified``): a replicate draws the slice's rows and the rest's rows
     (:mod:`._resample`'s draws), the slice's replicate is its draws, the overall one all of them.
     Without weights the draws are counts of cells (the cells of the one ranked column of every
     row by stratum, as ``resample="counts"``; over score blocks, the replicates shifted onto the
@@ -557,7 +574,7 @@ def _joint_replicates(whole: _Overall, rows: np.ndarray, kernels: list[Any], rng
 
     done = 0
     if whole.w is None:
-        _, stratum = np.unique(2 * in_slice + whole.y, return_inverse=True)  # dense: no empty stratum
+        _, stratum = np.unique(2 * in_slice + (whole.y if stratified else 0), return_inverse=True)  # dense
         design = count_design([whole.ranked], stratum.ravel(), MAX_CELLS)
         own_cell = np.zeros(design.n_cells, dtype=bool)
         own_cell[design.cell[in_slice]] = True
@@ -575,9 +592,10 @@ def _joint_replicates(whole: _Overall, rows: np.ndarray, kernels: list[Any], rng
                 mine[:] = [r + shift_own for r in mine]
                 all_[:] = [r + shift_all for r in all_]
     else:
-        strata = [r for r in (np.flatnonzero(in_slice & (whole.y == c)) for c in (0, 1)) if r.size]
+        classes = [whole.y == 0, whole.y == 1] if stratified else [np.ones(n, dtype=bool)]
+        strata = [r for r in (np.flatnonzero(in_slice & c) for c in classes) if r.size]
         k = len(strata)
-        strata += [r for r in (np.flatnonzero(~in_slice & (whole.y == c)) for c in (0, 1)) if r.size]
+        strata += [r for r in (np.flatnonzero(~in_slice & c) for c in classes) if r.size]
         for draws in draw_blocks(rng, n, n_resamples, strata):
             own = Draws(draws.members[:k], draws.local[:k])
             add(resample_steps(whole.ranked, own, whole.w), resample_steps(whole.ranked, draws, whole.w))
@@ -588,7 +606,7 @@ def _joint_replicates(whole: _Overall, rows: np.ndarray, kernels: list[Any], rng
 
 
 def _versus_overall(name: str, own: _Sample, whole: _Overall, rows: np.ndarray, method: str, n_resamples: int,
-                    level: float, seed: Any, progress: Any) -> SlicePair:
+                    level: float, seed: Any, stratified: bool, progress: Any) -> SlicePair:
     """Slice ``name`` (its rows ``rows``, its own sample ``own``) against every row."""
     weighted = whole.w is not None
     kernels = [metrics.metric("average_precision", method=method)]
@@ -598,7 +616,8 @@ def _versus_overall(name: str, own: _Sample, whole: _Overall, rows: np.ndarray, 
         estimates.append((own.auc, whole.auc))
     reps: list[tuple[np.ndarray, np.ndarray]] = [(_NONE, _NONE)] * len(kernels)
     if not math.isnan(own.ap):  # the slice has a positive (so has every row)
-        reps = _joint_replicates(whole, rows, kernels, np.random.default_rng(seed), n_resamples, estimates, progress)
+        reps = _joint_replicates(whole, rows, kernels, np.random.default_rng(seed), n_resamples, estimates,
+                                 stratified, progress)
     ap = _contrast(own.ap, whole.ap, *reps[0], level)
     if weighted:
         auc = _contrast(own.auc, whole.auc, *reps[1], level)
@@ -632,6 +651,7 @@ def compare_slices(
     random_state: Any = DEFAULT_SEED,
     min_support: int = 0,
     reference: Reference = "rest",
+    stratified: bool = False,
     progress: Any = None,
 ) -> SliceComparison:
     """Per-slice intervals of AP and ROC-AUC and each slice against the rest of the rows or all rows.
@@ -664,11 +684,17 @@ def compare_slices(
         other slice, a disjoint sample (DeLong's unpaired test for ROC-AUC; the two samples'
         independent bootstraps for AP).  ``"overall"``: every row, the slice's included; the
         estimates are then correlated, so the design is paired: AP (and with weights ROC-AUC)
-        from one bootstrap stratified by slice and class whose overall replicate is the union of
-        the slice's and the rest's draws, ROC-AUC by DeLong's variance of ``AUC_slice -
+        from one bootstrap stratified by slice whose overall replicate is the union of the
+        slice's and the rest's draws, ROC-AUC by DeLong's variance of ``AUC_slice -
         AUC_overall`` with the covariance of the shared cases
         (:func:`precall.stats.delong.subset_delong`; normal z).  The slices' own intervals
         are the same either way.
+    stratified : bool, default=False
+        Whether every bootstrap resamples each class apart too (within each slice and within
+        the rest), holding the positive counts fixed: the intervals and tests of the AP at the
+        observed counts.  By default the classes are resampled together, as a slice's positive
+        count varies from sample to sample, so that an interval covers the slice's population
+        AP and a test of equal APs has its size (module docstring, **Strata**).
     progress : callable, default=None
         Called with the fraction of the work done (0 to 1) after each block of replicates of
         each slice and of its reference (a progress bar, or a way to stop: raise from it).
@@ -715,6 +741,7 @@ def compare_slices(
     """
     check_choice(method, "method", AP_METHODS)
     check_choice(reference, "reference", REFERENCES)
+    stratified = check_bool(stratified, "stratified")
     level = _check_level(level)
     n_resamples = check_number(n_resamples, "n_resamples", low=2, integer=True, hint="e.g. 2000")
     min_support = check_number(min_support, "min_support", low=0, integer=True,
@@ -736,19 +763,19 @@ def compare_slices(
     for i in range(codes.m):
         rows = order[bounds[i]:bounds[i + 1]]
         own = _sample(y[rows], s[rows], None if w is None else w[rows], method, n_resamples, level,
-                      slice_seed(entropy, i), _part(progress, 2 * i, 2 * codes.m))
+                      slice_seed(entropy, i), stratified, _part(progress, 2 * i, 2 * codes.m))
         samples.append(own)
         versus = _part(progress, 2 * i + 1, 2 * codes.m)
         if whole is not None:
             pairs.append(_versus_overall(codes.names[i], own, whole, rows, method, n_resamples, level,
-                                         slice_seed(entropy, i, rest=True), versus))
+                                         slice_seed(entropy, i, rest=True), stratified, versus))
             continue
         rest = np.ones(y.shape[0], dtype=bool)
         rest[rows] = False
         other = _EMPTY
         if rest.any():
             other = _sample(y[rest], s[rest], None if w is None else w[rest], method, n_resamples, level,
-                            slice_seed(entropy, i, rest=True), versus)
+                            slice_seed(entropy, i, rest=True), stratified, versus)
         pairs.append(_pair(codes.names[i], "rest", own, other, level))
     if w is None:
         n_pos = np.bincount(kept, weights=y, minlength=codes.m).astype(np.int64)
@@ -766,7 +793,7 @@ def compare_slices(
         np.array([x.ap_high for x in samples]), np.array([x.auc for x in samples]),
         np.array([x.auc_low for x in samples]), np.array([x.auc_high for x in samples]), tuple(pairs),
         holm(tested), holm(tested_auc), ranked, tuple(samples),
-        *((whole.ap, whole.auc) if whole is not None else _all_rows(y, s, w, method)),
+        *((whole.ap, whole.auc) if whole is not None else _all_rows(y, s, w, method)), stratified,
     )
 
 
