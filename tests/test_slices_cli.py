@@ -484,6 +484,12 @@ def test_report_by_has_the_slices_section(files, tmp_path, capsys):
     table = section[section.index("<table"):section.index("</table>")]
     assert table.count("<tr>") == 1 + 1 + 6  # header, all rows, 3 worst and 3 best
     assert section.count("<svg") == 2  # the forest plot and the small multiples
+    # all rows' intervals are evaluate --ci's (the seed and resamples the report's, its defaults)
+    from precall.plot.report import _num
+    whole = _json(["evaluate", files["csv"], "--label", "y", "--score", "p", "--ci"], capsys)["intervals"]
+    first = table[table.index("all rows"):].split("</tr>")[0]
+    for part in (whole["average_precision"]["step"], whole["roc_auc"]):
+        assert f"[{_num(part['low'])}, {_num(part['high'])}]" in first
     assert "country=pl" not in table  # not ranked: no positives
 
 

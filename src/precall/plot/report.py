@@ -679,7 +679,7 @@ def _slices_section(y_true: Any, y_score: Any, by: Any, *, sample_weight: Any, p
     from matplotlib.figure import Figure
 
     from .. import plot
-    from .._slicing import named_message, slice_intervals, with_values
+    from .._slicing import interval_set, named_message, slice_intervals, with_values
     from ..slices import slice_codes
 
     with warnings.catch_warnings(record=True) as caught:
@@ -692,19 +692,21 @@ def _slices_section(y_true: Any, y_score: Any, by: Any, *, sample_weight: Any, p
         pos = pos_label if pos_label is not None else 1
         iv = slice_intervals(y_true, y_score, by, slices=picked, sample_weight=sample_weight, pos_label=pos,
                              ties=ties, n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, resample="auto")
+        # all rows: the intervals of `precall evaluate --ci` (and of `evaluate --by --ci`'s overall row)
+        iv[-1] = interval_set(np.asarray(y_true), np.asarray(y_score),
+                              None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64),
+                              pos_label=pos, ties=ties, recall_grid="reference", level=0.95,
+                              n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, resample="auto")
     notes = list(dict.fromkeys(named_message(str(w.message), coded, result) for w in caught))
     method = result.rank_by
     rows = []
-    for i in picked:
-        ev, one = result[result.keys[i]], iv.get(i)
+    for i in [-1, *picked]:
+        ev, one = (result.overall if i < 0 else result[result.keys[i]]), iv.get(i)
         ap_ci = "" if one is None else f"[{_num(one.average_precision[method].low)}, " \
                                        f"{_num(one.average_precision[method].high)}]"
         roc_ci = "" if one is None else f"[{_num(one.roc_auc.low)}, {_num(one.roc_auc.high)}]"
-        rows.append([_e(result.names[i]), str(ev.n_samples), _count(ev.n_pos), _num(ev.prevalence),
-                     _num(ev.average_precision[method]), ap_ci, _num(ev.roc_auc), roc_ci])
-    o = result.overall
-    rows.insert(0, ["<b>all rows</b>", str(o.n_samples), _count(o.n_pos), _num(o.prevalence),
-                    _num(o.average_precision[method]), "", _num(o.roc_auc), ""])
+        rows.append(["<b>all rows</b>" if i < 0 else _e(result.names[i]), str(ev.n_samples), _count(ev.n_pos),
+                     _num(ev.prevalence), _num(ev.average_precision[method]), ap_ci, _num(ev.roc_auc), roc_ci])
     fig = Figure(figsize=(9.0, 1.9 + 0.32 * max(len(picked), 1)))
     plot.forest(result, iv, k=k, axes=fig.subplots(1, 2, sharey=True))
     forest_svg = _figure_svg(fig)
@@ -735,8 +737,10 @@ def _slices_section(y_true: Any, y_score: Any, by: Any, *, sample_weight: Any, p
     note = (f"{len(result.names)} slices by {_e(', '.join(result.columns))}; shown: {shown}"
             + (f"; {unranked} not ranked (no positives, or fewer than {result.min_support} rows)" if unranked else "")
             + f". Intervals of each slice on its own rows: AP {method} by the percentile bootstrap "
-            f"({n_resamples} stratified resamples, seed {stats.DEFAULT_SEED}), ROC-AUC by DeLong "
-            "(the bootstrap with weights).")
+            f"({n_resamples} resamples of the slice's rows, its classes together, seed "
+            f"{stats.DEFAULT_SEED}, spawned per slice as <code>precall.stats.compare_slices</code> does), ROC-AUC by "
+            "DeLong (the bootstrap with weights); all rows' as <code>precall evaluate --ci</code> (resampled "
+            "within each class).")
     warned = "".join(f'<p class="note">{_e(m)}</p>' for m in notes)
     return "".join([
         f"<h2>Slices by {_e(', '.join(result.columns))}</h2>",
