@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import precall
+from precall import slices
 from precall._core import backend
 from precall._core.steps import segment_sums
 
@@ -348,6 +349,49 @@ def test_two_threads_give_the_bits_of_one(monkeypatch, kernel, dtype):
     monkeypatch.setattr(backend, "beside", lambda *a: calls.append(a[0]) or beside(*a))
     assert run() == one
     assert calls  # the second thread was used
+
+
+@pytest.mark.parametrize("signs", ["both", "non-negative", "non-positive"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_slice_major_route_equals_the_one_sort(monkeypatch, dtype, signs):
+    """With two threads the slices are sorted each on its own (``slices._slice_major``), all rows
+    by evaluate's own sort in the other thread: the bits of the one sort by score, slice and class
+    (``PRECALL_THREADS=1``), with scores of both signs or one, a slice beyond ``IN_CACHE`` rows (sorted through a buffer),
+    negative scores, the largest floats, ties within and across slices, empty and one-class slices."""
+    pytest.importorskip("numba")
+    from precall._core import compiled
+
+    rng = np.random.default_rng(3)
+    n = compiled.IN_CACHE + 40_000
+    g = np.where(rng.random(n) < 0.9, 0, rng.integers(1, 60, n))  # slice 0 beyond IN_CACHE rows
+    g[g == 7] = 8  # slice codes with a gap (an empty code is no slice)
+    y = (rng.random(n) < 0.3).astype(int)
+    y[g == 5] = 0  # a slice without positives
+    s = (np.round(rng.standard_normal(n) * 3, 2) + 0.0).astype(dtype)  # negative scores, ties (no -0.0)
+    s[:50] = np.finfo(dtype).max
+    s[50:90] = -np.finfo(dtype).max
+    if signs != "both":  # float64 keys then drop their sign bit for the class (slice_major_keys)
+        s = np.abs(s) if signs == "non-negative" else -np.abs(s) - dtype(0.5)  # no zero: +0.0 has a sign bit
+
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [repr(precall.evaluate(y, s, by=g, ties=t, on_undefined="nan").to_dict()) for t in ("group", "stable")]
+
+    previous = backend.get_kernel()
+    backend.set_kernel("numba")
+    try:
+        monkeypatch.setenv("PRECALL_THREADS", "1")
+        one = run()
+        monkeypatch.delenv("PRECALL_THREADS")
+        monkeypatch.setattr(backend, "_cores", lambda: 2)
+        calls = []
+        major = slices._slice_major
+        monkeypatch.setattr(slices, "_slice_major", lambda *a: calls.append(1) or major(*a))
+        assert run() == one
+        assert calls  # the slice-major route ran
+    finally:
+        backend.set_kernel(previous)
 
 
 def test_second_thread_after_fork(monkeypatch):

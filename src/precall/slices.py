@@ -29,8 +29,11 @@ Unweighted input takes a faster route to the same steps (:func:`_counted_steps`)
 keys: floats of at most 32 bits, float64 that are float32 values, integers in a 2**32
 range; other scores by their dense rank from one stable sort), each run of equal (slice,
 score) counted, no permutation; the overall evaluation from the same keys without the
-slice.  Integer slice columns in a range O(rows) are coded by counting, pandas columns
-by ``factorize``.
+slice.  With the compiled passes and two threads (float scores from ``backend.MIN_BESIDE``
+rows) all rows are evaluated from their own sort in the second thread while this one counts
+the rows into their slices and sorts each slice in the caches (:func:`_slice_major`): two
+sorts, one a thread, neither a loop in Python.  Integer slice columns in a range O(rows) are
+coded by counting, pandas columns by ``factorize``.
 
 Also here: ``threshold_table(by=)`` (:class:`SlicedTables`: each slice's table from its
 rows) and multi-class / multi-label ``evaluate(by=)`` (:class:`SlicedMultiEvaluation`: each
@@ -630,8 +633,9 @@ def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
 
 
 def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str, then: Any = None) -> SlicedSteps | None:
-    """Unweighted rows, no permutation.  With the compiled passes: :func:`_score_major` (one sort
-    by score, slice and class, one pass).  The numpy route, up to 2**16 slices:
+    """Unweighted rows, no permutation.  With the compiled passes: :func:`_slice_major` in two
+    threads (float scores), else :func:`_score_major` (one sort by score, slice and class, one
+    pass).  The numpy route, up to 2**16 slices:
     :func:`_score_major_numpy` (one ``np.sort`` of the same keys, the slices' rows put together by
     a radix sort of their codes; when the scores need more than 32 bits their dense ranks from
     the one stable sort that ranks them are the score keys).  More slices: the overall steps
@@ -643,6 +647,8 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str, then
     slice_bits = max(0, (m - 1).bit_length())
     negative = ~data.positive
     fast = backend.compiled(n)  # the compiled passes (numba), or None: the numpy route
+    if fast is not None and data.scores.dtype in (np.float32, np.float64) and n < 2**31 and backend.in_two(n):
+        return _slice_major(fast, data, codes, m, ties, then)
     if fast is not None and data.scores.dtype == np.float32 and slice_bits + 33 <= 63:
         keys = np.empty(n, dtype=np.int64)  # the keys in one pass from the scores' bits
         fast.float32_keys(data.scores.view(np.int32), codes.astype(np.int64, copy=False), negative, slice_bits,
@@ -806,6 +812,57 @@ def _in_two(one_pass: Any, args: tuple, whole: Any, then: Any) -> tuple:
 
     job = backend.beside(rows, overall)
     return one_pass(*args, 2), None, job
+
+
+def _slice_major(fast: Any, data: BinaryInput, codes: np.ndarray, m: int, ties: str, then: Any) -> SlicedSteps | None:
+    """The compiled route of :func:`_counted_steps` in two threads: all rows' steps (and ``then`` of
+    them) in the second thread from their own sort, as :func:`precall.evaluate` makes them
+    (:func:`steps_and_grouped`), while this one puts the rows together by slice
+    (``fast.slice_major_keys``: each row's score key and class), sorts each slice on its own
+    (``fast.sort_each_slice``: a slice's rows fit the caches) and walks them
+    (``fast.slice_major_steps``): the steps of :func:`_score_major`, bit for bit
+    (``tests/test_compiled_slices.py``).  The one sort of :func:`_score_major` would make the two
+    threads share its passes over every row; here the second sort is the second thread's, and
+    this one's work is a counting pass and sorts in the caches."""
+    def all_rows() -> tuple:
+        whole = steps_and_grouped(data, ties)
+        return whole, (then(whole) if then is not None else None)
+
+    pending = backend.beside(data.n_samples, all_rows)
+    n = data.scores.shape[0]
+    codes = codes.astype(np.int64, copy=False)
+    negative = ~data.positive
+    starts = np.zeros(m + 1, dtype=np.int64)
+    fast.code_counts(codes, starts[1:])
+    np.cumsum(starts, out=starts)
+    total_pos = int(np.count_nonzero(data.positive))
+    wide = data.scores.dtype == np.float64
+    key = np.empty(n, dtype=np.int64)
+    label = np.empty(n if wide else 1, dtype=np.uint8)
+    top = fast.slice_major_keys(data.scores.view(np.int64 if wide else np.int32), wide, codes, negative, starts, key,
+                                label)
+    carry = top == 1  # float64 scores of both signs: the classes apart, in `label`
+    largest = int(np.diff(starts).max(initial=0))
+    spare = largest if largest > fast.IN_CACHE else 1  # a slice beyond the caches is sorted through a buffer
+    fast.sort_each_slice(key, label, starts, carry, np.empty(spare, dtype=np.int64), np.empty(spare, dtype=np.uint8))
+    s_records = np.empty((total_pos + 1, 4), dtype=np.int64 if wide else np.int32)  # one entry of room
+    s_dtp = np.empty(total_pos + 1, dtype=np.int64)
+    per_slice, s_mixed = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.bool_)
+    n_pos, n_neg = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    k = fast.slice_major_steps(key, label, carry, np.int64(0 if carry else top), starts, s_records, s_dtp, per_slice,
+                               s_mixed, n_pos, n_neg)
+    del key, label
+    if ties != "group" and bool(s_mixed.any()):
+        pending.result()  # the second thread's work is not needed: wait for it, and let it go
+        return None  # stable ties with both classes at one score of a slice: the rows' order decides
+    s_key, s_tp, s_fp, s_fp_prev = s_records[:k].T  # columns of the records (strided views)
+    dtype = data.scores.dtype
+    thresholds = descending_key_scores(s_key.view(np.uint64) if wide else s_key.view(np.uint32).astype(np.uint64),
+                                       dtype, fast)
+    grouped = _Ragged(np.repeat(np.arange(m, dtype=np.int64), per_slice), s_tp, s_fp, s_dtp[:k], s_fp_prev,
+                      thresholds)
+    steps = grouped if ties == "group" else _stable_steps(grouped)
+    return SlicedSteps(steps, grouped, n_pos.astype(np.float64), n_neg.astype(np.float64), True, m, None, pending)
 
 
 def _score_major(fast: Any, score_key: np.ndarray, score_bits: int, negative: np.ndarray, codes: np.ndarray,

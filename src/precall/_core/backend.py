@@ -156,6 +156,13 @@ def _threads_allowed() -> bool:
     return os.environ.get("PRECALL_THREADS", "").strip() != "1" and _cores() > 1
 
 
+def in_two(rows: int) -> bool:
+    """Whether :func:`beside` runs work of ``rows`` rows in a second thread (from
+    :data:`MIN_BESIDE` rows, when the process may use more than one core and
+    ``PRECALL_THREADS`` is not ``1``)."""
+    return rows >= MIN_BESIDE and _threads_allowed()
+
+
 def beside(rows: int, fn: Callable[..., Any], *args: Any) -> Future:
     """``fn(*args)`` in a second thread, as a :class:`~concurrent.futures.Future`, when the work
     is over :data:`MIN_BESIDE` rows, the process may use more than one core and
@@ -164,7 +171,7 @@ def beside(rows: int, fn: Callable[..., Any], *args: Any) -> Future:
     For two independent parts of one computation on disjoint outputs (``by=``: the overall
     steps and numbers beside the slices'), whose compiled passes release the GIL: the result
     is the same whichever thread computes it, only the wall time changes."""
-    if rows >= MIN_BESIDE and _threads_allowed():
+    if in_two(rows):
         pid = os.getpid()
         with _pool_lock:
             if pid not in _pool:
