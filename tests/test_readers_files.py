@@ -276,6 +276,12 @@ CASES = [
     ("negative.csv", _csv("y,a,w\n1,0.5,1\n0,0.1,-1\n"), ["line 3", "column 'w'", "non-negative"]),
     ("bigint.npz", _big_integers, ["row 4", "column 'a'", "beyond 2**53"]),
     ("bigint.parquet", _big_integers, ["row 4", "column 'a'", "beyond 2**53"]),
+    ("bigint.csv", _csv("y,a\n1,0.5\n0,9007199254740992\n1,9007199254740993\n"),
+     ["line 4", "column 'a'", "9007199254740993 is an integer beyond 2**53", "as floats"]),
+    ("bigint.csv.gz", lambda p: p.write_bytes(gzip.compress(b"y,a\r\n1,0.5\r\n0,-18014398509481985\r\n")),
+     ["line 3", "column 'a'", "beyond 2**53"]),
+    ("bigint.jsonl", _csv('{"y": 1, "a": 0.5}\n{"y": 0, "a": 9007199254740993}\n'),
+     ["line 2", "column 'a'", "9007199254740993 is an integer beyond 2**53"]),
 ]
 
 
@@ -429,6 +435,12 @@ JSON_CASES = [
     ("huge_int_unused", '{"y": 1, "a": 0.5, "z": ' + "7" * 5000 + '}\n', None),
     ("huge_int_label", '{"y": ' + "7" * 5000 + ', "a": 0.5}\n', ["line 1", "column 'y'", "digits"]),
     ("huge_int_score", '{"y": 1, "a": ' + "7" * 5000 + '}\n', ["line 1", "column 'a'", "finite"]),
+    ("bigint_score", '{"y": 1, "a": 0.5}\n{"y": 0, "a": -9007199254740993}\n',
+     ["line 2", "column 'a'", "-9007199254740993 is an integer beyond 2**53"]),
+    ("exact_bigint_score", '{"y": 1, "a": 0.5}\n{"y": 0, "a": 1152921504606846976}\n',  # 2**60: exact, refused
+     ["line 2", "column 'a'", "beyond 2**53"]),
+    ("bigint_as_float_score", '{"y": 1, "a": 9007199254740993.0}\n{"y": 0, "a": 9007199254740992}\n'
+     '{"y": 0, "a": -1e300}\n', None),
     ("bad_utf8_unused", b'{"y": 1, "a": 0.5}\n{"y": 1, "a": 0.5, "z": "\xff"}\n', ["line 2", "UTF-8"]),
     ("lone_surrogate_label", '{"y": "\\ud800", "a": 0.5}\n', ["line 1", "column 'y'", "surrogate"]),
     ("nul_byte", b'{"y": 1, "a": 0.5}\x00\n', ["line 1", "not valid JSON"]),
@@ -514,6 +526,15 @@ CSV_CASES = [
     ("None_label", 'y,a\n1,0.5\n"None",0.25\n', ["line 3", "column 'y'", "missing label"]),
     ("nan_score", "y,a\n1,0.5\n0,nan\n", ["line 3", "column 'a'", "finite"]),
     ("inf_score", "y,a\n1,-inf\n", ["line 2", "column 'a'", "finite"]),
+    ("bigint_score", "y,a\n1,0.5\n0,9007199254740993\n", ["line 3", "column 'a'", "beyond 2**53"]),
+    ("bigint_negative", "y,a\r\n1,0.5\r\n0,-9007199254740993\r\n", ["line 3", "column 'a'", "beyond 2**53"]),
+    ("bigint_plus", "y,a\n1,0.5\n0,+0009007199254740993\n", ["line 3", "column 'a'", "beyond 2**53"]),
+    ("bigint_exact", "y,a\n1,0.5\n0,1152921504606846976\n", ["line 3", "column 'a'", "beyond 2**53"]),  # 2**60
+    ("bigint_quoted", 'y,a\n1,0.5\n"0","9007199254740993"\n', ["line 3", "column 'a'", "beyond 2**53"]),
+    ("bigint_after_quote", 'y,a\n"1",0.5\n0,9007199254740993\n', ["line 3", "column 'a'", "beyond 2**53"]),
+    ("bigint_bom", "\ufeffy,a\n1,0.5\n0,9007199254740993\n", ["line 3", "column 'a'", "beyond 2**53"]),
+    ("bigint_2_53", "y,a\n1,9007199254740992\n0,-9007199254740992\n", None),
+    ("bigint_as_float", "y,a\n1,9007199254740993.0\n0,1e16\n1,-9007199254740993e0\n0,1e300\n", None),
     ("bad_utf8_unused", b"y,a,z\n1,0.5,x\n0,0.25,\xff\n", ["line 3", "UTF-8"]),
     ("nul_unused", "y,a,z\n1,0.5,a\x00b\n0,0.25,c\n", None),
     ("many_columns", ",".join(["y", "a"] + [f"c{i}" for i in range(20_000)]) + "\n"
@@ -814,3 +835,114 @@ def test_a_delimiter_beyond_ascii_reads_with_every_parser(tmp_path, parser):
                                   chunk_rows=2))):
         scores = np.concatenate([c.scores for c in chunks])
         np.testing.assert_array_equal(scores, [0.5, 0.2, 0.3])
+
+
+# ---------------------------------------------------------------------------
+# integers beyond 2**53: refused in every format, as Parquet's integer columns are
+BIG_TEXT_CASES = [
+    # (name, text of the file, weight column, fragments of the error: the line and column)
+    ("plain", "y,a,b\n{rows}1,9007199254740993,0.5\n", None, ["column 'a'"]),
+    ("second_score", "y,a,b\n{rows}1,0.5,-9007199254740993\n", None, ["column 'b'"]),
+    ("weight", "y,a,b\n{rows}1,0.5,18014398509481985\n", "b", ["column 'b'", "the weight 18014398509481985"]),
+    ("crlf", "y,a,b\r\n{rows}1,9007199254740993,0.5\r\n", None, ["column 'a'"]),
+    ("bom", "\ufeffy,a,b\n{rows}1,9007199254740993,0.5\n", None, ["column 'a'"]),
+    ("gz", "y,a,b\n{rows}1,1152921504606846976,0.5\n", None, ["column 'a'"]),
+]
+
+
+@pytest.mark.parametrize("fast", ["arrow", "numpy"])
+@pytest.mark.parametrize("stream", [False, True], ids=["memory", "stream"])
+@pytest.mark.parametrize("name, text, weight, fragments", BIG_TEXT_CASES, ids=[c[0] for c in BIG_TEXT_CASES])
+def test_an_integer_beyond_2_53_is_refused_by_the_fast_parsers_themselves(tmp_path, monkeypatch, fast, stream, name,
+                                                                           text, weight, fragments):
+    """pyarrow and loadtxt read the numbers as float64 (9007199254740993 as 9007199254740992.0): the
+    rows at 2**53 or more are read again as text, after many blocks, among floats that large (allowed),
+    without the exact reader, and the error names the line and the column."""
+    n = 300_000  # several of pyarrow's 4 MB blocks
+    nl = "\r\n" if name == "crlf" else "\n"
+    rows = "".join(f"{i % 2},{'1e300' if i % 70_000 == 5 else (i % 997) / 997},"
+                   f"{'9007199254740993.0' if i % 90_000 == 7 else 1}{nl}" for i in range(n))
+    raw = text.format(rows=rows).encode()
+    path = tmp_path / ("big.csv.gz" if name == "gz" else "big.csv")
+    path.write_bytes(gzip.compress(raw) if name == "gz" else raw)
+    original = readers._delimited_file
+    monkeypatch.setattr(readers, "_delimited_file", lambda *a, **kw: original(*a, **{**kw, "fast": fast}))
+
+    def no_exact_reader(*a, **kw):
+        raise AssertionError("the exact reader was used")
+
+    monkeypatch.setattr(readers, "_delimited_chunks", no_exact_reader)
+    scores = [("a", "--score")] + ([("b", "--score")] if name == "second_score" else [])
+    with pytest.raises(InputError) as error:
+        if stream:
+            list(iter_file(str(path), label="y", score_columns=scores, weight=weight, chunk_rows=100_000))
+        else:
+            read_file(str(path), label="y", score_columns=scores, weight=weight)
+    message = str(error.value)
+    assert message.startswith(f"{path}: line {n + 2}, ") and "\n" not in message, message
+    for fragment in [*fragments, "is an integer beyond 2**53", "rescale the column", "as floats"]:
+        assert fragment in message, (fragment, message)
+    # the same file without that row: the floats beyond 2**53 are read (rounded, as float text asks)
+    good = text.format(rows=rows).rsplit("1,", 1)[0].encode()
+    path.write_bytes(gzip.compress(good) if name == "gz" else good)
+    got = read_file(str(path), label="y", score_columns=scores, weight=weight)
+    assert len(got.labels) == n and got.scores.reshape(n, -1)[5, 0] == 1e300
+    if weight:
+        assert got.weights[7] == 2.0**53
+
+
+@pytest.mark.parametrize("value", [2**53, -(2**53), 2**53 + 1, -(2**53) - 1, 2**60, -(2**63), 2**64 - 1],
+                         ids=["2**53", "-2**53", "2**53+1", "-2**53-1", "2**60", "-2**63", "2**64-1"])
+def test_integers_beyond_2_53_are_refused_alike_in_every_format(tmp_path, monkeypatch, value):
+    """One rule: an integer (an integer column of Parquet or .npz, integer text, a JSON integer) beyond
+    2**53 in magnitude is refused, also when a float64 happens to hold it (2**60); 2**53 is read."""
+    refused = abs(value) > 2**53
+    dtype = np.uint64 if value >= 2**63 else np.int64
+    y, a = np.array([1, 0, 1]), np.array([0, value, 1], dtype=dtype)
+    np.savez(tmp_path / "t.npz", y=y, a=a)
+    pq.write_table(pa.table({"y": y, "a": a}), tmp_path / "t.parquet")
+    (tmp_path / "t.csv").write_text("y,a\n" + "".join(f"{i},{v}\n" for i, v in zip(y.tolist(), a.tolist())))
+    (tmp_path / "t.jsonl").write_text("".join(f'{{"y": {i}, "a": {v}}}\n' for i, v in zip(y.tolist(), a.tolist())))
+    outcomes = {}
+    for suffix in ["npz", "parquet", "jsonl", "csv"]:
+        outcomes[suffix] = _outcome(tmp_path / f"t.{suffix}")
+    original = readers._delimited_file
+    for fast in ("arrow", "numpy", None):
+        monkeypatch.setattr(readers, "_delimited_file", lambda *a, fast=fast, **kw: original(*a, **{**kw, "fast": fast}))
+        outcomes[f"csv-{fast}"] = _outcome(tmp_path / "t.csv")
+    monkeypatch.setattr(readers, "_delimited_file", original)
+    monkeypatch.setattr(readers, "_pyarrow", lambda: None)
+    outcomes["jsonl-json"] = _outcome(tmp_path / "t.jsonl")
+    for kind, got in outcomes.items():
+        if refused:
+            where = "row 2" if kind in ("npz", "parquet") else ("line 2" if "jsonl" in kind else "line 3")
+            assert isinstance(got, str), (kind, got)
+            assert f"{where}, column 'a': the score {value} is an integer beyond 2**53" in got, (kind, got)
+        else:
+            assert got == (["1", "0", "1"], [0.0, float(value), 1.0]), (kind, got)
+
+
+@pytest.mark.parametrize("weight", ["18014398509481985", "18014398509481985.0"])
+def test_a_json_weight_beyond_2_53_is_refused_only_as_an_integer(tmp_path, json_parser, weight):
+    path = tmp_path / "w.jsonl"
+    path.write_text('{"y": 1, "a": 0.5, "w": 1}\n{"y": 0, "a": 0.25, "w": %s}\n' % weight)
+    got = _outcome(path, weight="w")
+    if "." in weight:
+        assert got == (["1", "0"], [0.5, 0.25])
+    else:
+        assert "line 2, column 'w': the weight 18014398509481985 is an integer beyond 2**53" in got, got
+
+
+def test_the_first_integer_beyond_2_53_is_named_by_row_then_column_with_every_parser(tmp_path, monkeypatch):
+    """Several numbers of 2**53 or more in a row: the message is the exact reader's (the first row, in it the
+    scores in the order asked for, then the weight), whichever parser reads the file."""
+    path = tmp_path / "order.csv"
+    path.write_text("y,a,b,w\n1,0.5,0.5,1\n0,1e300,9007199254740993.5,18014398509481985.0\n"
+                    "1,1e20,-9007199254740993,18014398509481985\n0,9007199254740993,0.5,1\n")
+    original = readers._delimited_file
+    outcomes = {}
+    for fast in ("arrow", "numpy", None):
+        monkeypatch.setattr(readers, "_delimited_file", lambda *a, fast=fast, **kw: original(*a, **{**kw, "fast": fast}))
+        outcomes[fast] = _outcome(path, score_columns=[("a", "--score"), ("b", "--score")], weight="w")
+    assert len(set(outcomes.values())) == 1, outcomes
+    assert "line 4, column 'b': the score -9007199254740993 is an integer beyond 2**53" in outcomes[None]
