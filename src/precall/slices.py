@@ -1007,6 +1007,15 @@ def _bucket_plan(r: _Ragged, m: int) -> tuple[list[np.ndarray], np.ndarray, np.n
     return plan, lengths, starts
 
 
+def _bucket_parts(r: _Ragged, m: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The buckets of :func:`_bucket_plan` each in up to eight parts by its share of the steps
+    (parts small enough to share out between two threads, :func:`precall._core.backend.share_out`):
+    ``(slice indices, each slice's number of steps, the index of its first)``."""
+    plan, lengths, starts = _bucket_plan(r, m)
+    return [(part, lengths, starts) for sel in plan
+            for part in np.array_split(sel, max(1, min(sel.shape[0], 8 * int(lengths[sel].sum()) // r.tp.shape[0])))]
+
+
 def _padded(r: _Ragged, sel: np.ndarray, lengths: np.ndarray, starts: np.ndarray) -> Steps:
     """Slices ``sel`` of ragged steps as one padded batch (each slice's last step again, no
     positive gained); the compiled ``pad_steps`` fills it when the kernel choice takes it."""
@@ -1828,9 +1837,7 @@ def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str) -> tuple:
     shared = st.grouped is st.steps  # grouped ties: one batch serves every number
     jobs = [(r, r is st.steps, part, lengths, starts)
             for r in ((st.steps,) if shared else (st.steps, st.grouped))
-            for plan, lengths, starts in [_bucket_plan(r, m)] for sel in plan
-            for part in np.array_split(sel, max(1, min(sel.shape[0], 8 * int(lengths[sel].sum()) // r.tp.shape[0])))]
-    # (a bucket in up to eight parts by its share of the steps: parts small enough to share out)
+            for part, lengths, starts in _bucket_parts(r, m)]
 
     def run(job: tuple) -> None:  # each job writes its own slices' places
         r, ap_steps, sel, lengths, starts = job
@@ -1884,23 +1891,43 @@ def metric_slices(metric: Metric, data: BinaryInput, codes: SliceCodes, kept_cod
     """One :class:`Metric` per slice, its kernel run once per size bucket of slices, and on all
     rows (``precall.score`` without ``by``, from the same sort when the rows were counted)."""
     min_support = _check_min_support(min_support)
-    st = sliced_steps(data, kept_codes, codes.m, metric.ties)
-    whole = st.whole()[0]
-    overall = metric.value(whole[0] if whole is not None else steps_of(data, metric.ties))
-    return sliced_values_of(metric, st, float(overall), codes, n_samples, min_support)
+
+    def value_of(whole: tuple[Steps, Steps]) -> float | None:  # in the second thread: no policy, no warning
+        return None if bool(metric.undefined_rows(whole[0])[0]) else float(metric.kernel(whole[0])[0])
+
+    st = sliced_steps(data, kept_codes, codes.m, metric.ties, then=value_of)
+    values = _slice_values(metric, st, codes.m)  # beside the second thread's all rows, if it still runs
+    whole, overall = st.whole()
+    if overall is None:
+        overall = metric.value(whole[0] if whole is not None else steps_of(data, metric.ties))
+    return sliced_values_of(metric, st, float(overall), codes, n_samples, min_support, values=values)
+
+
+def _slice_values(metric: Metric, st: SlicedSteps, m: int) -> np.ndarray:
+    """``metric``'s kernel on every slice's steps (NaN where undefined), a part of a size bucket at a
+    time, the parts shared out between this thread and a second one."""
+    ragged = st.grouped if metric.measure == "roc_auc" else st.steps
+    values = np.full(m, np.nan)
+
+    def run(job: tuple) -> None:  # each part writes its own slices' places
+        sel, lengths, starts = job
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values[sel] = metric.kernel(_batch(_padded(ragged, sel, lengths, starts), st.n_pos[sel], st.n_neg[sel],
+                                               st.exact))
+
+    backend.share_out(_bucket_parts(ragged, m), run, lambda job: job[0].shape[0] * int(job[1][job[0]].max()))
+    return values
 
 
 def sliced_values_of(metric: Metric, st: SlicedSteps, overall: float, codes: SliceCodes, n_samples: np.ndarray,
-                     min_support: int) -> SlicedValues:
-    """The :class:`SlicedValues` of ``metric`` on every slice's steps (its kernel run once per size
-    bucket of slices, the undefined policy applied to all at once) and its value on all rows: in memory
-    (:func:`metric_slices`) and from a stream (:func:`ragged_steps`) alike."""
+                     min_support: int, values: np.ndarray | None = None) -> SlicedValues:
+    """The :class:`SlicedValues` of ``metric`` on every slice's steps (its kernel run once per part of
+    a size bucket of slices, :func:`_slice_values`, unless given as ``values``; the undefined policy
+    applied to all at once) and its value on all rows: in memory (:func:`metric_slices`) and from a
+    stream (:func:`ragged_steps`) alike."""
     m = codes.m
-    ragged = st.grouped if metric.measure == "roc_auc" else st.steps
-    values = np.full(m, np.nan)
-    for sel, _, batch in _buckets(ragged, m):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values[sel] = metric.kernel(_batch(batch, st.n_pos[sel], st.n_neg[sel], st.exact))
+    if values is None:
+        values = _slice_values(metric, st, m)
     undefined = (st.n_pos == 0) | ((st.n_neg == 0) if metric.measure == "roc_auc" else False)
     if metric.measure == "roc_auc":
         what, reason, default = "ROC AUC", ONE_CLASS_ROC, float("nan")
