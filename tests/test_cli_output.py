@@ -498,6 +498,36 @@ def test_json_text_is_json_dumps_with_long_lists_a_line_an_entry():
         json_text({"x": [float("nan")] * (LONG_LIST + 1)})
 
 
+@pytest.mark.parametrize("n", [0, 1, 5, 1000, 1001, 2500])
+def test_json_chunks_of_rows_made_a_block_at_a_time_are_json_text_of_the_list(monkeypatch, n):
+    """:func:`json_chunks` writes a :class:`precall.slices.LazyRows` as :func:`json_text` writes the list it
+    makes, a block of ``BLOCK`` rows a piece (a long list of rows given whole too), each block made as it is
+    written; :func:`print_chunks` writes the pieces one by one, then a line feed."""
+    import io
+
+    import precall.cli._format as fmt
+    import precall.slices
+    from precall.slices import LazyRows
+
+    monkeypatch.setattr(precall.slices, "BLOCK", 64)
+    monkeypatch.setattr(fmt, "BLOCK", 64)
+    rows = [{"slice": f'"{i}"\u00e9', "AP": i / 7, "by_values": {"g": None if i % 5 else i}} for i in range(n)]
+    made = []
+
+    def make(start: int, stop: int) -> list:
+        made.append(stop - start)
+        return rows[start:stop]
+
+    doc = {"by": ["g"], "slices": LazyRows(n, make), "ranked_worst_first": [r["slice"] for r in rows], "n": n}
+    want = fmt.json_text({**doc, "slices": rows})
+    pieces = list(fmt.json_chunks(doc))
+    assert "".join(pieces) == want and json.loads(want)["slices"] == rows
+    assert made == [min(64, n - k) for k in range(0, n, 64)] and max(map(len, pieces)) < 64 * 200
+    out = io.StringIO()
+    fmt.print_chunks(iter(pieces), file=out)
+    assert out.getvalue() == want + "\n"
+
+
 def test_many_slices_as_json_text_and_full_are_complete_and_named(tmp_path, capsys):
     """``--by`` with thousands of slices: ``--json`` holds every slice, one a line, with the library's
     numbers; ``--full`` prints every slice once; a slice value holding an escape is shown, not sent."""

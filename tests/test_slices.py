@@ -392,6 +392,63 @@ def test_a_by_column_named_like_a_number_column():
     assert list(json.loads(twice.to_json())["slices"][0]["by_values"]) == ["x", "by x"]
 
 
+def _whole_table_outputs(r) -> tuple[dict, str]:
+    """``to_dict()`` and ``to_csv()`` as they were made before the slices were written a block at a
+    time: every slice's row at once (``_table()``), then every dict or CSV row."""
+    import csv
+
+    from precall.slices import _csv_table, _json_value, slice_dicts
+
+    header, rows = r._table()
+    whole = {"by": list(r.columns), "min_support": r.min_support,
+             "overall": dict(zip(header, map(_json_value, rows[0]))),
+             "slices": slice_dicts(header, rows[1:], r.keys, r.columns),
+             "ranked_worst_first": [r.names[i] for i in r.ranked]}
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    head, cells = _csv_table(header, rows[1:], r.keys, r.columns, overall=rows[0])
+    writer.writerow(head)
+    writer.writerows(cells)
+    return whole, buf.getvalue()
+
+
+@pytest.mark.parametrize("block", [1, 7, 10_000])
+def test_to_json_and_to_csv_a_block_at_a_time_are_the_whole_texts(tmp_path, monkeypatch, block):
+    """``to_json`` / ``to_csv`` make and write ``BLOCK`` slices at a time: the bytes of ``json.dumps``
+    of the whole :meth:`to_dict` for any of its options, and of the CSV of every row at once, returned
+    or written to a path; every kind of sliced result, names with quotes, unicode and missing values."""
+    import precall.slices
+
+    monkeypatch.setattr(precall.slices, "BLOCK", block)
+    rng = np.random.default_rng(2)
+    n = 1200
+    y, s = (rng.random(n) < 0.4).astype(int), np.round(rng.random(n), 2)
+    by = {"name": rng.choice(np.array(['q"uote', "b\\s", "caf\u00e9", "\u6771", "tab\t", "e\x1b", None, "overall",
+                                       "(missing)", "1"], dtype=object), n),
+          "week": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 4, n))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", precall.UndefinedMetricWarning)
+        results = [precall.evaluate(y, s, by=by, min_support=3), precall.average_precision(y, s, by=by),
+                   precall.threshold_table(y, s, by=by),
+                   precall.evaluate(rng.integers(0, 3, n), rng.random((n, 3)), by=by)]
+    options = [{}, {"indent": 2}, {"indent": "\t", "sort_keys": True}, {"separators": (",", ":")},
+               {"ensure_ascii": False, "indent": 0}]
+    for r in results:
+        assert len(r.names) > 30
+        whole, text = _whole_table_outputs(r)
+        assert r.to_dict() == whole
+        for kwargs in options:
+            assert r.to_json(**kwargs) == json.dumps(whole, **kwargs), kwargs
+        assert json.loads(r.to_json()) == whole
+        assert r.to_json(tmp_path / "r.json", indent=2) is None
+        assert (tmp_path / "r.json").read_text(encoding="utf-8") == json.dumps(whole, indent=2)
+        assert r.to_csv() == text
+        assert r.to_csv(tmp_path / "r.csv") is None
+        assert (tmp_path / "r.csv").read_text(encoding="utf-8") == text
+        header, cells = r.csv_rows(extra=["x"], start=5, stop=5 + block)
+        assert cells == r.csv_rows(extra=["x"])[1][5:5 + block] and header == r.csv_rows(extra=["x"])[0]
+
+
 def test_every_sliced_result_has_the_same_index_and_by_values():
     pd = pytest.importorskip("pandas")
     from precall import stats

@@ -329,6 +329,115 @@ def test_ci_intervals_are_each_slices_own(files, capsys):
     assert got["intervals"]["overall"]["roc_auc"]["low"] == pytest.approx(overall.low, abs=1e-12)
 
 
+def _json_text_before(value, level: int = 0) -> str:
+    """The commands' JSON writer as it was before ``--json`` was written a block at a time (every
+    slice's dict and the whole text in memory): the oracle of the bytes."""
+    pad, inner = "  " * level, "  " * (level + 1)
+    if isinstance(value, dict) and value:
+        items = (f"{inner}{json.dumps(str(k))}: {_json_text_before(v, level + 1)}" for k, v in value.items())
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, (list, tuple)) and value:
+        if len(value) > 1000:
+            items = (inner + json.dumps(v, allow_nan=False, separators=(", ", ": ")) for v in value)
+        else:
+            items = (inner + _json_text_before(v, level + 1) for v in value)
+        return "[\n" + ",\n".join(items) + f"\n{pad}]"
+    return json.dumps(value, allow_nan=False)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of 64 slices (not 10,000): a few hundred slices are written in several."""
+    import precall.cli._format
+    import precall.cli._slices
+    import precall.slices
+
+    for module in (precall.slices, precall.cli._format, precall.cli._slices):
+        monkeypatch.setattr(module, "BLOCK", 64)
+
+
+AWKWARD = ['say "hi"', "back\\slash", "caf\u00e9", "\u6771\u4eac", "tab\there", "e\x1b[2J", "", "overall",
+           "(missing)", "comma,semi;", "emoji \U0001F600", "\u202eevil", "1", "1.0"]
+
+
+def _awkward_file(path: Path, n_slices: int, seed: int = 3) -> Path:
+    """About ``n_slices`` slices of two columns: names with quotes, backslashes, wide and control
+    characters, the words ``overall`` and ``(missing)``, and missing values (empty fields) in both."""
+    rng = np.random.default_rng(seed)
+    n = 4 * n_slices
+    a = rng.choice(AWKWARD, n)
+    b = np.where(rng.random(n) < 0.05, "", rng.integers(0, n_slices // len(AWKWARD) + 1, n).astype(str))
+    y = (rng.random(n) < 0.4).astype(int)
+    p = np.round(rng.random(n) * 0.6 + 0.4 * y * rng.random(n), 3)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows([["y", "p", "a", "b"], *zip(y, p, a, b)])
+    return path
+
+
+def _report_of(monkeypatch, name: str) -> list:
+    """The reports the command hands to ``precall.cli.evaluate.<name>`` (``slices_json``, ``slices_csv``)."""
+    import precall.cli.evaluate as evaluate_cli
+
+    seen, real = [], getattr(evaluate_cli, name)
+    monkeypatch.setattr(evaluate_cli, name, lambda report: seen.append(report) or real(report))
+    return seen
+
+
+@pytest.mark.parametrize("n_slices", [300, 2500])  # the slices' list as json.dumps(indent=2); one entry a line
+def test_json_and_csv_written_a_block_at_a_time_are_the_whole_texts(tmp_path, capsys, monkeypatch, small_blocks,
+                                                                    n_slices):
+    """``--json`` and ``--csv`` are written a block of slices at a time: the bytes of the text made whole
+    from every slice's dict (the writer before) and from every row, and ``json.loads`` gives the slices
+    back; awkward names (quotes, unicode, escapes), missing values, two ``--by`` columns."""
+    from precall._core.text import visible
+    from precall.cli._format import json_safe, render_table
+
+    path = _awkward_file(tmp_path / "awkward.csv", n_slices)
+    argv = ["evaluate", path, "--label", "y", "--score", "p", "--by", "a,b", "--on-undefined", "nan"]
+    seen = _report_of(monkeypatch, "slices_json")
+    code, out, err = _run([*argv, "--json"], capsys)
+    assert code == 0, err
+    (report,) = seen
+    result = report.result
+    assert 64 * 3 < len(result.names) and (len(result.names) > 1000) == (n_slices > 1000)
+    whole = {"input": json_safe(dict(report.input)), **result.to_dict(), "warnings": list(report.warnings)}
+    assert out == _json_text_before(whole) + "\n"
+    got = json.loads(out)
+    assert got == whole and [s["slice"] for s in got["slices"]] == list(result.names)
+    assert {s["by_values"]["a"] for s in got["slices"]} == {v or None for v in AWKWARD}
+
+    seen = _report_of(monkeypatch, "slices_csv")
+    code, out, err = _run([*argv, "--csv"], capsys)
+    assert code == 0, err
+    header, body = seen[0].result.csv_rows()
+    assert out == "\n".join(render_table(header, body, style="csv")) + "\n"
+    rows = list(csv.reader(io.StringIO(out)))
+    assert len(rows) == len(result.names) + 2 and [r[2] for r in rows[2:]] == list(map(visible, result.names))
+
+
+def test_csv_intervals_follow_their_slices_across_blocks(tmp_path, capsys, small_blocks):
+    """``--ci --csv`` written a block at a time: each row's interval cells are its own slice's (the
+    ``--json`` intervals), the overall row's the overall interval, an unranked slice's empty."""
+    path = _awkward_file(tmp_path / "awkward.csv", 150, seed=4)
+    argv = ["evaluate", path, "--label", "y", "--score", "p", "--by", "a,b", "--on-undefined", "nan", "--ci",
+            "--resamples", "20"]
+    got = _json(argv, capsys)
+    code, out, err = _run([*argv, "--csv"], capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == len(got["slices"]) + 1 > 64 * 2
+    intervals = [got["intervals"]["overall"], *(got["intervals"]["slices"].get(s["slice"]) for s in got["slices"])]
+    for row, iv in zip(rows, intervals):
+        cells = [row[k] for k in ("AP step low", "AP step high", "ROC-AUC low", "ROC-AUC high")]
+        if iv is None:
+            assert cells == ["", "", "", ""], row["slice"]
+            continue
+        want = [iv["average_precision"]["step"]["low"], iv["average_precision"]["step"]["high"],
+                iv["roc_auc"]["low"], iv["roc_auc"]["high"]]
+        assert [None if c == "nan" else float(c) for c in cells] == want, row["slice"]  # CSV: NaN as nan
+    assert all(any(iv is not None for iv in intervals[k:k + 64]) for k in range(0, len(intervals), 64))
+
+
 BAD_CLI = [
     (["--score", "p", "--score", "q", "--by", "country"], "compare models per slice with precall compare --by"),
     (["--class-columns", "p,q", "--by", "country"], "--by goes with one --score"),

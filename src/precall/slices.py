@@ -68,7 +68,7 @@ import numbers
 import textwrap
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -95,6 +95,9 @@ __all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedMultiEvaluation",
 MISSING = "(missing)"
 OVERALL = "overall"
 """The name of the row of all rows beside the slices (no slice is named so: :func:`slice_names`)."""
+BLOCK = 10_000
+"""The slices made and written at a time by ``to_json``, ``to_csv`` and the commands' ``--json`` /
+``--csv``: their memory is a block's rows, not a Python dict or list per slice of every slice."""
 _BUCKET = 2.0  # slices whose step counts are within this factor share a kernel call
 
 
@@ -1112,9 +1115,7 @@ class _Sliced:
 
     @property
     def prevalence(self) -> np.ndarray:
-        total = self.n_pos + self.n_neg
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, self.n_pos / np.where(total > 0, total, 1.0), np.nan)
+        return _prevalence(self.n_pos, self.n_neg)
 
     def _ranking_values(self) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -1155,12 +1156,29 @@ class _Sliced:
         raise KeyError(f"no slice {visible(name)!r:.80}; the slices are {', '.join(map(repr, self.names[:5]))}"
                        + (", ..." if len(self.names) > 5 else ""))
 
-    # ---- the table: one row per slice (and the overall row)
-    def _table(self) -> tuple[list[str], list[list[Any]]]:  # pragma: no cover - overridden
-        raise NotImplementedError
+    # ---- the table: the overall row (row 0), then one row per slice (row i + 1: slice i)
+    def _table(self, start: int = 0, stop: int | None = None) -> tuple[list[str], list[list[Any]]]:
+        """The header and the rows ``start`` to ``stop`` of the table (default: every row)."""
+        raise NotImplementedError  # pragma: no cover - overridden
 
-    def to_dict(self) -> dict[str, Any]:
+    def _span(self, start: int, stop: int | None) -> range:
+        """The slices of the table's rows ``start`` to ``stop`` (row 0 is the overall row)."""
+        n = len(self.names)
+        return range(max(start - 1, 0), n if stop is None else min(max(stop - 1, 0), n))
+
+    def _slice_dicts(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """:func:`slice_dicts` of the slices ``start`` to ``stop``."""
+        header, rows = self._table(start + 1, stop + 1)
+        return slice_dicts(header, rows, self.keys[start:stop], self.columns)
+
+    def to_dict(self, lazy: bool = False) -> dict[str, Any]:
         """Every slice, JSON-ready (NaN as None).
+
+        Parameters
+        ----------
+        lazy : bool
+            ``slices`` and ``ranked_worst_first`` as :class:`LazyRows`, made :data:`BLOCK` at a time
+            as they are iterated (what :meth:`to_json` writes: never a dict of every slice at once).
 
         Returns
         -------
@@ -1180,17 +1198,38 @@ class _Sliced:
         >>> [(row["slice"], row["by_values"], row["n"]) for row in r.to_dict()["slices"]]
         [('1', {'week': 1}, 2), ('2', {'week': 2}, 2), ('(missing)', {'week': None}, 2)]
         """
-        header, rows = self._table()
+        header, rows = self._table(0, 1)
+        ranked, names = self.ranked, self.names
+        slices = LazyRows(len(names), self._slice_dicts)
+        order = LazyRows(len(ranked), lambda start, stop: [names[i] for i in ranked[start:stop]])
         return {"by": list(self.columns), "min_support": self.min_support,
                 "overall": dict(zip(header, map(_json_value, rows[0]))),
-                "slices": slice_dicts(header, rows[1:], self.keys, self.columns),
-                "ranked_worst_first": [self.names[i] for i in self.ranked]}
+                "slices": slices if lazy else list(slices),
+                "ranked_worst_first": order if lazy else list(order)}
 
-    def to_json(self, **kwargs: Any) -> str:
-        """:meth:`to_dict` as JSON (NaN as null); ``kwargs`` go to :func:`json.dumps`."""
-        return json.dumps(self.to_dict(), **kwargs)
+    def to_json(self, path: Any = None, **kwargs: Any) -> str | None:
+        """:meth:`to_dict` as JSON (NaN as null), ``json.dumps(self.to_dict(), **kwargs)`` to the byte;
+        written to ``path`` or returned.
 
-    def csv_rows(self, extra: Sequence[str] = ()) -> tuple[list[str], list[list[str]]]:
+        The slices are made and encoded :data:`BLOCK` at a time (:func:`json_chunks`): written to
+        ``path``, the memory is a block's, not a dict per slice and the whole text.
+
+        Examples
+        --------
+        >>> import json, precall
+        >>> r = precall.evaluate([1, 0, 0, 1], [0.9, 0.8, 0.7, 0.6], by={"g": ["a", "a", "b", "b"]})
+        >>> json.loads(r.to_json())["ranked_worst_first"]
+        ['b', 'a']
+        """
+        chunks = json_chunks(self.to_dict(lazy=True), **kwargs)
+        if path is None:
+            return "".join(chunks)
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.writelines(chunks)
+        return None
+
+    def csv_rows(self, extra: Sequence[str] = (), start: int = 0,
+                 stop: int | None = None) -> tuple[list[str], list[list[str]]]:
         """The header and the cells (texts) of :meth:`to_csv`: the ``overall`` row, then one row per slice.
 
         The columns: one per ``by`` column (:func:`by_headers`: the column's name, or ``"by NAME"``
@@ -1198,10 +1237,15 @@ class _Sliced:
         slice's name; ``overall`` for all rows), then the numbers.  A slice's value in a ``by``
         column is written as :func:`by_value` gives it (dates as ISO texts), a missing value and
         the ``overall`` row's ``by`` cells empty; NaN numbers empty.  ``extra``: the headers of
-        columns the caller adds after these (the ``by`` headers avoid them too).
+        columns the caller adds after these (the ``by`` headers avoid them too).  ``start``,
+        ``stop``: the rows ``start`` to ``stop`` only (row 0 is the ``overall`` row, row i + 1 the
+        slice i), a block of :meth:`to_csv`.
         """
-        header, rows = self._table()
-        return _csv_table(header, rows[1:], self.keys, self.columns, overall=rows[0], extra=extra)
+        header, rows = self._table(start, stop)
+        span = self._span(start, stop)
+        overall = rows.pop(0) if start == 0 else None
+        return _csv_table(header, rows, self.keys[span.start:span.stop], self.columns, overall=overall,
+                          extra=extra)
 
     def to_csv(self, path: Any = None) -> str | None:
         """One CSV row per slice after the ``overall`` row (:meth:`csv_rows`); written to ``path`` or returned.
@@ -1219,16 +1263,22 @@ class _Sliced:
         >>> [line.split(",")[:3] for line in r.to_csv().splitlines()[1:]]
         [['', 'overall', '4'], ['a', 'a', '2'], ['b', 'b', '2']]
         """
-        header, rows = self.csv_rows()
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
         if path is None:
+            buf = io.StringIO()
+            self._write_csv(buf)
             return buf.getvalue()
         with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(buf.getvalue())
+            self._write_csv(f)
         return None
+
+    def _write_csv(self, f: Any) -> None:
+        """The CSV of :meth:`to_csv` written to the text stream ``f``, :data:`BLOCK` rows at a time."""
+        writer = csv.writer(f, lineterminator="\n")
+        for start in range(0, len(self.names) + 1, BLOCK):
+            header, rows = self.csv_rows(start=start, stop=start + BLOCK)
+            if start == 0:
+                writer.writerow(header)
+            writer.writerows(rows)
 
     def to_frame(self) -> Any:
         """A pandas DataFrame, one row per slice, indexed by the slices' values (the ``pandas`` extra).
@@ -1299,6 +1349,74 @@ class _Sliced:
 
     def __str__(self) -> str:
         return self.to_text()
+
+
+class LazyRows:
+    """``n`` rows made :data:`BLOCK` at a time as they are iterated: a list too long to hold at once
+    (a dict per slice) whose length is known before it is written.
+
+    Parameters
+    ----------
+    n : int
+        How many rows.
+    make : callable
+        ``make(start, stop)``: the list of the rows ``start`` to ``stop``.
+    """
+
+    def __init__(self, n: int, make: Callable[[int, int], list[Any]]) -> None:
+        self.n, self.make = n, make
+
+    def __len__(self) -> int:
+        return self.n
+
+    def blocks(self) -> Iterator[list[Any]]:
+        """The rows, a list of :data:`BLOCK` (the last one fewer) at a time."""
+        for start in range(0, self.n, BLOCK):
+            yield self.make(start, min(start + BLOCK, self.n))
+
+    def __iter__(self) -> Iterator[Any]:
+        for block in self.blocks():
+            yield from block
+
+
+def json_chunks(doc: dict[str, Any], **kwargs: Any) -> Iterator[str]:
+    """``json.dumps(doc, **kwargs)`` in pieces, to the byte: each :class:`LazyRows` value of ``doc``
+    a block at a time (a block one ``json.dumps`` of its rows, its lines indented to their place).
+
+    Examples
+    --------
+    >>> doc = {"n": 3, "rows": LazyRows(3, lambda start, stop: list(range(start, stop)))}
+    >>> "".join(json_chunks(doc, indent=1)) == json.dumps({"n": 3, "rows": [0, 1, 2]}, indent=1)
+    True
+    """
+    cls = kwargs.pop("cls", None) or json.JSONEncoder
+    encoder = cls(**kwargs)
+    indent = " " * encoder.indent if isinstance(encoder.indent, int) else encoder.indent
+
+    def newline(level: int) -> str:
+        return "" if indent is None else "\n" + indent * level
+
+    def at_level_1(text: str) -> str:  # a value encoded alone, its lines moved to a value of doc's place
+        return text.replace("\n", newline(1))  # JSON strings hold no line feed: the text's are its layout
+
+    items = sorted(doc.items()) if encoder.sort_keys else doc.items()
+    for n, (key, value) in enumerate(items):
+        yield ("{" if n == 0 else encoder.item_separator) + newline(1) + encoder.encode(key) + encoder.key_separator
+        if not isinstance(value, LazyRows) or not len(value):
+            yield at_level_1(encoder.encode([] if isinstance(value, LazyRows) else value))
+            continue
+        for b, block in enumerate(value.blocks()):  # "[" newline(2) row ... newline(1) "]", the brackets left out
+            text = at_level_1(encoder.encode(block))
+            yield ("[" if b == 0 else encoder.item_separator) + text[1:len(text) - len(newline(1)) - 1]
+        yield newline(1) + "]"
+    yield newline(0) + "}" if doc else "{}"
+
+
+def _prevalence(n_pos: np.ndarray, n_neg: np.ndarray) -> np.ndarray:
+    """The prevalence of each slice of ``n_pos`` positives and ``n_neg`` negatives; NaN for an empty one."""
+    total = n_pos + n_neg
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, n_pos / np.where(total > 0, total, 1.0), np.nan)
 
 
 def _json_value(v: Any) -> Any:
@@ -1475,15 +1593,17 @@ class SlicedValues(_Sliced):
     def __getitem__(self, name: Any) -> float:
         return float(self.values[self.index(name)])
 
-    def _table(self) -> tuple[list[str], list[list[Any]]]:
+    def _table(self, start: int = 0, stop: int | None = None) -> tuple[list[str], list[list[Any]]]:
         key = self.metric.key
         header = ["slice", "n", "n_pos", "prevalence", key]
         total_pos, total_neg = float(self.n_pos.sum()), float(self.n_neg.sum())
-        rows = [["overall", int(self.n_samples.sum()), total_pos, total_pos / (total_pos + total_neg)
-                 if total_pos + total_neg > 0 else float("nan"), float(self.overall)]]
-        prev = self.prevalence
-        for i, name in enumerate(self.names):
-            rows.append([name, int(self.n_samples[i]), float(self.n_pos[i]), float(prev[i]), float(self.values[i])])
+        overall = ["overall", int(self.n_samples.sum()), total_pos, total_pos / (total_pos + total_neg)
+                   if total_pos + total_neg > 0 else float("nan"), float(self.overall)]
+        rows = [overall] if start == 0 else []
+        span = self._span(start, stop)
+        prev = _prevalence(self.n_pos[span.start:span.stop], self.n_neg[span.start:span.stop])
+        for i, p in zip(span, prev):
+            rows.append([self.names[i], int(self.n_samples[i]), float(self.n_pos[i]), float(p), float(self.values[i])])
         return header, rows
 
     def _text_columns(self, header: list[str]) -> list[str]:
@@ -1544,18 +1664,22 @@ class SlicedEvaluation(_Sliced):
             auprg=float(self.auprg[i]),
         )
 
-    def _table(self) -> tuple[list[str], list[list[Any]]]:
+    def _table(self, start: int = 0, stop: int | None = None) -> tuple[list[str], list[list[Any]]]:
         header = (["slice", "n", "n_pos", "prevalence"] + [f"AP {m}" for m in AP_METHODS] + ["ROC-AUC", "AUPRG"]
                   + [f"min AP {m}" for m in AP_METHODS] + ["best F1", "best F1 threshold"])
         o = self.overall
         b = o.best_f1
-        rows = [["overall", o.n_samples, o.n_pos, o.prevalence] + [o.average_precision[m] for m in AP_METHODS]
-                + [o.roc_auc, o.auprg] + [o.min_average_precision[m] for m in AP_METHODS]
-                + [b.f1 if b else float("nan"), b.threshold if b else float("nan")]]
-        floats = [self.n_pos, self.prevalence, *(self.average_precision[m] for m in AP_METHODS), self.roc_auc,
-                  self.auprg, *(self.min_average_precision[m] for m in AP_METHODS), self.best_f1,
-                  self.best_f1_threshold]
-        columns = [list(self.names), np.asarray(self.n_samples).astype(np.int64).tolist(),
+        overall = (["overall", o.n_samples, o.n_pos, o.prevalence] + [o.average_precision[m] for m in AP_METHODS]
+                   + [o.roc_auc, o.auprg] + [o.min_average_precision[m] for m in AP_METHODS]
+                   + [b.f1 if b else float("nan"), b.threshold if b else float("nan")])
+        rows = [overall] if start == 0 else []
+        span = self._span(start, stop)
+        at = slice(span.start, span.stop)
+        floats = [self.n_pos[at], _prevalence(self.n_pos[at], self.n_neg[at]),
+                  *(self.average_precision[m][at] for m in AP_METHODS), self.roc_auc[at], self.auprg[at],
+                  *(self.min_average_precision[m][at] for m in AP_METHODS), self.best_f1[at],
+                  self.best_f1_threshold[at]]
+        columns = [list(self.names[at]), np.asarray(self.n_samples[at]).astype(np.int64).tolist(),
                    *(np.asarray(c, dtype=np.float64).tolist() for c in floats)]  # column by column: Python numbers
         rows.extend(map(list, zip(*columns)))
         return header, rows
@@ -1604,19 +1728,22 @@ class SlicedTables(_Sliced):
     def _defined(self) -> np.ndarray:
         return self.n_pos > 0
 
-    def _table(self) -> tuple[list[str], list[list[Any]]]:
+    def _table(self, start: int = 0, stop: int | None = None) -> tuple[list[str], list[list[Any]]]:
         header = ["slice", "n", "n_pos", "prevalence", "rows", "AP step", "ROC-AUC"]
         o = self.overall
-        overall = list(self.summary[2:]) if self.summary is not None else \
+        numbers = list(self.summary[2:]) if self.summary is not None else \
             [float(v[0]) for v in _table_numbers([o])]
         total = float(o.n_pos + o.n_neg)
-        rows = [["overall", int(self.n_samples.sum()), float(o.n_pos), float(o.n_pos) / total if total else
-                 float("nan"), len(o.thresholds)] + overall]
+        overall = ["overall", int(self.n_samples.sum()), float(o.n_pos), float(o.n_pos) / total if total else
+                   float("nan"), len(o.thresholds)] + numbers
+        rows = [overall] if start == 0 else []
         ap_step, auc = self._values()
-        prev = self.prevalence
-        for i, (name, t) in enumerate(self.tables.items()):
-            rows.append([name, int(self.n_samples[i]), float(self.n_pos[i]), float(prev[i]), len(t.thresholds),
-                         float(ap_step[i]), float(auc[i])])
+        span = self._span(start, stop)
+        prev = _prevalence(self.n_pos[span.start:span.stop], self.n_neg[span.start:span.stop])
+        for i, p in zip(span, prev):
+            name = self.names[i]
+            rows.append([name, int(self.n_samples[i]), float(self.n_pos[i]), float(p),
+                         len(self.tables[name].thresholds), float(ap_step[i]), float(auc[i])])
         return header, rows
 
     def _text_columns(self, header: list[str]) -> list[str]:
@@ -1714,14 +1841,16 @@ class SlicedMultiEvaluation(_Sliced):
                                       for a, d in self.average_precision.items()},
                 "roc_auc": {a: float(v[i]) for a, v in self.roc_auc.items()}}
 
-    def _table(self) -> tuple[list[str], list[list[Any]]]:
+    def _table(self, start: int = 0, stop: int | None = None) -> tuple[list[str], list[list[Any]]]:
         header = (["slice", "n"] + [f"{a} AP {m}" for a in ("macro", "weighted") for m in AP_METHODS]
                   + ["macro ROC-AUC", "weighted ROC-AUC"])
         o = self.overall
-        rows = [["overall", int(self.n_samples.sum())]
-                + [o.average_precision[a][m] for a in ("macro", "weighted") for m in AP_METHODS]
-                + [o.roc_auc["macro"], o.roc_auc["weighted"]]]
-        for i, name in enumerate(self.names):
+        overall = (["overall", int(self.n_samples.sum())]
+                   + [o.average_precision[a][m] for a in ("macro", "weighted") for m in AP_METHODS]
+                   + [o.roc_auc["macro"], o.roc_auc["weighted"]])
+        rows = [overall] if start == 0 else []
+        for i in self._span(start, stop):
+            name = self.names[i]
             rows.append([name, int(self.n_samples[i])]
                         + [float(self.average_precision[a][m][i]) for a in ("macro", "weighted") for m in AP_METHODS]
                         + [float(self.roc_auc["macro"][i]), float(self.roc_auc["weighted"][i])])

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+import sys
+from typing import Any, Iterable, Iterator, TextIO
 
 import numpy as np
 
 import precall
 from precall._core.normal import p_text
 from precall._core.text import columns, fixed, pad, visible
+from precall.slices import BLOCK, LazyRows
 
 
 def _description(method: str) -> str:
@@ -49,21 +51,49 @@ def fmt_cell(value: Any, digits: int) -> str:
 LONG_LIST = 1000
 
 
+#: the encoder of a long list's entries (one compact entry a line)
+_COMPACT = json.JSONEncoder(allow_nan=False, separators=(", ", ": "))
+
+
 def json_text(value: Any, level: int = 0) -> str:
     """``json.dumps(value, indent=2, allow_nan=False)``, but a list of more than :data:`LONG_LIST`
     entries holds one compact entry a line (json's C encoder for each: ``--json`` of a million
-    slices in seconds, not minutes, and a line a slice)."""
+    slices in seconds, not minutes, and a line a slice): :func:`json_chunks` joined."""
+    return "".join(json_chunks(value, level))
+
+
+def json_chunks(value: Any, level: int = 0) -> Iterator[str]:
+    """The text of :func:`json_text` in pieces, a long list :data:`precall.slices.BLOCK` entries a
+    piece: a :class:`precall.slices.LazyRows` (a list, made a block at a time) is made as it is written."""
     pad, inner = "  " * level, "  " * (level + 1)
     if isinstance(value, dict) and value:
-        items = (f"{inner}{json.dumps(str(k))}: {json_text(v, level + 1)}" for k, v in value.items())
-        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
-    if isinstance(value, (list, tuple)) and value:
+        for n, (k, v) in enumerate(value.items()):
+            yield ("{\n" if n == 0 else ",\n") + f"{inner}{json.dumps(str(k))}: "
+            yield from json_chunks(v, level + 1)
+        yield f"\n{pad}}}"
+    elif isinstance(value, (list, tuple, LazyRows)) and len(value):
         if len(value) > LONG_LIST:
-            items = (inner + json.dumps(v, allow_nan=False, separators=(", ", ": ")) for v in value)
+            line = ",\n" + inner
+            blocks = value.blocks() if isinstance(value, LazyRows) else (
+                value[start:start + BLOCK] for start in range(0, len(value), BLOCK))
+            for n, block in enumerate(blocks):
+                yield ("[\n" + inner if n == 0 else line) + line.join(map(_COMPACT.encode, block))
         else:
-            items = (inner + json_text(v, level + 1) for v in value)
-        return "[\n" + ",\n".join(items) + f"\n{pad}]"
-    return json.dumps(value, allow_nan=False)
+            for n, v in enumerate(value):
+                yield ("[\n" if n == 0 else ",\n") + inner
+                yield from json_chunks(v, level + 1)
+        yield f"\n{pad}]"
+    else:
+        yield json.dumps([] if isinstance(value, LazyRows) else value, allow_nan=False)
+
+
+def print_chunks(chunks: Iterable[str], file: TextIO | None = None) -> None:
+    """Write ``chunks`` to ``file`` (default ``sys.stdout``) one after another (never all of the
+    text at once), then a line feed: ``print("".join(chunks))``."""
+    out = sys.stdout if file is None else file
+    for chunk in chunks:
+        out.write(chunk)
+    out.write("\n")
 
 
 def json_safe(value: Any) -> Any:

@@ -9,7 +9,7 @@ import argparse
 import dataclasses
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -17,7 +17,7 @@ import precall
 from precall._slicing import (MAX_SLICES, IntervalSet, coded, interval_set, named_message, slice_bootstrap,
                               slice_intervals, with_values)
 from precall.readers import Columns, label_counts
-from precall.slices import MISSING, slice_codes
+from precall.slices import BLOCK, MISSING, slice_codes
 from precall._core.text import clip
 
 from ._common import CliError, cli_spelling, int_in, resolve_pos_label
@@ -293,9 +293,9 @@ def _interval_json(iv: IntervalSet | None) -> Any:
 
 
 def slices_json(report: SliceReport) -> dict[str, Any]:
-    """Every slice's numbers (:meth:`precall.SlicedEvaluation.to_dict`, JSON-ready already), the input,
-    the intervals."""
-    out: dict[str, Any] = {"input": json_safe(dict(report.input)), **report.result.to_dict()}
+    """Every slice's numbers (:meth:`precall.SlicedEvaluation.to_dict`, JSON-ready already; its
+    slices made a block at a time as :func:`._format.json_chunks` writes them), the input, the intervals."""
+    out: dict[str, Any] = {"input": json_safe(dict(report.input)), **report.result.to_dict(lazy=True)}
     if report.intervals is not None and report.options is not None:
         o = report.options
         out["intervals"] = json_safe({
@@ -308,17 +308,19 @@ def slices_json(report: SliceReport) -> dict[str, Any]:
     return out
 
 
-def slices_csv(report: SliceReport) -> str:
+def slices_csv(report: SliceReport) -> Iterator[str]:
     """One CSV row per slice after the ``overall`` row (:meth:`precall.SlicedEvaluation.csv_rows`: a
     column per ``--by`` column with the slice's value in the file, the name, every number at full
-    precision), with the intervals of AP step and ROC-AUC where computed."""
+    precision), with the intervals of AP step and ROC-AUC where computed: the lines in pieces of
+    :data:`precall.slices.BLOCK` rows (:func:`._format.print_chunks` writes them)."""
     bounds = ["AP step low", "AP step high", "ROC-AUC low", "ROC-AUC high"] if report.intervals is not None else []
-    header, body = report.result.csv_rows(extra=bounds)
-    header += bounds
-    if report.intervals is not None:
-        for i, cells in enumerate(body, -1):
-            iv = report.intervals.get(i)
-            cells += ["", "", "", ""] if iv is None else [repr(iv.average_precision["step"].low),
-                                                          repr(iv.average_precision["step"].high),
-                                                          repr(iv.roc_auc.low), repr(iv.roc_auc.high)]
-    return "\n".join(render_table(header, body, style="csv"))
+    for start in range(0, len(report.result.names) + 1, BLOCK):  # row 0: overall; row i + 1: slice i
+        header, body = report.result.csv_rows(extra=bounds, start=start, stop=start + BLOCK)
+        if report.intervals is not None:
+            for i, cells in enumerate(body, start - 1):
+                iv = report.intervals.get(i)
+                cells += ["", "", "", ""] if iv is None else [repr(iv.average_precision["step"].low),
+                                                              repr(iv.average_precision["step"].high),
+                                                              repr(iv.roc_auc.low), repr(iv.roc_auc.high)]
+        lines = render_table(header + bounds, body, style="csv")  # a line a row: visible() leaves no line feed
+        yield "\n".join(lines if start == 0 else ["", *lines[1:]])

@@ -44,8 +44,8 @@ from ._engines import (
     read_spark,
     stream_slices,
 )
-from ._format import (describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_safe, json_text,
-                      legend, render_table)
+from ._format import (describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_chunks, json_safe,
+                      json_text, legend, print_chunks, render_table)
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
@@ -640,10 +640,10 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
                                           on_undefined=on_undefined_arg(args))
         report = dataclasses.replace(report, warnings=[m for m in report.warnings if m not in shown_before])
     print_warning_messages(report.source, report.warnings)
-    if args.json:
-        print(json_text(slices_json(report)))
+    if args.json:  # every slice, written a block at a time
+        print_chunks(json_chunks(slices_json(report)))
     elif args.csv:
-        print(slices_csv(report))
+        print_chunks(slices_csv(report))
     else:  # with --ci the summary went out with the estimates
         print(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide,
                           summary=not args.ci))
