@@ -801,3 +801,25 @@ def test_compare_by_one_score_refuses_an_interval_method_it_does_not_use(tmp_pat
     code, out, err = _run(["compare", str(path), "--label", "y", "--score", "a", "--by", "g", "--ci-method", "bca"],
                           capsys)
     assert code == 2 and err.count("\n") == 1 and "--ci-method bca" in err and not out
+
+
+def test_csv_leaves_an_undefined_interval_bound_empty_as_every_nan_cell(tmp_path, capsys):
+    """``--by --ci --csv``: DeLong's bounds of a slice with one positive are NaN: empty cells, as the
+    numbers' NaN cells and JSON's null, not the text ``nan``."""
+    rng = np.random.default_rng(0)
+    n = 600
+    g = np.repeat(["a", "b", "c"], 200)
+    y = (rng.random(n) < 0.4).astype(int)
+    y[400:] = 0
+    y[450] = 1  # slice c: one positive
+    p = np.round(rng.random(n), 3)
+    path = tmp_path / "one.csv"
+    path.write_text("y,p,g\n" + "\n".join(f"{a},{b},{c}" for a, b, c in zip(y, p, g)) + "\n")
+    code, out, err = _run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", "--ci", "--resamples", "50",
+                           "--csv"], capsys)
+    assert code == 0, err
+    rows = {r["slice"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert rows["c"]["ROC-AUC low"] == rows["c"]["ROC-AUC high"] == "" and "nan" not in out.lower()
+    assert float(rows["a"]["ROC-AUC low"]) < float(rows["a"]["ROC-AUC high"])
+    got = _json(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", "--ci", "--resamples", "50"], capsys)
+    assert got["intervals"]["slices"]["c"]["roc_auc"]["low"] is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
@@ -308,6 +309,12 @@ def slices_json(report: SliceReport) -> dict[str, Any]:
     return out
 
 
+def _bound(value: float) -> str:
+    """An interval bound's CSV cell at full precision; undefined (NaN) empty, as the numbers' cells
+    (:meth:`precall.SlicedEvaluation.csv_rows`) and JSON's ``null``."""
+    return "" if math.isnan(value) else repr(float(value))
+
+
 def slices_csv(report: SliceReport) -> Iterator[str]:
     """One CSV row per slice after the ``overall`` row (:meth:`precall.SlicedEvaluation.csv_rows`: a
     column per ``--by`` column with the slice's value in the file, the name, every number at full
@@ -319,8 +326,8 @@ def slices_csv(report: SliceReport) -> Iterator[str]:
         if report.intervals is not None:
             for i, cells in enumerate(body, start - 1):
                 iv = report.intervals.get(i)
-                cells += ["", "", "", ""] if iv is None else [repr(iv.average_precision["step"].low),
-                                                              repr(iv.average_precision["step"].high),
-                                                              repr(iv.roc_auc.low), repr(iv.roc_auc.high)]
+                cells += ["", "", "", ""] if iv is None else [_bound(iv.average_precision["step"].low),
+                                                              _bound(iv.average_precision["step"].high),
+                                                              _bound(iv.roc_auc.low), _bound(iv.roc_auc.high)]
         lines = render_table(header + bounds, body, style="csv")  # a line a row: visible() leaves no line feed
         yield "\n".join(lines if start == 0 else ["", *lines[1:]])
