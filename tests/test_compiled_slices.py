@@ -347,8 +347,16 @@ def test_two_threads_give_the_bits_of_one(monkeypatch, kernel, dtype):
     calls = []
     beside = backend.beside
     monkeypatch.setattr(backend, "beside", lambda *a: calls.append(a[0]) or beside(*a))
+    routes = []
+    for name in ("_slice_major", "_slice_major_numpy"):  # the routes that evaluate all rows beside the slices
+        route = getattr(slices, name)
+        monkeypatch.setattr(slices, name, lambda *a, name=name, route=route: routes.append(name) or route(*a))
     assert run() == one
     assert calls  # the second thread was used
+    if kernel == "numba":
+        assert "_slice_major" in routes
+    elif dtype == np.float32:  # (these float64 scores are not float32 values: their dense ranks, one thread)
+        assert "_slice_major_numpy" in routes
 
 
 @pytest.mark.parametrize("signs", ["both", "non-negative", "non-positive"])

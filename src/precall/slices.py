@@ -638,7 +638,7 @@ def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
 def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str, then: Any = None) -> SlicedSteps | None:
     """Unweighted rows, no permutation.  With the compiled passes: :func:`_slice_major` in two
     threads (float scores), else :func:`_score_major` (one sort by score, slice and class, one
-    pass).  The numpy route, up to 2**16 slices:
+    pass).  The numpy route in two threads with 32-bit score keys: :func:`_slice_major_numpy`.  The numpy route, up to 2**16 slices:
     :func:`_score_major_numpy` (one ``np.sort`` of the same keys, the slices' rows put together by
     a radix sort of their codes; when the scores need more than 32 bits their dense ranks from
     the one stable sort that ranks them are the score keys).  More slices: the overall steps
@@ -663,6 +663,8 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str, then
         score_key, bits, scores_of = keyed
         if fast is not None and slice_bits + bits + 1 <= 63:
             return _score_major(fast, score_key, bits, negative, codes, m, slice_bits, ties, scores_of, then=then)
+        if fast is None and 1 < m and slice_bits + bits + 1 <= 64 and backend.in_two(n):
+            return _slice_major_numpy(data, score_key, bits, negative, codes, m, ties, scores_of, then)
         if 1 < m <= 1 << 16 and slice_bits + bits + 1 <= 64:
             return _score_major_numpy(score_key, negative, codes, m, slice_bits, ties, scores_of)
         score_key <<= np.uint64(1)
@@ -817,6 +819,41 @@ def _in_two(one_pass: Any, args: tuple, whole: Any, then: Any) -> tuple:
     return one_pass(*args, 2), None, job
 
 
+def _all_rows_beside(data: BinaryInput, ties: str, then: Any) -> Future:
+    """All rows' steps (:func:`steps_and_grouped`, as :func:`precall.evaluate` makes them) and
+    ``then`` of them, in the second thread: a Future of ``(steps, then's result or None)``."""
+    def all_rows() -> tuple:
+        whole = steps_and_grouped(data, ties)
+        return whole, (then(whole) if then is not None else None)
+
+    return backend.beside(data.n_samples, all_rows)
+
+
+def _slice_major_numpy(data: BinaryInput, score_key: np.ndarray, bits: int, negative: np.ndarray, codes: np.ndarray,
+                       m: int, ties: str, scores_of: Any, then: Any) -> SlicedSteps | None:
+    """The numpy route of :func:`_slice_major` (32-bit score keys, two threads): all rows evaluated
+    in the second thread while this one sorts the keys ``slice << (b + 1) | score << 1 | negative``
+    (one ``np.sort``, which releases the GIL) and counts each run of one (slice, score)."""
+    pending = _all_rows_beside(data, ties, then)
+    key = codes.astype(np.uint64)
+    key <<= np.uint64(bits + 1)
+    score_key <<= np.uint64(1)  # the caller's keys, no longer needed: written over
+    key |= score_key
+    key |= negative
+    del score_key
+    key.sort()
+    run_key, pos, neg = _runs(key)
+    del key
+    run_slice = (run_key >> np.uint64(bits)).astype(np.int64)
+    run_key &= np.uint64((1 << bits) - 1)
+    sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
+    if sliced is None:  # stable ties with both classes at one score of a slice: the rows' order decides
+        pending.result()
+        return None
+    steps, grouped, n_pos, n_neg = sliced
+    return SlicedSteps(steps, grouped, n_pos, n_neg, True, m, None, pending)
+
+
 def _slice_major(fast: Any, data: BinaryInput, codes: np.ndarray, m: int, ties: str, then: Any) -> SlicedSteps | None:
     """The compiled route of :func:`_counted_steps` in two threads: all rows' steps (and ``then`` of
     them) in the second thread from their own sort, as :func:`precall.evaluate` makes them
@@ -827,11 +864,7 @@ def _slice_major(fast: Any, data: BinaryInput, codes: np.ndarray, m: int, ties: 
     (``tests/test_compiled_slices.py``).  The one sort of :func:`_score_major` would make the two
     threads share its passes over every row; here the second sort is the second thread's, and
     this one's work is a counting pass and sorts in the caches."""
-    def all_rows() -> tuple:
-        whole = steps_and_grouped(data, ties)
-        return whole, (then(whole) if then is not None else None)
-
-    pending = backend.beside(data.n_samples, all_rows)
+    pending = _all_rows_beside(data, ties, then)
     n = data.scores.shape[0]
     codes = codes.astype(np.int64, copy=False)
     negative = ~data.positive
