@@ -638,8 +638,8 @@ def _one(r: _Ragged, n_pos: np.ndarray, n_neg: np.ndarray) -> Steps:
 def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str, then: Any = None) -> SlicedSteps | None:
     """Unweighted rows, no permutation.  With the compiled passes: :func:`_slice_major` in two
     threads (float scores), else :func:`_score_major` (one sort by score, slice and class, one
-    pass).  The numpy route in two threads with 32-bit score keys: :func:`_slice_major_numpy`.  The numpy route, up to 2**16 slices:
-    :func:`_score_major_numpy` (one ``np.sort`` of the same keys, the slices' rows put together by
+    pass).  The numpy route: in two threads with 32-bit score keys :func:`_slice_major_numpy`;
+    else, up to 2**16 slices, :func:`_score_major_numpy` (one ``np.sort`` of the same keys, the slices' rows put together by
     a radix sort of their codes; when the scores need more than 32 bits their dense ranks from
     the one stable sort that ranks them are the score keys).  More slices: the overall steps
     from the keys ``score << 1 | negative`` and the slices' from one more sort of the keys
