@@ -434,7 +434,7 @@ def test_csv_intervals_follow_their_slices_across_blocks(tmp_path, capsys, small
             continue
         want = [iv["average_precision"]["step"]["low"], iv["average_precision"]["step"]["high"],
                 iv["roc_auc"]["low"], iv["roc_auc"]["high"]]
-        assert [None if c == "nan" else float(c) for c in cells] == want, row["slice"]  # CSV: NaN as nan
+        assert [None if c == "" else float(c) for c in cells] == want, row["slice"]  # NaN: empty (JSON: null)
     assert all(any(iv is not None for iv in intervals[k:k + 64]) for k in range(0, len(intervals), 64))
 
 
