@@ -594,3 +594,93 @@ def test_wide_characters_take_two_columns_in_every_table(tmp_path, capsys):
                 name, second = line.split()[:2]
                 ends.add(columns(line[:line.index(second, len(name)) + len(second)]))
             assert len(ends) == 1, block
+
+
+def _render_table_before(header: list, rows: list, *, width: int = 80, wide: bool = False, left: int = 1,
+                         indent: str = "", prose_last: bool = False, group: int = 1) -> list:
+    """``render_table``'s text as it was before it could be written a block of rows at a time (the
+    oracle): every cell made visible, every line made, then the table split when a line is too wide."""
+    from precall._core.text import columns, pad, visible
+
+    def aligned(header: list, rows: list, prose_last: bool) -> list:
+        widths = [max(columns(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        last = len(header) - 1 if prose_last else -1
+
+        def line(cells: list) -> str:
+            parts = [pad(c, w, right=not (i < left or i == last)) for i, (c, w) in enumerate(zip(cells, widths))]
+            return "  ".join(parts).rstrip()
+
+        return [line(header), *(line(r) for r in rows)]
+
+    header = [visible(h) for h in header]
+    rows = [[visible(c) for c in row] for row in rows]
+    lines = [indent + s for s in aligned(header, rows, prose_last)]
+    if wide or max(columns(s) for s in lines) <= width:
+        return lines
+    keys = list(range(min(left, len(header))))
+    colw = [max(columns(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    base = len(indent) + sum(colw[i] + 2 for i in keys)
+    blocks, current, used = [], [], base
+    for start in range(len(keys), len(header), group):
+        members = list(range(start, min(start + group, len(header))))
+        need = sum(colw[i] + 2 for i in members)
+        if current and used + need - 2 > width:
+            blocks.append(current)
+            current, used = [], base
+        current += members
+        used += need
+    blocks.append(current)
+    out: list = []
+    for b, block in enumerate(blocks):
+        cols = keys + block
+        if b:
+            out.append("")
+        out += [indent + s for s in aligned([header[i] for i in cols], [[r[i] for i in cols] for r in rows],
+                                            prose_last and block[-1] == len(header) - 1)]
+    return out
+
+
+def test_render_table_text_is_the_renderer_before_whole_or_a_block_of_rows_at_a_time():
+    """``render_table``'s text (aligned, split into column blocks to fit ``width``) is the renderer's before
+    it could take its rows a block at a time, and ``render_table_chunks`` of the rows in blocks (some empty)
+    joined is its lines joined, every row of a column block before the next one: random tables of awkward
+    cells (wide CJK and full-width spaces, combining marks, controls and bidi characters shown by
+    ``visible``, trailing spaces that ``rstrip`` removes, empty last columns), every option."""
+    from precall.cli._format import render_table, render_table_chunks
+
+    atoms = ["a", "bb", " ", "\u3000", "\u6771", "e\u0301", "\u0301", "\x1b", "\u202e", "\t", "x ", "", "123",
+             "0.500000", "\xa0", "\U0001F600", "a long name"]
+    rng = np.random.default_rng(7)
+
+    def cell() -> str:
+        return "".join(rng.choice(atoms, rng.integers(0, 5)))
+
+    split = fitted = 0
+    for _ in range(3000):
+        n_columns, n_rows = int(rng.integers(1, 8)), int(rng.integers(0, 13))
+        header = [cell() for _ in range(n_columns)]
+        rows = [[cell() for _ in range(n_columns)] for _ in range(n_rows)]
+        if rng.random() < 0.3:  # a last column of blanks: the lines' width is only known once made
+            for row in rows:
+                row[-1] = str(rng.choice(["", " ", "a "]))
+        options = dict(width=int(rng.choice([5, 10, 20, 30, 80])), wide=bool(rng.random() < 0.1),
+                       left=int(rng.integers(0, 4)), indent=str(rng.choice(["", "  ", "\u3000"])),
+                       prose_last=bool(rng.random() < 0.3), group=int(rng.integers(1, 4)))
+        try:
+            want = _render_table_before(header, rows, **options)
+        except IndexError:  # a table of key columns only that does not fit: refused as before
+            with pytest.raises(IndexError):
+                render_table(header, rows, **options)
+            continue
+        assert render_table(header, rows, **options) == want, (header, rows, options)
+        size = int(rng.integers(1, 5))
+        blocks = [rows[k:k + size] for k in range(0, len(rows), size)]
+        blocks.insert(int(rng.integers(0, len(blocks) + 1)), [])
+        calls = []
+        pieces = list(render_table_chunks(header, lambda: calls.append(1) or iter(blocks), **options))
+        assert "".join(pieces) == "\n".join(want), (header, rows, options)
+        assert len(calls) <= 2 + n_columns  # the widths, maybe the lines' widths, each column block's rows
+        whole = want == _render_table_before(header, rows, **{**options, "wide": True})
+        split += not whole
+        fitted += whole
+    assert split > 300 and fitted > 300

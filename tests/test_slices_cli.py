@@ -11,7 +11,9 @@ import io
 import json
 import warnings
 import math
+import unicodedata
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pytest
@@ -360,13 +362,14 @@ AWKWARD = ['say "hi"', "back\\slash", "caf\u00e9", "\u6771\u4eac", "tab\there", 
            "(missing)", "comma,semi;", "emoji \U0001F600", "\u202eevil", "1", "1.0"]
 
 
-def _awkward_file(path: Path, n_slices: int, seed: int = 3) -> Path:
+def _awkward_file(path: Path, n_slices: int, seed: int = 3, values: Sequence[str] = AWKWARD) -> Path:
     """About ``n_slices`` slices of two columns: names with quotes, backslashes, wide and control
-    characters, the words ``overall`` and ``(missing)``, and missing values (empty fields) in both."""
+    characters, the words ``overall`` and ``(missing)``, and missing values (empty fields) in both
+    (the first column's ``values``)."""
     rng = np.random.default_rng(seed)
     n = 4 * n_slices
-    a = rng.choice(AWKWARD, n)
-    b = np.where(rng.random(n) < 0.05, "", rng.integers(0, n_slices // len(AWKWARD) + 1, n).astype(str))
+    a = rng.choice(values, n)
+    b = np.where(rng.random(n) < 0.05, "", rng.integers(0, n_slices // len(values) + 1, n).astype(str))
     y = (rng.random(n) < 0.4).astype(int)
     p = np.round(rng.random(n) * 0.6 + 0.4 * y * rng.random(n), 3)
     with open(path, "w", newline="", encoding="utf-8") as f:
@@ -436,6 +439,144 @@ def test_csv_intervals_follow_their_slices_across_blocks(tmp_path, capsys, small
                 iv["roc_auc"]["low"], iv["roc_auc"]["high"]]
         assert [None if c == "" else float(c) for c in cells] == want, row["slice"]  # NaN: empty (JSON: null)
     assert all(any(iv is not None for iv in intervals[k:k + 64]) for k in range(0, len(intervals), 64))
+
+
+#: names the text table cuts to 28 terminal columns: wide characters (two columns each, one cut between
+#: them), a control and a bidi character past the cut, trailing spaces, a combining mark
+LONG_NAMES = ["\u6771\u4eac\u90fd\u306e\u5e97" * 4, "x" * 40 + "\x1b[2J", "trailing  ", "\u202b" + "y" * 30,
+              "cafe\u0301 " * 6, "\u5927\u962a \"quoted\" \u5927\u962a"]
+
+
+def _slices_text_before(report, *, top: int, full: bool, digits: int, wide: bool, summary: bool = True) -> str:
+    """``slices_text`` as it was before ``--full`` was written a block at a time (every shown row's
+    cells from its slice's Evaluation, ``r[key]``, then ``render_table`` of every row): the oracle."""
+    from precall.cli._format import fit, fmt, fmt_count, render_table
+    from precall.cli._intervals import drawn_as
+    from precall.cli._slices import _interval_cell, cut, shown
+
+    r = report.result
+    ranked = r.ranked
+    unranked = len(r.names) - ranked.size
+    given = report.input
+    lines = [
+        f"file        {given['file']} ({given['n_rows']} rows)",
+        f"label       column {given['label_column']!r}: positive {given['pos_label']!r}",
+        f"score       column {given['score_column']!r}"
+        + (f"; weight column {given['weight_column']!r}" if given["weight_column"] else ""),
+        f"slices      {len(r.names)} by {', '.join(r.columns)}; {ranked.size} ranked, worst first by AP "
+        f"{r.rank_by}" + (f"; {unranked} not ranked (no positives, or fewer than --min-support "
+                          f"{r.min_support} rows)" if unranked else ""),
+    ]
+    iv = report.intervals
+    if iv is not None and report.options is not None:
+        some = next((v for v in iv.values() if v is not None), None)
+        drawn = drawn_as(some.resample, some.n_blocks) if some is not None else ""
+        lines.append("intervals   " + report.options.describe(given["weight_column"] is not None, drawn)
+                     + "; each slice resampled on its own rows, its classes together (all rows: by class)")
+    if not summary:
+        lines = lines[4:]
+    header = ["slice", "n", "n_pos", "prevalence", f"AP {r.rank_by}"]
+    header += [f"{report.options.level:.0%} CI"] if iv is not None and report.options else []
+    header += ["ROC-AUC"] + ([f"{report.options.level:.0%} CI"] if iv is not None and report.options else [])
+    header += ["best F1"]
+
+    def row(i: int) -> list:
+        ev = r.overall if i < 0 else r[r.keys[i]]
+        cells = ["overall" if i < 0 else cut(r.names[i]), str(ev.n_samples), fmt_count(ev.n_pos),
+                 fmt(ev.prevalence, digits), fmt(ev.average_precision[r.rank_by], digits)]
+        if iv is not None:
+            cells.append(_interval_cell(iv.get(i), "ap", digits))
+        cells.append(fmt(ev.roc_auc, digits))
+        if iv is not None:
+            cells.append(_interval_cell(iv.get(i), "roc", digits))
+        cells.append(fmt(ev.best_f1.f1, digits) if ev.best_f1 is not None else "-")
+        return cells
+
+    picked = shown(r, top, full)
+    rest = ranked.size - 2 * top
+    body = [row(-1)]
+    for i in picked:
+        body.append(row(i) if i is not None else [f"... {rest} more", *[""] * (len(header) - 1)])
+    out = [*fit(lines, wide=wide), "", *render_table(header, body, wide=wide)]
+    notes = []
+    if not full and (None in picked or unranked):
+        notes.append(f"shown: the {min(top, ranked.size)} worst and best ranked slices"
+                     + (f"; {unranked} slice(s) not ranked are not shown" if unranked else "")
+                     + "; --full for every slice, --json or --csv for every number of every slice")
+    return "\n".join(out + ([""] + fit(notes, wide=wide) if notes else []))
+
+
+@pytest.fixture
+def tiny_blocks(monkeypatch):
+    """Blocks of 7 slices (not 10,000): every block boundary is crossed many times."""
+    import precall.cli._format
+    import precall.cli._slices
+    import precall.slices
+
+    for module in (precall.slices, precall.cli._format, precall.cli._slices):
+        monkeypatch.setattr(module, "BLOCK", 7)
+
+
+def _texts_of(monkeypatch) -> list:
+    """The reports and options the command hands to ``precall.cli.evaluate.slices_text``."""
+    import precall.cli.evaluate as evaluate_cli
+
+    seen, real = [], evaluate_cli.slices_text
+    monkeypatch.setattr(evaluate_cli, "slices_text",
+                        lambda report, **kw: seen.append((report, kw)) or real(report, **kw))
+    return seen
+
+
+def _columns(text: str) -> int:
+    """Terminal columns, independently of the code under test: two for a wide character, none for a
+    combining mark."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+@pytest.mark.parametrize("extra,blocks", [(["--full"], 2), (["--full", "--wide"], 1), (["--full", "--digits", "12"], 3),
+                                          (["--full", "--digits", "2"], 2), ([], 1),
+                                          (["--top", "3", "--min-support", "9", "--wide"], 1)])
+def test_full_text_written_a_block_at_a_time_is_the_whole_table(tmp_path, capsys, monkeypatch, tiny_blocks, extra,
+                                                               blocks):
+    """The text table (``--full``: every slice) is written a block of 7 slices at a time, its columns'
+    widths from a first pass over the rows: the bytes of the whole table made at once from every slice's
+    Evaluation, split into column blocks (every row of one, then the next) to fit 80 columns unless
+    ``--wide``; thousands of slices of two columns with quotes, wide (CJK) and control and bidi
+    characters, names cut to 28 columns, missing values."""
+    from precall.cli._slices import slices_text
+
+    path = _awkward_file(tmp_path / "awkward.csv", 2500, values=AWKWARD + LONG_NAMES)
+    seen = _texts_of(monkeypatch)
+    code, out, err = _run(["evaluate", path, "--label", "y", "--score", "p", "--by", "a,b", *extra], capsys)
+    assert code == 0, err
+    ((report, options),) = seen
+    assert out == _slices_text_before(report, **options) + "\n"
+    names = report.result.names
+    assert len(names) > 7 * 300 and any(n.startswith("a=\u6771") for n in names) and "b=(missing)" in " ".join(names)
+    lines = out.splitlines()
+    headers = [i for i, line in enumerate(lines) if line.startswith("slice ")]
+    assert len(headers) == blocks
+    if "--full" in extra:  # each column block: its header, the overall row, every slice
+        assert [b - a - 2 for a, b in zip(headers, [*headers[1:], len(lines) + 1])] == [len(names) + 1] * blocks
+        pieces = list(slices_text(report, **options))  # a piece a block of rows: never every row's text
+        assert "".join(pieces) + "\n" == out and len(pieces) > blocks * len(names) / 7
+        assert max(piece.count("\n") for piece in pieces) <= 7 + 2
+    assert max(map(_columns, lines)) <= 80 or "--wide" in extra
+
+
+def test_full_text_with_intervals_written_a_block_at_a_time(tmp_path, capsys, monkeypatch, tiny_blocks):
+    """``--full --ci``: the estimates (flushed first), then every ranked slice's intervals, both tables
+    written a block of 7 slices at a time as the whole tables, split into column blocks to fit 80 columns."""
+    path = _awkward_file(tmp_path / "awkward.csv", 150, seed=4, values=AWKWARD + LONG_NAMES)
+    seen = _texts_of(monkeypatch)
+    code, out, err = _run(["evaluate", path, "--label", "y", "--score", "p", "--by", "a,b", "--full", "--ci",
+                           "--resamples", "20"], capsys)
+    assert code == 0, err
+    (estimates, first), (intervals, second) = seen
+    assert intervals.intervals is not None and not second["summary"]
+    assert out == (_slices_text_before(estimates, **first) + "\n\n" + _slices_text_before(intervals, **second)
+                   + "\n")
+    assert max(map(_columns, out.splitlines())) <= 80 and out.count("\nslice ") >= 3
 
 
 BAD_CLI = [

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, Callable, Iterable, Iterator, TextIO
 
 import numpy as np
 
@@ -87,13 +88,15 @@ def json_chunks(value: Any, level: int = 0) -> Iterator[str]:
         yield json.dumps([] if isinstance(value, LazyRows) else value, allow_nan=False)
 
 
-def print_chunks(chunks: Iterable[str], file: TextIO | None = None) -> None:
+def print_chunks(chunks: Iterable[str], file: TextIO | None = None, flush: bool = False) -> None:
     """Write ``chunks`` to ``file`` (default ``sys.stdout``) one after another (never all of the
-    text at once), then a line feed: ``print("".join(chunks))``."""
+    text at once), then a line feed: ``print("".join(chunks), file=file, flush=flush)``."""
     out = sys.stdout if file is None else file
     for chunk in chunks:
         out.write(chunk)
     out.write("\n")
+    if flush:
+        out.flush()
 
 
 def json_safe(value: Any) -> Any:
@@ -144,17 +147,31 @@ def fmt_p(p: float) -> str:
     return p_text(p)
 
 
-def _aligned(header: list[str], rows: list[list[str]], left: int, prose_last: bool = False) -> list[str]:
-    """Aligned lines: the first ``left`` columns (and the last when ``prose_last``)
-    left-aligned, the others right-aligned."""
-    widths = [max(columns(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    last = len(header) - 1 if prose_last else -1
+def _widths(header: list[str], blocks: Iterable[list[list[str]]]) -> tuple[list[int], int]:
+    """Each column's width in terminal columns (:func:`columns`: its widest cell, the header's
+    included) over the rows of ``blocks`` (lists of rows), and the widest cell of the last column
+    that ends in a character other than a space (-1 if none): its line is as wide as the table,
+    ``rstrip`` leaving it whole."""
+    n = len(header)
+    widths = [columns(h) for h in header]
 
-    def line(cells: list[str]) -> str:
-        parts = [pad(c, w, right=not (i < left or i == last)) for i, (c, w) in enumerate(zip(cells, widths))]
-        return "  ".join(parts).rstrip()
+    def solid(cells: Iterable[str]) -> int:
+        return max((columns(c) for c in cells if c and not c[-1].isspace()), default=-1)
 
-    return [line(header), *(line(r) for r in rows)]
+    widest = solid(header[-1:])
+    for rows in blocks:
+        for i, cells in zip(range(n), zip(*rows)):  # column by column
+            widths[i] = max(widths[i], *map(columns, cells))
+        if n and rows:
+            widest = max(widest, solid(row[n - 1] for row in rows))
+    return widths, widest
+
+
+def _aligned(rows: Iterable[list[str]], widths: list[int], left: int, last: int = -1, indent: str = "") -> list[str]:
+    """``rows`` as lines of cells padded to ``widths`` after ``indent``: the first ``left`` columns
+    (and the column ``last``; -1: none) left-aligned, the others right-aligned."""
+    right = [not (i < left or i == last) for i in range(len(widths))]
+    return [indent + "  ".join([pad(c, w, r) for c, w, r in zip(cells, widths, right)]).rstrip() for cells in rows]
 
 
 def render_table(
@@ -197,6 +214,10 @@ def render_table(
     list of str
         The lines.  Every cell passes through :func:`precall._core.text.visible`:
         no control, bidi or format character of a name reaches the terminal.
+
+    See Also
+    --------
+    render_table_chunks : the same text, its rows given and written a block at a time.
     """
     header = [visible(h) for h in header]
     rows = [[visible(c) for c in row] for row in rows]
@@ -212,32 +233,117 @@ def render_table(
     if style == "markdown":
         align = "|" + "".join("---|" if i < left else "---:|" for i in range(len(header)))
         return ["| " + " | ".join(header) + " |", align, *("| " + " | ".join(r) + " |" for r in rows)]
-    lines = [indent + s for s in _aligned(header, rows, left, prose_last)]
-    if wide or max(columns(s) for s in lines) <= width:
-        return lines
-    keys = list(range(min(left, len(header))))
-    colw = [max(columns(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    base = len(indent) + sum(colw[i] + 2 for i in keys)
-    blocks: list[list[int]] = []
+    return [line for lines in _text_lines(header, lambda: [rows], width=width, wide=wide, left=left, indent=indent,
+                                          prose_last=prose_last, group=group) for line in lines]
+
+
+def render_table_chunks(
+    header: list[str],
+    blocks: Callable[[], Iterable[list[list[str]]]],
+    *,
+    width: int = WIDTH,
+    wide: bool = False,
+    left: int = 1,
+    indent: str = "",
+    prose_last: bool = False,
+    group: int = 1,
+) -> Iterator[str]:
+    """The text of :func:`render_table` in pieces, its rows given a block at a time and never
+    held together: ``"\\n".join(render_table(header, rows, ...))`` to the byte, ``rows`` the rows of
+    every block.
+
+    Parameters
+    ----------
+    header : list of str
+        The column names.
+    blocks : callable
+        ``blocks()``: the rows (lists of str, already formatted) a list of rows at a time, made
+        anew at each call: once for the columns' widths (only the widths are kept), once more when
+        only the lines tell whether the table fits ``width`` (a cell of the last column ending in a
+        space), then once per column block: a table split to fit ``width`` prints every row of a
+        column block before the next column block starts.
+    width, wide, left, indent, prose_last, group
+        As :func:`render_table`.
+
+    Yields
+    ------
+    str
+        The lines of a block of rows joined by line feeds, each piece after the first starting with a
+        line feed (:func:`print_chunks` writes them).  Every cell passes through
+        :func:`precall._core.text.visible`, as in :func:`render_table`.
+
+    Examples
+    --------
+    >>> rows = [["a", "1"], ["b", "22"], ["c", "333"]]
+    >>> "".join(render_table_chunks(["key", "n"], lambda: [rows[:2], rows[2:]])) == "\\n".join(
+    ...     render_table(["key", "n"], rows))
+    True
+    """
+    header = [visible(h) for h in header]
+
+    def shown() -> Iterator[list[list[str]]]:
+        for rows in blocks():
+            # visible() replaces characters one at a time: a block with none to replace is left as it is
+            text = "".join([c for row in rows for c in row])
+            yield rows if visible(text) == text else [[visible(c) for c in row] for row in rows]
+
+    for n, lines in enumerate(_text_lines(header, shown, width=width, wide=wide, left=left, indent=indent,
+                                          prose_last=prose_last, group=group)):
+        yield ("\n" if n else "") + "\n".join(lines)
+
+
+def _text_lines(header: list[str], blocks: Callable[[], Iterable[list[list[str]]]], *, width: int, wide: bool,
+                left: int, indent: str, prose_last: bool, group: int) -> Iterator[list[str]]:
+    """The lines of :func:`render_table`'s text, a non-empty list at a time: a block of rows'
+    (``blocks()`` as :func:`render_table_chunks` takes it, the cells already :func:`visible`), the
+    header's line with the first, a blank line before each column block after the first."""
+    n = len(header)
+    widths, widest = _widths(header, blocks())
+    last = n - 1 if prose_last else -1
+    table = columns(indent) + sum(widths) + 2 * max(n - 1, 0)  # every line's columns before rstrip
+
+    def fits() -> bool:
+        if wide or table <= width:
+            return True
+        if n and widest == widths[-1]:  # a line of the table's full width
+            return False
+        return all(columns(line) <= width for rows in itertools.chain([[header]], blocks())
+                   for line in _aligned(rows, widths, left, last, indent))
+
+    if fits():
+        first = [header]
+        for rows in blocks():
+            if lines := _aligned([*first, *rows], widths, left, last, indent):
+                yield lines
+                first = []
+        if first:  # no rows
+            yield _aligned(first, widths, left, last, indent)
+        return
+    keys = list(range(min(left, n)))
+    base = len(indent) + sum(widths[i] + 2 for i in keys)
+    column_blocks: list[list[int]] = []
     current: list[int] = []
     used = base
-    for start in range(len(keys), len(header), group):
-        members = list(range(start, min(start + group, len(header))))
-        need = sum(colw[i] + 2 for i in members)
+    for start in range(len(keys), n, group):
+        members = list(range(start, min(start + group, n)))
+        need = sum(widths[i] + 2 for i in members)
         if current and used + need - 2 > width:
-            blocks.append(current)
+            column_blocks.append(current)
             current, used = [], base
         current += members
         used += need
-    blocks.append(current)
-    out: list[str] = []
-    for b, block in enumerate(blocks):
+    column_blocks.append(current)
+    for b, block in enumerate(column_blocks):  # every row of a column block, then the next column block
         cols = keys + block
-        if b:
-            out.append("")
-        out += [indent + s for s in _aligned([header[i] for i in cols], [[r[i] for i in cols] for r in rows],
-                                             left, prose_last and block[-1] == len(header) - 1)]
-    return out
+        sub = [widths[i] for i in cols]
+        sub_last = len(cols) - 1 if prose_last and block[-1] == n - 1 else -1
+        head = [*([""] if b else []), *_aligned([[header[i] for i in cols]], sub, left, sub_last, indent)]
+        for rows in blocks():
+            if rows:
+                yield [*head, *_aligned([[r[i] for i in cols] for r in rows], sub, left, sub_last, indent)]
+                head = []
+        if head:
+            yield head
 
 
 def wrap(line: str, *, width: int = WIDTH, hang: int | None = None) -> list[str]:

@@ -22,7 +22,7 @@ from precall.slices import BLOCK, MISSING, slice_codes
 from precall._core.text import clip
 
 from ._common import CliError, cli_spelling, int_in, resolve_pos_label
-from ._format import fit, fmt, fmt_count, json_safe, render_table
+from ._format import fit, fmt, fmt_count, json_safe, render_table, render_table_chunks
 from ._intervals import CiOptions, bootstrap_kwargs, drawn_as
 
 NAME_WIDTH = 28  # a slice's name in the text table: longer names are cut (JSON and CSV: whole)
@@ -230,9 +230,13 @@ def cut(name: str) -> str:
     return clip(name, NAME_WIDTH)  # terminal columns: a CJK character takes two
 
 
-def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide: bool, summary: bool = True) -> str:
+def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide: bool,
+                summary: bool = True) -> Iterator[str]:
     """The input summary (unless not ``summary``: the intervals line only) and the table of the
-    shown slices (80 columns unless ``wide``)."""
+    shown slices (80 columns unless ``wide``), in pieces (:func:`._format.print_chunks` writes
+    them): the table's rows made :data:`precall.slices.BLOCK` at a time by
+    :func:`._format.render_table_chunks`, so that ``full`` of a million slices never holds every
+    row's texts (the same text as :func:`._format.render_table` of every row)."""
     r = report.result
     ranked = r.ranked
     unranked = len(r.names) - ranked.size
@@ -259,30 +263,54 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
     header += ["ROC-AUC"] + ([f"{report.options.level:.0%} CI"] if iv is not None and report.options else [])
     header += ["best F1"]
 
-    def row(i: int) -> list[str]:
-        ev = r.overall if i < 0 else r[r.keys[i]]
-        cells = ["overall" if i < 0 else cut(r.names[i]), str(ev.n_samples), fmt_count(ev.n_pos),
-                 fmt(ev.prevalence, digits), fmt(ev.average_precision[r.rank_by], digits)]
+    def cells(i: int, name: str, n: int, n_pos: float, prevalence: float, ap: float, auc: float,
+              f1: float | None) -> list[str]:
+        out = [name, str(n), fmt_count(n_pos), fmt(prevalence, digits), fmt(ap, digits)]
         if iv is not None:
-            cells.append(_interval_cell(iv.get(i), "ap", digits))
-        cells.append(fmt(ev.roc_auc, digits))
+            out.append(_interval_cell(iv.get(i), "ap", digits))
+        out.append(fmt(auc, digits))
         if iv is not None:
-            cells.append(_interval_cell(iv.get(i), "roc", digits))
-        cells.append(fmt(ev.best_f1.f1, digits) if ev.best_f1 is not None else "-")
-        return cells
+            out.append(_interval_cell(iv.get(i), "roc", digits))
+        out.append(fmt(f1, digits) if f1 is not None else "-")
+        return out
 
-    picked = shown(r, top, full)
+    def slice_rows(at: list[int]) -> list[list[str]]:
+        """The rows of the slices ``at``: the numbers of ``r[r.keys[i]]`` (its Evaluation), from the arrays."""
+        n_pos, n_neg = r.n_pos[at], r.n_neg[at]
+        numbers = zip(at, np.asarray(r.n_samples[at]).astype(np.int64).tolist(),
+                      *(np.asarray(v, dtype=np.float64).tolist() for v in (
+                          n_pos, n_pos + n_neg, r.average_precision[r.rank_by][at], r.roc_auc[at], r.best_f1[at])))
+        return [cells(i, cut(r.names[i]), n, p, p / total if total > 0 else math.nan, ap, auc,
+                      None if math.isnan(f1) else f1) for i, n, p, total, ap, auc, f1 in numbers]
+
+    o = r.overall
+    overall = cells(-1, "overall", o.n_samples, o.n_pos, o.prevalence, o.average_precision[r.rank_by], o.roc_auc,
+                    o.best_f1.f1 if o.best_f1 is not None else None)
     rest = ranked.size - 2 * top
-    body = [row(-1)]
-    for i in picked:
-        body.append(row(i) if i is not None else [f"... {rest} more", *[""] * (len(header) - 1)])
-    out = [*fit(lines, wide=wide), "", *render_table(header, body, wide=wide)]
-    notes = []
+    more = [f"... {rest} more", *[""] * (len(header) - 1)]
+    if full:  # every slice: the ranked worst first, then the others (shown(r, top, True) as an array)
+        others = np.ones(len(r.names), dtype=bool)
+        others[ranked] = False
+        entries: Any = np.concatenate([[-1], ranked, np.flatnonzero(others)])
+        picked: list[int | None] = []
+    else:  # the overall row (-1), the slices shown, None: the count of the rest
+        picked = shown(r, top, full)
+        entries = [-1, *picked]
+
+    def blocks() -> Iterator[list[list[str]]]:
+        for start in range(0, len(entries), BLOCK):
+            block = entries[start:start + BLOCK]
+            block = block.tolist() if isinstance(block, np.ndarray) else block
+            made = iter(slice_rows([i for i in block if i is not None and i >= 0]))
+            yield [overall if i == -1 else more if i is None else next(made) for i in block]
+
+    yield "\n".join([*fit(lines, wide=wide), ""]) + "\n"
+    yield from render_table_chunks(header, blocks, wide=wide)
     if not full and (None in picked or unranked):
-        notes.append(f"shown: the {min(top, ranked.size)} worst and best ranked slices"
-                     + (f"; {unranked} slice(s) not ranked are not shown" if unranked else "")
-                     + "; --full for every slice, --json or --csv for every number of every slice")
-    return "\n".join(out + ([""] + fit(notes, wide=wide) if notes else []))
+        notes = [f"shown: the {min(top, ranked.size)} worst and best ranked slices"
+                 + (f"; {unranked} slice(s) not ranked are not shown" if unranked else "")
+                 + "; --full for every slice, --json or --csv for every number of every slice"]
+        yield "\n" + "\n".join(["", *fit(notes, wide=wide)])
 
 
 def _interval_json(iv: IntervalSet | None) -> Any:

@@ -625,8 +625,8 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
     if args.ci:
         if text:  # the estimates first (flushed), then the intervals, which take longer
             print_warning_messages(report.source, report.warnings)
-            print(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide),
-                  flush=True)
+            print_chunks(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide),
+                         flush=True)
             print()
         picked = resampled(report.result, args.top, args.full or not text)
         shown_before = set(report.warnings) if text else set()
@@ -644,9 +644,9 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
         print_chunks(json_chunks(slices_json(report)))
     elif args.csv:
         print_chunks(slices_csv(report))
-    else:  # with --ci the summary went out with the estimates
-        print(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide,
-                          summary=not args.ci))
+    else:  # with --ci the summary went out with the estimates; every slice (--full) a block at a time
+        print_chunks(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide,
+                                 summary=not args.ci))
     return 0
 
 
