@@ -111,19 +111,6 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """Aligned lines: the first column left-aligned, the others right-aligned."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = [c.rjust(wd) for c, wd in zip(cells[1:], widths[1:])]
-        return "  ".join([first, *rest]).rstrip()
-
-    return [line(header), *(line(r) for r in rows)]
-
-
 # ---------------------------------------------------------------------------
 # the one renderer: tables as text (80 columns unless wide), markdown or CSV; prose wrapped
 WIDTH = 80
