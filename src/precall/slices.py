@@ -720,13 +720,20 @@ def _counted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str, then
         high <<= np.uint64(bits + 1)
         score_key |= high
         del high
-        score_key.sort()
-        run_key, pos, neg = _runs(score_key)
-        del score_key
-        run_slice = (run_key >> np.uint64(bits)).astype(np.int64)
-        run_key &= np.uint64((1 << bits) - 1)
-        sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
+        sliced = _slice_major_runs(score_key, bits, m, ties, scores_of)
     return _counted(sliced, overall, m)
+
+
+def _slice_major_runs(key: np.ndarray, bits: int, m: int, ties: str, scores_of: Any
+                      ) -> tuple[_Ragged, _Ragged, np.ndarray, np.ndarray] | None:
+    """Every slice's steps (:func:`_steps_of_runs`) from the keys ``slice << (bits + 1) | score << 1 |
+    negative`` (sorted here, in place: one ``np.sort``, which releases the GIL), each run of one
+    (slice, score) counted."""
+    key.sort()
+    run_key, pos, neg = _runs(key)
+    run_slice = (run_key >> np.uint64(bits)).astype(np.int64)
+    run_key &= np.uint64((1 << bits) - 1)
+    return _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
 
 
 def _counted(sliced: Any, overall: Any, m: int) -> SlicedSteps | None:
@@ -841,12 +848,8 @@ def _slice_major_numpy(data: BinaryInput, score_key: np.ndarray, bits: int, nega
     key |= score_key
     key |= negative
     del score_key
-    key.sort()
-    run_key, pos, neg = _runs(key)
+    sliced = _slice_major_runs(key, bits, m, ties, scores_of)
     del key
-    run_slice = (run_key >> np.uint64(bits)).astype(np.int64)
-    run_key &= np.uint64((1 << bits) - 1)
-    sliced = _steps_of_runs(run_slice, run_key, pos, neg, m, ties, scores_of)
     if sliced is None:  # stable ties with both classes at one score of a slice: the rows' order decides
         pending.result()
         return None
