@@ -462,3 +462,26 @@ def test_zero_weights_set_rows_aside(reference):
 def test_bad_weights_and_reference_say_what_to_pass(kw, match):
     with pytest.raises(ValueError, match=match):
         stats.compare_slices([0, 1, 0, 1], [0.1, 0.8, 0.3, 0.6], by=[0, 0, 1, 1], **kw)
+
+
+@pytest.mark.parametrize("reference", ["rest", "overall"])
+def test_to_csv_reads_back_as_to_frame(tmp_path, reference):
+    """SliceComparison.to_csv: a column per by column with the slice's value, then to_frame's columns
+    (NaN empty), written to a path or returned; pandas reads it back as to_frame."""
+    pd = pytest.importorskip("pandas")
+    y, s, g = _data(400, seed=9)
+    day = np.where(np.arange(400) % 2 == 0, "mon", "tue")
+    y[(g == "west") & (day == "tue")] = 0  # a slice without positives: NaN numbers, empty cells
+    c = stats.compare_slices(y, s, by={"region": g, "day": day}, n_resamples=40, reference=reference)
+    text = c.to_csv()
+    path = tmp_path / "c.csv"
+    assert c.to_csv(path) is None and path.read_text(encoding="utf-8") == text
+    assert "nan" not in text.lower()
+    got = pd.read_csv(path, index_col=["region", "day"])
+    want = c.to_frame()
+    assert list(got.columns) == list(want.columns) and list(got.index) == list(want.index)
+    for column in want.columns:
+        if column == "slice":
+            assert got[column].tolist() == want[column].tolist()
+        else:
+            np.testing.assert_array_equal(got[column].to_numpy(dtype=float), want[column].to_numpy(dtype=float))

@@ -1549,6 +1549,19 @@ def _csv_table(header: list[str], rows: list[list[Any]], keys: Sequence[tuple[An
     return heads + list(header), cells
 
 
+def slices_csv_text(header: list[str], rows: list[list[Any]], keys: Sequence[tuple[Any, ...]],
+                    columns: Sequence[str]) -> str:
+    """The CSV text of slice rows (``header[0]`` the name), as :meth:`SlicedEvaluation.to_csv` writes
+    its slices: a column per ``by`` column (:func:`by_headers`) with the slice's :func:`by_value`,
+    then ``header``; NaN and missing values empty."""
+    heads, cells = _csv_table(header, rows, keys, columns)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(heads)
+    writer.writerows(cells)
+    return buf.getvalue()
+
+
 def slices_frame(header: list[str], rows: list[list[Any]], keys: Sequence[tuple[Any, ...]],
                  columns: Sequence[str]) -> Any:
     """The pandas DataFrame of slice rows indexed by their values (see ``_Sliced.to_frame``)."""

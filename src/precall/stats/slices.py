@@ -71,7 +71,7 @@ from .. import metrics
 from .._core.normal import isf, two_sided_p
 from .._core.text import clip, columns, pad, visible
 from .._core.validate import AP_METHODS, check_binary, check_bool, check_choice, check_number
-from ..slices import slice_codes, slice_dicts, slices_frame
+from ..slices import slice_codes, slice_dicts, slices_csv_text, slices_frame
 from ._resample import (Draws, RankedColumn, cell_steps, count_design, draw_blocks, draw_counts, rank_column,
                         resample_steps)
 from .bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_CELLS, _check_progress, bootstrap_cis,
@@ -410,6 +410,29 @@ class SliceComparison:
                               "description": self.describe()},
                 "slices": slice_dicts(header, rows, self.keys, self.columns),
                 "ranked_worst_first": [self.names[i] for i in self.ranked]}
+
+    def to_csv(self, path: Any = None) -> str | None:
+        """One CSV row per slice (the columns of :meth:`to_frame` after a column per ``by`` column with
+        the slice's value, as :meth:`precall.SlicedEvaluation.to_csv` writes them; NaN empty); written
+        to ``path`` or returned.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from precall import stats
+        >>> rng = np.random.default_rng(0)
+        >>> g = np.repeat(["a", "b"], 100)
+        >>> y = (rng.random(200) < 0.4).astype(int)
+        >>> c = stats.compare_slices(y, rng.random(200) + y, by={"region": g}, n_resamples=50)
+        >>> print(c.to_csv().splitlines()[0][:32])
+        region,slice,n,n_pos,AP,AP low,A
+        """
+        text = slices_csv_text(*self._table(), self.keys, self.columns)
+        if path is None:
+            return text
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        return None
 
     def to_frame(self) -> Any:
         """A pandas DataFrame, one row per slice, indexed by the slices' values as
