@@ -679,6 +679,34 @@ def test_every_datetime64_unit_is_named_as_the_date_time_it_is(unit):
         assert expected[unit] in want.names
 
 
+@pytest.mark.parametrize("unit", ["D", "h", "s", "ms", "us", "ns", "ps"])
+def test_every_timedelta64_unit_is_named_as_python_prints_a_timedelta(unit):
+    """A timedelta64 finer than Python's timedelta (nanoseconds: ``tolist`` gives integers) was named by
+    its integer, and the same durations as microseconds or as a pandas column by their text: every unit
+    is named as Python prints a timedelta (``-1 day, 23:59:59``; the fraction of a second to the unit's
+    precision, only when not zero), the same through a stream and a payload."""
+    pd = pytest.importorskip("pandas")
+    ns = np.array([93784123456789, -1000000000, 0, 86400000000000], "timedelta64[ns]")  # 1 day 2:03:04.123...
+    times = np.concatenate([ns.astype(f"timedelta64[{unit}]"), np.array(["NaT"], f"timedelta64[{unit}]")])
+    want, got = _both([times[:2], times[2:]])
+    assert repr(got.keys) == repr(want.keys) and _same(got, want)
+    assert not any(name.lstrip("-").isdigit() for name in want.names)
+    whole = {"D": "1 day, 0:00:00", "h": "1 day, 2:00:00", "s": "1 day, 2:03:04", "ms": "1 day, 2:03:04.123000",
+             "us": "1 day, 2:03:04.123456", "ns": "1 day, 2:03:04.123456789", "ps": "1 day, 2:03:04.123456789"}
+    assert whole[unit] in want.names and "(missing)" in want.names
+    if unit not in ("D", "h", "ps"):
+        assert "-1 day, 23:59:59" in want.names and "0:00:00" in want.names
+    if unit in ("s", "ms", "us"):  # Python's timedelta holds them: its own str, as before
+        assert set(want.names) - {"(missing)"} == {str(v) for v in times[:-1].tolist()}
+    if unit in ("s", "us", "ns"):  # a pandas column of the same durations: the same slices
+        y, s = np.arange(5) % 2, np.linspace(0.1, 0.9, 5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert precall.evaluate(y, s, by=pd.Series(times)).names == want.names
+    assert [row["by_values"]["slice"] if "slice" in row["by_values"] else next(iter(row["by_values"].values()))
+            for row in want.to_dict()["slices"]] == [None if n == "(missing)" else n for n in want.names]
+
+
 def test_datetimes_past_year_9999_are_named_and_shipped():
     days = np.array(["2020-01-01", "10000-01-01", "NaT"], "datetime64[D]")
     want, got = _both([days[:1], days[1:]])

@@ -288,10 +288,13 @@ def _widest(levels: np.ndarray, rows: np.ndarray, inverse: np.ndarray) -> np.nda
 def _key_value(v: Any) -> Any:
     """A slice value as its key: numpy scalars as Python values, except a datetime64 Python's
     datetime cannot hold (nanoseconds, years past 9999), kept as it is and named as a date-time
-    (:func:`_text`); a float zero as ``0.0`` (``-0.0`` is the same slice)."""
+    (:func:`_text`), and a timedelta64 Python's timedelta cannot hold (nanoseconds), named as a
+    timedelta; a float zero as ``0.0`` (``-0.0`` is the same slice)."""
     if isinstance(v, np.generic):
         item = v.item()
         if isinstance(v, np.datetime64) and not isinstance(item, datetime.date):
+            return v
+        if isinstance(v, np.timedelta64) and not isinstance(item, datetime.timedelta):
             return v
         v = item
     if isinstance(v, float) and v == 0.0:
@@ -310,22 +313,53 @@ def _level_list(values: np.ndarray) -> list[Any]:
     out = values.tolist()
     if kind == "M":
         return [v if isinstance(v, datetime.date) else values[i] for i, v in enumerate(out)]
+    if kind == "m":
+        return [v if isinstance(v, datetime.timedelta) else values[i] for i, v in enumerate(out)]
     return [_key_value(v) for v in out] if kind == "O" else out
 
 
 def _text(v: Any) -> str:
     """A slice value as printed: a datetime64 key (:func:`_key_value`) as Python prints a
     datetime (``2020-01-02 03:04:05.000000001``: the fraction of a second in 6 digits, or 9, ...
-    when finer, none when zero); anything else by ``str``."""
+    when finer, none when zero), a timedelta64 key as Python prints a timedelta, with the same
+    fraction (``1 day, 0:00:00.000000001``); anything else by ``str``."""
+    if isinstance(v, np.timedelta64):
+        return _timedelta_text(v)
     if not isinstance(v, np.datetime64):
         return str(v)
     date, sep, time = str(np.datetime_as_string(v)).partition("T")
     if not sep:
         return date
     clock, _, fraction = time.partition(".")
-    fraction = fraction.rstrip("0")
-    fraction = (fraction + "0" * (-len(fraction) % 3)).ljust(6, "0") if fraction else ""
-    return f"{date} {':'.join((clock.split(':') + ['00', '00'])[:3])}" + (f".{fraction}" if fraction else "")
+    return f"{date} {':'.join((clock.split(':') + ['00', '00'])[:3])}" + _fraction(fraction)
+
+
+def _fraction(digits: str) -> str:
+    """A fraction of a second as Python prints one: none when zero, else 6 digits, or 9, 12, ...
+    when finer."""
+    digits = digits.rstrip("0")
+    return "." + (digits + "0" * (-len(digits) % 3)).ljust(6, "0") if digits else ""
+
+
+_PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9, "ps": 10**12, "fs": 10**15, "as": 10**18}
+
+
+def _timedelta_text(v: np.timedelta64) -> str:
+    """A timedelta64 as Python's ``str`` of a timedelta prints one (``-1 day, 23:59:59.999999999``:
+    whole days, possibly negative, then a non-negative time of day), its fraction to the unit's
+    precision; a unit without a fixed length (years, months) or coarser than a second as numpy
+    prints it."""
+    unit, count = np.datetime_data(v.dtype)
+    if unit not in _PER_SECOND or np.isnat(v):
+        return str(v)
+    per_second = _PER_SECOND[unit]
+    days, rest = divmod(int(v.astype(np.int64)) * count, 86400 * per_second)
+    seconds, part = divmod(rest, per_second)
+    hours, seconds = divmod(seconds, 3600)
+    minutes, seconds = divmod(seconds, 60)
+    digits = f"{part:0{len(str(per_second)) - 1}d}" if per_second > 1 else ""
+    clock = f"{hours}:{minutes:02d}:{seconds:02d}{_fraction(digits)}"
+    return f"{days} day{'' if abs(days) == 1 else 's'}, {clock}" if days else clock
 
 
 def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], int, np.ndarray | None, np.dtype]:
@@ -1481,6 +1515,8 @@ def by_value(value: Any) -> Any:
         return value
     if isinstance(value, np.datetime64):  # a key finer than Python's datetime: its name, ISO
         return _text(value).replace(" ", "T", 1)
+    if isinstance(value, np.timedelta64):  # a key finer than Python's timedelta: its name
+        return _text(value)
     if isinstance(value, np.generic):
         return by_value(value.item())
     if isinstance(value, (datetime.date, datetime.time)):  # datetime.datetime is a date

@@ -338,8 +338,9 @@ class SlicedAccumulator:
                          for k in keys]})
         except TypeError:
             raise TypeError("`pos_label` must be a string, a number or a boolean, and the slice values strings, "
-                            "numbers, booleans, dates or datetimes (numpy datetime64, pandas Timestamp) or missing, "
-                            "to be shipped; convert other slice values to strings first") from None
+                            "numbers, booleans, dates, datetimes (numpy datetime64, pandas Timestamp), durations "
+                            "(numpy timedelta64, Python timedelta) or missing, to be shipped; convert other slice "
+                            "values to strings first") from None
         tables = [self._all] + [self._slices[k] for k in keys]
         for acc in tables:
             acc._flush(0)
@@ -672,11 +673,35 @@ def _datetime64(text: str) -> np.datetime64:
         raise ValueError(text) from None
 
 
+def _timedelta64(text: str) -> np.timedelta64:
+    """A numpy timedelta64 from its count and unit (``-1000000001[ns]``)."""
+    count, bracket, unit = text.rpartition("[")
+    if not bracket or not unit.endswith("]") or not count.lstrip("-").isdigit():
+        raise ValueError(text)
+    try:
+        return np.timedelta64(int(count), unit[:-1])
+    except (TypeError, OverflowError):  # not a unit
+        raise ValueError(text) from None
+
+
+def _timedelta(text: str) -> datetime.timedelta:
+    """A Python timedelta from its days, seconds and microseconds (``-1,86399,999999``)."""
+    parts = text.split(",")
+    if len(parts) != 3 or not all(p.lstrip("-").isdigit() for p in parts):
+        raise ValueError(text)
+    try:
+        return datetime.timedelta(days=int(parts[0]), seconds=int(parts[1]), microseconds=int(parts[2]))
+    except OverflowError:
+        raise ValueError(text) from None
+
+
 _TIME_KINDS: dict[str, Callable[[str], Any]] = {
     "date": datetime.date.fromisoformat,
     "datetime": datetime.datetime.fromisoformat,
     "timestamp": _pandas_timestamp,  # pandas: nanoseconds and its time zones kept
     "datetime64": _datetime64,  # what Python's datetime cannot hold (nanoseconds, years past 9999), with its unit
+    "timedelta": _timedelta,
+    "timedelta64": _timedelta64,  # what Python's timedelta cannot hold (nanoseconds), with its unit
 }
 
 
@@ -689,6 +714,13 @@ def _shipped(value: Any) -> Any:
             unit, count = np.datetime_data(value.dtype)
             return {"datetime64": f"{np.datetime_as_string(value)}[{'' if count == 1 else count}{unit}]"}
         value = value.item()
+    if isinstance(value, np.timedelta64):
+        if not isinstance(value.item(), datetime.timedelta):  # nanoseconds, years, months
+            unit, count = np.datetime_data(value.dtype)
+            return {"timedelta64": f"{int(value.astype(np.int64))}[{'' if count == 1 else count}{unit}]"}
+        value = value.item()
+    if isinstance(value, datetime.timedelta) and type(value) is datetime.timedelta:
+        return {"timedelta": f"{value.days},{value.seconds},{value.microseconds}"}
     if isinstance(value, datetime.datetime):
         kind = "timestamp" if type(value).__module__.startswith("pandas") else "datetime"
         return {kind: value.isoformat()}
