@@ -917,3 +917,15 @@ def test_sliced_text_columns_line_up_with_their_headers_and_counts_print_as_coun
     row = next(line for line in counts if line.startswith("t "))
     assert row.split()[2] in {"0", "1", "2", "3"}  # n_pos of the 3-row slice: an integer, not 1.0000
     assert "vs the rest, worst first" in " ".join(texts[2].split())
+
+
+def test_ranked_is_sorted_once_and_read_only():
+    """``ranked`` (read by every output and by the command line several times) is sorted once per result."""
+    rng = np.random.default_rng(4)
+    g = rng.integers(0, 50, 2000)
+    y = (rng.random(2000) < 0.3).astype(int)
+    r = precall.evaluate(y, rng.random(2000) + y, by=g)
+    first = r.ranked
+    assert r.ranked is first and not first.flags.writeable
+    ap = r.average_precision[r.rank_by]
+    assert np.all(np.diff(ap[first]) >= 0)  # worst first

@@ -1193,13 +1193,15 @@ class _Sliced:
     def _defined(self) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    @property
+    @functools.cached_property
     def ranked(self) -> np.ndarray:
         """Indices of the slices that are ranked (defined, at least ``min_support`` rows), worst first
-        (ties in slice order)."""
+        (ties in slice order); sorted once (read-only)."""
         ok = self._defined() & (self.n_samples >= self.min_support)
         idx = np.flatnonzero(ok)
-        return idx[np.argsort(self._ranking_values()[idx], kind="stable")]
+        out = idx[np.argsort(self._ranking_values()[idx], kind="stable")]
+        out.setflags(write=False)
+        return out
 
     @functools.cached_property
     def _lookup(self) -> tuple[dict[str, int], dict[tuple[Any, ...], int]]:
