@@ -274,14 +274,16 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
         out.append(fmt(f1, digits) if f1 is not None else "-")
         return out
 
+    prevalence = r.prevalence  # the result's own, once
+
     def slice_rows(at: list[int]) -> list[list[str]]:
         """The rows of the slices ``at``: the numbers of ``r[r.keys[i]]`` (its Evaluation), from the arrays."""
-        n_pos, n_neg = r.n_pos[at], r.n_neg[at]
         numbers = zip(at, np.asarray(r.n_samples[at]).astype(np.int64).tolist(),
                       *(np.asarray(v, dtype=np.float64).tolist() for v in (
-                          n_pos, n_pos + n_neg, r.average_precision[r.rank_by][at], r.roc_auc[at], r.best_f1[at])))
-        return [cells(i, cut(r.names[i]), n, p, p / total if total > 0 else math.nan, ap, auc,
-                      None if math.isnan(f1) else f1) for i, n, p, total, ap, auc, f1 in numbers]
+                          r.n_pos[at], prevalence[at], r.average_precision[r.rank_by][at], r.roc_auc[at],
+                          r.best_f1[at])))
+        return [cells(i, cut(r.names[i]), n, p, rate, ap, auc, None if math.isnan(f1) else f1)
+                for i, n, p, rate, ap, auc, f1 in numbers]
 
     o = r.overall
     overall = cells(-1, "overall", o.n_samples, o.n_pos, o.prevalence, o.average_precision[r.rank_by], o.roc_auc,
