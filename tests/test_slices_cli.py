@@ -964,3 +964,19 @@ def test_csv_leaves_an_undefined_interval_bound_empty_as_every_nan_cell(tmp_path
     assert float(rows["a"]["ROC-AUC low"]) < float(rows["a"]["ROC-AUC high"])
     got = _json(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", "--ci", "--resamples", "50"], capsys)
     assert got["intervals"]["slices"]["c"]["roc_auc"]["low"] is None
+
+
+@pytest.mark.parametrize("countries", [2, 5])
+def test_report_small_multiples_draw_no_empty_axes(tmp_path, countries):
+    """The slices' curves fill rows of three: a last row not full leaves no empty axes behind."""
+    rng = np.random.default_rng(countries)
+    n = 3000
+    g = rng.choice(list("ABCDEFG")[:countries], n)
+    y = (rng.random(n) < 0.3).astype(int)
+    p = np.round(rng.random(n) * 0.7 + 0.3 * y, 3)
+    from precall.report import html_report
+
+    html = html_report(y, {"model": p}, by={"country": g}, n_resamples=50)
+    section = html[html.index("<h2>Slices by country</h2>"):html.index("<h2>Rank tables")]
+    curves = section[section.index("Precision-recall of the"):]
+    assert curves.count('<g id="axes_') == countries  # one axes a slice shown (at most 2 x 3)

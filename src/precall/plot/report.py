@@ -729,7 +729,10 @@ def _slices_section(y_true: Any, y_score: Any, by: Any, *, sample_weight: Any, p
             ax.set_title(plot.mpl(f"{result.names[i]}: AP {result.average_precision[method][i]:.4f}"), fontsize=9)
             ax.set_xlabel("Recall", fontsize=8)
             ax.set_ylabel("Precision", fontsize=8)
-        curves = (f"<h3>Precision-recall of the {len(few)} worst and best slices (blue) beside all rows (gray)</h3>"
+        for ax in grid.ravel()[len(few):]:  # a last row not full: no empty axes
+            ax.set_visible(False)
+        which = f"{len(few)} ranked slices" if len(few) == len(ranked) else f"{len(few)} worst and best slices"
+        curves = (f"<h3>Precision-recall of the {which} (blue) beside all rows (gray)</h3>"
                   f'<div class="figures"><figure>{_figure_svg(fig)}</figure></div>')
     unranked = len(result.names) - len(ranked)
     shown = (f"the {k} worst and {k} best of {len(ranked)} ranked slices" if len(ranked) > 2 * k
