@@ -20,6 +20,7 @@ imports ``precall.cli`` and pyarrow's reader modules below the table).  Run from
     python benchmarks/bench_memory.py                       # 1e7 rows, int and text labels
     python benchmarks/bench_memory.py --rows 1e8 --labels int --dir /big/tmp
     python benchmarks/bench_memory.py --scores float64 float32 --positives 0.01 0.2 0.5
+    python benchmarks/bench_memory.py --positives 0.5 --steps auto arrays  # the steps as arrays, to compare
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ sys.stderr.write(f"\\nPEAK {_peak()}\\n")
 """
 
 CLI = "import sys\nfrom precall.cli import main\ncode = main(sys.argv[1:])\n" + PEAK + "sys.exit(code)\n"
+# ``--steps arrays``: the steps held as arrays whatever the positives (the route before issue 27's keys route)
+ARRAYS = "from precall._core import steps as _steps\n_steps.windowed = lambda *a: False\n"
 BASELINE = "import sys, precall.cli, pyarrow, pyarrow.compute, pyarrow.csv, pyarrow.parquet\n" + PEAK
 # the compiled kernel's import and the load of its cached machine code (numba, the `fast` extra: about 125 MB
 # of RSS that does not grow with the rows), taken where the command takes it (1e6 rows and more, `auto`)
@@ -118,6 +121,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the Parquet score column's dtype (CSV: float64 only)")
     parser.add_argument("--positives", type=float, nargs="+", default=[0.2], help="fractions of positive rows")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each case (the largest peak is kept)")
+    parser.add_argument("--steps", choices=("auto", "arrays"), nargs="+", default=["auto"],
+                        help="'arrays': the steps held as arrays at every size (steps.windowed off), to compare")
     parser.add_argument("--dir", help="where to write the files (default: a temporary folder); they are deleted")
     parser.add_argument("--output", help="also write the markdown table to this file")
     args = parser.parse_args(argv)
@@ -127,9 +132,9 @@ def main(argv: list[str] | None = None) -> None:
         "(float64 8 B/row, float32 4) + labels as uint8 codes (1 B/row); baseline = the same command on 1,000 rows; "
         "ratio = (peak - baseline) / column bytes",
         "",
-        "| rows | format | labels | scores | positives | file MB | column MB | peak RSS MB | baseline MB "
+        "| rows | format | labels | scores | positives | steps | file MB | column MB | peak RSS MB | baseline MB "
         "| peak - baseline MB | ratio | ratio to 16 B/row |",
-        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     cases = [(int(r), labels, dtype, positives) for r in args.rows for labels in args.labels for dtype in args.scores
              for positives in args.positives]
@@ -144,14 +149,16 @@ def main(argv: list[str] | None = None) -> None:
                 baseline = max(peak_rss(CLI, ["evaluate", small[fmt], *command], kernel)
                                for _ in range(max(args.repeats, 3)))
                 path = paths[fmt]
-                peak = max(peak_rss(CLI, ["evaluate", path, *command]) for _ in range(args.repeats))
-                column = (np.dtype(dtype if fmt == "parquet" else "float64").itemsize + 1) * rows
-                lines.append(f"| {rows:.0e} | {fmt} | {labels} | {dtype if fmt == 'parquet' else 'text'} | "
-                             f"{positives:.0%} | {os.path.getsize(path) / 1e6:,.0f} | "
-                             f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {baseline / 1e6:,.0f} | "
-                             f"{(peak - baseline) / 1e6:,.0f} | {(peak - baseline) / column:.2f} | "
-                             f"{(peak - baseline) / (16 * rows):.2f} |")
-                print(lines[-1], flush=True)
+                for steps in args.steps:
+                    code = (ARRAYS if steps == "arrays" else "") + CLI
+                    peak = max(peak_rss(code, ["evaluate", path, *command]) for _ in range(args.repeats))
+                    column = (np.dtype(dtype if fmt == "parquet" else "float64").itemsize + 1) * rows
+                    lines.append(f"| {rows:.0e} | {fmt} | {labels} | {dtype if fmt == 'parquet' else 'text'} | "
+                                 f"{positives:.0%} | {steps} | {os.path.getsize(path) / 1e6:,.0f} | "
+                                 f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {baseline / 1e6:,.0f} | "
+                                 f"{(peak - baseline) / 1e6:,.0f} | {(peak - baseline) / column:.2f} | "
+                                 f"{(peak - baseline) / (16 * rows):.2f} |")
+                    print(lines[-1], flush=True)
     lines += ["", f"a process that imports precall.cli and pyarrow's reader modules: {imports[False] / 1e6:.0f} MB; "
               f"with the compiled kernel loaded: {imports[True] / 1e6:.0f} MB (the 1,000-row baseline also holds "
               f"the modules the command imports and the machine code of every compiled function it runs)",

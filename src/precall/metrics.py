@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core.evaluation import Evaluation, evaluation_from_steps
+from ._core.evaluation import Evaluation, evaluation_from_keys, evaluation_from_steps
 from ._core.metric import Metric
 from ._core.steps import reweight, row_steps, steps_and_grouped, steps_of
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC
@@ -493,6 +493,14 @@ def evaluate(
     average_precision, roc_auc : one number.
     threshold_table : the count table itself, for curves and plots.
 
+    Notes
+    -----
+    Memory: with the compiled kernel, binary unweighted input, grouped ties and no
+    ``prevalence``, the steps are not held as arrays once they would be large (from
+    2**19 positives, when their 48 bytes a step would pass half the scores' bytes):
+    the numbers are computed from the sorted keys a chunk of steps at a time (with
+    ``overwrite_y_score``, the keys written over the scores), the same bits.
+
     Examples
     --------
     >>> import precall
@@ -527,6 +535,10 @@ def evaluate(
         data = check_multi(y_true, y_score, sample_weight, labels)
         return evaluate_classes(data, ties=ties, recall_grid=recall_grid, policy=policy)
     binary = check_binary(y_true, y_score, sample_weight, pos_label)
+    if prevalence is None:  # at many positives, no array of the steps (the compiled pass over the sorted keys)
+        result = evaluation_from_keys(binary, ties=ties, recall_grid=recall_grid, policy=policy, overwrite=overwrite)
+        if result is not None:
+            return result
     steps, grouped = steps_and_grouped(binary, ties, overwrite=overwrite)  # type: ignore[arg-type]
     if prevalence is not None:
         steps, grouped = reweight(steps, prevalence), reweight(grouped, prevalence)

@@ -24,13 +24,13 @@ changes a bit; ``tests/test_compiled.py`` checks that on random input.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
-__all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "key_scores32", "key_scores64", "numbers_prepass",
+__all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "key_checkpoints", "key_scores32", "key_scores64", "key_window", "numbers_prepass",
            "pad_steps", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
            "segment_sums", "slice_major_keys", "slice_major_steps", "sort_each_slice",
            "tag_ints", "tag_sort_floats", "tag_sort_floats_in_place", "tagged_steps",
-           "untag_floats", "worst_precision_sums"]
+           "untag_floats", "worst_precision_sums", "WINDOW"]
 
 
 @njit(cache=True, nogil=True)
@@ -118,6 +118,153 @@ def tagged_steps(key, k, stable, mag, tp, dtp, fp, fp_prev):  # pragma: no cover
     if j < 0:
         return -1, 0
     return j, j_front
+
+
+@njit(cache=True, nogil=True)
+def _walk_part(a, i, cum_pos, cum_neg, j, j_from, j_stop, mag, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
+    """The runs of a part of label-tagged keys (``a``, decreasing score order) from ``a[i]`` (a run's
+    first row), with ``cum_pos`` / ``cum_neg`` rows above and ``j`` steps before: grouped ties' steps,
+    as :func:`tagged_steps` writes them, those from ``j_from`` written at ``j - j_from``, until step
+    ``j_stop`` (as :func:`_tagged_part`, each run's step is written, the earlier ones into the
+    arrays' last entry, and kept by moving ``j`` on: no branch on the label; its own loop, as a loop
+    shared with :func:`_tagged_part` made that one a third slower).  Returns ``(i, cum_pos, cum_neg, j)``."""
+    b = a[i:]  # zero-based: no index checks
+    n = b.shape[0]
+    one = np.uint64(1)
+    spare = np.uint64(tp.shape[0] - 1)
+    run_pos = 0
+    run_len = 0
+    t = 0
+    for t in range(n):
+        x = b[t]
+        v = x >> one
+        run_pos += np.int64(x & one)
+        run_len += 1
+        if t + 1 < n and b[t + 1] >> one == v:
+            continue  # the run goes on
+        run_neg = run_len - run_pos
+        u = min(np.uint64(j - j_from), spare)  # unsigned: a step before j_from goes to the spare entry
+        mag[u] = v
+        tp[u] = cum_pos + run_pos
+        dtp[u] = run_pos
+        fp[u] = cum_neg + run_neg
+        fp_prev[u] = cum_neg
+        cum_pos += run_pos
+        cum_neg += run_neg
+        j += np.int64(run_pos > 0)
+        run_pos = 0
+        run_len = 0
+        if j >= j_stop:
+            break
+    return i + (t + 1 if n > 0 else 0), cum_pos, cum_neg, j
+
+
+@njit(cache=True, nogil=True)
+def _walk(key, k, ck, c, j_from, j_stop, mag, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
+    """:func:`_walk_part` over both parts of :func:`tagged_steps`' keys from checkpoint ``c`` (:func:`key_checkpoints`:
+    place ``q`` of the decreasing order, ``key[k - 1 - q]`` for ``q < k``, else ``key[q]``).  Returns ``j``."""
+    q, cum_pos, j = ck[c, 0], ck[c, 1], ck[c, 2]
+    cum_neg = q - cum_pos
+    if q < k:
+        i, cum_pos, cum_neg, j = _walk_part(key[:k][::-1], q, cum_pos, cum_neg, j, j_from, j_stop, mag, tp, dtp, fp,
+                                            fp_prev)
+        q = k if i == k else -1
+    if q >= k and j < j_stop:
+        i, cum_pos, cum_neg, j = _walk_part(key[k:], q - k, cum_pos, cum_neg, j, j_from, j_stop, mag, tp, dtp, fp,
+                                            fp_prev)
+    return j
+
+
+@njit(cache=True, nogil=True)
+def _block_counts(v):  # pragma: no cover - compiled
+    """The steps and positives of a block of whole runs of label-tagged keys, increasing: a run holds a
+    positive when its largest key (its last) is odd.  A loop without a branch (vector instructions)."""
+    one = np.uint64(1)
+    m = v.shape[0] - 1
+    steps = positives = np.int64(v[m] & one)  # the block's last key ends a run
+    for t in range(m):
+        x = v[t]
+        steps += np.int64(x & one) & np.int64(x != v[t + 1])  # odd and not equal: a larger score follows
+        positives += np.int64(x & one)
+    return steps, positives
+
+
+@njit(cache=True, nogil=True)
+def _part_checkpoints(key, lo_part, hi_part, down, every, ck, c, pos, j):  # pragma: no cover - compiled
+    """:func:`key_checkpoints` of the part ``key[lo_part:hi_part]`` (increasing keys), walked in
+    decreasing score order (``down``: from its end, the non-negative scores; else from its start,
+    their places ``lo_part + i``): a checkpoint a block of about ``every`` rows, each block whole
+    runs, counted in memory order.  Returns ``(c, pos, j)``."""
+    one = np.uint64(1)
+    if down:
+        hi = hi_part
+        while hi > lo_part:
+            ck[c, 0], ck[c, 1], ck[c, 2] = hi_part - hi, pos, j
+            c += 1
+            lo = max(hi - every, lo_part)
+            while lo > lo_part and key[lo - 1] >> one == key[lo] >> one:  # a block starts with a run
+                lo -= 1
+            steps, positives = _block_counts(key[lo:hi])
+            pos += positives
+            j += steps
+            hi = lo
+    else:
+        lo = lo_part
+        while lo < hi_part:
+            ck[c, 0], ck[c, 1], ck[c, 2] = lo, pos, j
+            c += 1
+            hi = min(lo + every, hi_part)
+            while hi < hi_part and key[hi - 1] >> one == key[hi] >> one:  # a block ends with a run
+                hi += 1
+            steps, positives = _block_counts(key[lo:hi])
+            pos += positives
+            j += steps
+            lo = hi
+    return c, pos, j
+
+
+@njit(cache=True, nogil=True)
+def key_checkpoints(key, k, every, t0, ck):  # pragma: no cover - compiled
+    """Checkpoints of sorted label-tagged keys (:func:`tagged_steps`' layout) for their grouped ties'
+    steps, without writing the steps: ``ck[c]`` a place of the decreasing order at which a run starts,
+    about ``every`` rows apart, the positives and the steps above it, so that :func:`key_window` can
+    write any steps again; counted a block at a time by loops without a branch.  Returns ``(steps,
+    steps whose TP is below t0, steps of non-negative scores, checkpoints)``."""
+    c, pos, j = _part_checkpoints(key, 0, k, True, every, ck, 0, 0, 0)
+    front = j
+    c, pos, j = _part_checkpoints(key, k, key.shape[0], False, every, ck, c, pos, j)
+    ck[c, 0], ck[c, 1], ck[c, 2] = key.shape[0], pos, j  # the end
+    lo, hi = 0, c  # the last checkpoint with fewer positives above it than t0
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if np.float64(ck[mid, 1]) < t0:
+            lo = mid
+        else:
+            hi = mid - 1
+    below = 0
+    if np.float64(ck[lo, 1]) < t0:  # the step that reaches t0 is in block lo (each block whole runs)
+        steps = ck[lo + 1, 2] - ck[lo, 2]
+        tp = np.empty(steps + 1, dtype=np.int64)
+        e = np.empty(steps + 1, dtype=np.int64)
+        _walk(key, k, ck, lo, ck[lo, 2], ck[lo + 1, 2], np.empty(steps + 1, dtype=np.uint64), tp, e, e, e)
+        below = ck[lo, 2] + _count_below(tp, steps, t0)
+    return j, below, front, c
+
+
+@njit(cache=True, nogil=True)
+def key_window(key, k, ck, n_ck, j_from, j_stop, mag, tp, dtp, fp, fp_prev):  # pragma: no cover - compiled
+    """Steps ``j_from`` to ``j_stop`` of sorted label-tagged keys (grouped ties) written at
+    ``[0, j_stop - j_from)``, walked from the last of the ``n_ck`` checkpoints before them
+    (:func:`key_checkpoints`); the arrays need an entry more (:func:`_walk_part`).  Returns the
+    steps written."""
+    lo, hi = 0, n_ck - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ck[mid, 2] <= j_from:
+            lo = mid
+        else:
+            hi = mid - 1
+    return _walk(key, k, ck, lo, j_from, j_stop, mag, tp, dtp, fp, fp_prev) - j_from
 
 
 @njit(cache=True, nogil=True)
@@ -1381,18 +1528,31 @@ def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offse
                         c += 1
             changed[i] = c
         o = offsets[i]
-        out = ratio[o:o + length]  # zero-based views: no index checks
-        tpr, fpr, dtpr, fpa = tp[i, :length], fp[i, :length], dtp[i, :length], fp_prev[i, :length]
-        for j in range(length):
-            if dtpr[j] > 0:
-                d = np.float64(dtpr[j])
-                fa = np.float64(fpa[j])
-                a = np.float64(tpr[j]) - d
-                c = (np.float64(fpr[j]) - fa) / d + 1.0
-                b = a + fa
-                out[j] = d * c / b if b > 0 else 0.0
-            else:
-                out[j] = 0.0
+        _dg_ratios(tp[i, :length], fp[i, :length], dtp[i, :length], fp_prev[i, :length], ratio[o:o + length])
+
+
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _dg_ratios(tpr, fpr, dtpr, fpa, out):  # pragma: no cover - compiled
+    """The ratio whose ``np.log1p`` Davis & Goadrich's area takes, per step (zero-based views: no
+    index checks): :func:`numbers_prepass` for a whole row, :func:`batch_numbers` a window at a time."""
+    for j in range(out.shape[0]):
+        if dtpr[j] > 0:
+            d = np.float64(dtpr[j])
+            fa = np.float64(fpa[j])
+            a = np.float64(tpr[j]) - d
+            c = (np.float64(fpr[j]) - fa) / d + 1.0
+            b = a + fa
+            out[j] = d * c / b if b > 0 else 0.0
+        else:
+            out[j] = 0.0
+
+
+@njit(cache=True)
+def _numpy_log1p(values):  # pragma: no cover - compiled
+    """``np.log1p`` in place by numpy itself (numba's, libm's, differs in the last bit from numpy's
+    SIMD one): the GIL is taken for the call, about 1 us."""
+    with objmode():
+        np.log1p(values, out=values)
 
 
 @njit(cache=True, nogil=True)
@@ -1491,6 +1651,7 @@ def _fill_leaves(src, n, top, buf, starts, leaf, leaf_lo, leaf_sums):  # pragma:
 
 _TERMS = 256  # padding entries a block (a loop without branches: vector divisions)
 _CHUNK = 2048  # entries whose terms are computed at once, forwards, though the blocks are read last first
+WINDOW = _CHUNK + _TERMS  # room for a chunk of :func:`batch_numbers` with ``windowed``
 
 
 @njit(cache=True, nogil=True, inline="always", error_model="numpy")
@@ -1507,16 +1668,18 @@ def _step_terms(tp, fp, p, dense, unit_eps):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact, unit_eps, ratio_pn, log_ratio,
-                 want_ap, want_ranked, roc_ints, k_prg, terms):  # pragma: no cover - compiled
+                 want_ap, want_ranked, roc_ints, k_prg, terms, base):  # pragma: no cover - compiled
     """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
     kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
     Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with
     weights (not with ``roc_ints``) and the PRG trapezoid (the one that crosses recall gain 0 is
     the caller's), and the recall ``TP / P`` (row 9; row 6 is its differences).  Loops without
     branches over zero-based views of the rows, so that the divisions run as vector instructions
-    (indices like ``j - lo``, which numba must check for negative values, kept them scalar: 3x slower)."""
+    (indices like ``j - lo``, which numba must check for negative values, kept them scalar: 3x slower).
+    Entry ``j`` of the row is ``tp[i, j - base]`` (``base``: the first step of a window, else 0)."""
     k = hi - lo
-    tpr, fpr, dtpr, fpa = tp[i, lo:hi], fp[i, lo:hi], dtp[i, lo:hi], fp_prev[i, lo:hi]
+    tpr, fpr, dtpr, fpa = tp[i, lo - base:hi - base], fp[i, lo - base:hi - base], dtp[i, lo - base:hi - base], \
+        fp_prev[i, lo - base:hi - base]
     if want_ap:
         t0, t1, t2, t9 = terms[0, :k], terms[1, :k], terms[2, :k], terms[9, :k]
         if hi <= length:
@@ -1555,7 +1718,7 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact,
                 t0[j], t1[j], t2[j], t9[j] = _step_terms(tpr[j], fpr[j], p, dense, unit_eps)
         t6 = terms[6, :k]
         if k > 0:
-            before = np.float64(tp[i, 0] - dtp[i, 0]) if lo == 0 else np.float64(tp[i, lo - 1])
+            before = np.float64(tpr[0] - dtpr[0]) if lo == base else np.float64(tp[i, lo - 1 - base])
             t6[0] = t9[0] - before / p
         for j in range(1, k):
             t6[j] = t9[j] - t9[j - 1]
@@ -1567,7 +1730,8 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact,
     if want_ranked:  # AUPRG's terms, of the steps from recall gain 0 (``k_prg``) only: no others are read
         skip = min(max(k_prg - lo, 0), k)
         t8 = terms[8, skip:k]
-        tpr, fpr, dtpr, fpa = tp[i, lo + skip:hi], fp[i, lo + skip:hi], dtp[i, lo + skip:hi], fp_prev[i, lo + skip:hi]
+        a0, a1 = lo + skip - base, hi - base
+        tpr, fpr, dtpr, fpa = tp[i, a0:a1], fp[i, a0:a1], dtp[i, a0:a1], fp_prev[i, a0:a1]
         for j in range(k - skip):
             tpf = np.float64(tpr[j])
             fpf = np.float64(fpr[j])
@@ -1607,7 +1771,7 @@ def _block_bounds(block, n_leaves, length, r, leaf_starts):  # pragma: no cover 
 @njit(cache=True, nogil=True, error_model="numpy")  # x / 0 is inf or NaN, as in numpy
 def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, exact, voc_mode, int_scale,
                   reference, grid07, grid101, unit, changed, log_ratio, offsets, want_ranked, roc_ints,
-                  sums, points07, points101, best, roc_int):  # pragma: no cover - compiled
+                  sums, points07, points101, best, roc_int, windowed, window):  # pragma: no cover - compiled
     """Every number of ``evaluate`` on a batch of steps, one backward pass a row: the compiled
     twin of the numpy kernels (``evaluation.batch_numbers``' numpy route is its oracle).
 
@@ -1623,8 +1787,17 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     AUPRG.  Each formula as the numpy kernel writes it (:func:`_block_terms`), each sum in numpy's
     pairwise order: the row is walked backwards a leaf of the steps' tree at a time (the sums over
     the steps take each leaf whole; voc2010's recall changes and AUPRG's suffix fill their own
-    leaves, last first), the envelopes and grid points read on the way back."""
+    leaves, last first), the envelopes and grid points read on the way back.
+
+    ``windowed``: one problem's grouped-ties steps held as its sorted label-tagged keys, ``window`` =
+    ``(uint32 keys, uint64 keys, k, checkpoints, their count, k_prg, mag)``, one kind of keys empty, so
+    that one compiled kernel serves both and the numbers without window (:func:`key_checkpoints`; ``lengths[0]`` its
+    steps): ``tp`` ... ``fp_prev`` are then buffers of ``(1, WINDOW)`` that each chunk of steps is
+    written into (:func:`key_window`), and ``log_ratio`` one of ``WINDOW`` for their Davis & Goadrich
+    ratios, whose ``np.log1p`` numpy takes (:func:`_numpy_log1p`): no array of the steps' size."""
     m, r = tp.shape
+    if windowed:
+        r = lengths[0]
     n_leaves = (r + 1) // 64 + 2
     starts = np.empty((6, n_leaves + 1), dtype=np.int64)
     cur = np.zeros(6, dtype=np.int64)
@@ -1641,6 +1814,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         length = lengths[i]
         voc_stop = length if voc_mode == 1 else r
         n_leaves_row = _leaf_starts(length, starts[0])  # sums 0, 1, 2 and 4 share the tree of the row's steps
+        base = 0  # entry j of the row at tp[i, j - base]
         if length == 0:
             for q in (0, 1, 2, 4):
                 leaf_sums[q, 0] = -0.0
@@ -1650,7 +1824,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
             if voc_mode == 2:
                 count[3] = r
             else:
-                last = np.float64(tp[i, r - 1]) / p if r > 0 else 0.0
+                last = (np.float64(tp[i, r - 1]) if not windowed else p) / p if r > 0 else 0.0  # windowed: TP = P
                 tail = r == 0 or (voc_mode == 1 and length == 0) or last != 1.0
                 count[3] = changed[i] + (1 if tail else 0)
             _start_sum(3, count[3], starts, cur, leaf_sums)
@@ -1664,7 +1838,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
         k_prg = 0
         roc_acc = roc_int[i]
         if want_ranked:
-            k_prg = _count_below(tp[i], length, t0)
+            k_prg = _count_below(tp[i], length, t0) if not windowed else window[5]
             count[4] = 0 if roc_ints else length
             if roc_ints:
                 leaf_sums[4, 0] = -0.0  # the sum of no value (roc_int holds the area)
@@ -1701,16 +1875,29 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                         break
                     first -= 1
                 c_lo = _block_bounds(first, n_leaves_row, length, r, starts[0])[0]
+                if windowed:  # the chunk's steps written again from the keys, and their ratios' log1p
+                    base = c_lo
+                    o = -c_lo
+                    if window[0].shape[0] > 0:  # uint32 keys (both kinds in the one compiled kernel)
+                        key_window(window[0], window[2], window[3], window[4], c_lo, c_hi, window[6], tp[0], dtp[0],
+                                   fp[0], fp_prev[0])
+                    else:
+                        key_window(window[1], window[2], window[3], window[4], c_lo, c_hi, window[6], tp[0], dtp[0],
+                                   fp[0], fp_prev[0])
+                    if want_ap:
+                        _dg_ratios(tp[0], fp[0], dtp[0], fp_prev[0], log_ratio[:c_hi - c_lo])
+                        _numpy_log1p(log_ratio[:c_hi - c_lo])
                 _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, exact, unit_eps, ratio_pn,
-                             log_ratio, want_ap, want_ranked, roc_ints, k_prg, terms)
+                             log_ratio, want_ap, want_ranked, roc_ints, k_prg, terms, base)
                 if want_ranked and roc_ints:  # integers: any order gives the same sum (a vector loop)
-                    dv, av, fv = dtp[i, c_lo:c_hi], fp_prev[i, c_lo:c_hi], fp[i, c_lo:c_hi]
+                    dv, av, fv = dtp[i, c_lo - base:c_hi - base], fp_prev[i, c_lo - base:c_hi - base], \
+                        fp[i, c_lo - base:c_hi - base]
                     for j in range(c_hi - c_lo):
                         roc_acc += dv[j] * (av[j] + fv[j])
             k_b = hi - lo
             fast = exact and want_ap and block < n_leaves_row and k_b > 0
             if fast and (k07 >= 0 or k101 >= 0):  # no grid point is passed in the leaf (its lowest recall at lo)
-                v07, v101 = _grid_values(terms, np.uint64(lo - c_lo), tp, i, lo, reference, int_scale)
+                v07, v101 = _grid_values(terms, np.uint64(lo - c_lo), tp, i, lo - base, reference, int_scale)
                 fast = (k07 < 0 or v07 >= next07) and (k101 < 0 or v101 >= next101)
             if fast and voc_mode != 2:  # every entry a recall change: voc2010's terms fill consecutive places
                 fast = _all_nonzero(terms[6, lo - c_lo:hi - c_lo], k_b)
@@ -1723,14 +1910,14 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                 j_lo, j_hi = max(lo, k_prg), min(hi, length)
                 if want_ranked and j_lo < j_hi:
                     if j_lo == k_prg:
-                        terms[8, np.uint64(k_prg - c_lo)] = _prg_first(tp, fp, dtp, fp_prev, i, k_prg, t0, p, ratio_pn,
-                                                                       terms[8, np.uint64(k_prg - c_lo)])
+                        terms[8, np.uint64(k_prg - c_lo)] = _prg_first(tp, fp, dtp, fp_prev, i, k_prg - base, t0, p,
+                                                                       ratio_pn, terms[8, np.uint64(k_prg - c_lo)])
                     prg_leaf, prg_lo = _fill_leaves(terms[8, j_lo - c_lo:j_hi - c_lo], j_hi - j_lo, j_hi - 1 - k_prg,
                                                     buf_prg, starts[5], prg_leaf, prg_lo, leaf_sums[5])
             for j in range(hi - 1, lo - 1 if not fast else hi - 1, -1):
                 t = np.uint64(j - c_lo)  # unsigned: no check for a negative index
                 if want_ap:
-                    v07, v101 = _grid_values(terms, t, tp, i, j, reference, int_scale)
+                    v07, v101 = _grid_values(terms, t, tp, i, j - base, reference, int_scale)
                     while k07 >= 0 and not v07 >= next07:  # the grid above this recall (NaN: all of it)
                         points07[i, k07] = env
                         k07 -= 1
@@ -1762,7 +1949,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                     if k_prg <= j < length:
                         term = terms[8, t]
                         if j == k_prg:
-                            term = _prg_first(tp, fp, dtp, fp_prev, i, j, t0, p, ratio_pn, term)
+                            term = _prg_first(tp, fp, dtp, fp_prev, i, j - base, t0, p, ratio_pn, term)
                         pos = j - k_prg
                         buf_prg[np.uint64(pos - prg_lo)] = term
                         if pos == prg_lo:

@@ -18,9 +18,10 @@ from .conventions import (
     COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, one_step_averages, precision_of, roc_auc,
     roc_auc_from_twice, unit_interval, worst_precision_sums,
 )
-from .steps import Steps, segment_sums
+from .sort import untag_scores
+from .steps import KeySteps, Steps, key_steps, segment_sums
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
-from .validate import AP_METHODS
+from .validate import AP_METHODS, BinaryInput
 
 __all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
            "evaluation_from_steps",
@@ -389,21 +390,33 @@ def _compiled_numbers(fast: Any, s: Steps | None, g: Steps | None, recall_grid: 
     aps = best = auc = prg = None
     both = s is g
     if s is not None:
-        sums, points07, points101, k, twice = _compiled_pass(fast, s, True, both, recall_grid)
-        n_pos = s.n_pos
-        with np.errstate(invalid="ignore", divide="ignore"):
-            kernels = {"step": sums[:, 0] / n_pos, "voc2007": grid_average(points07, "voc2007", recall_grid),
-                       "voc2010": sums[:, 3], "coco": grid_average(points101, "coco", recall_grid),
-                       "trapezoid": sums[:, 1] / 2.0 / n_pos, "interpolated": sums[:, 2] / n_pos}
-        values = defined_ap(n_pos, np.stack([kernels[m] for m in AP_METHODS]))  # one call for the six
-        aps = dict(zip(AP_METHODS, values))
-        best = best_f1_points(s, k) if want_f1 else None
+        passed = _compiled_pass(fast, s, True, both, recall_grid)
+        aps = _pass_averages(passed, s.n_pos, recall_grid)
+        best = best_f1_points(s, passed[3]) if want_f1 else None
     if g is not None:
         if not both:
-            sums, _, _, _, twice = _compiled_pass(fast, g, False, True, recall_grid)
-        auc = roc_auc(g) if twice is None else roc_auc_from_twice(twice, g.n_pos, g.n_neg, g.exact)
-        prg = np.where(_prg_defined(g), sums[:, 5] / 2.0 + 0.0, np.nan)
+            passed = _compiled_pass(fast, g, False, True, recall_grid)
+        auc, prg = _pass_ranked(passed, g)
     return BatchNumbers(aps, best, auc, prg)
+
+
+def _pass_averages(passed: tuple, n_pos: np.ndarray, recall_grid: str) -> dict[str, np.ndarray]:
+    """The six AP conventions from a compiled pass's sums and grid points."""
+    sums, points07, points101 = passed[:3]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kernels = {"step": sums[:, 0] / n_pos, "voc2007": grid_average(points07, "voc2007", recall_grid),
+                   "voc2010": sums[:, 3], "coco": grid_average(points101, "coco", recall_grid),
+                   "trapezoid": sums[:, 1] / 2.0 / n_pos, "interpolated": sums[:, 2] / n_pos}
+    values = defined_ap(n_pos, np.stack([kernels[m] for m in AP_METHODS]))  # one call for the six
+    return dict(zip(AP_METHODS, values))
+
+
+def _pass_ranked(passed: tuple, g: Steps) -> tuple[np.ndarray, np.ndarray]:
+    """ROC-AUC and AUPRG from a compiled pass over the grouped-ties steps ``g`` (its counts: ``g``
+    may be their best step alone, :func:`evaluation_from_keys`)."""
+    sums, twice = passed[0], passed[4]
+    auc = roc_auc(g) if twice is None else roc_auc_from_twice(twice, g.n_pos, g.n_neg, g.exact)
+    return auc, np.where(_prg_defined(g), sums[:, 5] / 2.0 + 0.0, np.nan)
 
 
 def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall_grid: str) -> tuple:
@@ -437,11 +450,57 @@ def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall
     int_scale = s.exact and not (r >= 256 or m == 1)  # _grid_indices' short rows scale int64 counts
     fast.batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, s.dense, s.exact, voc_mode, int_scale,
                        recall_grid == "reference", VOC07_GRID, COCO_GRID, unit, changed, ratio, offsets,
-                       want_ranked, roc_ints, sums, points07, points101, best, roc_int)
+                       want_ranked, roc_ints, sums, points07, points101, best, roc_int, False, _NO_WINDOW)
     twice = None
     if want_ranked and (roc_ints or not s.exact):
         twice = roc_int if roc_ints else sums[:, 4]
     return sums, points07, points101, best, twice
+
+
+_NO_KEYS32, _NO_KEYS64 = np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.uint64)
+_NO_WINDOW = (_NO_KEYS32, _NO_KEYS64, 0, np.zeros((1, 3), dtype=np.int64), 1, 0, _NO_KEYS64)  # the same types: one kernel
+
+
+def _windowed_pass(fast: Any, ks: KeySteps, recall_grid: str) -> tuple:
+    """:func:`_compiled_pass` of the steps held as sorted keys (:class:`~precall._core.steps.KeySteps`):
+    the compiled pass writes each chunk of steps again into buffers of ``fast.WINDOW``."""
+    tp, fp, dtp, fp_prev = (np.empty((1, fast.WINDOW), dtype=np.int64) for _ in range(4))
+    keys32, keys64 = (ks.key, _NO_KEYS64) if ks.key.dtype == np.uint32 else (_NO_KEYS32, ks.key)
+    window = (keys32, keys64, ks.k, ks.checkpoints, ks.n_checkpoints, ks.below, np.empty(fast.WINDOW, dtype=np.uint64))
+    lengths = np.array([ks.length], dtype=np.int64)
+    sums = np.zeros((1, 6))
+    points07, points101 = np.zeros((1, VOC07_GRID.size)), np.zeros((1, COCO_GRID.size))
+    best, roc_int = np.full(1, -1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        fast.batch_numbers(tp, fp, dtp, fp_prev, np.array([ks.n_pos]), np.array([ks.n_neg]), lengths, True, True, True,
+                           0, False, recall_grid == "reference", VOC07_GRID, COCO_GRID, np.ones(1), lengths.copy(),
+                           np.empty(fast.WINDOW), np.zeros(1, dtype=np.int64), True, True, sums, points07, points101,
+                           best, roc_int, True, window)
+    return sums, points07, points101, best, roc_int
+
+
+def evaluation_from_keys(data: BinaryInput, *, ties: str, recall_grid: str, policy: Any, overwrite: bool = False
+                         ) -> Evaluation | None:
+    """:func:`evaluation_from_steps` of ``data`` with its steps never held as arrays (the compiled
+    pass over its sorted keys, :func:`~precall._core.steps.key_steps`: ``precall evaluate``'s memory
+    at many positives), or None where they are to be (no compiled kernel, weights, stable ties, few
+    positives).  The same bits."""
+    fast = backend.compiled(data.scores.shape[0])
+    ks = None if fast is None else key_steps(data, ties, fast, overwrite)  # type: ignore[arg-type]
+    if ks is None:
+        return None
+    try:
+        passed = _windowed_pass(fast, ks, recall_grid)
+        step = ks.step(int(passed[3][0]), fast)  # the best-F1 step, its threshold read from its key
+    finally:
+        if np.may_share_memory(ks.key, data.scores):  # the keys were written over the scores
+            untag_scores(ks.key, ks.k, fast)
+    backend.ran("numba")
+    auc, prg = _pass_ranked(passed, step)
+    numbers = BatchNumbers(_pass_averages(passed, step.n_pos, recall_grid),
+                           best_f1_points(step, np.zeros(1, dtype=np.int64)), auc, prg)
+    return evaluation_from_steps(step, step, ties=ties, n_samples=data.n_samples, recall_grid=recall_grid,
+                                 policy=policy, numbers=numbers)
 
 
 def evaluation_from_steps(

@@ -371,6 +371,79 @@ def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False, overwri
     return pair
 
 
+WINDOWED_MIN = 1 << 19
+"""Positives from which :func:`key_steps` may hold ``evaluate``'s steps as the sorted keys: below, their
+arrays (:data:`STEP_BYTES` a step, 25 MB at this many) are small, and the keys' route's fixed costs (a
+pass for the checkpoints, numpy's ``log1p`` a chunk at a time) show: 5% of ``evaluate`` at 1e5 rows, half
+of them positive; at 1e6 the two routes are within the timer's noise, at 1e7 the keys' is 6% faster."""
+
+STEP_BYTES = 48
+"""A step's bytes as arrays: four int64 counts, its score's key, the Davis & Goadrich ratio."""
+
+
+def windowed(n_pos: int, n: int, itemsize: int) -> bool:
+    """Whether ``evaluate`` of ``n`` scores of ``itemsize`` bytes with ``n_pos`` positives holds its
+    steps as the sorted keys (:func:`key_steps`): from :data:`WINDOWED_MIN` positives, when their
+    arrays would take more than half the scores' bytes (``precall evaluate``'s memory, issue 27)."""
+    return n_pos >= WINDOWED_MIN and 2 * STEP_BYTES * n_pos > n * itemsize
+
+CHECKPOINT_ROWS = 256
+"""Rows between two checkpoints of :class:`KeySteps` (a window is walked from the one before it)."""
+
+
+@dataclass(frozen=True)
+class KeySteps:
+    """One problem's grouped-ties steps held as its sorted label-tagged keys (:func:`sort.tagged_keys`),
+    no array of the steps' size: ``checkpoints[c]`` is a place of the decreasing order where a run
+    starts, about :data:`CHECKPOINT_ROWS` apart, and the positives and steps above it, from which the
+    compiled ``key_window`` writes any steps again.  ``below``: the steps whose TP is below
+    ``n_pos * (n_pos / (n_pos + n_neg))`` (AUPRG's recall gain 0); ``front``: the steps of
+    non-negative scores."""
+
+    key: np.ndarray
+    k: int
+    checkpoints: np.ndarray
+    n_checkpoints: int
+    length: int
+    below: int
+    front: int
+    n_pos: float
+    n_neg: float
+    dtype: np.dtype
+
+    def step(self, j: int, module: Any) -> Steps:
+        """The one-problem steps of step ``j`` alone, its threshold read from its key."""
+        tp, dtp, fp, fp_prev = (np.empty(2, dtype=np.int64) for _ in range(4))  # and the spare entry
+        mag = np.empty(2, dtype=np.uint64)
+        module.key_window(self.key, self.k, self.checkpoints, self.n_checkpoints, j, j + 1, mag, tp, dtp, fp, fp_prev)
+        tp, dtp, fp, fp_prev = (a[:1] for a in (tp, dtp, fp, fp_prev))
+        thresholds = tagged_scores(mag[:1], 1 if j < self.front else 0, self.dtype)
+        return one_problem(thresholds, tp, dtp, fp, fp_prev, self.n_pos, self.n_neg, True)
+
+
+def key_steps(data: BinaryInput, ties: Ties, module: Any, overwrite: bool = False) -> KeySteps | None:
+    """``data``'s grouped-ties steps as :class:`KeySteps` (the sort, then checkpoints counted by the
+    compiled ``key_checkpoints``), or None where ``evaluate`` is to build them as arrays: weights,
+    stable ties, not :func:`windowed`, no exact key, or ``2 P N >= 2**62`` (twice the ROC area counted
+    in Python integers).  With ``overwrite`` the keys may be written over the
+    scores (:func:`sort.tagged_keys`; :func:`sort.untag_scores` puts them back)."""
+    n = data.scores.shape[0]
+    if data.weight is not None or ties != "group" or data.scores.dtype.itemsize > 8 or n > 2**40:
+        return None
+    n_pos = int(np.count_nonzero(data.positive))
+    n_neg = n - n_pos
+    if not windowed(n_pos, n, data.scores.dtype.itemsize) or 2.0 * n_pos * n_neg >= 2.0**62:
+        return None
+    tagged = tagged_keys(data.scores, data.positive, module, overwrite=overwrite)
+    if tagged is None:
+        return None
+    key, k = tagged
+    p, q = float(n_pos), float(n_neg)
+    checkpoints = np.empty((n // CHECKPOINT_ROWS + 4, 3), dtype=np.int64)
+    length, below, front, count = module.key_checkpoints(key, k, CHECKPOINT_ROWS, p * (p / (p + q)), checkpoints)
+    return KeySteps(key, k, checkpoints, int(count), int(length), int(below), int(front), p, q, data.scores.dtype)
+
+
 def steps_of(data: BinaryInput, ties: Ties) -> Steps:
     """The steps of validated input, without building the full table."""
     fast = compiled_steps(data, ties)
