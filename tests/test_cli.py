@@ -908,3 +908,40 @@ def test_a_class_without_rows_is_named_in_one_warning(tmp_path, capsys, command)
     assert code == 0
     warned = [line for line in err.splitlines() if line.startswith("precall: warning:")]
     assert len(warned) == 1 and "class(es) '2' have no rows in column 'y'" in warned[0], err
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+@pytest.mark.parametrize("column", ["score", "weight"])
+@pytest.mark.parametrize("by", [False, True], ids=["all rows", "--by"])
+def test_dask_refuses_an_integer_beyond_2_53_as_the_readers_do(tmp_path, capsys, fmt, column, by):
+    """pandas reads integer text beside floats as float64, rounding 9007199254740993 to its neighbour (a
+    tie the data do not have); Parquet and JSON integers as int64.  ``--engine dask`` refused neither:
+    now a score or weight of 2**53 or more sends the file to the readers, which name the line (row)
+    and column, as the in-memory command does; floats that large, written as floats, are read."""
+    pytest.importorskip("dask.dataframe")
+    big = 2**53 + 1
+    rows = [[1, 0.5, 1.0, "a"], [0, 0.25, 2.0, "b"], [1, 0.75, 1.0, "a"], [0, 0.125, 1.0, "b"]]
+    rows[1][1 if column == "score" else 2] = big
+    head = ["y", "s", "w", "g"]
+    if fmt == "csv":
+        path = write_csv(tmp_path / "big.csv", head, rows)
+    elif fmt == "jsonl":
+        path = tmp_path / "big.jsonl"
+        path.write_text("".join(json.dumps(dict(zip(head, r))) + "\n" for r in rows))
+    else:
+        pa, pq = pytest.importorskip("pyarrow"), pytest.importorskip("pyarrow.parquet")
+        path = tmp_path / "big.parquet"
+        cols = list(zip(*rows))
+        pq.write_table(pa.table({"y": list(cols[0]), "s": pa.array(cols[1], type=pa.int64() if column == "score" else
+                                                                        pa.float64()),
+                                 "w": pa.array(cols[2], type=pa.int64() if column == "weight" else pa.float64()),
+                                 "g": list(cols[3])}), path)
+    argv = ["evaluate", str(path), "--label", "y", "--score", "s", "--weight", "w", *(["--by", "g"] if by else [])]
+    memory = run_error(argv, capsys)
+    dask = run_error([*argv, "--engine", "dask", "--scheduler", "threads"], capsys)
+    where = {"csv": "line 3", "jsonl": "line 2", "parquet": "row 2"}[fmt]
+    assert dask == memory and "beyond 2**53" in dask and f"{where}, column '{'s' if column == 'score' else 'w'}'" \
+        in dask, dask
+    if fmt == "csv":  # the same magnitude written as a float: read, the same numbers as in memory
+        path.write_text(path.read_text().replace(str(big), "9007199254740993.0"))
+        assert run_json([*argv, "--engine", "dask", "--scheduler", "threads"], capsys) == run_json(argv, capsys)

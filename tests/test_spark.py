@@ -282,6 +282,36 @@ def test_cli_engine_spark(spark, tmp_path):
         assert words in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_cli_engine_spark_refuses_an_integer_beyond_2_53_as_the_readers_do(spark, tmp_path):
+    """A 64-bit integer score or weight column beyond 2**53: the in-memory command refuses it (the readers
+    hold scores as float64), and so does ``--engine spark``, with the readers' message for a file and the
+    column named for a table; 2**53 itself, and an int32 column, are read."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from precall.cli import main
+
+    for column in ("s", "w"):
+        for value, refused in ((2**53 + 1, True), (-(2**53) - 1, True), (2**53, False)):
+            if column == "w" and value < 0:
+                continue  # a negative weight: refused first for its sign (the scan's check)
+            data = {"y": [1, 0, 1, 0], "s": pa.array([1, 2, 3, 4], pa.int64()), "w": pa.array([1, 2, 1, 1], pa.int64())}
+            data[column] = pa.array([1, value, 3, 4], pa.int64())
+            path = tmp_path / f"big_{column}_{value}.parquet"
+            pq.write_table(pa.table(data), path)
+            argv = [str(path), "--label", "y", "--score", "s", "--weight", "w"]
+            if refused:
+                memory = _run_cli(main, argv, code=2)
+                spk = _run_cli(main, [*argv, "--engine", "spark"], code=2)
+                assert spk == memory and f"row 2, column '{column}'" in spk and "beyond 2**53" in spk, spk
+            else:
+                assert json.loads(_run_cli(main, [*argv, "--json", "--engine", "spark"]))["roc_auc"] == \
+                    json.loads(_run_cli(main, [*argv, "--json"]))["roc_auc"]
+    spark.createDataFrame([(1, 2**53 + 1), (0, 1)], ["y", "s"]).createOrReplaceTempView("precall_big")
+    err = _run_cli(main, ["precall_big", "--label", "y", "--score", "s", "--engine", "spark"], code=2)
+    assert "precall_big: column 's': the score 9007199254740993 is an integer beyond 2**53" in err, err
+
+
 def _run_cli(main, argv, code=0):
     import contextlib
     import io

@@ -210,7 +210,7 @@ class _Retry(Exception):
 _EXACT = 2**53
 
 
-def _beyond(what: str, value: Any, text: bool = False) -> str:
+def beyond_message(what: str, value: Any, text: bool = False) -> str:
     """The message for an integer score or weight beyond 2**53 (Parquet and ``.npz`` integer columns,
     integers written as text or JSON); ``text``: the value was written, so it may be written as a float."""
     shown = str(value).strip()
@@ -634,7 +634,7 @@ def _number(text: str, what: str, column: str, where: str, name: str) -> float:
         except ValueError:  # a float's text (a decimal point, an exponent): rounding is what it asks for
             return value
         if not -_EXACT <= exact <= _EXACT:
-            raise InputError(f"{name}: {where}, column {column!r}: {_beyond(what, text, text=True)}")
+            raise InputError(f"{name}: {where}, column {column!r}: {beyond_message(what, text, text=True)}")
     return value
 
 
@@ -1352,7 +1352,7 @@ def _json_number(value: Any, what: str, column: str, line: int, name: str) -> fl
         raise InputError(f"{name}: line {line}, column {column!r}: {what} must be finite; got an integer "
                          f"of {len(str(abs(value)))} digits, beyond the range of a float") from None
     if type(value) is int and not -_EXACT <= value <= _EXACT:  # a JSON integer, not a float: as delimited text
-        raise InputError(f"{name}: line {line}, column {column!r}: {_beyond(what, value, text=True)}")
+        raise InputError(f"{name}: line {line}, column {column!r}: {beyond_message(what, value, text=True)}")
     return number
 
 
@@ -1652,7 +1652,7 @@ def _numeric(values: Any, column: str, name: str, what: str, first_row: int = 0)
         big = np.flatnonzero((arr > 2**53) | (arr < -(2**53)) if arr.dtype.kind == "i" else arr > 2**53)
         if big.shape[0]:
             at = int(big[0])
-            raise InputError(f"{name}: {_row(first_row + at)}, column {column!r}: {_beyond(what, arr[at])}")
+            raise InputError(f"{name}: {_row(first_row + at)}, column {column!r}: {beyond_message(what, arr[at])}")
     return arr.astype(_score_dtype(arr.dtype) if what == "the score" else np.float64)
 
 

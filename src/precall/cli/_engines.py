@@ -152,6 +152,16 @@ def _dask_failure(args: argparse.Namespace, by: Sequence[str], exc: BaseExceptio
     """What dask could not read, said as the readers say it: a local file is read again by
     :func:`precall.readers.iter_file`, whose checks name the first bad row's line and column
     (its message); else the first line of dask's message."""
+    found = _located(args, by)
+    if found is not None:  # raised here, not in the handler: the reader and its threads are released first
+        return CliError(found)
+    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    return CliError(f"{args.file}: {_first_line(message)}")
+
+
+def _located(args: argparse.Namespace, by: Sequence[str]) -> str | None:
+    """The readers' message for the first bad row of a local file (:func:`precall.readers.iter_file`:
+    its line and column), or None when they find none (or the file is remote)."""
     path = args.file
     found = None
     if "://" not in path and os.path.isfile(path):
@@ -166,21 +176,28 @@ def _dask_failure(args: argparse.Namespace, by: Sequence[str], exc: BaseExceptio
             chunks.close()
             del chunks
             gc.collect()
-    if found is not None:  # raised here, not in the handler: the reader and its threads are released first
-        return CliError(found)
-    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-    return CliError(f"{path}: {_first_line(message)}")
+    return found
 
 
 def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any) -> tuple[Any, Counter[str], str]:
     """The rows whose label is the positive one (a dask Series), the label counts as text
     and the positive label (the readers' rules for a missing label and its text)."""
+    import dask
+
     path = args.file
     by = [c for c in frame.columns if c not in (args.label, args.score[0], args.weight)]
+    numbers = [args.score[0]] + ([args.weight] if args.weight else [])
     try:  # the first pass over the rows: where dask's parsers find a bad row
-        raw = frame[args.label].value_counts(dropna=False).compute()
+        # with the labels, whether a score or weight is 2**53 or more in magnitude: pandas reads integer text
+        # beside floats as float64 (rounded), where the readers refuse an integer they cannot hold exactly
+        raw, *large = dask.compute(frame[args.label].value_counts(dropna=False),
+                                   *[((frame[c] >= 2**53) | (frame[c] <= -(2**53))).any() for c in numbers])
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise _dask_failure(args, by, exc) from None
+    if any(large):  # the readers decide, as for the in-memory command: floats written as floats pass
+        found = _located(args, by)
+        if found is not None:
+            raise CliError(found)
     counts: Counter[str] = Counter()
     texts = {}
     for value, n in raw.items():  # the readers' rule for a missing label
@@ -295,8 +312,13 @@ def _spark_frame(spark: Any, pspark: Any, errors: Any, args: argparse.Namespace,
     try:
         frame = spark.read.parquet(path) if is_file else spark.table(path)
         scanned = pspark.scan(frame, args.label, args.score[0], weight=args.weight)
+        large = _spark_large_integer(frame, args)
     except (ValueError, TypeError, errors) as exc:
         raise CliError(f"{path}: {_first_line(exc)}") from None
+    if large is not None:  # the readers' rule (they read scores as float64), as every engine applies it
+        found = _located(args, ()) if is_file else None
+        name, what, value = large
+        raise CliError(found or f"{path}: column {name!r}: {readers.beyond_message(what, value)}")
     counts: Counter[str] = Counter()
     texts = {}
     for value, n in scanned.label_counts.items():
@@ -304,6 +326,20 @@ def _spark_frame(spark: Any, pspark: Any, errors: Any, args: argparse.Namespace,
         counts[texts[value]] += int(n)
     positive = resolve_pos_label(counts, args.pos_label, args.label, path)
     return frame, scanned, counts, positive, next(v for v, text in texts.items() if text == positive)
+
+
+def _spark_large_integer(frame: Any, args: argparse.Namespace) -> tuple[str, str, int] | None:
+    """The first score or weight of a 64-bit integer column beyond 2**53 in magnitude, as ``(column,
+    "the score" or "the weight", value)``, or None (one Spark job a column of that type)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    for name, what in ((args.score[0], "the score"), (args.weight, "the weight")):
+        if name is not None and isinstance(frame.schema[name].dataType, T.LongType):
+            row = frame.select(name).where((F.col(name) > 2**53) | (F.col(name) < -(2**53))).first()
+            if row is not None:
+                return name, what, int(row[0])
+    return None
 
 
 def _first_line(exc: BaseException | str) -> str:
