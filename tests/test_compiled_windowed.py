@@ -176,3 +176,14 @@ def test_which_inputs_take_the_keys_route(monkeypatch):
         with _route(True) as runs:
             precall.evaluate(y, s, **kw)
         assert not runs, kw
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16])
+def test_every_row_positive_or_one_positive(dtype):
+    """No negative (ROC-AUC and AUPRG undefined, P/N infinite) and a single positive (one step)."""
+    rng = np.random.default_rng(11)
+    s = (rng.standard_normal(5_000) * 100).astype(dtype)
+    _check(np.ones(s.size, bool), s)
+    y = np.zeros(s.size, bool)
+    y[17] = True
+    _check(y, s)
