@@ -121,6 +121,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the Parquet score column's dtype (CSV: float64 only)")
     parser.add_argument("--positives", type=float, nargs="+", default=[0.2], help="fractions of positive rows")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each case (the largest peak is kept)")
+    parser.add_argument("--kernel", choices=("auto", "numpy"), default="auto",
+                        help="'numpy': PRECALL_KERNEL=numpy for every run, baseline included (an install without numba)")
     parser.add_argument("--steps", choices=("auto", "arrays"), nargs="+", default=["auto"],
                         help="'arrays': the steps held as arrays at every size (steps.windowed off), to compare")
     parser.add_argument("--dir", help="where to write the files (default: a temporary folder); they are deleted")
@@ -140,6 +142,8 @@ def main(argv: list[str] | None = None) -> None:
              for positives in args.positives]
     for rows, labels, dtype, positives in cases:
         kernel = "numba" if rows >= MIN_COMPILED and imports[True] > imports[False] else None
+        if args.kernel == "numpy":
+            kernel = "numpy"
         formats = tuple(f for f in args.formats if f == "parquet" or dtype == "float64")  # CSV: text, float64
         with tempfile.TemporaryDirectory(dir=args.dir) as directory:
             small = write_files(directory, 1000, labels, formats=formats, scores=dtype, positives=positives)
@@ -151,7 +155,8 @@ def main(argv: list[str] | None = None) -> None:
                 path = paths[fmt]
                 for steps in args.steps:
                     code = (ARRAYS if steps == "arrays" else "") + CLI
-                    peak = max(peak_rss(code, ["evaluate", path, *command]) for _ in range(args.repeats))
+                    peak = max(peak_rss(code, ["evaluate", path, *command], "numpy" if args.kernel == "numpy" else None)
+                               for _ in range(args.repeats))
                     column = (np.dtype(dtype if fmt == "parquet" else "float64").itemsize + 1) * rows
                     lines.append(f"| {rows:.0e} | {fmt} | {labels} | {dtype if fmt == 'parquet' else 'text'} | "
                                  f"{positives:.0%} | {steps} | {os.path.getsize(path) / 1e6:,.0f} | "
