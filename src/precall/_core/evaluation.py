@@ -24,7 +24,7 @@ from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .validate import AP_METHODS, BinaryInput
 
 __all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
-           "evaluation_from_steps",
+           "evaluation_from_keys", "evaluation_from_steps",
            "gains", "make_evaluation", "min_average_precisions", "normalized_average_precision",
            "normalized_average_precisions",
            "unit_positives"]

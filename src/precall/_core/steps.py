@@ -36,7 +36,9 @@ from .sort import (Ranked, carried_keys, cumulative_sums, descending_key_scores,
 from .validate import BinaryInput, Ties, check_prevalence
 
 __all__ = [
+    "KeySteps",
     "Steps",
+    "key_steps",
     "negative_scale",
     "no_steps",
     "one_problem",
@@ -53,6 +55,7 @@ __all__ = [
     "steps_from_table",
     "steps_of",
     "row_sum",
+    "windowed",
     "segment_sums",
 ]
 
@@ -387,6 +390,7 @@ def windowed(n_pos: int, n: int, itemsize: int) -> bool:
     arrays would take more than half the scores' bytes (``precall evaluate``'s memory, issue 27)."""
     return n_pos >= WINDOWED_MIN and 2 * STEP_BYTES * n_pos > n * itemsize
 
+
 CHECKPOINT_ROWS = 256
 """Rows between two checkpoints of :class:`KeySteps` (a window is walked from the one before it)."""
 
@@ -425,8 +429,8 @@ def key_steps(data: BinaryInput, ties: Ties, module: Any, overwrite: bool = Fals
     """``data``'s grouped-ties steps as :class:`KeySteps` (the sort, then checkpoints counted by the
     compiled ``key_checkpoints``), or None where ``evaluate`` is to build them as arrays: weights,
     stable ties, not :func:`windowed`, no exact key, or ``2 P N >= 2**62`` (twice the ROC area counted
-    in Python integers).  With ``overwrite`` the keys may be written over the
-    scores (:func:`sort.tagged_keys`; :func:`sort.untag_scores` puts them back)."""
+    in Python integers).  With ``overwrite`` the keys may be written over the scores
+    (:func:`sort.tagged_keys`; :func:`sort.untag_scores` puts them back)."""
     n = data.scores.shape[0]
     if data.weight is not None or ties != "group" or data.scores.dtype.itemsize > 8 or n > 2**40:
         return None

@@ -181,7 +181,8 @@ def _located(args: argparse.Namespace, by: Sequence[str]) -> str | None:
 
 def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any) -> tuple[Any, Counter[str], str]:
     """The rows whose label is the positive one (a dask Series), the label counts as text
-    and the positive label (the readers' rules for a missing label and its text)."""
+    and the positive label (the readers' rules for a missing label and its text); in the same
+    pass, the readers' rule for a score or weight integer beyond 2**53."""
     import dask
 
     path = args.file
