@@ -10,12 +10,18 @@ reports its own high-water mark of resident memory (``VmHWM`` of ``/proc/self/st
 The columns' bytes, the unit of the ratio: the score column as an array of its stored dtype
 (8 bytes a row for float64, 4 for float32) plus the labels as the smallest integer codes (1 byte a row for
 two labels): 9 bytes a row (the last column: per 16 bytes a row, int64 labels and float64
-scores, the arithmetic of issue 27's "160 MB" at 1e7 rows).  ``baseline`` is the peak of the same
-command on a file of 1,000 rows of the same format and labels, with the same kernel (the compiled
-one forced where the large run takes it): the interpreter, the modules the command imports and the
-compiled kernel's machine code, none of which grows with the rows.  The ratio is ``(peak -
-baseline) / column bytes`` (the raw peak is printed beside it, and the peak of a process that only
-imports ``precall.cli`` and pyarrow's reader modules below the table).  Run from the repository root::
+scores, the arithmetic of issue 27's "160 MB" at 1e7 rows).  The command's peak is taken in two
+phases, each with its own high-water mark: reading the file (up to the call of ``precall.evaluate``)
+and evaluating (the mark reset there, ``/proc/self/clear_refs``).  ``baseline`` is each phase's peak
+of the same command on a file of 1,000 rows of the same format and labels, with the same kernel (the
+compiled one forced where the large run takes it): the interpreter, the modules the command imports
+and, in the evaluating phase, the compiled kernel's machine code (numba is imported there, not while
+reading), none of which grows with the rows.  Each phase's ratio is ``(peak - baseline) / column
+bytes``; the command's is the larger of the two.  (Before the phases were split, one baseline taken
+with numba loaded was subtracted from the whole run's peak, which for CSV is the reading phase's, when
+numba is not loaded yet: the compiled route's CSV ratios came out too low, ``docs/benchmarks.md``.)
+Below the table: the peak of a process that only imports ``precall.cli`` and pyarrow's reader
+modules, with and without the compiled kernel.  Run from the repository root::
 
     python benchmarks/bench_memory.py                       # 1e7 rows, int and text labels
     python benchmarks/bench_memory.py --rows 1e8 --labels int --dir /big/tmp
@@ -43,18 +49,33 @@ PEAK = """
 def _peak():
     with open("/proc/self/status") as fh:  # this process image's high-water mark
         return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
-sys.stderr.write(f"\\nPEAK {_peak()}\\n")
 """
-
-CLI = "import sys\nfrom precall.cli import main\ncode = main(sys.argv[1:])\n" + PEAK + "sys.exit(code)\n"
+# two phases, each with its own high-water mark: reading (up to the call of precall.evaluate, numba not yet
+# imported) and evaluating (the mark reset there through /proc/self/clear_refs, numba loaded where it runs)
+CLI = PEAK + """
+import sys
+import precall
+from precall.cli import main
+_evaluate, _read = precall.evaluate, []
+def _phased(*args, **kwargs):
+    _read.append(_peak())
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+    return _evaluate(*args, **kwargs)
+precall.evaluate = _phased
+code = main(sys.argv[1:])
+sys.stderr.write(f"\\nPEAK {_read[0] if _read else 0} {_peak()}\\n")
+sys.exit(code)
+"""
 # ``--steps arrays``: the steps held as arrays whatever the positives (the route before issue 27's keys route)
 ARRAYS = "from precall._core import steps as _steps\n_steps.windowed = lambda *a: False\n"
-BASELINE = "import sys, precall.cli, pyarrow, pyarrow.compute, pyarrow.csv, pyarrow.parquet\n" + PEAK
+BASELINE = PEAK + "import sys, precall.cli, pyarrow, pyarrow.compute, pyarrow.csv, pyarrow.parquet\n"
 # the compiled kernel's import and the load of its cached machine code (numba, the `fast` extra: about 125 MB
 # of RSS that does not grow with the rows), taken where the command takes it (1e6 rows and more, `auto`)
 COMPILED = ("import numpy as np\nfrom precall._core import backend\nfast = backend.compiled(backend.MIN_COMPILED)\n"
             "if fast is not None:\n    fast.radix_sort(np.arange(8), np.empty(8, dtype=np.int64))\n")
-BASELINE_COMPILED = BASELINE.replace(PEAK, COMPILED + PEAK)
+BASELINE_COMPILED = BASELINE + COMPILED
+REPORT = "sys.stderr.write(f'\\nPEAK 0 {_peak()}\\n')\n"
 CHUNK = 1 << 20
 
 
@@ -88,16 +109,17 @@ def write_files(directory: str, rows: int, labels: str, seed: int = 0, formats: 
     return paths
 
 
-def peak_rss(code: str, args: list[str], kernel: str | None = None) -> int:
+def peak_rss(code: str, args: list[str], kernel: str | None = None) -> tuple[int, int]:
     """The peak resident memory (bytes) of one subprocess running ``code`` with ``args`` (and
-    ``PRECALL_KERNEL=kernel``)."""
+    ``PRECALL_KERNEL=kernel``): while reading (0 for a script without that phase) and evaluating."""
     env = dict(os.environ, **({"PRECALL_KERNEL": kernel} if kernel else {}))
     proc = subprocess.run([sys.executable, "-c", code, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           check=False, env=env)
     text = proc.stderr.decode()
     if proc.returncode != 0 or "PEAK " not in text:
         raise SystemExit(f"failed ({proc.returncode}): {args}\n{text}")
-    return int(text.rsplit("PEAK ", 1)[1].split()[0])
+    read, evaluate = text.rsplit("PEAK ", 1)[1].split()[:2]
+    return int(read), int(evaluate)
 
 
 def machine() -> str:
@@ -128,15 +150,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", help="where to write the files (default: a temporary folder); they are deleted")
     parser.add_argument("--output", help="also write the markdown table to this file")
     args = parser.parse_args(argv)
-    imports = {big: max(peak_rss(BASELINE_COMPILED if big else BASELINE, []) for _ in range(3)) for big in (False, True)}
+    imports = {big: max(peak_rss((BASELINE_COMPILED if big else BASELINE) + REPORT, [])[1] for _ in range(3))
+               for big in (False, True)}
     lines = [
         "`precall evaluate FILE --label y --score p`, peak RSS of a fresh process; column bytes = scores "
         "(float64 8 B/row, float32 4) + labels as uint8 codes (1 B/row); baseline = the same command on 1,000 rows; "
         "ratio = (peak - baseline) / column bytes",
         "",
-        "| rows | format | labels | scores | positives | steps | file MB | column MB | peak RSS MB | baseline MB "
-        "| peak - baseline MB | ratio | ratio to 16 B/row |",
-        "|---:|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| rows | format | labels | scores | positives | steps | file MB | column MB | read peak MB | evaluate peak MB "
+        "| baseline read MB | baseline evaluate MB | read ratio | evaluate ratio | ratio | ratio to 16 B/row |",
+        "|---:|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     cases = [(int(r), labels, dtype, positives) for r in args.rows for labels in args.labels for dtype in args.scores
              for positives in args.positives]
@@ -150,19 +173,22 @@ def main(argv: list[str] | None = None) -> None:
             paths = write_files(directory, rows, labels, formats=formats, scores=dtype, positives=positives)
             for fmt in formats:
                 command = ["--label", "y", "--score", "p"] + (["--pos-label", "yes"] if labels == "text" else [])
-                baseline = max(peak_rss(CLI, ["evaluate", small[fmt], *command], kernel)
-                               for _ in range(max(args.repeats, 3)))
+                baseline = np.max([peak_rss(CLI, ["evaluate", small[fmt], *command], kernel)
+                                   for _ in range(max(args.repeats, 3))], axis=0)
                 path = paths[fmt]
                 for steps in args.steps:
                     code = (ARRAYS if steps == "arrays" else "") + CLI
-                    peak = max(peak_rss(code, ["evaluate", path, *command], "numpy" if args.kernel == "numpy" else None)
-                               for _ in range(args.repeats))
+                    forced = "numpy" if args.kernel == "numpy" else None
+                    peak = np.max([peak_rss(code, ["evaluate", path, *command], forced) for _ in range(args.repeats)],
+                                  axis=0)
                     column = (np.dtype(dtype if fmt == "parquet" else "float64").itemsize + 1) * rows
+                    grown = peak - baseline  # each phase against the same phase of the 1,000-row run
+                    top = int(grown.max())
                     lines.append(f"| {rows:.0e} | {fmt} | {labels} | {dtype if fmt == 'parquet' else 'text'} | "
                                  f"{positives:.0%} | {steps} | {os.path.getsize(path) / 1e6:,.0f} | "
-                                 f"{column / 1e6:,.0f} | {peak / 1e6:,.0f} | {baseline / 1e6:,.0f} | "
-                                 f"{(peak - baseline) / 1e6:,.0f} | {(peak - baseline) / column:.2f} | "
-                                 f"{(peak - baseline) / (16 * rows):.2f} |")
+                                 f"{column / 1e6:,.0f} | {peak[0] / 1e6:,.0f} | {peak[1] / 1e6:,.0f} | "
+                                 f"{baseline[0] / 1e6:,.0f} | {baseline[1] / 1e6:,.0f} | {grown[0] / column:.2f} | "
+                                 f"{grown[1] / column:.2f} | {top / column:.2f} | {top / (16 * rows):.2f} |")
                     print(lines[-1], flush=True)
     lines += ["", f"a process that imports precall.cli and pyarrow's reader modules: {imports[False] / 1e6:.0f} MB; "
               f"with the compiled kernel loaded: {imports[True] / 1e6:.0f} MB (the 1,000-row baseline also holds "

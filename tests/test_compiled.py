@@ -218,8 +218,9 @@ def test_a_bad_environment_variable_is_named(tmp_path):
 @settings(max_examples=200, deadline=None)
 @given(inputs, st.sampled_from(["group", "stable"]), st.sampled_from(["numpy", "numba"]))
 def test_overwrite_y_score_gives_the_same_numbers(case, ties, kernel):
-    """``overwrite_y_score``: the same bits; the scores a permutation of theirs, in decreasing order
-    where the compiled sort wrote its keys over them (unweighted float32/float64, grouped ties), else
+    """``overwrite_y_score``: the same bits; the scores a permutation of theirs where the sort took their
+    memory (grouped ties, no weights): decreasing where the compiled sort wrote its keys over them
+    (float32/float64), the positives' then the negatives' each increasing on the numpy route; else
     untouched."""
     dtype, values, labels, weight = case
     scores = _scores(values, dtype)
@@ -232,15 +233,36 @@ def test_overwrite_y_score_gives_the_same_numbers(case, ties, kernel):
     got = precall.evaluate(y, own, sample_weight=weight, pos_label=1, ties=ties, on_undefined="nan",
                            overwrite_y_score=True)
     assert _bits(got) == _bits(want)
-    in_place = (kernel == "numba" and ties == "group" and weight is None and dtype in (np.float64, np.float32)
-                and len(scores) > 1 and y.any() and not np.any(np.signbit(scores) & (scores == 0)))
-    assert own.tobytes() == (np.sort(scores)[::-1] if in_place else scores).tobytes()
+    kind, size = scores.dtype.kind, scores.dtype.itemsize
+    negative_zero = kind == "f" and bool(np.any(np.signbit(scores) & (scores == 0)))
+    compiled = (kernel == "numba" and len(scores) > 1 and y.any() and not negative_zero
+                and (kind == "f" or size <= 4))  # the compiled sort of label-tagged keys
+    if weight is not None or ties != "group" or (compiled and dtype not in (np.float64, np.float32)):
+        assert own.tobytes() == scores.tobytes()  # untouched
+    elif compiled:  # the keys written over the scores, then the scores put back, decreasing
+        assert own.tobytes() == np.sort(scores)[::-1].tobytes()
+    else:
+        _assert_split(own, scores, y.astype(bool))
+
+
+def _assert_split(own, scores, positive):
+    """``own`` is what the numpy route's sort leaves of ``scores`` (``overwrite_y_score``): the positives'
+    scores, then the negatives', each increasing; untouched where the positives score both 0.0 and -0.0
+    (the zero ``np.sort`` puts first depends on the order it is given: it sorts copies then)."""
+    zeros = scores[positive][scores[positive] == 0]
+    if scores.dtype.kind == "f" and np.signbit(zeros).any() and not np.signbit(zeros).all():
+        assert own.tobytes() == scores.tobytes()
+        return
+    k = int(positive.sum())
+    for part, rows in ((own[:k], positive), (own[k:], ~positive)):  # (np.sort may trade a zero's sign)
+        assert np.array_equal(part, np.sort(scores[rows]))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_overwrite_y_score_at_scale_and_when_it_cannot(dtype):
-    """Across the in-place sort's buckets (above its in-cache size); a read-only array, a strided one,
-    a ``-0.0`` and weights leave the scores as they were; a non-boolean option is refused."""
+    """Across the in-place sort's buckets (above its in-cache size); a read-only array, a strided one
+    and weights leave the scores as they were, a ``-0.0`` sends them to the numpy route's split; a
+    non-boolean option is refused."""
     rng = np.random.default_rng(7)
     n = 700_000
     y = rng.random(n) < 0.3
@@ -254,13 +276,19 @@ def test_overwrite_y_score_at_scale_and_when_it_cannot(dtype):
     frozen = scores.copy()
     frozen.flags.writeable = False
     strided = np.repeat(scores, 2)[::2]
-    zero = scores.copy()
-    zero[5] = -0.0
-    for s, w in ((frozen, None), (strided, None), (zero, None), (scores.copy(), np.ones(n))):
+    for s, w in ((frozen, None), (strided, None), (scores.copy(), np.ones(n))):
         before = s.copy()
         assert _bits(precall.evaluate(y, s, sample_weight=w, overwrite_y_score=True)) == _bits(
             precall.evaluate(y, before, sample_weight=w))
         assert s.tobytes() == before.tobytes()
+    for sign in (True, False):  # a -0.0: the numpy route, which splits the scores in place unless both zeros
+        zero = scores.copy()
+        zero[np.flatnonzero(y)[0]] = -0.0
+        if not sign:
+            zero[y & (zero == 0) & ~np.signbit(zero)] = 1.0  # the positives' zeros all -0.0
+        before = zero.copy()
+        assert _bits(precall.evaluate(y, zero, overwrite_y_score=True)) == _bits(precall.evaluate(y, before))
+        _assert_split(zero, before, y)
     with pytest.raises(TypeError, match="`overwrite_y_score` must be True or False; got 'yes'"):
         precall.evaluate(y, scores, overwrite_y_score="yes")
 

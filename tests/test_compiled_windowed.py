@@ -25,6 +25,7 @@ from precall._core import backend, evaluation, steps
 pytest.importorskip("numba")
 
 from test_compiled import _bits, _restore_kernel  # noqa: E402, F401  (the kernel put back after each test)
+from test_numpy_windowed import long_runs, scores_with_ties  # noqa: E402
 
 DTYPES = [np.float64, np.float32, np.float16, np.int8, np.int16, np.int32, np.uint8, np.uint32]
 
@@ -56,25 +57,6 @@ def _numpy(func):
         backend.set_kernel(previous)
 
 
-def _scores(rng, n, dtype, distinct):
-    """Scores with runs of ties (some longer than a checkpoint block), of both signs where the dtype has them."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        distinct = min(distinct, n)
-        pool = rng.standard_normal(max(distinct, 4)) * 4.0
-        info = np.finfo(dtype)
-        pool[:4] = [float(info.max), -float(info.max), float(info.tiny), 0.0]
-        pool = pool[:distinct]
-        values = pool[rng.integers(0, distinct, n)]
-        wide = rng.random(n) < 0.3
-        values[wide] = rng.standard_normal(int(wide.sum()))  # distinct scores between the runs
-        return values.astype(dtype)
-    info = np.iinfo(dtype)
-    values = rng.integers(max(int(info.min), -(distinct // 2)), min(int(info.max), distinct // 2) + 1, n)
-    values[rng.random(n) < 0.01] = int(info.max)
-    return values.astype(dtype)
-
-
 def _check(y, s, **kw):
     want = _numpy(lambda: precall.evaluate(y, s, on_undefined="nan", **kw))
     with _route(True) as runs:
@@ -93,28 +75,17 @@ def _check(y, s, **kw):
 @pytest.mark.parametrize("recall_grid", ["reference", "exact"])
 def test_the_keys_route_gives_the_same_bits(dtype, n, distinct, prevalence, recall_grid):
     rng = np.random.default_rng(n + distinct)
-    s = _scores(rng, n, dtype, distinct)
+    s = scores_with_ties(rng, n, dtype, distinct)
     y = rng.random(n) < prevalence
     y[:2] = [True, False]
     _check(y, s, recall_grid=recall_grid)
 
 
 def test_a_run_longer_than_a_chunk_and_a_block_at_every_place():
-    """One score shared by thousands of rows (of either class or both) before, inside and after the
-    distinct ones; the first row alone positive (TP + FP = 1: COCO's eps), all negatives at the end."""
-    rng = np.random.default_rng(7)
-    n = 30_000
-    for where in (0.0, 0.5, 1.0, -0.5):
-        s = rng.standard_normal(n)
-        s[: n // 3] = where
-        for labels in ("mixed", "positive", "negative"):
-            y = rng.random(n) < 0.5
-            tied = s == where
-            y[tied] = {"mixed": y[tied], "positive": True, "negative": False}[labels]
-            y[np.argmax(s)] = True
-            y[np.argmin(s)] = False
-            _check(y, s)
-            _check(y, s.astype(np.float32))
+    """A score shared by thousands of rows of either class or both, at every place of the order."""
+    for y, s in long_runs(30_000):
+        _check(y, s)
+        _check(y, s.astype(np.float32))
 
 
 @pytest.mark.parametrize("n_pos, n_neg", [(6_000, 6_000), (9_000, 3_000), (4_000, 12_000)])
@@ -124,7 +95,8 @@ def test_a_step_exactly_at_recall_gain_zero(n_pos, n_neg, dtype):
     (every positive is one): the first step from it on is found by ``>=``, as numpy's ``searchsorted``."""
     rng = np.random.default_rng(n_pos)
     y = rng.permutation(np.r_[np.ones(n_pos, bool), np.zeros(n_neg, bool)])
-    s = rng.permutation(n_pos + n_neg).astype(dtype) if dtype == np.int16 else _scores(rng, y.size, dtype, 10**9)
+    s = (rng.permutation(n_pos + n_neg).astype(dtype) if dtype == np.int16
+         else scores_with_ties(rng, y.size, dtype, 10**9))
     assert float(n_pos) * (n_pos / (n_pos + n_neg)) == int(n_pos * n_pos / (n_pos + n_neg))
     _check(y, s)
 
@@ -136,7 +108,7 @@ def test_a_step_exactly_at_recall_gain_zero(n_pos, n_neg, dtype):
 def test_random_inputs(case):
     dtype, distinct, prevalence, seed, n = case
     rng = np.random.default_rng(seed)
-    s = _scores(rng, n, dtype, distinct)
+    s = scores_with_ties(rng, n, dtype, distinct)
     y = rng.random(n) < prevalence
     if not y.any():
         y[0] = True

@@ -476,11 +476,13 @@ def evaluate(
     overwrite_y_score : bool, default=False
         Allow the sort to use ``y_score``'s memory (as scipy's ``overwrite_a``): its
         values may come back in another order, no longer row by row with ``y_true``.
-        Taken by binary, unweighted float32/float64 scores (a writeable contiguous
-        array) with ``ties="group"`` when the compiled kernel runs: the sort's keys
-        are written over the scores (no array of keys: ``precall evaluate`` holds the
-        rows once) and the scores left in decreasing order; otherwise ignored.
-        The numbers are the same either way.
+        Taken by binary, unweighted scores (a writeable contiguous array) with
+        ``ties="group"``: when the compiled kernel runs (float32/float64), the sort's
+        keys are written over the scores (no array of keys: ``precall evaluate`` holds
+        the rows once) and the scores left in decreasing order; on the numpy route
+        the positives' scores are moved to the front and the negatives' behind them,
+        each part sorted in place (no copy of the scores); otherwise ignored.  The
+        numbers are the same either way.
 
     Returns
     -------
@@ -495,11 +497,13 @@ def evaluate(
 
     Notes
     -----
-    Memory: with the compiled kernel, binary unweighted input, grouped ties and no
-    ``prevalence``, the steps are not held as arrays once they would be large (from
-    2**19 positives, when their 48 bytes a step would pass half the scores' bytes):
-    the numbers are computed from the sorted keys a chunk of steps at a time (with
-    ``overwrite_y_score``, the keys written over the scores), the same bits.
+    Memory: with binary unweighted input, grouped ties and no ``prevalence``, the
+    steps are not held as arrays once they would be large (from 2**19 positives,
+    when their 48 bytes a step would pass half the scores' bytes): the numbers are
+    computed a chunk of steps at a time, from the sorted keys with the compiled
+    kernel (with ``overwrite_y_score``, the keys written over the scores), from the
+    sorted positives and negatives on the numpy route (a node of numpy's pairwise
+    summation tree at a time), the same bits.
 
     Examples
     --------

@@ -30,7 +30,8 @@ import numpy as np
 from ._core import conventions
 from ._core.evaluation import Evaluation, evaluation_from_steps
 from ._core.metric import Metric
-from ._core.sort import Ranked, ascending_key, distinct_counts, ranked_counts, run_ends, sorted_split, stable_descending_sort
+from ._core.sort import (Ranked, ascending_key, distinct_counts, ranked_counts, run_ends, sorted_scores, sorted_split,
+                         stable_descending_sort)
 from ._core.steps import Steps, steps_and_grouped, steps_from_ranked, steps_from_sorted, steps_of
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from ._core.validate import (
@@ -221,7 +222,7 @@ def _pairwise_auc(data: MultiInput, members: dict[int, np.ndarray], policy: Any)
     # each class's rows of each column sorted once; then, per column a, the steps of class
     # a's scores against every other class b as one batch (m = the b's), one kernel call
     cols = list(members)
-    blocks = {(c, col): np.sort(s[rows, col]) for c, rows in members.items() for col in cols}
+    blocks = {(c, col): sorted_scores(s[rows, col]) for c, rows in members.items() for col in cols}
     for a in cols:
         values, counts = distinct_counts(blocks[a, a])
         others = [b for b in cols if b != a]

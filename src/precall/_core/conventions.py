@@ -83,7 +83,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import backend
-from .steps import Steps, one_problem, row_sum, segment_sums
+from .steps import Steps, one_problem, row_sum, segment_sums, tree_leaves, tree_total
 from .validate import AP_METHODS, check_count, check_options
 
 __all__ = [
@@ -600,15 +600,34 @@ def worst_precision_sums(n_pos: np.ndarray, n_neg: np.ndarray) -> np.ndarray:
         fast.worst_precision_sums(p, n[small], sub)
         out[small] = sub
     elif p.size:
-        lengths = p
+        sub = np.empty(p.size)
+        long = p > _TERMS_AT_ONCE  # one pair at a time, a node of numpy's tree at a time: no array of P terms
+        for j in np.flatnonzero(long).tolist():
+            sub[j] = _tree_precision_sum(int(p[j]), float(n[small][j]))
+        lengths = p[~long]
         starts = np.cumsum(lengths) - lengths
         i = np.arange(1, int(lengths.sum()) + 1, dtype=np.int64) - np.repeat(starts, lengths)
         terms = i.astype(np.float64)
-        terms /= terms + np.repeat(n[small], lengths)
-        out[small] = segment_sums(terms, starts, lengths)
+        terms /= terms + np.repeat(n[small][~long], lengths)
+        sub[~long] = segment_sums(terms, starts, lengths)
+        out[small] = sub
     for j in ([] if every else np.flatnonzero(~fits).tolist()):
         out[j] = _worst_precision_sum(int(pf[j]), float(n[j]))
     return out
+
+
+_TERMS_AT_ONCE = 1 << 16  # terms of worst_precision_sums' numpy route held at once (a pair with more: by nodes)
+
+
+def _tree_precision_sum(n_pos: int, n_neg: float) -> float:
+    """``sum_{i=1..P} i / (i + N)`` as ``np.sum`` adds the array of its terms, each node of numpy's tree of
+    at most :data:`_TERMS_AT_ONCE` terms made and summed alone."""
+    sums = {}
+    for a, size in tree_leaves(n_pos, _TERMS_AT_ONCE):
+        terms = np.arange(a + 1, a + size + 1, dtype=np.int64).astype(np.float64)
+        terms /= terms + n_neg
+        sums[a] = np.sum(terms)
+    return float(tree_total(n_pos, _TERMS_AT_ONCE, sums))
 
 
 def _x_minus_log1p(u: float) -> float:

@@ -15,11 +15,12 @@ import numpy as np
 
 from . import backend
 from .conventions import (
-    COCO_GRID, CONVENTIONS, VOC07_GRID, ap, defined_ap, grid_average, one_step_averages, precision_of, roc_auc,
-    roc_auc_from_twice, unit_interval, worst_precision_sums,
+    COCO_GRID, CONVENTIONS, VOC07_GRID, _coco_precision, _envelope, _grid_indices, ap, defined_ap, grid_average,
+    interpolated_areas, one_step_averages, precision_of, roc_auc, roc_auc_from_twice, step_sum, trapezoid_sum,
+    unit_interval, voc2010_sum, worst_precision_sums,
 )
 from .sort import untag_scores
-from .steps import KeySteps, Steps, key_steps, segment_sums
+from .steps import KeySteps, SplitSteps, Steps, key_steps, row_sum, segment_sums, split_steps, tree_leaves, tree_total
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .validate import AP_METHODS, BinaryInput
 
@@ -479,23 +480,81 @@ def _windowed_pass(fast: Any, ks: KeySteps, recall_grid: str) -> tuple:
     return sums, points07, points101, best, roc_int
 
 
+LEAF_STEPS = 1 << 16
+"""Steps of a leaf of :func:`_split_pass`: its temporaries are of this size."""
+
+
+def _split_pass(ss: SplitSteps, recall_grid: str) -> tuple:
+    """:func:`_compiled_pass` by the numpy kernels, the steps of :class:`~precall._core.steps.SplitSteps`
+    made a leaf of the pairwise tree at a time (:func:`~precall._core.steps.tree_leaves`, the last first: the
+    envelopes' running maxima come from the lower scores), each leaf's sums those of the whole arrays' tree."""
+    m, p, n = ss.length, ss.n_pos, ss.n_neg
+    grids = ((VOC07_GRID, np.zeros(VOC07_GRID.size)), (COCO_GRID, np.zeros(COCO_GRID.size)))
+    leaf: dict[int, np.ndarray] = {}
+    carry = np.full(2, -np.inf)  # the best precision (and pycocotools') of the steps after the leaf
+    best, best_f1, twice = -1, -np.inf, 0
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for a, size in reversed(tree_leaves(m, LEAF_STEPS)):
+            s = ss.steps(a, a + size)
+            precision = precision_of(s)
+            envelopes = (np.maximum(_envelope(precision), carry[0]),
+                         np.maximum(_envelope(_coco_precision(s)), carry[1]))
+            leaf[a] = np.array([step_sum(s, precision)[0], trapezoid_sum(s, precision)[0],
+                                row_sum(interpolated_areas(s), s)[0],
+                                voc2010_sum(s, carry[:1], sentinel=False, precision=precision)[0]])
+            for (reference, points), env in zip(grids, envelopes):
+                idx = _grid_indices(s, reference.size, recall_grid, reference)[0]
+                hit = idx < size  # reached in this leaf: the earlier leaves, after it, overwrite
+                points[hit] = env[0, idx[hit]]
+            carry = np.array([envelopes[0][0, 0], envelopes[1][0, 0]]) if size else carry
+            tp = s.tp.astype(np.float64)
+            f1 = 2.0 * tp / (tp + s.fp + s.n_pos[:, None])  # best_f1_points' formula
+            f1 = np.where(np.isnan(f1), -np.inf, f1)[0]
+            k = int(np.argmax(f1)) if size else 0
+            if size and f1[k] >= best_f1:  # the first among equals: an earlier leaf wins a tie
+                best, best_f1 = a + k, f1[k]
+            twice += int(np.sum(s.dtp * (s.fp_prev + s.fp), dtype=np.int64))  # twice_fp_area, exact
+        sums = np.zeros((1, 6))
+        sums[0, :4] = tree_total(m, LEAF_STEPS, leaf)
+        # AUPRG: numpy sums the terms from the first step at or past recall gain 0 on, a tree of its own
+        t0, k0 = np.array([[p * (p / (p + n))]]), np.array([ss.below])
+        prg: dict[int, np.ndarray] = {}
+        for a, size in tree_leaves(m - ss.below, LEAF_STEPS):
+            s = ss.steps(ss.below + a, ss.below + a + size)
+            terms = _prg_terms(s, slice(None), ss.below + a, k0, t0, np.ones((1, size), dtype=bool), np.array([[p]]),
+                               np.array([[n]]))
+            prg[a] = np.sum(terms)
+        sums[0, 5] = tree_total(m - ss.below, LEAF_STEPS, prg)
+    return sums, grids[0][1][None, :], grids[1][1][None, :], np.array([best]), np.array([twice], dtype=np.int64)
+
+
 def evaluation_from_keys(data: BinaryInput, *, ties: str, recall_grid: str, policy: Any, overwrite: bool = False
                          ) -> Evaluation | None:
-    """:func:`evaluation_from_steps` of ``data`` with its steps never held as arrays (the compiled
-    pass over its sorted keys, :func:`~precall._core.steps.key_steps`: ``precall evaluate``'s memory
-    at many positives), or None where they are to be (no compiled kernel, weights, stable ties, few
-    positives).  The same bits."""
+    """:func:`evaluation_from_steps` of ``data`` with its steps never held as arrays (``precall
+    evaluate``'s memory at many positives): the compiled pass over its sorted keys
+    (:func:`~precall._core.steps.key_steps`), or without the compiled kernel the numpy kernels over its
+    sorted positives and negatives a leaf of steps at a time (:func:`_split_pass`); None where they are
+    to be (weights, stable ties, few positives).  The same bits."""
     fast = backend.compiled(data.scores.shape[0])
-    ks = None if fast is None else key_steps(data, ties, fast, overwrite)  # type: ignore[arg-type]
-    if ks is None:
-        return None
-    try:
-        passed = _windowed_pass(fast, ks, recall_grid)
-        step = ks.step(int(passed[3][0]), fast)  # the best-F1 step, its threshold read from its key
-    finally:
-        if np.may_share_memory(ks.key, data.scores):  # the keys were written over the scores
-            untag_scores(ks.key, ks.k, fast)
-    backend.ran("numba")
+    if fast is None:
+        ss = split_steps(data, ties, overwrite)  # type: ignore[arg-type]
+        if ss is None:
+            return None
+        backend.ran("numpy")
+        passed = _split_pass(ss, recall_grid)
+        best = int(passed[3][0])
+        step = ss.steps(best, best + 1)
+    else:
+        ks = key_steps(data, ties, fast, overwrite)  # type: ignore[arg-type]
+        if ks is None:
+            return None
+        try:
+            passed = _windowed_pass(fast, ks, recall_grid)
+            step = ks.step(int(passed[3][0]), fast)  # the best-F1 step, its threshold read from its key
+        finally:
+            if np.may_share_memory(ks.key, data.scores):  # the keys were written over the scores
+                untag_scores(ks.key, ks.k, fast)
+        backend.ran("numba")
     auc, prg = _pass_ranked(passed, step)
     numbers = BatchNumbers(_pass_averages(passed, step.n_pos, recall_grid),
                            best_f1_points(step, np.zeros(1, dtype=np.int64)), auc, prg)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,10 @@ __all__ = [
     "group_ends",
     "rank",
     "run_ends",
+    "sort_scores",
+    "sorted_scores",
     "sorted_split",
+    "splittable",
     "sorted_index_keys",
     "stable_descending_sort",
     "table_arrays",
@@ -44,6 +48,7 @@ _INT64_MAX = np.int64(np.iinfo(np.int64).max)
 
 
 _CHUNK = 1 << 20  # elements per chunk for in-place passes (bounded temporaries)
+_SPLIT_BLOCK = 1 << 16  # rows per block of sorted_split's swaps (overwrite)
 
 
 def _flip_negative_magnitudes(v: np.ndarray, sign_bit: int) -> None:
@@ -305,7 +310,7 @@ def stable_descending_sort(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             s[start : start + _BLOCK] = descending_key_scores(part >> np.uint64(shift), scores.dtype)
             part &= low
     else:
-        s = _reverse(np.sort(scores))
+        s = _reverse(sorted_scores(scores))
         shared = []  # truncated keys of neighbours with different scores (blocks overlap by one)
         for start in range(0, n - 1, _BLOCK):
             stop = min(start + _BLOCK + 1, n)
@@ -349,12 +354,94 @@ def distinct_counts(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 
-def sorted_split(data: BinaryInput) -> tuple[np.ndarray, np.ndarray]:
-    """The positives' and the negatives' scores, each sorted increasingly (in place)."""
-    p = data.scores[data.positive]
-    p.sort()
-    q = data.scores[~data.positive]
-    q.sort()
+def sorted_scores(a: np.ndarray) -> np.ndarray:
+    """``np.sort(a)``; float16 sorted as float32 (exact): numpy 2.4's SIMD sort of float16 (AVX-512
+    without its FP16 instructions) leaves runs of ties out of order past a few thousand values."""
+    if a.dtype == np.float16:
+        return np.sort(a.astype(np.float32)).astype(np.float16)
+    return np.sort(a)
+
+
+def sort_scores(a: np.ndarray) -> None:
+    """``a.sort()``, float16 as :func:`sorted_scores` sorts it."""
+    if a.dtype == np.float16:
+        a[...] = np.sort(a.astype(np.float32))
+    else:
+        a.sort()
+
+
+def _misplaced(positive: np.ndarray, lo: int, hi: int, want: bool) -> Any:
+    """The rows of ``lo:hi`` whose label is not ``want``, a block of rows at a time (int64 arrays)."""
+    for a in range(lo, hi, _SPLIT_BLOCK):
+        b = min(a + _SPLIT_BLOCK, hi)
+        rows = np.flatnonzero(positive[a:b] != want)
+        if rows.size:
+            yield rows + a
+
+
+def _split_in_place(scores: np.ndarray, positive: np.ndarray, n_pos: int) -> None:
+    """Move the positives' scores to ``scores[:n_pos]`` and the negatives' to the rest, in place: the
+    negatives found in front and the positives found behind are as many, and are swapped pair by pair,
+    a block at a time (no array of the rows' size; the order within each part is not kept)."""
+    front, back = _misplaced(positive, 0, n_pos, True), _misplaced(positive, n_pos, positive.shape[0], False)
+    a = b = np.zeros(0, dtype=np.int64)
+    while True:
+        if not a.size:
+            a = next(front, a)
+        if not b.size:
+            b = next(back, b)
+        t = min(a.size, b.size)
+        if not t:
+            return
+        held = scores[a[:t]]
+        scores[a[:t]] = scores[b[:t]]
+        scores[b[:t]] = held
+        a, b = a[t:], b[t:]
+
+
+def _both_zeros(scores: np.ndarray, positive: np.ndarray) -> bool:
+    """Whether positives score both ``0.0`` and ``-0.0`` (a block of rows at a time): their run's
+    threshold is the one ``np.sort`` puts first, which depends on the order it is given."""
+    if scores.dtype.kind != "f":
+        return False
+    signs = set()
+    for a in range(0, scores.shape[0], _SPLIT_BLOCK):
+        block = scores[a:a + _SPLIT_BLOCK]
+        zero = block == 0
+        if not zero.any():
+            continue
+        negative = np.signbit(block[zero & positive[a:a + _SPLIT_BLOCK]])
+        if negative.any():
+            signs.add(True)
+        if not negative.all():
+            signs.add(False)
+        if len(signs) == 2:
+            return True
+    return False
+
+
+def splittable(scores: np.ndarray, positive: np.ndarray) -> bool:
+    """Whether :func:`sorted_split` can sort ``scores`` in their own memory (``overwrite``) and give the
+    numbers of the copies: a writeable contiguous array, not both signs of zero among the positives."""
+    flags = scores.flags
+    return scores.ndim == 1 and flags.c_contiguous and flags.writeable and not _both_zeros(scores, positive)
+
+
+def sorted_split(data: BinaryInput, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The positives' and the negatives' scores, each sorted increasingly (in place).
+
+    With ``overwrite`` (and scores :func:`splittable`) the two parts are moved apart and sorted in
+    ``data.scores``' own memory, and returned as its views ``[:P]`` and ``[P:]``: no copy of the
+    scores (``precall evaluate``'s memory without the compiled kernel); ``data.scores`` no longer
+    matches ``data.positive`` row by row."""
+    if overwrite and splittable(data.scores, data.positive):
+        n_pos = int(np.count_nonzero(data.positive))
+        _split_in_place(data.scores, data.positive, n_pos)
+        p, q = data.scores[:n_pos], data.scores[n_pos:]
+    else:
+        p, q = data.scores[data.positive], data.scores[~data.positive]
+    sort_scores(p)
+    sort_scores(q)
     return p, q
 
 
@@ -523,11 +610,11 @@ def table_arrays(data: BinaryInput, ties: Ties) -> tuple[np.ndarray, np.ndarray,
     if weight is None and ties == "group":
         # Distinct values and their multiplicities from one np.sort; the
         # positives per value from a sort of the positives alone.
-        a = np.sort(scores)[::-1]
+        a = sorted_scores(scores)[::-1]
         ends = group_ends(a)
         thresholds = a[ends]
         total = ends + 1
-        p = np.sort(scores[positive])[::-1]
+        p = sorted_scores(scores[positive])[::-1]
         tp = np.zeros(thresholds.shape[0], dtype=np.int64)
         if p.size:
             p_ends = group_ends(p)

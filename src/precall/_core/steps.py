@@ -25,7 +25,8 @@ permutation), :func:`steps_of` (any validated input), :func:`steps_from_table`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from .validate import BinaryInput, Ties, check_prevalence
 
 __all__ = [
     "KeySteps",
+    "SplitSteps",
     "Steps",
     "key_steps",
     "negative_scale",
@@ -57,6 +59,9 @@ __all__ = [
     "row_sum",
     "windowed",
     "segment_sums",
+    "split_steps",
+    "tree_leaves",
+    "tree_total",
 ]
 
 
@@ -177,6 +182,37 @@ def segment_sums(values: np.ndarray, starts: Any, lengths: Any) -> np.ndarray:
         val[big] = below[0::2] + below[1::2]
         below = val
     return below + 0.0  # a reduction starts from the identity +0.0
+
+
+def tree_leaves(n: int, limit: int) -> list[tuple[int, int]]:
+    """The nodes of numpy's pairwise summation tree of ``n`` values (halves cut at a multiple of 8,
+    :func:`segment_sums`) that hold at most ``limit`` values, in order: ``np.sum``
+    of each is that node's sum, bit for bit (``limit >= 128``)."""
+    out: list[tuple[int, int]] = []
+
+    def walk(start: int, size: int) -> None:
+        if size <= limit:
+            out.append((start, size))
+            return
+        half = size // 2 - (size // 2) % 8
+        walk(start, half)
+        walk(start + half, size - half)
+
+    walk(0, n)
+    return out
+
+
+def tree_total(n: int, limit: int, sums: dict[int, np.ndarray]) -> np.ndarray:
+    """The sums of ``n`` values as ``np.sum`` gives them, from the sums of :func:`tree_leaves`
+    (keyed by their start; arrays: several sums added element by element)."""
+
+    def walk(start: int, size: int) -> np.ndarray:
+        if size <= limit:
+            return sums[start]
+        half = size // 2 - (size // 2) % 8
+        return walk(start, half) + walk(start + half, size - half)
+
+    return walk(0, n) + 0.0
 
 
 def row_sum(values: np.ndarray, s: Steps, keep: np.ndarray | None = None) -> np.ndarray:
@@ -448,6 +484,91 @@ def key_steps(data: BinaryInput, ties: Ties, module: Any, overwrite: bool = Fals
     return KeySteps(key, k, checkpoints, int(count), int(length), int(below), int(front), p, q, data.scores.dtype)
 
 
+SPLIT_ROWS = 1 << 16
+"""Rows of the sorted positives between two checkpoints of :class:`SplitSteps`."""
+
+
+@dataclass(frozen=True)
+class SplitSteps:
+    """One problem's grouped-ties steps held as its positives' and negatives' scores, each sorted
+    increasingly (:func:`sort.sorted_split`), no array of the steps' size: the numpy route's
+    :class:`KeySteps`.  Step ``j`` (decreasing scores) is the run ``length - 1 - j`` of equal
+    positive scores (increasing); ``runs[c]`` counts the runs that start in the first
+    ``c * SPLIT_ROWS`` positives, from which :meth:`steps` finds any run again.  ``below``: the steps
+    whose TP is below ``n_pos * (n_pos / (n_pos + n_neg))`` (AUPRG's recall gain 0)."""
+
+    p: np.ndarray
+    q: np.ndarray
+    runs: np.ndarray
+    length: int
+    below: int
+    n_pos: float
+    n_neg: float
+
+    def _starts(self, c: int) -> np.ndarray:
+        """The rows of ``p`` where a run starts, in checkpoint block ``c``."""
+        lo, hi = c * SPLIT_ROWS, min((c + 1) * SPLIT_ROWS, self.p.shape[0])
+        block = self.p[lo:hi]
+        starts = np.flatnonzero(block[1:] != block[:-1]) + (lo + 1)
+        return starts if lo > 0 and self.p[lo] == self.p[lo - 1] else np.r_[lo, starts]
+
+    def runs_before(self, row: int) -> int:
+        """The runs that start before ``row`` of ``p``."""
+        if row <= 0:
+            return 0
+        if row >= self.p.shape[0]:
+            return self.length
+        c = row // SPLIT_ROWS
+        return int(self.runs[c]) + int(np.searchsorted(self._starts(c), row, side="left"))
+
+    def _start(self, r: int) -> int:
+        """The first row of run ``r`` (``p``'s length for the run past the last)."""
+        if r >= self.length:
+            return int(self.p.shape[0])
+        c = int(np.searchsorted(self.runs, r, side="right")) - 1
+        return int(self._starts(c)[r - int(self.runs[c])])
+
+    def steps(self, a: int, b: int) -> Steps:
+        """Steps ``a`` to ``b - 1`` as one problem's :class:`Steps` (their counts those of the whole
+        problem, as :func:`steps_from_sorted` gives them)."""
+        lo, hi = self._start(self.length - b), self._start(self.length - a)
+        seg = self.p[lo:hi]
+        starts = np.flatnonzero(seg[1:] != seg[:-1]) + 1
+        starts = np.insert(starts, 0, 0) if seg.size else starts
+        values, counts = seg[starts], np.diff(np.append(starts, seg.shape[0]))
+        n_neg = self.q.shape[0]
+        below = np.searchsorted(self.q, values, side="left")
+        above = np.searchsorted(self.q, values, side="right")
+        tp = self.p.shape[0] - lo - starts
+        return one_problem(values[::-1], tp[::-1], counts[::-1], (n_neg - below)[::-1], (n_neg - above)[::-1],
+                           self.n_pos, self.n_neg, True)
+
+
+def split_steps(data: BinaryInput, ties: Ties, overwrite: bool = False) -> SplitSteps | None:
+    """``data``'s grouped-ties steps as :class:`SplitSteps` (the numpy route), or None where ``evaluate``
+    is to build them as arrays: weights, stable ties, not :func:`windowed`, or ``2 P N >= 2**62``.
+    With ``overwrite`` the scores are sorted in their own memory (:func:`sort.sorted_split`)."""
+    n = data.scores.shape[0]
+    if data.weight is not None or ties != "group":
+        return None
+    n_pos = int(np.count_nonzero(data.positive))
+    n_neg = n - n_pos
+    if not windowed(n_pos, n, data.scores.dtype.itemsize) or 2.0 * n_pos * n_neg >= 2.0**62:
+        return None
+    p, q = sorted_split(data, overwrite)
+    runs = np.zeros((n_pos + SPLIT_ROWS - 1) // SPLIT_ROWS + 1, dtype=np.int64)
+    for c, lo in enumerate(range(0, n_pos, SPLIT_ROWS)):
+        block = p[max(lo - 1, 0):lo + SPLIT_ROWS]
+        runs[c + 1] = np.count_nonzero(block[1:] != block[:-1]) + (lo == 0)
+    np.cumsum(runs, out=runs)
+    pf, qf = float(n_pos), float(n_neg)
+    split = SplitSteps(p, q, runs, int(runs[-1]), 0, pf, qf)
+    # recall gain 0: a step is below it when TP < t0, that is TP <= ceil(t0) - 1, a run starting at or after
+    # row P - ceil(t0) + 1 of the increasing positives
+    t0 = pf * (pf / (pf + qf))
+    return replace(split, below=split.length - split.runs_before(n_pos - math.ceil(t0) + 1))
+
+
 def steps_of(data: BinaryInput, ties: Ties) -> Steps:
     """The steps of validated input, without building the full table."""
     fast = compiled_steps(data, ties)
@@ -472,8 +593,8 @@ def steps_and_grouped(data: BinaryInput, ties: Ties, overwrite: bool = False) ->
     if fast is not None:
         return fast
     backend.ran("numpy")
-    if data.weight is None:
-        steps = steps_from_sorted(*sorted_split(data), ties)
+    if data.weight is None:  # grouped ties never need the rows' order again: the split may be in place
+        steps = steps_from_sorted(*sorted_split(data, overwrite and ties == "group"), ties)
         if steps is not None:
             return steps, steps
     ranked = rank(data)

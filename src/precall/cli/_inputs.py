@@ -9,6 +9,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from precall._core.sort import sorted_scores
 from precall.readers import Columns, read_file
 
 from ._common import class_pairs
@@ -38,7 +39,7 @@ def n_tied_rows(scores: np.ndarray, weights: np.ndarray | None) -> int:
     s = scores if weights is None else scores[weights > 0]
     if s.size < 2:
         return 0
-    s = np.sort(s)
+    s = sorted_scores(s)
     same = s[1:] == s[:-1]
     tied = np.zeros(s.size, dtype=bool)
     tied[1:] |= same

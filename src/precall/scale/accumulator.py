@@ -31,7 +31,7 @@ import numpy as np
 
 from .._core import conventions
 from .._core.evaluation import evaluation_from_steps
-from .._core.sort import compensated_cumsum, cumulative_sums, distinct_counts
+from .._core.sort import compensated_cumsum, cumulative_sums, distinct_counts, sorted_scores
 from .._core.steps import Steps, one_problem, reweight
 from .._core.validate import (
     check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_kind,
@@ -128,7 +128,7 @@ class _Runs:
         if self.distinct_share is None:
             if self.n_rows < _MIN_ROWS:
                 return
-            probe = np.sort(np.concatenate([np.concatenate(r) for r in self.rows])[:_PROBE])
+            probe = sorted_scores(np.concatenate([np.concatenate(r) for r in self.rows])[:_PROBE])
             self.distinct_share = (1 + np.count_nonzero(probe[1:] != probe[:-1])) / max(probe.size, 1)
         held = self.stack[0][0].size if self.stack else 0
         limit = _ROWS if self.distinct_share >= 0.5 else min(_ROWS, max(_MIN_ROWS, held))
@@ -137,8 +137,8 @@ class _Runs:
 
     def _sort_rows(self) -> None:
         if self.rows:
-            p = np.sort(np.concatenate([p for p, _ in self.rows]))
-            n = np.sort(np.concatenate([n for _, n in self.rows]))
+            p = sorted_scores(np.concatenate([p for p, _ in self.rows]))
+            n = sorted_scores(np.concatenate([n for _, n in self.rows]))
             self.rows, self.n_rows = [], 0
             self.push(state_from_sorted(p, n))
 

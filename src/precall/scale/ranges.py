@@ -39,6 +39,7 @@ import numpy as np
 
 from .._core import conventions as kernels
 from .._core.evaluation import Evaluation, F1Point, auprg, best_f1, make_evaluation, unit_positives
+from .._core.sort import sorted_scores
 from .._core.steps import Steps, negative_scale, no_steps, reweight, steps_from_sorted, steps_of
 from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .._core.validate import AP_METHODS, BinaryInput
@@ -91,7 +92,7 @@ def split(data: BinaryInput, cuts: np.ndarray) -> list[Piece]:
     """
     n_ranges = cuts.size + 1
     if data.weight is None:
-        p, q = np.sort(data.scores[data.positive]), np.sort(data.scores[~data.positive])
+        p, q = sorted_scores(data.scores[data.positive]), sorted_scores(data.scores[~data.positive])
         ep = np.concatenate(([0], np.searchsorted(p, cuts, side="left"), [p.size]))
         eq = np.concatenate(([0], np.searchsorted(q, cuts, side="left"), [q.size]))
         return [(p[ep[r]:ep[r + 1]], q[eq[r]:eq[r + 1]]) for r in range(n_ranges)]
@@ -108,8 +109,8 @@ def _gather(pieces: list[Piece]) -> Any:
     if not pieces:
         return None
     if isinstance(pieces[0], tuple):  # sorted slices of the positives and the negatives
-        p = np.sort(np.concatenate([x for x, _ in pieces]))
-        q = np.sort(np.concatenate([x for _, x in pieces]))
+        p = sorted_scores(np.concatenate([x for x, _ in pieces]))
+        q = sorted_scores(np.concatenate([x for _, x in pieces]))
         return (p, q) if p.size + q.size else None
     data = BinaryInput(
         np.concatenate([x.scores for x in pieces]), np.concatenate([x.positive for x in pieces]),

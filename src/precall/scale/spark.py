@@ -70,6 +70,7 @@ import numpy as np
 
 from . import ranges as _ranges
 from .._core.evaluation import Evaluation
+from .._core.sort import sorted_scores
 from .._core.steps import Steps, reweight
 from .sliced import SlicedAccumulator
 from .._core.validate import (
@@ -385,7 +386,7 @@ def _canonical(pdf: Any, weighted: bool) -> BinaryInput | tuple[np.ndarray, np.n
     s = pdf["s"].to_numpy()
     positive = pdf[_POS].to_numpy(dtype=bool)
     if not weighted:
-        return np.sort(s[positive]), np.sort(s[~positive])
+        return sorted_scores(s[positive]), sorted_scores(s[~positive])
     w = pdf["w"].to_numpy(dtype=np.float64)
     order = np.lexsort((w, positive, -s.astype(np.float64)))
     return BinaryInput(s[order], positive[order], w[order], True, int(s.size))

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import metrics
 from .._core.normal import t_isf, t_two_sided_p, two_sided_p
+from .._core.sort import sort_scores
 from .._core.undefined import undefined
 from .._core.validate import BinaryInput, check_binary, check_choice, check_on_undefined
 from .bootstrap import BOOTSTRAP_METHODS, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
@@ -92,8 +93,8 @@ _ONE_CLASS_DELONG = (
 def _split_sorted(data: BinaryInput) -> tuple[np.ndarray, np.ndarray]:
     p = data.scores[data.positive]
     q = data.scores[~data.positive]
-    p.sort()
-    q.sort()
+    sort_scores(p)
+    sort_scores(q)
     return p, q
 
 
