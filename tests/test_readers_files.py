@@ -946,3 +946,31 @@ def test_the_first_integer_beyond_2_53_is_named_by_row_then_column_with_every_pa
         outcomes[fast] = _outcome(path, score_columns=[("a", "--score"), ("b", "--score")], weight="w")
     assert len(set(outcomes.values())) == 1, outcomes
     assert "line 4, column 'b': the score -9007199254740993 is an integer beyond 2**53" in outcomes[None]
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_a_file_of_many_blocks_reads_the_same_with_every_parser(tmp_path, monkeypatch, crlf):
+    """Text is parsed 1 MB at a time (pyarrow's reader reads about 40 blocks ahead, numpy's parser held a
+    block's text several times over): a file of a few MB crosses block boundaries inside lines, and an error
+    past the first block names its own line."""
+    rng = np.random.default_rng(int(crlf))
+    n = 100_000
+    end = "\r\n" if crlf else "\n"
+    labels = np.where(rng.random(n) < 0.3, "yes", "no")
+    scores = [repr(v) for v in rng.random(n).tolist()]
+    body = end.join(f"{lab},{s}" for lab, s in zip(labels.tolist(), scores))
+    path = tmp_path / "many.csv"
+    path.write_text("y,a" + end + body + end, newline="")
+    assert path.stat().st_size > 2 << 20
+    bad = tmp_path / "bad.csv"
+    rows = body.split(end)
+    rows[77_777] = "yes,0.5x"
+    bad.write_text("y,a" + end + end.join(rows) + end, newline="")
+    original = readers._delimited_file
+    for fast in ("arrow", "numpy", None):
+        monkeypatch.setattr(readers, "_delimited_file", lambda *a, fast=fast, **kw: original(*a, **{**kw, "fast": fast}))
+        got = read_file(str(path), label="y", score_columns=[("a", "--score")])
+        assert list(got.labels) == labels.tolist()
+        assert got.scores.ravel().tolist() == [float(s) for s in scores]
+        with pytest.raises(InputError, match=r"line 77779\b.*column 'a'"):
+            read_file(str(bad), label="y", score_columns=[("a", "--score")])

@@ -1098,7 +1098,8 @@ def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
     cols = list(dict.fromkeys([h.i_label, *(i for _, i in h.i_scores)]
                               + ([h.i_weight] if h.i_weight is not None else []) + [i for _, i in h.i_by]))
     dtype = np.dtype([(f"f{i}", object if i in texts else np.float64) for i in cols])
-    target = max(1 << 20, min(64 << 20, chunk_rows * max(8, header_bytes)))
+    target = max(1 << 20, 2 * header_bytes + 1024)  # each block's text, str, parse and label objects: 64 MB blocks
+    # made the command peak at 8.0x its columns at 1e7 rows (1 MB: 1.5x, and 15% faster)
     first_line, done = 2, 0
     lines = _Lines(path)
     with _open_bytes(path, meter) as raw:
