@@ -60,6 +60,10 @@ def _write(path: str, rows: int, text: bool, seed: int, dtype: str = "float64", 
     table = pa.table({"y": y, "p": pa.array((rng.random(rows) * 0.7 + 0.3 * positive).astype(dtype))})
     if path.endswith(".csv"):
         pcsv.write_csv(table, path, write_options=pcsv.WriteOptions(quoting_style="none"))
+    elif path.endswith(".jsonl"):
+        with open(path, "w") as fh:
+            for y_, p_ in zip(table["y"].to_pylist(), table["p"].to_pylist()):
+                fh.write(json.dumps({"y": y_, "p": p_}) + "\n")
     else:
         pq.write_table(table, path)
 
@@ -122,3 +126,20 @@ def test_text_read_without_pyarrow_is_held_a_block_at_a_time(tmp_path):
     text labels; traced memory): 2.81x; with 64 MB blocks 25.5x."""
     peak, columns = _peak(tmp_path, "csv", True, pyarrow=False)
     assert peak <= 4.5 * columns, f"peak {peak / 1e6:.1f} MB = {peak / columns:.2f}x the columns' {columns / 1e6:.1f} MB"
+
+
+def test_json_lines_are_read_a_block_at_a_time(tmp_path):
+    """pyarrow reads JSON Lines 1 MB at a time, the whole file too: a table of the whole file held its label
+    column as strings (``precall evaluate`` on 1e7 rows peaked at 6.1x its columns, RSS; now 1.7x).
+    Measured when set (1e6 rows, text labels; traced memory): 4.22x; with the whole table 17.2x."""
+    peak, columns = _peak(tmp_path, "jsonl", True)
+    assert peak <= 5.5 * columns, f"peak {peak / 1e6:.1f} MB = {peak / columns:.2f}x the columns' {columns / 1e6:.1f} MB"
+
+
+def test_the_exact_readers_hold_a_chunk_of_rows_as_python_objects(tmp_path):
+    """Without pyarrow JSON Lines are read by the exact reader (the json module), whose rows are Python
+    objects until a chunk is converted: a whole file is read in chunks of 65,536 rows (it was one chunk:
+    2.8 GB for 1e7 rows, 30x its columns; now 1.3x, RSS).  Measured when set (1e6 rows, text labels;
+    traced memory): 3.13x; as one chunk 28.6x."""
+    peak, columns = _peak(tmp_path, "jsonl", True, pyarrow=False)
+    assert peak <= 4.0 * columns, f"peak {peak / 1e6:.1f} MB = {peak / columns:.2f}x the columns' {columns / 1e6:.1f} MB"
