@@ -6,11 +6,13 @@ numpy's and Python's allocations (``tracemalloc``, which numpy reports to) plus 
 pyarrow's memory pool (which ``tracemalloc`` does not see): an upper bound of the two at once.
 The unit is the bytes of the columns as arrays: the scores as stored (8 bytes a row) and
 the labels as one-byte codes.  Measured when the bound was set: 5.5x-5.9x (numpy and Python
-3.95x; pyarrow's pool 1.5x-1.9x, one row group or a few 4 MB blocks of text, whatever the
+3.95x; pyarrow's pool 1.5x-1.9x, one row group or a few blocks of text, whatever the
 rows); before issue 27, 10.1x-11.1x.  The bound is 7.5x.  What does not grow with the rows is loaded
 before the measured run: the lazily imported modules and, when the kernel choice takes them, numba's
 compiled passes (their import and disk cache, about 30 MB of Python objects, once a process).
-``benchmarks/bench_memory.py`` measures the resident peak at 1e7 and 1e8 rows.
+Further cases: half the rows positive, with and without the compiled kernel; JSON Lines; the readers
+as without pyarrow (numpy's CSV parser, the exact JSON Lines reader).  ``benchmarks/bench_memory.py``
+measures the resident peak at 1e7 and 1e8 rows, reading and evaluating apart.
 """
 
 from __future__ import annotations
