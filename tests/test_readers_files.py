@@ -978,7 +978,7 @@ def test_a_file_of_many_blocks_reads_the_same_with_every_parser(tmp_path, monkey
 
 def test_json_lines_of_many_blocks_read_the_same_with_and_without_pyarrow(tmp_path, monkeypatch):
     """pyarrow reads JSON Lines 1 MB at a time, the whole file too (a table of the whole file held its
-    label column as strings: 6.1x the columns at 1e7 rows, now 1.7x): a few MB cross block boundaries, and a
+    label column as strings: 6.1-6.8x the columns at 1e7 rows, now 1.7-1.9x): a few MB cross block boundaries, and a
     line past the first block that pyarrow cannot read is read again by the exact reader from there."""
     pytest.importorskip("pyarrow")
     rng = np.random.default_rng(3)

@@ -1529,7 +1529,7 @@ def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns
                        weight: str | None, classes: list[str] | None, chunk_rows: int,
                        whole: bool, by: Sequence[str] = ()) -> Iterator[Columns]:
     """pyarrow's JSON reader in blocks of 1 MB, the whole file too (``whole``: the caller joins the chunks;
-    a table of the whole file held its label column as strings, 6.1x the columns at 1e7 rows); anything
+    a table of the whole file held its label column as strings, 6.1-6.8x the columns at 1e7 rows); anything
     it rejects or any check that fails is left to the exact reader, from the rows not yet given."""
     pa = _pyarrow()
     try:
