@@ -17,7 +17,7 @@ from . import backend
 from .conventions import (
     COCO_GRID, CONVENTIONS, VOC07_GRID, _coco_precision, _envelope, _grid_indices, ap, defined_ap, grid_average,
     interpolated_areas, one_step_averages, precision_of, roc_auc, roc_auc_from_twice, step_sum, trapezoid_sum,
-    unit_interval, voc2010_sum, worst_precision_sums,
+    twice_fp_area, unit_interval, voc2010_sum, worst_precision_sums,
 )
 from .sort import untag_scores
 from .steps import KeySteps, SplitSteps, Steps, key_steps, row_sum, segment_sums, split_steps, tree_leaves, tree_total
@@ -507,13 +507,10 @@ def _split_pass(ss: SplitSteps, recall_grid: str) -> tuple:
                 hit = idx < size  # reached in this leaf: the earlier leaves, after it, overwrite
                 points[hit] = env[0, idx[hit]]
             carry = np.array([envelopes[0][0, 0], envelopes[1][0, 0]]) if size else carry
-            tp = s.tp.astype(np.float64)
-            f1 = 2.0 * tp / (tp + s.fp + s.n_pos[:, None])  # best_f1_points' formula
-            f1 = np.where(np.isnan(f1), -np.inf, f1)[0]
-            k = int(np.argmax(f1)) if size else 0
-            if size and f1[k] >= best_f1:  # the first among equals: an earlier leaf wins a tie
-                best, best_f1 = a + k, f1[k]
-            twice += int(np.sum(s.dtp * (s.fp_prev + s.fp), dtype=np.int64))  # twice_fp_area, exact
+            k, f1 = best_f1_points(s)[:2]
+            if size and f1[0] >= best_f1:  # the first among equals: an earlier leaf wins a tie
+                best, best_f1 = a + int(k[0]), f1[0]
+            twice += int(twice_fp_area(s)[0])  # integers: the same sum in any split
         sums = np.zeros((1, 6))
         sums[0, :4] = tree_total(m, LEAF_STEPS, leaf)
         # AUPRG: numpy sums the terms from the first step at or past recall gain 0 on, a tree of its own

@@ -246,6 +246,20 @@ def no_steps(n_pos: float, n_neg: float, exact: bool = True) -> Steps:
     return one_problem(np.zeros(0), empty, empty, empty, empty, n_pos, n_neg, exact)
 
 
+def _negatives_below(q: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """For increasing ``values``, the negatives (``q``, sorted increasingly) scored below each and at or
+    below each, and whether a negative shares any of the values."""
+    below = np.searchsorted(q, values, side="left")  # negatives scored < value
+    tied = below < q.size
+    tied[tied] = q[below[tied]] == values[tied]  # a negative has exactly this score
+    shared = bool(tied.any())
+    below_or_equal = below
+    if shared:
+        below_or_equal = below.copy()
+        below_or_equal[tied] = np.searchsorted(q, values[tied], side="right")
+    return below, below_or_equal, shared
+
+
 def steps_from_sorted(p: np.ndarray, q: np.ndarray, ties: Ties = "group") -> Steps | None:
     """Steps from the positives' and the negatives' scores, each sorted increasingly.
 
@@ -258,19 +272,13 @@ def steps_from_sorted(p: np.ndarray, q: np.ndarray, ties: Ties = "group") -> Ste
         empty = np.zeros(0, dtype=np.int64)
         return one_problem(p, empty, empty, empty, empty, 0.0, float(n_neg), True)
     values, counts = distinct_counts(p)  # distinct positive scores, increasing
-    below = np.searchsorted(q, values, side="left")  # negatives scored < value
-    tied = below < n_neg
-    tied[tied] = q[below[tied]] == values[tied]  # a negative has exactly this score
-    below_or_equal = below
-    if tied.any():
-        below_or_equal = below.copy()
-        below_or_equal[tied] = np.searchsorted(q, values[tied], side="right")
+    below, below_or_equal, shared = _negatives_below(q, values)
     if ties == "group":
         return one_problem(
             values[::-1], np.cumsum(counts[::-1]), counts[::-1], (n_neg - below)[::-1],
             (n_neg - below_or_equal)[::-1], float(n_pos), float(n_neg), True,
         )
-    if tied.any():
+    if shared:
         return None
     # stable without shared scores: one step per positive, in any order within
     # a run of equal positive scores
@@ -488,6 +496,13 @@ SPLIT_ROWS = 1 << 16
 """Rows of the sorted positives between two checkpoints of :class:`SplitSteps`."""
 
 
+def _run_starts(p: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The rows ``lo`` to ``hi - 1`` of the sorted ``p`` where a run of equal values starts."""
+    block = p[lo:hi]
+    starts = np.flatnonzero(block[1:] != block[:-1]) + (lo + 1)
+    return starts if lo > 0 and p[lo] == p[lo - 1] else np.r_[lo, starts]
+
+
 @dataclass(frozen=True)
 class SplitSteps:
     """One problem's grouped-ties steps held as its positives' and negatives' scores, each sorted
@@ -507,10 +522,7 @@ class SplitSteps:
 
     def _starts(self, c: int) -> np.ndarray:
         """The rows of ``p`` where a run starts, in checkpoint block ``c``."""
-        lo, hi = c * SPLIT_ROWS, min((c + 1) * SPLIT_ROWS, self.p.shape[0])
-        block = self.p[lo:hi]
-        starts = np.flatnonzero(block[1:] != block[:-1]) + (lo + 1)
-        return starts if lo > 0 and self.p[lo] == self.p[lo - 1] else np.r_[lo, starts]
+        return _run_starts(self.p, c * SPLIT_ROWS, min((c + 1) * SPLIT_ROWS, self.p.shape[0]))
 
     def runs_before(self, row: int) -> int:
         """The runs that start before ``row`` of ``p``."""
@@ -532,16 +544,12 @@ class SplitSteps:
         """Steps ``a`` to ``b - 1`` as one problem's :class:`Steps` (their counts those of the whole
         problem, as :func:`steps_from_sorted` gives them)."""
         lo, hi = self._start(self.length - b), self._start(self.length - a)
-        seg = self.p[lo:hi]
-        starts = np.flatnonzero(seg[1:] != seg[:-1]) + 1
-        starts = np.insert(starts, 0, 0) if seg.size else starts
-        values, counts = seg[starts], np.diff(np.append(starts, seg.shape[0]))
+        values, counts = distinct_counts(self.p[lo:hi])
+        below, below_or_equal, _ = _negatives_below(self.q, values)
         n_neg = self.q.shape[0]
-        below = np.searchsorted(self.q, values, side="left")
-        above = np.searchsorted(self.q, values, side="right")
-        tp = self.p.shape[0] - lo - starts
-        return one_problem(values[::-1], tp[::-1], counts[::-1], (n_neg - below)[::-1], (n_neg - above)[::-1],
-                           self.n_pos, self.n_neg, True)
+        tp = self.p.shape[0] - lo - (np.cumsum(counts) - counts)  # the positives from each run's start on
+        return one_problem(values[::-1], tp[::-1], counts[::-1], (n_neg - below)[::-1],
+                           (n_neg - below_or_equal)[::-1], self.n_pos, self.n_neg, True)
 
 
 def split_steps(data: BinaryInput, ties: Ties, overwrite: bool = False) -> SplitSteps | None:
@@ -558,8 +566,7 @@ def split_steps(data: BinaryInput, ties: Ties, overwrite: bool = False) -> Split
     p, q = sorted_split(data, overwrite)
     runs = np.zeros((n_pos + SPLIT_ROWS - 1) // SPLIT_ROWS + 1, dtype=np.int64)
     for c, lo in enumerate(range(0, n_pos, SPLIT_ROWS)):
-        block = p[max(lo - 1, 0):lo + SPLIT_ROWS]
-        runs[c + 1] = np.count_nonzero(block[1:] != block[:-1]) + (lo == 0)
+        runs[c + 1] = _run_starts(p, lo, min(lo + SPLIT_ROWS, n_pos)).size
     np.cumsum(runs, out=runs)
     pf, qf = float(n_pos), float(n_neg)
     split = SplitSteps(p, q, runs, int(runs[-1]), 0, pf, qf)

@@ -39,7 +39,7 @@ import numpy as np
 
 from .._core import conventions as kernels
 from .._core.evaluation import Evaluation, F1Point, auprg, best_f1, make_evaluation, unit_positives
-from .._core.sort import sorted_scores
+from .._core.sort import sorted_scores, sorted_split
 from .._core.steps import Steps, negative_scale, no_steps, reweight, steps_from_sorted, steps_of
 from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .._core.validate import AP_METHODS, BinaryInput
@@ -92,7 +92,7 @@ def split(data: BinaryInput, cuts: np.ndarray) -> list[Piece]:
     """
     n_ranges = cuts.size + 1
     if data.weight is None:
-        p, q = sorted_scores(data.scores[data.positive]), sorted_scores(data.scores[~data.positive])
+        p, q = sorted_split(data)
         ep = np.concatenate(([0], np.searchsorted(p, cuts, side="left"), [p.size]))
         eq = np.concatenate(([0], np.searchsorted(q, cuts, side="left"), [q.size]))
         return [(p[ep[r]:ep[r + 1]], q[eq[r]:eq[r + 1]]) for r in range(n_ranges)]

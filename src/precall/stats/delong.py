@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import metrics
 from .._core.normal import t_isf, t_two_sided_p, two_sided_p
-from .._core.sort import sort_scores
+from .._core.sort import sorted_split
 from .._core.undefined import undefined
 from .._core.validate import BinaryInput, check_binary, check_choice, check_on_undefined
 from .bootstrap import BOOTSTRAP_METHODS, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci
@@ -90,17 +90,9 @@ _ONE_CLASS_DELONG = (
 )
 
 
-def _split_sorted(data: BinaryInput) -> tuple[np.ndarray, np.ndarray]:
-    p = data.scores[data.positive]
-    q = data.scores[~data.positive]
-    sort_scores(p)
-    sort_scores(q)
-    return p, q
-
-
 def _delong(data: BinaryInput, policy: Any) -> tuple[float, float]:
     """AUC and DeLong variance of validated, unweighted binary input."""
-    p, q = _split_sorted(data)
+    p, q = sorted_split(data)
     m, n = p.shape[0], q.shape[0]
     if m < 2 or n < 2:
         auc = float("nan")
