@@ -141,6 +141,28 @@ def test_large_inputs_across_blocks_and_key_collisions(dtype, weighted, prevalen
     assert _bits(a) == _bits(b)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_first_of_equal_best_f1s_in_a_long_row(dtype):
+    """3P / 7 positives, then (7 negatives, 3 positives) to the last positive: TP goes up by 3 and
+    FP by 7, so F1 = 2 TP / (TP + FP + P) stays 3 / 5 (the same double: the same rational) at every
+    third step from TP = 3P / 7 on, and is lower between.  The best F1 is the first of them
+    (``np.argmax``), at recall 3 / 7, on no grid point: in a row long enough (P = 172,032 steps)
+    that the compiled pass walks most of its leaves without a grid point, where the best F1 is a
+    compare beside the envelope's chain."""
+    p = 21 << 13
+    first = 3 * p // 7
+    tail = np.tile(np.array([False] * 7 + [True] * 3), (p - first) // 3)
+    labels = np.concatenate([np.ones(first, dtype=bool), tail])
+    scores = np.linspace(1.0, 0.0, labels.size)
+    scores = scores.astype(dtype)
+    assert np.unique(scores).size == scores.size and labels.sum() == p
+    a, b = _both(lambda: precall.evaluate(labels, scores))
+    assert _bits(a) == _bits(b)
+    best = b.best_f1
+    assert (best.f1, best.recall, best.precision) == (0.6, first / p, 1.0)
+    assert best.threshold == float(scores[first - 1])
+
+
 @pytest.mark.filterwarnings("ignore")  # weights near 1e300 overflow some convention terms, in both kernels alike
 @pytest.mark.parametrize("signed_zero", [False, True])
 @pytest.mark.parametrize("weights", ["1e-300..1e300", "tenths", "two scales"])

@@ -1505,6 +1505,7 @@ def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offse
     (``conventions.interpolated_areas``; numba's ``log1p`` is not numpy's to the last bit, so numpy
     applies it between the passes), at ``ratio[offsets[i] + j]``."""
     m, r = tp.shape
+    tied = np.empty(_CHUNK, dtype=np.int64)  # _dg_ratios' steps with negatives tied, a block at a time
     for i in range(m):
         p = n_pos[i]
         length = lengths[i]
@@ -1528,23 +1529,41 @@ def numbers_prepass(tp, fp, dtp, fp_prev, n_pos, lengths, voc_mode, exact, offse
                         c += 1
             changed[i] = c
         o = offsets[i]
-        _dg_ratios(tp[i, :length], fp[i, :length], dtp[i, :length], fp_prev[i, :length], ratio[o:o + length])
+        _dg_ratios(tp[i, :length], fp[i, :length], dtp[i, :length], fp_prev[i, :length], ratio[o:o + length], tied)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _dg_ratios(tpr, fpr, dtpr, fpa, out, tied):  # pragma: no cover - compiled
+    """The ratio whose ``np.log1p`` Davis & Goadrich's area takes, per step (zero-based views: no
+    index checks): :func:`numbers_prepass` for a whole row, :func:`batch_numbers` a window at a time.
+    A step without negatives tied (``fp == fp_prev``) has slope 0 and ``c = 1``: ``d * 1 / b`` is
+    ``d / b``; the others (few, found a block of ``tied.shape[0]`` at a time) take the whole formula."""
+    n = out.shape[0]
+    for j in range(n):
+        d = np.float64(dtpr[j])
+        b = np.float64(tpr[j]) - d + np.float64(fpa[j])
+        out[j] = d / b if dtpr[j] > 0 and b > 0 else 0.0
+    size = tied.shape[0]
+    for s in range(0, n, size):
+        k = min(size, n - s)
+        if _no_negatives(fpr[s:s + k], fpa[s:s + k], k):
+            continue
+        for t in range(_mismatches(fpr[s:s + k], fpa[s:s + k], k, tied)):
+            j = s + tied[t]
+            out[j] = _dg_ratio(tpr[j], fpr[j], dtpr[j], fpa[j])
 
 
 @njit(cache=True, nogil=True, inline="always", error_model="numpy")
-def _dg_ratios(tpr, fpr, dtpr, fpa, out):  # pragma: no cover - compiled
-    """The ratio whose ``np.log1p`` Davis & Goadrich's area takes, per step (zero-based views: no
-    index checks): :func:`numbers_prepass` for a whole row, :func:`batch_numbers` a window at a time."""
-    for j in range(out.shape[0]):
-        if dtpr[j] > 0:
-            d = np.float64(dtpr[j])
-            fa = np.float64(fpa[j])
-            a = np.float64(tpr[j]) - d
-            c = (np.float64(fpr[j]) - fa) / d + 1.0
-            b = a + fa
-            out[j] = d * c / b if b > 0 else 0.0
-        else:
-            out[j] = 0.0
+def _dg_ratio(tp, fp, dtp, fp_prev):  # pragma: no cover - compiled
+    """:func:`_dg_ratios`' ratio of one step, 0 for no positive gained."""
+    if dtp <= 0:
+        return 0.0
+    d = np.float64(dtp)
+    fa = np.float64(fp_prev)
+    a = np.float64(tp) - d
+    c = (np.float64(fp) - fa) / d + 1.0
+    b = a + fa
+    return d * c / b if b > 0 else 0.0
 
 
 @njit(cache=True)
@@ -1607,19 +1626,43 @@ def _prg_first(tp, fp, dtp, fp_prev, i, j, t0, p, ratio_pn, term):  # pragma: no
 def _scan_leaf(terms, at, k, first, lo, env, env_c, best_value, best_k, out):  # pragma: no cover - compiled
     """The backward walk of :func:`batch_numbers` over a leaf of ``k`` steps whose terms start at
     ``terms[:, at]`` (step ``lo``), no grid point passed: the envelopes (``first``: the leaf's index of
-    the row's last entry, where they start), the best F1, and voc2010's terms into ``out[:k]``."""
+    the row's last entry, where they start), the best F1, and voc2010's terms into ``out[:k]``.
+
+    Without NaN among the precisions (integer counts: every step has TP + FP > 0) ``np.maximum`` is a
+    max instruction and the best F1 a compare beside it: the loop carries three one-cycle chains, its
+    index unsigned (numba checks a signed one for negative values, four instructions a load)."""
     prec, coco, f1, width = terms[0, at:at + k], terms[1, at:at + k], terms[2, at:at + k], terms[6, at:at + k]
-    for q in range(k - 1, -1, -1):
-        if q == first:
-            env = prec[q]
-            env_c = coco[q]
-        else:
-            env = _maximum(env, prec[q])
-            env_c = _maximum(env_c, coco[q])
+    nan = first < k - 1  # entries after the row's last: the general loop
+    for q in range(k):
+        nan |= (prec[q] != prec[q]) | (coco[q] != coco[q])
+    if nan:
+        for q in range(k - 1, -1, -1):
+            if q == first:
+                env = prec[q]
+                env_c = coco[q]
+            else:
+                env = _maximum(env, prec[q])
+                env_c = _maximum(env_c, coco[q])
+            value = f1[q]
+            if value >= best_value:  # backwards: the first among equals
+                best_value = value
+                best_k = lo + q
+            w = width[q]
+            out[q] = w * env if w != 0 else 0.0
+        return env, env_c, best_value, best_k
+    if first == k - 1:
+        env = prec[first]
+        env_c = coco[first]
+    for t in range(k):
+        q = np.uint64(k - 1 - t)
+        x = prec[q]
+        env = x if x > env else env  # np.maximum without NaN (no -0.0 either: TP / (TP + FP) >= +0)
+        y = coco[q]
+        env_c = y if y > env_c else env_c
         value = f1[q]
-        if value >= best_value:  # backwards: the first among equals
-            best_value = value
-            best_k = lo + q
+        if value >= best_value:  # backwards: the first among equals (F1 is never NaN here, nor -0.0)
+            best_k = lo + k - 1 - t
+        best_value = value if value > best_value else best_value
         w = width[q]
         out[q] = w * env if w != 0 else 0.0
     return env, env_c, best_value, best_k
@@ -1666,9 +1709,33 @@ def _step_terms(tp, fp, p, dense, unit_eps):  # pragma: no cover - compiled
             tpf / p)
 
 
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _dg_area(tp, fp, dtp, fp_prev, log_ratio):  # pragma: no cover - compiled
+    """Davis & Goadrich's area of a step (``conventions.interpolated_areas``), 0 for no positive gained."""
+    tpf = np.float64(tp)
+    fpf = np.float64(fp)
+    df = np.float64(dtp)
+    fa = np.float64(fp_prev)
+    slope = (fpf - fa) / df
+    c = slope + 1.0
+    area = df / c + (slope * (tpf - df) - fa) / c / c * log_ratio
+    return area if dtp > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _mismatches(a, b, k, out):  # pragma: no cover - compiled
+    """The indices ``j < k`` where ``a[j] != b[j]`` into ``out``, in order; returns their number
+    (no branch: a few per block cost no mispredicted jumps and no vector loop of their formula)."""
+    c = 0
+    for j in range(k):
+        out[np.uint64(c)] = j
+        c += a[j] != b[j]
+    return c
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact, unit_eps, ratio_pn, log_ratio,
-                 want_ap, want_ranked, roc_ints, k_prg, terms, base):  # pragma: no cover - compiled
+                 want_ap, want_ranked, roc_ints, k_prg, terms, base, tied):  # pragma: no cover - compiled
     """The terms of entries ``lo`` to ``hi`` of row ``i`` (:func:`batch_numbers`), each as the numpy
     kernel writes it: precision, COCO precision, F1 (-inf for NaN), the step, trapezoid and
     Davis & Goadrich terms (of steps only), the recall gained (voc2010), the ROC term with
@@ -1695,24 +1762,20 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact,
                 tpp = np.float64(tpr[j] - dj)
                 ps = tpp + fa
                 t4[j] = df * ((tpp / ps if ps > 0 else 1.0) + prec)
-            if exact and _no_negatives(fpr, fpa, k):
-                # every step adds positives only (distinct scores): slope 0, c = 1, and the area
-                # d / 1 + (0 * a - fa) / 1 / 1 * log is d - fa * log, the same bits without a division
+            if exact:
+                # a step that adds positives only (no negative tied with them): slope 0, c = 1, and the
+                # area d / 1 + (0 * a - fa) / 1 / 1 * log is d - fa * log, the same bits without a division
                 for j in range(k):
                     dj = dtpr[j]
                     area = np.float64(dj) - np.float64(fpa[j]) * lr[j]
                     t5[j] = area if dj > 0 else 0.0
+                n_tied = 0 if _no_negatives(fpr, fpa, k) else _mismatches(fpr, fpa, k, tied)
+                for t in range(n_tied):  # the steps with negatives tied: few
+                    j = tied[t]
+                    t5[j] = _dg_area(tpr[j], fpr[j], dtpr[j], fpa[j], lr[j])
             else:
                 for j in range(k):
-                    tpf = np.float64(tpr[j])
-                    fpf = np.float64(fpr[j])
-                    dj = dtpr[j]
-                    df = np.float64(dj)
-                    fa = np.float64(fpa[j])
-                    slope = (fpf - fa) / df
-                    c = slope + 1.0
-                    area = df / c + (slope * (tpf - df) - fa) / c / c * lr[j]
-                    t5[j] = area if dj > 0 else 0.0
+                    t5[j] = _dg_area(tpr[j], fpr[j], dtpr[j], fpa[j], lr[j])
         else:
             for j in range(k):
                 t0[j], t1[j], t2[j], t9[j] = _step_terms(tpr[j], fpr[j], p, dense, unit_eps)
@@ -1804,6 +1867,7 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
     leaf_sums = np.empty((6, n_leaves))
     count = np.zeros(6, dtype=np.int64)
     terms = np.empty((10, _CHUNK))
+    tied = np.empty(WINDOW, dtype=np.int64)  # _block_terms' and _dg_ratios' steps with negatives tied
     buf_voc = np.empty(128)
     buf_prg = np.empty(128)
     voc_terms = np.empty(128)
@@ -1885,10 +1949,10 @@ def batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, dense, e
                         key_window(window[1], window[2], window[3], window[4], c_lo, c_hi, window[6], tp[0], dtp[0],
                                    fp[0], fp_prev[0])
                     if want_ap:
-                        _dg_ratios(tp[0], fp[0], dtp[0], fp_prev[0], log_ratio[:c_hi - c_lo])
+                        _dg_ratios(tp[0], fp[0], dtp[0], fp_prev[0], log_ratio[:c_hi - c_lo], tied)
                         _numpy_log1p(log_ratio[:c_hi - c_lo])
                 _block_terms(tp, fp, dtp, fp_prev, i, c_lo, c_hi, p, n, o, length, dense, exact, unit_eps, ratio_pn,
-                             log_ratio, want_ap, want_ranked, roc_ints, k_prg, terms, base)
+                             log_ratio, want_ap, want_ranked, roc_ints, k_prg, terms, base, tied)
                 if want_ranked and roc_ints:  # integers: any order gives the same sum (a vector loop)
                     dv, av, fv = dtp[i, c_lo - base:c_hi - base], fp_prev[i, c_lo - base:c_hi - base], \
                         fp[i, c_lo - base:c_hi - base]
