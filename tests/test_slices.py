@@ -669,6 +669,22 @@ def test_min_average_precisions_equal_the_public_minimum(pairs, ties, grid, kern
         assert [repr(float(o[m][0])) for o in one] == [repr(v) for v in want], m
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 2**60).map(float) | st.sampled_from([1.0, 3.0, 2.0**53, 2.0**53 + 2, 1e300]),
+       st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False) |
+       st.sampled_from([0.5, 1.0, 7.0, 2.0**53, 2.0**53 + 2, 1 / 3]),
+       st.sampled_from(["reference", "exact"]))
+def test_one_pair_of_floats_gives_the_vectorised_bits(p, n, grid):
+    """``one_step_average`` (``evaluate``'s minimum AP, on Python floats) and ``one_step_averages``
+    (every slice's, on arrays) give the same bits for every convention."""
+    from precall._core.conventions import one_step_average, one_step_averages
+
+    with np.errstate(all="ignore"):
+        many = one_step_averages(np.array([p, 5.0]), np.array([n, 3.0]), grid)
+    one = one_step_average(p, n, grid)
+    assert {m: repr(float(v[0])) for m, v in many.items()} == {m: repr(v) for m, v in one.items()}
+
+
 def test_worst_precision_sums_equal_the_one_pair_sums():
     """The minimum AP of all slices at once: each pair's sum as conventions._worst_precision_sum."""
     from precall._core.conventions import _worst_precision_sum, worst_precision_sums

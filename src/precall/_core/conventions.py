@@ -682,6 +682,31 @@ def one_step_averages(n_pos: np.ndarray, n_neg: np.ndarray, grid: str = "referen
 _ROWS = 1 << 12  # rows of 101 COCO points summed at once (one_step_averages)
 
 
+def one_step_average(n_pos: float, n_neg: float, grid: str = "reference") -> dict[str, float]:
+    """:func:`one_step_averages` of one pair (``N > 0``) on Python floats: each value by the same IEEE
+    operations in the same order (numpy's ``log1p`` and its pairwise sum of the 101 COCO points by
+    numpy itself, on arrays of the same shapes), without numpy's cost per call on arrays of one
+    value (``evaluate``'s minimum AP; ``tests/test_slices.py`` holds the two to the public minimum)."""
+    p, n = float(n_pos), float(n_neg)
+    whole = n == round(n) and n < 2.0**53 and p < 2.0**53
+    eps = float(np.spacing(1))
+    x = p / (p + n)
+    coco = p / (n + p + (eps if whole else eps * p))
+    if grid == "exact":
+        voc07 = math.fsum([x] * 11) / 11.0
+    else:  # np.add.accumulate of the eleven terms: a running sum from the first
+        term = x / 11.0
+        voc07 = term
+        for _ in range(VOC07_GRID.size - 1):
+            voc07 = voc07 + term
+        voc07 += 0.0
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        coco_mean = float(np.add.reduce(np.full((1, COCO_GRID.size), coco), axis=1)[0] / COCO_GRID.size)
+        log = float(np.log1p(np.array([p * 1.0 / n]))[0])
+    return {"step": p * x / p, "voc2007": voc07, "voc2010": x, "coco": coco_mean,
+            "trapezoid": p * (0.0 + x) / 2.0 / p, "interpolated": (p - n * log) / p}
+
+
 def _one_step(n_pos: float, n_neg: float) -> Steps:
     """Every negative ranked first, then every positive in one tied run."""
     whole = float(n_neg).is_integer() and float(n_neg) < 2.0**53 and float(n_pos) < 2.0**53

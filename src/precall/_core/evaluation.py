@@ -16,8 +16,8 @@ import numpy as np
 from . import backend
 from .conventions import (
     COCO_GRID, CONVENTIONS, VOC07_GRID, _coco_precision, _envelope, _grid_indices, ap, defined_ap, grid_average,
-    interpolated_areas, one_step_averages, precision_of, roc_auc, roc_auc_from_twice, step_sum, trapezoid_sum,
-    twice_fp_area, unit_interval, voc2010_sum, worst_precision_sums,
+    interpolated_areas, one_step_average, one_step_averages, precision_of, roc_auc, roc_auc_from_sum,
+    roc_auc_from_twice, step_sum, trapezoid_sum, twice_fp_area, unit_interval, voc2010_sum, worst_precision_sums,
 )
 from .sort import untag_scores
 from .steps import KeySteps, SplitSteps, Steps, key_steps, row_sum, segment_sums, split_steps, tree_leaves, tree_total
@@ -294,8 +294,9 @@ def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndar
     minimum is the AP of one tied run of every positive after the negatives
     (:func:`~precall._core.conventions.one_step_averages`, all pairs at once).
     """
-    if n_pos.shape[0] == 1 and usable[0] and n_neg[0] > 0:  # one problem (evaluate): nothing to select
-        return dict(zip(AP_METHODS, _minimums(n_pos, n_neg, ties, recall_grid)))
+    if n_pos.shape[0] == 1:  # one problem (evaluate): on Python floats
+        low = pair_minimums(float(n_pos[0]), float(n_neg[0]), bool(usable[0]), ties, recall_grid)
+        return {m: np.array([v]) for m, v in low.items()}
     out = np.full((len(AP_METHODS), n_pos.shape[0]), np.nan)  # a row a convention, in AP_METHODS' order
     out[:, usable & (n_neg == 0)] = 1.0
     idx = np.flatnonzero(usable & (n_neg > 0))
@@ -304,6 +305,21 @@ def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndar
     pairs, inverse = np.unique(np.stack([n_pos[idx], n_neg[idx]], axis=1), axis=0, return_inverse=True)
     out[:, idx] = _minimums(pairs[:, 0], pairs[:, 1], ties, recall_grid)[:, inverse.ravel()]
     return dict(zip(AP_METHODS, out))
+
+
+def pair_minimums(n_pos: float, n_neg: float, usable: bool, ties: str, recall_grid: str) -> dict[str, float]:
+    """:func:`min_average_precisions` of one pair, on Python floats (``evaluate``: the same bits
+    without numpy's cost per call on arrays of one value)."""
+    if usable and n_neg == 0:
+        return dict.fromkeys(AP_METHODS, 1.0)
+    if not (usable and n_neg > 0):
+        return dict.fromkeys(AP_METHODS, float("nan"))
+    values = one_step_average(n_pos, n_neg, recall_grid)
+    worst = float(worst_precision_sums(np.array([n_pos]), np.array([n_neg]))[0])
+    values["step"] = worst / n_pos
+    if ties != "group":
+        values["trapezoid"] = (worst - n_pos / (n_pos + n_neg) / 2.0) / n_pos
+    return {m: float(unit_interval(values[m])) for m in AP_METHODS}  # defined_ap's clip
 
 
 def _minimums(p: np.ndarray, n: np.ndarray, ties: str, recall_grid: str) -> np.ndarray:
@@ -327,17 +343,22 @@ def make_evaluation(
     average_precision = {m: float(unit_interval(v)) for m, v in average_precision.items()}
     roc_auc = float(unit_interval(roc_auc))
     auprg = auprg + 0.0  # no negative zero
-    usable = np.array([n_pos > 0 and float(n_pos).is_integer() and unit_positives])
-    low = {m: float(v[0]) for m, v in min_average_precisions(np.array([float(n_pos)]), np.array([float(n_neg)]),
-                                                             usable, ties, recall_grid).items()}
+    usable = n_pos > 0 and float(n_pos).is_integer() and unit_positives
+    low = pair_minimums(float(n_pos), float(n_neg), usable, ties, recall_grid)
     return Evaluation(
         average_precision=average_precision, roc_auc=roc_auc,
         prevalence=n_pos / total if total > 0 else float("nan"), n_pos=n_pos, n_neg=n_neg, n_samples=n_samples,
         best_f1=best_f1, ties=ties, recall_grid=recall_grid, min_average_precision=low,
-        normalized_average_precision=dict(zip(AP_METHODS, normalized_average_precisions(
-            np.array([average_precision[m] for m in AP_METHODS]), np.array([low[m] for m in AP_METHODS])).tolist())),
+        normalized_average_precision={m: _normalized(average_precision[m], low[m]) for m in AP_METHODS},
         auprg=auprg,
     )
+
+
+def _normalized(average_precision: float, min_ap: float) -> float:
+    """:func:`normalized_average_precisions` of one pair of floats (the same operations)."""
+    if average_precision != average_precision or min_ap != min_ap or min_ap >= 1.0:
+        return float("nan")
+    return (average_precision - min_ap) / (1.0 - min_ap)
 
 
 class BatchNumbers(NamedTuple):
@@ -404,6 +425,14 @@ def _compiled_numbers(fast: Any, s: Steps | None, g: Steps | None, recall_grid: 
 def _pass_averages(passed: tuple, n_pos: np.ndarray, recall_grid: str) -> dict[str, np.ndarray]:
     """The six AP conventions from a compiled pass's sums and grid points."""
     sums, points07, points101 = passed[:3]
+    if sums.shape[0] == 1:  # one problem (evaluate): the same operations on floats
+        p = float(n_pos[0])
+        if not p > 0:  # defined_ap: NaN without positives
+            return {m: np.array([np.nan]) for m in AP_METHODS}
+        one = {"step": sums[0, 0] / p, "voc2007": grid_average(points07, "voc2007", recall_grid)[0],
+               "voc2010": sums[0, 3], "coco": grid_average(points101, "coco", recall_grid)[0],
+               "trapezoid": sums[0, 1] / 2.0 / p, "interpolated": sums[0, 2] / p}
+        return {m: np.array([unit_interval(np.float64(one[m]))]) for m in AP_METHODS}
     with np.errstate(invalid="ignore", divide="ignore"):
         kernels = {"step": sums[:, 0] / n_pos, "voc2007": grid_average(points07, "voc2007", recall_grid),
                    "voc2010": sums[:, 3], "coco": grid_average(points101, "coco", recall_grid),
@@ -416,6 +445,13 @@ def _pass_ranked(passed: tuple, g: Steps) -> tuple[np.ndarray, np.ndarray]:
     """ROC-AUC and AUPRG from a compiled pass over the grouped-ties steps ``g`` (its counts: ``g``
     may be their best step alone, :func:`evaluation_from_keys`)."""
     sums, twice = passed[0], passed[4]
+    if sums.shape[0] == 1 and twice is not None:  # one problem (evaluate): the same operations on floats
+        p, n = float(g.n_pos[0]), float(g.n_neg[0])
+        both = p > 0 and n > 0
+        length = g.tp.shape[1] if g.lengths is None else int(g.lengths[0])
+        auc = roc_auc_from_sum(twice[0], p, n, g.exact) if both else np.nan
+        prg = sums[0, 5] / 2.0 + 0.0 if both and length > 0 and g.tp.shape[1] > 0 else np.nan
+        return np.array([auc]), np.array([prg])
     auc = roc_auc(g) if twice is None else roc_auc_from_twice(twice, g.n_pos, g.n_neg, g.exact)
     return auc, np.where(_prg_defined(g), sums[:, 5] / 2.0 + 0.0, np.nan)
 
