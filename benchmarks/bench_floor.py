@@ -14,8 +14,8 @@ from those same rounds:
 
 * ``np.sort`` of the scores: the floor;
 * precall ``average_precision`` (step), ``roc_auc`` and ``evaluate`` with the compiled
-  kernel (``set_kernel("numba")``) and ``average_precision`` with numpy
-  (``set_kernel("numpy")``);
+  kernel (``set_kernel("numba")``) and ``average_precision`` and ``evaluate`` with numpy
+  (``set_kernel("numpy")``, the README's install);
 * scikit-learn ``average_precision_score`` and ``roc_auc_score``;
 * torchmetrics ``binary_average_precision`` (exact, ``thresholds=None``) on CPU tensors,
   one torch thread (like the others); its result is a float32 tensor (checked to 1e-6);
@@ -101,6 +101,7 @@ def functions(y: np.ndarray, s: np.ndarray, only: set[str]) -> dict[str, Callabl
         out["AP numpy"] = with_kernel("numpy", lambda: precall.average_precision(y, s))
         out["ROC numba"] = with_kernel("numba", lambda: precall.roc_auc(y, s))
         out["evaluate numba"] = with_kernel("numba", lambda: precall.evaluate(y, s))
+        out["evaluate numpy"] = with_kernel("numpy", lambda: precall.evaluate(y, s))
     if "sklearn" in only:
         from sklearn.metrics import average_precision_score, roc_auc_score
         out["sklearn AP"] = lambda: average_precision_score(y, s)
@@ -129,7 +130,8 @@ def weighted_functions(y: np.ndarray, s: np.ndarray, w: np.ndarray, only: set[st
 
 def check(values: dict[str, Any]) -> str:
     notes = []
-    for a, b in (("AP numba", "AP numpy"), ("wAP numba", "wAP numpy"), ("wROC numba", "wROC numpy")):
+    for a, b in (("AP numba", "AP numpy"), ("wAP numba", "wAP numpy"), ("wROC numba", "wROC numpy"),
+                 ("evaluate numba", "evaluate numpy")):
         if a in values and b in values and repr(values[a]) != repr(values[b]):
             notes.append(f"{a} != {b}")
     for a, b in (("AP numba", "sklearn AP"), ("ROC numba", "sklearn ROC"), ("wAP numba", "sklearn wAP"),
@@ -167,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(float(x)) for x in args.sizes]
     f32 = {int(float(x)) for x in args.float32}
     lines = ["| n | dtype | positives | np.sort s | AP numba / sort | AP numpy / sort | ROC numba / sort | "
-             "evaluate / AP | evaluate / AP in turns | sklearn AP / AP | sklearn ROC / ROC | torchmetrics AP / AP | "
-             "peak AP / score bytes | check |", "|" + "---|" * 14]
+             "evaluate / AP | evaluate / AP in turns | evaluate / AP numpy | sklearn AP / AP | sklearn ROC / ROC | "
+             "torchmetrics AP / AP | peak AP / score bytes | check |", "|" + "---|" * 15]
     growth: dict[tuple[str, str, float], list[tuple[int, float]]] = {}
     wlines = ["| n | positives | wAP numba s | wAP numpy s | sklearn wAP s | sklearn / numba AP | sklearn / numba ROC | "
               "sklearn / numpy AP | check |", "|" + "---|" * 9]
@@ -200,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
                     return f"{t[a] / t[b]:.2f}" if a in t and b in t else ""
                 lines.append(f"| {n:.0e} | {name} | {prev:.0%} | {t.get('np.sort', float('nan')):.3f} | "
                              f"{r('AP numba', 'np.sort')} | {r('AP numpy', 'np.sort')} | {r('ROC numba', 'np.sort')} | "
-                             f"{r('evaluate numba', 'AP numba')} | {pair} | {r('sklearn AP', 'AP numba')} | "
+                             f"{r('evaluate numba', 'AP numba')} | {pair} | {r('evaluate numpy', 'AP numpy')} | "
+                             f"{r('sklearn AP', 'AP numba')} | "
                              f"{r('sklearn ROC', 'ROC numba')} | {r('torchmetrics AP', 'AP numba')} | {mem} | "
                              f"{check(v)} |")
                 print(lines[-1], flush=True)

@@ -37,9 +37,10 @@ def _numpy_kernel():
 
 
 @contextlib.contextmanager
-def _route(windowed: bool, leaf: int = 128, rows: int = 7):
+def _route(windowed: bool, leaf: int = 128, rows: int = 7, by_leaves: bool = False):
     """The split route forced on (or off), with leaves of ``leaf`` steps and checkpoints ``rows`` apart,
-    counting its runs."""
+    counting its runs; ``by_leaves``: the steps' arrays taken a node at a time from any length
+    (``evaluation.BY_LEAVES``), else whole (the oracle)."""
     runs = []
     real = evaluation._split_pass
 
@@ -49,6 +50,7 @@ def _route(windowed: bool, leaf: int = 128, rows: int = 7):
 
     with mock.patch.object(steps, "windowed", lambda *a: windowed), \
             mock.patch.object(evaluation, "_split_pass", spy), \
+            mock.patch.object(evaluation, "BY_LEAVES", 1 if by_leaves else 1 << 62), \
             mock.patch.object(evaluation, "LEAF_STEPS", leaf), mock.patch.object(steps, "SPLIT_ROWS", rows):
         yield runs
 
@@ -82,6 +84,9 @@ def _check(y, s, leaf=128, rows=7, **kw):
     assert len(runs) == 2, "the split route did not run"
     assert _bits(got) == _bits(want)
     assert _bits(overwritten) == _bits(want)
+    with _route(False, leaf, rows, by_leaves=True) as runs:  # the arrays a node at a time
+        by_leaves = precall.evaluate(y, s, on_undefined="nan", **kw)
+    assert _bits(by_leaves) == _bits(want)
     assert np.array_equal(np.sort(lent.astype(np.float64)), np.sort(s.astype(np.float64)))  # the same values
 
 
@@ -285,18 +290,21 @@ def test_the_route_is_taken_without_the_compiled_kernel():
     y = rng.random(n) < 0.5
     runs = []
     real = evaluation._split_pass
-    with mock.patch.object(evaluation, "_split_pass", lambda ss, g: runs.append(1) or real(ss, g)):
+    with mock.patch.object(evaluation, "_split_pass", lambda ss, g: runs.append(type(ss)) or real(ss, g)):
         got = precall.evaluate(y, s)
-        assert runs
+        assert runs == [steps.SplitSteps]
         with mock.patch.object(steps, "windowed", lambda *a: False):
-            want = precall.evaluate(y, s)
-    assert _bits(got) == _bits(want)
+            by_leaves = precall.evaluate(y, s)  # the arrays, a node at a time (more than BY_LEAVES steps)
+            assert runs[1:] == [evaluation._ArraySteps]
+            with mock.patch.object(evaluation, "BY_LEAVES", 1 << 62):
+                want = precall.evaluate(y, s)
+    assert _bits(got) == _bits(want) == _bits(by_leaves)
     runs.clear()
-    with mock.patch.object(evaluation, "_split_pass", lambda ss, g: runs.append(1) or real(ss, g)):
+    with mock.patch.object(evaluation, "_split_pass", lambda ss, g: runs.append(type(ss)) or real(ss, g)):
         precall.evaluate(y, s, sample_weight=np.ones(n))
         precall.evaluate(y, s, ties="stable")
         precall.evaluate(y, s, prevalence=0.3)
-    assert not runs
+    assert steps.SplitSteps not in runs  # the arrays (stable ties of distinct scores: a node at a time)
 
 
 def test_the_first_of_equal_best_f1s_in_two_leaves():
