@@ -1546,9 +1546,7 @@ def _dg_ratios(tpr, fpr, dtpr, fpa, out, tied):  # pragma: no cover - compiled
     size = tied.shape[0]
     for s in range(0, n, size):
         k = min(size, n - s)
-        if _no_negatives(fpr[s:s + k], fpa[s:s + k], k):
-            continue
-        for t in range(_mismatches(fpr[s:s + k], fpa[s:s + k], k, tied)):
+        for t in range(_tied_steps(fpr[s:s + k], fpa[s:s + k], k, tied)):
             j = s + tied[t]
             out[j] = _dg_ratio(tpr[j], fpr[j], dtpr[j], fpa[j])
 
@@ -1723,13 +1721,17 @@ def _dg_area(tp, fp, dtp, fp_prev, log_ratio):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _mismatches(a, b, k, out):  # pragma: no cover - compiled
-    """The indices ``j < k`` where ``a[j] != b[j]`` into ``out``, in order; returns their number
-    (no branch: a few per block cost no mispredicted jumps and no vector loop of their formula)."""
+def _tied_steps(fp, fp_prev, k, out):  # pragma: no cover - compiled
+    """The steps ``j < k`` that add a negative (``fp[j] != fp_prev[j]``: a positive tied with a negative)
+    into ``out``, in order; returns their number.  A vector check first (none, the usual block), then
+    one pass with no branch: a few per block cost no mispredicted jumps and no vector loop of their
+    formula (which LLVM would run on every lane under a mask)."""
+    if _no_negatives(fp, fp_prev, k):
+        return 0
     c = 0
     for j in range(k):
         out[np.uint64(c)] = j
-        c += a[j] != b[j]
+        c += fp[j] != fp_prev[j]
     return c
 
 
@@ -1769,8 +1771,7 @@ def _block_terms(tp, fp, dtp, fp_prev, i, lo, hi, p, n, o, length, dense, exact,
                     dj = dtpr[j]
                     area = np.float64(dj) - np.float64(fpa[j]) * lr[j]
                     t5[j] = area if dj > 0 else 0.0
-                n_tied = 0 if _no_negatives(fpr, fpa, k) else _mismatches(fpr, fpa, k, tied)
-                for t in range(n_tied):  # the steps with negatives tied: few
+                for t in range(_tied_steps(fpr, fpa, k, tied)):  # the steps with negatives tied: few
                     j = tied[t]
                     t5[j] = _dg_area(tpr[j], fpr[j], dtpr[j], fpa[j], lr[j])
             else:

@@ -283,7 +283,7 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
     >>> round(precall.normalized_average_precision(0.55, 0.1), 6)
     0.5
     """
-    return float(normalized_average_precisions(np.array([average_precision]), np.array([min_ap]))[0])
+    return _normalized(float(average_precision), float(min_ap))
 
 
 def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str, recall_grid: str
@@ -357,7 +357,8 @@ def make_evaluation(
 
 
 def _normalized(average_precision: float, min_ap: float) -> float:
-    """:func:`normalized_average_precisions` of one pair of floats (the same operations)."""
+    """:func:`normalized_average_precisions` of one pair of floats (the same operations): the public
+    :func:`normalized_average_precision` and ``evaluate``'s."""
     if average_precision != average_precision or min_ap != min_ap or min_ap >= 1.0:
         return float("nan")
     return (average_precision - min_ap) / (1.0 - min_ap)
