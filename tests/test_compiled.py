@@ -236,6 +236,52 @@ def test_a_bad_environment_variable_is_named(tmp_path):
     assert "`PRECALL_KERNEL` must be one of 'auto', 'numpy', 'numba'; got 'gpu'" in out.stderr
 
 
+_FIRST_COMPILE = """
+import numpy as np
+from numba import njit
+from precall._core import backend
+backend.on_first_compile(lambda: print("notice"))
+backend.set_kernel("numba")
+module = backend.compiled(4)
+njit(lambda x: x + 1)(1)  # another package's compile: no notice
+print("theirs")
+key = np.empty(4, dtype=np.uint64)
+front = module.tag_ints(np.array([3, 1, -2, 5]), np.array([1, 0, 1, 0], dtype=np.uint8), key)
+module.radix_sort(key[:front], np.empty(front, dtype=np.uint64))  # a second pass compiled
+print("ours", front)
+"""
+
+
+def test_the_first_compile_is_announced_once(tmp_path):
+    """``on_first_compile`` (the command line's notice): called once, when numba first compiles a pass
+    of ours in a process whose cache has none; not for another package's compile, nor when
+    the machine code is in numba's cache."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", _FIRST_COMPILE], capture_output=True, text=True, env=env,
+                           timeout=300) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert runs[0].stdout.split("\n") == ["theirs", "notice", "ours 3", ""]
+    assert runs[1].stdout.split("\n") == ["theirs", "ours 3", ""]  # loaded from the cache
+
+
+def test_the_command_line_says_why_its_first_run_is_slow(monkeypatch, capsys):
+    import importlib
+
+    main = importlib.import_module("precall.cli.main")
+
+    assert main._compile_notice in backend._notices
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
+    main._compile_notice()
+    assert capsys.readouterr().err == ""  # not on a terminal: nothing
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    main._compile_notice()
+    err = capsys.readouterr().err
+    assert err == main.COMPILE_NOTICE + "\n" and len(err) <= 81 and "numba" in err
+
+
 @pytest.mark.filterwarnings("ignore")
 @settings(max_examples=200, deadline=None)
 @given(inputs, st.sampled_from(["group", "stable"]), st.sampled_from(["numpy", "numba"]))

@@ -28,7 +28,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from types import ModuleType
 from typing import Any
 
-__all__ = ["KERNELS", "MIN_COMPILED", "MIN_BESIDE", "beside", "compiled", "share_out", "get_kernel", "last_kernel", "set_kernel"]
+__all__ = ["KERNELS", "MIN_COMPILED", "MIN_BESIDE", "beside", "compiled", "on_first_compile", "share_out", "get_kernel",
+           "last_kernel", "set_kernel"]
 
 KERNELS = ("auto", "numpy", "numba")
 
@@ -109,8 +110,31 @@ def _load() -> ModuleType | None:
             from . import compiled as module
         except ImportError:
             module = None
+        else:
+            module.on_compile(_first_compile)
         _module.append(module)
     return _module[0]
+
+
+_notices: list[Callable[[], None]] = []  # on_first_compile's callbacks
+_compiled_here: list[bool] = []  # [True] once numba has begun compiling a pass of ours in this process
+
+
+def on_first_compile(callback: Callable[[], None]) -> None:
+    """Have ``callback()`` called once, when numba begins to compile a pass of the compiled kernel
+    in this process: the first use of the ``fast`` extra with this numba on this machine, which
+    takes about 15-20 s for ``evaluate`` on a million rows (later processes load the machine
+    code from numba's cache, in milliseconds).  The command line's notice on a terminal; the
+    library itself prints nothing."""
+    _notices.append(callback)
+
+
+def _first_compile() -> None:
+    """numba begins to compile a pass of ours (:func:`compiled.on_compile`'s callback)."""
+    if not _compiled_here:
+        _compiled_here.append(True)
+        for callback in list(_notices):
+            callback()
 
 
 def compiled(n: int) -> ModuleType | None:

@@ -19,7 +19,7 @@ import sys
 from typing import Any, Sequence
 
 import precall
-from precall._core.backend import KernelUnavailable
+from precall._core.backend import KernelUnavailable, on_first_compile
 from precall._core.text import needs_showing, visible
 from precall.readers import InputError
 
@@ -82,6 +82,19 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout without a descriptor
         pass
+
+
+COMPILE_NOTICE = f"{PROG}: numba compiles the fast kernels on this first run (about 20 s, once)"
+
+
+def _compile_notice() -> None:
+    """On a terminal, say why the first run with the ``fast`` extra is slow (numba compiles for
+    this machine, then keeps the machine code in its cache)."""
+    if sys.stderr.isatty():
+        print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+
+on_first_compile(_compile_notice)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
