@@ -307,6 +307,27 @@ def test_the_route_is_taken_without_the_compiled_kernel():
     assert steps.SplitSteps not in runs  # the arrays (stable ties of distinct scores: a node at a time)
 
 
+@pytest.mark.parametrize("positives", [0.5, 0.1])
+def test_step_arrays_below_twice_a_leaf_take_half_leaves(positives):
+    """The numpy route's step arrays of ``BY_LEAVES`` to ``2 * LEAF_STEPS`` steps: leaves of half
+    ``LEAF_STEPS`` (``_leaf_steps``), the bits of the arrays whole."""
+    rng = np.random.default_rng(11)
+    n = 90_000
+    y = rng.random(n) < positives
+    s = np.round(rng.random(n), 5)  # ties too
+    limits = []
+    real = steps.tree_leaves
+    with mock.patch.object(evaluation, "tree_leaves", lambda m, limit: limits.append((m, limit)) or real(m, limit)):
+        got = precall.evaluate(y, s)
+        with mock.patch.object(evaluation, "BY_LEAVES", 1 << 62):
+            want = precall.evaluate(y, s)
+    m = int(np.unique(s[y]).size)
+    assert evaluation.BY_LEAVES <= m < 2 * evaluation.LEAF_STEPS
+    assert limits[0] == (m, evaluation.LEAF_STEPS // 2) and len(real(m, evaluation.LEAF_STEPS // 2)) == (
+        2 if m > evaluation.LEAF_STEPS // 2 else 1)
+    assert _bits(got) == _bits(want)
+
+
 def test_the_first_of_equal_best_f1s_in_two_leaves():
     """F1 = 2 TP / (TP + FP + P) is the same at (t, 0) and at (2t, P): t positives, P negatives, t
     positives, 4t negatives, t positives (P = 3t).  The first of the two is the best-F1 point, as

@@ -407,11 +407,11 @@ def batch_numbers(s: Steps | None, g: Steps | None, recall_grid: str = "referenc
     return BatchNumbers(aps, best, auc, prg)
 
 
-BY_LEAVES = 1 << 17
+BY_LEAVES = 1 << 12
 """Steps of one problem (grouped ties, counts) from which the numpy route computes its numbers a node of the
 summation tree at a time (:func:`_split_pass` over :class:`_ArraySteps`): each kernel's temporaries stay in
-the cache (``evaluate`` of 1e6 float64 scores at 50% positives: 99 against 137-151 ms; at 10% the same
-time); below, one node or two, the arrays whole."""
+the cache (``evaluate`` of 1e6 float64 scores at 50% positives: 99 against 137-151 ms; of 1e5, 11.4 against
+14.8 ms; at 10% the same time); below, the arrays whole (as fast: fewer calls of numpy)."""
 
 
 def _by_leaves(s: Steps) -> bool:
@@ -567,7 +567,17 @@ def _windowed_pass(fast: Any, ks: KeySteps, recall_grid: str) -> tuple:
 
 
 LEAF_STEPS = 1 << 16
-"""Steps of a leaf of :func:`_split_pass`: its temporaries are of this size."""
+"""Steps of a leaf of :func:`_split_pass`: its temporaries are of this size (:func:`_leaf_steps`)."""
+
+
+def _leaf_steps(ss: SplitSteps | _ArraySteps) -> int:
+    """The largest leaf of :func:`_split_pass`: :data:`LEAF_STEPS`, or half as many for step arrays of fewer
+    than twice that (two leaves of 32,768 to 65,536 steps would leave the kernels' temporaries outside the
+    cache: ``evaluate`` of 2e5 float64 scores at 50% positives took 25.7 ms so, 18.4 ms in four leaves; from
+    2 * LEAF_STEPS steps the halves were as fast or slower, and slower for :class:`SplitSteps`)."""
+    if isinstance(ss, _ArraySteps) and ss.length < 2 * LEAF_STEPS:
+        return max(LEAF_STEPS // 2, 128)  # tree_leaves' least
+    return LEAF_STEPS
 
 
 def _split_pass(ss: SplitSteps, recall_grid: str) -> tuple:
@@ -575,12 +585,13 @@ def _split_pass(ss: SplitSteps, recall_grid: str) -> tuple:
     made a leaf of the pairwise tree at a time (:func:`~precall._core.steps.tree_leaves`, the last first: the
     envelopes' running maxima come from the lower scores), each leaf's sums those of the whole arrays' tree."""
     m, p, n = ss.length, ss.n_pos, ss.n_neg
+    limit = _leaf_steps(ss)
     grids = ((VOC07_GRID, np.zeros(VOC07_GRID.size)), (COCO_GRID, np.zeros(COCO_GRID.size)))
     leaf: dict[int, np.ndarray] = {}
     carry = np.full(2, -np.inf)  # the best precision (and pycocotools') of the steps after the leaf
     best, best_f1, twice = -1, -np.inf, 0
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        for a, size in reversed(tree_leaves(m, LEAF_STEPS)):
+        for a, size in reversed(tree_leaves(m, limit)):
             s = ss.steps(a, a + size)
             precision = precision_of(s)
             envelopes = (np.maximum(_envelope(precision), carry[0]),
@@ -598,16 +609,16 @@ def _split_pass(ss: SplitSteps, recall_grid: str) -> tuple:
                 best, best_f1 = a + int(k[0]), f1[0]
             twice += int(twice_fp_area(s)[0])  # integers: the same sum in any split
         sums = np.zeros((1, 6))
-        sums[0, :4] = tree_total(m, LEAF_STEPS, leaf)
+        sums[0, :4] = tree_total(m, limit, leaf)
         # AUPRG: numpy sums the terms from the first step at or past recall gain 0 on, a tree of its own
         t0, k0 = np.array([[p * (p / (p + n))]]), np.array([ss.below])
         prg: dict[int, np.ndarray] = {}
-        for a, size in tree_leaves(m - ss.below, LEAF_STEPS):
+        for a, size in tree_leaves(m - ss.below, limit):
             s = ss.steps(ss.below + a, ss.below + a + size)
             terms = _prg_terms(s, slice(None), ss.below + a, k0, t0, np.ones((1, size), dtype=bool), np.array([[p]]),
                                np.array([[n]]))
             prg[a] = np.sum(terms)
-        sums[0, 5] = tree_total(m - ss.below, LEAF_STEPS, prg)
+        sums[0, 5] = tree_total(m - ss.below, limit, prg)
     return sums, grids[0][1][None, :], grids[1][1][None, :], np.array([best]), np.array([twice], dtype=np.int64)
 
 
