@@ -34,7 +34,7 @@ __all__ = ["KERNELS", "MIN_COMPILED", "MIN_BESIDE", "beside", "compiled", "on_fi
 KERNELS = ("auto", "numpy", "numba")
 
 MIN_COMPILED = 1_000_000
-"""Samples from which ``"auto"`` loads and takes the compiled pass (``docs/design.md``: where it pays);
+"""Samples from which ``"auto"`` loads and takes the compiled pass (``docs/internals.md``, "Latency": where it pays);
 once loaded, ``"auto"`` takes it at every size."""
 
 
