@@ -412,8 +412,8 @@ def ranked_steps(key, shift, exact_key, scores, positive, weight, weighted, stab
 def carry_floats(bits, wide, positive, weight, weighted, key, signed):  # pragma: no cover - compiled
     """In one pass: each float score's descending key (the numpy twin: ``sort._descending_key``;
     ``bits`` the scores' bits as int64 (``wide``, float64) or int32 (float32)) and its weight
-    signed by its label (1.0 without ``weighted``), the inputs of :func:`radix_sort_carry` and
-    :func:`carried_steps`.  Returns False at a ``-0.0`` (its threshold would lose its sign)."""
+    signed by its label (1 without ``weighted``, ``signed`` then int64), the inputs of
+    :func:`radix_sort_carry` and :func:`carried_steps`.  Returns False at a ``-0.0`` (its threshold would lose its sign)."""
     top = np.int64(0x7FFFFFFFFFFFFFFF)
     for i in range(bits.shape[0]):
         v = np.int64(bits[i])
@@ -438,17 +438,19 @@ def carried_steps(key, signed_weight, stable, step_key, tp, dtp, fp, fp_prev):  
     equal scores in input order: :func:`radix_sort_carry`), each row's weight carried signed by its
     label (negative for a positive; 1.0 without weights).  TP and FP add ``t = w if positive else
     0`` and ``w - t`` in that order, compensated (:func:`_add`), as :func:`ranked_steps` and the
-    numpy route's ``compensated_cumsum``;
+    numpy route's ``compensated_cumsum``; without weights the payload is int64 (+-1) and the same
+    operations count in integers (each error 0), written into int64 arrays;
     a step is a run of equal keys holding a positive (each positive sample with ``stable``).
     Writes each step's key and returns ``(steps, total TP, total FP)``.  Without branches on the
     labels: ``t`` is ``w * positive`` (the same float), and every run's end is written to the next
     step, which only a run holding a positive keeps (the arrays hold one entry more than the
     positive rows)."""
     n = key.shape[0]
-    tp_s = tp_e = tp_c = 0.0  # running sequential sums, their errors, the compensated sums
-    fp_s = fp_e = fp_c = 0.0
-    tp_above = 0.0
-    fp_above = 0.0
+    zero = signed_weight[0] - signed_weight[0]  # integer counts for an integer payload (no weights: +-1)
+    tp_s = tp_e = tp_c = zero  # running sequential sums, their errors, the compensated sums
+    fp_s = fp_e = fp_c = zero
+    tp_above = zero
+    fp_above = zero
     any_pos = 0
     j = 0
     for i in range(n):

@@ -197,8 +197,9 @@ def carried_keys(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | 
     threshold would lose its sign (a ``-0.0`` among float scores) or the scores are wider than
     64 bits."""
     kind, size = scores.dtype.kind, scores.dtype.itemsize
+    payload = np.int64 if weight is None else np.float64  # without weights the labels as +-1: integer counts
     if kind == "f" and size in (4, 8):  # keys and signed weights in one compiled pass
-        key, signed = np.empty(scores.shape[0], dtype=np.int64), np.empty(scores.shape[0])
+        key, signed = np.empty(scores.shape[0], dtype=np.int64), np.empty(scores.shape[0], dtype=payload)
         w = np.zeros(0) if weight is None else np.asarray(weight, dtype=np.float64)
         if not module.carry_floats(scores.view(np.int64 if size == 8 else np.int32), size == 8, positive, w,
                                    weight is not None, key, signed):
@@ -207,7 +208,7 @@ def carried_keys(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | 
         if kind not in "fiu" or size > 8 or (kind == "f" and bool(np.signbit(scores[scores == 0]).any())):
             return None
         key = _descending_key(scores)[0].view(np.int64)  # a new array
-        signed = np.ones(scores.shape[0]) if weight is None else np.array(weight, dtype=np.float64)
+        signed = np.ones(scores.shape[0], dtype=payload) if weight is None else np.array(weight, dtype=np.float64)
         np.negative(signed, out=signed, where=positive)
     module.radix_sort_carry(key, signed.view(np.int64), np.empty_like(key), np.empty_like(key))
     return key, signed

@@ -359,14 +359,11 @@ def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], tie
     weighted = data.weight is not None
     bound = int(np.count_nonzero(data.positive)) + 1  # a step holds a positive; the pass writes one entry ahead
     step_key = np.empty(bound, dtype=np.int64)
-    tp, dtp, fp, fp_prev = (np.empty(bound) for _ in range(4))
+    tp, dtp, fp, fp_prev = (np.empty(bound, dtype=signed.dtype) for _ in range(4))  # int64 counts without weights
     j, n_pos, n_neg = module.carried_steps(key, signed, ties == "stable", step_key, tp, dtp, fp, fp_prev)
     thresholds = descending_key_scores(step_key[:j].view(np.uint64), data.scores.dtype)
-    arrays = [_trimmed(a, j) for a in (tp, dtp, fp, fp_prev)]
-    if not weighted:
-        arrays = [a.astype(np.int64) for a in arrays]
-    tp, dtp, fp, fp_prev = arrays
-    return one_problem(thresholds, tp, dtp, fp, fp_prev, n_pos, n_neg, not weighted)
+    tp, dtp, fp, fp_prev = (_trimmed(a, j) for a in (tp, dtp, fp, fp_prev))
+    return one_problem(thresholds, tp, dtp, fp, fp_prev, float(n_pos), float(n_neg), not weighted)
 
 
 def _exact_order_steps(data: BinaryInput, ties: Ties, grouped: bool, module: Any) -> tuple[Steps, Steps]:
