@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, objmode
+from numba.core import event
 
 __all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "float32_keys", "key_checkpoints", "key_scores32", "key_scores64", "key_window", "numbers_prepass", "on_compile",
            "pad_steps", "radix_sort", "radix_sort_carry", "ranked_steps", "row_segment_sums", "score_major_pass", "score_runs_pass",
@@ -33,21 +34,25 @@ __all__ = ["assemble_keys", "batch_numbers", "carried_steps", "carry_floats", "f
            "untag_floats", "worst_precision_sums", "WINDOW"]
 
 
+class _Compiling(event.Listener):
+    """numba's compile events (its public event API) of this module's passes, passed on to ``callback``."""
+
+    def __init__(self, callback):
+        self.callback = callback
+
+    def on_start(self, ev):
+        data = ev.data if isinstance(ev.data, dict) else {}
+        if getattr(getattr(data.get("dispatcher"), "py_func", None), "__module__", "") == __name__:
+            self.callback()
+
+    def on_end(self, ev):
+        pass
+
+
 def on_compile(callback):
-    """Have ``callback()`` called whenever numba begins to compile one of this module's passes (numba's
-    compile events; a pass loaded from numba's cache is not compiled): ``backend.on_first_compile``."""
-    from numba.core import event
-
-    class Compiling(event.Listener):
-        def on_start(self, ev):
-            data = ev.data if isinstance(ev.data, dict) else {}
-            if getattr(getattr(data.get("dispatcher"), "py_func", None), "__module__", "") == __name__:
-                callback()
-
-        def on_end(self, ev):
-            pass
-
-    event.register("numba:compile", Compiling())
+    """Have ``callback()`` called whenever numba begins to compile one of this module's passes (a pass
+    loaded from numba's cache is not compiled): ``backend.on_first_compile``."""
+    event.register("numba:compile", _Compiling(callback))
 
 
 @njit(cache=True, nogil=True)
