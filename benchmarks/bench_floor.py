@@ -5,6 +5,7 @@ Run from the repository root (precall importable; scikit-learn, torchmetrics, nu
     python benchmarks/bench_floor.py --sizes 1e5 1e6 1e7 --rounds 3
     python benchmarks/bench_floor.py --sizes 1e8 --rounds 1 --only precall,sort,sklearn --prevalences 0.01 0.3
     python benchmarks/bench_floor.py ... --output docs/floor.md
+    python benchmarks/bench_floor.py --sizes 1e6 1e7 --float32 1e6 1e7 --only precall,sort --ties stable
 
 For every size and prevalence (1%, 10%, 30%, 50%; float64 scores from a shifted logit,
 so almost every score is distinct; float32 at ``--float32`` sizes) each function runs in
@@ -24,6 +25,9 @@ from those same rounds:
   pages, which moves single calls by up to 2x on this kind of host;
 * weighted (U(0.5, 2) weights, 10% positives, or each of ``--weighted-prevalences``): precall's
   AP and ROC-AUC (both kernels) against scikit-learn's.
+
+``--ties stable`` gives precall's AP and ``evaluate`` stable ties (ROC-AUC groups them whatever
+``ties`` is); scikit-learn and torchmetrics group ties, so their values are not compared then.
 
 It checks that precall's two kernels agree bit for bit, and with scikit-learn to 1e-9;
 measures the peak traced memory of one call (``tracemalloc``, as a multiple of the score
@@ -70,7 +74,7 @@ def best_cpu(funcs: dict[str, Callable[[], Any]], rounds: int) -> tuple[dict[str
     return {k: min(v) for k, v in times.items()}, values
 
 
-def paired_ratio(y: np.ndarray, s: np.ndarray, rounds: int) -> float:
+def paired_ratio(y: np.ndarray, s: np.ndarray, rounds: int, ties: str = "group") -> float:
     """``evaluate`` / AP timed alone in turns (AP, evaluate, AP, ...; compiled kernel, no other
     function and no ``gc.collect()`` between them), the ratio of the best CPU times: what
     ``evaluate`` adds to one AP, without the page faults of the other functions' arrays moving it."""
@@ -80,7 +84,7 @@ def paired_ratio(y: np.ndarray, s: np.ndarray, rounds: int) -> float:
     for _ in range(rounds):
         for f, out in ((precall.average_precision, ap), (precall.evaluate, ev)):
             t0 = time.process_time()
-            f(y, s)
+            f(y, s, ties=ties)
             out.append(time.process_time() - t0)
     return min(ev) / min(ap)
 
@@ -92,16 +96,16 @@ def with_kernel(name: str, f: Callable[[], Any]) -> Callable[[], Any]:
     return run
 
 
-def functions(y: np.ndarray, s: np.ndarray, only: set[str]) -> dict[str, Callable[[], Any]]:
+def functions(y: np.ndarray, s: np.ndarray, only: set[str], ties: str = "group") -> dict[str, Callable[[], Any]]:
     out: dict[str, Callable[[], Any]] = {}
     if "sort" in only:
         out["np.sort"] = lambda: np.sort(s)
     if "precall" in only:
-        out["AP numba"] = with_kernel("numba", lambda: precall.average_precision(y, s))
-        out["AP numpy"] = with_kernel("numpy", lambda: precall.average_precision(y, s))
+        out["AP numba"] = with_kernel("numba", lambda: precall.average_precision(y, s, ties=ties))
+        out["AP numpy"] = with_kernel("numpy", lambda: precall.average_precision(y, s, ties=ties))
         out["ROC numba"] = with_kernel("numba", lambda: precall.roc_auc(y, s))
-        out["evaluate numba"] = with_kernel("numba", lambda: precall.evaluate(y, s))
-        out["evaluate numpy"] = with_kernel("numpy", lambda: precall.evaluate(y, s))
+        out["evaluate numba"] = with_kernel("numba", lambda: precall.evaluate(y, s, ties=ties))
+        out["evaluate numpy"] = with_kernel("numpy", lambda: precall.evaluate(y, s, ties=ties))
     if "sklearn" in only:
         from sklearn.metrics import average_precision_score, roc_auc_score
         out["sklearn AP"] = lambda: average_precision_score(y, s)
@@ -128,7 +132,7 @@ def weighted_functions(y: np.ndarray, s: np.ndarray, w: np.ndarray, only: set[st
     return out
 
 
-def check(values: dict[str, Any]) -> str:
+def check(values: dict[str, Any], ties: str = "group") -> str:
     notes = []
     for a, b in (("AP numba", "AP numpy"), ("wAP numba", "wAP numpy"), ("wROC numba", "wROC numpy"),
                  ("evaluate numba", "evaluate numpy")):
@@ -136,6 +140,8 @@ def check(values: dict[str, Any]) -> str:
             notes.append(f"{a} != {b}")
     for a, b in (("AP numba", "sklearn AP"), ("ROC numba", "sklearn ROC"), ("wAP numba", "sklearn wAP"),
                  ("wROC numba", "sklearn wROC"), ("AP numba", "torchmetrics AP")):
+        if ties == "stable" and a == "AP numba":  # the references group ties
+            continue
         if a in values and b in values and not abs(values[a] - values[b]) < (1e-6 if "torch" in b else 1e-9):
             notes.append(f"{a} vs {b}: {values[a]!r} {values[b]!r}")
     return "; ".join(notes) or "ok"
@@ -163,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-weighted", action="store_true")
     ap.add_argument("--weighted-prevalences", nargs="+", type=float, default=[0.10])
     ap.add_argument("--latency", action="store_true", help="also the first call in a fresh process")
+    ap.add_argument("--ties", choices=["group", "stable"], default="group", help="precall's tie rule for AP and evaluate")
     ap.add_argument("--output")
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
@@ -178,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     for dtype in (np.float64, np.float32):  # compile (or load from numba's cache) every kernel timed below, so
         y, s, w = make(2000, 0.3)           # a fresh clone's first round does not count numba's compilation
         s = s.astype(dtype)
-        for f in (precall.average_precision, precall.roc_auc, precall.evaluate):
-            f(y, s)
+        for f in (precall.average_precision, precall.evaluate):
+            f(y, s, ties=args.ties)
+        precall.roc_auc(y, s)
         for f in (precall.average_precision, precall.roc_auc):
             f(y, s, sample_weight=w)
     for n in sizes:
@@ -188,12 +196,12 @@ def main(argv: list[str] | None = None) -> int:
                 y, s64, w = make(n, prev)
                 s = s64.astype(dtype)
                 del s64
-                t, v = best_cpu(functions(y, s, only), args.rounds)
+                t, v = best_cpu(functions(y, s, only, args.ties), args.rounds)
                 mem = pair = ""
                 if "precall" in only:
-                    pair = f"{paired_ratio(y, s, max(2 * args.rounds, 9)):.2f}"
+                    pair = f"{paired_ratio(y, s, max(2 * args.rounds, 9), args.ties):.2f}"
                     backend.set_kernel("numba")
-                    mem = f"{peak_memory(lambda: precall.average_precision(y, s)) / s.nbytes:.2f}"
+                    mem = f"{peak_memory(lambda: precall.average_precision(y, s, ties=args.ties)) / s.nbytes:.2f}"
                 name = np.dtype(dtype).name
                 for k, sec in t.items():
                     growth.setdefault((k, name, prev), []).append((n, sec))
@@ -205,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                              f"{r('evaluate numba', 'AP numba')} | {pair} | {r('evaluate numpy', 'AP numpy')} | "
                              f"{r('sklearn AP', 'AP numba')} | "
                              f"{r('sklearn ROC', 'ROC numba')} | {r('torchmetrics AP', 'AP numba')} | {mem} | "
-                             f"{check(v)} |")
+                             f"{check(v, args.ties)} |")
                 print(lines[-1], flush=True)
             for prev in ([] if args.no_weighted or dtype != np.float64 else args.weighted_prevalences):
                 y, s, w = make(n, prev)
@@ -223,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         for (n1, t1), (n2, t2) in zip(pts, pts[1:]):
             glines.append(f"| {k} | {name} | {prev:.0%} | {n1:.0e}-{n2:.0e} | "
                           f"{math.log(t2 / t1) / math.log(n2 / n1):.2f} |")
-    out = ["## Binary AP and ROC-AUC (CPU s, best of interleaved rounds; ratios from the same rounds)", "",
+    out = [f"## Binary AP and ROC-AUC, {args.ties} ties (CPU s, best of interleaved rounds; ratios from the same rounds)",
+           "",
            *lines, "", "## Weighted (U(0.5, 2) weights, float64)", "", *wlines, "",
            "## Growth exponents", "", *glines]
     if args.latency:

@@ -137,8 +137,9 @@ def test_large_inputs_across_blocks_and_key_collisions(dtype, weighted, prevalen
     for ties in ("group", "stable"):
         a, b = _both(lambda: steps_and_grouped(data, ties))
         assert _bits(a) == _bits(b)
-    a, b = _both(lambda: precall.evaluate(y, scores, sample_weight=weight))
-    assert _bits(a) == _bits(b)
+    for ties in ("group", "stable"):
+        a, b = _both(lambda: precall.evaluate(y, scores, sample_weight=weight, ties=ties))
+        assert _bits(a) == _bits(b)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

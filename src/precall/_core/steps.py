@@ -366,14 +366,19 @@ def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], tie
     return one_problem(thresholds, tp, dtp, fp, fp_prev, float(n_pos), float(n_neg), not weighted)
 
 
+def _carried_pair(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], ties: Ties, grouped: bool,
+                  module: Any) -> tuple[Steps, Steps]:
+    """The steps for ``ties`` and, when ``grouped``, for grouped ties, from the sorted exact keys."""
+    steps = carried_steps(data, carried, ties, module)
+    return steps, carried_steps(data, carried, "group", module) if grouped and ties != "group" else steps
+
+
 def _exact_order_steps(data: BinaryInput, ties: Ties, grouped: bool, module: Any) -> tuple[Steps, Steps]:
     """The steps for ``ties`` and, when ``grouped``, for grouped ties, from one sort of the rows in
     exact order: the score keys carrying the signed weights, or (a ``-0.0`` score) the index keys."""
     carried = carried_keys(data.scores, data.positive, data.weight, module)
     if carried is not None:
-        steps = carried_steps(data, carried, ties, module)
-        other = carried_steps(data, carried, "group", module) if grouped and ties != "group" else steps
-        return steps, other
+        return _carried_pair(data, carried, ties, grouped, module)
     keys = sorted_index_keys(data.scores, module)
     if grouped and ties != "group":
         key, *rest = keys
@@ -381,6 +386,18 @@ def _exact_order_steps(data: BinaryInput, ties: Ties, grouped: bool, module: Any
         return ranked_steps(data, keys, ties, module), other
     steps = ranked_steps(data, keys, ties, module)
     return steps, steps
+
+
+SHARED_LIKELY = 1 << 14
+"""Rows of scores of at most 32 bits from which stable ties go straight to the exact keys (:func:`compiled_steps`)."""
+
+
+def _shared_likely(scores: np.ndarray) -> bool:
+    """Whether a score shared by both classes is likely enough that unweighted stable ties go straight to the
+    exact keys, skipping the label-tagged sort, which cannot give their steps then (a second sort; 1.0 of
+    3.6 ms at 1e5 float32 scores): scores of at most 32 bits (float32 has 2**23 values in [0.5, 1)) and at
+    least :data:`SHARED_LIKELY` rows."""
+    return scores.dtype.itemsize <= 4 and scores.shape[0] >= SHARED_LIKELY
 
 
 def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False, overwrite: bool = False
@@ -395,6 +412,12 @@ def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False, overwri
     module = backend.compiled(n)
     if module is None or n < 2 or data.scores.dtype.itemsize > 8 or n > 2**40 or not data.positive.any():
         return None
+    if data.weight is None and ties == "stable" and _shared_likely(data.scores):
+        carried = carried_keys(data.scores, data.positive, None, module)  # None at a -0.0: as below
+        if carried is not None:
+            pair = _carried_pair(data, carried, ties, grouped, module)
+            backend.ran("numba")
+            return pair
     if data.weight is None:
         in_place = overwrite and ties == "group"
         tagged = tagged_keys(data.scores, data.positive, module, overwrite=in_place)
