@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -139,6 +140,25 @@ def test_large_inputs_across_blocks_and_key_collisions(dtype, weighted, prevalen
         assert _bits(a) == _bits(b)
     for ties in ("group", "stable"):
         a, b = _both(lambda: precall.evaluate(y, scores, sample_weight=weight, ties=ties))
+        assert _bits(a) == _bits(b)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32, np.float16,
+                                   np.float32])
+def test_stable_ties_of_narrow_scores_take_the_exact_keys(dtype):
+    """Stable ties of scores of at most 32 bits from ``steps.SHARED_LIKELY`` rows go straight to the exact keys
+    (integers and float16 included): the numbers of the numpy route."""
+    from precall._core import steps
+
+    rng = np.random.default_rng(5)
+    n = steps.SHARED_LIKELY + 3000
+    y = rng.random(n) < 0.3
+    kind = np.dtype(dtype).kind
+    info = np.iinfo(dtype) if kind in "iu" else None
+    s = (rng.integers(info.min, info.max, n, endpoint=True) if info else rng.standard_normal(n)).astype(dtype)
+    for f in (lambda: precall.evaluate(y, s, ties="stable"), lambda: precall.average_precision(y, s, ties="stable")):
+        with mock.patch.object(steps, "tagged_keys", side_effect=AssertionError("the label-tagged sort ran")):
+            a, b = _both(f)
         assert _bits(a) == _bits(b)
 
 
