@@ -580,7 +580,7 @@ def _leaf_steps(ss: SplitSteps | _ArraySteps) -> int:
     return LEAF_STEPS
 
 
-def _split_pass(ss: SplitSteps, recall_grid: str) -> tuple:
+def _split_pass(ss: SplitSteps | _ArraySteps, recall_grid: str) -> tuple:
     """:func:`_compiled_pass` by the numpy kernels, the steps of :class:`~precall._core.steps.SplitSteps`
     made a leaf of the pairwise tree at a time (:func:`~precall._core.steps.tree_leaves`, the last first: the
     envelopes' running maxima come from the lower scores), each leaf's sums those of the whole arrays' tree."""
