@@ -33,7 +33,7 @@ import numpy as np
 
 from . import backend
 from .sort import (Ranked, carried_keys, cumulative_sums, descending_key_scores, distinct_counts, rank, run_ends,
-                   sorted_index_keys, sorted_split, tagged_keys, tagged_scores, untag_scores)
+                   scratch_arrays, sorted_index_keys, sorted_split, tagged_keys, tagged_scores, untag_scores)
 from .validate import BinaryInput, Ties, check_prevalence
 
 __all__ = [
@@ -307,6 +307,11 @@ def steps_from_ranked(r: Ranked, ties: Ties) -> Steps:
     return one_problem(r.scores[rows], tp, tp - tp_above, r.fp[rows], fp_prev, r.n_pos, r.n_neg, r.exact)
 
 
+def _step_bound(data: BinaryInput) -> int:
+    """Room for the steps of a compiled pass: a step holds a positive, and the pass writes one entry ahead."""
+    return int(np.count_nonzero(data.positive)) + 1
+
+
 def _trimmed(a: np.ndarray, j: int) -> np.ndarray:
     """The first ``j`` entries (a copy when they are less than half: the rest is freed)."""
     return a[:j].copy() if 2 * j < a.shape[0] else a[:j]
@@ -316,10 +321,10 @@ def tagged_steps(data: BinaryInput, tagged: tuple[np.ndarray, int], ties: Ties, 
     """The steps of unweighted input from its sorted label-tagged keys (:func:`sort.tagged_keys`)
     by the compiled pass; None for stable ties when a score is shared by both classes."""
     key, k = tagged
-    n_pos = int(np.count_nonzero(data.positive))
-    n_neg = key.shape[0] - n_pos
-    mag = np.empty(n_pos + 1, dtype=np.uint64)  # the pass writes one entry ahead
-    tp, dtp, fp, fp_prev = (np.empty(n_pos + 1, dtype=np.int64) for _ in range(4))
+    bound = _step_bound(data)
+    n_pos, n_neg = bound - 1, key.shape[0] - bound + 1
+    mag, tp, dtp, fp, fp_prev = scratch_arrays(5, bound, np.int64)
+    mag = mag.view(np.uint64)
     j, j_front = module.tagged_steps(key, k, ties == "stable", mag, tp, dtp, fp, fp_prev)
     if j < 0:
         return None
@@ -334,9 +339,8 @@ def ranked_steps(data: BinaryInput, sorted_keys: tuple[np.ndarray, int, int, int
     consumed) by the compiled pass: the numbers of ``steps_from_ranked(rank(data), ties)``."""
     key, shift, width, drop = sorted_keys
     weighted = data.weight is not None
-    bound = int(np.count_nonzero(data.positive))  # a step holds a positive
-    rows = np.empty(bound, dtype=np.int64)
-    tp, dtp, fp, fp_prev = (np.empty(bound) for _ in range(4))
+    rows, tp, dtp, fp, fp_prev = scratch_arrays(5, _step_bound(data) - 1, np.float64)  # a step holds a positive
+    rows = rows.view(np.int64)
     weight = data.weight if weighted else np.zeros(0)
     order = key.view(np.int64)
     scores = data.scores.astype(np.float32) if data.scores.dtype == np.float16 else data.scores  # exact
@@ -351,15 +355,16 @@ def ranked_steps(data: BinaryInput, sorted_keys: tuple[np.ndarray, int, int, int
     return one_problem(thresholds, tp, dtp, fp, fp_prev, n_pos, n_neg, not weighted)
 
 
-def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], ties: Ties, module: Any) -> Steps:
+def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], ties: Ties, module: Any,
+                  arrays: list[np.ndarray] | None = None) -> Steps:
     """The steps of validated input from its exact score keys sorted carrying the signed weights
     (:func:`sort.carried_keys`, reusable for both tie rules) by the compiled pass: the numbers of
     :func:`ranked_steps` and of ``steps_from_ranked(rank(data), ties)``."""
     key, signed = carried
     weighted = data.weight is not None
-    bound = int(np.count_nonzero(data.positive)) + 1  # a step holds a positive; the pass writes one entry ahead
-    step_key = np.empty(bound, dtype=np.int64)
-    tp, dtp, fp, fp_prev = (np.empty(bound, dtype=signed.dtype) for _ in range(4))  # int64 counts without weights
+    step_key, tp, dtp, fp, fp_prev = scratch_arrays(5, _step_bound(data), np.int64) if arrays is None else arrays
+    if signed.dtype != np.int64:  # float counts with weights
+        tp, dtp, fp, fp_prev = (a.view(np.float64) for a in (tp, dtp, fp, fp_prev))
     j, n_pos, n_neg = module.carried_steps(key, signed, ties == "stable", step_key, tp, dtp, fp, fp_prev)
     thresholds = descending_key_scores(step_key[:j].view(np.uint64), data.scores.dtype)
     tp, dtp, fp, fp_prev = (_trimmed(a, j) for a in (tp, dtp, fp, fp_prev))
@@ -369,8 +374,12 @@ def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], tie
 def _carried_pair(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], ties: Ties, grouped: bool,
                   module: Any) -> tuple[Steps, Steps]:
     """The steps for ``ties`` and, when ``grouped``, for grouped ties, from the sorted exact keys."""
-    steps = carried_steps(data, carried, ties, module)
-    return steps, carried_steps(data, carried, "group", module) if grouped and ties != "group" else steps
+    if not (grouped and ties != "group"):
+        steps = carried_steps(data, carried, ties, module)
+        return steps, steps
+    arrays = scratch_arrays(10, _step_bound(data), np.int64)  # both in one allocation
+    return (carried_steps(data, carried, ties, module, arrays[:5]),
+            carried_steps(data, carried, "group", module, arrays[5:]))
 
 
 def _exact_order_steps(data: BinaryInput, ties: Ties, grouped: bool, module: Any) -> tuple[Steps, Steps]:
