@@ -903,6 +903,10 @@ def radix_sort_carry(key, payload, other_k, other_p, carry=True):  # pragma: no 
     n = key.shape[0]
     if n < 2:
         return
+    if n <= _IN_CACHE:  # one bucket: its LSD passes go back and forth between the rows and the caller's buffers
+        _sort_small(key, payload, key, payload, 0, n, _differing_bits(key, 0, n), True, carry, key, payload, other_k,
+                    other_p)  # (buffers of its own, 4 x 8 bytes a row, faulted in again on every call)
+        return
     t1k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
     t2k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
     t1p = np.empty(min(n, _IN_CACHE) if carry else 1, dtype=payload.dtype)
