@@ -83,22 +83,24 @@ def test_compensated_cumsum_is_within_an_ulp_of_the_exact_sums(values, scale):
 
 
 
+
 @given(st.integers(0, 12), st.integers(0, 40), st.sampled_from([np.int64, np.float64, np.uint8]),
        st.integers(1, 200))
 @settings(max_examples=60, deadline=None)
-def test_scratch_arrays_are_separate_rows_of_blocks_under_the_cap(count, length, dtype, cap):
-    # the steps' and the sort's buffers: each its own memory, whatever rows share an allocation
-    saved, S.SCRATCH_BLOCK = S.SCRATCH_BLOCK, cap
+def test_scratch_arrays_are_separate_rows_of_one_block_under_huge_pages(count, length, dtype, huge):
+    # the steps' and the sort's buffers: each its own memory, rows of one allocation below the threshold
+    saved, S.HUGE_PAGES = S.HUGE_PAGES, huge
     try:
         arrays = S.scratch_arrays(count, length, dtype)
     finally:
-        S.SCRATCH_BLOCK = saved
+        S.HUGE_PAGES = saved
     assert len(arrays) == count
     for i, a in enumerate(arrays):
         assert a.shape == (length,) and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
         a[:] = i
     for i, a in enumerate(arrays):
         assert (a == i).all()  # no row written over by another
-        assert a.base.nbytes <= max(cap, a.nbytes)  # a block holds what fits the cap
-    rows = max(1, cap // max(length * np.dtype(dtype).itemsize, 1))
-    assert len({id(a.base) for a in arrays}) == -(-count // rows)  # as few allocations as fit
+    if length * np.dtype(dtype).itemsize < huge:
+        assert all(a.base is not None and a.base is arrays[0].base for a in arrays)
+    else:
+        assert all(a.base is None for a in arrays)

@@ -190,32 +190,31 @@ def sorted_index_keys(scores: np.ndarray, module: ModuleType | None = None) -> t
     return key, shift, width, drop
 
 
-SCRATCH_BLOCK = 32 << 20
-"""Bytes of the largest allocation of :func:`scratch_arrays`: glibc's cap on the size from which it hands freed
-blocks straight back to the system (``DEFAULT_MMAP_THRESHOLD_MAX`` on 64-bit Linux)."""
+HUGE_PAGES = 1 << 22
+"""Bytes from which numpy asks Linux to back an array with huge pages (``madvise``: 4 MiB), whose first write
+faults once per 2 MiB instead of once per 4 KiB (:func:`scratch_arrays`)."""
 
 
 def scratch_arrays(count: int, length: int, dtype: Any) -> list[np.ndarray]:
     """``count`` uninitialised arrays of ``length`` entries of ``dtype``, for one call's buffers (the sort's,
-    the steps'): rows of as few allocations as fit :data:`SCRATCH_BLOCK` bytes each.
+    the steps' counts): rows of one allocation when each is under :data:`HUGE_PAGES`, else one allocation each.
 
     A first write to fresh memory takes a page fault for each 4 KiB page, about 2 us on this project's
-    machine (a virtual machine). Fewer, larger allocations take fewer: numpy asks Linux for huge pages
-    (2 MiB, one fault) from 4 MiB, and glibc keeps a freed block of up to 32 MiB for the next call once it
-    has seen one that large. The five step arrays of 1e6 rows at 50% positives, 4 MB each, faulted
-    again on every call; in one block, ``average_precision`` of 1e6 float32 scores with stable ties took
-    14 ms a call instead of 30 (``docs/benchmarks.md``).
+    machine (a virtual machine). Arrays just under 4 MiB got no huge pages and, freed at the end of each
+    call, came back from the system on the next: the step arrays of 1e6 rows at 50% positives (five of
+    4 MB) took about 4,850 faults a call. The four counts as rows of one block get huge pages and glibc
+    keeps the block between calls: ``average_precision`` of 1e6 float64 scores, 50% positives, called in a loop,
+    15.5 ms a call instead of 24.0 (``benchmarks/bench_faults.py``, ``docs/benchmarks.md``). Larger
+    arrays stay apart: they get huge pages as they are, and blocks of them measured slower.
 
     >>> a, b = scratch_arrays(2, 3, np.int64)
-    >>> a.shape, b.flags.c_contiguous
-    ((3,), True)
+    >>> a.shape, b.flags.c_contiguous, a.base is b.base
+    ((3,), True, True)
     """
     dtype = np.dtype(dtype)
-    rows = max(1, SCRATCH_BLOCK // max(length * dtype.itemsize, 1))  # rows of one allocation
-    arrays: list[np.ndarray] = []
-    while len(arrays) < count:
-        arrays.extend(np.empty((min(rows, count - len(arrays)), length), dtype=dtype))
-    return arrays
+    if length * dtype.itemsize >= HUGE_PAGES:
+        return [np.empty(length, dtype=dtype) for _ in range(count)]
+    return list(np.empty((count, length), dtype=dtype))
 
 
 def carried_keys(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None,

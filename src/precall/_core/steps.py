@@ -323,8 +323,8 @@ def tagged_steps(data: BinaryInput, tagged: tuple[np.ndarray, int], ties: Ties, 
     key, k = tagged
     bound = _step_bound(data)
     n_pos, n_neg = bound - 1, key.shape[0] - bound + 1
-    mag, tp, dtp, fp, fp_prev = scratch_arrays(5, bound, np.int64)
-    mag = mag.view(np.uint64)
+    mag = np.empty(bound, dtype=np.uint64)  # apart from the counts, which the steps keep: freed on return
+    tp, dtp, fp, fp_prev = scratch_arrays(4, bound, np.int64)
     j, j_front = module.tagged_steps(key, k, ties == "stable", mag, tp, dtp, fp, fp_prev)
     if j < 0:
         return None
@@ -339,8 +339,9 @@ def ranked_steps(data: BinaryInput, sorted_keys: tuple[np.ndarray, int, int, int
     consumed) by the compiled pass: the numbers of ``steps_from_ranked(rank(data), ties)``."""
     key, shift, width, drop = sorted_keys
     weighted = data.weight is not None
-    rows, tp, dtp, fp, fp_prev = scratch_arrays(5, _step_bound(data) - 1, np.float64)  # a step holds a positive
-    rows = rows.view(np.int64)
+    bound = _step_bound(data) - 1  # a step holds a positive
+    rows = np.empty(bound, dtype=np.int64)
+    tp, dtp, fp, fp_prev = scratch_arrays(4, bound, np.float64)
     weight = data.weight if weighted else np.zeros(0)
     order = key.view(np.int64)
     scores = data.scores.astype(np.float32) if data.scores.dtype == np.float16 else data.scores  # exact
@@ -355,16 +356,15 @@ def ranked_steps(data: BinaryInput, sorted_keys: tuple[np.ndarray, int, int, int
     return one_problem(thresholds, tp, dtp, fp, fp_prev, n_pos, n_neg, not weighted)
 
 
-def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], ties: Ties, module: Any,
-                  arrays: list[np.ndarray] | None = None) -> Steps:
+def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], ties: Ties, module: Any) -> Steps:
     """The steps of validated input from its exact score keys sorted carrying the signed weights
     (:func:`sort.carried_keys`, reusable for both tie rules) by the compiled pass: the numbers of
     :func:`ranked_steps` and of ``steps_from_ranked(rank(data), ties)``."""
     key, signed = carried
     weighted = data.weight is not None
-    step_key, tp, dtp, fp, fp_prev = scratch_arrays(5, _step_bound(data), np.int64) if arrays is None else arrays
-    if signed.dtype != np.int64:  # float counts with weights
-        tp, dtp, fp, fp_prev = (a.view(np.float64) for a in (tp, dtp, fp, fp_prev))
+    bound = _step_bound(data)
+    step_key = np.empty(bound, dtype=np.int64)  # apart from the counts, which the steps keep: freed on return
+    tp, dtp, fp, fp_prev = scratch_arrays(4, bound, signed.dtype)  # int64 counts without weights
     j, n_pos, n_neg = module.carried_steps(key, signed, ties == "stable", step_key, tp, dtp, fp, fp_prev)
     thresholds = descending_key_scores(step_key[:j].view(np.uint64), data.scores.dtype)
     tp, dtp, fp, fp_prev = (_trimmed(a, j) for a in (tp, dtp, fp, fp_prev))
@@ -374,12 +374,8 @@ def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], tie
 def _carried_pair(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], ties: Ties, grouped: bool,
                   module: Any) -> tuple[Steps, Steps]:
     """The steps for ``ties`` and, when ``grouped``, for grouped ties, from the sorted exact keys."""
-    if not (grouped and ties != "group"):
-        steps = carried_steps(data, carried, ties, module)
-        return steps, steps
-    arrays = scratch_arrays(10, _step_bound(data), np.int64)  # both in one allocation
-    return (carried_steps(data, carried, ties, module, arrays[:5]),
-            carried_steps(data, carried, "group", module, arrays[5:]))
+    steps = carried_steps(data, carried, ties, module)
+    return steps, carried_steps(data, carried, "group", module) if grouped and ties != "group" else steps
 
 
 def _exact_order_steps(data: BinaryInput, ties: Ties, grouped: bool, module: Any) -> tuple[Steps, Steps]:
