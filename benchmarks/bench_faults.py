@@ -6,8 +6,8 @@ Run from the repository root (numba installed)::
     python benchmarks/bench_faults.py --src /path/to/old/src --src src   # two versions, same run
 
 A first write to fresh memory takes a page fault (``ru_minflt``) for each 4 KiB page (one per 2 MiB where
-the kernel gives huge pages); on a virtual machine each costs about 2 us, as much as the work on a few
-thousand rows.  Whether a call's arrays are fresh depends on what the C allocator kept from earlier calls,
+the kernel gives huge pages); on a virtual machine each costs about 2 us, as much as AP's work on a few
+hundred rows.  Whether a call's arrays are fresh depends on what the C allocator kept from earlier calls,
 so each function on each case runs in its own process (every ``--src`` in turn, ``--rounds`` times) and
 gives:
 
@@ -92,12 +92,13 @@ def main() -> None:
                                 first = min(old["first"], r["first"]) if old else r["first"]
                                 then = min(old["then"], r["then"]) if old else r["then"]
                                 best[src][name] = {"first": first, "then": then}
+                    start = len(lines)
                     for src in sources:
                         for name, r in best[src].items():
                             lines.append(f"| {src} | {kind} | {n} | {dtype} | {prevalence:.0%} | {name} | "
                                          f"{r['first'][0] * 1e3:.1f} | {r['first'][1]} | {r['then'][0] * 1e3:.1f} | "
                                          f"{r['then'][1]} |")
-                    print(lines[-1], file=sys.stderr, flush=True)
+                    print("\n".join(lines[start:]), file=sys.stderr, flush=True)  # progress
     emit(lines, args.output)
 
 

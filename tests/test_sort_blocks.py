@@ -82,8 +82,6 @@ def test_compensated_cumsum_is_within_an_ulp_of_the_exact_sums(values, scale):
     assert oracles.ulps_from_exact(S.compensated_cumsum(x), x).max() <= 1
 
 
-
-
 @given(st.integers(0, 12), st.integers(0, 40), st.sampled_from([np.int64, np.float64, np.uint8]),
        st.integers(1, 200))
 @settings(max_examples=60, deadline=None)

@@ -903,9 +903,10 @@ def radix_sort_carry(key, payload, other_k, other_p, carry=True):  # pragma: no 
     n = key.shape[0]
     if n < 2:
         return
-    if n <= _IN_CACHE:  # one bucket: its LSD passes go back and forth between the rows and the caller's buffers
+    if n <= _IN_CACHE:  # one bucket: LSD passes back and forth between the rows and the caller's buffers, none
+        # of its own (four of 8 bytes a row, numba's allocations, were faulted in again on every call)
         _sort_small(key, payload, key, payload, 0, n, _differing_bits(key, 0, n), True, carry, key, payload, other_k,
-                    other_p)  # (buffers of its own, 4 x 8 bytes a row, faulted in again on every call)
+                    other_p)
         return
     t1k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)
     t2k = np.empty(min(n, _IN_CACHE), dtype=key.dtype)

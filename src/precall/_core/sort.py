@@ -202,10 +202,11 @@ def scratch_arrays(count: int, length: int, dtype: Any) -> list[np.ndarray]:
     A first write to fresh memory takes a page fault for each 4 KiB page, about 2 us on this project's
     machine (a virtual machine). Arrays just under 4 MiB got no huge pages and, freed at the end of each
     call, came back from the system on the next: the step arrays of 1e6 rows at 50% positives (five of
-    4 MB) took about 4,850 faults a call. The four counts as rows of one block get huge pages and glibc
-    keeps the block between calls: ``average_precision`` of 1e6 float64 scores, 50% positives, called in a loop,
-    15.5 ms a call instead of 24.0 (``benchmarks/bench_faults.py``, ``docs/benchmarks.md``). Larger
-    arrays stay apart: they get huge pages as they are, and blocks of them measured slower.
+    4 MB) took about 4,850 faults a call. The four counts as rows of one block get huge pages, and glibc
+    keeps the block between calls: ``average_precision`` of 1e6 float64 scores at 50% positives, called
+    in a loop, took 13.9 ms a call instead of 23.9 (``benchmarks/bench_faults.py``,
+    ``docs/benchmarks.md``). Larger arrays stay apart: they get huge pages as they are, and blocks of
+    them measured slower.
 
     >>> a, b = scratch_arrays(2, 3, np.int64)
     >>> a.shape, b.flags.c_contiguous, a.base is b.base
