@@ -366,7 +366,7 @@ def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], tie
     step_key = np.empty(bound, dtype=np.int64)  # apart from the counts, which the steps keep: freed on return
     tp, dtp, fp, fp_prev = scratch_arrays(4, bound, signed.dtype)  # int64 counts without weights
     j, n_pos, n_neg = module.carried_steps(key, signed, ties == "stable", step_key, tp, dtp, fp, fp_prev)
-    thresholds = descending_key_scores(step_key[:j].view(np.uint64), data.scores.dtype)
+    thresholds = descending_key_scores(step_key[:j].view(np.uint64), data.scores.dtype, module)  # one compiled pass
     tp, dtp, fp, fp_prev = (_trimmed(a, j) for a in (tp, dtp, fp, fp_prev))
     return one_problem(thresholds, tp, dtp, fp, fp_prev, float(n_pos), float(n_neg), not weighted)
 
