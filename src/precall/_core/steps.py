@@ -339,7 +339,7 @@ def ranked_steps(data: BinaryInput, sorted_keys: tuple[np.ndarray, int, int, int
     consumed) by the compiled pass: the numbers of ``steps_from_ranked(rank(data), ties)``."""
     key, shift, width, drop = sorted_keys
     weighted = data.weight is not None
-    bound = _step_bound(data) - 1  # a step holds a positive
+    bound = int(np.count_nonzero(data.positive))  # a step holds a positive (this pass writes none ahead)
     rows = np.empty(bound, dtype=np.int64)
     tp, dtp, fp, fp_prev = scratch_arrays(4, bound, np.float64)
     weight = data.weight if weighted else np.zeros(0)
