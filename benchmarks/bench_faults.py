@@ -15,6 +15,11 @@ gives:
   allocator): a command-line run or a notebook's first call;
 * ``then``: the best of ``--repeats`` further calls of the same function, one after another (a loop);
 
+``--layout data-first`` makes the case's arrays before the warm-up call and keeps the warm-up's (a script
+that loads its data, then calls): the heap then lies otherwise, and before the blocks kept between calls
+(``precall._core.scratch``) glibc gave a loop's memory back on every call in that layout but not in the
+default one.
+
 each as CPU ms (``time.process_time``: the host is shared) and the faults of that call (the median for
 ``then``).  The rows give the best ``first`` and ``then`` over the rounds.
 """
@@ -37,14 +42,19 @@ import precall
 from precall._core import backend
 from bench_floor import make
 backend.set_kernel("numba")
-name, kind, n, prevalence, dtype, repeats = sys.argv[1:7]
+name, kind, n, prevalence, dtype, repeats, layout = sys.argv[1:8]
 f = {"AP": precall.average_precision, "ROC": precall.roc_auc, "evaluate": precall.evaluate}[name]
 def case(rows, seed):
     y, s, w = make(rows, float(prevalence), seed)
     return y, s.astype(dtype), {"group": {}, "stable": {"ties": "stable"}, "weighted": {"sample_weight": w}}[kind]
-y, s, kw = case(40_000, 1)
-f(y, s, **kw)  # the passes loaded
-y, s, kw = case(int(float(n)), 0)
+if layout == "data-first":  # the data made before the warm-up, kept through it (a script that loads, then calls)
+    y, s, kw = case(int(float(n)), 0)
+    y0, s0, kw0 = case(40_000, 1)
+    f(y0, s0, **kw0)
+else:
+    y, s, kw = case(40_000, 1)
+    f(y, s, **kw)  # the passes loaded
+    y, s, kw = case(int(float(n)), 0)
 calls = []
 for _ in range(1 + int(repeats)):
     f0, t0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, time.process_time()
@@ -55,11 +65,11 @@ print(json.dumps({"first": calls[0], "then": (min(c[0] for c in rest), sorted(c[
 """
 
 
-def run(src: str, name: str, kind: str, n: str, prevalence: float, dtype: str, repeats: int) -> dict:
+def run(src: str, name: str, kind: str, n: str, prevalence: float, dtype: str, repeats: int, layout: str) -> dict:
     """One function on one case in a fresh process: its first call's and later calls' CPU time and faults."""
     env = dict(os.environ, PYTHONPATH=src)
-    done = subprocess.run([sys.executable, "-c", CHILD, name, kind, n, str(prevalence), dtype, str(repeats)], env=env,
-                          capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-c", CHILD, name, kind, n, str(prevalence), dtype, str(repeats), layout]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -73,6 +83,8 @@ def main() -> None:
     ap.add_argument("--src", action="append", help="a version's src directory (PYTHONPATH); default: src")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=8)
+    ap.add_argument("--layout", choices=["warm-up-first", "data-first"], default="warm-up-first",
+                    help="data-first: the case's arrays made before the warm-up call, which keeps its own")
     ap.add_argument("--output")
     args = ap.parse_args()
     sources = args.src or ["src"]
@@ -87,7 +99,7 @@ def main() -> None:
                     for _ in range(args.rounds):
                         for name in names:
                             for src in sources:  # the versions in turn
-                                r = run(src, name, kind, n, prevalence, dtype, args.repeats)
+                                r = run(src, name, kind, n, prevalence, dtype, args.repeats, args.layout)
                                 old = best[src].get(name)
                                 first = min(old["first"], r["first"]) if old else r["first"]
                                 then = min(old["then"], r["then"]) if old else r["then"]

@@ -24,6 +24,7 @@ RANKS = {
     "precall._core.normal": 1,
     "precall._core.text": 1,
     "precall._core.compiled": 1,
+    "precall._core.scratch": 1,
     "precall._core.backend": 2.5,
     "precall._core.validate": 2,
     "precall._core.sort": 3,
@@ -158,6 +159,8 @@ def test_the_core_needs_numpy_only():
             # regex of unsafe characters and the terminal columns of wide ones (standard library)
             if path.name == "backend.py":  # `beside`: a second thread for by= (standard library)
                 allowed |= {"threading", "concurrent", "collections", "itertools"}
+            if path.name == "scratch.py":  # the lock of the blocks kept between calls (standard library)
+                allowed.add("threading")
             if path.name == "compiled.py":  # the optional compiled pass (the `fast` extra), loaded by backend.py only
                 allowed.add("numba")
             if path.name == "undefined.py":  # scikit-learn's warning class, only when scikit-learn is loaded already

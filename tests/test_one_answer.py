@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import precall
 from precall import stats
@@ -423,3 +425,38 @@ def test_multiclass_intervals_over_score_blocks_are_one_answer(tmp_path, capsys)
                               progress=None)
     assert (report["ap"].low, report["ap"].high) == (step.low, step.high)
     assert (report["roc"].low, report["roc"].high) == (auc.low, auc.high)
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 60).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(0, 6), min_size=n, max_size=n),  # few distinct scores: runs of ties
+    st.lists(st.booleans(), min_size=n, max_size=n),
+    st.one_of(st.none(), st.lists(st.sampled_from([0.5, 1.0, 3.0]), min_size=n, max_size=n)),
+    st.sampled_from([np.float64, np.float32, np.int16]),
+    st.integers(0, 2),
+)), st.sampled_from(["numpy", "numba"]))
+def test_roc_auc_and_auprg_are_the_grouped_ties_numbers_whatever_ties_is(case, kernel):
+    """ROC-AUC and AUPRG always group ties: ``evaluate`` with ``ties="stable"`` gives the bits of
+    ``ties="group"``, also where positives tie only with each other (their stable steps, one a positive,
+    are not the grouped ones: AUPRG's sum over them was another float in the last bits), and where
+    the compiled route computes them beside the sort (rows repeated: long runs, past ``SHARED_LIKELY``
+    when forced)."""
+    from unittest import mock
+
+    from precall._core import backend, steps
+
+    values, labels, weight, dtype, scale = case
+    y = np.repeat(np.array(labels, dtype=int), 2**scale)
+    s = np.repeat(np.array(values), 2**scale).astype(dtype)
+    w = None if weight is None else np.repeat(np.array(weight), 2**scale)
+    previous = backend.set_kernel(kernel)
+    try:
+        for shared in (False, True):
+            with mock.patch.object(steps, "_shared_likely", lambda scores: shared):
+                a = precall.evaluate(y, s, sample_weight=w, ties="stable", on_undefined="nan")
+                b = precall.evaluate(y, s, sample_weight=w, ties="group", on_undefined="nan")
+            for name in ("roc_auc", "auprg"):
+                assert repr(getattr(a, name)) == repr(getattr(b, name)), (name, shared)
+    finally:
+        backend.set_kernel(previous)

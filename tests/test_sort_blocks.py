@@ -82,23 +82,14 @@ def test_compensated_cumsum_is_within_an_ulp_of_the_exact_sums(values, scale):
     assert oracles.ulps_from_exact(S.compensated_cumsum(x), x).max() <= 1
 
 
-@given(st.integers(0, 12), st.integers(0, 40), st.sampled_from([np.int64, np.float64, np.uint8]),
-       st.integers(1, 200))
+@given(st.integers(0, 12), st.sampled_from([0, 3, 40, 9_000, 70_000]), st.sampled_from([np.int64, np.float64, np.uint8]))
 @settings(max_examples=60, deadline=None)
-def test_scratch_arrays_are_separate_rows_of_one_block_under_huge_pages(count, length, dtype, huge):
-    # the steps' and the sort's buffers: each its own memory, rows of one allocation below the threshold
-    saved, S.HUGE_PAGES = S.HUGE_PAGES, huge
-    try:
-        arrays = S.scratch_arrays(count, length, dtype)
-    finally:
-        S.HUGE_PAGES = saved
+def test_scratch_arrays_are_separate(count, length, dtype):
+    # the steps' and the sort's buffers (precall._core.scratch: kept between calls), each its own memory
+    arrays = S.scratch_arrays(count, length, dtype)
     assert len(arrays) == count
     for i, a in enumerate(arrays):
         assert a.shape == (length,) and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
         a[:] = i
     for i, a in enumerate(arrays):
-        assert (a == i).all()  # no row written over by another
-    if length * np.dtype(dtype).itemsize < huge:
-        assert all(a.base is not None and a.base is arrays[0].base for a in arrays)
-    else:
-        assert all(a.base is None for a in arrays)
+        assert (a == i).all()  # none written over by another

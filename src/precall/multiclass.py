@@ -32,7 +32,7 @@ from ._core.evaluation import Evaluation, evaluation_from_steps
 from ._core.metric import Metric
 from ._core.sort import (Ranked, ascending_key, distinct_counts, ranked_counts, run_ends, sorted_scores, sorted_split,
                          stable_descending_sort)
-from ._core.steps import Steps, steps_and_grouped, steps_from_ranked, steps_from_sorted, steps_of
+from ._core.steps import Steps, positives_tied, steps_and_grouped, steps_from_ranked, steps_from_sorted, steps_of
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from ._core.validate import (
     AVERAGES,
@@ -662,7 +662,10 @@ def evaluate_classes(data: MultiInput, *, ties: str, recall_grid: str, policy: A
                 p, q = sorted_split(col)
                 halves.append((p, q))
                 steps = steps_from_sorted(p, q, ties)  # type: ignore[arg-type]
-            steps, grouped = (steps, steps) if steps is not None else steps_and_grouped(col, ties)  # type: ignore[arg-type]
+            if steps is None:
+                steps, grouped = steps_and_grouped(col, ties)  # type: ignore[arg-type]
+            else:  # as steps_and_grouped: the grouped steps where positives tie with each other
+                grouped = steps if ties == "group" or not positives_tied(steps) else steps_from_sorted(p, q)
             per_class.append(evaluation_from_steps(steps, grouped, ties=ties, n_samples=col.n_samples,
                                                    recall_grid=recall_grid, policy=policy))
     support = _support(data).astype(np.float64)
@@ -741,8 +744,10 @@ def _micro_steps(data: MultiInput, ties: str, halves: list[tuple[np.ndarray, np.
         q.sort(kind="stable")
         steps = steps_from_sorted(p, q, ties)  # type: ignore[arg-type]
         if steps is not None:
+            tied = ties != "group" and positives_tied(steps)  # as steps_and_grouped
+            grouped = replace(steps_from_sorted(p, q), thresholds=None) if tied else None  # type: ignore[arg-type]
             steps = replace(steps, thresholds=None)
-            return steps, steps
+            return steps, grouped if grouped is not None else steps
     s, y, w = data.scores, data.positive, data.weight
     pooled = _column(s.ravel(), y.ravel(), None if w is None else np.repeat(w, s.shape[1]))
     return steps_and_grouped(pooled, ties)  # type: ignore[arg-type]

@@ -84,7 +84,7 @@ from ._core.evaluation import (
 from ._core import backend
 from ._core.metric import Metric
 from ._core.sort import _descending_key, compensated_cumsum, descending_key_scores, stable_descending_sort
-from ._core.steps import Steps, one_problem, segment_sums, steps_and_grouped, steps_of
+from ._core.steps import Steps, one_problem, positives_tied, segment_sums, steps_and_grouped, steps_of
 from ._core.text import clip, columns, pad, visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
 from ._core.validate import AP_METHODS, BinaryInput, check_number
@@ -836,8 +836,11 @@ def _overall_of(passed: tuple, ties: str, scores_of: Any, n_pos: int, n_neg: int
     if ties != "group" and o_mixed:
         return None
     o = _Ragged(np.zeros(o_key.shape[0], dtype=np.int64), o_tp, o_fp, o_dtp, o_fp_prev, scores_of(o_key.view(np.uint64)))
-    one = _one(o if ties == "group" else _stable_steps(o), np.array([n_pos]), np.array([n_neg]))
-    return one, one
+    grouped = _one(o, np.array([n_pos]), np.array([n_neg]))
+    if ties == "group":
+        return grouped, grouped
+    steps = _one(_stable_steps(o), np.array([n_pos]), np.array([n_neg]))
+    return steps, grouped if positives_tied(steps) else steps  # as steps_and_grouped
 
 
 def _in_two(one_pass: Any, args: tuple, whole: Any, then: Any) -> tuple:
@@ -1043,23 +1046,7 @@ def _permuted_steps(data: BinaryInput, codes: np.ndarray, m: int, ties: str) -> 
     group = grouped()
     if ties == "group":
         return SlicedSteps(group, group, n_pos, n_neg, data.weight is None, m)
-    steps = stable()
-    if data.weight is None:
-        # one problem without weights ranks the stable steps for ROC-AUC and AUPRG too unless
-        # a score is shared by a positive and a negative (steps_and_grouped): the same per slice
-        run = np.concatenate([[True], (scores[1:] != scores[:-1]) | new_slice[1:]])
-        run_id = np.cumsum(run) - 1
-        pos_runs = np.bincount(run_id, weights=positive, minlength=int(run_id[-1]) + 1)
-        all_runs = np.bincount(run_id, minlength=int(run_id[-1]) + 1)
-        mixed = (pos_runs > 0) & (pos_runs < all_runs)
-        shared = np.bincount(seg[np.flatnonzero(run)[mixed]], minlength=m) > 0
-        keep_group = shared[group.slice_of]
-        keep_stable = ~shared[steps.slice_of]
-        group = _Ragged(*(np.concatenate([a[keep_group], b[keep_stable]])[
-            np.argsort(np.concatenate([group.slice_of[keep_group], steps.slice_of[keep_stable]]), kind="stable")]
-            for a, b in ((group.slice_of, steps.slice_of), (group.tp, steps.tp), (group.fp, steps.fp),
-                         (group.dtp, steps.dtp), (group.fp_prev, steps.fp_prev),
-                         (group.thresholds, steps.thresholds))))
+    steps = stable()  # ROC-AUC and AUPRG group ties: `group` (the stable steps where those are the same)
     return SlicedSteps(steps, group, n_pos, n_neg, data.weight is None, m)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from . import scratch
 from .validate import BinaryInput, Ties
 
 __all__ = [
@@ -104,7 +105,7 @@ def descending_key_scores(key: np.ndarray, dtype: np.dtype, module: ModuleType |
     pass when ``module`` (the compiled one) is given: the same bits."""
     if module is not None and dtype.kind == "f" and dtype.itemsize in (4, 8):
         wide = dtype.itemsize == 8
-        bits = np.empty(key.shape[0], dtype=np.int64 if wide else np.int32)
+        bits = scratch.empty(key.shape[0], np.int64 if wide else np.int32)
         (module.key_scores64 if wide else module.key_scores32)(key.view(np.int64), bits)
         return bits.view(np.float64 if wide else np.float32)
     if dtype.itemsize == 8:
@@ -186,36 +187,23 @@ def sorted_index_keys(scores: np.ndarray, module: ModuleType | None = None) -> t
     if module is None:
         key.sort()
     else:
-        module.radix_sort(key.view(np.int64), np.empty(key.shape[0], dtype=np.int64))
+        module.radix_sort(key.view(np.int64), scratch.empty(key.shape[0], np.int64))
     return key, shift, width, drop
-
-
-HUGE_PAGES = 1 << 22
-"""Bytes from which numpy asks Linux to back an array with huge pages (``madvise``: 4 MiB), whose first write
-faults once per 2 MiB instead of once per 4 KiB (:func:`scratch_arrays`)."""
 
 
 def scratch_arrays(count: int, length: int, dtype: Any) -> list[np.ndarray]:
     """``count`` uninitialised arrays of ``length`` entries of ``dtype``, for one call's buffers (the sort's,
-    the steps' counts): rows of one allocation when each is under :data:`HUGE_PAGES`, else one allocation each.
+    the step counts): rows of one allocation (:func:`precall._core.scratch.empty`, kept between calls).
 
-    A first write to fresh memory takes a page fault for each 4 KiB page, about 2 us on this project's
-    machine (a virtual machine). Arrays just under 4 MiB got no huge pages and, freed at the end of each
-    call, came back from the system on the next: the step arrays of 1e6 rows at 50% positives (five of
-    4 MB) took about 4,850 faults a call. The four counts as rows of one block get huge pages, and glibc
-    keeps the block between calls: ``average_precision`` of 1e6 float64 scores at 50% positives, called
-    in a loop, took 13.9 ms a call instead of 23.9 (``benchmarks/bench_faults.py``,
-    ``docs/benchmarks.md``). Larger arrays stay apart: they get huge pages as they are, and blocks of
-    them measured slower.
+    One allocation rather than ``count``: the step counts of 1e6 rows at 50% positives are 4,000,008 bytes
+    each, just under the 4 MiB from which numpy asks for huge pages; as one block of 16 MB they fault once
+    per 2 MiB instead of once per 4 KiB on a call that finds nothing kept.
 
     >>> a, b = scratch_arrays(2, 3, np.int64)
-    >>> a.shape, b.flags.c_contiguous, a.base is b.base
-    ((3,), True, True)
+    >>> a.shape, b.flags.c_contiguous, np.shares_memory(a, b)
+    ((3,), True, False)
     """
-    dtype = np.dtype(dtype)
-    if length * dtype.itemsize >= HUGE_PAGES:
-        return [np.empty(length, dtype=dtype) for _ in range(count)]
-    return list(np.empty((count, length), dtype=dtype))
+    return list(scratch.empty(count * length, dtype).reshape(count, length))
 
 
 def carried_keys(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None,
@@ -228,7 +216,7 @@ def carried_keys(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | 
     kind, size = scores.dtype.kind, scores.dtype.itemsize
     payload = np.int64 if weight is None else np.float64  # without weights the labels as +-1: integer counts
     if kind == "f" and size in (4, 8):  # keys and signed weights in one compiled pass
-        key, signed = np.empty(scores.shape[0], dtype=np.int64), np.empty(scores.shape[0], dtype=payload)
+        key, signed = scratch.empty(scores.shape[0], np.int64), scratch.empty(scores.shape[0], payload)
         w = np.zeros(0) if weight is None else np.asarray(weight, dtype=np.float64)
         if not module.carry_floats(scores.view(np.int64 if size == 8 else np.int32), size == 8, positive, w,
                                    weight is not None, key, signed):
@@ -271,19 +259,19 @@ def tagged_keys(scores: np.ndarray, positive: np.ndarray, module: ModuleType, ov
         return (scores.view(np.uint64 if wide else np.uint32), int(k)) if ok else None
     if kind == "f" and size <= 4:  # tagged and sorted in one, with no second array of keys
         bits = scores.astype(np.float32, copy=False).view(np.int32)
-        key = np.empty(scores.shape[0], dtype=np.uint32)
+        key = scratch.empty(scores.shape[0], np.uint32)
         k, ok = module.tag_sort_floats(bits, y, key, np.int32(0x7FFFFFFF))
         return (key, int(k)) if ok else None
     if kind == "f" and size == 8:
-        key = np.empty(scores.shape[0], dtype=np.uint64)
+        key = scratch.empty(scores.shape[0], np.uint64)
         k, ok = module.tag_sort_floats(scores.view(np.int64), y, key.view(np.int64), np.int64(0x7FFFFFFFFFFFFFFF))
         return (key, int(k)) if ok else None
     if kind not in "iu" or size > 4:
         return None
-    key = np.empty(scores.shape[0], dtype=np.uint64)
+    key = scratch.empty(scores.shape[0], np.uint64)
     k = module.tag_ints(scores, y, key)
     keys = key.view(np.int64)
-    other = np.empty_like(keys)  # numpy's allocation: huge pages for the sort's scatters
+    other = scratch.empty(keys.shape[0], keys.dtype)
     for part in (slice(None, k), slice(k, None)):
         module.radix_sort(keys[part], other[part])
     return key, int(k)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from . import backend
+from . import backend, scratch
 from .sort import (Ranked, carried_keys, cumulative_sums, descending_key_scores, distinct_counts, rank, run_ends,
                    scratch_arrays, sorted_index_keys, sorted_split, tagged_keys, tagged_scores, untag_scores)
 from .validate import BinaryInput, Ties, check_prevalence
@@ -49,6 +49,7 @@ __all__ = [
     "compiled_steps",
     "carried_steps",
     "ranked_steps",
+    "positives_tied",
     "steps_and_grouped",
     "tagged_steps",
     "steps_from_counts",
@@ -288,6 +289,15 @@ def steps_from_sorted(p: np.ndarray, q: np.ndarray, ties: Ties = "group") -> Ste
                        True)
 
 
+def positives_tied(steps: Steps) -> bool:
+    """Whether two of one problem's stable-ties steps share a threshold (positives tied with each other,
+    and with no negative, else :func:`steps_from_sorted` gives None): their grouped-ties steps are then
+    others, one step a run, and AUPRG's sum over them another float (ROC-AUC's integers are the same),
+    so ``evaluate`` with stable ties takes those for both numbers, as with a score shared by both classes."""
+    t = steps.thresholds.reshape(-1)
+    return bool(np.any(t[1:] == t[:-1]))
+
+
 def steps_from_ranked(r: Ranked, ties: Ties) -> Steps:
     """The steps of ranked samples; only the step rows are gathered."""
     ends = run_ends(r.scores) if ties == "group" else None
@@ -323,7 +333,7 @@ def tagged_steps(data: BinaryInput, tagged: tuple[np.ndarray, int], ties: Ties, 
     key, k = tagged
     bound = _step_bound(data)
     n_pos, n_neg = bound - 1, key.shape[0] - bound + 1
-    mag = np.empty(bound, dtype=np.uint64)  # apart from the counts, which the steps keep: freed on return
+    mag = scratch.empty(bound, np.uint64)
     tp, dtp, fp, fp_prev = scratch_arrays(4, bound, np.int64)
     j, j_front = module.tagged_steps(key, k, ties == "stable", mag, tp, dtp, fp, fp_prev)
     if j < 0:
@@ -340,7 +350,7 @@ def ranked_steps(data: BinaryInput, sorted_keys: tuple[np.ndarray, int, int, int
     key, shift, width, drop = sorted_keys
     weighted = data.weight is not None
     bound = int(np.count_nonzero(data.positive))  # a step holds a positive (this pass writes none ahead)
-    rows = np.empty(bound, dtype=np.int64)
+    rows = scratch.empty(bound, np.int64)
     tp, dtp, fp, fp_prev = scratch_arrays(4, bound, np.float64)
     weight = data.weight if weighted else np.zeros(0)
     order = key.view(np.int64)
@@ -363,7 +373,7 @@ def carried_steps(data: BinaryInput, carried: tuple[np.ndarray, np.ndarray], tie
     key, signed = carried
     weighted = data.weight is not None
     bound = _step_bound(data)
-    step_key = np.empty(bound, dtype=np.int64)  # apart from the counts, which the steps keep: freed on return
+    step_key = scratch.empty(bound, np.int64)
     tp, dtp, fp, fp_prev = scratch_arrays(4, bound, signed.dtype)  # int64 counts without weights
     j, n_pos, n_neg = module.carried_steps(key, signed, ties == "stable", step_key, tp, dtp, fp, fp_prev)
     thresholds = descending_key_scores(step_key[:j].view(np.uint64), data.scores.dtype, module)  # one compiled pass
@@ -433,6 +443,8 @@ def compiled_steps(data: BinaryInput, ties: Ties, grouped: bool = False, overwri
             untag_scores(*tagged, module)
         if steps is not None:
             backend.ran("numba")
+            if grouped and ties != "group" and positives_tied(steps):  # not in place: the keys are there
+                return steps, tagged_steps(data, tagged, "group", module)  # type: ignore[return-value]
             return steps, steps
         if grouped:  # stable ties split a shared score; ROC-AUC's grouped steps from the same keys
             stable = _exact_order_steps(data, ties, False, module)[0]
@@ -626,9 +638,10 @@ def steps_and_grouped(data: BinaryInput, ties: Ties, overwrite: bool = False) ->
         return fast
     backend.ran("numpy")
     if data.weight is None:  # grouped ties never need the rows' order again: the split may be in place
-        steps = steps_from_sorted(*sorted_split(data, overwrite and ties == "group"), ties)
+        split = sorted_split(data, overwrite and ties == "group")
+        steps = steps_from_sorted(*split, ties)
         if steps is not None:
-            return steps, steps
+            return steps, steps if ties == "group" or not positives_tied(steps) else steps_from_sorted(*split)
     ranked = rank(data)
     steps = steps_from_ranked(ranked, ties)
     if ties == "group":

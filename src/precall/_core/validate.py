@@ -21,6 +21,8 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from . import scratch
+
 __all__ = [
     "AP_METHODS",
     "AVERAGES",
@@ -392,6 +394,7 @@ def check_binary(
         The input is one batch of a stream (:class:`precall.Accumulator`): a
         given ``pos_label`` need not occur in it.
     """
+    scratch.next_call()
     labels = _as_1d(y_true, "y_true")
     scores = _check_scores(y_score)
     n = labels.shape[0]
