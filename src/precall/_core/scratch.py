@@ -12,8 +12,8 @@ where the blocks happen to lie in its heap (``benchmarks/bench_faults.py``, ``do
   (:func:`next_call`): a single call keeps nothing, so that its peak is what the allocator makes
   of it (freed memory is reused by any later allocation, whereas a kept block serves only
   :func:`empty`);
-* at most :data:`KEPT` bytes are kept, blocks of at most :data:`LARGEST` each; the oldest free ones
-  go first, and :func:`release` lets them all go.
+* at most :data:`KEPT` bytes are kept, blocks of at most :data:`LARGEST` each; past that the oldest
+  go first (one still in use is freed with its arrays), and :func:`release` lets them all go.
 
 Requests under :data:`SMALLEST` bytes are numpy's own. Without the GIL (a free-threaded build)
 nothing is kept: the reference counts would not say whether a block is in use.
