@@ -20,14 +20,12 @@ and prints each per step, with the budget per step that ``evaluate`` within 1.2x
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from typing import Any, Callable
 
 import numpy as np
 
-sys.path.insert(0, "benchmarks")
-from bench_floor import make  # noqa: E402  (benchmarks/ on the path)
+from bench_floor import make  # benchmarks/ is on the path when run as a script
 
 
 def best(f: Callable[[], Any], repeats: int) -> float:
