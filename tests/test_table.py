@@ -522,3 +522,79 @@ def test_operating_point_arguments():
         table.operating_point(recall=1.5)
     with pytest.raises(ValueError, match="`threshold`"):
         table.operating_point(threshold=float("nan"))
+
+
+# ------------------------------------------------- the table's methods are the functions, bit for bit
+from hypothesis import assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from precall.space import prg_curve_from_table  # noqa: E402
+
+_WEIGHTS = (0.0, 1e-3, 0.1, 0.5, 1.0, 2.5, 3.0)
+
+
+@st.composite
+def _tied_data(draw):
+    """(y, scores with many ties, weights or None): both classes with positive weight."""
+    n = draw(st.integers(2, 24))
+    y = np.asarray(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    s = np.asarray(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))) / 4.0
+    w = None
+    if draw(st.booleans()):
+        w = np.asarray(draw(st.lists(st.sampled_from(_WEIGHTS), min_size=n, max_size=n)))
+    wt = np.ones(n) if w is None else w
+    assume(wt[y == 1].sum() > 0 and wt[y == 0].sum() > 0)
+    return y, s, w
+
+
+def _bits(x):
+    """A value or a tuple of arrays as comparable bytes (bit for bit, NaN included)."""
+    if isinstance(x, tuple):
+        return tuple(_bits(a) for a in x)
+    return np.asarray(x, dtype=np.float64).tobytes()
+
+
+def _table_numbers(t):
+    """Everything a table gives that groups ties (ROC, DET, PRG), whatever its `ties`."""
+    out = {"roc_auc": t.roc_auc(), "evaluate roc_auc": t.evaluate().roc_auc, "auprg": t.evaluate().auprg,
+           "prg": tuple(prg_curve_from_table(t))}
+    for max_fpr in (0.25, 0.5, 0.8, 1.0):
+        out[f"roc_auc max_fpr={max_fpr}"] = t.roc_auc(max_fpr=max_fpr)
+    for drop in (True, False):
+        out[f"roc_curve drop={drop}"] = tuple(t.roc_curve(drop_intermediate=drop))
+        out[f"det_curve drop={drop}"] = tuple(t.det_curve(drop_intermediate=drop))
+    for best in ("youden", "closest"):
+        out[f"best {best}"] = dataclasses.astuple(t.operating_point(best=best))
+    return {k: _bits(v) for k, v in out.items()}
+
+
+@settings(deadline=None)
+@given(data=_tied_data(), ties=st.sampled_from(TIES), perm_seed=st.integers(0, 2**32 - 1))
+def test_table_methods_equal_the_functions_bit_for_bit(data, ties, perm_seed):
+    # ROC-AUC (full and partial), the ROC and DET curves and AUPRG group ties whatever `ties`: a
+    # stable table's methods give the functions' bits, and do not depend on the order of the rows
+    y, s, w = data
+    t = precall.threshold_table(y, s, sample_weight=w, ties=ties)
+    got = _table_numbers(t)
+    functions = {"roc_auc": precall.roc_auc(y, s, sample_weight=w),
+                 "evaluate roc_auc": precall.evaluate(y, s, sample_weight=w, ties=ties).roc_auc,
+                 "auprg": precall.auprg(y, s, sample_weight=w),
+                 "prg": tuple(precall.precision_recall_gain_curve(y, s, sample_weight=w))}
+    for max_fpr in (0.25, 0.5, 0.8, 1.0):
+        functions[f"roc_auc max_fpr={max_fpr}"] = precall.roc_auc(y, s, sample_weight=w, max_fpr=max_fpr)
+    for drop in (True, False):
+        functions[f"roc_curve drop={drop}"] = tuple(precall.roc_curve(y, s, sample_weight=w, drop_intermediate=drop))
+        functions[f"det_curve drop={drop}"] = tuple(precall.det_curve(y, s, sample_weight=w, drop_intermediate=drop))
+    grouped = _table_numbers(precall.threshold_table(y, s, sample_weight=w))
+    for name, value in functions.items():
+        assert got[name] == _bits(value), name
+    assert got == grouped
+    order = np.random.default_rng(perm_seed).permutation(len(y))
+    permuted = precall.threshold_table(y[order], s[order], sample_weight=None if w is None else w[order], ties=ties)
+    assert _table_numbers(permuted) == got
+    # the AP conventions follow `ties` (stable: the input order decides), table and functions alike
+    evaluation = precall.evaluate(y, s, sample_weight=w, ties=ties)
+    for method in precall.CONVENTIONS:
+        expected = precall.average_precision(y, s, sample_weight=w, method=method, ties=ties)
+        assert _bits(t.average_precision(method=method)) == _bits(expected), method
+        assert _bits(t.evaluate().average_precision[method]) == _bits(evaluation.average_precision[method]), method

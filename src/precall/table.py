@@ -110,7 +110,11 @@ class ThresholdTable:
         Total positive and negative weight.  ``n_pos`` may exceed ``tp[-1]``:
         in detection, ground truths that no detection found still count.
     ties : {"group", "stable"}
-        How the rows treat equal scores.
+        How the rows treat equal scores: the rows, the PR curve, the AP
+        conventions and the operating points at a recall, precision or
+        threshold follow it; ROC-AUC (full and partial), the ROC and DET
+        curves, AUPRG and the best ROC points group ties whatever it is, as
+        the functions do (:meth:`grouped`).
 
     Examples
     --------
@@ -270,13 +274,18 @@ class ThresholdTable:
                                     drop_intermediate=drop_intermediate)
 
     def roc_curve(self, *, drop_intermediate: bool = True) -> RocCurve:
-        """ROC curve; see :func:`precall.roc_curve`."""
-        return roc_curve_from_counts(self.thresholds, self.tp, self.fp, self.n_pos, self.n_neg,
+        """ROC curve; see :func:`precall.roc_curve`.  One point per distinct score whatever
+        ``ties`` (the ROC curve groups ties: a stable table's order within a run of equal
+        scores is the input's, which would otherwise draw another curve)."""
+        t = self.grouped()
+        return roc_curve_from_counts(t.thresholds, t.tp, t.fp, t.n_pos, t.n_neg,
                                      drop_intermediate=drop_intermediate)
 
     def det_curve(self, *, drop_intermediate: bool = False) -> DetCurve:
-        """DET curve; see :func:`precall.det_curve`."""
-        return det_curve_from_counts(self.thresholds, self.tp, self.fp, self.n_pos, self.n_neg,
+        """DET curve; see :func:`precall.det_curve`.  One point per distinct score whatever
+        ``ties``, as :meth:`roc_curve` (the same operating points in other axes)."""
+        t = self.grouped()
+        return det_curve_from_counts(t.thresholds, t.tp, t.fp, t.n_pos, t.n_neg,
                                      drop_intermediate=drop_intermediate)
 
     def average_precision(
@@ -290,13 +299,14 @@ class ThresholdTable:
         return float(conventions.ap(self._steps(), method, recall_grid)[0])
 
     def roc_auc(self, *, max_fpr: float | None = None, on_undefined: Any = "warn") -> float:
-        """ROC-AUC (optionally McClish's partial AUC); see :func:`precall.roc_auc`."""
+        """ROC-AUC (optionally McClish's partial AUC); see :func:`precall.roc_auc`.  ROC-AUC
+        groups ties whatever ``ties``: a stable table's area is that of its grouped rows."""
         policy = check_on_undefined(on_undefined)
         if max_fpr is not None:
             max_fpr = check_probability(max_fpr, "max_fpr")
         if self.n_pos == 0 or self.n_neg == 0:
             return undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy)
-        return float(conventions.roc_auc(self._steps(), max_fpr)[0])
+        return float(conventions.roc_auc(self.grouped()._steps(), max_fpr)[0])
 
     def evaluate(self, *, recall_grid: str = "reference", on_undefined: Any = "warn") -> Evaluation:
         """Every convention at once; see :func:`precall.evaluate`."""
