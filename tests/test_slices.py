@@ -182,6 +182,43 @@ def test_more_slices_than_16_bit_codes(dtype, kernel):
         backend.set_kernel(previous)
 
 
+@pytest.mark.parametrize("where", ["first rows", "past the first 1024 rows", "negative"])
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+def test_float64_scores_beyond_float32_range_warn_nothing(where, kernel):
+    """Scores past float32's range are not float32 values (their cast overflows to inf): the
+    slices take the 64-bit route with no RuntimeWarning (users run with -W error)."""
+    if kernel == "numba":
+        pytest.importorskip("numba")
+    from precall._core import backend
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    s = np.round(rng.random(n), 2)
+    at = {"first rows": 1, "past the first 1024 rows": 2000, "negative": 2000}[where]
+    s[at] = -1e308 if where == "negative" else 1e308
+    y = rng.integers(0, 2, n)
+    g = rng.integers(0, 4, n)
+    previous = backend.set_kernel(kernel)
+    try:
+        for ties in ("group", "stable"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                r = precall.evaluate(y, s, by=g, ties=ties)
+                ap = precall.average_precision(y, s, by=g, ties=ties)
+                auc = precall.roc_auc(y, s, by=g)
+            for name in r.slices:
+                mask = g == int(name)
+                assert _same(r[name], precall.evaluate(y[mask], s[mask], ties=ties)), name
+                assert _same(ap[name], precall.average_precision(y[mask], s[mask], ties=ties)), name
+                assert _same(auc[name], precall.roc_auc(y[mask], s[mask])), name
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            small = precall.average_precision([0, 1, 1, 0], [0.1, 1e308, 0.3, 0.4], by=list("aabb"))
+        assert small["a"] == 1.0 and small["b"] == 0.5
+    finally:
+        backend.set_kernel(previous)
+
+
 # ---------------------------------------------------------------------------
 # intersections, names, missing values
 def test_intersections_of_two_columns():
