@@ -310,3 +310,122 @@ def test_multiclass_labels_of_another_type(truth, kind):
     assert outcomes["average_precision"] == round(float(skm.average_precision_score(onehot, _S3)), 12)
     assert outcomes["roc_auc"] == round(float(skm.roc_auc_score(_Y3, _S3, multi_class="ovr")), 12)
     assert outcomes["Accumulator"] == outcomes["average_precision"] == outcomes["evaluate"], outcomes
+
+
+# ------------------------------------------------------------------ labels of several kinds in a list
+# numpy turns a list of numbers and strings into strings ([0, 1, "1"] -> ["0", "1", "1"]: two labels
+# merged); precall reads the list's values first, so a list is refused as the object array of the same
+# values is, at every entry point, with the message naming the mixture
+def _mixed(form):
+    values = [1 if v else 0 for v in _Y.tolist()]
+    values[1], values[7] = "1", "1"
+    if form == "bytes and strings":
+        return [b"1" if v == "1" else str(v) for v in values]
+    return {"list": values, "tuple": tuple(values), "nested": [[v] for v in values],
+            "object array": np.array(values, dtype=object)}[form]
+
+
+def _mixed_entry_points(y, pos):
+    def sliced(f):
+        return lambda: f(y, _S, pos_label=pos, by=np.arange(12) % 2)
+
+    return {
+        "average_precision": lambda: precall.average_precision(y, _S, pos_label=pos),
+        "roc_auc": lambda: precall.roc_auc(y, _S, pos_label=pos),
+        "roc_auc max_fpr": lambda: precall.roc_auc(y, _S, pos_label=pos, max_fpr=0.5),
+        "evaluate": lambda: precall.evaluate(y, _S, pos_label=pos),
+        "threshold_table": lambda: precall.threshold_table(y, _S, pos_label=pos),
+        "precision_recall_curve": lambda: precall.precision_recall_curve(y, _S, pos_label=pos),
+        "roc_curve": lambda: precall.roc_curve(y, _S, pos_label=pos),
+        "det_curve": lambda: precall.det_curve(y, _S, pos_label=pos),
+        "auprg": lambda: precall.auprg(y, _S, pos_label=pos),
+        "Accumulator": lambda: precall.Accumulator(pos_label=pos).update(y, _S),
+        "binned": lambda: precall.Accumulator(pos_label=pos, bins=64, score_range=(0, 1)).update(y, _S),
+        "DeLong": lambda: stats.roc_auc_ci(y, _S, pos_label=pos),
+        "bootstrap": lambda: stats.bootstrap_ci(
+            __import__("functools").partial(precall.roc_auc, pos_label=pos), y, _S, n_resamples=2, random_state=0),
+        "average_precision by": sliced(precall.average_precision),
+        "evaluate by": sliced(precall.evaluate),
+        "threshold_table by": sliced(precall.threshold_table),
+    }
+
+
+@pytest.mark.parametrize("pos", [None, 1, "1"])
+@pytest.mark.parametrize("form", ["list", "tuple", "nested", "object array", "bytes and strings"])
+def test_labels_of_several_kinds_are_refused_everywhere(form, pos):
+    y = _mixed(form)
+    kinds = "bytes and strings" if form == "bytes and strings" else "numbers and strings"
+    for name, f in _mixed_entry_points(y, pos).items():
+        with pytest.raises(TypeError, match=rf"`y_true` must hold labels of one type.*got {kinds} in \[") as info:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                f()
+        assert "Convert them to one type" in str(info.value), name
+
+
+@pytest.mark.parametrize("form", ["list", "object array"])
+def test_multiclass_labels_of_several_kinds_are_refused_everywhere(form):
+    y = [0, "1", 2, 0, 1, 2, 0, 1, 2, 2, 1, 0]
+    y = np.array(y, dtype=object) if form == "object array" else y
+    entry_points = {
+        "average_precision": lambda: precall.average_precision(y, _S3),
+        "roc_auc ovr": lambda: precall.roc_auc(y, _S3),
+        "roc_auc ovo": lambda: precall.roc_auc(y, _S3, multi_class="ovo"),
+        "evaluate": lambda: precall.evaluate(y, _S3),
+        "evaluate by": lambda: precall.evaluate(y, _S3, by=np.arange(12) % 2),
+        "Accumulator": lambda: precall.Accumulator(labels=[0, 1, 2]).update(y, _S3),
+        "bootstrap": lambda: stats.bootstrap_ci("average_precision", y, _S3, n_resamples=2, random_state=0),
+    }
+    for name, f in entry_points.items():
+        with pytest.raises(TypeError, match=r"`y_true` must hold labels of one type.*got numbers and strings"):
+            f()
+    labels = [0, "1", 2] if form == "list" else np.array([0, "1", 2], dtype=object)
+    for f in (lambda: precall.average_precision(_Y3, _S3, labels=labels),
+              lambda: precall.evaluate(_Y3, _S3, labels=labels),
+              lambda: precall.Accumulator(labels=labels).update(_Y3, _S3)):
+        with pytest.raises(TypeError, match=r"`labels` must hold labels of one type.*got numbers and strings"):
+            f()
+
+
+def test_by_values_of_several_kinds_in_a_list_are_the_object_column_slices():
+    # by=: 1 and "1" are two slices in an object column; a list of them is that column, not strings
+    by = [1, "1"] * 6
+    listed = precall.evaluate(_Y, _S, by=by)
+    column = precall.evaluate(_Y, _S, by=np.array(by, dtype=object))
+    assert listed.names == column.names and len(listed) == 2
+    assert listed.to_dict() == column.to_dict()
+
+
+# ------------------------------------------------------------------ numbers of every type are labels by value
+def _numbers(one, zero, container):
+    values = [(one if i % 2 else 1) if v else (zero if i % 3 else 0) for i, v in enumerate(_Y.tolist())]
+    return np.array(values, dtype=container) if container is not list else values
+
+
+@pytest.mark.parametrize("metric", ["ap", "auc"])
+@pytest.mark.parametrize("one,zero", [(True, 0), (True, False), (1.0, False), (True, 0.0)])
+def test_object_numbers_of_every_type_are_binary_labels_by_value(one, zero, metric):
+    # {0, True} is {0, 1}: every entry point takes an object array of bool, int and float labels as
+    # binary labels with the int labels' numbers, as it takes a list of them or a numpy bool array
+    import sklearn.metrics as skm
+
+    reference = round(float((skm.average_precision_score if metric == "ap" else skm.roc_auc_score)(_Y, _S)), 12)
+    for y in (_numbers(one, zero, object), _numbers(one, zero, list), _Y == 1):
+        outcomes = {name: _outcome(f) for name, f in _label_entry_points(y, None, metric).items()}
+        assert outcomes == {name: reference for name in outcomes}, outcomes
+        for pos in (1, True, 1.0):
+            assert precall.average_precision(y, _S, pos_label=pos) == precall.average_precision(_Y, _S)
+        assert precall.evaluate(y, _S).to_dict() == precall.evaluate(_Y, _S).to_dict()
+
+
+def test_labels_of_every_number_type_are_named_by_value():
+    y = np.array([True, 2, 0, False, 1, 2], dtype=object)
+    with pytest.raises(ValueError, match=r"`y_true` must be binary; got 3 labels \[0, 1, 2\]"):
+        precall.average_precision(y, _S[:6])
+    with pytest.raises(ValueError, match=r"`y_true` must be binary; got 3 labels \[0.0, 1.0, 2.0\]"):
+        precall.average_precision(np.array([True, 2, 0, False, 1, 2.0], dtype=object), _S[:6])  # as a list gives
+    multi = precall.evaluate(y, _S3[:6])
+    assert multi.classes.tolist() == [0, 1, 2]
+    ints = precall.evaluate(np.array([1, 2, 0, 0, 1, 2]), _S3[:6])
+    assert (multi.average_precision, multi.roc_auc) == (ints.average_precision, ints.roc_auc)
+    assert [e.to_dict() for e in multi.per_class] == [e.to_dict() for e in ints.per_class]

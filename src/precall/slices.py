@@ -87,7 +87,7 @@ from ._core.sort import _descending_key, compensated_cumsum, descending_key_scor
 from ._core.steps import Steps, one_problem, positives_tied, segment_sums, steps_and_grouped, steps_of
 from ._core.text import clip, columns, pad, visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
-from ._core.validate import AP_METHODS, BinaryInput, check_number
+from ._core.validate import AP_METHODS, BinaryInput, check_number, label_array
 from .table import table_of
 
 __all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedMultiEvaluation", "SlicedTables", "SlicedValues", "slice_codes", "sliced_steps"]
@@ -168,7 +168,7 @@ def _as_column(values: Any, name: str, n: int) -> np.ndarray:
     if hasattr(values, "to_numpy"):
         values = values.to_numpy(dtype=object) if str(getattr(values, "dtype", "")) in ("category", "string") \
             else values.to_numpy()
-    arr = np.asarray(values)
+    arr = label_array(values, "by", objects=True)  # a list of numbers and strings: an object column
     if arr.ndim != 1:
         raise ValueError(f"`by` column {visible(name)!r} must be 1-D (one slice value per row); got shape "
                          f"{arr.shape}")

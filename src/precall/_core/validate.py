@@ -37,6 +37,7 @@ __all__ = [
     "check_bool",
     "check_label_types",
     "check_pos_label",
+    "label_array",
     "label_kind",
     "check_binary",
     "check_choice",
@@ -113,8 +114,10 @@ def _describe(values: np.ndarray, limit: int = 6) -> str:
     return "[" + ", ".join(items) + more + "]"
 
 
-def _as_1d(x: Any, name: str) -> np.ndarray:
-    arr = np.asarray(x)
+def _as_1d(x: Any, name: str, labels: bool = False) -> np.ndarray:
+    """``x`` as a 1-D array (a column of shape (n, 1) as its values); ``labels``: through
+    :func:`label_array` (no silent mixture of numbers and strings)."""
+    arr = label_array(x, name) if labels else np.asarray(x)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -216,13 +219,40 @@ def _labels(y_true: np.ndarray) -> np.ndarray:
             raise ValueError("`y_true` must not contain NaN; got NaN label(s)")
     if kind == "O":
         try:
-            return np.unique(y_true)
+            classes = np.unique(y_true)
         except TypeError:
+            label_kind(y_true)  # a mixture of kinds: the error naming them
             raise TypeError(
-                "`y_true` must hold labels of one comparable type (all numbers or all "
-                "strings); got a mixture"
+                "`y_true` must hold labels of one comparable type (all numbers, all strings or all bytes); "
+                f"got values that do not compare with each other in {_describe(y_true)}. Convert them to one "
+                "type first"
             ) from None
+        return _number_classes(classes, y_true)
     return np.unique(y_true)
+
+
+def _number_classes(classes: np.ndarray, y_true: np.ndarray) -> np.ndarray:
+    """The distinct labels of an object array as numbers when they are all numbers: bool, int and
+    float compare by value (``True`` is the label 1), so ``[True, 1, 0, False]`` holds the labels
+    ``[0, 1]``, of the type numpy gives the same values in a list (whichever of the equal values
+    ``np.unique`` kept, whatever the rows' order); other labels as they are."""
+    values = classes.tolist()
+    if not values or any(_value_kind(v) != "number" for v in values):
+        return classes
+    examples = list({type(v): v for v in y_true.tolist()}.values())  # one row of each type present
+    try:
+        dtype = np.array(examples).dtype
+        if dtype.kind not in "biuf":
+            return classes
+        numbers_ = np.array(values, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        return classes
+    if numbers_.dtype.kind == "f" and np.isnan(numbers_).any():
+        raise ValueError("`y_true` must not contain NaN; got NaN label(s)")
+    as_listed = numbers_.tolist()
+    if len(set(as_listed)) != len(values) or any(a != b for a, b in zip(as_listed, values)):
+        return classes  # not exact in numpy's type (integers past 2**63, ...): kept as objects
+    return numbers_
 
 
 def _scalar(x: Any) -> Any:
@@ -259,18 +289,99 @@ def _value_kind(value: Any) -> LabelKind | None:
     return None
 
 
-def label_kind(classes: np.ndarray) -> LabelKind | None:
-    """The one kind of a label array ("number", "string", "bytes"); None for other objects."""
+def label_kind(classes: np.ndarray, name: str = "y_true") -> LabelKind | None:
+    """The one kind of a label array ("number", "string", "bytes"); None for other objects; a
+    ``TypeError`` naming ``name`` for a mixture of kinds."""
     kind = _KIND_OF_DTYPE.get(classes.dtype.kind)
     if kind is not None or classes.dtype.kind != "O":
         return kind
     kinds = {_value_kind(v) for v in classes.tolist()}
     if len(kinds) > 1:
-        raise TypeError(
-            "`y_true` must hold labels of one type (all numbers, all strings or all bytes); got "
-            f"{' and '.join(sorted(_KIND_NAMES[k] for k in kinds))} in {_describe(classes)}"
-        )
+        raise _mixture(name, kinds, classes.tolist())
     return kinds.pop() if kinds else None
+
+
+def _mixture(name: str, kinds: set[LabelKind | None], values: Any) -> TypeError:
+    """The error of labels of several kinds (numbers, strings, bytes, other objects)."""
+    return TypeError(
+        f"`{name}` must hold labels of one type (all numbers, all strings or all bytes); got "
+        f"{' and '.join(sorted(_KIND_NAMES[k] for k in kinds))} in {_describe_values(values)}. Convert them to "
+        "one type first: labels of different types never equal each other (1 and '1' are two labels), "
+        "and numpy would turn a list of them into strings, merging them"
+    )
+
+
+def _describe_values(values: Any, limit: int = 6) -> str:
+    """The first leaves of a (nested) list, tuple or array, as :func:`_describe` shows them."""
+    leaves: list[Any] = []
+
+    def walk(x: Any) -> None:
+        for v in x:
+            if len(leaves) > limit:
+                return
+            if isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim):
+                walk(v)
+            else:
+                leaves.append(v)
+
+    walk(values)
+    return _describe(_objects(leaves), limit)
+
+
+def _objects(values: Any) -> np.ndarray:
+    """A 1-D object array of ``values`` (each one element, whatever it is)."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
+def _type_kind(t: type) -> LabelKind | None:
+    """:func:`_value_kind` of every value of type ``t``."""
+    if issubclass(t, (bool, np.bool_, numbers.Real)):
+        return "number"
+    if issubclass(t, str):
+        return "string"
+    if issubclass(t, bytes):
+        return "bytes"
+    return None
+
+
+def _leaf_kinds(x: Any, kinds: set[LabelKind | None]) -> None:
+    """Add to ``kinds`` the label kinds of the leaves of a nested list or tuple (an array in it by
+    its type's kind): one pass over the types present at each level."""
+    for t in set(map(type, x)):
+        if issubclass(t, (list, tuple)):
+            for v in x:
+                if isinstance(v, (list, tuple)):
+                    _leaf_kinds(v, kinds)
+        elif issubclass(t, np.ndarray):
+            for v in x:
+                if isinstance(v, np.ndarray):
+                    if v.dtype.kind == "O":
+                        _leaf_kinds(v.ravel().tolist(), kinds)
+                    else:
+                        kinds.add(_KIND_OF_DTYPE.get(v.dtype.kind))
+        else:
+            kinds.add(_type_kind(t))
+
+
+def label_array(x: Any, name: str = "y_true", *, objects: bool = False) -> np.ndarray:
+    """``np.asarray(x)`` for labels: a list or tuple (nested too) mixing numbers (bool included),
+    strings and bytes is a ``TypeError`` naming ``name``, as an object array of them is, where
+    numpy would turn every value into a string (``[0, 1, "1"]`` into ``["0", "1", "1"]``: two labels
+    merged).  ``objects``: a flat list of several kinds is the object array of its values instead
+    (``by=`` values, where an object column's ``1`` and ``"1"`` are two slices).  Only a list numpy
+    made strings or bytes of is read again: a list of numbers costs nothing more."""
+    arr = np.asarray(x)
+    if arr.dtype.kind in "US" and isinstance(x, (list, tuple)):
+        kinds: set[LabelKind | None] = set()
+        _leaf_kinds(x, kinds)
+        if len(kinds) > 1:
+            if objects and arr.ndim == 1:
+                return _objects(x)
+            raise _mixture(name, kinds, x)
+    return arr
 
 
 def check_pos_label(pos_label: Any) -> Any:
@@ -332,7 +443,7 @@ def check_label_types(classes: np.ndarray, value: Any, name: str = "pos_label") 
         values, want = np.asarray(value), label_kind(classes)
     if values.size == 0 or classes.size == 0:
         return
-    got = label_kind(values) if values.dtype.kind != "O" or values.size > 1 else _value_kind(values[0])
+    got = label_kind(values, name) if values.dtype.kind != "O" or values.size > 1 else _value_kind(values[0])
     if got != want:
         shown = f"{value!r}, {_KIND_ONE[got]}" if name == "pos_label" else f"{_KIND_NAMES[got]} {_describe(values)}"
         raise ValueError(
@@ -395,7 +506,7 @@ def check_binary(
         given ``pos_label`` need not occur in it.
     """
     scratch.next_call()
-    labels = _as_1d(y_true, "y_true")
+    labels = _as_1d(y_true, "y_true", labels=True)
     scores = _check_scores(y_score)
     n = labels.shape[0]
     if scores.shape[0] != n:
@@ -672,7 +783,7 @@ def is_multi(y_true: Any, y_score: Any, labels: Any = None) -> bool:
         return True
     if score_ndim != 2 or true_ndim != 1:
         return False
-    return labels is not None or _labels(np.asarray(y_true)).size > 2
+    return labels is not None or _labels(label_array(y_true)).size > 2
 
 
 def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: Any = None) -> MultiInput:
@@ -694,7 +805,9 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
             f"first at row {row}, column {col} ({scores[row, col].item()!r}). Remove or "
             "impute those rows before evaluating"
         ) from None
-    truth = np.asarray(y_true)
+    truth = label_array(y_true)
+    if truth.ndim == 0:
+        raise ValueError(f"`y_true` must be 1-D (or a 2-D indicator matrix); got an array of shape {truth.shape}")
     if truth.shape[0] != n:
         raise ValueError(
             f"`y_true` and `y_score` must have the same number of samples; got "
@@ -769,7 +882,9 @@ def _indicator(truth: np.ndarray) -> np.ndarray:
 
 
 def _check_labels(labels: Any) -> np.ndarray:
-    classes = _as_1d(labels, "labels")
+    classes = _as_1d(labels, "labels", labels=True)
+    if classes.dtype.kind == "O":
+        label_kind(classes, "labels")
     if np.unique(classes).size != classes.size:
         raise ValueError(f"`labels` must be unique; got {_describe(classes)}")
     return classes

@@ -34,7 +34,7 @@ from .._core.evaluation import evaluation_from_steps
 from .._core.sort import compensated_cumsum, cumulative_sums, distinct_counts, sorted_scores
 from .._core.steps import Steps, one_problem, reweight
 from .._core.validate import (
-    check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_kind,
+    check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_array, label_kind,
 )
 from .._core.metric import Metric
 from ..multiclass import average_values
@@ -298,7 +298,7 @@ class Accumulator:
         score_range: tuple[float, float] | None = None,
     ) -> None:
         self.pos_label = check_pos_label(pos_label)
-        self.labels = None if labels is None else np.asarray(labels)
+        self.labels = None if labels is None else label_array(labels, "labels")  # no mixture turned into strings
         self.edges = edges_of(bins, score_range, 1 if self.labels is None else max(self.labels.size, 1))
         k = 1 if self.labels is None else self.labels.size
         self._pending = [_Runs() for _ in range(k)]  # exact: batches' states waiting to be merged
