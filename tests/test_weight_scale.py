@@ -57,6 +57,42 @@ def test_every_convention_and_roc_auc_are_invariant(data, c, ties):
                           precall.roc_auc(y, s, sample_weight=w, max_fpr=max_fpr))
 
 
+@st.composite
+def scaled_counts(draw):
+    """Rows with small integer weights (a recall often exactly k / 10 or k / 100) times a scale that is
+    no power of two: each weight rounded once."""
+    n = draw(st.integers(4, 30))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    s = np.round(rng.normal(size=n), draw(st.sampled_from([0, 1, 3])))
+    k = rng.integers(1, 4, n) if draw(st.booleans()) else np.ones(n, dtype=np.int64)
+    c = draw(st.sampled_from([0.1, 0.3, 0.7, 3.0, 1e-5 / 3, 1e-300 * 3, 1e300 / 7]))
+    return y, s, k, c
+
+
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+@given(scaled_counts(), st.sampled_from(["group", "stable"]), st.sampled_from(["reference", "exact"]))
+def test_grid_conventions_are_invariant_where_recall_is_on_the_grid(kernel, data, ties, recall_grid):
+    """voc2007 and coco read the envelope at recall >= k / 10 (k / 100). A recall from weights equal to
+    such a point lands an ulp either side of it whatever the scale; it reaches the point exactly when
+    the counts' recall does (``grid_bounds``). Before, voc2007 moved from 0.8935 to 0.9117 with every
+    weight times 0.1."""
+    from precall._core import backend
+
+    y, s, k, c = data
+    previous = backend.set_kernel(kernel)
+    try:
+        counted = precall.evaluate(np.repeat(y, k), np.repeat(s, k), ties=ties, recall_grid=recall_grid)
+        scaled = precall.evaluate(y, s, sample_weight=k * c, ties=ties, recall_grid=recall_grid)
+        for m in ("voc2007", "coco"):
+            assert _close(scaled.average_precision[m], counted.average_precision[m]), m
+            one = precall.average_precision(y, s, sample_weight=k * c, ties=ties, recall_grid=recall_grid, method=m)
+            assert one == scaled.average_precision[m], m
+    finally:
+        backend.set_kernel(previous)
+
+
 @given(weighted(), st.sampled_from(SCALES))
 def test_accumulator_dask_free_paths_are_invariant(data, c):
     y, s, w = data

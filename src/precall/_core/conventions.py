@@ -96,6 +96,7 @@ __all__ = [
     "ap_terms",
     "defined_ap",
     "grid_average",
+    "grid_bounds",
     "grid_precisions",
     "interpolated_areas",
     "min_average_precision",
@@ -267,14 +268,43 @@ def voc2010_sum(s: Steps, floor: np.ndarray | None = None, *, sentinel: bool = T
     return np.sum(np.where(changed, terms, 0.0), axis=1)
 
 
-def _grid_indices(s: Steps, n_points: int, grid: str, reference: np.ndarray) -> np.ndarray:
+GRID_TIE = 2.0**-48
+"""How near (relative) a recall from weights may come to a grid point ``k / (n - 1)`` and count as
+reaching it exactly (:func:`grid_bounds`): 16 units in the last place at 1, where the weights' sums
+and their ratio are within about 4 (each weight rounded once by its scale, the sums compensated)."""
+
+
+def grid_bounds(n_points: int, grid: str, reference: np.ndarray) -> np.ndarray:
+    """The least recall from weights that reaches each point of a grid of ``n_points`` (:func:`_grid_indices`).
+
+    Counts compare ``TP / P`` with the reference grid's floats (``grid="reference"``) or
+    ``TP * (n - 1)`` with ``k * P`` (``"exact"``), where a recall equal to ``k / (n - 1)`` is that
+    rational exactly.  Weights are rounded where they are scaled and summed, so such a recall
+    lands an ulp either side of the point and a float comparison would depend on the weights'
+    scale (voc2007 moved by 3% with every weight times 0.1).  A recall within :data:`GRID_TIE`
+    of ``k / (n - 1)`` is therefore taken as equal to it, and reaches the point exactly when the
+    counts do: always for ``"exact"``; for ``"reference"`` when ``fl(k / (n - 1))`` is at least the
+    grid's float (not at 0.3, 0.6 and 0.7 of VOC 2007's ``np.arange``).  Integer weights give the
+    counts' points (a recall of integers is this near a point only if it is the point, below
+    ``2**41`` positives), and any scale of them the same points.
+    """
+    q = np.arange(n_points, dtype=np.float64) / float(n_points - 1)
+    tie = q >= reference if grid == "reference" else np.ones(n_points, dtype=bool)
+    return np.where(tie, q * (1.0 - GRID_TIE), np.nextafter(q * (1.0 + GRID_TIE), np.inf))
+
+
+def _grid_indices(s: Steps, n_points: int, grid: str, reference: np.ndarray, snap: bool = True) -> np.ndarray:
     """(m, n_points): the first step of each row reaching each recall threshold (R if none).
 
     Long rows search once per row; short rows (``average="samples"``: a few
-    classes, many rows) compare every threshold with every step at once.
+    classes, many rows) compare every threshold with every step at once.  Steps of weights
+    (not ``s.exact``) compare their recall with :func:`grid_bounds` (``snap``: the grid is the
+    convention's, not detection's own thresholds).
     """
     m, runs = s.tp.shape
     idx = np.empty((m, n_points), dtype=np.int64)
+    if snap and not s.exact:  # weights: the recall against the bounds of the grid's points
+        reference, grid = grid_bounds(n_points, grid, reference), "reference"
     with np.errstate(invalid="ignore", divide="ignore"):
         if runs >= 256 or m == 1:
             for i in range(m):  # cumulative counts only grow: one search per row
@@ -313,7 +343,8 @@ def grid_precisions(s: Steps, method: str, grid: str = "reference", thresholds: 
         reference, grid = np.asarray(thresholds, dtype=np.float64), "reference"
     with np.errstate(invalid="ignore", divide="ignore"):
         env = np.concatenate([_envelope(precision), np.zeros((s.tp.shape[0], 1))], axis=1)
-    return np.take_along_axis(env, _grid_indices(s, reference.size, grid, reference), axis=1)
+    idx = _grid_indices(s, reference.size, grid, reference, snap=thresholds is None)
+    return np.take_along_axis(env, idx, axis=1)
 
 
 def grid_average(points: np.ndarray, method: str, grid: str) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 from . import backend
 from .conventions import (
     COCO_GRID, CONVENTIONS, VOC07_GRID, _coco_precision, _envelope, _grid_indices, ap, defined_ap, grid_average,
-    interpolated_areas, one_step_average, one_step_averages, precision_of, roc_auc, roc_auc_from_sum,
+    grid_bounds, interpolated_areas, one_step_average, one_step_averages, precision_of, roc_auc, roc_auc_from_sum,
     roc_auc_from_twice, step_sum, trapezoid_sum, twice_fp_area, unit_interval, voc2010_sum, worst_precision_sums,
 )
 from .sort import untag_scores
@@ -535,14 +535,22 @@ def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall
     points07, points101 = np.zeros((m, VOC07_GRID.size)), np.zeros((m, COCO_GRID.size))
     best, roc_int = np.full(m, -1, dtype=np.int64), np.zeros(m, dtype=tp.dtype)
     int_scale = s.exact and not (r >= 256 or m == 1)  # _grid_indices' short rows scale int64 counts
+    grid07, grid101, reference = VOC07_GRID, COCO_GRID, recall_grid == "reference"
+    if not s.exact:  # weights: the recall against the bounds of the grids' points, as _grid_indices
+        grid07, grid101, reference = _WEIGHT_BOUNDS[recall_grid] + (True,)
     fast.batch_numbers(tp, fp, dtp, fp_prev, n_pos, n_neg, lengths, want_ap, s.dense, s.exact, voc_mode, int_scale,
-                       recall_grid == "reference", VOC07_GRID, COCO_GRID, unit, changed, ratio, offsets,
+                       reference, grid07, grid101, unit, changed, ratio, offsets,
                        want_ranked, roc_ints, sums, points07, points101, best, roc_int, False, _NO_WINDOW)
     twice = None
     if want_ranked and (roc_ints or not s.exact):
         twice = roc_int if roc_ints else sums[:, 4]
     return sums, points07, points101, best, twice
 
+
+_WEIGHT_BOUNDS = {g: (grid_bounds(VOC07_GRID.size, g, VOC07_GRID), grid_bounds(COCO_GRID.size, g, COCO_GRID))
+                  for g in ("reference", "exact")}
+""":func:`~precall._core.conventions.grid_bounds` of both grids, by ``recall_grid``: what the compiled pass
+compares a recall from weights with."""
 
 _NO_KEYS32, _NO_KEYS64 = np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.uint64)
 _NO_WINDOW = (_NO_KEYS32, _NO_KEYS64, 0, np.zeros((1, 3), dtype=np.int64), 1, 0, _NO_KEYS64)  # the same types: one kernel
