@@ -945,3 +945,24 @@ def test_dask_refuses_an_integer_beyond_2_53_as_the_readers_do(tmp_path, capsys,
     if fmt == "csv":  # the same magnitude written as a float: read, the same numbers as in memory
         path.write_text(path.read_text().replace(str(big), "9007199254740993.0"))
         assert run_json([*argv, "--engine", "dask", "--scheduler", "threads"], capsys) == run_json(argv, capsys)
+
+
+def test_ci_with_a_class_of_one_row_says_the_intervals_are_undefined(tmp_path, capsys):
+    """evaluate --ci on one positive: the bootstrap's AP intervals and DeLong's ROC-AUC interval
+    are undefined alike (null, one warning each), whatever the policy but 'raise' (exit 2)."""
+    y = [1] + [0] * 30
+    path = write_csv(tmp_path / "one.csv", ["y", "s"], [[a, (30 - i) / 30] for i, a in enumerate(y)])
+    base = ["evaluate", str(path), "--label", "y", "--score", "s", "--ci", "--resamples", "50"]
+    for policy in ("warn", "zero"):
+        code = main([*base, "--json", "--on-undefined", policy])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        got = json.loads(out)["intervals"]
+        assert all(ci["low"] is None and ci["high"] is None for ci in got["average_precision"].values())
+        assert got["roc_auc"]["low"] is None and got["roc_auc"]["high"] is None
+        assert err.count("at least two rows of each class") == 1
+    code = main([*base, "--json", "--on-undefined", "nan"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "at least two" not in err
+    message = run_error([*base, "--on-undefined", "raise"], capsys)
+    assert "at least two rows of each class" in message

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import itertools
 import math
 import warnings
 
@@ -18,6 +19,7 @@ from scipy.stats import bootstrap as scipy_bootstrap
 
 import precall
 from precall import stats
+from precall.stats import bands
 
 AP_METHODS = precall.AP_METHODS
 
@@ -532,3 +534,161 @@ def test_grid_conventions_on_long_rows_equal_calling_the_metric(rng, method, gri
     fast = stats.bootstrap_ci(f, y, s, n_resamples=15, random_state=2, resample="rows")
     slow = stats.bootstrap_ci(_loop({"method": method, "recall_grid": grid}), y, s, n_resamples=15, random_state=2, resample="rows")
     np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ seeds, one-row classes, zero spread
+def test_every_bootstrap_result_records_its_seed(rng):
+    """An interval says its method, resamples and seed: the int given (a sequence of ints as a tuple),
+    None for None or a generator, in the field and in the text."""
+    y, s = _binary(rng, 40)
+    b = np.round(s + rng.normal(0, 0.3, 40), 2)
+    ci = stats.bootstrap_ci("average_precision", y, s, n_resamples=200, random_state=7)
+    assert ci.seed == 7 and ", seed 7, 0 degenerate" in str(ci)
+    assert stats.bootstrap_ci("roc_auc", y, s, n_resamples=20, random_state=np.int64(3)).seed == 3
+    assert stats.bootstrap_ci("roc_auc", y, s, n_resamples=20, random_state=[1, 2]).seed == (1, 2)
+    for state in (None, np.random.default_rng(7)):
+        got = stats.bootstrap_ci("roc_auc", y, s, n_resamples=20, random_state=state)
+        assert got.seed is None and ", no seed, " in str(got)
+    assert [r.seed for r in stats.bootstrap_cis(["average_precision", "roc_auc"], y, s, n_resamples=20,
+                                                random_state=5)] == [5, 5]
+    t = stats.bootstrap_test("roc_auc", y, s, b, n_resamples=200, random_state=7)
+    assert t.seed == 7 and "; 200 resamples (counts), seed 7, 0 degenerate" in str(t)
+    assert [r.seed for r in stats.bootstrap_tests(["roc_auc"], y, s, b, n_resamples=20, random_state=9)] == [9]
+    assert stats.roc_auc_ci(y, s, method="bca", n_resamples=20, random_state=4).seed == 4
+    delong = stats.roc_auc_test(y, s, b)  # no resamples, no seed, and no resampling words in its text
+    assert delong.seed is None and "resamples" not in str(delong)
+    table = precall.threshold_table(y, s)
+    assert bands.roc_band(table, n_resamples=20, random_state=6).seed == 6
+    assert bands.pr_band(table, n_resamples=20, random_state=None).seed is None
+    c = stats.compare_slices(y, s, by=np.arange(40) % 2, n_resamples=20, random_state=11)
+    assert c.seed == c.random_state == 11
+
+
+ONE_ROW_CLASS = "at least two rows of each class"
+
+
+@pytest.mark.parametrize("metric, y, kwargs", [
+    ("average_precision", [1] + [0] * 30, {}),
+    ("roc_auc", [1] + [0] * 9, {"method": "bca"}),
+    ("average_precision", [0] + [1] * 9, {}),  # one negative
+    ("roc_auc", [1] + [0] * 9, {"stratified": False}),  # unstratified: copies of one score
+    ("average_precision", [1] + [0] * 9, {"resample": "rows", "sample_weight": np.linspace(1, 2, 10)}),
+    (lambda t, u: precall.roc_auc(t, u), [0] * 9 + [1], {"resample": "rows"}),  # called on each resample
+    ("roc_auc", [1, 0], {"method": "bca", "n_resamples": 200}),
+])
+def test_a_class_of_one_row_leaves_a_bootstrap_interval_undefined(metric, y, kwargs):
+    """A class of one row cannot vary in the resamples: no confident zero-width interval, but the
+    policy of DeLong's variance below two of a class (NaN bounds with the warning by default)."""
+    s = np.linspace(1, 0, len(y))
+    with pytest.warns(precall.UndefinedMetricWarning, match=ONE_ROW_CLASS):
+        ci = stats.bootstrap_ci(metric, y, s, **kwargs)
+    assert math.isnan(ci.low) and math.isnan(ci.high) and math.isnan(ci.standard_error)
+    assert ci.estimate == (metric(y, s) if callable(metric) else precall.score(precall.metric(metric), y, s))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = stats.bootstrap_ci(metric, y, s, on_undefined="nan", **kwargs)
+    assert math.isnan(quiet.low) and math.isnan(quiet.high)
+    with pytest.raises(ValueError, match=ONE_ROW_CLASS):
+        stats.bootstrap_ci(metric, y, s, on_undefined="raise", **kwargs)
+    given = stats.bootstrap_ci(metric, y, s, on_undefined=0.25, **kwargs)
+    assert (given.low, given.high) == (0.25, 0.25)
+
+
+def test_one_row_class_tests_and_several_metrics_follow_the_policy():
+    y, s = [1] + [0] * 9, np.linspace(1, 0, 10)
+    with pytest.warns(precall.UndefinedMetricWarning, match=ONE_ROW_CLASS) as caught:
+        cis = stats.bootstrap_cis([precall.metric("average_precision", method=m) for m in precall.AP_METHODS], y, s)
+    assert len([w for w in caught if ONE_ROW_CLASS in str(w.message)]) == 1  # one cause, one warning
+    assert all(math.isnan(c.low) and math.isnan(c.high) for c in cis)
+    with pytest.warns(precall.UndefinedMetricWarning, match=ONE_ROW_CLASS):
+        t = stats.bootstrap_test("roc_auc", y, s, s[::-1])
+    assert all(math.isnan(v) for v in (t.low, t.high, t.statistic, t.p_value, t.standard_error))
+    assert t.difference == 1.0 and "p = nan" in str(t)
+    with pytest.warns(precall.UndefinedMetricWarning, match=ONE_ROW_CLASS):
+        assert math.isnan(stats.roc_auc_ci(y, s, method="percentile").low)
+    # a class column of a macro average with one positive: named
+    labels = np.array(["a"] * 6 + ["b"] * 6 + ["c"])
+    scores = np.random.default_rng(0).random((13, 3))
+    with pytest.warns(precall.UndefinedMetricWarning, match="column of class 'c'"):
+        macro = stats.bootstrap_ci(functools.partial(precall.average_precision, average="macro"), labels, scores)
+    assert math.isnan(macro.low)
+
+
+def test_the_bootstrap_interval_is_undefined_where_delongs_is():
+    for m, n in [(1, 1), (1, 2), (2, 1), (2, 2), (1, 5), (5, 1), (2, 5), (3, 3)]:
+        y = [1] * m + [0] * n
+        s = np.linspace(1, 0, m + n) + 0.2 * np.arange(m + n) % 3
+        delong = stats.roc_auc_ci(y, s, on_undefined="nan")
+        for method in ("percentile", "bca"):
+            boot = stats.bootstrap_ci("roc_auc", y, s, method=method, n_resamples=100, on_undefined="nan")
+            assert math.isnan(boot.low) == math.isnan(delong.low), (m, n, method)
+
+
+def test_an_undefined_bca_interval_follows_the_policy():
+    """Every replicate below the estimate (a statistic no resample reaches: the distinct scores of
+    the data): BCa's bias correction is infinite, the interval undefined by the one policy."""
+    y, s = [1] * 5 + [0] * 5, np.arange(10.0)
+
+    def distinct(t, u):
+        return float(len(np.unique(u)))
+
+    with pytest.warns(precall.UndefinedMetricWarning, match="BCa interval is undefined"):
+        ci = stats.bootstrap_ci(distinct, y, s, method="bca", n_resamples=50)
+    assert math.isnan(ci.low) and math.isnan(ci.high) and ci.bias_correction == math.inf
+    with pytest.raises(ValueError, match="BCa interval is undefined"):
+        stats.bootstrap_ci(distinct, y, s, method="bca", n_resamples=50, on_undefined="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert math.isnan(stats.bootstrap_ci(distinct, y, s, method="bca", n_resamples=50, on_undefined="nan").low)
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_a_difference_without_spread_has_an_infinite_z_everywhere(sign):
+    """Two models whose AUCs differ with zero variance: z = copysign(inf, difference), p = 0, as
+    the unpaired test says, and identical models z = 0, p = 1."""
+    y = [1] * 5 + [0] * 5
+    a = list(np.linspace(1, 0, 10))
+    b = a[::-1]
+    if sign < 0:
+        a, b = b, a
+    paired = stats.roc_auc_test(y, a, b)
+    unpaired = stats.roc_auc_test_unpaired(y, a, y, b)
+    assert paired.statistic == unpaired.statistic == sign * math.inf
+    assert paired.p_value == unpaired.p_value == 0.0
+    assert f"z = {sign * math.inf}, p = < 1e-323 (normal)" in str(paired)
+    boot = stats.bootstrap_test("roc_auc", y, a, b, n_resamples=200)
+    assert boot.statistic == sign * math.inf and boot.difference == sign
+    assert f"z = {sign * math.inf}, p = < 0.005 (bootstrap)" in str(boot)
+    same = stats.roc_auc_test(y, a, a)
+    assert (same.statistic, same.p_value) == (0.0, 1.0)
+    assert stats.bootstrap_test("roc_auc", y, a, a, n_resamples=50).statistic == 0.0
+
+
+DEGENERATE = {
+    "two rows": ([1, 0], [0.3, 0.1]),
+    "two rows tied": ([1, 0], [0.3, 0.3]),
+    "one positive": ([1] + [0] * 9, np.linspace(1, 0, 10)),
+    "one negative": ([0] + [1] * 9, np.linspace(1, 0, 10)),
+    "all tied": ([1, 1, 0, 0, 1, 0], [0.5] * 6),
+    "two of each, tied": ([1, 1, 0, 0], [0.5] * 4),
+    "separated": ([1, 1, 0, 0], [0.9, 0.8, 0.2, 0.1]),
+}
+
+
+def test_no_numpy_runtime_warning_from_a_bootstrap_on_degenerate_data():
+    """Every method, draw and stratification on tiny, tied and one-row-class data: undefined
+    results are said by the policy (UndefinedMetricWarning) or a ValueError, never by numpy."""
+    metrics = ["average_precision", "roc_auc", lambda t, u: precall.roc_auc(t, u)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", precall.UndefinedMetricWarning)
+        for (y, s), metric, method, resample, stratified in itertools.product(
+                DEGENERATE.values(), metrics, ("percentile", "bca"), ("rows", "counts"), (True, False)):
+            if resample == "counts" and not isinstance(metric, str):
+                continue
+            options = {"n_resamples": 50, "method": method, "resample": resample, "stratified": stratified}
+            try:
+                stats.bootstrap_ci(metric, y, s, **options)
+                stats.bootstrap_test(metric, y, s, np.asarray(s)[::-1], **options)
+            except ValueError as exc:  # too few defined resamples (unstratified): said, not warned
+                assert "resamples gave a defined value" in str(exc)

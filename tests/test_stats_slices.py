@@ -485,3 +485,24 @@ def test_to_csv_reads_back_as_to_frame(tmp_path, reference):
             assert got[column].tolist() == want[column].tolist()
         else:
             np.testing.assert_array_equal(got[column].to_numpy(dtype=float), want[column].to_numpy(dtype=float))
+
+
+@pytest.mark.parametrize("reference", ["rest", "overall"])
+def test_a_slice_with_one_positive_has_no_ap_interval_or_comparison(reference):
+    """A slice whose resamples only repeat its one positive: its AP interval and the AP comparisons
+    drawn from the same replicates are NaN (quietly, as its DeLong interval), not zero-width."""
+    rng = np.random.default_rng(5)
+    g = np.repeat([0, 1, 2], [120, 40, 120])
+    y = (rng.random(g.size) < 0.4).astype(int)
+    y[g == 1] = 0
+    y[np.flatnonzero(g == 1)[3]] = 1  # one positive among 40 rows
+    s = rng.random(g.size) + 0.5 * y
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", precall.UndefinedMetricWarning)
+        c = stats.compare_slices(y, s, by=g, n_resamples=50, reference=reference)
+    assert not math.isnan(c.ap[1]) and math.isnan(c.ap_low[1]) and math.isnan(c.ap_high[1])
+    assert math.isnan(c.auc_low[1])  # DeLong's, as before
+    pair = c.vs_reference[1]
+    assert math.isnan(pair.ap_difference_low) and math.isnan(pair.ap_difference_high) and math.isnan(pair.ap_p_value)
+    for i in (0, 2):
+        assert c.ap_low[i] < c.ap[i] < c.ap_high[i] and not math.isnan(c.vs_reference[i].ap_p_value)

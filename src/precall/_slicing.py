@@ -42,8 +42,8 @@ from ._core.text import visible
 from .slices import slice_codes, slice_names
 from .stats.slices import MAX_SLICES
 
-__all__ = ["IntervalSet", "coded", "coded_accumulator", "interval_set", "named_message", "slice_bootstrap",
-           "slice_intervals", "with_values"]
+__all__ = ["IntervalSet", "coded", "coded_accumulator", "interval_policy", "interval_set", "named_message",
+           "slice_bootstrap", "slice_intervals", "with_values"]
 
 @dataclass(frozen=True)
 class IntervalSet:
@@ -65,7 +65,9 @@ def interval_set(y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndar
     A metric undefined on the rows (AP without a positive; ROC-AUC without a positive or a
     negative, of positive weight) has no interval: under ``on_undefined="raise"`` a ValueError,
     else NaN bounds with an :class:`~precall.UndefinedMetricWarning`, the other intervals computed
-    (the policy of the point estimates, and of DeLong's NaN below two of a class)."""
+    (the policy of the point estimates, and of DeLong's NaN below two of a class).  A class of one
+    row leaves the bootstrap's intervals undefined (:func:`precall.stats.bootstrap_ci`) under
+    :func:`interval_policy`."""
     y = np.asarray(y_true)
     positive = y == pos_label
     counted = np.ones(y.shape[0], dtype=bool) if sample_weight is None else np.asarray(sample_weight) > 0
@@ -79,7 +81,7 @@ def interval_set(y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndar
     if sample_weight is not None and has_pos and has_neg:
         metrics.append(functools.partial(roc_auc, pos_label=pos_label, on_undefined=on_undefined))
     results = stats.bootstrap_cis(metrics, y, y_score, sample_weight=sample_weight, level=level,
-                                  **bootstrap) if metrics else []
+                                  on_undefined=interval_policy(on_undefined), **bootstrap) if metrics else []
     if has_pos:
         ap = dict(zip(AP_METHODS, results))
     else:
@@ -89,10 +91,19 @@ def interval_set(y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndar
         roc = _no_interval("ROC-AUC", "one class only", level, "delong" if sample_weight is None else method,
                            on_undefined)
     elif sample_weight is None:
-        roc = stats.roc_auc_ci(y, y_score, pos_label=pos_label, level=level, on_undefined=on_undefined)
+        roc = stats.roc_auc_ci(y, y_score, pos_label=pos_label, level=level,
+                               on_undefined=interval_policy(on_undefined))
     else:
         roc = results[-1]
     return IntervalSet(ap, roc, results[0].resample if results else "rows", results[0].n_blocks if results else None)
+
+
+def interval_policy(on_undefined: Any) -> str:
+    """The ``on_undefined`` of a bootstrap's interval under the policy of the metrics (an
+    evaluation's or a command's): ``"raise"`` and ``"nan"`` as given, else ``"warn"`` (NaN bounds
+    with the warning: a number stands for an undefined metric value, not for its interval's
+    bounds, as :func:`_no_interval`)."""
+    return on_undefined if on_undefined in ("raise", "nan") else "warn"
 
 
 def _no_interval(metric: str, reason: str, level: float, method: str, on_undefined: Any) -> stats.ConfidenceInterval:

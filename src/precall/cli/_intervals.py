@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import precall
-from precall._slicing import interval_set
+from precall._slicing import interval_policy, interval_set
 
 from ._common import terminal_progress
 
@@ -131,6 +131,7 @@ def multiclass_intervals(
     # one set of row resamples for every convention and ROC-AUC (the joint cells of k class
     # columns would need coarse blocks: the rows are drawn, each column counted over score blocks)
     results = precall.stats.bootstrap_cis(metrics, y, scores, sample_weight=weights,
+                                          on_undefined=interval_policy(on_undefined),
                                           **bootstrap_kwargs(ci, "bootstrap", len(y) * len(classes)))
     return MultiIntervals(ci, dict(zip(methods, results)), results[-1], results[0].resample, results[0].n_blocks)
 

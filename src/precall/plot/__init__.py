@@ -632,7 +632,8 @@ def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "
     percentile, ``n_resamples``; drawn as counts of tied-score runs, score blocks past
     :data:`precall.stats.MAX_CELLS` cells, unless weighted or ``ties="stable"``) or ROC-AUC
     (``"roc"``: :func:`precall.stats.roc_auc_ci`, DeLong; the percentile bootstrap with
-    weights), from the raw data the series was built from."""
+    weights), from the raw data the series was built from; NaN bounds without a warning where
+    the interval is undefined (fewer than two of a class: ``on_undefined="nan"``)."""
     if series.data is None:
         return {}
     y_true, scores, weight = series.data
@@ -641,12 +642,13 @@ def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "
         if kind == "pr":
             metric = functools.partial(average_precision, method=method, ties=ties, pos_label=series.pos_label)
             ci = stats.bootstrap_ci(metric, y_true, s, sample_weight=weight, n_resamples=n_resamples,
-                                    random_state=random_state, resample="auto")
+                                    random_state=random_state, resample="auto", on_undefined="nan")
         elif weight is None:
             ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, on_undefined="nan")
         else:
             ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, sample_weight=weight,
-                                  method="percentile", n_resamples=n_resamples, random_state=random_state)
+                                  method="percentile", n_resamples=n_resamples, random_state=random_state,
+                                  on_undefined="nan")
         out[name] = (ci.low, ci.high)
     return out
 

@@ -51,7 +51,14 @@ Bootstrap (any metric)
     class with no positives, or for ROC-AUC no negatives; a callable returning
     NaN or raising ``ValueError``) is left out of the interval and counted in
     ``n_degenerate``, as pROC drops its NA replicates.  Stratified resampling of
-    binary and multi-class data never produces one.
+    binary and multi-class data never produces one.  A class of a single row
+    (one positive or one negative, of the binary problem or of a class column)
+    leaves the interval itself undefined, stratified or not: the resamples only
+    repeat that row.  Its bounds then follow ``on_undefined`` (NaN with an
+    :class:`~precall.UndefinedMetricWarning` by default), as DeLong's variance
+    below two of a class does; so does an undefined BCa interval.  Every result
+    records its ``seed`` (the int given as ``random_state``; None for None or a
+    generator).
 
     Intervals: ``"percentile"`` takes the ``alpha/2`` and ``1 - alpha/2``
     quantiles of the replicates (linear interpolation, ``numpy.quantile``);
@@ -63,7 +70,8 @@ Bootstrap (any metric)
     are its draws (``rng.integers(0, n, (n_resamples, n))``).  The paired test
     reports ``z = difference / sd(replicate differences)`` with a two-sided
     normal p-value (pROC's bootstrap ``roc.test``) and the interval of the
-    differences.
+    differences.  A difference without spread (sd 0) has ``z = copysign(inf,
+    difference)``, as DeLong's paired and unpaired tests (whose p is then 0).
 """
 
 

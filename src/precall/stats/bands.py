@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core.validate import check_number
 from ..table import ThresholdTable
-from .results import _check_level, _check_random_state, _check_resamples
+from .results import _check_level, _check_random_state, _check_resamples, recorded_seed
 
 __all__ = ["BAND_BLOCKS", "BAND_RESAMPLES", "Band", "PR_GRID", "ROC_GRID", "pr_band", "roc_band"]
 
@@ -50,7 +50,9 @@ PR_GRID = np.linspace(0.01, 1.0, 100)
 
 
 class Band(NamedTuple):
-    """A pointwise band: at each ``x`` of the grid, ``low`` and ``high``."""
+    """A pointwise band: at each ``x`` of the grid, ``low`` and ``high``; ``seed`` the
+    ``random_state`` given when it is a seed (an int, or a sequence of ints as a tuple), None
+    for None or a generator (as :class:`~precall.stats.BootstrapResult`)."""
 
     x: np.ndarray
     low: np.ndarray
@@ -58,6 +60,7 @@ class Band(NamedTuple):
     level: float
     n_resamples: int
     n_blocks: int
+    seed: int | tuple[int, ...] | None = None
 
 
 def _whole(value: float, what: str) -> int:
@@ -136,7 +139,7 @@ def roc_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = B
             frac = np.where(span > 0, (grid - fpr[j]) / span, 0.0)
         out[i] = tpr[j] + frac * (tpr[k] - tpr[j])
     low, high = _percentiles(out, level)
-    return Band(grid, low, high, level, n_resamples, nb)
+    return Band(grid, low, high, level, n_resamples, nb, recorded_seed(random_state))
 
 
 def pr_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = BAND_RESAMPLES,
@@ -157,4 +160,4 @@ def pr_band(table: ThresholdTable, *, level: float = 0.95, n_resamples: int = BA
         with np.errstate(invalid="ignore", divide="ignore"):
             out[i, ok] = np.where(predicted > 0, ctp[i, 1:][jj] / predicted, np.nan)
     low, high = _percentiles(out, level)
-    return Band(grid, low, high, level, n_resamples, nb)
+    return Band(grid, low, high, level, n_resamples, nb, recorded_seed(random_state))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -15,7 +17,9 @@ from ..multiclass import average_values
 from .._core import normal
 from .._core.metric import MEASURES, Metric
 from .._core.steps import Steps, steps_from_counts
-from .._core.validate import check_binary, check_bool, check_choice, check_multi, check_number, is_multi
+from .._core.undefined import undefined
+from .._core.validate import (check_binary, check_bool, check_choice, check_multi, check_number, check_on_undefined,
+                              is_multi)
 from ._resample import (
     CellDesign,
     Draws,
@@ -42,6 +46,7 @@ from .results import (
     _check_random_state,
     _check_resamples,
     _z_statistic,
+    recorded_seed,
 )
 
 __all__ = ["BOOTSTRAP_METHODS", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "MAX_CELLS", "RESAMPLE_MODES", "bootstrap_ci", "bootstrap_cis", "bootstrap_test",
@@ -119,6 +124,7 @@ class _Counted:
     columns: list[RankedColumn]
     value: Callable[[list[Steps]], np.ndarray]
     ties: str
+    names: tuple[Any, ...] | None = None  # the class of each column (None: one binary column)
 
 
 class _RankCache:
@@ -171,7 +177,7 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any,
         support = np.column_stack([r.n_pos for r in steps]) if average == "weighted" else values
         return average_values(values, support, average)
 
-    return _Counted(columns, averaged, ties)
+    return _Counted(columns, averaged, ties, tuple(multi.classes.tolist()))
 
 
 def _call(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> float:
@@ -267,15 +273,82 @@ class _Evaluator:
 
 
 def _check_resampling(n_resamples: Any, method: Any, stratified: Any, resample: Any, max_cells: Any,
-                      level: Any, random_state: Any, n_values: int) -> tuple[int, int, float, Any]:
-    """Every option of a bootstrap: ``n_resamples``, ``max_cells``, ``level`` and the seed
-    checked (``n_values`` replicate vectors are kept), the choices and ``stratified``."""
+                      level: Any, random_state: Any, on_undefined: Any, n_values: int
+                      ) -> tuple[int, int, float, Any, Any]:
+    """Every option of a bootstrap: ``n_resamples``, ``max_cells``, ``level``, the seed and the
+    undefined policy checked (``n_values`` replicate vectors are kept), the choices and
+    ``stratified``."""
     n = _check_resamples(n_resamples, n_values)
     check_choice(method, "method", BOOTSTRAP_METHODS)
     check_bool(stratified, "stratified")
     check_choice(resample, "resample", RESAMPLE_MODES)
     cells = check_number(max_cells, "max_cells", low=256, integer=True, hint=f"e.g. {MAX_CELLS}")
-    return n, cells, _check_level(level), _check_random_state(random_state)
+    return n, cells, _check_level(level), _check_random_state(random_state), check_on_undefined(on_undefined)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # precall's own files
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of :func:`undefined` called by the caller of this function that
+    points a warning at the first frame outside precall (the user's call, whichever public
+    function it went through)."""
+    frame = sys._getframe(1)
+    level = 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+_ONE_ROW_CLASS = (
+    "A bootstrap interval needs at least two rows of each class: the resamples of a class of one row "
+    "only repeat that row, so they cannot show how the class varies; got {detail}. The interval is "
+    "undefined and its bounds are NaN. Choose another result with on_undefined='raise' or a number"
+)
+
+
+def _one_row_class(ev: _Evaluator, positives: dict[int, int]) -> str | None:
+    """Where the rows of ``ev`` have a class of one row (of positive weight), in words; None
+    when every class has none or at least two.  A counted metric: a class column with one
+    positive or one negative; a metric called on each resample of 1-D labels: a label held by
+    one row.  ``positives``: each ranked column's positives, by ``id``, counted once a call."""
+    if ev.counted is not None:
+        names = ev.counted.names
+        for k, col in enumerate(ev.counted.columns):
+            if id(col) not in positives:
+                positives[id(col)] = int(np.count_nonzero(col.code & 1))
+            m = positives[id(col)]
+            n = int(col.code.shape[0]) - m
+            if m == 1 or n == 1:
+                where = "" if names is None else f" in the column of class {names[k]!r}"
+                return f"{m} positive(s) and {n} negative(s){where}"
+        return None
+    y = ev.rows.y_true
+    if y.ndim == 1 and y.size:
+        labels, counts = np.unique(y, return_counts=True)
+        if (counts == 1).any():
+            return f"one row of class {labels[counts == 1][0]!r}"
+    return None
+
+
+def _undefined_bounds(metrics: list[_Metric], groups: list[list[_Evaluator]], policy: Any) -> list[float | None]:
+    """For each metric (its evaluators in ``groups``: one model, or both of a paired test): the
+    bounds of an interval that a class of one row leaves undefined (the ``on_undefined`` policy:
+    NaN with an :class:`~precall.UndefinedMetricWarning`, NaN, a ``ValueError`` or the number
+    given), or None when the interval is defined.  One warning for the metrics of one cause
+    (the six AP conventions of the same rows)."""
+    said: dict[str, float] = {}
+    positives: dict[int, int] = {}
+    out: list[float | None] = []
+    for metric, evaluators in zip(metrics, groups):
+        detail = next((d for d in (_one_row_class(ev, positives) for ev in evaluators) if d is not None), None)
+        if detail is not None and detail not in said:
+            said[detail] = undefined(f"The bootstrap interval of {metric.name}",
+                                     _ONE_ROW_CLASS.format(detail=detail), float("nan"), policy,
+                                     stacklevel=_user_stacklevel())
+        out.append(None if detail is None else said[detail])
+    return out
 
 
 def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) -> float:
@@ -309,15 +382,24 @@ def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) ->
     return float(value)
 
 
+_BCA_UNDEFINED = (
+    "The BCa interval is undefined: {reason}. Its bounds are NaN; use method='percentile', or "
+    "choose another result with on_undefined='raise' or a number"
+)
+
+
 def _percentile_of_score(values: np.ndarray, score: float) -> float:
     """Share of ``values`` below ``score``, ties counting half (as scipy's BCa)."""
     return float((np.count_nonzero(values < score) + np.count_nonzero(values <= score)) / (2 * values.size))
 
 
 def _interval(
-    estimate: float, replicates: np.ndarray, jackknife: np.ndarray | None, level: float, method: str
+    estimate: float, replicates: np.ndarray, jackknife: np.ndarray | None, level: float, method: str,
+    name: str = "the metric", policy: Any = "warn",
 ) -> tuple[float, float, float | None, float | None]:
-    """Bounds (and BCa's z0 and a) from the finite replicates."""
+    """Bounds (and BCa's z0 and a) from the finite replicates; an undefined BCa interval
+    (every replicate on one side of the estimate, or no defined jackknife value) has the
+    bounds of the ``on_undefined`` ``policy``."""
     finite = replicates[~np.isnan(replicates)]
     if finite.size < 2:
         raise ValueError(
@@ -331,17 +413,19 @@ def _interval(
     assert jackknife is not None
     share = _percentile_of_score(finite, estimate)
     jack = jackknife[~np.isnan(jackknife)]
+    if not jack.size:
+        bound = undefined(f"The BCa interval of {name}", _BCA_UNDEFINED.format(
+            reason="the metric is undefined on every jackknife subsample, so there is no acceleration"),
+            float("nan"), policy, stacklevel=_user_stacklevel())
+        return bound, bound, None, None
     d = jack.mean() - jack
     denominator = float(np.sum(d * d)) ** 1.5
     a = float(np.sum(d * d * d)) / (6.0 * denominator) if denominator > 0 else 0.0
     if share <= 0 or share >= 1:
-        warnings.warn(
-            "The BCa interval is undefined: every replicate lies on one side of the "
-            "estimate. Its bounds are NaN; use method='percentile'",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-        return float("nan"), float("nan"), float(np.copysign(np.inf, share - 0.5)), a
+        bound = undefined(f"The BCa interval of {name}", _BCA_UNDEFINED.format(
+            reason="every replicate lies on one side of the estimate"), float("nan"), policy,
+            stacklevel=_user_stacklevel())
+        return bound, bound, float(np.copysign(np.inf, share - 0.5)), a
     z0 = normal.ppf(share)
     bounds = []
     for z in (normal.ppf(alpha), normal.isf(alpha)):
@@ -623,6 +707,7 @@ def bootstrap_cis(
     progress: Any = None,
     resample: str = "auto",
     max_cells: int = MAX_CELLS,
+    on_undefined: Any = "warn",
 ) -> list[BootstrapResult]:
     """Bootstrap confidence intervals of several metrics from one set of resamples.
 
@@ -642,6 +727,8 @@ def bootstrap_cis(
         of cells.
     max_cells : int, default=32768
         As in :func:`bootstrap_ci`.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        As in :func:`bootstrap_ci`, for each metric.
 
     Returns
     -------
@@ -665,26 +752,32 @@ def bootstrap_cis(
     ('counts', True, 500)
     """
     resolved = _resolve_metrics(metrics, "bootstrap_ci")
-    n_resamples, max_cells, level, random_state = _check_resampling(
-        n_resamples, method, stratified, resample, max_cells, level, random_state, len(resolved))
+    n_resamples, max_cells, level, random_state, policy = _check_resampling(
+        n_resamples, method, stratified, resample, max_cells, level, random_state, on_undefined, len(resolved))
     estimates = [_estimate(m, y_true, y_score, sample_weight) for m in resolved]
     rng = np.random.default_rng(random_state)
     rows = _rows(y_true, sample_weight, bool(stratified))
     rank = _RankCache()
     evaluators = [_Evaluator(m, rows, y_score, rank) for m in resolved]
+    undefined_bounds = _undefined_bounds(resolved, [[ev] for ev in evaluators], policy)
     drawn = _draw(evaluators, estimates, rng, rows, int(n_resamples), method == "bca", progress, resample,
                   max_cells)
     results = []
     for k, (m, ev, estimate) in enumerate(zip(resolved, evaluators, estimates)):
         replicates = drawn.replicates[k]
-        jack = drawn.jackknife[k] if drawn.jackknife is not None else None
-        low, high, z0, a = _interval(estimate, replicates, jack, level, method)
         finite = replicates[~np.isnan(replicates)]
+        bound = undefined_bounds[k]
+        if bound is None:
+            jack = drawn.jackknife[k] if drawn.jackknife is not None else None
+            low, high, z0, a = _interval(estimate, replicates, jack, level, method, m.name, policy)
+            se = float(np.std(finite, ddof=1))
+        else:  # a class of one row: the replicates cannot show its variation
+            low, high, z0, a, se = bound, bound, None, None, float("nan")
         results.append(BootstrapResult(
-            estimate, low, high, level, method, float(np.std(finite, ddof=1)),
+            estimate, low, high, level, method, se,
             replicates, int(n_resamples), int(replicates.size - finite.size), rows.strata is not None,
             ev.counted is not None, z0, a, jackknife_description(rows.n) if method == "bca" else None,
-            m.name, drawn.resample, drawn.n_blocks,
+            m.name, drawn.resample, drawn.n_blocks, recorded_seed(random_state),
         ))
     return results
 
@@ -703,6 +796,7 @@ def bootstrap_ci(
     progress: Any = None,
     resample: str = "auto",
     max_cells: int = MAX_CELLS,
+    on_undefined: Any = "warn",
 ) -> BootstrapResult:
     """Bootstrap confidence interval of any precall metric (or any metric callable).
 
@@ -732,6 +826,8 @@ def bootstrap_ci(
         Seed or generator; the same one gives the same result.  The default
         (:data:`DEFAULT_SEED`) is the one every command and plot of precall uses,
         so the same data give the same interval everywhere; None draws fresh.
+        The result's ``seed`` records an int (or a sequence of ints) given here,
+        and is None for None or a generator (whose state is not recorded).
     progress : callable, default=None
         Called with the fraction of resamples done (0 to 1) after each block of
         replicates (a progress bar, or a way to stop: raise from it).
@@ -768,6 +864,24 @@ def bootstrap_ci(
         that this was done and with how many blocks.  For class columns drawn
         as rows (``"auto"``), each column keeps at most ``max(max_cells //
         columns, 2048)`` runs or blocks, shifted in the same way.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        The policy (:class:`~precall.UndefinedMetricWarning`) for an interval
+        the resamples cannot give.  A class of a single row (one positive or
+        one negative of the metric's binary problem or of a class column of
+        a macro / weighted average; for a metric called on each resample of
+        1-D labels, a label held by one row) is drawn as itself in every
+        stratified resample, and unstratified as itself or not at all, so the
+        replicates never show how that class varies (with one positive, every
+        replicate's positives have one score): the interval would be a
+        confident zero or near-zero width.  It is undefined, as DeLong's
+        variance below two of a class (:func:`roc_auc_ci`): by default NaN
+        bounds (and a NaN ``standard_error``) with the warning; ``"nan"``
+        without it; ``"raise"`` a ``ValueError`` before any resample is
+        drawn; a number, both bounds that number.  The same policy covers a
+        BCa interval that is undefined (every replicate on one side of the
+        estimate).  The estimate and the replicates are kept.  A metric
+        undefined on the data itself (no positives) raises a ``ValueError``
+        whatever the policy: there is nothing to resample.
 
     Returns
     -------
@@ -794,7 +908,8 @@ def bootstrap_ci(
         raise TypeError("`metric` must be one metric; for several use bootstrap_cis (one set of resamples)")
     return bootstrap_cis([metric], y_true, y_score, sample_weight=sample_weight, n_resamples=n_resamples,
                          level=level, method=method, stratified=stratified, random_state=random_state,
-                         progress=progress, resample=resample, max_cells=max_cells)[0]
+                         progress=progress, resample=resample, max_cells=max_cells,
+                         on_undefined=on_undefined)[0]
 
 
 def bootstrap_tests(
@@ -812,6 +927,7 @@ def bootstrap_tests(
     progress: Any = None,
     resample: str = "auto",
     max_cells: int = MAX_CELLS,
+    on_undefined: Any = "warn",
 ) -> list[PairedComparison]:
     """Paired bootstrap comparisons of two models for several metrics, from one set of resamples.
 
@@ -827,7 +943,7 @@ def bootstrap_tests(
         Metrics as :func:`bootstrap_ci` takes them.
     y_true, score_a, score_b, sample_weight, n_resamples, level, method, stratified, random_state, progress
         As in :func:`bootstrap_test`.
-    resample, max_cells
+    resample, max_cells, on_undefined
         As in :func:`bootstrap_ci`.
 
     Returns
@@ -852,8 +968,9 @@ def bootstrap_tests(
     (0.0, 0.0)
     """
     resolved = _resolve_metrics(metrics, "bootstrap_test")
-    n_resamples, max_cells, level, random_state = _check_resampling(
-        n_resamples, method, stratified, resample, max_cells, level, random_state, 3 * len(resolved))
+    n_resamples, max_cells, level, random_state, policy = _check_resampling(
+        n_resamples, method, stratified, resample, max_cells, level, random_state, on_undefined,
+        3 * len(resolved))
     estimates = []
     for m in resolved:
         estimates += [_estimate(m, y_true, score_a, sample_weight), _estimate(m, y_true, score_b, sample_weight)]
@@ -862,6 +979,8 @@ def bootstrap_tests(
     rank = _RankCache()
     evaluators = [ev for m in resolved for ev in (_Evaluator(m, rows, score_a, rank),
                                                   _Evaluator(m, rows, score_b, rank))]
+    undefined_bounds = _undefined_bounds(resolved, [evaluators[2 * k : 2 * k + 2] for k in range(len(resolved))],
+                                         policy)
     drawn = _draw(evaluators, estimates, rng, rows, int(n_resamples), method == "bca", progress, resample,
                   max_cells)
     results = []
@@ -872,15 +991,22 @@ def bootstrap_tests(
         if drawn.jackknife is not None:
             jack = drawn.jackknife[2 * k] - drawn.jackknife[2 * k + 1]
         difference = est_a - est_b
-        low, high, z0, a = _interval(difference, diffs, jack, level, method)
         finite = diffs[~np.isnan(diffs)]
-        sd = float(np.std(finite, ddof=1))
-        z = _z_statistic(difference, sd)
-        p, resolution = interval_p_value(diffs, z0, a, method)
+        bound = undefined_bounds[k]
+        resolution: float | None
+        if bound is None:
+            low, high, z0, a = _interval(difference, diffs, jack, level, method, m.name, policy)
+            sd = float(np.std(finite, ddof=1))
+            z = _z_statistic(difference, sd)
+            p, resolution = interval_p_value(diffs, z0, a, method)
+        else:  # a class of one row: no interval, no test
+            low = high = bound
+            sd = z = p = float("nan")
+            resolution = None
         results.append(PairedComparison(
             est_a, est_b, difference, low, high, level, z, p, sd, method, m.name,
             int(n_resamples), int(diffs.size - finite.size), diffs, drawn.resample, drawn.n_blocks,
-            "bootstrap", resolution,
+            "bootstrap", resolution, recorded_seed(random_state),
         ))
     return results
 
@@ -900,6 +1026,7 @@ def bootstrap_test(
     progress: Any = None,
     resample: str = "auto",
     max_cells: int = MAX_CELLS,
+    on_undefined: Any = "warn",
 ) -> PairedComparison:
     """Paired bootstrap comparison of two models scored on the same samples.
 
@@ -918,6 +1045,10 @@ def bootstrap_test(
     resample, max_cells
         As in :func:`bootstrap_ci`; with ``"counts"`` the cells are joint over
         both models (:func:`bootstrap_tests`).
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        As in :func:`bootstrap_ci`: with a class of one row the interval of the
+        difference is undefined (its bounds by the policy; ``statistic``,
+        ``p_value`` and ``standard_error`` NaN).
 
     Returns
     -------
@@ -945,4 +1076,4 @@ def bootstrap_test(
     return bootstrap_tests([metric], y_true, score_a, score_b, sample_weight=sample_weight,
                            n_resamples=n_resamples, level=level, method=method, stratified=stratified,
                            random_state=random_state, progress=progress, resample=resample,
-                           max_cells=max_cells)[0]
+                           max_cells=max_cells, on_undefined=on_undefined)[0]

@@ -297,8 +297,10 @@ def roc_auc_ci(
     sample_weight, n_resamples, stratified, random_state
         Bootstrap only (DeLong takes no weights).
     on_undefined : "warn", "nan", "raise" or float, default="warn"
-        DeLong: fewer than two positives or negatives gives NaN bounds with a
-        warning by default.
+        Fewer than two positives or negatives: DeLong's variance is undefined
+        (NaN bounds with a warning by default; a number is taken as the
+        variance), and so is a bootstrap interval (:func:`bootstrap_ci`: NaN
+        bounds with a warning by default; a number is taken as both bounds).
 
     Returns
     -------
@@ -325,6 +327,7 @@ def roc_auc_ci(
         return bootstrap_ci(
             metric, y_true, y_score, sample_weight=sample_weight, n_resamples=n_resamples,
             level=level, method=method, stratified=stratified, random_state=random_state,
+            on_undefined=on_undefined,
         )
     if sample_weight is not None:
         raise TypeError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -84,6 +85,12 @@ class BootstrapResult(ConfidenceInterval):
         blocks.  An approximation, the replicates shifted onto the exact
         estimate (see :func:`precall.stats.bootstrap_ci`); None when every run
         of tied scores is counted on its own (exact).
+    seed : int, tuple of int or None
+        The ``random_state`` given, when it is a seed (an int, or a sequence of
+        ints): the same seed on the same data gives the same result.  None when
+        ``random_state`` was None (fresh entropy) or a ``Generator``,
+        ``BitGenerator`` or ``SeedSequence``, whose state is not recorded; the
+        text then says ``"no seed"``.
     """
 
     replicates: np.ndarray = field(repr=False)
@@ -97,6 +104,7 @@ class BootstrapResult(ConfidenceInterval):
     metric: str
     resample: str = "rows"
     n_blocks: int | None = None
+    seed: int | tuple[int, ...] | None = None
 
     @property
     def resampling(self) -> str:
@@ -106,8 +114,25 @@ class BootstrapResult(ConfidenceInterval):
     def __str__(self) -> str:
         return (
             f"{self.metric}: {ConfidenceInterval.__str__(self)}; "
-            f"{self.n_resamples} resamples ({self.resampling}), {self.n_degenerate} degenerate"
+            f"{self.n_resamples} resamples ({self.resampling}), {_seed_text(self.seed)}, "
+            f"{self.n_degenerate} degenerate"
         )
+
+
+def _seed_text(seed: int | tuple[int, ...] | None) -> str:
+    """``"seed 7"``, ``"seed (1, 2)"`` or ``"no seed"`` (None: fresh entropy or a generator)."""
+    return "no seed" if seed is None else f"seed {seed}"
+
+
+def recorded_seed(random_state: Any) -> int | tuple[int, ...] | None:
+    """The seed a result records for a checked ``random_state`` (:func:`_check_random_state`):
+    an int as given, a sequence of ints as a tuple, None for None, a ``Generator``,
+    ``BitGenerator`` or ``SeedSequence``."""
+    if isinstance(random_state, (int, np.integer)):
+        return int(random_state)
+    if isinstance(random_state, np.ndarray):
+        return tuple(int(v) for v in random_state.ravel())
+    return None
 
 
 def _resampling_text(resample: str | None, n_blocks: int | None) -> str:
@@ -209,6 +234,16 @@ class PairedComparison:
     p_resolution : float or None
         For the bootstrap: the smallest p-value the replicates resolve (one over
         the defined replicates); a ``p_value`` at this bound means "at most".
+    seed : int, tuple of int or None
+        For the bootstrap: the seed given as ``random_state`` (as in
+        :class:`BootstrapResult`: None for None or a generator); None for DeLong.
+
+    Notes
+    -----
+    When the difference's standard error is 0, ``statistic`` is 0 for no
+    difference and ``copysign(inf, difference)`` otherwise (DeLong's
+    ``p_value`` then 1 or 0), as :class:`UnpairedComparison` and
+    :func:`precall.stats.compare_slices` report it.
     """
 
     estimate_a: float
@@ -229,6 +264,7 @@ class PairedComparison:
     n_blocks: int | None = None
     p_method: str = "normal"
     p_resolution: float | None = None
+    seed: int | tuple[int, ...] | None = None
 
     @property
     def resampling(self) -> str:
@@ -237,18 +273,25 @@ class PairedComparison:
 
     @property
     def p_text(self) -> str:
-        """The p-value as text: ``"< 0.0005"`` where the bootstrap does not resolve it."""
+        """The p-value as text: ``"< 0.0005"`` where the bootstrap does not resolve it, ``"< 1e-323"``
+        for 0 (below the smallest double, as the command line prints it)."""
         if self.p_resolution is not None and self.p_value <= self.p_resolution:
             return f"< {self.p_resolution:.2g}"
+        if self.p_value == 0:
+            return normal.p_text(self.p_value)
         return f"{self.p_value:.4g}"
 
     def __str__(self) -> str:
-        return (
+        text = (
             f"{self.metric}: A {self.estimate_a:.6g}, B {self.estimate_b:.6g}, "
             f"A - B {self.difference:.6g} [{self.low:.6g}, {self.high:.6g}] "
             f"({self.level:.4g} {self.method}); z = {self.statistic:.4g}, "
             f"p = {self.p_text} ({self.p_method})"
         )
+        if self.n_resamples is None:
+            return text
+        return (f"{text}; {self.n_resamples} resamples ({self.resampling}), {_seed_text(self.seed)}, "
+                f"{self.n_degenerate} degenerate")
 
 
 @dataclass(frozen=True)
@@ -302,8 +345,13 @@ def _normal_interval(center: float, sd: float, level: float) -> tuple[float, flo
 
 
 def _z_statistic(difference: float, sd: float) -> float:
+    """``difference / sd``; for ``sd == 0``: 0 for no difference (identical models, pROC's z = 0),
+    else ``copysign(inf, difference)`` (a difference with no spread: p = 0, as the unpaired test
+    and :func:`precall.stats.compare_slices` report it); NaN where either is NaN."""
     if sd > 0:
         return difference / sd
-    return 0.0 if difference == 0 else float("nan")  # identical models: z = 0 (pROC)
+    if math.isnan(sd) or math.isnan(difference):
+        return math.nan
+    return 0.0 if difference == 0 else math.copysign(math.inf, difference)
 
 

@@ -31,7 +31,10 @@ class too, the intervals covered 0.89-0.92 at 95% and the tests against all rows
 class of each slice apart, as :func:`bootstrap_ci` does by default: the interval of the AP at
 the slice's observed positive count.  DeLong's ROC-AUC variances are those of the class
 counts observed (ROC-AUC does not move with the prevalence).  A replicate without a positive
-(or, for ROC-AUC with weights, a negative) is undefined and left out of the percentiles.
+(or, for ROC-AUC with weights, a negative) is undefined and left out of the percentiles.  A
+slice (or a rest) with a single positive or a single negative has NaN bootstrap intervals and
+comparisons, as its DeLong variance is NaN: the resamples only repeat that row
+(:func:`bootstrap_ci`'s ``on_undefined``).
 
 With ``sample_weight`` every interval and comparison is a bootstrap of the rows carrying their
 weights (:func:`bootstrap_cis` of AP and ROC-AUC together; the counts bootstrap needs unweighted
@@ -271,7 +274,8 @@ class SliceComparison:
     method : str
         The AP convention.
     level, n_resamples, random_state : the intervals' level, resamples a bootstrap and entropy
-        (slice ``i`` seeded :func:`slice_seed`)
+        (slice ``i`` seeded :func:`slice_seed`); :attr:`seed` is ``random_state`` under the name
+        the other results of :mod:`precall.stats` give their seed
     reference : {"rest", "overall"}
         What each slice is compared with: the rest of the rows, or every row.
     weighted : bool
@@ -319,6 +323,12 @@ class SliceComparison:
     overall_ap: float = math.nan
     overall_auc: float = math.nan
     stratified: bool = False
+
+    @property
+    def seed(self) -> int:
+        """The comparison's seed: ``random_state``, the entropy every slice's seed derives from
+        (an int, drawn when None or a generator was given; :func:`slice_seed`)."""
+        return self.random_state
 
     @property
     def vs_rest(self) -> tuple[SlicePair, ...]:
@@ -525,18 +535,27 @@ def _sample(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, method: str, n_r
         chosen: list[Any] = [functools.partial(metrics.average_precision, method=method)]
         if w is not None and neg:
             chosen.append(metrics.roc_auc)
+        # a class of one row leaves the intervals undefined (NaN, as DeLong's below two of a class),
+        # and the comparisons drawn from the same replicates with them (no replicates kept)
         got = bootstrap_cis(chosen, y, s, sample_weight=w, n_resamples=n_resamples, level=level,
-                            stratified=stratified, random_state=seed, progress=progress)
-        ap, low, high, reps = got[0].estimate, got[0].low, got[0].high, got[0].replicates
+                            stratified=stratified, random_state=seed, progress=progress, on_undefined="nan")
+        ap, low, high, reps = got[0].estimate, got[0].low, got[0].high, _defined_replicates(got[0])
         if w is not None and neg:
             auc = got[1]
-            return _Sample(ap, low, high, reps, auc.estimate, math.nan, auc.low, auc.high, n, auc.replicates)
+            return _Sample(ap, low, high, reps, auc.estimate, math.nan, auc.low, auc.high, n,
+                           _defined_replicates(auc))
     if pos < 2 or neg < 2 or w is not None:
         auc = metrics.roc_auc(y, s, sample_weight=w, on_undefined="nan") if pos and neg else math.nan
         return _Sample(ap, low, high, reps, auc, math.nan, math.nan, math.nan, n)
     auc, var = _delong(check_binary(y, s, None, 1), "nan")
     lo, hi = _normal_interval(auc, math.sqrt(var), level)
     return _Sample(ap, low, high, reps, auc, var, max(lo, 0.0), min(hi, 1.0), n)
+
+
+def _defined_replicates(result: Any) -> np.ndarray:
+    """The replicates of a bootstrap interval, none when the interval is undefined (a class of one
+    row: :func:`bootstrap_ci`'s ``on_undefined``)."""
+    return _NONE if math.isnan(result.standard_error) else result.replicates
 
 
 def _part(progress: Any, k: int, parts: int) -> Any:
@@ -638,7 +657,7 @@ def _versus_overall(name: str, own: _Sample, whole: _Overall, rows: np.ndarray, 
         kernels.append(metrics.metric("roc_auc"))
         estimates.append((own.auc, whole.auc))
     reps: list[tuple[np.ndarray, np.ndarray]] = [(_NONE, _NONE)] * len(kernels)
-    if not math.isnan(own.ap):  # the slice has a positive (so has every row)
+    if own.replicates.size:  # the slice's AP interval is defined (a positive, no class of one row)
         reps = _joint_replicates(whole, rows, kernels, np.random.default_rng(seed), n_resamples, estimates,
                                  stratified, progress)
     ap = _contrast(own.ap, whole.ap, *reps[0], level)
