@@ -42,8 +42,22 @@ def _evaluate_coco(args: argparse.Namespace, results: str) -> Any:
                 progress=terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, results)) from None
-    print_warning_messages(results, [str(w.message) for w in caught])
+    _print_warnings([str(w.message) for w in caught], args.gt, results)
     return data, ev
+
+
+def _print_warnings(messages: list[str], gt: str, results: str) -> None:
+    """One line per warning, naming the file it is about: the loader's name their file already; others
+    by their subject ("ground truth ...", "results ..."), else both files (a warning of the evaluation)."""
+    for message in messages:
+        for path in (gt, results):
+            if message.startswith(f"{path}: "):
+                print_warning_messages(path, [message[len(path) + 2:]])
+                break
+        else:
+            source = gt if message.startswith("ground truth") else results if message.startswith("results") \
+                else f"{gt}, {results}"
+            print_warning_messages(source, [message])
 
 
 def cmd_detection_coco(args: argparse.Namespace) -> int:
@@ -246,7 +260,7 @@ def cmd_detection_crowdpose(args: argparse.Namespace) -> int:
             out = detection.evaluate_crowdpose(args.gt, args.results)
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, args.results)) from None
-    print_warning_messages(args.results, [str(w.message) for w in caught])
+    _print_warnings([str(w.message) for w in caught], args.gt, args.results)
     if args.json:
         print(json_text(json_safe(out)))
         return 0
