@@ -31,10 +31,12 @@ from .._core import normal
 from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
 from .._core.validate import check_allocation, check_choice, check_number
+from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .coco import CocoEvaluation
+from .voc import VocEvaluation
 
-__all__ = ["INTERVAL_METHODS", "CocoBootstrap", "CocoComparison", "bootstrap_coco", "compare_coco",
-           "interval_from_replicates"]
+__all__ = ["INTERVAL_METHODS", "CocoBootstrap", "CocoComparison", "VocBootstrap", "bootstrap_coco", "bootstrap_voc",
+           "compare_coco", "interval_from_replicates"]
 
 IntervalMethod = Literal["basic", "percentile", "bias-corrected", "bc"]
 #: the interval designs of :func:`bootstrap_coco` (the first is the default, chosen by simulation)
@@ -116,6 +118,9 @@ class CocoBootstrap:
         Per-class AP of each replicate (-1: undefined), classes in :attr:`CocoEvaluation.per_class` order.
     per_class_estimate : dict
         Class id to its AP on the evaluated images (-1: no ground truth).
+    seed : int or None
+        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+        ``SeedSequence`` or None: not repeatable from this result).
     """
 
     intervals: dict[str, tuple[float, float]]
@@ -129,8 +134,10 @@ class CocoBootstrap:
     per_class_bias: dict[Any, float] | None = None
     per_class_replicates: np.ndarray | None = None
     per_class_estimate: dict[Any, float] | None = None
+    seed: int | None = None
 
     def to_text(self) -> str:
+        """One line per statistic (its interval and bias), then the resamples and the seed."""
         pct = f"{100 * self.confidence_level:g}%"
         lines = []
         for name, (lo, hi) in self.intervals.items():
@@ -138,7 +145,21 @@ class CocoBootstrap:
             if self.bias is not None and not np.isnan(self.bias[name]):
                 line += f"; bias {self.bias[name]:+.4f}"
             lines.append(line)
+        lines.append(f" ({resampling_text(self.n_resamples, self.seed)})")
         return "\n".join(lines)
+
+
+def seed_of(random_state: Any) -> int | None:
+    """The seed an interval reports: ``random_state`` when it is an integer, else None (a
+    ``Generator``, ``SeedSequence`` or None draws what the result cannot repeat)."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
+        return int(random_state)
+    return None
+
+
+def resampling_text(n_resamples: int, seed: int | None) -> str:
+    """``"2000 resamples, seed 0"``: how an interval was drawn, as every text of one says it."""
+    return f"{n_resamples} resamples, " + (f"seed {seed}" if seed is not None else "no fixed seed")
 
 
 def _check_resampling(n_resamples: Any, confidence_level: Any, per_replicate: int) -> tuple[int, float]:
@@ -237,11 +258,11 @@ def replicate(ev: CocoEvaluation, counts: Any) -> dict[str, Any]:
 
 def bootstrap_coco(
     ev: CocoEvaluation,
-    n_resamples: int = 1000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     *,
     confidence_level: float = 0.95,
     method: IntervalMethod = "basic",
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
     progress: Any = None,
 ) -> CocoBootstrap:
     """Bootstrap intervals over images for mAP, AP50, AP75 and per-class AP, with the estimator's bias.
@@ -250,13 +271,16 @@ def bootstrap_coco(
     ----------
     ev : CocoEvaluation
         From :func:`~precall.detection.evaluate_coco` (any ``iou_type``).
-    n_resamples : int, default=1000
+    n_resamples : int, default=2000
+        :data:`precall.stats.DEFAULT_RESAMPLES`, as every interval of precall.
     confidence_level : float, default=0.95
     method : {"basic", "percentile", "bias-corrected", "bc"}, default="basic"
         The interval design (:func:`interval_from_replicates`).  ``"basic"`` is the default: in
         simulations it covered the population mAP where the percentile interval did not (see
         ``docs/detection.md``, "Intervals").
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default=0
+        :data:`precall.stats.DEFAULT_SEED`, as every interval of precall: runs repeat; None draws
+        afresh.  An integer is reported as :attr:`CocoBootstrap.seed`.
     progress : callable, default=None
         Called with the fraction done.
 
@@ -313,6 +337,7 @@ def bootstrap_coco(
         per_class_bias={c: _bias(class_estimate[k], per_class[:, k]) for k, c in enumerate(ids)},
         per_class_replicates=per_class,
         per_class_estimate={c: float(class_estimate[k]) for k, c in enumerate(ids)},
+        seed=seed_of(random_state),
     )
 
 
@@ -328,6 +353,10 @@ class CocoComparison:
         Percentile intervals of the differences (the same image draws for both).
     p_b_better : dict
         The fraction of replicates where ``b`` is higher.
+    confidence_level, n_resamples
+    seed : int or None
+        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+        ``SeedSequence`` or None).
     """
 
     difference: dict[str, float]
@@ -335,19 +364,31 @@ class CocoComparison:
     p_b_better: dict[str, float]
     confidence_level: float
     n_resamples: int
+    seed: int | None = None
+
+    def to_text(self) -> str:
+        """One line per statistic (B - A, its interval, P(B > A)), then the design, resamples and seed."""
+        pct = f"{100 * self.confidence_level:g}%"
+        lines = [f" {name:<5} B - A {self.difference[name]:+.3f}, {pct} interval [{lo:.3f}, {hi:.3f}], "
+                 f"P(B > A) {self.p_b_better[name]:.3f}" for name, (lo, hi) in self.intervals.items()]
+        lines.append(f" (paired percentile bootstrap over images, the same draws for both; "
+                     f"{resampling_text(self.n_resamples, self.seed)})")
+        return "\n".join(lines)
 
 
 def compare_coco(
     a: CocoEvaluation,
     b: CocoEvaluation,
-    n_resamples: int = 1000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     *,
     confidence_level: float = 0.95,
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
 ) -> CocoComparison:
     """Paired percentile bootstrap over images of two evaluations of the same ground truth
     (two models' results): each replicate draws one set of images for both.
 
+    ``n_resamples`` (default :data:`precall.stats.DEFAULT_RESAMPLES`, 2000) and ``random_state``
+    (default :data:`precall.stats.DEFAULT_SEED`, 0; None draws afresh) as every interval of precall.
     Raises ``ValueError`` when the two evaluations do not cover the same images and classes.
     """
     for ev in (a, b):
@@ -386,4 +427,89 @@ def compare_coco(
         better[name] = float((v > 0).mean()) if v.size else float("nan")
     full = {name: float(b.stats[i] - a.stats[i]) if a.stats[i] > -1 and b.stats[i] > -1 else float("nan")
             for i, name in zip((0, 1, 2), names)}
-    return CocoComparison(full, intervals, better, float(confidence_level), int(n_resamples))
+    return CocoComparison(full, intervals, better, float(confidence_level), int(n_resamples), seed_of(random_state))
+
+
+@dataclass(frozen=True)
+class VocBootstrap:
+    """Percentile bootstrap intervals over images of a :class:`~precall.detection.VocEvaluation`.
+
+    Attributes
+    ----------
+    intervals : dict
+        ``{"mAP": (low, high)}`` (NaN where undefined in every replicate).
+    per_class : dict
+        Class to the (low, high) interval of its AP.
+    replicates : ndarray of shape (n_resamples,)
+        mAP of each replicate (NaN: no ground truth drawn).
+    confidence_level, n_resamples
+    seed : int or None
+        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+        ``SeedSequence`` or None).
+    method : str
+        ``"percentile"``.
+
+    ``result["mAP"]``, ``result["per_class"]`` and ``result["replicates"]`` read as the dict this
+    result was before.
+    """
+
+    intervals: dict[str, tuple[float, float]]
+    per_class: dict[Any, tuple[float, float]]
+    replicates: np.ndarray
+    confidence_level: float
+    n_resamples: int
+    seed: int | None
+    method: str = "percentile"
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.intervals:
+            return self.intervals[key]
+        if key in ("per_class", "replicates"):
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def to_text(self) -> str:
+        """The mAP interval, then the resamples and the seed."""
+        lo, hi = self.intervals["mAP"]
+        return (f" mAP   {100 * self.confidence_level:g}% {self.method} bootstrap interval over images: "
+                f"[{lo:.3f}, {hi:.3f}]\n ({resampling_text(self.n_resamples, self.seed)})")
+
+
+def bootstrap_voc(ev: VocEvaluation, n_resamples: int = DEFAULT_RESAMPLES, *, confidence_level: float = 0.95,
+                  random_state: Any = DEFAULT_SEED) -> VocBootstrap:
+    """Percentile intervals of mAP and of each class's AP, resampling images with replacement
+    (images are the unit, no strata), from the matched detections without re-matching
+    (:meth:`VocEvaluation.replicate`); :meth:`VocEvaluation.bootstrap`.
+
+    ``n_resamples`` (default :data:`precall.stats.DEFAULT_RESAMPLES`, 2000) and ``random_state``
+    (default :data:`precall.stats.DEFAULT_SEED`, 0; None draws afresh) as every interval of precall.
+
+    Returns
+    -------
+    VocBootstrap
+        NaN where a value is undefined in every replicate.
+    """
+    n_resamples = check_number(n_resamples, "n_resamples", low=2, integer=True)
+    check_allocation(n_resamples, 8 * (len(ev._ranked) + 1), "n_resamples")
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
+                                    high_open=True)
+    rng = np.random.default_rng(random_state)
+    n = ev._n_images
+    maps = np.full(int(n_resamples), np.nan)
+    classes = {c: np.full(int(n_resamples), np.nan) for c in ev._ranked}
+    for r in range(int(n_resamples)):
+        counts = np.bincount(rng.integers(0, n, n), minlength=n)
+        maps[r], per = ev.replicate(counts)
+        for c, v in per.items():
+            classes[c][r] = v
+    alpha = (1 - confidence_level) / 2
+
+    def interval(values: np.ndarray) -> tuple[float, float]:
+        finite = values[~np.isnan(values)]
+        if finite.size == 0:
+            return float("nan"), float("nan")
+        low, high = np.quantile(finite, [alpha, 1 - alpha])
+        return float(low), float(high)
+
+    return VocBootstrap({"mAP": interval(maps)}, {c: interval(v) for c, v in classes.items()}, maps,
+                        float(confidence_level), int(n_resamples), seed_of(random_state))
