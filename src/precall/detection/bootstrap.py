@@ -32,7 +32,7 @@ from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
 from .._core.validate import check_allocation, check_choice, check_number
 from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from .coco import CocoEvaluation
+from .coco import CocoEvaluation, _mean_valid
 from .voc import VocEvaluation
 
 __all__ = ["INTERVAL_METHODS", "CocoBootstrap", "CocoComparison", "VocBootstrap", "bootstrap_coco", "bootstrap_voc",
@@ -107,7 +107,7 @@ class CocoBootstrap:
     method : str
         The interval design (:data:`INTERVAL_METHODS`).
     estimate : dict
-        mAP, AP50, AP75 on the evaluated images (as :attr:`CocoEvaluation.stats`).
+        mAP, AP50, AP75 on the evaluated images (:attr:`CocoEvaluation.stats`, the same bits).
     bias : dict
         The bootstrap estimate of each statistic's bias, ``mean(replicates) - estimate``: how much
         higher the statistic of ``n_images`` images tends to be than the population's (NaN: undefined).
@@ -175,13 +175,14 @@ _CELLS_PER_CALL = 2_000_000  # rows x ranks of one call of the core's row kernel
 
 def _replicate_values(ev: CocoEvaluation, counts: np.ndarray, order: np.ndarray, bounds: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """(K, T) per-class AP at each IoU threshold (-1 without ground truth) and (K,) ground-truth counts
-    of the resampled set in which image ``i`` appears ``counts[i]`` times."""
+    """(T, R, K) interpolated precision (as :attr:`CocoEvaluation.precision` at area ``all`` and
+    ``max_dets[-1]``; -1 for a class without ground truth) and (K,) ground-truth counts of the
+    resampled set in which image ``i`` appears ``counts[i]`` times."""
     m = ev._matched
-    T, K = ev.iou_thresholds.size, len(ev.per_class)
+    T, K, R = ev.iou_thresholds.size, len(ev.per_class), ev.recall_thresholds.size
     a = ev.area_index("all")
     n_gt = np.bincount(m.group_cls, weights=m.group_n_gt[a] * counts[m.group_image], minlength=K).astype(np.int64)
-    out = -np.ones((K, T))
+    out = -np.ones((T, R, K))
     tables = []  # per class with ground truth: (k, pos (T, n), neg (T, n))
     for k in np.flatnonzero(n_gt > 0).tolist():
         rows = order[bounds[k]:bounds[k + 1]]
@@ -218,7 +219,7 @@ def _replicate_values(ev: CocoEvaluation, counts: np.ndarray, order: np.ndarray,
         ks = [t[0] for t in tables[lo:hi]]
         steps = steps_from_counts(pos, neg, np.repeat(n_gt[ks].astype(np.float64), T))
         precision = grid_precisions(steps, "coco", thresholds=ev.recall_thresholds)
-        out[ks] = precision.mean(axis=1).reshape(len(ks), T)
+        out[:, :, ks] = precision.reshape(len(ks), T, R).transpose(1, 2, 0)
         lo = hi
     return out, n_gt
 
@@ -230,16 +231,23 @@ def _class_order(ev: CocoEvaluation) -> tuple[np.ndarray, np.ndarray]:
     return order, np.searchsorted(m.cls[order], np.arange(len(ev.per_class) + 1))
 
 
-def _summary(ap: np.ndarray, thresholds: np.ndarray) -> tuple[float, float, float]:
-    valid = ap[:, 0] > -1
-    if not valid.any():
-        return -1.0, -1.0, -1.0
-
+def _summary(precision: np.ndarray, thresholds: np.ndarray) -> tuple[float, float, float]:
+    """mAP, AP50, AP75 of a (T, R, K) precision block, summed as pycocotools' ``summarize`` sums them
+    (and :func:`~precall.detection.evaluate_coco`: the same bits as :attr:`CocoEvaluation.stats`)."""
     def at(iou: float) -> float:
         t = np.flatnonzero(np.isclose(thresholds, iou))
-        return float(ap[valid][:, t].mean()) if t.size else -1.0
+        return _mean_valid(precision[t]) if t.size else -1.0
 
-    return float(ap[valid].mean()), at(0.5), at(0.75)
+    return _mean_valid(precision), at(0.5), at(0.75)
+
+
+def _class_aps(precision: np.ndarray) -> np.ndarray:
+    """(K,) AP of each class of a (T, R, K) precision block (-1 without ground truth): the mean of its
+    (T, R) values in their order, as :attr:`CocoEvaluation.per_class` (a class with ground truth has
+    no -1 value)."""
+    T, R, K = precision.shape
+    rows = np.ascontiguousarray(precision.transpose(2, 0, 1)).reshape(K, T * R)
+    return np.where(rows[:, 0] > -1, np.add.reduce(rows, axis=1) / (T * R), -1.0)
 
 
 def replicate(ev: CocoEvaluation, counts: Any) -> dict[str, Any]:
@@ -250,9 +258,9 @@ def replicate(ev: CocoEvaluation, counts: Any) -> dict[str, Any]:
     if counts.shape != (ev.n_images,) or (counts < 0).any():
         raise ValueError(f"`counts` must be {ev.n_images} non-negative integers (one per image)")
     order, bounds = _class_order(ev)
-    ap, _ = _replicate_values(ev, counts, order, bounds)
-    mean, ap50, ap75 = _summary(ap, ev.iou_thresholds)
-    per = {row["id"]: float(ap[k].mean()) if ap[k, 0] > -1 else -1.0 for k, row in enumerate(ev.per_class)}
+    precision, _ = _replicate_values(ev, counts, order, bounds)
+    mean, ap50, ap75 = _summary(precision, ev.iou_thresholds)
+    per = dict(zip((row["id"] for row in ev.per_class), _class_aps(precision).tolist()))
     return {"mAP": mean, "AP50": ap50, "AP75": ap75, "per_class": per}
 
 
@@ -310,17 +318,17 @@ def bootstrap_coco(
     rng = np.random.default_rng(random_state)
     n, K = ev.n_images, len(ev.per_class)
     order, bounds = _class_order(ev)
-    # the estimate on the evaluated images: the identity replicate (equal to ev.stats, tested)
-    full, _ = _replicate_values(ev, np.ones(n, dtype=np.int64), order, bounds)
-    estimate = _summary(full, ev.iou_thresholds)
-    class_estimate = np.where(full[:, 0] > -1, full.mean(axis=1), -1.0)
+    # the estimate on the evaluated images: the evaluation's own numbers (the identity replicate gives
+    # the same bits, tested)
+    estimate = tuple(float(v) for v in ev.stats[:3])
+    class_estimate = np.array([row["AP"] for row in ev.per_class], dtype=np.float64)
     values = np.full((n_resamples, 3), -1.0)
     per_class = np.full((n_resamples, K), -1.0)
     for b in range(n_resamples):
         counts = rng.multinomial(n, np.full(n, 1.0 / n)) if n else np.zeros(0, np.int64)
-        ap, _ = _replicate_values(ev, counts, order, bounds)
-        values[b] = _summary(ap, ev.iou_thresholds)
-        per_class[b] = np.where(ap[:, 0] > -1, ap.mean(axis=1), -1.0)
+        precision, _ = _replicate_values(ev, counts, order, bounds)
+        values[b] = _summary(precision, ev.iou_thresholds)
+        per_class[b] = _class_aps(precision)
         if progress is not None:
             progress((b + 1) / n_resamples)
     names = ("mAP", "AP50", "AP75")
