@@ -205,3 +205,59 @@ def test_bad_bootstrap_options(kwargs, error, match):
     ev = detection.evaluate_coco(detection.load_coco(gt, results))
     with pytest.raises(error, match=match):
         ev.bootstrap(**{"n_resamples": 10, **kwargs})
+
+
+# ---------------------------------------------------------------------------- defaults and the seed
+def test_every_detection_interval_defaults_to_the_packages_resamples_and_seed():
+    """2000 resamples and seed 0 (precall.stats.DEFAULT_RESAMPLES, DEFAULT_SEED): the library and every command."""
+    import argparse
+    import inspect
+
+    from precall.cli.main import build_parser
+    from precall.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+    for func in (detection.bootstrap_coco, detection.compare_coco, detection.bootstrap_voc,
+                 detection.CocoEvaluation.bootstrap, detection.VocEvaluation.bootstrap):
+        params = inspect.signature(func).parameters
+        assert (params["n_resamples"].default, params["random_state"].default) == (DEFAULT_RESAMPLES, DEFAULT_SEED)
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    protocols = next(a for a in commands["detection"]._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in ("coco", "compare", "voc", "text"):
+        options = {a.dest: a for a in protocols[name]._actions}
+        assert (options["n_resamples"].default, options["seed"].default) == (DEFAULT_RESAMPLES, DEFAULT_SEED), name
+        assert f"default {DEFAULT_RESAMPLES}" in options["n_resamples"].help, name
+        assert f"default {DEFAULT_SEED}" in options["seed"].help, name
+
+
+def test_intervals_carry_their_seed_and_say_it():
+    gt, results = synthetic(411, n_images=30)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    seeded = ev.bootstrap(20, random_state=3)
+    assert seeded.seed == 3 and seeded.to_text().splitlines()[-1] == " (20 resamples, seed 3)"
+    assert ev.bootstrap(20, random_state=np.int64(4)).seed == 4
+    drawn = ev.bootstrap(20, random_state=np.random.default_rng(3))
+    assert drawn.seed is None and "no fixed seed" in drawn.to_text()
+    assert ev.bootstrap(20, random_state=None).seed is None
+    cmp = detection.compare_coco(ev, ev, 20, random_state=5)
+    assert cmp.seed == 5 and "20 resamples, seed 5" in cmp.to_text() and "P(B > A)" in cmp.to_text()
+    assert detection.compare_coco(ev, ev, 20, random_state=np.random.default_rng(0)).seed is None
+
+
+def test_cli_ci_prints_the_results_seed(tmp_path, capsys, monkeypatch):
+    """The command prints the interval's own seed (one source): a result seeded otherwise shows it."""
+    from precall.cli import main
+
+    gt, results = synthetic(413)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--ci", "--n-resamples", "30", "--seed", "3"]) == 0
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    assert ev.bootstrap(30, random_state=3).to_text() in capsys.readouterr().out
+    real = detection.bootstrap_coco  # what CocoEvaluation.bootstrap calls
+    monkeypatch.setattr(detection, "bootstrap_coco", lambda *a, **k: real(*a, **{**k, "random_state": 11}))
+    for extra in ([], ["--json"]):
+        assert main(["detection", "coco", str(gt_path), str(res_path), "--ci", "--n-resamples", "30", *extra]) == 0
+        out = capsys.readouterr().out
+        assert "seed 11" in out and "seed 0" not in out

@@ -190,7 +190,7 @@ def test_inverted_voc_xml_box_is_refused(tmp_path):
         "<annotation><object><name>cat</name><bndbox><xmin>50</xmin><ymin>5</ymin><xmax>10</xmax>"
         "<ymax>40</ymax></bndbox></object></annotation>")
     (tmp_path / "d").mkdir()
-    with pytest.raises(ValueError, match=r"a\.xml: object 'cat': the box reads as x1=50"):
+    with pytest.raises(ValueError, match=r"a\.xml: line 1: object 'cat': the box reads as x1=50"):
         detection.load_voc(str(tmp_path), str(tmp_path / "d"))
 
 
@@ -897,3 +897,174 @@ def test_cli_per_class_fits_80_columns_unless_wide(tmp_path, capsys):
     assert wide.count("a rather long class name") == 1 and max(len(line) for line in wide.splitlines()) > 80
     for word in ("AP_small", "#detections", "AR@100"):
         assert word in narrow and word in wide
+
+
+# ------------------------------------------------------------------ ids beyond 64 bits: a ValueError, not an OverflowError
+_INT64 = r"from -9223372036854775808 to 9223372036854775807"
+
+
+@pytest.mark.parametrize("side, mutate, where", [
+    ("gt", lambda g, r: g["images"][0].update(id=10**30), r"ground truth image 0: 'id' 10{30}"),
+    ("gt", lambda g, r: g["categories"][0].update(id=2**63), r"ground truth category 0: 'id' 9223372036854775808"),
+    ("gt", lambda g, r: g["categories"][1].update(id=-2**63 - 1), r"ground truth category 1: 'id' -9223372036854775809"),
+    ("gt", lambda g, r: g["annotations"][0].update(id=2**64), r"ground truth annotation 0: 'id' 18446744073709551616"),
+    ("gt", lambda g, r: g["annotations"][1].update(image_id=10**30), r"ground truth annotation 1: 'image_id'"),
+    ("gt", lambda g, r: g["annotations"][2].update(category_id=2**63), r"ground truth annotation 2: 'category_id'"),
+    ("results", lambda g, r: r[3].update(image_id=10**30), r"results detection 3: 'image_id'"),
+    ("results", lambda g, r: r[3].update(category_id=2**63), r"results detection 3: 'category_id'"),
+    ("results", lambda g, r: r[4].update(id=10**30), r"results detection 4: 'id'"),
+])
+def test_ids_beyond_64_bits_are_refused_naming_file_record_and_range(side, mutate, where, tmp_path, capsys):
+    gt, results = synthetic(3)
+    mutate(gt, results)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    named = gt_path if side == "gt" else res_path
+    with pytest.raises(ValueError, match=re.escape(str(named)) + ": " + where + r".* out of range.*" + _INT64):
+        _quiet_load(str(gt_path), str(res_path))
+    assert main(["detection", "coco", str(gt_path), str(res_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"precall: error: {named}: ") and _INT64 in err, err
+    assert "OverflowError" not in err and "Traceback" not in err
+
+
+def test_ids_at_the_64_bit_limits_are_read_and_one_beyond_refused():
+    gt, results = synthetic(3)
+    old = gt["categories"][0]["id"]
+    gt["categories"][0]["id"] = 2**63 - 1
+    for rec in gt["annotations"] + results:
+        if rec["category_id"] == old:
+            rec["category_id"] = 2**63 - 1
+    gt["images"].append({"id": -2**63})  # an image without records
+    data = _quiet_load(gt, results)
+    assert 2**63 - 1 in data.classes.tolist() and data.classes.dtype == np.int64 and -2**63 in data.images.tolist()
+    _assert_same(detection.evaluate_coco(data), _pycocotools(gt, results))
+    gt["images"][-1]["id"] = -2**63 - 1
+    with pytest.raises(ValueError, match=rf"ground truth image {len(gt['images']) - 1}: 'id' -9223372036854775809 "
+                       r"is out of range.*" + _INT64):
+        _quiet_load(gt, results)
+
+
+# ------------------------------------------------------------------ warnings name the file they are about
+@pytest.mark.parametrize("mutate, about, match", [
+    (lambda g, r: g.update(categories=[]), "gt", r"\d+ ground truth annotations name an image or category"),
+    (lambda g, r: g["annotations"][0].update(id=0), "gt", r"ground truth annotation ids: .*equal to 0"),
+    (lambda g, r: g["annotations"][0]["bbox"].__setitem__(2, 0.0), "gt", r"1 ground truth annotations have a box"),
+    (lambda g, r: r[0]["bbox"].__setitem__(2, 0.0), "results", r"1 results detections have a box of zero width"),
+])
+def test_warnings_name_the_file_they_are_about(mutate, about, match, tmp_path, capsys):
+    gt, results = synthetic(2)
+    mutate(gt, results)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "dt.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    named, other = (gt_path, res_path) if about == "gt" else (res_path, gt_path)
+    with pytest.warns(detection.DetectionWarning, match="^" + re.escape(f"{named}: ") + match):
+        detection.load_coco(str(gt_path), str(res_path))
+    with pytest.warns(detection.DetectionWarning, match="^" + match):  # parsed JSON: no file to name
+        detection.load_coco(gt, results)
+    assert main(["detection", "coco", str(gt_path), str(res_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"precall: warning: {named}: ") and str(other) not in err, err
+    assert re.search(match, err)
+
+
+def test_crowdpose_warnings_name_the_ground_truth(shared_data_dir, tmp_path, capsys):
+    folder = shared_data_dir / "crowdpose_small"
+    if not folder.exists():
+        pytest.skip("no CrowdPose sample")
+    gt = json.loads((folder / "gt.json").read_text())
+    gt["annotations"][0]["id"] = 0
+    gt_path = tmp_path / "gt.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path = folder / "dt.json"
+    with pytest.warns(detection.DetectionWarning, match=re.escape(f"{gt_path}: ground truth annotation ids")):
+        detection.evaluate_crowdpose(str(gt_path), str(res_path))
+    assert main(["detection", "crowdpose", str(gt_path), str(res_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"precall: warning: {gt_path}: ground truth annotation ids") and err.count("\n") == 1, err
+
+
+# ------------------------------------------------------------------ VOC XML: the line of the element at fault
+_XML = """<annotation>
+  <object><name>cat</name><difficult>{difficult}</difficult>
+    <bndbox>
+      <xmin>10</xmin><ymin>10</ymin>
+      <xmax>{xmax}</xmax><ymax>50</ymax>
+    </bndbox>
+  </object>
+</annotation>
+"""
+
+
+@pytest.mark.parametrize("xml, message", [
+    (_XML.format(difficult=0, xmax="abc"), r"a\.xml: line 5: <xmax> of object 'cat' must be a finite number.*got 'abc'"),
+    (_XML.format(difficult=0, xmax="inf"), r"a\.xml: line 5: <xmax> .*finite.*got 'inf'"),
+    (_XML.format(difficult=0, xmax="40").replace("<ymin>10</ymin>", ""),
+     r"a\.xml: line 3: the <bndbox> of object 'cat' has no <ymin>"),
+    (_XML.format(difficult=0, xmax="5"), r"a\.xml: line 3: object 'cat': the box reads as x1=10 y1=10 x2=5"),
+    (_XML.format(difficult=0, xmax="40").replace("<name>cat</name>", ""), r"a\.xml: line 2: an <object> without <name>"),
+    (_XML.format(difficult="yes", xmax="40"), r"a\.xml: line 2: <difficult>: 'difficult' must be 0 or 1 .*got 'yes'"),
+    ('<?xml version="1.0"?>\n<!DOCTYPE a [\n<!ENTITY x "10">\n]>\n' + _XML.format(difficult=0, xmax="&x;"),
+     r"a\.xml: line 3: an entity declaration"),
+    ('<?xml version="1.0"?>\n<!DOCTYPE a [\n<!ENTITY a "aaaaaaaaaa">\n<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">\n'
+     '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">\n]>\n' + _XML.format(difficult=0, xmax="&c;"),
+     r"a\.xml: line 3: an entity declaration"),  # nothing is expanded
+])
+def test_voc_xml_errors_name_the_line(tmp_path, capsys, xml, message):
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "det").mkdir()
+    (tmp_path / "ann" / "a.xml").write_text(xml)
+    with pytest.raises(ValueError, match=message):
+        detection.load_voc(str(tmp_path / "ann"), str(tmp_path / "det"))
+    assert main(["detection", "voc", str(tmp_path / "ann"), str(tmp_path / "det")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(message, err) and "line 0" not in err, err
+
+
+def test_voc_xml_malformed_names_the_line_and_difficult_takes_the_documented_values(tmp_path):
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "det").mkdir()
+    path = tmp_path / "ann" / "a.xml"
+    path.write_text(_XML.format(difficult=0, xmax="40").replace("</bndbox>", ""))
+    with pytest.raises(ValueError, match=r"a\.xml: line 7: malformed XML: mismatched tag: line 7, column 4"):
+        detection.load_voc(str(tmp_path / "ann"), str(tmp_path / "det"))
+    for text, difficult in [("0", False), ("1", True), (" 1 ", True), ("1.0", True), ("0.0", False), ("true", True),
+                            ("False", False), ("TRUE", True), ("", False)]:
+        path.write_text(_XML.format(difficult=text, xmax="40"))
+        data = detection.load_voc(str(tmp_path / "ann"), str(tmp_path / "det"))
+        assert data.gt_ignore.tolist() == [difficult], text
+
+
+# ------------------------------------------------------------------ text ground truth: the `difficult` field
+def _text_set(tmp_path, gt_line):
+    for name in ("g", "d"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "g" / "a.txt").write_text("dog 60 60 20 20\n" + gt_line + "\n")
+    (tmp_path / "d" / "a.txt").write_text("cat 0.9 10 10 40 40\ndog 0.8 60 60 20 20\n")
+    return str(tmp_path / "g"), str(tmp_path / "d")
+
+
+def test_text_difficult_accepts_the_documented_values(tmp_path, capsys):
+    g, d = _text_set(tmp_path, "cat 10 10 40 40")
+    for field, difficult in [("0", False), ("1", True), ("0.0", False), ("1.0", True), ("1e0", True),
+                             ("false", False), ("True", True), ("FALSE", False)]:
+        (tmp_path / "g" / "a.txt").write_text(f"dog 60 60 20 20\ncat 10 10 40 40 {field}\n")
+        data = detection.load_text(g, d)
+        assert data.gt_ignore.tolist() == [False, difficult], field
+        assert main(["detection", "text", g, d, "--per-class", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["n_gt"] == {"cat": 0 if difficult else 1, "dog": 1}, field
+        assert out["ap"]["cat" if not difficult else "dog"] == 1.0
+
+
+@pytest.mark.parametrize("field", ["no", "yes", "2", "0.5", "-1", "nan", "difficult", "0x1"])
+def test_text_difficult_refuses_anything_else_naming_file_line_and_column(tmp_path, capsys, field):
+    g, d = _text_set(tmp_path, f"cat 10 10 40 40 {field}")
+    message = re.escape(os.path.join(g, "a.txt")) + r": line 2, column 6: 'difficult' must be 0 or 1 \(or false / true\)"
+    with pytest.raises(ValueError, match=message + ".*" + re.escape(repr(field))):
+        detection.load_text(g, d)
+    assert main(["detection", "text", g, d, "--per-class"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(message, err) and "Traceback" not in err, err

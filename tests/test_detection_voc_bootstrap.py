@@ -59,3 +59,23 @@ def test_voc_intervals(shared_data_dir):
         ev.replicate([1, 2])
     with pytest.raises(ValueError, match="n_resamples"):
         ev.bootstrap(1)
+
+
+def test_voc_intervals_carry_their_seed_and_say_it(shared_data_dir, tmp_path, capsys, monkeypatch):
+    from precall.cli import main
+
+    folder = shared_data_dir / "odm_toyexample"
+    args = [str(folder / "gts_vocxml"), str(folder / "dets_classname_abs_xywh")]
+    ev = detection.evaluate_voc(detection.load_voc(*args, box_format="xywh"))
+    result = ev.bootstrap(40, random_state=3)
+    assert isinstance(result, detection.VocBootstrap) and result.seed == 3 and result.n_resamples == 40
+    assert result["mAP"] == result.intervals["mAP"] and result["per_class"] is result.per_class
+    assert result.to_text().splitlines()[-1] == " (40 resamples, seed 3)"
+    assert ev.bootstrap(40, random_state=np.random.default_rng(3)).seed is None
+    # the command prints the result's seed (one source): a result seeded otherwise shows it
+    real = detection.bootstrap_voc  # what VocEvaluation.bootstrap calls
+    monkeypatch.setattr(detection, "bootstrap_voc", lambda *a, **k: real(*a, **{**k, "random_state": 11}))
+    for extra in ([], ["--json"]):
+        assert main(["detection", "voc", *args, "--box-format", "xywh", "--ci", "--n-resamples", "40", *extra]) == 0
+        out = capsys.readouterr().out
+        assert "seed 11" in out and "seed 0" not in out

@@ -5,7 +5,7 @@ import of a precall module, at module level or inside a function, must point to
 a lower rank, with no exception: the drawing conveniences (``ThresholdTable.plot``,
 ``PrecisionRecallCurve.plot``, ``RocCurve.plot``) are attached by the package root
 (:mod:`precall`, above :mod:`precall.plot`) and ``CocoEvaluation.bootstrap`` by
-:mod:`precall.detection` (above :mod:`precall.detection.bootstrap`).
+:mod:`precall.detection` (above :mod:`precall.detection.bootstrap`), as ``VocEvaluation.bootstrap``.
 """
 
 from __future__ import annotations
@@ -194,6 +194,7 @@ def test_the_conveniences_are_wired_from_above():
 
     assert callable(precall.ThresholdTable.plot) and callable(precall.PrecisionRecallCurve.plot)
     assert callable(precall.RocCurve.plot) and callable(precall.detection.CocoEvaluation.bootstrap)
+    assert callable(precall.detection.VocEvaluation.bootstrap)
 
 
 COMMANDS = sorted(name for name in MODULES if name.startswith("precall.cli.")

@@ -42,8 +42,22 @@ def _evaluate_coco(args: argparse.Namespace, results: str) -> Any:
                 progress=terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, results)) from None
-    print_warning_messages(results, [str(w.message) for w in caught])
+    _print_warnings([str(w.message) for w in caught], args.gt, results)
     return data, ev
+
+
+def _print_warnings(messages: list[str], gt: str, results: str) -> None:
+    """One line per warning, naming the file it is about: the loader's name their file already; others
+    by their subject ("ground truth ...", "results ..."), else both files (a warning of the evaluation)."""
+    for message in messages:
+        for path in (gt, results):
+            if message.startswith(f"{path}: "):
+                print_warning_messages(path, [message[len(path) + 2:]])
+                break
+        else:
+            source = gt if message.startswith("ground truth") else results if message.startswith("results") \
+                else f"{gt}, {results}"
+            print_warning_messages(source, [message])
 
 
 def cmd_detection_coco(args: argparse.Namespace) -> int:
@@ -76,7 +90,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
             out["ci"] = {name: list(v) for name, v in ci.intervals.items()}
             out["ci_per_class"] = {str(k): list(v) for k, v in ci.per_class.items()}
             out["ci_method"] = (f"{ci.method} bootstrap over images, {ci.n_resamples} resamples, "
-                                f"level {ci.confidence_level}, seed {args.seed}")
+                                f"level {ci.confidence_level}, seed {ci.seed}")
             out["ci_bias"] = ci.bias
             out["ci_bias_per_class"] = {str(k): v for k, v in (ci.per_class_bias or {}).items()}
         out.update(_diagnostics_json(diagnostics))
@@ -85,7 +99,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
     lines = [*fit([f"ground truth {args.gt}; results {args.results}; ties {args.ties}"], wide=args.wide), "",
              ev.to_text()]
     if ci is not None:
-        lines += ["", ci.to_text() + f" ({ci.n_resamples} resamples, seed {args.seed})"]
+        lines += ["", ci.to_text()]
     if args.per_class:
         areas = [k for k in ev.per_class[0] if k.startswith("AP_")] if ev.per_class else []
         rows = [[str(r["name"]), fmt(r["AP"], 3), fmt(r["AP50"], 3), fmt(r["AP75"], 3),
@@ -214,7 +228,7 @@ def cmd_detection_compare(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     method = (f"paired percentile bootstrap over images (the same draws for both), {out.n_resamples} resamples, "
-              f"level {out.confidence_level:g}, seed {args.seed}")
+              f"level {out.confidence_level:g}, seed {out.seed}")
     names = {"mAP": 0, "AP50": 1, "AP75": 2}
     if args.json:
         print(json.dumps(json_safe({"a": args.results_a, "b": args.results_b, "iou_type": a.iou_type, "method": method,
@@ -246,7 +260,7 @@ def cmd_detection_crowdpose(args: argparse.Namespace) -> int:
             out = detection.evaluate_crowdpose(args.gt, args.results)
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, args.results)) from None
-    print_warning_messages(args.results, [str(w.message) for w in caught])
+    _print_warnings([str(w.message) for w in caught], args.gt, args.results)
     if args.json:
         print(json_text(json_safe(out)))
         return 0
@@ -334,7 +348,8 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
         ci = ev.bootstrap(args.n_resamples, random_state=args.seed) if args.ci else None
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    method = f"95% percentile bootstrap over images, {args.n_resamples} resamples, seed {args.seed}"
+    method = None if ci is None else (f"95% percentile bootstrap over images, {ci.n_resamples} resamples, "
+                                      f"seed {ci.seed}")
 
     def interval(pair: Any) -> str:
         return "-" if pair is None else f"[{fmt(pair[0], 3)}, {fmt(pair[1], 3)}]"
@@ -348,20 +363,20 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
                                      "n_gt": {str(k): v for k, v in ev.n_gt.items()},
                                      "n_det": {str(k): v for k, v in n_det.items()},
                                      **({} if ci is None else {
-                                         "ci": list(ci["mAP"]), "ci_method": method,
-                                         "ci_per_class": {str(k): list(v) for k, v in ci["per_class"].items()}})}),
+                                         "ci": list(ci.intervals["mAP"]), "ci_method": method,
+                                         "ci_per_class": {str(k): list(v) for k, v in ci.per_class.items()}})}),
                          indent=2))
         return 0
     if args.per_class:
         rows = [[str(c), fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])]
-                + ([interval(ci["per_class"].get(c))] if ci is not None else []) for c in ev.n_gt]
+                + ([interval(ci.per_class.get(c))] if ci is not None else []) for c in ev.n_gt]
         print("\n".join([*render_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"]
                                        + (["95% interval"] if ci is not None else []), rows, wide=args.wide),
                          f"mAP {fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
     else:
         print(ev.to_text())
     if ci is not None:
-        print(f"mAP 95% interval {interval(ci['mAP'])} ({method})")
+        print("\n".join(fit([f"mAP 95% interval {interval(ci.intervals['mAP'])} ({method})"], wide=args.wide)))
     return 0
 
 
@@ -492,6 +507,8 @@ def register(sub: Any) -> None:
         add_output_options(sp, undefined=False)
         sp.set_defaults(func=cmd_detection_voc)
     for sp in (coco, compare, voc, text):
-        sp.add_argument("--n-resamples", type=int_in(1) if sp is coco else resamples_arg, default=1000,
-                        help="bootstrap resamples (default 1000)")
-        sp.add_argument("--seed", type=int_in(0), default=0, help="bootstrap seed (default 0)")
+        sp.add_argument("--n-resamples", type=int_in(1) if sp is coco else resamples_arg,
+                        default=precall.stats.DEFAULT_RESAMPLES, metavar="N",
+                        help=f"bootstrap resamples (default {precall.stats.DEFAULT_RESAMPLES}, as every command)")
+        sp.add_argument("--seed", type=int_in(0), default=precall.stats.DEFAULT_SEED, metavar="N",
+                        help=f"bootstrap seed (default {precall.stats.DEFAULT_SEED}, as every command)")

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .coco import AREA_RANGES, COCO_KEYPOINT_SIGMAS, IOU_THRESHOLDS, KEYPOINT_AREA_RANGES, CocoEvaluation, evaluate_coco
 from .io import BOX_FORMATS, DetectionSet, DetectionWarning, load_coco, load_text, load_voc
-from .bootstrap import CocoBootstrap, CocoComparison, bootstrap_coco, compare_coco
+from .bootstrap import CocoBootstrap, CocoComparison, VocBootstrap, bootstrap_coco, bootstrap_voc, compare_coco
 from .keypoints import CROWDPOSE_SIGMAS, evaluate_crowdpose
 from .tide import ERROR_TYPES, ErrorBreakdown, error_breakdown
 from .diagnostics import ConfusionMatrix, OperatingPoints, confusion_matrix, operating_points
@@ -33,18 +34,29 @@ __all__ = [
     "IOU_THRESHOLDS", "error_breakdown", "ConfusionMatrix", "OperatingPoints", "confusion_matrix",
     "operating_points",
     "KEYPOINT_AREA_RANGES", "CocoBootstrap", "CocoComparison", "CocoEvaluation", "DetectionSet", "DetectionWarning",
-    "MeanAveragePrecision", "MeanAveragePrecisionResult", "VocEvaluation", "bootstrap_coco", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
+    "MeanAveragePrecision", "MeanAveragePrecisionResult", "VocBootstrap", "VocEvaluation", "bootstrap_coco",
+    "bootstrap_voc", "compare_coco", "evaluate_coco", "evaluate_crowdpose",
     "evaluate_voc", "load_coco", "load_text", "load_voc",
 ]
 
 
-def _bootstrap(self: CocoEvaluation, n_resamples: int = 1000, *, confidence_level: float = 0.95,
-               method: str = "basic", random_state: Any = None, progress: Any = None) -> CocoBootstrap:
+def _bootstrap(self: CocoEvaluation, n_resamples: int = DEFAULT_RESAMPLES, *, confidence_level: float = 0.95,
+               method: str = "basic", random_state: Any = DEFAULT_SEED, progress: Any = None) -> CocoBootstrap:
     """Bootstrap intervals over images for mAP, AP50, AP75 and per-class AP, and their bias
-    (:func:`precall.detection.bootstrap.bootstrap_coco`)."""
+    (:func:`precall.detection.bootstrap.bootstrap_coco`): 2000 resamples and seed 0 unless told
+    otherwise (:data:`precall.stats.DEFAULT_RESAMPLES`, :data:`precall.stats.DEFAULT_SEED`)."""
     return bootstrap_coco(self, n_resamples, confidence_level=confidence_level, method=method,  # type: ignore[arg-type]
                           random_state=random_state, progress=progress)
 
 
-# wired here, above both modules, so that coco.py does not import the bootstrap built on it
+def _voc_bootstrap(self: VocEvaluation, n_resamples: int = DEFAULT_RESAMPLES, *, confidence_level: float = 0.95,
+                   random_state: Any = DEFAULT_SEED) -> VocBootstrap:
+    """Percentile intervals over images of mAP and of each class's AP
+    (:func:`precall.detection.bootstrap.bootstrap_voc`): 2000 resamples and seed 0 unless told
+    otherwise (:data:`precall.stats.DEFAULT_RESAMPLES`, :data:`precall.stats.DEFAULT_SEED`)."""
+    return bootstrap_voc(self, n_resamples, confidence_level=confidence_level, random_state=random_state)
+
+
+# wired here, above both modules, so that coco.py and voc.py do not import the bootstrap built on them
 CocoEvaluation.bootstrap = _bootstrap  # type: ignore[attr-defined]
+VocEvaluation.bootstrap = _voc_bootstrap  # type: ignore[attr-defined]

@@ -31,10 +31,12 @@ from .._core import normal
 from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
 from .._core.validate import check_allocation, check_choice, check_number
-from .coco import CocoEvaluation
+from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .coco import CocoEvaluation, _mean_valid
+from .voc import VocEvaluation
 
-__all__ = ["INTERVAL_METHODS", "CocoBootstrap", "CocoComparison", "bootstrap_coco", "compare_coco",
-           "interval_from_replicates"]
+__all__ = ["INTERVAL_METHODS", "CocoBootstrap", "CocoComparison", "VocBootstrap", "bootstrap_coco", "bootstrap_voc",
+           "compare_coco", "interval_from_replicates"]
 
 IntervalMethod = Literal["basic", "percentile", "bias-corrected", "bc"]
 #: the interval designs of :func:`bootstrap_coco` (the first is the default, chosen by simulation)
@@ -105,7 +107,7 @@ class CocoBootstrap:
     method : str
         The interval design (:data:`INTERVAL_METHODS`).
     estimate : dict
-        mAP, AP50, AP75 on the evaluated images (as :attr:`CocoEvaluation.stats`).
+        mAP, AP50, AP75 on the evaluated images (:attr:`CocoEvaluation.stats`, the same bits).
     bias : dict
         The bootstrap estimate of each statistic's bias, ``mean(replicates) - estimate``: how much
         higher the statistic of ``n_images`` images tends to be than the population's (NaN: undefined).
@@ -116,6 +118,9 @@ class CocoBootstrap:
         Per-class AP of each replicate (-1: undefined), classes in :attr:`CocoEvaluation.per_class` order.
     per_class_estimate : dict
         Class id to its AP on the evaluated images (-1: no ground truth).
+    seed : int or None
+        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+        ``SeedSequence`` or None: not repeatable from this result).
     """
 
     intervals: dict[str, tuple[float, float]]
@@ -129,8 +134,10 @@ class CocoBootstrap:
     per_class_bias: dict[Any, float] | None = None
     per_class_replicates: np.ndarray | None = None
     per_class_estimate: dict[Any, float] | None = None
+    seed: int | None = None
 
     def to_text(self) -> str:
+        """One line per statistic (its interval and bias), then the resamples and the seed."""
         pct = f"{100 * self.confidence_level:g}%"
         lines = []
         for name, (lo, hi) in self.intervals.items():
@@ -138,7 +145,21 @@ class CocoBootstrap:
             if self.bias is not None and not np.isnan(self.bias[name]):
                 line += f"; bias {self.bias[name]:+.4f}"
             lines.append(line)
+        lines.append(f" ({resampling_text(self.n_resamples, self.seed)})")
         return "\n".join(lines)
+
+
+def seed_of(random_state: Any) -> int | None:
+    """The seed an interval reports: ``random_state`` when it is an integer, else None (a
+    ``Generator``, ``SeedSequence`` or None draws what the result cannot repeat)."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
+        return int(random_state)
+    return None
+
+
+def resampling_text(n_resamples: int, seed: int | None) -> str:
+    """``"2000 resamples, seed 0"``: how an interval was drawn, as every text of one says it."""
+    return f"{n_resamples} resamples, " + (f"seed {seed}" if seed is not None else "no fixed seed")
 
 
 def _check_resampling(n_resamples: Any, confidence_level: Any, per_replicate: int) -> tuple[int, float]:
@@ -154,13 +175,14 @@ _CELLS_PER_CALL = 2_000_000  # rows x ranks of one call of the core's row kernel
 
 def _replicate_values(ev: CocoEvaluation, counts: np.ndarray, order: np.ndarray, bounds: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """(K, T) per-class AP at each IoU threshold (-1 without ground truth) and (K,) ground-truth counts
-    of the resampled set in which image ``i`` appears ``counts[i]`` times."""
+    """(T, R, K) interpolated precision (as :attr:`CocoEvaluation.precision` at area ``all`` and
+    ``max_dets[-1]``; -1 for a class without ground truth) and (K,) ground-truth counts of the
+    resampled set in which image ``i`` appears ``counts[i]`` times."""
     m = ev._matched
-    T, K = ev.iou_thresholds.size, len(ev.per_class)
+    T, K, R = ev.iou_thresholds.size, len(ev.per_class), ev.recall_thresholds.size
     a = ev.area_index("all")
     n_gt = np.bincount(m.group_cls, weights=m.group_n_gt[a] * counts[m.group_image], minlength=K).astype(np.int64)
-    out = -np.ones((K, T))
+    out = -np.ones((T, R, K))
     tables = []  # per class with ground truth: (k, pos (T, n), neg (T, n))
     for k in np.flatnonzero(n_gt > 0).tolist():
         rows = order[bounds[k]:bounds[k + 1]]
@@ -197,7 +219,7 @@ def _replicate_values(ev: CocoEvaluation, counts: np.ndarray, order: np.ndarray,
         ks = [t[0] for t in tables[lo:hi]]
         steps = steps_from_counts(pos, neg, np.repeat(n_gt[ks].astype(np.float64), T))
         precision = grid_precisions(steps, "coco", thresholds=ev.recall_thresholds)
-        out[ks] = precision.mean(axis=1).reshape(len(ks), T)
+        out[:, :, ks] = precision.reshape(len(ks), T, R).transpose(1, 2, 0)
         lo = hi
     return out, n_gt
 
@@ -209,16 +231,23 @@ def _class_order(ev: CocoEvaluation) -> tuple[np.ndarray, np.ndarray]:
     return order, np.searchsorted(m.cls[order], np.arange(len(ev.per_class) + 1))
 
 
-def _summary(ap: np.ndarray, thresholds: np.ndarray) -> tuple[float, float, float]:
-    valid = ap[:, 0] > -1
-    if not valid.any():
-        return -1.0, -1.0, -1.0
-
+def _summary(precision: np.ndarray, thresholds: np.ndarray) -> tuple[float, float, float]:
+    """mAP, AP50, AP75 of a (T, R, K) precision block, summed as pycocotools' ``summarize`` sums them
+    (and :func:`~precall.detection.evaluate_coco`: the same bits as :attr:`CocoEvaluation.stats`)."""
     def at(iou: float) -> float:
         t = np.flatnonzero(np.isclose(thresholds, iou))
-        return float(ap[valid][:, t].mean()) if t.size else -1.0
+        return _mean_valid(precision[t]) if t.size else -1.0
 
-    return float(ap[valid].mean()), at(0.5), at(0.75)
+    return _mean_valid(precision), at(0.5), at(0.75)
+
+
+def _class_aps(precision: np.ndarray) -> np.ndarray:
+    """(K,) AP of each class of a (T, R, K) precision block (-1 without ground truth): the mean of its
+    (T, R) values in their order, as :attr:`CocoEvaluation.per_class` (a class with ground truth has
+    no -1 value)."""
+    T, R, K = precision.shape
+    rows = np.ascontiguousarray(precision.transpose(2, 0, 1)).reshape(K, T * R)
+    return np.where(rows[:, 0] > -1, np.add.reduce(rows, axis=1) / (T * R), -1.0)
 
 
 def replicate(ev: CocoEvaluation, counts: Any) -> dict[str, Any]:
@@ -229,19 +258,19 @@ def replicate(ev: CocoEvaluation, counts: Any) -> dict[str, Any]:
     if counts.shape != (ev.n_images,) or (counts < 0).any():
         raise ValueError(f"`counts` must be {ev.n_images} non-negative integers (one per image)")
     order, bounds = _class_order(ev)
-    ap, _ = _replicate_values(ev, counts, order, bounds)
-    mean, ap50, ap75 = _summary(ap, ev.iou_thresholds)
-    per = {row["id"]: float(ap[k].mean()) if ap[k, 0] > -1 else -1.0 for k, row in enumerate(ev.per_class)}
+    precision, _ = _replicate_values(ev, counts, order, bounds)
+    mean, ap50, ap75 = _summary(precision, ev.iou_thresholds)
+    per = dict(zip((row["id"] for row in ev.per_class), _class_aps(precision).tolist()))
     return {"mAP": mean, "AP50": ap50, "AP75": ap75, "per_class": per}
 
 
 def bootstrap_coco(
     ev: CocoEvaluation,
-    n_resamples: int = 1000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     *,
     confidence_level: float = 0.95,
     method: IntervalMethod = "basic",
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
     progress: Any = None,
 ) -> CocoBootstrap:
     """Bootstrap intervals over images for mAP, AP50, AP75 and per-class AP, with the estimator's bias.
@@ -250,13 +279,16 @@ def bootstrap_coco(
     ----------
     ev : CocoEvaluation
         From :func:`~precall.detection.evaluate_coco` (any ``iou_type``).
-    n_resamples : int, default=1000
+    n_resamples : int, default=2000
+        :data:`precall.stats.DEFAULT_RESAMPLES`, as every interval of precall.
     confidence_level : float, default=0.95
     method : {"basic", "percentile", "bias-corrected", "bc"}, default="basic"
         The interval design (:func:`interval_from_replicates`).  ``"basic"`` is the default: in
         simulations it covered the population mAP where the percentile interval did not (see
         ``docs/detection.md``, "Intervals").
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default=0
+        :data:`precall.stats.DEFAULT_SEED`, as every interval of precall: runs repeat; None draws
+        afresh.  An integer is reported as :attr:`CocoBootstrap.seed`.
     progress : callable, default=None
         Called with the fraction done.
 
@@ -286,17 +318,17 @@ def bootstrap_coco(
     rng = np.random.default_rng(random_state)
     n, K = ev.n_images, len(ev.per_class)
     order, bounds = _class_order(ev)
-    # the estimate on the evaluated images: the identity replicate (equal to ev.stats, tested)
-    full, _ = _replicate_values(ev, np.ones(n, dtype=np.int64), order, bounds)
-    estimate = _summary(full, ev.iou_thresholds)
-    class_estimate = np.where(full[:, 0] > -1, full.mean(axis=1), -1.0)
+    # the estimate on the evaluated images: the evaluation's own numbers (the identity replicate gives
+    # the same bits, tested)
+    estimate = tuple(float(v) for v in ev.stats[:3])
+    class_estimate = np.array([row["AP"] for row in ev.per_class], dtype=np.float64)
     values = np.full((n_resamples, 3), -1.0)
     per_class = np.full((n_resamples, K), -1.0)
     for b in range(n_resamples):
         counts = rng.multinomial(n, np.full(n, 1.0 / n)) if n else np.zeros(0, np.int64)
-        ap, _ = _replicate_values(ev, counts, order, bounds)
-        values[b] = _summary(ap, ev.iou_thresholds)
-        per_class[b] = np.where(ap[:, 0] > -1, ap.mean(axis=1), -1.0)
+        precision, _ = _replicate_values(ev, counts, order, bounds)
+        values[b] = _summary(precision, ev.iou_thresholds)
+        per_class[b] = _class_aps(precision)
         if progress is not None:
             progress((b + 1) / n_resamples)
     names = ("mAP", "AP50", "AP75")
@@ -313,6 +345,7 @@ def bootstrap_coco(
         per_class_bias={c: _bias(class_estimate[k], per_class[:, k]) for k, c in enumerate(ids)},
         per_class_replicates=per_class,
         per_class_estimate={c: float(class_estimate[k]) for k, c in enumerate(ids)},
+        seed=seed_of(random_state),
     )
 
 
@@ -328,6 +361,10 @@ class CocoComparison:
         Percentile intervals of the differences (the same image draws for both).
     p_b_better : dict
         The fraction of replicates where ``b`` is higher.
+    confidence_level, n_resamples
+    seed : int or None
+        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+        ``SeedSequence`` or None).
     """
 
     difference: dict[str, float]
@@ -335,19 +372,31 @@ class CocoComparison:
     p_b_better: dict[str, float]
     confidence_level: float
     n_resamples: int
+    seed: int | None = None
+
+    def to_text(self) -> str:
+        """One line per statistic (B - A, its interval, P(B > A)), then the design, resamples and seed."""
+        pct = f"{100 * self.confidence_level:g}%"
+        lines = [f" {name:<5} B - A {self.difference[name]:+.3f}, {pct} interval [{lo:.3f}, {hi:.3f}], "
+                 f"P(B > A) {self.p_b_better[name]:.3f}" for name, (lo, hi) in self.intervals.items()]
+        lines.append(f" (paired percentile bootstrap over images, the same draws for both; "
+                     f"{resampling_text(self.n_resamples, self.seed)})")
+        return "\n".join(lines)
 
 
 def compare_coco(
     a: CocoEvaluation,
     b: CocoEvaluation,
-    n_resamples: int = 1000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     *,
     confidence_level: float = 0.95,
-    random_state: Any = None,
+    random_state: Any = DEFAULT_SEED,
 ) -> CocoComparison:
     """Paired percentile bootstrap over images of two evaluations of the same ground truth
     (two models' results): each replicate draws one set of images for both.
 
+    ``n_resamples`` (default :data:`precall.stats.DEFAULT_RESAMPLES`, 2000) and ``random_state``
+    (default :data:`precall.stats.DEFAULT_SEED`, 0; None draws afresh) as every interval of precall.
     Raises ``ValueError`` when the two evaluations do not cover the same images and classes.
     """
     for ev in (a, b):
@@ -386,4 +435,89 @@ def compare_coco(
         better[name] = float((v > 0).mean()) if v.size else float("nan")
     full = {name: float(b.stats[i] - a.stats[i]) if a.stats[i] > -1 and b.stats[i] > -1 else float("nan")
             for i, name in zip((0, 1, 2), names)}
-    return CocoComparison(full, intervals, better, float(confidence_level), int(n_resamples))
+    return CocoComparison(full, intervals, better, float(confidence_level), int(n_resamples), seed_of(random_state))
+
+
+@dataclass(frozen=True)
+class VocBootstrap:
+    """Percentile bootstrap intervals over images of a :class:`~precall.detection.VocEvaluation`.
+
+    Attributes
+    ----------
+    intervals : dict
+        ``{"mAP": (low, high)}`` (NaN where undefined in every replicate).
+    per_class : dict
+        Class to the (low, high) interval of its AP.
+    replicates : ndarray of shape (n_resamples,)
+        mAP of each replicate (NaN: no ground truth drawn).
+    confidence_level, n_resamples
+    seed : int or None
+        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+        ``SeedSequence`` or None).
+    method : str
+        ``"percentile"``.
+
+    ``result["mAP"]``, ``result["per_class"]`` and ``result["replicates"]`` read as the dict this
+    result was before.
+    """
+
+    intervals: dict[str, tuple[float, float]]
+    per_class: dict[Any, tuple[float, float]]
+    replicates: np.ndarray
+    confidence_level: float
+    n_resamples: int
+    seed: int | None
+    method: str = "percentile"
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.intervals:
+            return self.intervals[key]
+        if key in ("per_class", "replicates"):
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def to_text(self) -> str:
+        """The mAP interval, then the resamples and the seed."""
+        lo, hi = self.intervals["mAP"]
+        return (f" mAP   {100 * self.confidence_level:g}% {self.method} bootstrap interval over images: "
+                f"[{lo:.3f}, {hi:.3f}]\n ({resampling_text(self.n_resamples, self.seed)})")
+
+
+def bootstrap_voc(ev: VocEvaluation, n_resamples: int = DEFAULT_RESAMPLES, *, confidence_level: float = 0.95,
+                  random_state: Any = DEFAULT_SEED) -> VocBootstrap:
+    """Percentile intervals of mAP and of each class's AP, resampling images with replacement
+    (images are the unit, no strata), from the matched detections without re-matching
+    (:meth:`VocEvaluation.replicate`); :meth:`VocEvaluation.bootstrap`.
+
+    ``n_resamples`` (default :data:`precall.stats.DEFAULT_RESAMPLES`, 2000) and ``random_state``
+    (default :data:`precall.stats.DEFAULT_SEED`, 0; None draws afresh) as every interval of precall.
+
+    Returns
+    -------
+    VocBootstrap
+        NaN where a value is undefined in every replicate.
+    """
+    n_resamples = check_number(n_resamples, "n_resamples", low=2, integer=True)
+    check_allocation(n_resamples, 8 * (len(ev._ranked) + 1), "n_resamples")
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
+                                    high_open=True)
+    rng = np.random.default_rng(random_state)
+    n = ev._n_images
+    maps = np.full(int(n_resamples), np.nan)
+    classes = {c: np.full(int(n_resamples), np.nan) for c in ev._ranked}
+    for r in range(int(n_resamples)):
+        counts = np.bincount(rng.integers(0, n, n), minlength=n)
+        maps[r], per = ev.replicate(counts)
+        for c, v in per.items():
+            classes[c][r] = v
+    alpha = (1 - confidence_level) / 2
+
+    def interval(values: np.ndarray) -> tuple[float, float]:
+        finite = values[~np.isnan(values)]
+        if finite.size == 0:
+            return float("nan"), float("nan")
+        low, high = np.quantile(finite, [alpha, 1 - alpha])
+        return float(low), float(high)
+
+    return VocBootstrap({"mAP": interval(maps)}, {c: interval(v) for c, v in classes.items()}, maps,
+                        float(confidence_level), int(n_resamples), seed_of(random_state))

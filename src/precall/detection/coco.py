@@ -157,9 +157,19 @@ class CocoEvaluation:
     def mean_average_precision(self, method: str = "voc2010", *, iou_threshold: float = 0.5, area: str = "all") -> float:
         """mAP at one IoU threshold by any AP convention (:data:`precall.AP_METHODS`): the mean
         over classes with ground truth of :meth:`threshold_table` ``.average_precision(method)``
-        (0 for a class whose detections are all ignored or absent)."""
-        values = []
+        (0 for a class whose detections are all ignored or absent); NaN without ground truth.
+
+        ``"coco"`` is pycocotools' number, summed in its order: the mean of the interpolated
+        precisions of every recall threshold and class (``COCOeval.summarize``), so that
+        ``mean_average_precision("coco", iou_threshold=0.5)`` is :attr:`stats` ``[1]`` to the bit
+        (the evaluation's :attr:`precision` when its recall thresholds are COCO's 101; else the
+        classes' tables on COCO's 101)."""
         a = self.area_index(area)
+        t = self._threshold_index(iou_threshold)
+        if method == "coco" and np.array_equal(self.recall_thresholds, COCO_GRID):
+            value = _mean_valid(self.precision[t, :, :, a, len(self.max_dets) - 1])
+            return value if value > -1 else float("nan")
+        values = []
         for cid, (_, _, _, n_gt) in self._ranked.items():
             if n_gt[a] == 0:
                 continue
@@ -168,31 +178,44 @@ class CocoEvaluation:
             except ValueError as exc:
                 if "no counted detection" not in str(exc):
                     raise
-                values.append(0.0)
+                values.append(np.zeros(COCO_GRID.size) if method == "coco" else 0.0)
                 continue
-            values.append(table.average_precision(method=method))
-        return float(np.mean(values)) if values else float("nan")
+            if method == "coco":  # the grid precisions, for pycocotools' order of the sum
+                values.append(grid_precisions(table._steps(), "coco")[0])
+            else:
+                values.append(table.average_precision(method=method))
+        if not values:
+            return float("nan")
+        if method == "coco":  # (R, K): recall threshold by recall threshold, class by class, as pycocotools
+            return float(np.mean(np.column_stack(values).ravel()))
+        return float(np.mean(values))
+
+    def _threshold_index(self, iou_threshold: float) -> int:
+        t = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold))
+        if t.size == 0:
+            raise ValueError(f"`iou_threshold` {iou_threshold!r} is not one of {self.iou_thresholds.tolist()}")
+        return int(t[0])
 
     def threshold_table(self, class_id: Any, *, iou_threshold: float = 0.5, area: str = "all") -> ThresholdTable:
         """The count table of one class at one IoU threshold and area range (``max_dets[-1]``
         detections per image): detections ranked by score, ``n_pos`` the non-ignored ground
-        truths.  Plot it with ``.plot("pr")``; its ``average_precision(method="coco")`` is
-        the mean of this class's row of :attr:`precision`."""
+        truths; equal scores one row with ``ties="group"`` (as the evaluation counts them).
+        Plot it with ``.plot("pr")``; its ``average_precision(method="coco")`` is the mean of
+        this class's row of :attr:`precision` (with COCO's 101 recall thresholds)."""
         if class_id not in self._ranked:
             raise ValueError(f"`class_id` {class_id!r} is not an evaluated class; the classes are "
                              f"{list(self._ranked)}")
-        t = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold))
-        if t.size == 0:
-            raise ValueError(f"`iou_threshold` {iou_threshold!r} is not one of {self.iou_thresholds.tolist()}")
+        t = self._threshold_index(iou_threshold)
         a = self.area_index(area)
         score, tp, ignored, n_gt = self._ranked[class_id]
-        counted = ~ignored[a, t[0]]
-        is_tp = tp[a, t[0]][counted]
+        counted = ~ignored[a, t]
+        is_tp = tp[a, t][counted]
         if not counted.any():
             raise ValueError(f"class {class_id!r} has no counted detection at IoU {iou_threshold} ({area})")
-        return ThresholdTable(thresholds=score[counted], tp=np.cumsum(is_tp), fp=np.cumsum(~is_tp),
-                              n_pos=max(int(n_gt[a]), int(is_tp.sum())), n_neg=float((~is_tp).sum()),
-                              ties="stable")
+        table = ThresholdTable(thresholds=score[counted], tp=np.cumsum(is_tp), fp=np.cumsum(~is_tp),
+                               n_pos=max(int(n_gt[a]), int(is_tp.sum())), n_neg=float((~is_tp).sum()),
+                               ties="stable")
+        return table.grouped() if self.ties == "group" else table
 
     STAT_NAMES = (
         "AP", "AP50", "AP75", "AP_small", "AP_medium", "AP_large",

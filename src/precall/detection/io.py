@@ -24,10 +24,12 @@ class DetectionWarning(UserWarning):
     ground truth does not list."""
 
 
-def _warn(message: str) -> None:
+def _warn(message: str, source: str = "") -> None:
+    """A :class:`DetectionWarning`, after ``source`` (the file it is about and ``": "``, or nothing
+    for parsed JSON): each warning names the file it is about, as each error does."""
     import warnings
 
-    warnings.warn(message, DetectionWarning, stacklevel=4)
+    warnings.warn(source + message, DetectionWarning, stacklevel=4)
 
 
 def _is_int(value: Any) -> bool:
@@ -43,10 +45,24 @@ def _flag(value: Any, where: str, key: str) -> bool:
     raise ValueError(f"{where}: {key!r} must be 0 or 1 (or false / true); got {value!r:.80}")
 
 
+ID_RANGE = (-2**63, 2**63 - 1)
+"""Image, category and annotation ids are 64-bit integers (numpy's int64): the inclusive range."""
+_ID_RULE = f"ids must be integers from {ID_RANGE[0]} to {ID_RANGE[1]} (64-bit); renumber"
+
+
+def _in_id_range(value: Any) -> bool:
+    return ID_RANGE[0] <= value <= ID_RANGE[1]  # False for NaN
+
+
 def _number_id(value: Any, where: str, key: str) -> Any:
-    """An ``image_id`` / ``category_id`` of a record: a number (an id that matches none is not evaluated)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+    """An ``image_id`` / ``category_id`` of a record: a number within :data:`ID_RANGE` (an id that
+    matches none is not evaluated)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) or (
+            isinstance(value, (float, np.floating)) and not np.isfinite(value)):
         raise ValueError(f"{where}: {key!r} must be an integer id; got {value!r:.80}")
+    if not _in_id_range(value):
+        what = {"image_id": "images", "category_id": "categories"}.get(key, "records")
+        raise ValueError(f"{where}: {key!r} {value!r:.80} is out of range: {_ID_RULE} the {what}")
     return value
 
 
@@ -82,6 +98,10 @@ def _ids(records: Any, what: str) -> list[int]:
         if not _is_int(value):
             raise ValueError(f"ground truth {what} {i}: 'id' must be an integer (as COCO defines it); got {value!r}")
         value = int(value)
+        if not _in_id_range(value):
+            plural = "categories" if what == "category" else what + "s"
+            raise ValueError(f"ground truth {what} {i}: 'id' {value} is out of range: {_ID_RULE} the {plural} "
+                             "(and the records that refer to them)")
         if value in first:
             raise ValueError(f"ground truth {what}s {first[value]} and {i} have the same 'id' {value}; ids must be unique")
         first[value] = i
@@ -105,8 +125,8 @@ def _class_name(c: dict[str, Any], i: int) -> str:
     return name
 
 
-def _check_sizes(boxes: np.ndarray, what: str, records: Any = None) -> None:
-    """Refuse negative widths or heights (naming the first record); warn about zero ones."""
+def _check_sizes(boxes: np.ndarray, what: str, records: Any = None, source: str = "") -> None:
+    """Refuse negative widths or heights (naming the first record); warn about zero ones (after ``source``)."""
     negative = (boxes[:, 2] < 0) | (boxes[:, 3] < 0)
     if negative.any():
         i = int(np.flatnonzero(negative)[0])
@@ -116,12 +136,16 @@ def _check_sizes(boxes: np.ndarray, what: str, records: Any = None) -> None:
     zero = (boxes[:, 2] == 0) | (boxes[:, 3] == 0)
     if zero.any():
         _warn(f"{int(zero.sum())} {what}s have a box of zero width or height (the first: {what} "
-              f"{int(np.flatnonzero(zero)[0])}); their box IoU is 0 with everything")
+              f"{int(np.flatnonzero(zero)[0])}); their box IoU is 0 with everything", source)
 
 
-def _annotation_ids(anns: list[dict[str, Any]]) -> None:
-    """Warn when annotation ids are missing, not integers, 0 or repeated (pycocotools mishandles those)."""
+def _annotation_ids(anns: list[dict[str, Any]], source: str = "") -> None:
+    """Warn (after ``source``) when annotation ids are missing, not integers, 0 or repeated (pycocotools
+    mishandles those); refuse an integer id beyond :data:`ID_RANGE`."""
     ids = [a.get("id") for a in anns]
+    for i, v in enumerate(ids):
+        if _is_int(v) and not _in_id_range(v):
+            raise ValueError(f"ground truth annotation {i}: 'id' {v} is out of range: {_ID_RULE} the annotations")
     bad = sum(1 for v in ids if not _is_int(v))
     zero = sum(1 for v in ids if _is_int(v) and v == 0)
     good = [int(v) for v in ids if _is_int(v)]
@@ -131,7 +155,7 @@ def _annotation_ids(anns: list[dict[str, Any]]) -> None:
     if problems:
         _warn("ground truth annotation ids: " + ", ".join(problems) + "; precall evaluates every annotation "
               "as its own object (ids are not used), pycocotools would not (it treats id 0 as unmatched and "
-              "keeps one annotation per id)")
+              "keeps one annotation per id)", source)
 
 @dataclass(frozen=True)
 class DetectionSet:
@@ -255,20 +279,34 @@ def load_coco(gt: Any, results: Any) -> DetectionSet:
     "category_id", "bbox", "score"}``, or a dict with an ``"annotations"`` list.
     Every result must name an image of the ground truth (as pycocotools
     requires); results of classes the ground truth does not have are kept but
-    not evaluated.  Errors name the file (when given a path) and the record.
+    not evaluated.  Image, category and annotation ids (and a result's ``id``,
+    when it has one) are integers within 64 bits (:data:`ID_RANGE`).  Errors and
+    :class:`DetectionWarning` s name the file they are about (when given a path)
+    and the record.
     """
+    return _load_coco_named(gt, results, _source(gt), _source(results))
+
+
+def _source(obj: Any) -> str:
+    """What a message about ``obj`` starts with: its path and ``": "``, or nothing for parsed JSON."""
+    return f"{os.fspath(obj)}: " if isinstance(obj, (str, os.PathLike)) else ""
+
+
+def _load_coco_named(gt: Any, results: Any, gt_source: str, results_source: str) -> DetectionSet:
+    """:func:`load_coco` whose errors and warnings about the ground truth start with ``gt_source``
+    (a file name and ``": "``, or ``""``) and those about the results with ``results_source``: for
+    callers that hand over JSON they read themselves (``evaluate_crowdpose``)."""
     try:
-        return _load_coco(gt, results)
+        return _load_coco(gt, results, gt_source, results_source)
     except ValueError as exc:
         message = str(exc)
-        for source, prefix in ((gt, "ground truth"), (results, "results")):
-            if isinstance(source, (str, os.PathLike)) and message.startswith(prefix + " ") and \
-                    os.fspath(source) not in message:
-                message = f"{os.fspath(source)}: {message}"
+        for source, prefix in ((gt_source, "ground truth"), (results_source, "results")):
+            if source and message.startswith(prefix + " ") and source[:-2] not in message:
+                message = source + message
         raise ValueError(message) from None
 
 
-def _load_coco(gt: Any, results: Any) -> DetectionSet:
+def _load_coco(gt: Any, results: Any, gt_source: str = "", results_source: str = "") -> DetectionSet:
     g = _load_json(gt, "ground truth")
     r = _load_json(results, "results")
     if not isinstance(g, dict) or "annotations" not in g or "images" not in g:
@@ -292,14 +330,14 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
                 raise ValueError(f"ground truth annotation {i}: no {key!r}")
             if key != "bbox":
                 _number_id(a[key], f"ground truth annotation {i}", key)
-    _annotation_ids(anns)
+    _annotation_ids(anns, gt_source)
     image_ids, class_ids = set(images.tolist()), set(classes.tolist())
     outside = sum(1 for a in anns if a["image_id"] not in image_ids or a["category_id"] not in class_ids)
     if outside:
         _warn(f"{outside} ground truth annotations name an image or category the ground truth does not list; "
-              "they are not evaluated (as in pycocotools)")
+              "they are not evaluated (as in pycocotools)", gt_source)
     gt_box = _boxes(anns, "ground truth annotation")
-    _check_sizes(gt_box, "ground truth annotation", anns)
+    _check_sizes(gt_box, "ground truth annotation", anns, gt_source)
     gt_area = np.array([_area(a["area"], f"ground truth annotation {i}") if "area" in a else float(b[2] * b[3])
                         for i, (a, b) in enumerate(zip(anns, gt_box))])
     gt_crowd = np.array([_flag(a.get("iscrowd", 0), f"ground truth annotation {i}", "iscrowd")
@@ -322,6 +360,9 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
                 raise ValueError(f"results detection {i}: no {key!r}")
         _number_id(d["image_id"], f"results detection {i}", "image_id")
         _number_id(d["category_id"], f"results detection {i}", "category_id")
+        if _is_int(d.get("id")) and not _in_id_range(d["id"]):  # not used (pycocotools renumbers), but refused
+            raise ValueError(f"results detection {i}: 'id' {d['id']} is out of range: {_ID_RULE} the detections "
+                             "or leave 'id' out (results are numbered as read)")
         if d["image_id"] not in image_set:
             raise ValueError(
                 f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"
@@ -381,7 +422,7 @@ def _load_coco(gt: Any, results: Any) -> DetectionSet:
     else:
         dt_box = _boxes(r, "results detection")
     if kind == "bbox":  # segmentation results: the box is the mask's extent, zero when the mask is empty
-        _check_sizes(dt_box, "results detection", r)
+        _check_sizes(dt_box, "results detection", r, results_source)
     dt_score = np.zeros(len(r))
     for i, d in enumerate(r):
         if isinstance(d["score"], bool) or not isinstance(d["score"], (int, float)):
@@ -519,8 +560,9 @@ def load_text(
     ``difficult``), detections ``class score x y w h``; the image is the file name
     without ``.txt``.  ``box_format`` reads the four numbers as ``xywh``, ``xyxy``
     or ``cxcywh``; ``relative=True`` scales them by ``image_sizes[image] = (width,
-    height)`` (YOLO-style files).  A malformed line raises ``ValueError`` naming the
-    file and the line."""
+    height)`` (YOLO-style files).  ``difficult`` is a number equal to 0 or 1 (``0``,
+    ``1``, ``0.0``, ``1.0``) or ``false`` / ``true`` in any letter case.  A malformed
+    line raises ``ValueError`` naming the file and the line (and the column)."""
     if box_format not in BOX_FORMATS:
         raise ValueError(f"`box_format` must be one of {BOX_FORMATS}; got {box_format!r}")
     if relative and image_sizes is None:
@@ -548,7 +590,7 @@ def load_text(
         for line_no, parts in lines:
             if len(parts) not in (5, 6):
                 raise ValueError(f"{path}: line {line_no}: expected 'class x y w h [difficult]'; got {len(parts)} fields")
-            difficult = len(parts) == 6 and parts[5] not in ("0", "false", "False")
+            difficult = len(parts) == 6 and _difficult(parts[5], f"{path}: line {line_no}, column 6")
             gts.append((image, parts[0], box(path, image, line_no, parts[1:5]), difficult))
     for name in _text_files(det_dir, "det_dir"):
         path, image = os.path.join(det_dir, name), name[:-4]
@@ -559,16 +601,66 @@ def load_text(
     return _assemble(gts, dts, images, box_format)
 
 
+def _read_xml(path: str) -> tuple[Any, dict[Any, int]]:
+    """The root element of an XML file and the line where each element starts.
+
+    Parsed by expat (as :func:`xml.etree.ElementTree.parse`), building the same elements, with the
+    line of each; a document type with entity declarations is refused (a VOC annotation has none;
+    no entity is ever expanded or fetched)."""
+    import xml.etree.ElementTree as ET
+    from xml.parsers import expat
+
+    builder = ET.TreeBuilder()
+    parser = expat.ParserCreate()
+    line: dict[Any, int] = {}
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        line[builder.start(tag, attrs)] = parser.CurrentLineNumber
+
+    def entity(*_: Any) -> None:
+        raise ValueError(f"{path}: line {parser.CurrentLineNumber}: an entity declaration; VOC annotations have "
+                         "none (entities are not expanded): remove the <!DOCTYPE ...> part")
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    parser.EntityDeclHandler = entity
+    parser.buffer_text = True
+    try:
+        with open(path, "rb") as fh:
+            parser.ParseFile(fh)
+    except expat.ExpatError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: malformed XML: {expat.ErrorString(exc.code)}: line "
+                         f"{exc.lineno}, column {exc.offset}") from None  # as ElementTree says it
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return builder.close(), line
+
+
+def _difficult(text: str, where: str) -> bool:
+    """A ``difficult`` flag as written: 0 or 1 (any number equal to them, e.g. ``0.0``, ``1.0``) or
+    false / true (any letter case); anything else is refused (it was read as difficult before)."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if value in (0.0, 1.0):
+        return value == 1.0
+    raise ValueError(f"{where}: 'difficult' must be 0 or 1 (or false / true); got {text!r:.80}")
+
+
 def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy") -> DetectionSet:
-    """PASCAL VOC XML annotations (``difficult`` honoured) and detections.
+    """PASCAL VOC XML annotations (``difficult`` honoured: 0 or 1, or false / true as in
+    :func:`load_text`; absent or empty: 0) and detections.  Errors name the file and the
+    line of the element at fault.
 
     ``detections`` is either a Detectron-style per-class file pattern containing
     ``{}`` (formatted with each class name; lines ``image_id score x1 y1 x2 y2``),
     or a directory of per-image text files ``class score x y w h`` read in
     ``box_format``.  The image is the XML file name without ``.xml``.
     """
-    import xml.etree.ElementTree as ET
-
     if not os.path.isdir(annotations_dir):
         raise ValueError(f"annotations_dir {annotations_dir!r}: not a directory")
     gts: list[tuple] = []
@@ -576,19 +668,30 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
     for name in sorted(f for f in os.listdir(annotations_dir) if f.endswith(".xml")):
         path, image = os.path.join(annotations_dir, name), name[:-4]
         images.append(image)
-        try:
-            root = ET.parse(path).getroot()
-        except ET.ParseError as exc:
-            raise ValueError(f"{path}: line {exc.position[0]}: malformed XML: {exc}") from None
+        root, line = _read_xml(path)
         for obj in root.iter("object"):
             cls = (obj.findtext("name") or "").strip()
             bb = obj.find("bndbox")
             if not cls or bb is None:
-                raise ValueError(f"{path}: an <object> without <name> or <bndbox>")
-            texts = [(bb.findtext(k) or "").strip() for k in ("xmin", "ymin", "xmax", "ymax")]
-            coords = _numbers(path, 0, texts, "the <bndbox> coordinates")
-            _check_corners(coords, f"{path}: object {cls!r}", "xyxy")
-            difficult = (obj.findtext("difficult") or "0").strip() == "1"
+                raise ValueError(f"{path}: line {line[obj]}: an <object> without <name> or <bndbox>")
+            coords = []
+            for key in ("xmin", "ymin", "xmax", "ymax"):
+                node = bb.find(key)
+                if node is None:
+                    raise ValueError(f"{path}: line {line[bb]}: the <bndbox> of object {cls!r} has no <{key}>")
+                text = (node.text or "").strip()
+                try:
+                    value = float(text)
+                except ValueError:
+                    value = float("nan")
+                if not np.isfinite(value):
+                    raise ValueError(f"{path}: line {line[node]}: <{key}> of object {cls!r} must be a finite "
+                                     f"number (pixels); got {text!r:.80}")
+                coords.append(value)
+            _check_corners(coords, f"{path}: line {line[bb]}: object {cls!r}", "xyxy")
+            node = obj.find("difficult")
+            difficult = node is not None and _difficult((node.text or "").strip() or "0",
+                                                        f"{path}: line {line[node]}: <difficult>")
             gts.append((image, cls, coords, difficult))
     dts: list[tuple] = []
     if "{}" in detections:

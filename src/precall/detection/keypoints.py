@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .coco import evaluate_coco
-from .io import _load_json, load_coco
+from .io import _load_coco_named, _load_json, _source
 
 __all__ = ["CROWDPOSE_SIGMAS", "evaluate_crowdpose"]
 
@@ -63,7 +63,8 @@ def evaluate_crowdpose(gt: Any, results: Any, *, sigmas: Any = None) -> dict[str
         for name, (lo, hi) in _CROWD_LEVELS.items():
             if lo <= ci < hi:
                 levels[name].append(img.get("id"))
-    data = dataclasses.replace(load_coco(g, results), crowd_index=None)  # evaluated by CrowdPose's rules here
+    # evaluated by CrowdPose's rules here; errors and warnings name the files given
+    data = dataclasses.replace(_load_coco_named(g, results, _source(gt), _source(results)), crowd_index=None)
     sig = CROWDPOSE_SIGMAS if sigmas is None else sigmas
     whole = {"all": (0.0, 1e5**2)}
     ev = evaluate_coco(data, iou_type="keypoints", kpt_oks_sigmas=sig, area_ranges=whole)

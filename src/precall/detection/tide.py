@@ -35,7 +35,7 @@ and the means over thresholds explain mAP@[.5:.95].  Equal to ``tidecv`` on its 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,7 +44,7 @@ from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
 from .._core.validate import check_number
 from ._match import _Groups, _iou, _match, _segm_ious
-from .coco import AREA_RANGES, check_coco_options
+from .coco import AREA_RANGES, _mean_valid, check_coco_options
 from .io import DetectionSet
 
 __all__ = ["ERROR_TYPES", "SPECIAL_ERROR_TYPES", "ErrorBreakdown", "error_breakdown"]
@@ -85,16 +85,23 @@ class ErrorBreakdown:
     n_fp: np.ndarray
     n_fn: np.ndarray
     background_threshold: float
+    # (T, R, K) interpolated precision of the evaluation (-1: class left out): mAP@[.5:.95] summed as
+    # pycocotools sums it, the same bits as CocoEvaluation.stats[0]
+    _precision: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def at(self, iou_threshold: float | None = None) -> dict[str, float]:
-        """``{"AP": ..., error type: delta AP, ...}`` at one threshold, or (None) the means over the thresholds."""
+        """``{"AP": ..., error type: delta AP, ...}`` at one threshold, or (None) the means over the
+        thresholds (``"AP"``: mAP@[.5:.95] as pycocotools sums it, to the bit)."""
         if iou_threshold is None:
             pick = np.arange(self.iou_thresholds.size)
         else:
             pick = np.flatnonzero(np.isclose(self.iou_thresholds, iou_threshold))
             if pick.size == 0:
                 raise ValueError(f"`iou_threshold` must be one of {self.iou_thresholds.tolist()}; got {iou_threshold!r}")
-        out = {"AP": float(self.ap[pick].mean())}
+        if self._precision is not None:
+            out = {"AP": _mean_valid(self._precision[pick])}
+        else:
+            out = {"AP": float(self.ap[pick].mean())}
         out.update({k: float(v[pick].mean()) for k, v in self.delta.items()})
         return out
 
@@ -120,17 +127,18 @@ class ErrorBreakdown:
 
 def _class_aps(cls: np.ndarray, key: tuple[np.ndarray, ...], tp: np.ndarray, n_gt: np.ndarray,
                recall_thresholds: np.ndarray, listed: np.ndarray) -> np.ndarray:
-    """(K,) COCO AP per class of detections with classes ``cls``, ranked by ``key`` (lexsort keys, last
-    primary) within each class, true positive or not: -1 for the classes not ``listed`` (no ground truth
-    in the evaluation); a listed class whose fix removed every ground truth scores 0 while it has
+    """(R, K) COCO interpolated precision per recall threshold and class of detections with classes
+    ``cls``, ranked by ``key`` (lexsort keys, last primary) within each class, true positive or not
+    (a class's AP is the mean of its column): -1 for the classes not ``listed`` (no ground truth in
+    the evaluation); a listed class whose fix removed every ground truth scores 0 while it has
     detections and -1 without (tidecv's ``get_ap`` and ``is_empty``)."""
     K = n_gt.size
     order = np.lexsort((*key, cls))
     c, t = cls[order], tp[order]
     bounds = np.searchsorted(c, np.arange(K + 1))
     valid = np.flatnonzero((n_gt > 0) & listed)
-    out = -np.ones(K)
-    out[listed & (n_gt <= 0) & (np.diff(bounds) > 0)] = 0.0
+    out = -np.ones((recall_thresholds.size, K))
+    out[:, listed & (n_gt <= 0) & (np.diff(bounds) > 0)] = 0.0
     if valid.size == 0:
         return out
     width = max(int(np.diff(bounds)[valid].max()), 1)
@@ -140,13 +148,13 @@ def _class_aps(cls: np.ndarray, key: tuple[np.ndarray, ...], tp: np.ndarray, n_g
         seg = t[bounds[k]:bounds[k + 1]]
         pos[j, :seg.size], neg[j, :seg.size] = seg, ~seg
     steps = steps_from_counts(pos, neg, n_gt[valid].astype(np.float64))
-    out[valid] = grid_precisions(steps, "coco", thresholds=recall_thresholds).mean(axis=1)
+    out[:, valid] = grid_precisions(steps, "coco", thresholds=recall_thresholds).T
     return out
 
 
-def _mean_ap(aps: np.ndarray) -> float:
-    valid = aps[aps > -1]
-    return float(valid.mean()) if valid.size else -1.0
+def _mean_ap(precision: np.ndarray) -> float:
+    """mAP of an (R, K) block of :func:`_class_aps`, summed as pycocotools' ``summarize`` (-1: no class)."""
+    return _mean_valid(precision)
 
 
 def _image_ious(data: DetectionSet, iou_type: str, d_rows: np.ndarray, g_rows: np.ndarray) -> np.ndarray:
@@ -268,6 +276,7 @@ def error_breakdown(
     delta = {k: np.zeros(T) for k in (*ERROR_TYPES, *SPECIAL_ERROR_TYPES)}
     counts = {k: np.zeros(T, dtype=np.int64) for k in ERROR_TYPES}
     n_fp, n_fn = np.zeros(T, dtype=np.int64), np.zeros(T, dtype=np.int64)
+    precision = np.zeros((T, recall_thresholds.size, K))
     for t, pos_t in enumerate(thresholds.tolist()):
         is_tp = tp[t]
         fp = ~tp[t] & ~ignored[t]
@@ -297,8 +306,9 @@ def error_breakdown(
         miss_per_class = np.bincount(g_cls[missed], minlength=K)
         fn_per_class = np.bincount(g_cls[unmatched], minlength=K)
         counted = is_tp | fp
-        ap[t] = _mean_ap(_class_aps(m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt,
-                                    recall_thresholds, listed))
+        precision[t] = _class_aps(m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt,
+                                  recall_thresholds, listed)
+        ap[t] = _mean_ap(precision[t])
         for name, code in (("classification", _CLS), ("localisation", _LOC), ("both", _BOTH),
                            ("duplicate", _DUP), ("background", _BKG)):
             counts[name][t] = int((kind == code).sum())
@@ -320,4 +330,4 @@ def error_breakdown(
             m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt - fn_per_class,
             recall_thresholds, listed)) - ap[t]
         n_fp[t], n_fn[t] = int(fp.sum()), int(unmatched.sum())
-    return ErrorBreakdown(thresholds, ap, delta, counts, n_fp, n_fn, float(bg))
+    return ErrorBreakdown(thresholds, ap, delta, counts, n_fp, n_fn, float(bg), precision)

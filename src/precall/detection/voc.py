@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.validate import AP_METHODS, check_allocation, check_number
+from .._core.validate import AP_METHODS, check_number
 from ..table import ThresholdTable
 from .io import DetectionSet, _to_xyxy
 
@@ -19,7 +19,9 @@ class VocEvaluation:
     """PASCAL VOC results: AP per class (classes without ground truth left out) and their mean.
 
     ``tables[class]`` is the class's count table (plot it, or take any other AP
-    convention from it).
+    convention from it).  ``bootstrap(n_resamples=2000, *, confidence_level=0.95,
+    random_state=0)`` gives percentile intervals over images
+    (:func:`precall.detection.bootstrap.bootstrap_voc`, attached by :mod:`precall.detection`).
     """
 
     ap: dict[Any, float]
@@ -59,43 +61,6 @@ class VocEvaluation:
             per_class[cls] = table.average_precision(method=self.method)
         mean = float(np.mean(list(per_class.values()))) if per_class else float("nan")
         return mean, per_class
-
-    def bootstrap(self, n_resamples: int = 1000, *, confidence_level: float = 0.95,
-                  random_state: Any = None) -> dict[str, Any]:
-        """Percentile intervals of mAP and of each class's AP, resampling images with replacement
-        (images are the unit, no strata), from the matched detections without re-matching
-        (:meth:`replicate`).
-
-        Returns
-        -------
-        dict
-            ``{"mAP": (low, high), "per_class": {class: (low, high)}, "replicates": ndarray}``;
-            NaN where a value is undefined in every replicate.
-        """
-        n_resamples = check_number(n_resamples, "n_resamples", low=2, integer=True)
-        check_allocation(n_resamples, 8 * (len(self._ranked) + 1), "n_resamples")
-        confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
-                                        high_open=True)
-        rng = np.random.default_rng(random_state)
-        n = self._n_images
-        maps = np.full(int(n_resamples), np.nan)
-        classes = {c: np.full(int(n_resamples), np.nan) for c in self._ranked}
-        for r in range(int(n_resamples)):
-            counts = np.bincount(rng.integers(0, n, n), minlength=n)
-            maps[r], per = self.replicate(counts)
-            for c, v in per.items():
-                classes[c][r] = v
-        alpha = (1 - confidence_level) / 2
-
-        def interval(values: np.ndarray) -> tuple[float, float]:
-            finite = values[~np.isnan(values)]
-            if finite.size == 0:
-                return float("nan"), float("nan")
-            low, high = np.quantile(finite, [alpha, 1 - alpha])
-            return float(low), float(high)
-
-        return {"mAP": interval(maps), "per_class": {c: interval(v) for c, v in classes.items()},
-                "replicates": maps}
 
     def to_text(self) -> str:
         width = max([len("class")] + [len(str(c)) for c in self.ap])
