@@ -237,11 +237,17 @@ def test_intervals_carry_their_seed_and_say_it():
     assert seeded.seed == 3 and seeded.to_text().splitlines()[-1] == " (20 resamples, seed 3)"
     assert ev.bootstrap(20, random_state=np.int64(4)).seed == 4
     drawn = ev.bootstrap(20, random_state=np.random.default_rng(3))
-    assert drawn.seed is None and "no fixed seed" in drawn.to_text()
+    assert drawn.seed is None and "no seed" in drawn.to_text()
     assert ev.bootstrap(20, random_state=None).seed is None
     cmp = detection.compare_coco(ev, ev, 20, random_state=5)
     assert cmp.seed == 5 and "20 resamples, seed 5" in cmp.to_text() and "P(B > A)" in cmp.to_text()
     assert detection.compare_coco(ev, ev, 20, random_state=np.random.default_rng(0)).seed is None
+    # a sequence of ints seeds numpy's generator repeatably: recorded as stats records it
+    listed = ev.bootstrap(20, random_state=[1, 2])
+    y, s = [0, 1, 0, 1, 1, 0], [0.1, 0.9, 0.3, 0.7, 0.4, 0.6]
+    from precall import stats
+    assert listed.seed == (1, 2) == stats.bootstrap_ci("roc_auc", y, s, n_resamples=20, random_state=[1, 2]).seed
+    assert listed.to_text().splitlines()[-1] == " (20 resamples, seed (1, 2))"
 
 
 def test_cli_ci_prints_the_results_seed(tmp_path, capsys, monkeypatch):

@@ -32,6 +32,7 @@ from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
 from .._core.validate import check_allocation, check_choice, check_number
 from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..stats.results import recorded_seed, seed_text
 from .coco import CocoEvaluation, _mean_valid
 from .voc import VocEvaluation
 
@@ -118,8 +119,8 @@ class CocoBootstrap:
         Per-class AP of each replicate (-1: undefined), classes in :attr:`CocoEvaluation.per_class` order.
     per_class_estimate : dict
         Class id to its AP on the evaluated images (-1: no ground truth).
-    seed : int or None
-        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+    seed : int, tuple of int or None
+        The seed of the draws (``random_state`` when it was an integer or a sequence of them; None for a ``Generator``, a
         ``SeedSequence`` or None: not repeatable from this result).
     """
 
@@ -134,7 +135,7 @@ class CocoBootstrap:
     per_class_bias: dict[Any, float] | None = None
     per_class_replicates: np.ndarray | None = None
     per_class_estimate: dict[Any, float] | None = None
-    seed: int | None = None
+    seed: int | tuple[int, ...] | None = None
 
     def to_text(self) -> str:
         """One line per statistic (its interval and bias), then the resamples and the seed."""
@@ -149,17 +150,9 @@ class CocoBootstrap:
         return "\n".join(lines)
 
 
-def seed_of(random_state: Any) -> int | None:
-    """The seed an interval reports: ``random_state`` when it is an integer, else None (a
-    ``Generator``, ``SeedSequence`` or None draws what the result cannot repeat)."""
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
-        return int(random_state)
-    return None
-
-
-def resampling_text(n_resamples: int, seed: int | None) -> str:
+def resampling_text(n_resamples: int, seed: int | tuple[int, ...] | None) -> str:
     """``"2000 resamples, seed 0"``: how an interval was drawn, as every text of one says it."""
-    return f"{n_resamples} resamples, " + (f"seed {seed}" if seed is not None else "no fixed seed")
+    return f"{n_resamples} resamples, {seed_text(seed)}"
 
 
 def _check_resampling(n_resamples: Any, confidence_level: Any, per_replicate: int) -> tuple[int, float]:
@@ -345,7 +338,7 @@ def bootstrap_coco(
         per_class_bias={c: _bias(class_estimate[k], per_class[:, k]) for k, c in enumerate(ids)},
         per_class_replicates=per_class,
         per_class_estimate={c: float(class_estimate[k]) for k, c in enumerate(ids)},
-        seed=seed_of(random_state),
+        seed=recorded_seed(random_state),
     )
 
 
@@ -362,8 +355,8 @@ class CocoComparison:
     p_b_better : dict
         The fraction of replicates where ``b`` is higher.
     confidence_level, n_resamples
-    seed : int or None
-        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+    seed : int, tuple of int or None
+        The seed of the draws (``random_state`` when it was an integer or a sequence of them; None for a ``Generator``, a
         ``SeedSequence`` or None).
     """
 
@@ -372,7 +365,7 @@ class CocoComparison:
     p_b_better: dict[str, float]
     confidence_level: float
     n_resamples: int
-    seed: int | None = None
+    seed: int | tuple[int, ...] | None = None
 
     def to_text(self) -> str:
         """One line per statistic (B - A, its interval, P(B > A)), then the design, resamples and seed."""
@@ -435,7 +428,7 @@ def compare_coco(
         better[name] = float((v > 0).mean()) if v.size else float("nan")
     full = {name: float(b.stats[i] - a.stats[i]) if a.stats[i] > -1 and b.stats[i] > -1 else float("nan")
             for i, name in zip((0, 1, 2), names)}
-    return CocoComparison(full, intervals, better, float(confidence_level), int(n_resamples), seed_of(random_state))
+    return CocoComparison(full, intervals, better, float(confidence_level), int(n_resamples), recorded_seed(random_state))
 
 
 @dataclass(frozen=True)
@@ -451,8 +444,8 @@ class VocBootstrap:
     replicates : ndarray of shape (n_resamples,)
         mAP of each replicate (NaN: no ground truth drawn).
     confidence_level, n_resamples
-    seed : int or None
-        The seed of the draws (``random_state`` when it was an integer; None for a ``Generator``, a
+    seed : int, tuple of int or None
+        The seed of the draws (``random_state`` when it was an integer or a sequence of them; None for a ``Generator``, a
         ``SeedSequence`` or None).
     method : str
         ``"percentile"``.
@@ -466,7 +459,7 @@ class VocBootstrap:
     replicates: np.ndarray
     confidence_level: float
     n_resamples: int
-    seed: int | None
+    seed: int | tuple[int, ...] | None
     method: str = "percentile"
 
     def __getitem__(self, key: str) -> Any:
@@ -520,4 +513,4 @@ def bootstrap_voc(ev: VocEvaluation, n_resamples: int = DEFAULT_RESAMPLES, *, co
         return float(low), float(high)
 
     return VocBootstrap({"mAP": interval(maps)}, {c: interval(v) for c, v in classes.items()}, maps,
-                        float(confidence_level), int(n_resamples), seed_of(random_state))
+                        float(confidence_level), int(n_resamples), recorded_seed(random_state))

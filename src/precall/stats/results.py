@@ -114,12 +114,12 @@ class BootstrapResult(ConfidenceInterval):
     def __str__(self) -> str:
         return (
             f"{self.metric}: {ConfidenceInterval.__str__(self)}; "
-            f"{self.n_resamples} resamples ({self.resampling}), {_seed_text(self.seed)}, "
+            f"{self.n_resamples} resamples ({self.resampling}), {seed_text(self.seed)}, "
             f"{self.n_degenerate} degenerate"
         )
 
 
-def _seed_text(seed: int | tuple[int, ...] | None) -> str:
+def seed_text(seed: int | tuple[int, ...] | None) -> str:
     """``"seed 7"``, ``"seed (1, 2)"`` or ``"no seed"`` (None: fresh entropy or a generator)."""
     return "no seed" if seed is None else f"seed {seed}"
 
@@ -128,10 +128,12 @@ def recorded_seed(random_state: Any) -> int | tuple[int, ...] | None:
     """The seed a result records for a checked ``random_state`` (:func:`_check_random_state`):
     an int as given, a sequence of ints as a tuple, None for None, a ``Generator``,
     ``BitGenerator`` or ``SeedSequence``."""
-    if isinstance(random_state, (int, np.integer)):
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
         return int(random_state)
-    if isinstance(random_state, np.ndarray):
-        return tuple(int(v) for v in random_state.ravel())
+    if isinstance(random_state, (list, tuple, np.ndarray)):  # a sequence of ints (numpy's entropy)
+        values = np.asarray(random_state)
+        if values.dtype.kind in "iu":
+            return tuple(int(v) for v in values.ravel())
     return None
 
 
@@ -290,7 +292,7 @@ class PairedComparison:
         )
         if self.n_resamples is None:
             return text
-        return (f"{text}; {self.n_resamples} resamples ({self.resampling}), {_seed_text(self.seed)}, "
+        return (f"{text}; {self.n_resamples} resamples ({self.resampling}), {seed_text(self.seed)}, "
                 f"{self.n_degenerate} degenerate")
 
 
