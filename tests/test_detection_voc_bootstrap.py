@@ -79,3 +79,14 @@ def test_voc_intervals_carry_their_seed_and_say_it(shared_data_dir, tmp_path, ca
         assert main(["detection", "voc", *args, "--box-format", "xywh", "--ci", "--n-resamples", "40", *extra]) == 0
         out = capsys.readouterr().out
         assert "seed 11" in out and "seed 0" not in out
+
+
+def test_progress_is_reported_and_changes_nothing(shared_data_dir):
+    folder = shared_data_dir / "odm_test_case_1"
+    ev = detection.evaluate_voc(detection.load_text(str(folder / "gts"), str(folder / "dets")))
+    seen: list[float] = []
+    with_progress = ev.bootstrap(40, random_state=2, progress=seen.append)
+    assert len(seen) == 40 and seen[-1] == 1.0 and seen == sorted(seen)
+    plain = ev.bootstrap(40, random_state=2)
+    assert np.array_equal(with_progress.replicates, plain.replicates, equal_nan=True)
+    assert with_progress.intervals == plain.intervals

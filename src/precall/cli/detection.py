@@ -345,7 +345,8 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     n_det = {c: int((data.dt_class == c).sum()) for c in ev.n_gt}
     try:
-        ci = ev.bootstrap(args.n_resamples, random_state=args.seed) if args.ci else None
+        progress = terminal_progress("bootstrap", 100_001) if args.ci and len(data.dt_score) > 5_000 else None
+        ci = ev.bootstrap(args.n_resamples, random_state=args.seed, progress=progress) if args.ci else None
     except ValueError as exc:
         raise CliError(str(exc)) from None
     method = None if ci is None else (f"95% percentile bootstrap over images, {ci.n_resamples} resamples, "

@@ -50,11 +50,12 @@ def _bootstrap(self: CocoEvaluation, n_resamples: int = DEFAULT_RESAMPLES, *, co
 
 
 def _voc_bootstrap(self: VocEvaluation, n_resamples: int = DEFAULT_RESAMPLES, *, confidence_level: float = 0.95,
-                   random_state: Any = DEFAULT_SEED) -> VocBootstrap:
+                   random_state: Any = DEFAULT_SEED, progress: Any = None) -> VocBootstrap:
     """Percentile intervals over images of mAP and of each class's AP
     (:func:`precall.detection.bootstrap.bootstrap_voc`): 2000 resamples and seed 0 unless told
     otherwise (:data:`precall.stats.DEFAULT_RESAMPLES`, :data:`precall.stats.DEFAULT_SEED`)."""
-    return bootstrap_voc(self, n_resamples, confidence_level=confidence_level, random_state=random_state)
+    return bootstrap_voc(self, n_resamples, confidence_level=confidence_level, random_state=random_state,
+                         progress=progress)
 
 
 # wired here, above both modules, so that coco.py and voc.py do not import the bootstrap built on them
