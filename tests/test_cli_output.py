@@ -436,7 +436,8 @@ def test_compare_prints_its_summary_first_and_blocks_both_models_jointly(continu
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 80
     assert lines[0].startswith("file") and any(line.startswith("tests") for line in lines[:8])
-    assert lines[-1].startswith("bootstrap resamples drawn as counts over")
+    # every test computed before anything is printed: the summary says how the resamples were drawn
+    assert "drawn as counts over" in " ".join(line.strip() for line in lines[:8])
     code, out, err = run(["compare", str(path), "--label", "y", "--score", "a", "--score", "b",
                           "--resamples", "100", "--json"], capsys)
     tests = json.loads(out)["tests"]
@@ -684,3 +685,58 @@ def test_render_table_text_is_the_renderer_before_whole_or_a_block_of_rows_at_a_
         split += not whole
         fitted += whole
     assert split > 300 and fitted > 300
+
+
+# ---------------------------------------------------------------------------
+# compare: everything computed before anything is printed; DeLong's zero variance; counts in number
+def _tiny(tmp: Path, name: str, text: str) -> str:
+    """A small input file of the audit (written here: the suite's data lives in the repository)."""
+    path = tmp / name
+    path.write_text(text)
+    return str(path)
+
+
+CMP_TWO = "y,a,b\n1,0.5,0.1\n0,0.5,0.9\n"  # one positive, one negative
+CMP_CONST = "y,a,b\n0,0.5,0.1\n1,0.5,0.9\n0,0.5,0.3\n1,0.5,0.8\n"  # a constant, b a perfect ranking
+
+
+@pytest.mark.parametrize("extra", [[], ["--wide"]])
+def test_compare_prints_nothing_before_it_fails(tmp_path, capsys, extra):
+    """DeLong's test needs two positives and two negatives: one line on stderr, exit 2, and nothing on
+    stdout (the input summary used to go out before the tests ran)."""
+    path = _tiny(tmp_path, "two.csv", CMP_TWO)
+    code, out, err = run(["compare", path, "--label", "y", "--score", "a", "--score", "b", *extra], capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "at least two positives" in err
+
+
+def test_counts_agree_in_number(tmp_path, capsys):
+    """``1 row``, never ``1 rows``, wherever the command line prints a count."""
+    path = _tiny(tmp_path, "two.csv", CMP_TWO)
+    code, out, _ = run(["compare", path, "--label", "y", "--score", "a", "--score", "b", "--metric", "step",
+                        "--resamples", "20"], capsys)
+    assert code == 0 and "positive '1' (1 row), negative '0' (1 row)" in out
+    one = _tiny(tmp_path, "one.csv", "y,p\n1,0.5\n")
+    code, out, _ = run(["evaluate", one, "--label", "y", "--score", "p"], capsys)
+    assert code == 0 and "(1 row)" in out and "1 sample" in out and "1 rows" not in out and "1 samples" not in out
+    code, out, _ = run(["explain", one, "--label", "y", "--score", "p"], capsys)
+    assert code == 0 and "sum of 1 term " in out and "1 positive and 0 negatives" in out
+
+
+def test_compare_delong_zero_variance_is_degenerate_not_nan(tmp_path, capsys):
+    """A nonzero ROC-AUC difference whose DeLong variance is zero: z = -inf and p = 0 (printed
+    ``< 1e-323``, the p-value rule), with a warning that the test is degenerate; never a NaN p-value
+    beside an interval, whichever stats layer computed it."""
+    path = _tiny(tmp_path, "const.csv", CMP_CONST)
+    argv = ["compare", path, "--label", "y", "--score", "a", "--score", "b"]
+    code, out, err = run(argv, capsys)
+    assert code == 0
+    delong = next(line for line in out.splitlines() if line.startswith("ROC-AUC  DeLong"))
+    assert delong.split()[-1] == "1e-323" and "nan" not in out
+    assert err.count("variance of the ROC-AUC difference is zero") == 1 and "degenerate" in err
+    code, out, err = run([*argv, "--json"], capsys)
+    test = json.loads(out)["tests"][0]
+    assert code == 0 and test["method"] == "delong" and test["p_value"] == 0.0 and test["standard_error"] == 0.0
+    assert any("is zero" in w for w in json.loads(out)["warnings"])
+    code, out, _ = run([*argv, "--wide"], capsys)
+    assert code == 0 and "-inf" in next(line for line in out.splitlines() if line.endswith(" DeLong"))

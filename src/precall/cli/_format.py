@@ -41,6 +41,12 @@ def fmt_count(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.6g}"
 
 
+def counted(n: float, unit: str, plural: str | None = None) -> str:
+    """``n`` and ``unit`` agreeing in number: ``1 row``, ``2 rows``, ``0 rows`` (``plural``: the
+    plural when it is not ``unit + "s"``)."""
+    return f"{fmt_count(n)} {unit if n == 1 else (plural or unit + 's')}"
+
+
 
 def fmt_cell(value: Any, digits: int) -> str:
     if isinstance(value, float):

@@ -19,7 +19,7 @@ from precall._core.text import threshold_text
 from precall.readers import Columns, Labels, label_counts
 
 from ._common import TIES_HELP, CliError, resolve_pos_label, show_labels
-from ._format import WIDTH, describe, fit, fmt, fmt_count, fmt_interval, legend, render_table, wrap
+from ._format import WIDTH, counted, describe, fit, fmt, fmt_count, fmt_interval, legend, render_table, wrap
 from ._inputs import n_tied_rows, score_neighbours
 from ._intervals import CiOptions, Intervals, compute_intervals, method_name
 
@@ -233,9 +233,9 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     negatives = {k: v for k, v in report.label_counts.items() if k != pos}
     neg_text = show_labels(Counter(negatives)) if negatives else "none"
     lines = [
-        f"file        {report.source} ({report.n_rows} rows)",
+        f"file        {report.source} ({counted(report.n_rows, 'row')})",
         f"label       column {report.label_column!r}: positive {pos!r} "
-        f"({n_pos_rows} row{'' if n_pos_rows == 1 else 's'}), "
+        f"({counted(n_pos_rows, 'row')}), "
         f"negative {neg_text}",
         f"score       column {report.score_column!r}",
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
@@ -286,7 +286,7 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     lines += wrap(
         f"{key('prevalence')}  {fmt(ev.prevalence, digits).rjust(vwidth)}  "
         f"positive {weight_word} {fmt_count(ev.n_pos)}, negative {weight_word} "
-        f"{fmt_count(ev.n_neg)}, {ev.n_samples} samples", hang=hang, width=big
+        f"{fmt_count(ev.n_neg)}, {counted(ev.n_samples, 'sample')}", hang=hang, width=big
     )
     b = ev.best_f1
     if b is None:

@@ -22,7 +22,7 @@ from precall.slices import BLOCK, MISSING, slice_codes
 from precall._core.text import clip
 
 from ._common import CliError, cli_spelling, int_in, resolve_pos_label
-from ._format import fit, fmt, fmt_count, json_safe, render_table, render_table_chunks
+from ._format import counted, fit, fmt, fmt_count, json_safe, render_table, render_table_chunks
 from ._intervals import CiOptions, bootstrap_kwargs, drawn_as
 
 NAME_WIDTH = 28  # a slice's name in the text table: longer names are cut (JSON and CSV: whole)
@@ -242,7 +242,7 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
     unranked = len(r.names) - ranked.size
     given = report.input
     lines = [
-        f"file        {given['file']} ({given['n_rows']} rows)",
+        f"file        {given['file']} ({counted(given['n_rows'], 'row')})",
         f"label       column {given['label_column']!r}: positive {given['pos_label']!r}",
         f"score       column {given['score_column']!r}"
         + (f"; weight column {given['weight_column']!r}" if given["weight_column"] else ""),

@@ -44,7 +44,7 @@ from ._engines import (
     read_spark,
     stream_slices,
 )
-from ._format import (describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_chunks, json_safe,
+from ._format import (counted, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_chunks, json_safe,
                       json_text, legend, print_chunks, render_table)
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
@@ -185,7 +185,7 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
                  f"ties {first.evaluation.ties}", ""]
         return "\n".join(lines + render_table(header, text_rows, style="markdown"))
     lines = [
-        f"file        {first.source} ({first.n_rows} rows)",
+        f"file        {first.source} ({counted(first.n_rows, 'row')})",
         f"label       column {first.label_column!r}: positive {first.pos_label!r}",
         "weight      " + (f"column {first.weight_column!r}" if first.weight_column else "none"),
         f"ties        {first.evaluation.ties}; recall grid {first.evaluation.recall_grid}",
@@ -362,7 +362,7 @@ def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool) -> 
         scores_line = "scores      " + ", ".join(
             f"class {c!r}: column {col!r}" for c, col in zip(report.classes, report.score_columns))
     lines = [
-        f"file        {report.source} ({report.n_rows} rows)",
+        f"file        {report.source} ({counted(report.n_rows, 'row')})",
         f"label       column {report.label_column!r}: {len(report.classes)} classes",
         scores_line,
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),

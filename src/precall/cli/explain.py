@@ -21,7 +21,7 @@ from ._common import (
     prevalence_arg,
     resolve_pos_label,
 )
-from ._format import WIDTH, describe, fit, fmt, fmt_count, render_table
+from ._format import WIDTH, counted, describe, fit, fmt, fmt_count, render_table
 from ._inputs import n_tied_rows, read_classes, read_scores
 from ._reports import at_prevalences
 
@@ -201,7 +201,7 @@ def format_explanation(
             # many small terms: the largest few say little; sum them by recall band instead
             block += render_table(["recall", width_name, "mean precision", "terms", "sum"],
                                   _band_rows(terms, digits), wide=wide, indent="  ")
-            block += fit([f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}, shown by recall "
+            block += fit([f"  sum of {counted(len(terms), 'term')} = {fmt(terms.value, digits)}, shown by recall "
                           "fifth (--full: every term)"], wide=wide)
             lines += block
             continue
@@ -218,11 +218,11 @@ def format_explanation(
             rest = n_rows_all - n_shown
             shown = (f"the {n_shown} largest {_plural(n_shown, unit)} of {n_rows_all}" if unit == "terms" else
                      f"{n_rows_all} runs of equal precision, the {n_shown} largest {_plural(n_shown, 'runs')}")
-            block += fit([f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}; shown: {shown}; the other "
+            block += fit([f"  sum of {counted(len(terms), 'term')} = {fmt(terms.value, digits)}; shown: {shown}; the other "
                           f"{rest} {_plural(rest, unit)} sum to {fmt(left_out, digits)}{share} (--full: every term)"],
                          wide=wide)
         else:
-            block.append(f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}")
+            block.append(f"  sum of {counted(len(terms), 'term')} = {fmt(terms.value, digits)}")
         lines += block
     lines += ["", *format_context(table, methods=methods, recall_grid=recall_grid, digits=digits,
                                   prevalences=prevalences, wide=wide)]
@@ -240,8 +240,8 @@ def format_context(
     lines = [
         "What to read the AP against:",
         f"  baseline (random ranking: precision = prevalence) {fmt(ev.prevalence, digits)}",
-        f"  min AP: the lowest AP any ranking of {fmt_count(table.n_pos)} positives and "
-        f"{fmt_count(table.n_neg)} negatives gets (all negatives first; Boyd et al. 2012)",
+        f"  min AP: the lowest AP any ranking of {counted(table.n_pos, 'positive')} and "
+        f"{counted(table.n_neg, 'negative')} gets (all negatives first; Boyd et al. 2012)",
         "  normalised AP = (AP - min AP) / (1 - min AP)",
     ]
     header = ["convention", "AP", "min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in at]
