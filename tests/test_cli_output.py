@@ -301,7 +301,10 @@ def test_on_undefined(tmp_path, capsys, policy, expected):
     assert code == 0
     result = json.loads(out)
     assert result["average_precision"]["step"] == expected  # JSON null for NaN
-    assert ("warning" in err) == (policy == "warn")
+    assert ("average precision is undefined" in err) == (policy == "warn")  # the policy's value, chosen: silent
+    # the numbers no policy gives a value (NaN whatever it is) are named but where NaN was asked for
+    assert ("min AP, normalised AP and AUPRG are undefined" in err) == (policy != "nan")
+    assert result["auprg"] is None and (policy == "nan") == (not err)
 
 
 def test_at_threshold_above_every_score_says_undefined(shared_data_dir, capsys):
@@ -740,3 +743,56 @@ def test_compare_delong_zero_variance_is_degenerate_not_nan(tmp_path, capsys):
     assert any("is zero" in w for w in json.loads(out)["warnings"])
     code, out, _ = run([*argv, "--wide"], capsys)
     assert code == 0 and "-inf" in next(line for line in out.splitlines() if line.endswith(" DeLong"))
+
+
+# ---------------------------------------------------------------------------
+# data of one class: one policy in every command
+NOPOS = "y,p\n0,0.1\n0,0.9\n0,0.3\n0,0.8\n"  # the audit's nopos.csv: every label 0
+NONEG = "y,p\n1,0.1\n1,0.9\n1,0.3\n1,0.8\n"  # noneg.csv: every label 1
+CMP_NOPOS = "y,a,b\n0,0.1,0.2\n0,0.9,0.9\n0,0.3,0.3\n0,0.8,0.8\n"
+
+
+@pytest.mark.parametrize("policy", ["warn", "nan", "zero", "raise"])
+def test_no_positives_one_policy_in_every_command(tmp_path, capsys, policy):
+    """evaluate reports the AP by ``--on-undefined`` with warnings naming it; explain, compare and plot,
+    which cannot show anything of an AP of no terms, a test of undefined numbers or a curve that divides
+    by zero, stop with one line saying why and what to do, exit 2, nothing on stdout, whatever the policy."""
+    nopos = _tiny(tmp_path, "nopos.csv", NOPOS)
+    code, out, err = run(["evaluate", nopos, "--label", "y", "--score", "p", "--on-undefined", policy], capsys)
+    assert code == (2 if policy == "raise" else 0)
+    if policy == "warn":
+        assert "average precision is undefined and reported as 0.0" in err and "--on-undefined" in err
+        assert "min AP, normalised AP and AUPRG are undefined: the data have no positives" in err
+    if policy == "raise":
+        assert out == "" and len(err.splitlines()) == 1 and "--on-undefined" in err and "on_undefined=" not in err
+    cmp = _tiny(tmp_path, "cmp_nopos.csv", CMP_NOPOS)
+    commands = [["explain", nopos, "--label", "y", "--score", "p"],
+                ["compare", cmp, "--label", "y", "--score", "a", "--score", "b"],
+                ["compare", cmp, "--label", "y", "--score", "a", "--score", "b", "--json"],
+                ["compare", cmp, "--label", "y", "--score", "a", "--by", "y"]]
+    try:
+        import matplotlib  # noqa: F401
+        commands.append(["plot", nopos, "--label", "y", "--score", "p", "-o", str(tmp_path / "x.png")])
+    except ImportError:  # pragma: no cover - the plot extra
+        pass
+    for argv in commands:
+        code, out, err = run(argv, capsys)
+        assert code == 2 and out == "", (argv, out)
+        assert len(err.splitlines()) == 1 and "no row has the positive label '1'" in err, (argv, err)
+        assert "Traceback" not in err and not (tmp_path / "x.png").exists()
+
+
+def test_undefined_numbers_printed_come_with_a_warning(tmp_path, capsys):
+    """Positives only: the normalised AP and AUPRG are NaN under every policy; evaluate and explain name
+    them in one warning a run (with several models or sections too); JSON lists it."""
+    noneg = _tiny(tmp_path, "noneg.csv", NONEG)
+    named = "normalised AP and AUPRG are undefined: the data have no negatives"
+    code, out, err = run(["evaluate", noneg, "--label", "y", "--score", "p"], capsys)
+    assert code == 0 and "nan" in out and err.count(named) == 1 and "ROC AUC score is not defined" in err
+    code, out, err = run(["evaluate", noneg, "--label", "y", "--score", "p", "--json"], capsys)
+    assert code == 0 and any(named in w for w in json.loads(out)["warnings"])
+    two = _tiny(tmp_path, "two.csv", "y,a,b\n1,0.1,0.2\n1,0.9,0.3\n")
+    code, out, err = run(["evaluate", two, "--label", "y", "--score", "a", "--score", "b"], capsys)
+    assert code == 0 and err.count(named) == 1 and err.count("ROC AUC score is not defined") == 1
+    code, out, err = run(["explain", two, "--label", "y", "--score", "a", "--score", "b"], capsys)
+    assert code == 0 and "nan" in out and err.count(named) == 1 and "--on-undefined" not in err

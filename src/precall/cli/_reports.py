@@ -119,7 +119,7 @@ def evaluate_columns(
         pos_label=positive,
         label_counts=dict(sorted(counts.items())),
         evaluation=result,
-        warnings=[str(w.message) for w in caught],
+        warnings=[str(w.message) for w in caught] + undefined_without_class(result, on_undefined),
         intervals=intervals,
         operating_points=tuple(points),
         at_prevalence=at_prevalence,
@@ -214,6 +214,30 @@ def point_dict(point: precall.OperatingPoint) -> dict[str, Any]:
     if point.tp + point.fp == 0:
         out["precision"] = float("nan")
     return out
+
+
+def undefined_without_class(ev: precall.Evaluation, policy: Any = "warn", option: bool = True) -> list[str]:
+    """The warning (a list of at most one) for the numbers of ``ev`` that the data of one class leave
+    undefined and that no ``--on-undefined`` value replaces (they are printed NaN): the minimum AP
+    (no positives), the normalised AP and AUPRG.  AP and ROC-AUC take their value from the policy
+    and the library warns of them; ``policy`` ``"nan"`` asked for NaN: no warning.  ``option``: the
+    command takes ``--on-undefined`` (the warning says what it sets)."""
+    if policy == "nan" or (ev.n_pos > 0 and ev.n_neg > 0):
+        return []
+    names = []
+    if not _min_ap_undefined(ev) and any(math.isnan(v) for v in ev.min_average_precision.values()):
+        names.append("min AP")
+    if any(math.isnan(v) for v in ev.normalized_average_precision.values()):
+        names.append("normalised AP")
+    if math.isnan(ev.auprg):
+        names.append("AUPRG")
+    if not names:
+        return []
+    shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    missing = "positives" if ev.n_pos == 0 else "negatives"
+    why = "; --on-undefined sets AP's and ROC-AUC's value, these have none" if option else ""
+    return [f"{shown} {'is' if len(names) == 1 else 'are'} undefined: the data have no {missing} "
+            f"(printed nan{why})"]
 
 
 def _min_ap_undefined(ev: precall.Evaluation) -> bool:

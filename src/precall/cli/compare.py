@@ -76,6 +76,7 @@ def compare_columns(
     blocks without weights and with grouped ties)."""
     counts = label_counts(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
+    refuse_one_class(counts, positive, label, name)
     labels = np.array(columns.labels)
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
     if announce is not None:  # the input summary, before the tests run
@@ -128,6 +129,20 @@ def zero_variance_warning(a: str, b: str) -> str:
             "bootstrap rows")
 
 
+def refuse_one_class(counts: Counter[str], positive: str, label: str, name: str) -> None:
+    """:class:`CliError` when the rows are of one class: the metrics compared are undefined for every
+    model (ROC-AUC, and AP without positives), so there is nothing to test, whatever the undefined
+    policy would make of them."""
+    n_pos = counts.get(positive, 0)
+    if 0 < n_pos < sum(counts.values()):
+        return
+    missing = "no row has the positive label" if n_pos == 0 else "every row has the positive label"
+    raise CliError(f"{name}: column {label!r}: {missing} {positive!r} ({show_labels(counts)}): ROC-AUC, "
+                   "and AP without positives, are undefined for every model (evaluate reports them by "
+                   "--on-undefined), and a test of undefined numbers says nothing; compare needs rows of "
+                   "both classes (check --pos-label)")
+
+
 def compare_multiclass(
     columns: Columns, *, name: str, label: str, models: list[tuple[str, list[str]]], classes: list[str],
     weight: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
@@ -140,6 +155,11 @@ def compare_multiclass(
     k = len(classes)
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
     counts = label_counts(columns.labels)
+    absent = [c for c in classes if str(c) not in counts]
+    if absent:
+        raise CliError(f"{name}: class(es) {', '.join(repr(str(c)) for c in absent)} have no rows in column "
+                       f"{label!r}: their AP and ROC-AUC, and so the macro averages, are undefined, and a test "
+                       "of undefined numbers says nothing; leave them out of every model's class columns")
     if announce is not None:  # the input summary, before the tests run
         announce(Comparison(name, len(columns.labels), label, [m for m, _ in models], weight, "",
                             dict(sorted(counts.items())), ci, ties, [], [], list(classes), n_tied))
@@ -357,7 +377,7 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
             progress(done / len(todo))
         name = "overall" if i < 0 else result.names[i]
         one_class = len(label_counts(rows.labels)) < 2
-        if one_class:
+        if one_class and i >= 0:  # a slice of one class has no test (all rows of one class: an error)
             continue
         parts.append((i, compare_columns(
             rows, name=f"{args.file} [{name}]" if i >= 0 else args.file, label=args.label, score_columns=scores,
@@ -426,6 +446,7 @@ def _slices_vs_reference(args: argparse.Namespace, score: str, metrics: list[str
     first = sliced_evaluation(columns, name=args.file, label=args.label, score=score, weight=args.weight,
                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
                               on_undefined="nan", min_support=args.min_support)
+    refuse_one_class(label_counts(columns.labels), first.input["pos_label"], args.label, args.file)
     by, _ = slice_input(columns)
     ci = ci_options(args)
     reference = args.reference or precall.stats.REFERENCES[0]

@@ -68,6 +68,7 @@ from ._reports import (
     numeric_failure,
     point_dict,
     ties_note,
+    undefined_without_class,
     with_intervals,
 )
 
@@ -485,7 +486,8 @@ def _evaluate_one_pass(args: argparse.Namespace) -> int:
         weight_column=args.weight, pos_label=positive, label_counts=dict(sorted(counts.items())),
         evaluation=dataclasses.replace(evaluation, n_samples=n_rows),
         warnings=[str(w.message) for w in caught if not issubclass(w.category, (DeprecationWarning,
-                                                                                FutureWarning))],
+                                                                                FutureWarning))]
+        + undefined_without_class(evaluation),
         at_prevalence=tuple((pi, dataclasses.replace(e, n_samples=n_rows)) for pi, e in at),
     )
     if args.markdown or args.csv:
@@ -542,9 +544,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         )
         for j, name in enumerate(names)
     ]
-    if len(reports) > 1:
-        for report in reports:
-            print_warnings(report)
+    if len(reports) > 1:  # each warning once, however many models share it
+        print_warning_messages(path, list(dict.fromkeys(m for r in reports for m in r.warnings)))
         if args.json:
             print(json_text({"models": {r.score_column: to_json_dict(r) for r in reports}}))
         else:
