@@ -796,3 +796,39 @@ def test_undefined_numbers_printed_come_with_a_warning(tmp_path, capsys):
     assert code == 0 and err.count(named) == 1 and err.count("ROC AUC score is not defined") == 1
     code, out, err = run(["explain", two, "--label", "y", "--score", "a", "--score", "b"], capsys)
     assert code == 0 and "nan" in out and err.count(named) == 1 and "--on-undefined" not in err
+
+
+# ---------------------------------------------------------------------------
+# long names: 80 columns (names shortened, a legend with the full ones), --wide whole
+def _long_names_file(tmp: Path) -> tuple[str, list[str]]:
+    """The audit's longnames.csv, made here: a 106-character label column, a 74-character positive
+    label and two score columns of 126 characters."""
+    label, pos, a, b = "label_" + "y" * 100, "pos_" + "p" * 70, "score_" + "a" * 120, "score_" + "b" * 120
+    rng = np.random.default_rng(5)
+    rows = [[pos if k % 2 else "neg_" + "n" * 70, rng.random(), rng.random()] for k in range(300)]
+    path = write(tmp / "longnames.csv", [label, a, b], rows)
+    return str(path), ["--label", label, "--pos-label", pos, "--score", a, "--score", b]
+
+
+@pytest.mark.parametrize("command, extra", [
+    ("evaluate", []), ("evaluate", ["--ci", "--resamples", "20"]), ("explain", [])])
+def test_long_names_keep_80_columns(tmp_path, capsys, command, extra):
+    path, names = _long_names_file(tmp_path)
+    code, out, err = run([command, path, *names, *extra], capsys)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+    flat = "".join(line.strip() for line in out.splitlines())
+    assert names[5] in flat and names[7] in flat  # each full name is shown (wrapped), in a legend if need be
+    code, out, _ = run([command, path, *names, *extra, "--wide"], capsys)
+    assert code == 0 and max(len(line) for line in out.splitlines()) > 126
+
+
+def test_long_class_names_keep_80_columns(tmp_path, capsys):
+    a, b = "class_" + "a" * 100, "class_" + "b" * 100
+    rng = np.random.default_rng(3)
+    path = write(tmp_path / "mc.csv", ["y", a, b, "c"],
+                 [[[a, b, "c"][k % 3], *rng.random(3)] for k in range(60)])
+    code, out, err = run(["evaluate", str(path), "--label", "y", "--class-columns", f"{a},{b},c"], capsys)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "classes:" in out and a in "".join(line.strip() for line in out.splitlines())

@@ -374,6 +374,29 @@ def fit(lines: list[str], *, width: int = WIDTH, wide: bool = False) -> list[str
     return [part for line in lines for part in wrap(line, width=width)]
 
 
+SHORT_NAME = 24  # a name shortened for a column header keeps this many characters, "..." included
+
+
+def short_names(names: list[str], limit: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """``names`` as column headers within ``limit`` terminal columns: when one is longer, every name
+    longer than :data:`SHORT_NAME` (or ``limit``) keeps its start and end around ``...`` (``#1``,
+    ``#2``, ... for every name when two would print alike), and the legend items (short, full name)
+    of the names shortened; the names as they are when all fit."""
+    if all(columns(visible(n)) <= max(limit, 9) for n in names):
+        return list(names), []
+    limit = max(min(limit, SHORT_NAME), 9)
+    head = (limit - 3 + 1) // 2
+
+    def cut(name: str) -> str:
+        return name if columns(visible(name)) <= limit else name[:head] + "..." + name[len(name) - (limit - 3 - head):]
+
+    shown = [cut(n) for n in names]
+    if len(set(shown)) < len(set(names)):
+        shown = [f"#{k + 1}" for k in range(len(names))]
+        return shown, [(s, repr(n)) for s, n in zip(shown, names)]
+    return shown, [(s, repr(n)) for s, n in zip(shown, names) if s != n]
+
+
 def legend(items: list[tuple[str, str]], *, indent: str = "  ", width: int = WIDTH,
            wide: bool = False) -> list[str]:
     """``name  description`` lines below a table, descriptions aligned and wrapped."""

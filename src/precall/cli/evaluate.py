@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 import precall
+from precall._core.text import columns
 from precall._core.validate import AVERAGES as _LIBRARY_AVERAGES
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import Columns
@@ -44,8 +45,8 @@ from ._engines import (
     read_spark,
     stream_slices,
 )
-from ._format import (counted, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_chunks, json_safe,
-                      json_text, legend, print_chunks, render_table)
+from ._format import (WIDTH, counted, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_chunks,
+                      json_safe, json_text, legend, print_chunks, render_table, short_names)
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
@@ -172,15 +173,23 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
     text_rows = [[str(row[0]), *(_cell(reports[k // width], str(row[0]), v, digits) if k % width == 0
                                  else fmt_cell(v, digits) for k, v in enumerate(row[1:]))] for row in body]
     group = 1
+    names, renamed = [r.score_column for r in reports], []
+    if style == "text" and not wide:  # a model's column within 80 columns: long names shortened, a legend below
+        key = max(columns(row[0]) for row in text_rows)
+        cells = max((columns(c) for row in text_rows for c in row[1:]), default=0)
+        ci_cell = 2 + columns(f"[{'0' * cells}, {'0' * cells}]") if with_ci else 0
+        names, renamed = short_names(names, WIDTH - key - 2 - ci_cell)
     if style == "text" and with_ci and not wide:  # a model's interval as one cell: [low, high]
         level = f"{first.intervals.options.level:.0%} CI"  # type: ignore[union-attr]
         header = ["metric"]
-        for r in reports:
-            header += [r.score_column, level]
+        for name in names:
+            header += [name, level]
         text_rows = [[row[0], *(cell for k in range(len(reports)) for cell in (
             row[1 + 3 * k], f"[{row[2 + 3 * k]}, {row[3 + 3 * k]}]" if row[2 + 3 * k] else ""))]
             for row in text_rows]
         group = 2
+    elif style == "text" and not wide:
+        header = ["metric", *names]
     if style == "markdown":
         lines = [f"**{first.source}**: label `{first.label_column}` (positive `{first.pos_label}`), "
                  f"ties {first.evaluation.ties}", ""]
@@ -194,7 +203,9 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
     ]
     if with_ci:
         lines.append("intervals   " + first.intervals.options.describe(first.weight_column is not None))  # type: ignore[union-attr]
-    return "\n".join([*fit(lines, wide=wide), "", *render_table(header, text_rows, wide=wide, group=group)])
+    table = render_table(header, text_rows, wide=wide, group=group)
+    shown = ["", "models:", *legend(renamed, wide=wide)] if renamed else []
+    return "\n".join([*fit(lines, wide=wide), "", *table, *shown])
 
 
 def to_json_dict(report: Report) -> dict[str, Any]:
@@ -376,11 +387,15 @@ def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool) -> 
     ]
     methods = report.methods
     classes = report.classes
-    header = ["metric", *classes]
     rows = [[f"support ({weight_word})", *(fmt_count(v) for v in report.support)]]
     rows += [[m, *(fmt(report.per_class_ap[m][k], digits) for k in range(len(classes)))] for m in methods]
     rows.append(["ROC-AUC", *(fmt(v, digits) for v in report.per_class_roc_auc)])
+    names, renamed = (list(classes), []) if wide else short_names(
+        list(classes), WIDTH - 2 - max(columns(r[0]) for r in rows))  # a class's column within 80 columns
+    header = ["metric", *names]
     lines = fit(lines, wide=wide) + render_table(header, rows, wide=wide)
+    if renamed:
+        lines += ["", "classes:", *legend(renamed)]
     lines += ["", "Averages (ROC-AUC: one-vs-rest; OvO: one-vs-one macro, Hand & Till)"]
     rows = [[m, *(fmt(report.average_ap[a][m], digits) for a in AVERAGES)] for m in methods]
     rows.append(["ROC-AUC", *(fmt(report.roc_auc_ovr[a], digits) for a in AVERAGES)])
