@@ -832,3 +832,20 @@ def test_long_class_names_keep_80_columns(tmp_path, capsys):
     assert code == 0, err
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "classes:" in out and a in "".join(line.strip() for line in out.splitlines())
+
+
+def test_by_names_the_undefined_numbers_of_one_class_slices(tmp_path, capsys):
+    """``evaluate --by --json / --csv`` prints every slice's AUPRG, min AP and best F1: a slice of one
+    class has them null, named in one warning (the text table does not show them: no warning there)."""
+    path = _tiny(tmp_path, "by.csv", "y,p,g\n0,0.1,a\n1,0.9,a\n0,0.3,a\n1,0.8,a\n0,0.2,b\n0,0.4,b\n1,0.5,c\n1,0.6,c\n")
+    named = "AUPRG, min AP and best F1 are undefined in 2 slices of one class ('b', 'c')"
+    for style in ("--json", "--csv"):
+        code, out, err = run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", style], capsys)
+        assert code == 0 and err.count(named) == 1, err
+    shown = json.loads(run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", "--json"], capsys)[1])
+    assert any(named in w for w in shown["warnings"])
+    code, out, err = run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g"], capsys)
+    assert code == 0 and "AUPRG" not in err and "1 slice not ranked is not shown" in out
+    code, out, err = run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", "--json",
+                          "--on-undefined", "nan"], capsys)
+    assert code == 0 and err == ""

@@ -59,6 +59,7 @@ from ._slices import (
     slices_csv,
     slices_json,
     slices_text,
+    undefined_in_slices,
     with_slice_intervals,
     with_table_intervals,
 )
@@ -655,6 +656,9 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
                                           recall_grid=args.recall_grid, ci=ci_options(args),
                                           on_undefined=on_undefined_arg(args))
         report = dataclasses.replace(report, warnings=[m for m in report.warnings if m not in shown_before])
+    if not text:  # the numbers of every slice: those no policy gives a value named too
+        report = dataclasses.replace(report, warnings=[*report.warnings, *undefined_in_slices(
+            report.result, on_undefined_arg(args))])
     print_warning_messages(report.source, report.warnings)
     if args.json:  # every slice, written a block at a time
         print_chunks(json_chunks(slices_json(report)))
