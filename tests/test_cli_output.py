@@ -849,3 +849,11 @@ def test_by_names_the_undefined_numbers_of_one_class_slices(tmp_path, capsys):
     code, out, err = run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", "--json",
                           "--on-undefined", "nan"], capsys)
     assert code == 0 and err == ""
+
+
+def test_a_class_without_rows_names_on_undefined_in_evaluate(tmp_path, capsys):
+    """Multi-class evaluate: the warning naming a class without rows says --on-undefined sets its values."""
+    path = _tiny(tmp_path, "mc.csv", "y,a,b,c\na,0.5,0.3,0.2\nb,0.2,0.5,0.3\na,0.6,0.2,0.2\nb,0.1,0.7,0.2\n")
+    code, _, err = run(["evaluate", path, "--label", "y", "--class-columns", "a,b,c"], capsys)
+    assert code == 0 and "class(es) 'c' have no rows" in err and "--on-undefined" in err
+    assert len(err.strip().splitlines()) == 1

@@ -315,7 +315,8 @@ def evaluate_classes(
     ovr = {a: float(result.roc_auc[a]) for a in AVERAGES}
     ovo = float(result.roc_auc["ovo"])
     # the same warning repeats once per convention and average
-    messages = class_warnings([str(item.message) for item in caught], classes, columns.labels, label)
+    messages = class_warnings([str(item.message) for item in caught], classes, columns.labels, label,
+                              option=True)
     report = MultiReport(
         source=name,
         n_rows=len(columns.labels),
@@ -353,7 +354,7 @@ def multiclass_with_intervals(report: MultiReport, columns: Columns, *, ci: CiOp
         except (ValueError, TypeError) as exc:
             raise CliError(f"{report.source}: {exc}") from None
     messages = class_warnings([*report.warnings, *(str(w.message) for w in caught)], report.classes,
-                              columns.labels, report.label_column)
+                              columns.labels, report.label_column, option=True)
     return dataclasses.replace(report, intervals=intervals, warnings=messages)
 
 
