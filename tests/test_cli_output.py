@@ -857,3 +857,11 @@ def test_a_class_without_rows_names_on_undefined_in_evaluate(tmp_path, capsys):
     code, _, err = run(["evaluate", path, "--label", "y", "--class-columns", "a,b,c"], capsys)
     assert code == 0 and "class(es) 'c' have no rows" in err and "--on-undefined" in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["evaluate", "explain"])
+def test_prevalence_on_one_class_is_refused_in_the_command_lines_words(tmp_path, capsys, command):
+    noneg = _tiny(tmp_path, "noneg.csv", NONEG)
+    code, out, err = run([command, noneg, "--label", "y", "--score", "p", "--prevalence", "0.1"], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "drop --prevalence" in err and "`prevalence`" not in err

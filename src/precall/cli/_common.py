@@ -130,7 +130,9 @@ def cli_spelling(message: str) -> str:
     return (message.replace("Choose another result with on_undefined='nan', 'raise' or a number",
                             "Choose another result with --on-undefined nan, raise or zero")
             .replace("Choose another result than NaN with on_undefined='raise' or a number",
-                     "Choose another result with --on-undefined raise or zero"))
+                     "Choose another result with --on-undefined raise or zero")
+            .replace("cannot reweight to `prevalence` ", "cannot reweight to --prevalence ")
+            .replace("or drop `prevalence`", "or drop --prevalence"))
 
 
 def print_warning_messages(source: str, messages: Sequence[str]) -> None:
