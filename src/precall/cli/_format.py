@@ -12,7 +12,7 @@ import numpy as np
 
 import precall
 from precall._core.normal import p_text
-from precall._core.text import columns, fixed, pad, visible
+from precall._core.text import clip, columns, fixed, pad, visible
 from precall.slices import BLOCK, LazyRows
 
 
@@ -387,8 +387,11 @@ def short_names(names: list[str], limit: int) -> tuple[list[str], list[tuple[str
     limit = max(min(limit, SHORT_NAME), 9)
     head = (limit - 3 + 1) // 2
 
-    def cut(name: str) -> str:
-        return name if columns(visible(name)) <= limit else name[:head] + "..." + name[len(name) - (limit - 3 - head):]
+    def cut(name: str) -> str:  # in terminal columns (a CJK character takes two), as shown
+        text = visible(name)
+        if columns(text) <= limit:
+            return name
+        return clip(text, head, mark="") + "..." + clip(text[::-1], limit - 3 - head, mark="")[::-1]
 
     shown = [cut(n) for n in names]
     if len(set(shown)) < len(set(names)):

@@ -10,7 +10,7 @@ import math
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +68,7 @@ COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
 def compare_columns(
     columns: Columns, *, name: str, label: str, score_columns: list[str], weight: str | None,
     pos_label: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
-    announce: Callable[[Comparison], None] | None = None, n_tied: int = 0,
+    n_tied: int = 0,
 ) -> Comparison:
     """Paired tests of every pair of score columns: DeLong (ROC-AUC, unweighted
     data) and the paired bootstrap of every chosen metric from one set of resamples
@@ -79,9 +79,6 @@ def compare_columns(
     refuse_one_class(counts, positive, label, name)
     labels = np.array(columns.labels)
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
-    if announce is not None:  # the input summary, before the tests run
-        announce(Comparison(name, len(columns.labels), label, list(score_columns), weight, positive,
-                            dict(sorted(counts.items())), ci, ties, [], [], n_tied=n_tied))
     functions = [functools.partial(precall.roc_auc, pos_label=positive) if metric == "roc_auc" else
                  functools.partial(precall.average_precision, method=metric, ties=ties, recall_grid=recall_grid,
                                    pos_label=positive) for metric in metrics]
@@ -146,7 +143,7 @@ def refuse_one_class(counts: Counter[str], positive: str, label: str, name: str)
 def compare_multiclass(
     columns: Columns, *, name: str, label: str, models: list[tuple[str, list[str]]], classes: list[str],
     weight: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
-    announce: Callable[[Comparison], None] | None = None, n_tied: int = 0,
+    n_tied: int = 0,
 ) -> Comparison:
     """Paired bootstrap (:func:`precall.stats.bootstrap_test`) of the macro AP / macro
     one-vs-rest ROC-AUC of every pair of models; ``columns.scores`` holds the models'
@@ -160,9 +157,6 @@ def compare_multiclass(
         raise CliError(f"{name}: class(es) {', '.join(repr(str(c)) for c in absent)} have no rows in column "
                        f"{label!r}: their AP and ROC-AUC, and so the macro averages, are undefined, and a test "
                        "of undefined numbers says nothing; leave them out of every model's class columns")
-    if announce is not None:  # the input summary, before the tests run
-        announce(Comparison(name, len(columns.labels), label, [m for m, _ in models], weight, "",
-                            dict(sorted(counts.items())), ci, ties, [], [], list(classes), n_tied))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

@@ -10,7 +10,7 @@ import numpy as np
 
 import precall
 from precall._core.conventions import GRID_METHODS  # their terms come in runs of equal precision
-from precall._core.text import threshold_texts
+from precall._core.text import clip, columns, threshold_texts, visible
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import label_counts
 
@@ -305,10 +305,11 @@ def _section(title: str, wide: bool = False) -> list[str]:
     """A blank line and ``== title ====...`` (78 wide): one per class or score column explained; a
     title too long for the line is shortened with ``...`` unless ``wide`` (the section's own lines
     give the full names)."""
-    if not wide and len(title) > 72:
-        title = title[:48] + "..." + title[-21:]
+    if not wide and columns(visible(title)) > 72:  # terminal columns, as shown
+        text = visible(title)
+        title = clip(text, 48, mark="") + "..." + clip(text[::-1], 21, mark="")[::-1]
     rule = f"== {title} "
-    return ["", rule + "=" * max(0, 78 - len(rule))]
+    return ["", rule + "=" * max(0, 78 - columns(visible(rule)))]
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
