@@ -825,7 +825,7 @@ def test_prevalence_bad_usage(csv_file, tmp_path, capsys):
     assert "--prevalence applies to binary input" in message
     only = write_csv(tmp_path / "one.csv", ["y", "s"], [[1, 0.2], [1, 0.5]])
     message = run_error(["evaluate", str(only), "--label", "y", "--score", "s", "--prevalence", "0.1"], capsys)
-    assert "`prevalence` 0.1: the data have no negatives" in message
+    assert "--prevalence 0.1: the data have no negatives" in message
 
 
 def test_explain_shows_the_context(tmp_path, capsys):

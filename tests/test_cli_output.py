@@ -301,7 +301,10 @@ def test_on_undefined(tmp_path, capsys, policy, expected):
     assert code == 0
     result = json.loads(out)
     assert result["average_precision"]["step"] == expected  # JSON null for NaN
-    assert ("warning" in err) == (policy == "warn")
+    assert ("average precision is undefined" in err) == (policy == "warn")  # the policy's value, chosen: silent
+    # the numbers no policy gives a value (NaN whatever it is) are named but where NaN was asked for
+    assert ("min AP, normalised AP and AUPRG are undefined" in err) == (policy != "nan")
+    assert result["auprg"] is None and (policy == "nan") == (not err)
 
 
 def test_at_threshold_above_every_score_says_undefined(shared_data_dir, capsys):
@@ -436,7 +439,8 @@ def test_compare_prints_its_summary_first_and_blocks_both_models_jointly(continu
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 80
     assert lines[0].startswith("file") and any(line.startswith("tests") for line in lines[:8])
-    assert lines[-1].startswith("bootstrap resamples drawn as counts over")
+    # every test computed before anything is printed: the summary says how the resamples were drawn
+    assert "drawn as counts over" in " ".join(line.strip() for line in lines[:8])
     code, out, err = run(["compare", str(path), "--label", "y", "--score", "a", "--score", "b",
                           "--resamples", "100", "--json"], capsys)
     tests = json.loads(out)["tests"]
@@ -684,3 +688,180 @@ def test_render_table_text_is_the_renderer_before_whole_or_a_block_of_rows_at_a_
         split += not whole
         fitted += whole
     assert split > 300 and fitted > 300
+
+
+# ---------------------------------------------------------------------------
+# compare: everything computed before anything is printed; DeLong's zero variance; counts in number
+def _tiny(tmp: Path, name: str, text: str) -> str:
+    """A small input file of the audit (written here: the suite's data lives in the repository)."""
+    path = tmp / name
+    path.write_text(text)
+    return str(path)
+
+
+CMP_TWO = "y,a,b\n1,0.5,0.1\n0,0.5,0.9\n"  # one positive, one negative
+CMP_CONST = "y,a,b\n0,0.5,0.1\n1,0.5,0.9\n0,0.5,0.3\n1,0.5,0.8\n"  # a constant, b a perfect ranking
+
+
+@pytest.mark.parametrize("extra", [[], ["--wide"]])
+def test_compare_prints_nothing_before_it_fails(tmp_path, capsys, extra):
+    """DeLong's test needs two positives and two negatives: one line on stderr, exit 2, and nothing on
+    stdout (the input summary used to go out before the tests ran)."""
+    path = _tiny(tmp_path, "two.csv", CMP_TWO)
+    code, out, err = run(["compare", path, "--label", "y", "--score", "a", "--score", "b", *extra], capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "at least two positives" in err
+
+
+def test_counts_agree_in_number(tmp_path, capsys):
+    """``1 row``, never ``1 rows``, wherever the command line prints a count."""
+    path = _tiny(tmp_path, "two.csv", CMP_TWO)
+    code, out, _ = run(["compare", path, "--label", "y", "--score", "a", "--score", "b", "--metric", "step",
+                        "--resamples", "20"], capsys)
+    assert code == 0 and "positive '1' (1 row), negative '0' (1 row)" in out
+    one = _tiny(tmp_path, "one.csv", "y,p\n1,0.5\n")
+    code, out, _ = run(["evaluate", one, "--label", "y", "--score", "p"], capsys)
+    assert code == 0 and "(1 row)" in out and "1 sample" in out and "1 rows" not in out and "1 samples" not in out
+    code, out, _ = run(["explain", one, "--label", "y", "--score", "p"], capsys)
+    assert code == 0 and "sum of 1 term " in out and "1 positive and 0 negatives" in out
+
+
+def test_compare_delong_zero_variance_is_degenerate_not_nan(tmp_path, capsys):
+    """A nonzero ROC-AUC difference whose DeLong variance is zero: z = -inf and p = 0 (printed
+    ``< 1e-323``, the p-value rule), with a warning that the test is degenerate; never a NaN p-value
+    beside an interval, whichever stats layer computed it."""
+    path = _tiny(tmp_path, "const.csv", CMP_CONST)
+    argv = ["compare", path, "--label", "y", "--score", "a", "--score", "b"]
+    code, out, err = run(argv, capsys)
+    assert code == 0
+    delong = next(line for line in out.splitlines() if line.startswith("ROC-AUC  DeLong"))
+    assert delong.split()[-1] == "1e-323" and "nan" not in out
+    assert err.count("variance of the ROC-AUC difference is zero") == 1 and "degenerate" in err
+    code, out, err = run([*argv, "--json"], capsys)
+    test = json.loads(out)["tests"][0]
+    assert code == 0 and test["method"] == "delong" and test["p_value"] == 0.0 and test["standard_error"] == 0.0
+    assert any("is zero" in w for w in json.loads(out)["warnings"])
+    code, out, _ = run([*argv, "--wide"], capsys)
+    assert code == 0 and "-inf" in next(line for line in out.splitlines() if line.endswith(" DeLong"))
+
+
+# ---------------------------------------------------------------------------
+# data of one class: one policy in every command
+NOPOS = "y,p\n0,0.1\n0,0.9\n0,0.3\n0,0.8\n"  # the audit's nopos.csv: every label 0
+NONEG = "y,p\n1,0.1\n1,0.9\n1,0.3\n1,0.8\n"  # noneg.csv: every label 1
+CMP_NOPOS = "y,a,b\n0,0.1,0.2\n0,0.9,0.9\n0,0.3,0.3\n0,0.8,0.8\n"
+
+
+@pytest.mark.parametrize("policy", ["warn", "nan", "zero", "raise"])
+def test_no_positives_one_policy_in_every_command(tmp_path, capsys, policy):
+    """evaluate reports the AP by ``--on-undefined`` with warnings naming it; explain, compare and plot,
+    which cannot show anything of an AP of no terms, a test of undefined numbers or a curve that divides
+    by zero, stop with one line saying why and what to do, exit 2, nothing on stdout, whatever the policy."""
+    nopos = _tiny(tmp_path, "nopos.csv", NOPOS)
+    code, out, err = run(["evaluate", nopos, "--label", "y", "--score", "p", "--on-undefined", policy], capsys)
+    assert code == (2 if policy == "raise" else 0)
+    if policy == "warn":
+        assert "average precision is undefined and reported as 0.0" in err and "--on-undefined" in err
+        assert "min AP, normalised AP and AUPRG are undefined: the data have no positives" in err
+    if policy == "raise":
+        assert out == "" and len(err.splitlines()) == 1 and "--on-undefined" in err and "on_undefined=" not in err
+    cmp = _tiny(tmp_path, "cmp_nopos.csv", CMP_NOPOS)
+    commands = [["explain", nopos, "--label", "y", "--score", "p"],
+                ["compare", cmp, "--label", "y", "--score", "a", "--score", "b"],
+                ["compare", cmp, "--label", "y", "--score", "a", "--score", "b", "--json"],
+                ["compare", cmp, "--label", "y", "--score", "a", "--by", "y"]]
+    try:
+        import matplotlib  # noqa: F401
+        commands.append(["plot", nopos, "--label", "y", "--score", "p", "-o", str(tmp_path / "x.png")])
+    except ImportError:  # pragma: no cover - the plot extra
+        pass
+    for argv in commands:
+        code, out, err = run(argv, capsys)
+        assert code == 2 and out == "", (argv, out)
+        assert len(err.splitlines()) == 1 and "no row has the positive label '1'" in err, (argv, err)
+        assert "Traceback" not in err and not (tmp_path / "x.png").exists()
+
+
+def test_undefined_numbers_printed_come_with_a_warning(tmp_path, capsys):
+    """Positives only: the normalised AP and AUPRG are NaN under every policy; evaluate and explain name
+    them in one warning a run (with several models or sections too); JSON lists it."""
+    noneg = _tiny(tmp_path, "noneg.csv", NONEG)
+    named = "normalised AP and AUPRG are undefined: the data have no negatives"
+    code, out, err = run(["evaluate", noneg, "--label", "y", "--score", "p"], capsys)
+    assert code == 0 and "nan" in out and err.count(named) == 1 and "ROC AUC score is not defined" in err
+    code, out, err = run(["evaluate", noneg, "--label", "y", "--score", "p", "--json"], capsys)
+    assert code == 0 and any(named in w for w in json.loads(out)["warnings"])
+    two = _tiny(tmp_path, "two.csv", "y,a,b\n1,0.1,0.2\n1,0.9,0.3\n")
+    code, out, err = run(["evaluate", two, "--label", "y", "--score", "a", "--score", "b"], capsys)
+    assert code == 0 and err.count(named) == 1 and err.count("ROC AUC score is not defined") == 1
+    code, out, err = run(["explain", two, "--label", "y", "--score", "a", "--score", "b"], capsys)
+    assert code == 0 and "nan" in out and err.count(named) == 1 and "--on-undefined" not in err
+
+
+# ---------------------------------------------------------------------------
+# long names: 80 columns (names shortened, a legend with the full ones), --wide whole
+def _long_names_file(tmp: Path) -> tuple[str, list[str]]:
+    """The audit's longnames.csv, made here: a 106-character label column, a 74-character positive
+    label and two score columns of 126 characters."""
+    label, pos, a, b = "label_" + "y" * 100, "pos_" + "p" * 70, "score_" + "a" * 120, "score_" + "b" * 120
+    rng = np.random.default_rng(5)
+    rows = [[pos if k % 2 else "neg_" + "n" * 70, rng.random(), rng.random()] for k in range(300)]
+    path = write(tmp / "longnames.csv", [label, a, b], rows)
+    return str(path), ["--label", label, "--pos-label", pos, "--score", a, "--score", b]
+
+
+@pytest.mark.parametrize("command, extra", [
+    ("evaluate", []), ("evaluate", ["--ci", "--resamples", "20"]), ("explain", [])])
+def test_long_names_keep_80_columns(tmp_path, capsys, command, extra):
+    path, names = _long_names_file(tmp_path)
+    code, out, err = run([command, path, *names, *extra], capsys)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+    flat = "".join(line.strip() for line in out.splitlines())
+    assert names[5] in flat and names[7] in flat  # each full name is shown (wrapped), in a legend if need be
+    code, out, _ = run([command, path, *names, *extra, "--wide"], capsys)
+    assert code == 0 and max(len(line) for line in out.splitlines()) > 126
+
+
+def test_long_class_names_keep_80_columns(tmp_path, capsys):
+    a, b = "class_" + "a" * 100, "class_" + "b" * 100
+    rng = np.random.default_rng(3)
+    path = write(tmp_path / "mc.csv", ["y", a, b, "c"],
+                 [[[a, b, "c"][k % 3], *rng.random(3)] for k in range(60)])
+    code, out, err = run(["evaluate", str(path), "--label", "y", "--class-columns", f"{a},{b},c"], capsys)
+    assert code == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "classes:" in out and a in "".join(line.strip() for line in out.splitlines())
+
+
+def test_by_names_the_undefined_numbers_of_one_class_slices(tmp_path, capsys):
+    """``evaluate --by --json / --csv`` prints every slice's AUPRG, min AP and best F1: a slice of one
+    class has them null, named in one warning (the text table does not show them: no warning there)."""
+    path = _tiny(tmp_path, "by.csv", "y,p,g\n0,0.1,a\n1,0.9,a\n0,0.3,a\n1,0.8,a\n0,0.2,b\n0,0.4,b\n1,0.5,c\n1,0.6,c\n")
+    named = "AUPRG, min AP and best F1 are undefined in 2 slices of one class ('b', 'c')"
+    for style in ("--json", "--csv"):
+        code, out, err = run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", style], capsys)
+        assert code == 0 and err.count(named) == 1, err
+    shown = json.loads(run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", "--json"], capsys)[1])
+    assert any(named in w for w in shown["warnings"])
+    code, out, err = run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g"], capsys)
+    assert code == 0 and "AUPRG" not in err and "1 slice not ranked is not shown" in out
+    code, out, err = run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", "--json",
+                          "--on-undefined", "nan"], capsys)
+    assert code == 0 and err == ""
+
+
+def test_a_class_without_rows_names_on_undefined_in_evaluate(tmp_path, capsys):
+    """Multi-class evaluate: the warning naming a class without rows says --on-undefined sets its values."""
+    path = _tiny(tmp_path, "mc.csv", "y,a,b,c\na,0.5,0.3,0.2\nb,0.2,0.5,0.3\na,0.6,0.2,0.2\nb,0.1,0.7,0.2\n")
+    code, _, err = run(["evaluate", path, "--label", "y", "--class-columns", "a,b,c"], capsys)
+    assert code == 0 and "class(es) 'c' have no rows" in err and "--on-undefined" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["evaluate", "explain"])
+def test_prevalence_on_one_class_is_refused_in_the_command_lines_words(tmp_path, capsys, command):
+    noneg = _tiny(tmp_path, "noneg.csv", NONEG)
+    code, out, err = run([command, noneg, "--label", "y", "--score", "p", "--prevalence", "0.1"], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "drop --prevalence" in err and "`prevalence`" not in err

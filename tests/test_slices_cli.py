@@ -459,7 +459,7 @@ def _slices_text_before(report, *, top: int, full: bool, digits: int, wide: bool
     unranked = len(r.names) - ranked.size
     given = report.input
     lines = [
-        f"file        {given['file']} ({given['n_rows']} rows)",
+        f"file        {given['file']} ({given['n_rows']} row{'' if given['n_rows'] == 1 else 's'})",
         f"label       column {given['label_column']!r}: positive {given['pos_label']!r}",
         f"score       column {given['score_column']!r}"
         + (f"; weight column {given['weight_column']!r}" if given["weight_column"] else ""),
@@ -501,7 +501,8 @@ def _slices_text_before(report, *, top: int, full: bool, digits: int, wide: bool
     notes = []
     if not full and (None in picked or unranked):
         notes.append(f"shown: the {min(top, ranked.size)} worst and best ranked slices"
-                     + (f"; {unranked} slice(s) not ranked are not shown" if unranked else "")
+                     + (f"; {unranked} slice{'' if unranked == 1 else 's'} not ranked "
+                        f"{'is' if unranked == 1 else 'are'} not shown" if unranked else "")
                      + "; --full for every slice, --json or --csv for every number of every slice")
     return "\n".join(out + ([""] + fit(notes, wide=wide) if notes else []))
 

@@ -130,7 +130,9 @@ def cli_spelling(message: str) -> str:
     return (message.replace("Choose another result with on_undefined='nan', 'raise' or a number",
                             "Choose another result with --on-undefined nan, raise or zero")
             .replace("Choose another result than NaN with on_undefined='raise' or a number",
-                     "Choose another result with --on-undefined raise or zero"))
+                     "Choose another result with --on-undefined raise or zero")
+            .replace("cannot reweight to `prevalence` ", "cannot reweight to --prevalence ")
+            .replace("or drop `prevalence`", "or drop --prevalence"))
 
 
 def print_warning_messages(source: str, messages: Sequence[str]) -> None:
@@ -143,9 +145,10 @@ _CLASS_UNDEFINED = ("No positive", "Only one class")  # the library's undefined-
 
 
 def class_warnings(messages: Sequence[str], classes: Sequence[Any], labels: Sequence[str],
-                   label_column: str) -> list[str]:
+                   label_column: str, option: bool = False) -> list[str]:
     """Multi-class warnings, each once: the library's undefined-metric warnings (which
-    cannot say which class) replaced by one naming the classes without rows."""
+    cannot say which class) replaced by one naming the classes without rows (``option``: and the
+    command's ``--on-undefined``, which sets their values)."""
     present = set(readers.label_counts(labels))  # by the codes when the reader gave them
     absent = [c for c in classes if str(c) not in present]
     out = list(dict.fromkeys(messages))
@@ -154,7 +157,8 @@ def class_warnings(messages: Sequence[str], classes: Sequence[Any], labels: Sequ
         out = [m for m in out if not m.startswith(_CLASS_UNDEFINED)]
         out.insert(0, f"class(es) {shown} have no rows in column {label_column!r}: their AP and ROC-AUC are "
                       "undefined (AP 0 and ROC-AUC NaN by default, as scikit-learn reports them; the averages "
-                      "include them); leave them out of the class columns to average over the others")
+                      "include them" + ("; --on-undefined chooses other values" if option else "")
+                      + "); leave them out of the class columns to average over the others")
     return out
 
 

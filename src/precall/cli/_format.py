@@ -12,7 +12,7 @@ import numpy as np
 
 import precall
 from precall._core.normal import p_text
-from precall._core.text import columns, fixed, pad, visible
+from precall._core.text import clip, columns, fixed, pad, visible
 from precall.slices import BLOCK, LazyRows
 
 
@@ -39,6 +39,12 @@ def interval_dict(ci: Any) -> dict[str, Any]:
 
 def fmt_count(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.6g}"
+
+
+def counted(n: float, unit: str, plural: str | None = None) -> str:
+    """``n`` and ``unit`` agreeing in number: ``1 row``, ``2 rows``, ``0 rows`` (``plural``: the
+    plural when it is not ``unit + "s"``)."""
+    return f"{fmt_count(n)} {unit if n == 1 else (plural or unit + 's')}"
 
 
 
@@ -366,6 +372,32 @@ def fit(lines: list[str], *, width: int = WIDTH, wide: bool = False) -> list[str
     if wide:
         return list(lines)
     return [part for line in lines for part in wrap(line, width=width)]
+
+
+SHORT_NAME = 24  # a name shortened for a column header keeps this many characters, "..." included
+
+
+def short_names(names: list[str], limit: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """``names`` as column headers within ``limit`` terminal columns: when one is longer, every name
+    longer than :data:`SHORT_NAME` (or ``limit``) keeps its start and end around ``...`` (``#1``,
+    ``#2``, ... for every name when two would print alike), and the legend items (short, full name)
+    of the names shortened; the names as they are when all fit."""
+    if all(columns(visible(n)) <= max(limit, 9) for n in names):
+        return list(names), []
+    limit = max(min(limit, SHORT_NAME), 9)
+    head = (limit - 3 + 1) // 2
+
+    def cut(name: str) -> str:  # in terminal columns (a CJK character takes two), as shown
+        text = visible(name)
+        if columns(text) <= limit:
+            return name
+        return clip(text, head, mark="") + "..." + clip(text[::-1], limit - 3 - head, mark="")[::-1]
+
+    shown = [cut(n) for n in names]
+    if len(set(shown)) < len(set(names)):
+        shown = [f"#{k + 1}" for k in range(len(names))]
+        return shown, [(s, repr(n)) for s, n in zip(shown, names)]
+    return shown, [(s, repr(n)) for s, n in zip(shown, names) if s != n]
 
 
 def legend(items: list[tuple[str, str]], *, indent: str = "  ", width: int = WIDTH,

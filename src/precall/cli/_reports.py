@@ -19,7 +19,7 @@ from precall._core.text import threshold_text
 from precall.readers import Columns, Labels, label_counts
 
 from ._common import TIES_HELP, CliError, resolve_pos_label, show_labels
-from ._format import WIDTH, describe, fit, fmt, fmt_count, fmt_interval, legend, render_table, wrap
+from ._format import WIDTH, counted, describe, fit, fmt, fmt_count, fmt_interval, legend, render_table, wrap
 from ._inputs import n_tied_rows, score_neighbours
 from ._intervals import CiOptions, Intervals, compute_intervals, method_name
 
@@ -119,7 +119,7 @@ def evaluate_columns(
         pos_label=positive,
         label_counts=dict(sorted(counts.items())),
         evaluation=result,
-        warnings=[str(w.message) for w in caught],
+        warnings=[str(w.message) for w in caught] + undefined_without_class(result, on_undefined),
         intervals=intervals,
         operating_points=tuple(points),
         at_prevalence=at_prevalence,
@@ -216,6 +216,30 @@ def point_dict(point: precall.OperatingPoint) -> dict[str, Any]:
     return out
 
 
+def undefined_without_class(ev: precall.Evaluation, policy: Any = "warn", option: bool = True) -> list[str]:
+    """The warning (a list of at most one) for the numbers of ``ev`` that the data of one class leave
+    undefined and that no ``--on-undefined`` value replaces (they are printed NaN): the minimum AP
+    (no positives), the normalised AP and AUPRG.  AP and ROC-AUC take their value from the policy
+    and the library warns of them; ``policy`` ``"nan"`` asked for NaN: no warning.  ``option``: the
+    command takes ``--on-undefined`` (the warning says what it sets)."""
+    if policy == "nan" or (ev.n_pos > 0 and ev.n_neg > 0):
+        return []
+    names = []
+    if not _min_ap_undefined(ev) and any(math.isnan(v) for v in ev.min_average_precision.values()):
+        names.append("min AP")
+    if any(math.isnan(v) for v in ev.normalized_average_precision.values()):
+        names.append("normalised AP")
+    if math.isnan(ev.auprg):
+        names.append("AUPRG")
+    if not names:
+        return []
+    shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    missing = "positives" if ev.n_pos == 0 else "negatives"
+    why = "; --on-undefined sets AP's and ROC-AUC's value, these have none" if option else ""
+    return [f"{shown} {'is' if len(names) == 1 else 'are'} undefined: the data have no {missing} "
+            f"(printed nan{why})"]
+
+
 def _min_ap_undefined(ev: precall.Evaluation) -> bool:
     """The minimum AP is NaN for fractional weights (it is defined for counts)."""
     return all(math.isnan(v) for v in ev.min_average_precision.values()) and \
@@ -233,9 +257,9 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     negatives = {k: v for k, v in report.label_counts.items() if k != pos}
     neg_text = show_labels(Counter(negatives)) if negatives else "none"
     lines = [
-        f"file        {report.source} ({report.n_rows} rows)",
+        f"file        {report.source} ({counted(report.n_rows, 'row')})",
         f"label       column {report.label_column!r}: positive {pos!r} "
-        f"({n_pos_rows} row{'' if n_pos_rows == 1 else 's'}), "
+        f"({counted(n_pos_rows, 'row')}), "
         f"negative {neg_text}",
         f"score       column {report.score_column!r}",
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
@@ -286,7 +310,7 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     lines += wrap(
         f"{key('prevalence')}  {fmt(ev.prevalence, digits).rjust(vwidth)}  "
         f"positive {weight_word} {fmt_count(ev.n_pos)}, negative {weight_word} "
-        f"{fmt_count(ev.n_neg)}, {ev.n_samples} samples", hang=hang, width=big
+        f"{fmt_count(ev.n_neg)}, {counted(ev.n_samples, 'sample')}", hang=hang, width=big
     )
     b = ev.best_f1
     if b is None:

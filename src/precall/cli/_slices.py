@@ -22,7 +22,7 @@ from precall.slices import BLOCK, MISSING, slice_codes
 from precall._core.text import clip
 
 from ._common import CliError, cli_spelling, int_in, resolve_pos_label
-from ._format import fit, fmt, fmt_count, json_safe, render_table, render_table_chunks
+from ._format import counted, fit, fmt, fmt_count, json_safe, render_table, render_table_chunks
 from ._intervals import CiOptions, bootstrap_kwargs, drawn_as
 
 NAME_WIDTH = 28  # a slice's name in the text table: longer names are cut (JSON and CSV: whole)
@@ -130,6 +130,25 @@ def _named_report(run: Any, texts: list[list[str]], source: dict[str, Any], on_u
     result = with_values(coded_result, texts)
     return SliceReport(source, result,
                        list(dict.fromkeys(named_message(str(w.message), coded_result, result) for w in caught)))
+
+
+def undefined_in_slices(result: Any, policy: Any) -> list[str]:
+    """The warning (a list of at most one) for the numbers of ``evaluate --by --json / --csv`` that the
+    slices of one class leave undefined and no ``--on-undefined`` value replaces (null in JSON): AUPRG
+    (no positives or no negatives), min AP and best F1 (no positives); none under ``nan`` (NaN asked
+    for) or for a result without them."""
+    if policy == "nan" or getattr(result, "auprg", None) is None:
+        return []
+    n_pos, n_neg = np.asarray(result.n_pos), np.asarray(result.n_neg)
+    one = np.flatnonzero(((n_pos == 0) | (n_neg == 0)) & np.isnan(np.asarray(result.auprg, dtype=float)))
+    if not one.size:
+        return []
+    many = bool((n_pos[one] == 0).any())
+    quantities = "AUPRG, min AP and best F1 are" if many else "AUPRG is"
+    names = ", ".join(repr(result.names[i]) for i in one[:5]) + (", ..." if one.size > 5 else "")
+    return [f"{quantities} undefined in {counted(one.size, 'slice')} of one class ({names}): null in --json, "
+            f"empty or nan in --csv; --on-undefined sets AP's and ROC-AUC's value, {'these have' if many else 'it has'} "
+            "none"]
 
 
 def shown(result: Any, top: int, full: bool) -> list[int | None]:
@@ -242,7 +261,7 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
     unranked = len(r.names) - ranked.size
     given = report.input
     lines = [
-        f"file        {given['file']} ({given['n_rows']} rows)",
+        f"file        {given['file']} ({counted(given['n_rows'], 'row')})",
         f"label       column {given['label_column']!r}: positive {given['pos_label']!r}",
         f"score       column {given['score_column']!r}"
         + (f"; weight column {given['weight_column']!r}" if given["weight_column"] else ""),
@@ -310,7 +329,8 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
     yield from render_table_chunks(header, blocks, wide=wide)
     if not full and (None in picked or unranked):
         notes = [f"shown: the {min(top, ranked.size)} worst and best ranked slices"
-                 + (f"; {unranked} slice(s) not ranked are not shown" if unranked else "")
+                 + (f"; {counted(unranked, 'slice')} not ranked {'is' if unranked == 1 else 'are'} not shown"
+                    if unranked else "")
                  + "; --full for every slice, --json or --csv for every number of every slice"]
         yield "\n" + "\n".join(["", *fit(notes, wide=wide)])
 

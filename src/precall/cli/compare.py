@@ -6,10 +6,11 @@ import argparse
 import dataclasses
 import functools
 import itertools
+import math
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from ._common import (
     show_labels,
     terminal_progress,
 )
-from ._format import fit, fmt, fmt_p, json_safe, json_text, render_table
+from ._format import counted, fit, fmt, fmt_p, json_safe, json_text, render_table
 from ._inputs import n_tied_rows, read_scores
 from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
 from ._slices import (MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_input, slice_rows,
@@ -67,7 +68,7 @@ COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
 def compare_columns(
     columns: Columns, *, name: str, label: str, score_columns: list[str], weight: str | None,
     pos_label: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
-    announce: Callable[[Comparison], None] | None = None, n_tied: int = 0,
+    n_tied: int = 0,
 ) -> Comparison:
     """Paired tests of every pair of score columns: DeLong (ROC-AUC, unweighted
     data) and the paired bootstrap of every chosen metric from one set of resamples
@@ -75,11 +76,9 @@ def compare_columns(
     blocks without weights and with grouped ties)."""
     counts = label_counts(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
+    refuse_one_class(counts, positive, label, name)
     labels = np.array(columns.labels)
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
-    if announce is not None:  # the input summary, before the tests run
-        announce(Comparison(name, len(columns.labels), label, list(score_columns), weight, positive,
-                            dict(sorted(counts.items())), ci, ties, [], [], n_tied=n_tied))
     functions = [functools.partial(precall.roc_auc, pos_label=positive) if metric == "roc_auc" else
                  functools.partial(precall.average_precision, method=metric, ties=ties, recall_grid=recall_grid,
                                    pos_label=positive) for metric in metrics]
@@ -93,21 +92,58 @@ def compare_columns(
                     **bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels), paired=True))
                 for metric, test in zip(metrics, tests):
                     if metric == "roc_auc" and columns.weights is None:
-                        rows.append((a, b, "ROC-AUC", precall.stats.roc_auc_test(
-                            labels, sa, sb, level=ci.level, pos_label=positive)))
+                        delong = precall.stats.roc_auc_test(labels, sa, sb, level=ci.level, pos_label=positive)
+                        rows.append((a, b, "ROC-AUC", _zero_variance(delong)))
                     rows.append((a, b, "ROC-AUC" if metric == "roc_auc" else f"AP {metric}", test))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
+    messages = [str(w.message) for w in caught]
+    messages += [zero_variance_warning(a, b) for a, b, _, t in rows if _degenerate(t)]
     return Comparison(
         name, len(columns.labels), label, list(score_columns), weight, positive,
-        dict(sorted(counts.items())), ci, ties, rows, [str(w.message) for w in caught], n_tied=n_tied,
+        dict(sorted(counts.items())), ci, ties, rows, list(dict.fromkeys(messages)), n_tied=n_tied,
     )
+
+
+def _degenerate(t: precall.stats.PairedComparison) -> bool:
+    """DeLong's test of two different ROC-AUCs whose difference has zero variance."""
+    return t.method == "delong" and t.standard_error == 0 and t.difference != 0
+
+
+def _zero_variance(t: precall.stats.PairedComparison) -> precall.stats.PairedComparison:
+    """DeLong's test as :func:`precall.stats.roc_auc_test` gives it, but a nonzero difference with zero
+    variance always z = +-inf and p = 0 (as the unpaired test gives it; an older stats layer gave NaN)."""
+    if _degenerate(t) and not (math.isinf(t.statistic) and t.p_value == 0):
+        return dataclasses.replace(t, statistic=math.copysign(math.inf, t.difference), p_value=0.0)
+    return t
+
+
+def zero_variance_warning(a: str, b: str) -> str:
+    """The warning of :func:`_degenerate`: the test is degenerate."""
+    return (f"DeLong's test of {a!r} - {b!r}: the variance of the ROC-AUC difference is zero (degenerate: "
+            "every case adds the same to it, as with a constant score or a perfect ranking), so z is +-inf, p "
+            "is 0 and the interval has no width: the normal approximation says nothing here; read the "
+            "bootstrap rows")
+
+
+def refuse_one_class(counts: Counter[str], positive: str, label: str, name: str) -> None:
+    """:class:`CliError` when the rows are of one class: the metrics compared are undefined for every
+    model (ROC-AUC, and AP without positives), so there is nothing to test, whatever the undefined
+    policy would make of them."""
+    n_pos = counts.get(positive, 0)
+    if 0 < n_pos < sum(counts.values()):
+        return
+    missing = "no row has the positive label" if n_pos == 0 else "every row has the positive label"
+    raise CliError(f"{name}: column {label!r}: {missing} {positive!r} ({show_labels(counts)}): ROC-AUC, "
+                   "and AP without positives, are undefined for every model (evaluate reports them by "
+                   "--on-undefined), and a test of undefined numbers says nothing; compare needs rows of "
+                   "both classes (check --pos-label)")
 
 
 def compare_multiclass(
     columns: Columns, *, name: str, label: str, models: list[tuple[str, list[str]]], classes: list[str],
     weight: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
-    announce: Callable[[Comparison], None] | None = None, n_tied: int = 0,
+    n_tied: int = 0,
 ) -> Comparison:
     """Paired bootstrap (:func:`precall.stats.bootstrap_test`) of the macro AP / macro
     one-vs-rest ROC-AUC of every pair of models; ``columns.scores`` holds the models'
@@ -116,9 +152,11 @@ def compare_multiclass(
     k = len(classes)
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
     counts = label_counts(columns.labels)
-    if announce is not None:  # the input summary, before the tests run
-        announce(Comparison(name, len(columns.labels), label, [m for m, _ in models], weight, "",
-                            dict(sorted(counts.items())), ci, ties, [], [], list(classes), n_tied))
+    absent = [c for c in classes if str(c) not in counts]
+    if absent:
+        raise CliError(f"{name}: class(es) {', '.join(repr(str(c)) for c in absent)} have no rows in column "
+                       f"{label!r}: their AP and ROC-AUC, and so the macro averages, are undefined, and a test "
+                       "of undefined numbers says nothing; leave them out of every model's class columns")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -162,10 +200,10 @@ def comparison_header(report: Comparison, wide: bool = False) -> list[str]:
                       + ", ".join(repr(c) for c in report.classes))
     else:
         label_line = (f"label       column {report.label_column!r}: positive {pos!r} "
-                      f"({report.label_counts.get(pos, 0)} rows), negative "
+                      f"({counted(report.label_counts.get(pos, 0), 'row')}), negative "
                       f"{show_labels(Counter(negatives)) if negatives else 'none'}")
     lines = [
-        f"file        {report.source} ({report.n_rows} rows)",
+        f"file        {report.source} ({counted(report.n_rows, 'row')})",
         label_line,
         "scores      " + ", ".join(repr(c) for c in report.score_columns),
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
@@ -273,20 +311,10 @@ def _models(args: argparse.Namespace) -> list[tuple[str, list[tuple[str, str]]]]
     return models
 
 
-def _announce(args: argparse.Namespace) -> Callable[[Comparison], None] | None:
-    """Text output: print the input summary (flushed) before the tests run; else None."""
-    if args.json:
-        return None
-    return lambda report: print("\n".join(comparison_header(report, args.wide)), flush=True)
-
-
 def _emit_comparison(report: Comparison, args: argparse.Namespace) -> int:
-    """The tests after :func:`_announce`'s header: JSON, or the text without the header."""
-    if args.json:
-        return emit(report, args, comparison_json_dict, format_comparison_text)
-    print_warnings(report)
-    print(format_comparison_text(report, digits=args.digits, wide=args.wide, summary=False))
-    return 0
+    """Every test computed, then the warnings and the whole report (JSON or text): an error on
+    the way leaves nothing half-written on stdout."""
+    return emit(report, args, comparison_json_dict, format_comparison_text)
 
 
 def _holm_by_test(parts: list[tuple[int, Comparison]]) -> dict[tuple[int, str, str, str, str], float]:
@@ -343,7 +371,7 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
             progress(done / len(todo))
         name = "overall" if i < 0 else result.names[i]
         one_class = len(label_counts(rows.labels)) < 2
-        if one_class:
+        if one_class and i >= 0:  # a slice of one class has no test (all rows of one class: an error)
             continue
         parts.append((i, compare_columns(
             rows, name=f"{args.file} [{name}]" if i >= 0 else args.file, label=args.label, score_columns=scores,
@@ -412,6 +440,7 @@ def _slices_vs_reference(args: argparse.Namespace, score: str, metrics: list[str
     first = sliced_evaluation(columns, name=args.file, label=args.label, score=score, weight=args.weight,
                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
                               on_undefined="nan", min_support=args.min_support)
+    refuse_one_class(label_counts(columns.labels), first.input["pos_label"], args.label, args.file)
     by, _ = slice_input(columns)
     ci = ci_options(args)
     reference = args.reference or precall.stats.REFERENCES[0]
@@ -460,7 +489,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             columns, name=path, label=args.label, models=[(n, [m[c] for c in classes]) for n, m in
                                                           zip(names, ordered)],
             classes=classes, weight=args.weight, metrics=metrics, ties=args.ties,
-            recall_grid=args.recall_grid, ci=ci_options(args), announce=_announce(args),
+            recall_grid=args.recall_grid, ci=ci_options(args),
             n_tied=_n_tied_columns(columns, args.ties),
         )
         return _emit_comparison(report, args)
@@ -471,7 +500,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     report = compare_columns(
         columns, name=path, label=args.label, score_columns=scores, weight=args.weight,
         pos_label=args.pos_label, metrics=metrics, ties=args.ties, recall_grid=args.recall_grid,
-        ci=ci_options(args), announce=_announce(args), n_tied=_n_tied_columns(columns, args.ties),
+        ci=ci_options(args), n_tied=_n_tied_columns(columns, args.ties),
     )
     return _emit_comparison(report, args)
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 import precall
+from precall._core.text import columns
 from precall._core.validate import AVERAGES as _LIBRARY_AVERAGES
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import Columns
@@ -44,8 +45,8 @@ from ._engines import (
     read_spark,
     stream_slices,
 )
-from ._format import (describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_chunks, json_safe,
-                      json_text, legend, print_chunks, render_table)
+from ._format import (WIDTH, counted, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_chunks,
+                      json_safe, json_text, legend, print_chunks, render_table, short_names)
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
@@ -58,6 +59,7 @@ from ._slices import (
     slices_csv,
     slices_json,
     slices_text,
+    undefined_in_slices,
     with_slice_intervals,
     with_table_intervals,
 )
@@ -68,6 +70,7 @@ from ._reports import (
     numeric_failure,
     point_dict,
     ties_note,
+    undefined_without_class,
     with_intervals,
 )
 
@@ -171,21 +174,29 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
     text_rows = [[str(row[0]), *(_cell(reports[k // width], str(row[0]), v, digits) if k % width == 0
                                  else fmt_cell(v, digits) for k, v in enumerate(row[1:]))] for row in body]
     group = 1
+    names, renamed = [r.score_column for r in reports], []
+    if style == "text" and not wide:  # a model's column within 80 columns: long names shortened, a legend below
+        key = max(columns(row[0]) for row in text_rows)
+        cells = max((columns(c) for row in text_rows for c in row[1:]), default=0)
+        ci_cell = 2 + columns(f"[{'0' * cells}, {'0' * cells}]") if with_ci else 0
+        names, renamed = short_names(names, WIDTH - key - 2 - ci_cell)
     if style == "text" and with_ci and not wide:  # a model's interval as one cell: [low, high]
         level = f"{first.intervals.options.level:.0%} CI"  # type: ignore[union-attr]
         header = ["metric"]
-        for r in reports:
-            header += [r.score_column, level]
+        for name in names:
+            header += [name, level]
         text_rows = [[row[0], *(cell for k in range(len(reports)) for cell in (
             row[1 + 3 * k], f"[{row[2 + 3 * k]}, {row[3 + 3 * k]}]" if row[2 + 3 * k] else ""))]
             for row in text_rows]
         group = 2
+    elif style == "text" and not wide:
+        header = ["metric", *names]
     if style == "markdown":
         lines = [f"**{first.source}**: label `{first.label_column}` (positive `{first.pos_label}`), "
                  f"ties {first.evaluation.ties}", ""]
         return "\n".join(lines + render_table(header, text_rows, style="markdown"))
     lines = [
-        f"file        {first.source} ({first.n_rows} rows)",
+        f"file        {first.source} ({counted(first.n_rows, 'row')})",
         f"label       column {first.label_column!r}: positive {first.pos_label!r}",
         "weight      " + (f"column {first.weight_column!r}" if first.weight_column else "none"),
         f"ties        {first.evaluation.ties}; recall grid {first.evaluation.recall_grid}",
@@ -193,7 +204,9 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
     ]
     if with_ci:
         lines.append("intervals   " + first.intervals.options.describe(first.weight_column is not None))  # type: ignore[union-attr]
-    return "\n".join([*fit(lines, wide=wide), "", *render_table(header, text_rows, wide=wide, group=group)])
+    table = render_table(header, text_rows, wide=wide, group=group)
+    shown = ["", "models:", *legend(renamed, wide=wide)] if renamed else []
+    return "\n".join([*fit(lines, wide=wide), "", *table, *shown])
 
 
 def to_json_dict(report: Report) -> dict[str, Any]:
@@ -302,7 +315,8 @@ def evaluate_classes(
     ovr = {a: float(result.roc_auc[a]) for a in AVERAGES}
     ovo = float(result.roc_auc["ovo"])
     # the same warning repeats once per convention and average
-    messages = class_warnings([str(item.message) for item in caught], classes, columns.labels, label)
+    messages = class_warnings([str(item.message) for item in caught], classes, columns.labels, label,
+                              option=True)
     report = MultiReport(
         source=name,
         n_rows=len(columns.labels),
@@ -340,7 +354,7 @@ def multiclass_with_intervals(report: MultiReport, columns: Columns, *, ci: CiOp
         except (ValueError, TypeError) as exc:
             raise CliError(f"{report.source}: {exc}") from None
     messages = class_warnings([*report.warnings, *(str(w.message) for w in caught)], report.classes,
-                              columns.labels, report.label_column)
+                              columns.labels, report.label_column, option=True)
     return dataclasses.replace(report, intervals=intervals, warnings=messages)
 
 
@@ -362,7 +376,7 @@ def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool) -> 
         scores_line = "scores      " + ", ".join(
             f"class {c!r}: column {col!r}" for c, col in zip(report.classes, report.score_columns))
     lines = [
-        f"file        {report.source} ({report.n_rows} rows)",
+        f"file        {report.source} ({counted(report.n_rows, 'row')})",
         f"label       column {report.label_column!r}: {len(report.classes)} classes",
         scores_line,
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
@@ -375,11 +389,15 @@ def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool) -> 
     ]
     methods = report.methods
     classes = report.classes
-    header = ["metric", *classes]
     rows = [[f"support ({weight_word})", *(fmt_count(v) for v in report.support)]]
     rows += [[m, *(fmt(report.per_class_ap[m][k], digits) for k in range(len(classes)))] for m in methods]
     rows.append(["ROC-AUC", *(fmt(v, digits) for v in report.per_class_roc_auc)])
+    names, renamed = (list(classes), []) if wide else short_names(
+        list(classes), WIDTH - 2 - max(columns(r[0]) for r in rows))  # a class's column within 80 columns
+    header = ["metric", *names]
     lines = fit(lines, wide=wide) + render_table(header, rows, wide=wide)
+    if renamed:
+        lines += ["", "classes:", *legend(renamed)]
     lines += ["", "Averages (ROC-AUC: one-vs-rest; OvO: one-vs-one macro, Hand & Till)"]
     rows = [[m, *(fmt(report.average_ap[a][m], digits) for a in AVERAGES)] for m in methods]
     rows.append(["ROC-AUC", *(fmt(report.roc_auc_ovr[a], digits) for a in AVERAGES)])
@@ -485,7 +503,8 @@ def _evaluate_one_pass(args: argparse.Namespace) -> int:
         weight_column=args.weight, pos_label=positive, label_counts=dict(sorted(counts.items())),
         evaluation=dataclasses.replace(evaluation, n_samples=n_rows),
         warnings=[str(w.message) for w in caught if not issubclass(w.category, (DeprecationWarning,
-                                                                                FutureWarning))],
+                                                                                FutureWarning))]
+        + undefined_without_class(evaluation),
         at_prevalence=tuple((pi, dataclasses.replace(e, n_samples=n_rows)) for pi, e in at),
     )
     if args.markdown or args.csv:
@@ -542,9 +561,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         )
         for j, name in enumerate(names)
     ]
-    if len(reports) > 1:
-        for report in reports:
-            print_warnings(report)
+    if len(reports) > 1:  # each warning once, however many models share it
+        print_warning_messages(path, list(dict.fromkeys(m for r in reports for m in r.warnings)))
         if args.json:
             print(json_text({"models": {r.score_column: to_json_dict(r) for r in reports}}))
         else:
@@ -639,6 +657,9 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
                                           recall_grid=args.recall_grid, ci=ci_options(args),
                                           on_undefined=on_undefined_arg(args))
         report = dataclasses.replace(report, warnings=[m for m in report.warnings if m not in shown_before])
+    if not text:  # the numbers of every slice: those no policy gives a value named too
+        report = dataclasses.replace(report, warnings=[*report.warnings, *undefined_in_slices(
+            report.result, on_undefined_arg(args))])
     print_warning_messages(report.source, report.warnings)
     if args.json:  # every slice, written a block at a time
         print_chunks(json_chunks(slices_json(report)))

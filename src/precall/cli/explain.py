@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
 import precall
 from precall._core.conventions import GRID_METHODS  # their terms come in runs of equal precision
-from precall._core.text import threshold_texts
+from precall._core.text import clip, columns, threshold_texts, visible
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import label_counts
 
@@ -19,11 +20,12 @@ from ._common import (
     digits_arg,
     int_in,
     prevalence_arg,
+    print_warning_messages,
     resolve_pos_label,
 )
-from ._format import WIDTH, describe, fit, fmt, fmt_count, render_table
+from ._format import WIDTH, counted, describe, fit, fmt, fmt_count, render_table
 from ._inputs import n_tied_rows, read_classes, read_scores
-from ._reports import at_prevalences
+from ._reports import at_prevalences, undefined_without_class
 
 
 # ---------------------------------------------------------------------------
@@ -201,7 +203,7 @@ def format_explanation(
             # many small terms: the largest few say little; sum them by recall band instead
             block += render_table(["recall", width_name, "mean precision", "terms", "sum"],
                                   _band_rows(terms, digits), wide=wide, indent="  ")
-            block += fit([f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}, shown by recall "
+            block += fit([f"  sum of {counted(len(terms), 'term')} = {fmt(terms.value, digits)}, shown by recall "
                           "fifth (--full: every term)"], wide=wide)
             lines += block
             continue
@@ -218,11 +220,11 @@ def format_explanation(
             rest = n_rows_all - n_shown
             shown = (f"the {n_shown} largest {_plural(n_shown, unit)} of {n_rows_all}" if unit == "terms" else
                      f"{n_rows_all} runs of equal precision, the {n_shown} largest {_plural(n_shown, 'runs')}")
-            block += fit([f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}; shown: {shown}; the other "
+            block += fit([f"  sum of {counted(len(terms), 'term')} = {fmt(terms.value, digits)}; shown: {shown}; the other "
                           f"{rest} {_plural(rest, unit)} sum to {fmt(left_out, digits)}{share} (--full: every term)"],
                          wide=wide)
         else:
-            block.append(f"  sum of {len(terms)} terms = {fmt(terms.value, digits)}")
+            block.append(f"  sum of {counted(len(terms), 'term')} = {fmt(terms.value, digits)}")
         lines += block
     lines += ["", *format_context(table, methods=methods, recall_grid=recall_grid, digits=digits,
                                   prevalences=prevalences, wide=wide)]
@@ -240,8 +242,8 @@ def format_context(
     lines = [
         "What to read the AP against:",
         f"  baseline (random ranking: precision = prevalence) {fmt(ev.prevalence, digits)}",
-        f"  min AP: the lowest AP any ranking of {fmt_count(table.n_pos)} positives and "
-        f"{fmt_count(table.n_neg)} negatives gets (all negatives first; Boyd et al. 2012)",
+        f"  min AP: the lowest AP any ranking of {counted(table.n_pos, 'positive')} and "
+        f"{counted(table.n_neg, 'negative')} gets (all negatives first; Boyd et al. 2012)",
         "  normalised AP = (AP - min AP) / (1 - min AP)",
     ]
     header = ["convention", "AP", "min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in at]
@@ -269,25 +271,45 @@ def _tie_note(scores: np.ndarray, weights: np.ndarray | None, table: precall.Thr
             "the default)")
 
 
+NO_TERMS = ("its AP is undefined (evaluate reports it by --on-undefined: 0.0 with a warning by default) and "
+            "has no terms to explain")
+
+
 def _explain_one(args: argparse.Namespace, path: str, labels: np.ndarray, scores: np.ndarray,
-                 weights: np.ndarray | None, positive: str, score: str, header: bool = True) -> str:
-    table = precall.threshold_table(labels, scores, sample_weight=weights, pos_label=positive,
-                                    ties=args.ties)
-    if table.n_pos == 0:
-        raise ValueError(f"no row has the positive label {positive!r}: AP has no terms")
-    methods = list(dict.fromkeys(args.method)) if args.method else list(precall.AP_METHODS)
-    note = _tie_note(scores, weights, table, labels, positive, args.recall_grid, args.digits)
-    return format_explanation(table, source=path, label=args.label, score=score,
-                              pos_label=positive, methods=methods, recall_grid=args.recall_grid,
-                              max_rows=args.max_rows, digits=args.digits,
-                              prevalences=args.prevalence or (), full=args.full, wide=args.wide,
-                              tie_note=note, header=header)
+                 weights: np.ndarray | None, positive: str, score: str, header: bool = True,
+                 messages: list[str] | None = None, no_positives: str = "") -> str:
+    """One section of ``explain``; its warnings appended to ``messages``.  Without positives there is
+    nothing to explain (an AP of no terms): :class:`CliError` ``no_positives`` (what to do), whatever
+    the undefined policy would make of the AP."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = precall.threshold_table(labels, scores, sample_weight=weights, pos_label=positive,
+                                        ties=args.ties)
+        if table.n_pos == 0:
+            raise CliError(no_positives)
+        methods = list(dict.fromkeys(args.method)) if args.method else list(precall.AP_METHODS)
+        note = _tie_note(scores, weights, table, labels, positive, args.recall_grid, args.digits)
+        text = format_explanation(table, source=path, label=args.label, score=score,
+                                  pos_label=positive, methods=methods, recall_grid=args.recall_grid,
+                                  max_rows=args.max_rows, digits=args.digits,
+                                  prevalences=args.prevalence or (), full=args.full, wide=args.wide,
+                                  tie_note=note, header=header)
+    if messages is not None:
+        messages += [str(w.message) for w in caught]
+        messages += undefined_without_class(table.evaluate(recall_grid=args.recall_grid, on_undefined="nan"),
+                                            option=False)
+    return text
 
 
-def _section(title: str) -> list[str]:
-    """A blank line and ``== title ====...`` (78 wide): one per class or score column explained."""
+def _section(title: str, wide: bool = False) -> list[str]:
+    """A blank line and ``== title ====...`` (78 wide): one per class or score column explained; a
+    title too long for the line is shortened with ``...`` unless ``wide`` (the section's own lines
+    give the full names)."""
+    if not wide and columns(visible(title)) > 72:  # terminal columns, as shown
+        text = visible(title)
+        title = clip(text, 48, mark="") + "..." + clip(text[::-1], 21, mark="")[::-1]
     rule = f"== {title} "
-    return ["", rule + "=" * max(0, 78 - len(rule))]
+    return ["", rule + "=" * max(0, 78 - columns(visible(rule)))]
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -303,17 +325,27 @@ def cmd_explain(args: argparse.Namespace) -> int:
             raise CliError(f"--class {unknown[0]!r} is not one of the classes "
                            + ", ".join(repr(c) for c in classes))
         labels = np.array(columns.labels)
+        present = set(label_counts(columns.labels))
         parts = fit([f"file        {path}: {len(classes)} classes, each explained against the rest"],
                     wide=args.wide)
+        messages: list[str] = []
         try:
             for k, (c, col) in enumerate(pairs):
                 if args.class_ and c not in args.class_:
                     continue
-                parts += _section(f"class {c!r} (score column {col!r})")
+                parts += _section(f"class {c!r} (score column {col!r})", args.wide)
+                others = [o for o in classes if o != c and (not args.class_ or o in args.class_)]
+                hint = (f"explain the other classes with --class {' --class '.join(others)}" if others
+                        else "explain data with rows of this class")
+                no_positives = (f"{path}: class {c!r} has no rows" + (" of positive weight" if c in present else "")
+                                + f" in column {args.label!r}: {NO_TERMS}; {hint}")
+                if c not in present:
+                    raise CliError(no_positives)
                 parts.append(_explain_one(args, path, labels, columns.scores[:, k], columns.weights, c, col,
-                                          header=False))
+                                          header=False, messages=messages, no_positives=no_positives))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
+        print_warning_messages(path, list(dict.fromkeys(messages)))
         print("\n".join(parts))
         return 0
     if args.class_:
@@ -327,14 +359,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
     scores = columns.scores.reshape(len(labels), -1)
     parts = [] if len(names) == 1 else fit(
         [f"file        {path}: {len(names)} score columns, each explained in turn"], wide=args.wide)
+    messages: list[str] = []
+    no_positives = (f"{path}: column {args.label!r}: no row has the positive label {positive!r}"
+                    + (" with a positive weight" if columns.weights is not None else "")
+                    + f": {NO_TERMS}; give data with positives, or another --pos-label")
     try:
         for j, name in enumerate(names):
             if len(names) > 1:
-                parts += _section(f"score column {name!r}")
+                parts += _section(f"score column {name!r}", args.wide)
             parts.append(_explain_one(args, path, labels, scores[:, j], columns.weights, positive, name,
-                                      header=len(names) == 1))
+                                      header=len(names) == 1, messages=messages, no_positives=no_positives))
     except (ValueError, TypeError) as exc:
         raise CliError(f"{path}: {exc}") from None
+    print_warning_messages(path, list(dict.fromkeys(messages)))
     print("\n".join(parts))
     return 0
 

@@ -24,7 +24,7 @@ from precall._core.text import needs_showing, visible
 from precall.readers import InputError
 
 from . import compare, demo, detection, evaluate, explain, plot, report
-from ._common import PROG, CliError
+from ._common import PROG, CliError, cli_spelling
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,7 +123,7 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.flush()  # a full disk shows here, not in the interpreter's exit
         return code
     except (CliError, InputError, KernelUnavailable) as exc:
-        print(f"{PROG}: error: {visible(exc)}", file=sys.stderr)
+        print(f"{PROG}: error: {visible(cli_spelling(str(exc)))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

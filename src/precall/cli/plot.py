@@ -26,6 +26,7 @@ from ._common import (
     prevalence_arg,
     print_warning_messages,
     resolve_pos_label,
+    show_labels,
     unit_arg,
 )
 from ._inputs import read_classes, read_scores
@@ -46,6 +47,21 @@ def _at(kind: str) -> type:
 
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+def _refuse_undefined_curves(counts: Any, positive: str, label: str, path: str, kind: str) -> None:
+    """:class:`CliError` when a curve asked for is undefined on rows of one class: the PR curve's recall
+    and the ROC curve's TPR divide by the positives, the ROC curve's FPR by the negatives.  No
+    undefined-metric policy draws a curve; the PR curve of positives only is drawn."""
+    n_pos = counts.get(positive, 0)
+    if n_pos == 0:
+        raise CliError(f"{path}: column {label!r}: no row has the positive label {positive!r} "
+                       f"({show_labels(counts)}): recall and TPR divide by the positives, so there is no PR or "
+                       "ROC curve to draw; plot data with both classes (check --pos-label)")
+    if n_pos == sum(counts.values()) and kind != "pr":
+        raise CliError(f"{path}: column {label!r}: every row has the positive label {positive!r}: the ROC "
+                       "curve's FPR divides by the negatives, so there is no ROC curve to draw; plot data with "
+                       "both classes, or the PR curve alone with --kind pr")
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -81,7 +97,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
         names = list(dict.fromkeys(args.score))
         columns = read_scores(args, names)
         y_true = np.array(columns.labels)
-        positive = resolve_pos_label(label_counts(columns.labels), args.pos_label, args.label, path)
+        counts = label_counts(columns.labels)
+        positive = resolve_pos_label(counts, args.pos_label, args.label, path)
+        _refuse_undefined_curves(counts, positive, args.label, path, args.kind)
         scores = columns.scores.reshape(len(columns.labels), -1)
         y_score = {name: scores[:, j] for j, name in enumerate(names)}
         common = {"pos_label": positive}
