@@ -109,9 +109,10 @@ class SlicedInput:
 _DASK_SCHEDULERS = ("synchronous", "threads", "processes")
 
 
-def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, Any, Any, Any]:
-    """dask, pandas, :mod:`precall.dask` and the file's columns (label, score, weight, ``by``)
-    as a dask DataFrame, the format by the readers' one dispatch."""
+def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, Any, Any, Any, _FileRead | None]:
+    """dask, pandas, :mod:`precall.dask`, the file's columns (label, score, weight, ``by``)
+    as a dask DataFrame, the format by the readers' one dispatch, and what the readers read
+    of a local file (:func:`_read_through`; None for a remote one)."""
     try:
         import dask
         import dask.dataframe as dd
@@ -123,6 +124,7 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
     path, score = args.file, args.score[0]
     if "://" not in path and not os.path.exists(path):  # remote paths are for the workers to read
         raise CliError(f"{path}: no such file")
+    read = _read_through(args, by)  # a local file: read once by the readers, which decide what is accepted
     columns = [args.label, score] + ([args.weight] if args.weight else []) + list(by)
     gzipped = path.lower().endswith(".gz")
     kind = "parquet" if path.endswith("/") or os.path.isdir(path) else readers.file_format(path)  # one dispatch
@@ -130,7 +132,9 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
         if kind == "parquet":  # a file or a folder of them
             frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
         elif kind == "jsonl":
-            frame = dd.read_json(path, lines=True, precise_float=True,  # pandas rounds otherwise
+            # precise_float: pandas rounds otherwise; dtype=False: values as JSON gives them (pandas' default
+            # casts a column of strings such as "0.1", and a label "1.0" beside numbers, to floats)
+            frame = dd.read_json(path, lines=True, precise_float=True, dtype=False,
                                  blocksize=None if gzipped else 1 << 26)
         elif kind == "delimited":  # labels and slices as text (an empty field: a missing slice value)
             frame = dd.read_csv(path, sep=args.delimiter or readers.default_delimiter(path),
@@ -145,7 +149,57 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
         frame = frame[columns]
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise _dask_failure(args, by, exc) from None
-    return dask, pandas, pdask, frame
+    return dask, pandas, pdask, frame, read
+
+
+@dataclasses.dataclass(frozen=True)
+class _FileRead:
+    """What the readers read of a file: the label counts (as text), and of the score and weight
+    columns the fingerprint of :func:`_fingerprint` (the weight's None without ``--weight``)."""
+
+    counts: Counter[str]
+    scores: int
+    weights: int | None
+
+
+def _fingerprint(values: np.ndarray) -> int:
+    """The sum of the values' float64 bits modulo 2**64 (-0.0 counted as 0.0): the same for the
+    same multiset of values in any order and partitioning, and different, but for a collision of
+    probability 2**-64, when one value differs."""
+    bits = (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+    return int(bits.sum(dtype=np.uint64))
+
+
+def _read_through(args: argparse.Namespace, by: Sequence[str]) -> _FileRead | None:
+    """A local file read once, in chunks, by the readers (:func:`precall.readers.iter_file`, as
+    ``--stream`` reads it: one chunk in memory at a time), so that ``--engine dask`` accepts
+    exactly the files the in-memory command accepts and stops on the others with the readers'
+    one-line message (file, line or row, column); None for a remote path or a folder (the
+    workers read it: only the checks of each partition apply)."""
+    path = args.file
+    if "://" in path or not os.path.isfile(path):
+        return None
+    counts: Counter[str] = Counter()
+    scores, weights = 0, (0 if args.weight else None)
+    chunks = iter_file(path, label=args.label, score_columns=[(args.score[0], "--score")], weight=args.weight,
+                       delimiter=args.delimiter, chunk_rows=args.chunk_rows, by=by)
+    try:
+        for chunk in chunks:
+            counts.update(label_counts(chunk.labels))
+            scores += _fingerprint(chunk.scores)
+            if weights is not None and chunk.weights is not None:
+                weights += _fingerprint(chunk.weights)
+    except readers.InputError as bad:
+        message = str(bad)
+    else:
+        message = None
+    finally:  # the reader and its threads released now (see _located)
+        chunks.close()
+        del chunks
+        gc.collect()
+    if message is not None:
+        raise CliError(message)
+    return _FileRead(counts, scores % 2**64, None if weights is None else weights % 2**64)
 
 
 def _dask_failure(args: argparse.Namespace, by: Sequence[str], exc: BaseException) -> CliError:
@@ -179,24 +233,34 @@ def _located(args: argparse.Namespace, by: Sequence[str]) -> str | None:
     return found
 
 
-def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any) -> tuple[Any, Counter[str], str]:
+def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
+                 read: _FileRead | None) -> tuple[Any, Counter[str], str]:
     """The rows whose label is the positive one (a dask Series), the label counts as text
     and the positive label (the readers' rules for a missing label and its text); in the same
-    pass, the readers' rule for a score or weight integer beyond 2**53."""
+    pass, whether dask read the score and weight columns as numbers, the readers' rule for a
+    score or weight integer beyond 2**53, and, for a file the readers read first (``read``),
+    that dask read the same labels, scores and weights (:func:`_same_as_read`)."""
     import dask
 
     path = args.file
     by = [c for c in frame.columns if c not in (args.label, args.score[0], args.weight)]
     numbers = [args.score[0]] + ([args.weight] if args.weight else [])
     try:  # the first pass over the rows: where dask's parsers find a bad row
-        # with the labels, whether a score or weight is 2**53 or more in magnitude: pandas reads integer text
-        # beside floats as float64 (rounded), where the readers refuse an integer they cannot hold exactly
-        raw, *large = dask.compute(frame[args.label].value_counts(dropna=False),
-                                   *[((frame[c] >= 2**53) | (frame[c] <= -(2**53))).any() for c in numbers])
+        # with the labels, each partition's numbers (_numbers): whether dask read them as numbers, their
+        # fingerprint, whether one is 2**53 or more in magnitude: pandas reads integer text beside floats as
+        # float64 (rounded), where the readers refuse an integer they cannot hold exactly
+        meta = pandas.DataFrame({"numbers": pandas.Series(dtype=bool), "print": pandas.Series(dtype=np.uint64),
+                                 "large": pandas.Series(dtype=bool)})
+        raw, *parts = dask.compute(frame[args.label].value_counts(dropna=False),
+                                   *[frame[c].map_partitions(_numbers, meta=meta) for c in numbers])
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise _dask_failure(args, by, exc) from None
-    if any(large):  # the readers decide, as for the in-memory command: floats written as floats pass
-        found = _located(args, by)
+    for column, summary in zip(numbers, parts):
+        if not summary["numbers"].all():  # text (1_000, a JSON string or boolean): the readers decide
+            raise CliError(_located(args, by) or f"{path}: column {column!r}: dask reads values of this column "
+                           "that are not numbers; the readers name the line with --stream")
+    if any(summary["large"].any() for summary in parts):  # the readers decide, as for the in-memory command:
+        found = _located(args, by) if read is None else None  # floats written as floats pass
         if found is not None:
             raise CliError(found)
     counts: Counter[str] = Counter()
@@ -207,16 +271,51 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any) -> tuple[Any
                                                      "fill or drop them"))
         texts[value] = label_text(value)
         counts[texts[value]] += int(n)
+    if read is not None:
+        _same_as_read(args, read, counts, [sum(int(f) for f in summary["print"]) % 2**64 for summary in parts])
     positive = resolve_pos_label(counts, args.pos_label, args.label, path)
     return frame[args.label].isin([v for v, text in texts.items() if text == positive]), counts, positive
+
+
+def _numbers(column: Any) -> Any:
+    """A partition's score or weight column summarised in one row: whether dask read it as numbers
+    (not booleans); if so its :func:`_fingerprint` and whether a value is 2**53 or more in magnitude."""
+    import pandas
+
+    dtype = column.dtype
+    numbers, fingerprint, large = False, 0, False
+    if pandas.api.types.is_numeric_dtype(dtype) and not pandas.api.types.is_bool_dtype(dtype):
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            large = bool(((values >= 2**53) | (values <= -(2**53))).any())
+        numbers, fingerprint = True, _fingerprint(values)
+    return pandas.DataFrame({"numbers": [numbers], "print": np.array([fingerprint], dtype=np.uint64),
+                             "large": [large]})
+
+
+def _same_as_read(args: argparse.Namespace, read: _FileRead, counts: Counter[str], prints: list[int]) -> None:
+    """Refuse, in one line, what dask's parsers read differently from the readers' pass over the
+    same file (:func:`_read_through`): other labels or counts, other scores or weights.  The
+    readers accepted the file, so dask must give the rows they gave or nothing."""
+    what = None
+    if counts != read.counts:
+        shown = ", ".join(f"{k!r} ({n})" for k, n in sorted(read.counts.items())[:5])
+        what = f"column {args.label!r}: the labels (precall's reader: {shown})"
+    elif prints[0] != read.scores:
+        what = f"column {args.score[0]!r}: the scores"
+    elif args.weight and prints[1] != read.weights:
+        what = f"column {args.weight!r}: the weights"
+    if what is not None:
+        raise CliError(f"{args.file}: {what} are read differently by dask's parser than by precall's reader; "
+                       "evaluate with --stream (the same exact numbers in one process) or in memory")
 
 
 def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
     """``--engine dask``: the file read by dask.dataframe, evaluated by score ranges on a
     Dask cluster (a local one by default, ``--scheduler`` an address or a local scheduler)."""
-    dask, pandas, pdask, frame = _dask_frame(args)
+    dask, pandas, pdask, frame, read = _dask_frame(args)
     with _dask_scheduler(dask, args.scheduler):
-        is_positive, counts, positive = _dask_labels(args, pandas, frame)
+        is_positive, counts, positive = _dask_labels(args, pandas, frame, read)
         weight = frame[args.weight] if args.weight else None
         prevalences = list(dict.fromkeys(args.prevalence or ()))
         try:  # one pass: every prevalence reduces the same range steps
@@ -231,9 +330,9 @@ def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
     """``--engine dask --by``: one :class:`precall.SlicedAccumulator` per partition, merged
     (:func:`precall.dask.accumulate` with ``by=``), its slices renamed from the column values to
     the in-memory route's codes of their texts (:func:`precall.readers.slice_text`)."""
-    dask, pandas, pdask, frame = _dask_frame(args, by)
+    dask, pandas, pdask, frame, read = _dask_frame(args, by)
     with _dask_scheduler(dask, args.scheduler):
-        is_positive, counts, positive = _dask_labels(args, pandas, frame)
+        is_positive, counts, positive = _dask_labels(args, pandas, frame, read)
         weight = frame[args.weight] if args.weight else None
         # slice values as plain objects: missing (NaN, None, pandas' NA) as None
         values = {c: frame[c].map_partitions(_plain_values, meta=(c, object)) for c in by}
