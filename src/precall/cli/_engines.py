@@ -134,8 +134,10 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
         elif kind == "jsonl":
             # precise_float: pandas rounds otherwise; dtype=False: values as JSON gives them (pandas' default
             # casts a column of strings such as "0.1", and a label "1.0" beside numbers, to floats)
-            frame = dd.read_json(path, lines=True, precise_float=True, dtype=False,
-                                 blocksize=None if gzipped else 1 << 26)
+            # and convert-string off: dask's default casts a column of mixed values to text (true -> 'True')
+            with dask.config.set({"dataframe.convert-string": False}):
+                frame = dd.read_json(path, lines=True, precise_float=True, dtype=False,
+                                     blocksize=None if gzipped else 1 << 26)
         elif kind == "delimited":  # labels and slices as text (an empty field: a missing slice value)
             frame = dd.read_csv(path, sep=args.delimiter or readers.default_delimiter(path),
                                 dtype={c: str for c in [args.label, *by]}, keep_default_na=False,
@@ -234,10 +236,11 @@ def _located(args: argparse.Namespace, by: Sequence[str]) -> str | None:
 
 
 def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
-                 read: _FileRead | None) -> tuple[Any, Counter[str], str]:
-    """The rows whose label is the positive one (a dask Series), the label counts as text
-    and the positive label (the readers' rules for a missing label and its text); in the same
-    pass, whether dask read the score and weight columns as numbers, the readers' rule for a
+                 read: _FileRead | None) -> tuple[Any, Any, Any, Counter[str], str]:
+    """The rows whose label is the positive one, the scores and the weights (None without
+    ``--weight``) as numbers (dask Series), the label counts as text and the positive label
+    (the readers' rules for a missing label and its text); in the same pass, whether dask read
+    the score and weight columns as numbers (:func:`_floats`), the readers' rule for a
     score or weight integer beyond 2**53, and, for a file the readers read first (``read``),
     that dask read the same labels, scores and weights (:func:`_same_as_read`)."""
     import dask
@@ -245,14 +248,17 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
     path = args.file
     by = [c for c in frame.columns if c not in (args.label, args.score[0], args.weight)]
     numbers = [args.score[0]] + ([args.weight] if args.weight else [])
+    labels = frame[args.label]
+    if readers.file_format(path) == "jsonl":  # JSON values of several types: each as its text (true is not 1)
+        labels = labels.map_partitions(_label_texts, meta=(args.label, object))
     try:  # the first pass over the rows: where dask's parsers find a bad row
         # with the labels, each partition's numbers (_numbers): whether dask read them as numbers, their
         # fingerprint, whether one is 2**53 or more in magnitude: pandas reads integer text beside floats as
         # float64 (rounded), where the readers refuse an integer they cannot hold exactly
         meta = pandas.DataFrame({"numbers": pandas.Series(dtype=bool), "print": pandas.Series(dtype=np.uint64),
                                  "large": pandas.Series(dtype=bool)})
-        raw, *parts = dask.compute(frame[args.label].value_counts(dropna=False),
-                                   *[frame[c].map_partitions(_numbers, meta=meta) for c in numbers])
+        raw, *parts = dask.compute(labels.value_counts(dropna=False),
+                                   *[frame[c].map_partitions(_numbers, read is not None, meta=meta) for c in numbers])
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise _dask_failure(args, by, exc) from None
     for column, summary in zip(numbers, parts):
@@ -274,18 +280,65 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
     if read is not None:
         _same_as_read(args, read, counts, [sum(int(f) for f in summary["print"]) % 2**64 for summary in parts])
     positive = resolve_pos_label(counts, args.pos_label, args.label, path)
-    return frame[args.label].isin([v for v, text in texts.items() if text == positive]), counts, positive
+    score, weight = (None if c is None else frame[c] if _is_number(frame[c].dtype) else
+                     frame[c].map_partitions(_as_floats, read is not None, meta=(c, np.float64))
+                     for c in (args.score[0], args.weight))
+    return labels.isin([v for v, text in texts.items() if text == positive]), score, weight, counts, positive
 
 
-def _numbers(column: Any) -> Any:
-    """A partition's score or weight column summarised in one row: whether dask read it as numbers
-    (not booleans); if so its :func:`_fingerprint` and whether a value is 2**53 or more in magnitude."""
+def _label_texts(column: Any) -> Any:
+    """A partition's label column as read from JSON Lines: a column of Python objects (values of
+    several JSON types) as the readers' texts (:func:`precall.readers.label_text`; missing values,
+    None and NaN, kept), as Python compares ``True == 1`` and ``1 == 1.0`` where the readers do not;
+    any other column unchanged."""
+    if column.dtype != object:
+        return column
+    return column.map(lambda v: v if v is None or (isinstance(v, float) and v != v) else label_text(v))
+
+
+def _floats(column: Any, text: bool) -> np.ndarray | None:
+    """A partition's score or weight column as float64, or None unless dask read it as numbers
+    (not booleans); with ``text``, a column of text (``1_000``, which dask's CSV parser does not
+    read) by Python's ``float``, as the readers' exact reader reads a field: only for a file the
+    readers accepted (:func:`_read_through`), whose values the fingerprints then compare."""
     import pandas
 
     dtype = column.dtype
+    if _is_number(dtype):
+        return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not text or pandas.api.types.is_bool_dtype(dtype):
+        return None
+    try:
+        return np.array([float(v) for v in column], dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_number(dtype: Any) -> bool:
+    import pandas
+
+    return bool(pandas.api.types.is_numeric_dtype(dtype) and not pandas.api.types.is_bool_dtype(dtype))
+
+
+def _as_floats(column: Any, text: bool) -> Any:
+    """A partition's score or weight column as numbers: unchanged when it holds numbers, else
+    :func:`_floats` as a pandas Series on the partition's index (unchanged when None)."""
+    import pandas
+
+    if _is_number(column.dtype):
+        return column
+    values = _floats(column, text)
+    return column if values is None else pandas.Series(values, index=column.index, name=column.name)
+
+
+def _numbers(column: Any, text: bool) -> Any:
+    """A partition's score or weight column summarised in one row: whether it holds numbers
+    (:func:`_floats`); if so its :func:`_fingerprint` and whether a value is 2**53 or more in magnitude."""
+    import pandas
+
+    values = _floats(column, text)
     numbers, fingerprint, large = False, 0, False
-    if pandas.api.types.is_numeric_dtype(dtype) and not pandas.api.types.is_bool_dtype(dtype):
-        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if values is not None:
         with np.errstate(invalid="ignore"):
             large = bool(((values >= 2**53) | (values <= -(2**53))).any())
         numbers, fingerprint = True, _fingerprint(values)
@@ -315,11 +368,10 @@ def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], 
     Dask cluster (a local one by default, ``--scheduler`` an address or a local scheduler)."""
     dask, pandas, pdask, frame, read = _dask_frame(args)
     with _dask_scheduler(dask, args.scheduler):
-        is_positive, counts, positive = _dask_labels(args, pandas, frame, read)
-        weight = frame[args.weight] if args.weight else None
+        is_positive, score, weight, counts, positive = _dask_labels(args, pandas, frame, read)
         prevalences = list(dict.fromkeys(args.prevalence or ()))
         try:  # one pass: every prevalence reduces the same range steps
-            evaluation, *at = pdask.evaluations(is_positive, frame[args.score[0]], sample_weight=weight, pos_label=True,
+            evaluation, *at = pdask.evaluations(is_positive, score, sample_weight=weight, pos_label=True,
                                                 recall_grid=args.recall_grid, prevalences=[None, *prevalences])
         except (ValueError, TypeError) as exc:
             raise CliError(f"{args.file}: {exc}") from None
@@ -332,12 +384,11 @@ def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
     the in-memory route's codes of their texts (:func:`precall.readers.slice_text`)."""
     dask, pandas, pdask, frame, read = _dask_frame(args, by)
     with _dask_scheduler(dask, args.scheduler):
-        is_positive, counts, positive = _dask_labels(args, pandas, frame, read)
-        weight = frame[args.weight] if args.weight else None
+        is_positive, score, weight, counts, positive = _dask_labels(args, pandas, frame, read)
         # slice values as plain objects: missing (NaN, None, pandas' NA) as None
         values = {c: frame[c].map_partitions(_plain_values, meta=(c, object)) for c in by}
         try:
-            acc = pdask.accumulate(is_positive, frame[args.score[0]], sample_weight=weight, pos_label=True,
+            acc = pdask.accumulate(is_positive, score, sample_weight=weight, pos_label=True,
                                    by=values)
         except (ValueError, TypeError) as exc:
             raise _dask_failure(args, by, ValueError(cli_spelling(_first_line(exc)))) from None
