@@ -1,0 +1,85 @@
+"""One file, one answer on every engine: in memory, ``--stream`` and ``--engine dask`` accept the
+same files and read the same rows, or stop with the same one-line error naming the file, the line
+(or row) and the column, exit 2; with pyarrow's parsers and without them.
+
+The files (``tests/data/engine_files``) are an audit's: each one ``--engine dask`` used to read
+otherwise than the readers (a repeated column, a boolean or a string as a score, an empty line
+between rows, a missing key or a null read as NaN with a partition's index, ``1_000`` and
+full-width digits failing inside pandas, a label ``"1.0"`` or ``true`` beside JSON numbers merged
+with ``1``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from precall import readers
+from precall.cli import _engines, main
+
+pytest.importorskip("dask.dataframe")
+
+DATA = Path(__file__).parent / "data" / "engine_files"
+ENGINES = {"memory": [], "stream": ["--stream", "--chunk-rows", "2"],
+           "dask": ["--engine", "dask", "--scheduler", "synchronous"]}
+FILES = {  # file: extra options
+    "dupcol.csv": [], "blank_lines.csv": [], "underscore.csv": [], "full_width.csv": [],
+    "underscore_weighted.csv": ["--weight", "w"], "bool_score.jsonl": [], "strnum.jsonl": [],
+    "missing_key.jsonl": [], "lab_mixed_10.jsonl": [], "lab_bool_int.jsonl": ["--pos-label", "1"],
+    "null_score.parquet": [],
+}
+
+
+def _outcome(path: Path, engine: str, extra: list[str], capsys) -> tuple[int, str]:
+    """The exit status and the first line of the error, or the JSON output's numbers."""
+    code = main(["evaluate", str(path), "--label", "y", "--score", "p", "--json", *extra, *ENGINES[engine]])
+    out, err = capsys.readouterr()
+    if code:
+        return code, err.splitlines()[0] if err else ""
+    got = json.loads(out)
+    return code, json.dumps({k: got[k] for k in ("input", "average_precision", "roc_auc", "best_f1")})
+
+
+@pytest.fixture(params=["pyarrow", "no-pyarrow"])
+def fast(request, monkeypatch):
+    """The readers with pyarrow's parsers, or with pyarrow hidden from them (numpy's and the exact ones)."""
+    if request.param == "no-pyarrow":
+        monkeypatch.setattr(readers, "_pyarrow", lambda: None)
+    return request.param
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_every_engine_reads_the_file_or_stops_with_the_same_line(tmp_path, capsys, fast, name):
+    if fast == "no-pyarrow" and name.endswith(".parquet"):
+        pytest.skip("Parquet needs pyarrow (refused by name without it: tests/test_readers_files.py)")
+    path = tmp_path / name  # the message names the file: one path for every engine
+    shutil.copy(DATA / name, path)
+    memory, stream, dask = (_outcome(path, engine, FILES[name], capsys) for engine in ENGINES)
+    assert stream == memory
+    assert dask == memory
+    if memory[0]:
+        assert memory[0] == 2 and memory[1].startswith(f"precall: error: {path}: ")
+        assert "partition" not in dask[1] and "index" not in dask[1], dask[1]
+
+
+def test_dask_reading_otherwise_than_the_readers_is_one_line_not_another_answer(tmp_path, capsys, monkeypatch):
+    """Should dask's parsers read other labels or values than the readers' pass over the same
+    file, the command stops (exit 2) rather than answer for other rows."""
+    path = tmp_path / "t.csv"
+    path.write_text("y,p,w\n0,0.25,1\n1,0.5,2\n1,0.75,1\n")
+    real = _engines._read_through
+    argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--weight", "w", *ENGINES["dask"]]
+    for change, what in (({"counts": {"0": 2, "1": 1}}, "column 'y': the labels"),
+                         ({"scores": 1}, "column 'p': the scores"), ({"weights": 1}, "column 'w': the weights")):
+        def read(args, by, change=change):
+            got = real(args, by)
+            return _engines._FileRead(**{**got.__dict__, **{k: (type(getattr(got, k))(v) if k == "counts" else
+                                                                 (getattr(got, k) + v) % 2**64)
+                                                              for k, v in change.items()}})
+        monkeypatch.setattr(_engines, "_read_through", read)
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"precall: error: {path}: {what}") and "read differently by dask" in err, err
