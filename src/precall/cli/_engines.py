@@ -386,7 +386,9 @@ def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
     with _dask_scheduler(dask, args.scheduler):
         is_positive, score, weight, counts, positive = _dask_labels(args, pandas, frame, read)
         # slice values as plain objects: missing (NaN, None, pandas' NA) as None
-        values = {c: frame[c].map_partitions(_plain_values, meta=(c, object)) for c in by}
+        # JSON Lines: a column of several JSON types as the readers' texts (true is not 1)
+        texts = readers.file_format(args.file) == "jsonl"
+        values = {c: frame[c].map_partitions(_plain_values, texts, meta=(c, object)) for c in by}
         try:
             acc = pdask.accumulate(is_positive, score, sample_weight=weight, pos_label=True,
                                    by=values)
@@ -396,10 +398,14 @@ def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
                        counts, positive)
 
 
-def _plain_values(column: Any) -> Any:
+def _plain_values(column: Any, texts: bool = False) -> Any:
     """A partition's slice column as objects, missing values (NaN, None, pandas' NA) as None;
-    dates, times and durations as the readers' text (:func:`precall.readers.slice_text`)."""
+    dates, times and durations as the readers' text (:func:`precall.readers.slice_text`); with
+    ``texts``, a column of Python objects (values of several JSON types) as their texts too, as
+    Python compares ``True == 1`` where the readers' texts differ."""
     values = column.astype(object).where(column.notna(), None)
+    if texts and column.dtype == object:
+        return values.map(lambda v: None if v is None else slice_text(v))
     if getattr(column.dtype, "kind", "O") in "mM":
         values = values.map(lambda v: None if v is None else slice_text(v.to_pydatetime() if hasattr(
             v, "to_pydatetime") else v.to_pytimedelta() if hasattr(v, "to_pytimedelta") else v))
