@@ -6,7 +6,8 @@ The files (``tests/data/engine_files``) are an audit's: each one ``--engine dask
 otherwise than the readers (a repeated column, a boolean or a string as a score, an empty line
 between rows, a missing key or a null read as NaN with a partition's index, ``1_000`` and
 full-width digits failing inside pandas, a label ``"1.0"`` or ``true`` beside JSON numbers merged
-with ``1``, in the labels or a ``--by`` column).
+with ``1``, in the labels or a ``--by`` column), and the checks that need the whole file (no
+data rows, every weight zero), which ``--stream`` and ``--engine dask`` said in their own words.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ FILES = {  # file: extra options
     "underscore_weighted.csv": ["--weight", "w"], "bool_score.jsonl": [], "strnum.jsonl": [],
     "missing_key.jsonl": [], "lab_mixed_10.jsonl": [], "lab_bool_int.jsonl": ["--pos-label", "1"],
     "null_score.parquet": [], "slices_mixed.jsonl": ["--by", "g"],
+    # the checks that need every row: the in-memory reader's messages on every engine
+    "header_only.csv": [], "empty.jsonl": [], "zero_weights.csv": ["--weight", "w"],
 }
 
 

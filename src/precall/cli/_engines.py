@@ -56,9 +56,11 @@ def _streamed(args: argparse.Namespace, start: Callable[[str], Any], add: Callab
     path, score = args.file, args.score[0]
     counts: Counter[str] = Counter()
     acc = positive = None
+    weighted = False
     for chunk in iter_file(path, label=args.label, score_columns=[(score, "--score")], weight=args.weight,
                            delimiter=args.delimiter, chunk_rows=args.chunk_rows, by=by):
         counts.update(label_counts(chunk.labels))
+        weighted = weighted or (chunk.weights is not None and bool(chunk.weights.any()))
         if acc is None:  # a given --pos-label need not occur in the first chunk: checked on the whole file below
             positive = args.pos_label if args.pos_label is not None else resolve_pos_label(
                 label_counts(chunk.labels), None, args.label, path)
@@ -67,12 +69,22 @@ def _streamed(args: argparse.Namespace, start: Callable[[str], Any], add: Callab
             add(acc, chunk, np.array(chunk.labels))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
-    if acc is None:
-        raise CliError(f"{path}: no data rows")
+    _whole_file(args, sum(counts.values()), weighted)
     if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
         raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
                        f"positive label of the first chunk ({positive!r}); name it with --pos-label")
     return acc, counts, str(positive)
+
+
+def _whole_file(args: argparse.Namespace, rows: int, weighted: bool) -> None:
+    """The checks of a file that need every row, with the in-memory reader's messages
+    (:func:`precall.readers.read_file`): some data row; with ``--weight``, some positive weight."""
+    if not rows:
+        empty = "no data rows after the header (line 1)" if readers.file_format(args.file) == "delimited" \
+            else "no data rows"
+        raise CliError(f"{args.file}: {empty}")
+    if args.weight and not weighted:
+        raise CliError(f"{args.file}: column {args.weight!r}: every weight is zero; at least one must be positive")
 
 
 def stream_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
@@ -183,6 +195,7 @@ def _read_through(args: argparse.Namespace, by: Sequence[str]) -> _FileRead | No
         return None
     counts: Counter[str] = Counter()
     scores, weights = 0, (0 if args.weight else None)
+    weighted = False
     chunks = iter_file(path, label=args.label, score_columns=[(args.score[0], "--score")], weight=args.weight,
                        delimiter=args.delimiter, chunk_rows=args.chunk_rows, by=by)
     try:
@@ -191,6 +204,7 @@ def _read_through(args: argparse.Namespace, by: Sequence[str]) -> _FileRead | No
             scores += _fingerprint(chunk.scores)
             if weights is not None and chunk.weights is not None:
                 weights += _fingerprint(chunk.weights)
+                weighted = weighted or bool(chunk.weights.any())
     except readers.InputError as bad:
         message = str(bad)
     else:
@@ -201,6 +215,7 @@ def _read_through(args: argparse.Namespace, by: Sequence[str]) -> _FileRead | No
         gc.collect()
     if message is not None:
         raise CliError(message)
+    _whole_file(args, sum(counts.values()), weighted)
     return _FileRead(counts, scores % 2**64, None if weights is None else weights % 2**64)
 
 
