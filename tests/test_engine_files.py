@@ -83,3 +83,21 @@ def test_dask_reading_otherwise_than_the_readers_is_one_line_not_another_answer(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"precall: error: {path}: {what}") and "read differently by dask" in err, err
+
+
+def test_a_folder_of_parquet_files_is_checked_file_by_file_by_the_readers(tmp_path, capsys):
+    """``--engine dask`` on a folder: each Parquet file read by the readers first, so a bad row
+    is named by its file and row, as the in-memory command names it reading that file."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    folder = tmp_path / "t"
+    folder.mkdir()
+    pq.write_table(pa.table({"y": [0, 1, 0], "p": [0.1, 0.9, 0.3]}), folder / "a.parquet")
+    pq.write_table(pa.table({"y": [1, 0, 1], "p": [0.8, None, 0.7]}), folder / "b.parquet")
+    (folder / "_SUCCESS").write_text("")  # set aside by dask and by the check alike
+    code, line = _outcome(folder, "dask", [], capsys)
+    assert (code, line) == _outcome(folder / "b.parquet", "memory", [], capsys)
+    assert line.startswith(f"precall: error: {folder / 'b.parquet'}: row 2, column 'p'"), line
+    pq.write_table(pa.table({"y": [1, 0, 1], "p": [0.8, 0.2, 0.7]}), folder / "b.parquet")
+    code, got = _outcome(folder, "dask", [], capsys)
+    assert code == 0 and got["input"]["n_rows"] == 6 and got["input"]["label_counts"] == {"0": 3, "1": 3}

@@ -188,35 +188,59 @@ def _read_through(args: argparse.Namespace, by: Sequence[str]) -> _FileRead | No
     """A local file read once, in chunks, by the readers (:func:`precall.readers.iter_file`, as
     ``--stream`` reads it: one chunk in memory at a time), so that ``--engine dask`` accepts
     exactly the files the in-memory command accepts and stops on the others with the readers'
-    one-line message (file, line or row, column); None for a remote path or a folder (the
-    workers read it: only the checks of each partition apply)."""
-    path = args.file
-    if "://" in path or not os.path.isfile(path):
+    one-line message (file, line or row, column).  A local folder of Parquet files: each file so
+    (its message names the file and its row).  None for a remote path, or a folder whose files
+    are not all Parquet files holding every column (hive partitions): the workers read those,
+    and only the checks of each partition apply."""
+    files = _local_files(args, by)
+    if files is None:
         return None
     counts: Counter[str] = Counter()
     scores, weights = 0, (0 if args.weight else None)
     weighted = False
-    chunks = iter_file(path, label=args.label, score_columns=[(args.score[0], "--score")], weight=args.weight,
-                       delimiter=args.delimiter, chunk_rows=args.chunk_rows, by=by)
-    try:
-        for chunk in chunks:
-            counts.update(label_counts(chunk.labels))
-            scores += _fingerprint(chunk.scores)
-            if weights is not None and chunk.weights is not None:
-                weights += _fingerprint(chunk.weights)
-                weighted = weighted or bool(chunk.weights.any())
-    except readers.InputError as bad:
-        message = str(bad)
-    else:
-        message = None
-    finally:  # the reader and its threads released now (see _located)
-        chunks.close()
-        del chunks
-        gc.collect()
-    if message is not None:
-        raise CliError(message)
+    message = None
+    for path in files:
+        chunks = iter_file(path, label=args.label, score_columns=[(args.score[0], "--score")], weight=args.weight,
+                           delimiter=args.delimiter, chunk_rows=args.chunk_rows, by=by)
+        try:
+            for chunk in chunks:
+                counts.update(label_counts(chunk.labels))
+                scores += _fingerprint(chunk.scores)
+                if weights is not None and chunk.weights is not None:
+                    weights += _fingerprint(chunk.weights)
+                    weighted = weighted or bool(chunk.weights.any())
+        except readers.InputError as bad:
+            message = str(bad)
+        finally:  # the reader and its threads released now (see _located)
+            chunks.close()
+            del chunks
+            gc.collect()
+        if message is not None:
+            raise CliError(message)
     _whole_file(args, sum(counts.values()), weighted)
     return _FileRead(counts, scores % 2**64, None if weights is None else weights % 2**64)
+
+
+def _local_files(args: argparse.Namespace, by: Sequence[str]) -> list[str] | None:
+    """The files :func:`_read_through` reads: a local file; the files of a local folder as dask
+    finds them (``pyarrow.dataset``: names starting with ``.`` or ``_`` set aside) when every one
+    is a Parquet file by the readers' dispatch holding every column asked for; else None."""
+    path = args.file
+    if "://" in path:
+        return None
+    if os.path.isfile(path):
+        return [path]
+    try:
+        import pyarrow.dataset as ds
+
+        files = sorted(ds.dataset(path, format="parquet").files)
+        wanted = {args.label, args.score[0], *([args.weight] if args.weight else []), *by}
+        if files and all(readers.file_format(f) == "parquet" and os.path.isfile(f) and
+                         wanted <= set(readers.column_names(f)) for f in files):
+            return files
+    except Exception:  # noqa: BLE001 - whatever pyarrow cannot list or open, dask reports
+        pass
+    return None
 
 
 def _dask_failure(args: argparse.Namespace, by: Sequence[str], exc: BaseException) -> CliError:
