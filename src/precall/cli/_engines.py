@@ -302,8 +302,8 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
         raise _dask_failure(args, by, exc) from None
     for column, summary in zip(numbers, parts):
         if not summary["numbers"].all():  # text (1_000, a JSON string or boolean): the readers decide
-            raise CliError(_located(args, by) or f"{path}: column {column!r}: dask reads values of this column "
-                           "that are not numbers; the readers name the line with --stream")
+            raise CliError(_located(args, by) or f"{path}: column {column!r}: dask reads values that are not "
+                           "numbers (text or booleans); --stream on a local copy names the first one's line")
     if any(summary["large"].any() for summary in parts):  # the readers decide, as for the in-memory command:
         found = _located(args, by) if read is None else None  # floats written as floats pass
         if found is not None:
