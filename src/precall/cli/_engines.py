@@ -136,10 +136,13 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
     path, score = args.file, args.score[0]
     if "://" not in path and not os.path.exists(path):  # remote paths are for the workers to read
         raise CliError(f"{path}: no such file")
-    read = _read_through(args, by)  # a local file: read once by the readers, which decide what is accepted
     columns = [args.label, score] + ([args.weight] if args.weight else []) + list(by)
     gzipped = path.lower().endswith(".gz")
     kind = "parquet" if path.endswith("/") or os.path.isdir(path) else readers.file_format(path)  # one dispatch
+    if kind not in ("parquet", "jsonl", "delimited"):
+        raise CliError(f"{path}: --engine dask reads Parquet, CSV / TSV and JSON Lines files; use --stream "
+                       "for other formats")
+    read = _read_through(args, by)  # a local file: read once by the readers, which decide what is accepted
     try:
         if kind == "parquet":  # a file or a folder of them
             frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
@@ -154,9 +157,6 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
             frame = dd.read_csv(path, sep=args.delimiter or readers.default_delimiter(path),
                                 dtype={c: str for c in [args.label, *by]}, keep_default_na=False,
                                 blocksize=None if gzipped else "64MiB")
-        else:
-            raise CliError(f"{path}: --engine dask reads Parquet, CSV / TSV and JSON Lines files; use --stream "
-                           "for other formats")
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise _dask_failure(args, by, KeyError(f"no column {missing[0]!r}; the columns are {list(frame.columns)}"))
