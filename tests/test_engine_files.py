@@ -101,3 +101,14 @@ def test_a_folder_of_parquet_files_is_checked_file_by_file_by_the_readers(tmp_pa
     pq.write_table(pa.table({"y": [1, 0, 1], "p": [0.8, 0.2, 0.7]}), folder / "b.parquet")
     code, got = _outcome(folder, "dask", [], capsys)
     assert code == 0 and got["input"]["n_rows"] == 6 and got["input"]["label_counts"] == {"0": 3, "1": 3}
+
+
+@pytest.mark.parametrize("name", ["dupcol.csv", "header_only.csv", "zero_weights.csv"])
+def test_a_remote_path_keeps_the_header_and_whole_file_messages(tmp_path, capsys, name):
+    """A path the readers cannot read through on the client (a URL: the workers read it) still
+    gets the readers' header check and the in-memory messages of the checks that need every row."""
+    path = tmp_path / name
+    shutil.copy(DATA / name, path)
+    code, line = _outcome(path, "memory", FILES[name], capsys)
+    url = f"file://{path}"
+    assert _outcome(url, "dask", FILES[name], capsys) == (code, line.replace(str(path), url))

@@ -143,6 +143,8 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
         raise CliError(f"{path}: --engine dask reads Parquet, CSV / TSV and JSON Lines files; use --stream "
                        "for other formats")
     read = _read_through(args, by)  # a local file: read once by the readers, which decide what is accepted
+    if read is None and kind == "delimited":
+        _remote_header(args, by)
     try:
         if kind == "parquet":  # a file or a folder of them
             frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
@@ -221,6 +223,29 @@ def _read_through(args: argparse.Namespace, by: Sequence[str]) -> _FileRead | No
     return _FileRead(counts, scores % 2**64, None if weights is None else weights % 2**64)
 
 
+def _remote_header(args: argparse.Namespace, by: Sequence[str]) -> None:
+    """The header line of delimited text the readers cannot read through (a remote path), checked
+    by the readers' exact reader (:func:`precall.readers.read_delimited` on that line alone): a
+    missing or repeated column is their one-line message, where dask would read a repeated
+    column's second copy as ``p.1``."""
+    import io
+
+    try:
+        import fsspec
+
+        with fsspec.open(args.file, "rt", compression="infer", encoding="utf-8-sig", newline="") as stream:
+            header = stream.readline()
+    except Exception:  # noqa: BLE001 - what cannot be opened here, dask reports
+        return
+    try:
+        readers.read_delimited(io.StringIO(header), args.file, label=args.label,
+                               score_columns=[(args.score[0], "--score")], weight=args.weight,
+                               delimiter=args.delimiter or readers.default_delimiter(args.file), by=by)
+    except readers.InputError as bad:
+        if "line 1 (header)" in str(bad):
+            raise CliError(str(bad)) from None
+
+
 def _local_files(args: argparse.Namespace, by: Sequence[str]) -> list[str] | None:
     """The files :func:`_read_through` reads: a local file; the files of a local folder as dask
     finds them (``pyarrow.dataset``: names starting with ``.`` or ``_`` set aside) when every one
@@ -295,11 +320,13 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
         # fingerprint, whether one is 2**53 or more in magnitude: pandas reads integer text beside floats as
         # float64 (rounded), where the readers refuse an integer they cannot hold exactly
         meta = pandas.DataFrame({"numbers": pandas.Series(dtype=bool), "print": pandas.Series(dtype=np.uint64),
-                                 "large": pandas.Series(dtype=bool)})
+                                 "large": pandas.Series(dtype=bool), "positive": pandas.Series(dtype=bool)})
         raw, *parts = dask.compute(labels.value_counts(dropna=False),
                                    *[frame[c].map_partitions(_numbers, read is not None, meta=meta) for c in numbers])
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise _dask_failure(args, by, exc) from None
+    if not raw.sum():  # no data rows: the in-memory message (a remote file; a local one was checked already)
+        _whole_file(args, 0, True)
     for column, summary in zip(numbers, parts):
         if not summary["numbers"].all():  # text (1_000, a JSON string or boolean): the readers decide
             raise CliError(_located(args, by) or f"{path}: column {column!r}: dask reads values that are not "
@@ -316,6 +343,8 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
                                                      "fill or drop them"))
         texts[value] = label_text(value)
         counts[texts[value]] += int(n)
+    if args.weight:
+        _whole_file(args, sum(counts.values()), bool(parts[1]["positive"].any()))
     if read is not None:
         _same_as_read(args, read, counts, [sum(int(f) for f in summary["print"]) % 2**64 for summary in parts])
     positive = resolve_pos_label(counts, args.pos_label, args.label, path)
@@ -372,17 +401,19 @@ def _as_floats(column: Any, text: bool) -> Any:
 
 def _numbers(column: Any, text: bool) -> Any:
     """A partition's score or weight column summarised in one row: whether it holds numbers
-    (:func:`_floats`); if so its :func:`_fingerprint` and whether a value is 2**53 or more in magnitude."""
+    (:func:`_floats`); if so its :func:`_fingerprint`, whether a value is 2**53 or more in magnitude
+    and whether one is positive."""
     import pandas
 
     values = _floats(column, text)
-    numbers, fingerprint, large = False, 0, False
+    numbers, fingerprint, large, positive = False, 0, False, False
     if values is not None:
         with np.errstate(invalid="ignore"):
             large = bool(((values >= 2**53) | (values <= -(2**53))).any())
+            positive = bool((values > 0).any())
         numbers, fingerprint = True, _fingerprint(values)
     return pandas.DataFrame({"numbers": [numbers], "print": np.array([fingerprint], dtype=np.uint64),
-                             "large": [large]})
+                             "large": [large], "positive": [positive]})
 
 
 def _same_as_read(args: argparse.Namespace, read: _FileRead, counts: Counter[str], prints: list[int]) -> None:
