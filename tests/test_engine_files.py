@@ -31,6 +31,7 @@ FILES = {  # file: extra options
     "underscore_weighted.csv": ["--weight", "w"], "bool_score.jsonl": [], "strnum.jsonl": [],
     "missing_key.jsonl": [], "lab_mixed_10.jsonl": [], "lab_bool_int.jsonl": ["--pos-label", "1"],
     "null_score.parquet": [], "slices_mixed.jsonl": ["--by", "g"],
+    "types_by_partition.jsonl": ["--pos-label", "true", "--by", "g"],
     # the checks that need every row: the in-memory reader's messages on every engine
     "header_only.csv": [], "empty.jsonl": [], "zero_weights.csv": ["--weight", "w"],
 }
@@ -51,8 +52,20 @@ def fast(request, monkeypatch):
     return request.param
 
 
+def _small_blocks(monkeypatch) -> None:
+    """dask's text readers cut into blocks of 32 bytes: about a partition a line."""
+    import dask.dataframe as dd
+
+    for name in ("read_csv", "read_json"):
+        def small(*args, _real=getattr(dd, name), **kw):
+            if kw.get("blocksize") is not None:
+                kw["blocksize"] = 32
+            return _real(*args, **kw)
+        monkeypatch.setattr(dd, name, small)
+
+
 @pytest.mark.parametrize("name", sorted(FILES))
-def test_every_engine_reads_the_file_or_stops_with_the_same_line(tmp_path, capsys, fast, name):
+def test_every_engine_reads_the_file_or_stops_with_the_same_line(tmp_path, capsys, monkeypatch, fast, name):
     if fast == "no-pyarrow" and name.endswith(".parquet"):
         pytest.skip("Parquet needs pyarrow (refused by name without it: tests/test_readers_files.py)")
     path = tmp_path / name  # the message names the file: one path for every engine
@@ -60,6 +73,8 @@ def test_every_engine_reads_the_file_or_stops_with_the_same_line(tmp_path, capsy
     memory, stream, dask = (_outcome(path, engine, FILES[name], capsys) for engine in ENGINES)
     assert stream == memory
     assert dask == memory
+    _small_blocks(monkeypatch)  # partitions of one type beside partitions of another (true is not 1)
+    assert _outcome(path, "dask", FILES[name], capsys) == memory
     if memory[0]:
         assert memory[0] == 2 and memory[1].startswith(f"precall: error: {path}: ")
         assert "partition" not in dask[1] and "index" not in dask[1], dask[1]

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import gc
 import dataclasses
+import functools
 import os
 import re
 import sys
@@ -150,10 +151,14 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
             frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
         elif kind == "jsonl":
             # precise_float: pandas rounds otherwise; dtype=False: values as JSON gives them (pandas' default
-            # casts a column of strings such as "0.1", and a label "1.0" beside numbers, to floats)
-            # and convert-string off: dask's default casts a column of mixed values to text (true -> 'True')
+            # casts a column of strings such as "0.1", and a label "1.0" beside numbers, to floats, and text
+            # in a column named like a date to dates); convert-string off: dask's default
+            # casts a column of mixed values to text (true -> 'True'); each block's columns typed as every
+            # other block's (_json_block)
+            engine = functools.partial(_json_block, labels=[args.label, *by],
+                                       numbers=[score, *([args.weight] if args.weight else [])], text=read is not None)
             with dask.config.set({"dataframe.convert-string": False}):
-                frame = dd.read_json(path, lines=True, precise_float=True, dtype=False,
+                frame = dd.read_json(path, lines=True, precise_float=True, dtype=False, engine=engine,
                                      blocksize=None if gzipped else 1 << 26)
         elif kind == "delimited":  # labels and slices as text (an empty field: a missing slice value)
             frame = dd.read_csv(path, sep=args.delimiter or readers.default_delimiter(path),
@@ -313,8 +318,6 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
     by = [c for c in frame.columns if c not in (args.label, args.score[0], args.weight)]
     numbers = [args.score[0]] + ([args.weight] if args.weight else [])
     labels = frame[args.label]
-    if readers.file_format(path) == "jsonl":  # JSON values of several types: each as its text (true is not 1)
-        labels = labels.map_partitions(_label_texts, meta=(args.label, object))
     try:  # the first pass over the rows: where dask's parsers find a bad row
         # with the labels, each partition's numbers (_numbers): whether dask read them as numbers, their
         # fingerprint, whether one is 2**53 or more in magnitude: pandas reads integer text beside floats as
@@ -354,14 +357,32 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
     return labels.isin([v for v, text in texts.items() if text == positive]), score, weight, counts, positive
 
 
-def _label_texts(column: Any) -> Any:
-    """A partition's label column as read from JSON Lines: a column of Python objects (values of
-    several JSON types) as the readers' texts (:func:`precall.readers.label_text`; missing values,
-    None and NaN, kept), as Python compares ``True == 1`` and ``1 == 1.0`` where the readers do not;
-    any other column unchanged."""
-    if column.dtype != object:
-        return column
-    return column.map(lambda v: v if v is None or (isinstance(v, float) and v != v) else label_text(v))
+def _json_block(stream: Any, *, labels: list[str], numbers: list[str], text: bool, **kw: Any) -> Any:
+    """A block of JSON Lines read by pandas (``pandas.read_json``, ``kw``), its columns typed the
+    same in every block, as dask requires: the label and ``--by`` columns as objects, a column of
+    several JSON types or of booleans as the readers' texts (:func:`precall.readers.label_text`;
+    missing values, None and NaN, kept), as Python compares ``True == 1`` where the readers do
+    not; the score and weight columns as float64, text by Python's ``float`` only with ``text``
+    (a file the readers accepted), anything else (strings, booleans) refused naming the column."""
+    import pandas
+
+    frame = pandas.read_json(stream, **kw)
+    for name in labels:
+        if name in frame.columns:
+            column = frame[name]
+            if column.dtype == bool or column.dtype == object:
+                frame[name] = column.map(lambda v: v if v is None or (isinstance(v, float) and v != v)
+                                         else label_text(v)).astype(object)
+            else:
+                frame[name] = column.astype(object)
+    for name in numbers:
+        if name in frame.columns and not (_is_number(frame[name].dtype) and frame[name].dtype == np.float64):
+            values = _floats(frame[name], text)
+            if values is None:
+                raise ValueError(f"column {name!r}: values that are not numbers (text or booleans); --stream on a "
+                                 "local copy names the first one's line")
+            frame[name] = values
+    return frame
 
 
 def _floats(column: Any, text: bool) -> np.ndarray | None:
@@ -456,9 +477,7 @@ def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
     with _dask_scheduler(dask, args.scheduler):
         is_positive, score, weight, counts, positive = _dask_labels(args, pandas, frame, read)
         # slice values as plain objects: missing (NaN, None, pandas' NA) as None
-        # JSON Lines: a column of several JSON types as the readers' texts (true is not 1)
-        texts = readers.file_format(args.file) == "jsonl"
-        values = {c: frame[c].map_partitions(_plain_values, texts, meta=(c, object)) for c in by}
+        values = {c: frame[c].map_partitions(_plain_values, meta=(c, object)) for c in by}
         try:
             acc = pdask.accumulate(is_positive, score, sample_weight=weight, pos_label=True,
                                    by=values)
@@ -468,14 +487,10 @@ def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
                        counts, positive)
 
 
-def _plain_values(column: Any, texts: bool = False) -> Any:
+def _plain_values(column: Any) -> Any:
     """A partition's slice column as objects, missing values (NaN, None, pandas' NA) as None;
-    dates, times and durations as the readers' text (:func:`precall.readers.slice_text`); with
-    ``texts``, a column of Python objects (values of several JSON types) as their texts too, as
-    Python compares ``True == 1`` where the readers' texts differ."""
+    dates, times and durations as the readers' text (:func:`precall.readers.slice_text`)."""
     values = column.astype(object).where(column.notna(), None)
-    if texts and column.dtype == object:
-        return values.map(lambda v: None if v is None else slice_text(v))
     if getattr(column.dtype, "kind", "O") in "mM":
         values = values.map(lambda v: None if v is None else slice_text(v.to_pydatetime() if hasattr(
             v, "to_pydatetime") else v.to_pytimedelta() if hasattr(v, "to_pytimedelta") else v))
