@@ -309,9 +309,9 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
     """The rows whose label is the positive one, the scores and the weights (None without
     ``--weight``) as numbers (dask Series), the label counts as text and the positive label
     (the readers' rules for a missing label and its text); in the same pass, whether dask read
-    the score and weight columns as numbers (:func:`_floats`), the readers' rule for a
-    score or weight integer beyond 2**53, and, for a file the readers read first (``read``),
-    that dask read the same labels, scores and weights (:func:`_same_as_read`)."""
+    the score and weight columns as numbers (:func:`_floats`), some positive weight, and, for a
+    file the readers read first (``read``), that dask read the same labels, scores and weights
+    (:func:`_same_as_read`)."""
     import dask
 
     path = args.file
@@ -320,10 +320,10 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
     labels = frame[args.label]
     try:  # the first pass over the rows: where dask's parsers find a bad row
         # with the labels, each partition's numbers (_numbers): whether dask read them as numbers, their
-        # fingerprint, whether one is 2**53 or more in magnitude: pandas reads integer text beside floats as
-        # float64 (rounded), where the readers refuse an integer they cannot hold exactly
+        # fingerprint, whether one is positive. (An integer beyond 2**53, which pandas reads beside floats as
+        # float64, rounded, where the readers refuse it: refused by the readers' pass over a local file.)
         meta = pandas.DataFrame({"numbers": pandas.Series(dtype=bool), "print": pandas.Series(dtype=np.uint64),
-                                 "large": pandas.Series(dtype=bool), "positive": pandas.Series(dtype=bool)})
+                                 "positive": pandas.Series(dtype=bool)})
         raw, *parts = dask.compute(labels.value_counts(dropna=False),
                                    *[frame[c].map_partitions(_numbers, read is not None, meta=meta) for c in numbers])
     except (ValueError, TypeError, OSError, KeyError) as exc:
@@ -334,10 +334,6 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
         if not summary["numbers"].all():  # text (1_000, a JSON string or boolean): the readers decide
             raise CliError(_located(args, by) or f"{path}: column {column!r}: dask reads values that are not "
                            "numbers (text or booleans); --stream on a local copy names the first one's line")
-    if any(summary["large"].any() for summary in parts):  # the readers decide, as for the in-memory command:
-        found = _located(args, by) if read is None else None  # floats written as floats pass
-        if found is not None:
-            raise CliError(found)
     counts: Counter[str] = Counter()
     texts = {}
     for value, n in raw.items():  # the readers' rule for a missing label
@@ -422,19 +418,17 @@ def _as_floats(column: Any, text: bool) -> Any:
 
 def _numbers(column: Any, text: bool) -> Any:
     """A partition's score or weight column summarised in one row: whether it holds numbers
-    (:func:`_floats`); if so its :func:`_fingerprint`, whether a value is 2**53 or more in magnitude
-    and whether one is positive."""
+    (:func:`_floats`); if so its :func:`_fingerprint` and whether a value is positive."""
     import pandas
 
     values = _floats(column, text)
-    numbers, fingerprint, large, positive = False, 0, False, False
+    numbers, fingerprint, positive = False, 0, False
     if values is not None:
         with np.errstate(invalid="ignore"):
-            large = bool(((values >= 2**53) | (values <= -(2**53))).any())
             positive = bool((values > 0).any())
         numbers, fingerprint = True, _fingerprint(values)
     return pandas.DataFrame({"numbers": [numbers], "print": np.array([fingerprint], dtype=np.uint64),
-                             "large": [large], "positive": [positive]})
+                             "positive": [positive]})
 
 
 def _same_as_read(args: argparse.Namespace, read: _FileRead, counts: Counter[str], prints: list[int]) -> None:
