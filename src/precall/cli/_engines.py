@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import gc
 import dataclasses
+import functools
 import os
 import re
 import sys
@@ -56,9 +57,11 @@ def _streamed(args: argparse.Namespace, start: Callable[[str], Any], add: Callab
     path, score = args.file, args.score[0]
     counts: Counter[str] = Counter()
     acc = positive = None
+    weighted = False
     for chunk in iter_file(path, label=args.label, score_columns=[(score, "--score")], weight=args.weight,
                            delimiter=args.delimiter, chunk_rows=args.chunk_rows, by=by):
         counts.update(label_counts(chunk.labels))
+        weighted = weighted or (chunk.weights is not None and bool(chunk.weights.any()))
         if acc is None:  # a given --pos-label need not occur in the first chunk: checked on the whole file below
             positive = args.pos_label if args.pos_label is not None else resolve_pos_label(
                 label_counts(chunk.labels), None, args.label, path)
@@ -67,12 +70,22 @@ def _streamed(args: argparse.Namespace, start: Callable[[str], Any], add: Callab
             add(acc, chunk, np.array(chunk.labels))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
-    if acc is None:
-        raise CliError(f"{path}: no data rows")
+    _whole_file(args, sum(counts.values()), weighted)
     if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
         raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
                        f"positive label of the first chunk ({positive!r}); name it with --pos-label")
     return acc, counts, str(positive)
+
+
+def _whole_file(args: argparse.Namespace, rows: int, weighted: bool) -> None:
+    """The checks of a file that need every row, with the in-memory reader's messages
+    (:func:`precall.readers.read_file`): some data row; with ``--weight``, some positive weight."""
+    if not rows:
+        empty = "no data rows after the header (line 1)" if readers.file_format(args.file) == "delimited" \
+            else "no data rows"
+        raise CliError(f"{args.file}: {empty}")
+    if args.weight and not weighted:
+        raise CliError(f"{args.file}: column {args.weight!r}: every weight is zero; at least one must be positive")
 
 
 def stream_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
@@ -109,9 +122,10 @@ class SlicedInput:
 _DASK_SCHEDULERS = ("synchronous", "threads", "processes")
 
 
-def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, Any, Any, Any]:
-    """dask, pandas, :mod:`precall.dask` and the file's columns (label, score, weight, ``by``)
-    as a dask DataFrame, the format by the readers' one dispatch."""
+def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, Any, Any, Any, _FileRead | None]:
+    """dask, pandas, :mod:`precall.dask`, the file's columns (label, score, weight, ``by``)
+    as a dask DataFrame, the format by the readers' one dispatch, and what the readers read
+    of a local file (:func:`_read_through`; None for a remote one)."""
     try:
         import dask
         import dask.dataframe as dd
@@ -126,26 +140,137 @@ def _dask_frame(args: argparse.Namespace, by: Sequence[str] = ()) -> tuple[Any, 
     columns = [args.label, score] + ([args.weight] if args.weight else []) + list(by)
     gzipped = path.lower().endswith(".gz")
     kind = "parquet" if path.endswith("/") or os.path.isdir(path) else readers.file_format(path)  # one dispatch
+    if kind not in ("parquet", "jsonl", "delimited"):
+        raise CliError(f"{path}: --engine dask reads Parquet, CSV / TSV and JSON Lines files; use --stream "
+                       "for other formats")
+    read = _read_through(args, by)  # a local file: read once by the readers, which decide what is accepted
+    if read is None and kind == "delimited":
+        _remote_header(args, by)
     try:
         if kind == "parquet":  # a file or a folder of them
             frame = dd.read_parquet(path, columns=columns, blocksize="64MiB")
         elif kind == "jsonl":
-            frame = dd.read_json(path, lines=True, precise_float=True,  # pandas rounds otherwise
-                                 blocksize=None if gzipped else 1 << 26)
+            # precise_float: pandas rounds otherwise; dtype=False: values as JSON gives them (pandas' default
+            # casts a column of strings such as "0.1", and a label "1.0" beside numbers, to floats, and text
+            # in a column named like a date to dates); convert-string off: dask's default
+            # casts a column of mixed values to text (true -> 'True'); each block's columns typed as every
+            # other block's (_json_block)
+            engine = functools.partial(_json_block, labels=[args.label, *by],
+                                       numbers=[score, *([args.weight] if args.weight else [])], text=read is not None)
+            with dask.config.set({"dataframe.convert-string": False}):
+                frame = dd.read_json(path, lines=True, precise_float=True, dtype=False, engine=engine,
+                                     blocksize=None if gzipped else 1 << 26)
         elif kind == "delimited":  # labels and slices as text (an empty field: a missing slice value)
             frame = dd.read_csv(path, sep=args.delimiter or readers.default_delimiter(path),
                                 dtype={c: str for c in [args.label, *by]}, keep_default_na=False,
                                 blocksize=None if gzipped else "64MiB")
-        else:
-            raise CliError(f"{path}: --engine dask reads Parquet, CSV / TSV and JSON Lines files; use --stream "
-                           "for other formats")
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise _dask_failure(args, by, KeyError(f"no column {missing[0]!r}; the columns are {list(frame.columns)}"))
         frame = frame[columns]
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise _dask_failure(args, by, exc) from None
-    return dask, pandas, pdask, frame
+    return dask, pandas, pdask, frame, read
+
+
+@dataclasses.dataclass(frozen=True)
+class _FileRead:
+    """What the readers read of a file: the label counts (as text), and of the score and weight
+    columns the fingerprint of :func:`_fingerprint` (the weight's None without ``--weight``)."""
+
+    counts: Counter[str]
+    scores: int
+    weights: int | None
+
+
+def _fingerprint(values: np.ndarray) -> int:
+    """The sum of the values' float64 bits modulo 2**64 (-0.0 counted as 0.0): the same for the
+    same multiset of values in any order and partitioning, and different, but for a collision of
+    probability 2**-64, when one value differs."""
+    bits = (np.asarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+    return int(bits.sum(dtype=np.uint64))
+
+
+def _read_through(args: argparse.Namespace, by: Sequence[str]) -> _FileRead | None:
+    """A local file read once, in chunks, by the readers (:func:`precall.readers.iter_file`, as
+    ``--stream`` reads it: one chunk in memory at a time), so that ``--engine dask`` accepts
+    exactly the files the in-memory command accepts and stops on the others with the readers'
+    one-line message (file, line or row, column).  A local folder of Parquet files: each file so
+    (its message names the file and its row).  None for a remote path, or a folder whose files
+    are not all Parquet files holding every column (hive partitions): the workers read those,
+    and only the checks of each partition apply."""
+    files = _local_files(args, by)
+    if files is None:
+        return None
+    counts: Counter[str] = Counter()
+    scores, weights = 0, (0 if args.weight else None)
+    weighted = False
+    message = None
+    for path in files:
+        chunks = iter_file(path, label=args.label, score_columns=[(args.score[0], "--score")], weight=args.weight,
+                           delimiter=args.delimiter, chunk_rows=args.chunk_rows, by=by)
+        try:
+            for chunk in chunks:
+                counts.update(label_counts(chunk.labels))
+                scores += _fingerprint(chunk.scores)
+                if weights is not None and chunk.weights is not None:
+                    weights += _fingerprint(chunk.weights)
+                    weighted = weighted or bool(chunk.weights.any())
+        except readers.InputError as bad:
+            message = str(bad)
+        finally:  # the reader and its threads released now (see _located)
+            chunks.close()
+            del chunks
+            gc.collect()
+        if message is not None:
+            raise CliError(message)
+    _whole_file(args, sum(counts.values()), weighted)
+    return _FileRead(counts, scores % 2**64, None if weights is None else weights % 2**64)
+
+
+def _remote_header(args: argparse.Namespace, by: Sequence[str]) -> None:
+    """The header line of delimited text the readers cannot read through (a remote path), checked
+    by the readers' exact reader (:func:`precall.readers.read_delimited` on that line alone): a
+    missing or repeated column is their one-line message, where dask would read a repeated
+    column's second copy as ``p.1``."""
+    import io
+
+    try:
+        import fsspec
+
+        with fsspec.open(args.file, "rt", compression="infer", encoding="utf-8-sig", newline="") as stream:
+            header = stream.readline()
+    except Exception:  # noqa: BLE001 - what cannot be opened here, dask reports
+        return
+    try:
+        readers.read_delimited(io.StringIO(header), args.file, label=args.label,
+                               score_columns=[(args.score[0], "--score")], weight=args.weight,
+                               delimiter=args.delimiter or readers.default_delimiter(args.file), by=by)
+    except readers.InputError as bad:
+        if "line 1 (header)" in str(bad):
+            raise CliError(str(bad)) from None
+
+
+def _local_files(args: argparse.Namespace, by: Sequence[str]) -> list[str] | None:
+    """The files :func:`_read_through` reads: a local file; the files of a local folder as dask
+    finds them (``pyarrow.dataset``: names starting with ``.`` or ``_`` set aside) when every one
+    is a Parquet file by the readers' dispatch holding every column asked for; else None."""
+    path = args.file
+    if "://" in path:
+        return None
+    if os.path.isfile(path):
+        return [path]
+    try:
+        import pyarrow.dataset as ds
+
+        files = sorted(ds.dataset(path, format="parquet").files)
+        wanted = {args.label, args.score[0], *([args.weight] if args.weight else []), *by}
+        if files and all(readers.file_format(f) == "parquet" and os.path.isfile(f) and
+                         wanted <= set(readers.column_names(f)) for f in files):
+            return files
+    except Exception:  # noqa: BLE001 - whatever pyarrow cannot list or open, dask reports
+        pass
+    return None
 
 
 def _dask_failure(args: argparse.Namespace, by: Sequence[str], exc: BaseException) -> CliError:
@@ -179,26 +304,36 @@ def _located(args: argparse.Namespace, by: Sequence[str]) -> str | None:
     return found
 
 
-def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any) -> tuple[Any, Counter[str], str]:
-    """The rows whose label is the positive one (a dask Series), the label counts as text
-    and the positive label (the readers' rules for a missing label and its text); in the same
-    pass, the readers' rule for a score or weight integer beyond 2**53."""
+def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
+                 read: _FileRead | None) -> tuple[Any, Any, Any, Counter[str], str]:
+    """The rows whose label is the positive one, the scores and the weights (None without
+    ``--weight``) as numbers (dask Series), the label counts as text and the positive label
+    (the readers' rules for a missing label and its text); in the same pass, whether dask read
+    the score and weight columns as numbers (:func:`_floats`), some positive weight, and, for a
+    file the readers read first (``read``), that dask read the same labels, scores and weights
+    (:func:`_same_as_read`)."""
     import dask
 
     path = args.file
     by = [c for c in frame.columns if c not in (args.label, args.score[0], args.weight)]
     numbers = [args.score[0]] + ([args.weight] if args.weight else [])
+    labels = frame[args.label]
     try:  # the first pass over the rows: where dask's parsers find a bad row
-        # with the labels, whether a score or weight is 2**53 or more in magnitude: pandas reads integer text
-        # beside floats as float64 (rounded), where the readers refuse an integer they cannot hold exactly
-        raw, *large = dask.compute(frame[args.label].value_counts(dropna=False),
-                                   *[((frame[c] >= 2**53) | (frame[c] <= -(2**53))).any() for c in numbers])
+        # with the labels, each partition's numbers (_numbers): whether dask read them as numbers, their
+        # fingerprint, whether one is positive. (An integer beyond 2**53, which pandas reads beside floats as
+        # float64, rounded, where the readers refuse it: refused by the readers' pass over a local file.)
+        meta = pandas.DataFrame({"numbers": pandas.Series(dtype=bool), "print": pandas.Series(dtype=np.uint64),
+                                 "positive": pandas.Series(dtype=bool)})
+        raw, *parts = dask.compute(labels.value_counts(dropna=False),
+                                   *[frame[c].map_partitions(_numbers, read is not None, meta=meta) for c in numbers])
     except (ValueError, TypeError, OSError, KeyError) as exc:
         raise _dask_failure(args, by, exc) from None
-    if any(large):  # the readers decide, as for the in-memory command: floats written as floats pass
-        found = _located(args, by)
-        if found is not None:
-            raise CliError(found)
+    if not raw.sum():  # no data rows: the in-memory message (a remote file; a local one was checked already)
+        _whole_file(args, 0, True)
+    for column, summary in zip(numbers, parts):
+        if not summary["numbers"].all():  # text (1_000, a JSON string or boolean): the readers decide
+            raise CliError(_located(args, by) or f"{path}: column {column!r}: dask reads values that are not "
+                           "numbers (text or booleans); --stream on a local copy names the first one's line")
     counts: Counter[str] = Counter()
     texts = {}
     for value, n in raw.items():  # the readers' rule for a missing label
@@ -207,20 +342,121 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any) -> tuple[Any
                                                      "fill or drop them"))
         texts[value] = label_text(value)
         counts[texts[value]] += int(n)
+    if args.weight:
+        _whole_file(args, sum(counts.values()), bool(parts[1]["positive"].any()))
+    if read is not None:
+        _same_as_read(args, read, counts, [sum(int(f) for f in summary["print"]) % 2**64 for summary in parts])
     positive = resolve_pos_label(counts, args.pos_label, args.label, path)
-    return frame[args.label].isin([v for v, text in texts.items() if text == positive]), counts, positive
+    score, weight = (None if c is None else frame[c] if _is_number(frame[c].dtype) else
+                     frame[c].map_partitions(_as_floats, read is not None, meta=(c, np.float64))
+                     for c in (args.score[0], args.weight))
+    return labels.isin([v for v, text in texts.items() if text == positive]), score, weight, counts, positive
+
+
+def _json_block(stream: Any, *, labels: list[str], numbers: list[str], text: bool, **kw: Any) -> Any:
+    """A block of JSON Lines read by pandas (``pandas.read_json``, ``kw``), its columns typed the
+    same in every block, as dask requires: the label and ``--by`` columns as objects, a column of
+    several JSON types or of booleans as the readers' texts (:func:`precall.readers.label_text`;
+    missing values, None and NaN, kept), as Python compares ``True == 1`` where the readers do
+    not; the score and weight columns as float64, text by Python's ``float`` only with ``text``
+    (a file the readers accepted), anything else (strings, booleans) refused naming the column."""
+    import pandas
+
+    frame = pandas.read_json(stream, **kw)
+    for name in labels:
+        if name in frame.columns:
+            column = frame[name]
+            if column.dtype == bool or column.dtype == object:
+                frame[name] = column.map(lambda v: v if v is None or (isinstance(v, float) and v != v)
+                                         else label_text(v)).astype(object)
+            else:
+                frame[name] = column.astype(object)
+    for name in numbers:
+        if name in frame.columns and not (_is_number(frame[name].dtype) and frame[name].dtype == np.float64):
+            values = _floats(frame[name], text)
+            if values is None:
+                raise ValueError(f"column {name!r}: values that are not numbers (text or booleans); --stream on a "
+                                 "local copy names the first one's line")
+            frame[name] = values
+    return frame
+
+
+def _floats(column: Any, text: bool) -> np.ndarray | None:
+    """A partition's score or weight column as float64, or None unless dask read it as numbers
+    (not booleans); with ``text``, a column of text (``1_000``, which dask's CSV parser does not
+    read) by Python's ``float``, as the readers' exact reader reads a field: only for a file the
+    readers accepted (:func:`_read_through`), whose values the fingerprints then compare."""
+    import pandas
+
+    dtype = column.dtype
+    if _is_number(dtype):
+        return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not text or pandas.api.types.is_bool_dtype(dtype):
+        return None
+    try:
+        return np.array([float(v) for v in column], dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_number(dtype: Any) -> bool:
+    import pandas
+
+    return bool(pandas.api.types.is_numeric_dtype(dtype) and not pandas.api.types.is_bool_dtype(dtype))
+
+
+def _as_floats(column: Any, text: bool) -> Any:
+    """A partition's score or weight column as numbers: unchanged when it holds numbers, else
+    :func:`_floats` as a pandas Series on the partition's index (unchanged when None)."""
+    import pandas
+
+    if _is_number(column.dtype):
+        return column
+    values = _floats(column, text)
+    return column if values is None else pandas.Series(values, index=column.index, name=column.name)
+
+
+def _numbers(column: Any, text: bool) -> Any:
+    """A partition's score or weight column summarised in one row: whether it holds numbers
+    (:func:`_floats`); if so its :func:`_fingerprint` and whether a value is positive."""
+    import pandas
+
+    values = _floats(column, text)
+    numbers, fingerprint, positive = False, 0, False
+    if values is not None:
+        with np.errstate(invalid="ignore"):
+            positive = bool((values > 0).any())
+        numbers, fingerprint = True, _fingerprint(values)
+    return pandas.DataFrame({"numbers": [numbers], "print": np.array([fingerprint], dtype=np.uint64),
+                             "positive": [positive]})
+
+
+def _same_as_read(args: argparse.Namespace, read: _FileRead, counts: Counter[str], prints: list[int]) -> None:
+    """Refuse, in one line, what dask's parsers read differently from the readers' pass over the
+    same file (:func:`_read_through`): other labels or counts, other scores or weights.  The
+    readers accepted the file, so dask must give the rows they gave or nothing."""
+    what = None
+    if counts != read.counts:
+        shown = ", ".join(f"{k!r} ({n})" for k, n in sorted(read.counts.items())[:5])
+        what = f"column {args.label!r}: the labels (precall's reader: {shown})"
+    elif prints[0] != read.scores:
+        what = f"column {args.score[0]!r}: the scores"
+    elif args.weight and prints[1] != read.weights:
+        what = f"column {args.weight!r}: the weights"
+    if what is not None:
+        raise CliError(f"{args.file}: {what} are read differently by dask's parser than by precall's reader; "
+                       "evaluate with --stream (the same exact numbers in one process) or in memory")
 
 
 def evaluate_dask(args: argparse.Namespace) -> tuple[Evaluations, Counter[str], str]:
     """``--engine dask``: the file read by dask.dataframe, evaluated by score ranges on a
     Dask cluster (a local one by default, ``--scheduler`` an address or a local scheduler)."""
-    dask, pandas, pdask, frame = _dask_frame(args)
+    dask, pandas, pdask, frame, read = _dask_frame(args)
     with _dask_scheduler(dask, args.scheduler):
-        is_positive, counts, positive = _dask_labels(args, pandas, frame)
-        weight = frame[args.weight] if args.weight else None
+        is_positive, score, weight, counts, positive = _dask_labels(args, pandas, frame, read)
         prevalences = list(dict.fromkeys(args.prevalence or ()))
         try:  # one pass: every prevalence reduces the same range steps
-            evaluation, *at = pdask.evaluations(is_positive, frame[args.score[0]], sample_weight=weight, pos_label=True,
+            evaluation, *at = pdask.evaluations(is_positive, score, sample_weight=weight, pos_label=True,
                                                 recall_grid=args.recall_grid, prevalences=[None, *prevalences])
         except (ValueError, TypeError) as exc:
             raise CliError(f"{args.file}: {exc}") from None
@@ -231,14 +467,13 @@ def dask_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
     """``--engine dask --by``: one :class:`precall.SlicedAccumulator` per partition, merged
     (:func:`precall.dask.accumulate` with ``by=``), its slices renamed from the column values to
     the in-memory route's codes of their texts (:func:`precall.readers.slice_text`)."""
-    dask, pandas, pdask, frame = _dask_frame(args, by)
+    dask, pandas, pdask, frame, read = _dask_frame(args, by)
     with _dask_scheduler(dask, args.scheduler):
-        is_positive, counts, positive = _dask_labels(args, pandas, frame)
-        weight = frame[args.weight] if args.weight else None
+        is_positive, score, weight, counts, positive = _dask_labels(args, pandas, frame, read)
         # slice values as plain objects: missing (NaN, None, pandas' NA) as None
         values = {c: frame[c].map_partitions(_plain_values, meta=(c, object)) for c in by}
         try:
-            acc = pdask.accumulate(is_positive, frame[args.score[0]], sample_weight=weight, pos_label=True,
+            acc = pdask.accumulate(is_positive, score, sample_weight=weight, pos_label=True,
                                    by=values)
         except (ValueError, TypeError) as exc:
             raise _dask_failure(args, by, ValueError(cli_spelling(_first_line(exc)))) from None
