@@ -74,6 +74,7 @@ import io
 import itertools
 import json
 import os
+import stat
 import sys
 import time
 import zlib
@@ -180,10 +181,12 @@ _MAX_TEXT = 80
 
 
 def _clip(value: Any) -> str:
-    """``repr(value)``, at most about 80 characters (messages stay one short line)."""
+    """``repr(value)``, at most about 80 characters (messages stay one short line; the length
+    given is the value's, not its escaped ``repr``'s)."""
     text = repr(value)
     if len(text) > _MAX_TEXT:
-        text = text[: _MAX_TEXT - 20] + f"... ({len(text)} characters)"
+        n = len(value) if isinstance(value, (str, bytes)) else len(text)
+        text = text[: _MAX_TEXT - 20] + f"... ({n} characters)"
     return text
 
 
@@ -529,10 +532,23 @@ def label_text(value: Any) -> str:
 
 # ---------------------------------------------------------------------------
 # delimited text
+def _kind_of_file(mode: int) -> str | None:
+    """What a file that is not a regular file is (None for a regular file)."""
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
 def _open_binary(path: str) -> IO[bytes]:
     try:
-        if os.path.isdir(path):
+        kind = _kind_of_file(os.stat(path).st_mode)
+        if kind == "a directory":
             raise InputError(f"{path}: is a directory, not a file")
+        if kind is not None:  # /dev/zero, /dev/stdin, a FIFO: endless or read once, of no known size
+            raise InputError(f"{path}: is {kind}, not a regular file; precall reads a file by its size and more "
+                             "than once: save the data to a file first (e.g. cmd > scores.csv)")
         return open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
@@ -1218,14 +1234,32 @@ def _field_limit(path: str | None) -> int:
     return sys.maxsize
 
 
-def _kept_lines(stream: IO[str], kept: list[str]) -> Iterator[str]:
-    """The lines of ``stream``, each also appended to ``kept``."""
-    for line in stream:
+#: the longest header line read (characters): a file with no line break (a binary file, a gzip'd stream of
+#: NULs) is refused at this length instead of being read whole into memory in search of one
+MAX_HEADER_LINE = 1 << 24
+
+
+def _kept_lines(stream: IO[str], kept: list[str], limit: int | None = None, name: str = "") -> Iterator[str]:
+    """The lines of ``stream``, each also appended to ``kept``; each at most ``limit`` characters."""
+    if limit is None:
+        for line in stream:
+            kept.append(line)
+            yield line
+        return
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit:
+            raise InputError(f"{name}: line {len(kept) + 1}: the header is longer than "
+                             f"{limit} characters without a line break; the first line must name the columns "
+                             "(is this a delimited text file?)")
         kept.append(line)
         yield line
 
 
-def _csv_reader(stream: IO[str], delimiter: str, field_limit: int) -> tuple[Any, list[str]]:
+def _csv_reader(stream: IO[str], delimiter: str, field_limit: int, header: str | None = None
+                ) -> tuple[Any, list[str]]:
     """The strict ``csv`` reader, its field limit (global to the module, 131,072 by default)
     raised to ``field_limit`` so that any field the file holds is read (never lowered), and the
     list its lines are kept in (:func:`_csv_rows` clears it before each row)."""
@@ -1235,13 +1269,14 @@ def _csv_reader(stream: IO[str], delimiter: str, field_limit: int) -> tuple[Any,
     except OverflowError:  # a C long of 32 bits
         csv.field_size_limit(2**31 - 1)
     kept: list[str] = []
-    return csv.reader(_kept_lines(stream, kept), delimiter=delimiter, strict=True), kept
+    lines = _kept_lines(stream, kept, None if header is None else MAX_HEADER_LINE, header or "")
+    return csv.reader(lines, delimiter=delimiter, strict=True), kept
 
 
 def _header_row(path: str, delimiter: str) -> tuple[tuple[int, list[str]] | None, int]:
     """The first row of a delimited file (None when empty) and the line after it."""
     with _open_text(path, _Progress(path, 0, False)) as stream:
-        reader, kept = _csv_reader(stream, delimiter, _field_limit(path))
+        reader, kept = _csv_reader(stream, delimiter, _field_limit(path), header=path)  # lines of bounded length
         first = next(_csv_rows(reader, kept, path), None)
         return first, reader.line_num + 1
 
@@ -1703,11 +1738,65 @@ def _from_arrays(
                    classes=classes, where=lambda i: _row(first_row + i), whole=whole, by=groups)
 
 
+_DEFLATE_RATIO = 1032  # the most bytes deflate can give per byte it holds (258 per 2 bits)
+
+
+def _npy_declared(fh: IO[bytes], holds: int, name: str, what: str, writer: str = "numpy.save") -> None:
+    """Check the ``.npy`` header at ``fh`` (a file or an archive member of ``holds`` bytes, header
+    included) before anything is allocated: the shape times the item size it declares must fit in
+    the bytes that follow the header.  A header numpy cannot read is left to ``numpy.load``."""
+    try:
+        version = np.lib.format.read_magic(fh)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(fh)
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError, zipfile.BadZipFile, zlib.error):
+        return
+    count = 1
+    for n in shape:
+        count *= int(n)
+    need, left = count * dtype.itemsize, holds - fh.tell()
+    if need > left:
+        rows = f"{count} rows" if len(shape) == 1 else f"shape {tuple(shape)} ({count} values)"
+        raise InputError(f"{name}: {what}declares {rows} of {dtype.itemsize} bytes ({need} bytes) but holds {left} "
+                         f"bytes after its header; the file is truncated or corrupt: write it again with {writer}")
+
+
+def _check_numpy_sizes(path: str) -> None:
+    """The declared sizes of a ``.npy`` file, or of every member of a ``.npz`` archive, against the
+    bytes there are (a header claiming 10**13 rows in 144 bytes asked numpy for 73 TiB)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) != b"PK":
+                fh.seek(0)
+                _npy_declared(fh, os.fstat(fh.fileno()).st_size, path, "")
+                return
+            size = os.fstat(fh.fileno()).st_size
+            fh.seek(0)
+            with zipfile.ZipFile(fh) as archive:
+                for info in archive.infolist():
+                    member = f"array {info.filename[:-4]!r} " if info.filename.endswith(".npy") else \
+                        f"member {info.filename!r} "
+                    limit = info.compress_size * (_DEFLATE_RATIO if info.compress_type != zipfile.ZIP_STORED else 1)
+                    if info.compress_size > size or info.file_size > limit + 64:
+                        raise InputError(f"{path}: {member}declares {info.file_size} bytes, stored in "
+                                         f"{info.compress_size} of a {size}-byte archive; the archive is corrupt: "
+                                         "write it again with numpy.savez")
+                    with archive.open(info) as part:
+                        _npy_declared(part, info.file_size, path, member, "numpy.savez")  # type: ignore[arg-type]
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        return  # numpy.load gives the message
+
+
 def _load_numpy(path: str, mmap: bool = False) -> tuple[Any, list[str]]:
     """``numpy.load`` (no pickles) and the column names: an archive's arrays, a structured
-    array's fields."""
+    array's fields; each declared size checked first (:func:`_check_numpy_sizes`)."""
+    _check_numpy_sizes(path)
     try:
         data = np.load(path, allow_pickle=False, mmap_mode="r" if mmap else None)
+    except MemoryError:
+        raise InputError(f"{path}: too large to read into memory ({os.path.getsize(path)} bytes)") from None
     except EOFError:
         raise InputError(f"{path}: not a readable NumPy file: it is empty (0 bytes of data); "
                          "write it with numpy.save / numpy.savez") from None
@@ -1731,6 +1820,8 @@ def _read_numpy(path: str, **kw: Any) -> Columns:
                                  f"{_names(names, 'arrays')}")
             try:
                 return data[column]
+            except MemoryError:
+                raise InputError(f"{path}: array {column!r}: too large to read into memory") from None
             except ValueError as exc:
                 if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
                     raise InputError(f"{path}: array {column!r} holds Python objects (dtype object), which "
