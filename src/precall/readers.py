@@ -37,14 +37,23 @@ checked, and anything it cannot decide goes to the exact reader):
   file, or text after a closing quote is an error.
 * **JSON Lines**: one JSON object per line; blank lines skipped; no comments, no
   trailing commas; two objects on one line or one object over several lines is
-  an error; a repeated key: the last value counts; numbers in strings are not
+  an error; a key of a column read (label, score, weight, ``--by``) repeated in
+  one object is an error naming the line and the key (other keys are not read and
+  may repeat); numbers in strings are not
   numbers; ``NaN`` / ``Infinity`` are read (then refused as a label or score);
   unused keys may hold anything, nested at most :data:`MAX_JSON_DEPTH` (512)
   levels.  The bytes are checked by a vectorised scan before pyarrow sees them:
   its parser recurses on the C stack and a deeply nested value in any key
   crashed the interpreter.
 * **Binary formats** (Parquet, ``.npz``, ``.npy``) are read in place: a gzip'd
-  one is refused with a message to decompress it.
+  one is refused with a message to decompress it.  The shape a ``.npy`` header
+  (of a file, or of each ``.npz`` member) declares is checked against the bytes
+  that follow it (a member's declared size, itself checked against the archive)
+  before anything is allocated.
+* **Files only**: a device (``/dev/zero``), a pipe or a socket is refused (a file
+  is read by its size, and more than once); a header line is at most
+  :data:`MAX_HEADER_LINE` (16 Mi) characters, so a file without line breaks stops
+  there.
 * **Numbers**: scores and weights are held as float64 (float32 columns as float32),
   so an integer beyond 2**53 in magnitude is refused, in every format, rather than
   rounded to tie with its neighbours: an integer column of Parquet or ``.npz``, a
@@ -1331,6 +1340,8 @@ def _jsonl_chunks(
             record = _json_record(text, line, name)
             if record is None:
                 continue  # blank lines carry no record in JSON Lines
+            if type(record) is _Repeated:
+                _repeated_keys(record, [c for c, _ in wanted], line, name)
             for column, option in wanted:
                 if column not in record:
                     raise InputError(
@@ -1400,7 +1411,8 @@ def _json_number(value: Any, what: str, column: str, line: int, name: str) -> fl
 #   allowed; two objects on one line, or one object over several lines, is an error;
 # * UTF-8 only; no comments, no trailing commas (the ``json`` module's grammar, plus its
 #   ``NaN`` / ``Infinity`` tokens, which are then a missing label or a non-finite score);
-# * a repeated key: the last value counts (as ``json`` and pandas);
+# * a repeated key of a column read is an error (``json`` and pandas keep the last value silently;
+#   pyarrow refuses it for the columns of its schema, and the exact reader names the line and key);
 # * keys that are not used may hold anything valid, nested at most ``MAX_JSON_DEPTH`` levels
 #   (deeper lines are refused: pyarrow's parser overflows its stack on deep nesting, the
 #   ``json`` module raises RecursionError near 1000 levels, pandas refuses beyond 1024);
@@ -1417,6 +1429,35 @@ _INT_DIGITS = getattr(sys, "get_int_max_str_digits", lambda: 0)() or 1 << 62
 
 def _json_int(text: str) -> Any:
     return int(text) if len(text) <= _INT_DIGITS else _HugeInt(text)
+
+
+class _Repeated(dict):  # type: ignore[type-arg]
+    """A JSON object in which a key occurs more than once (``repeated``: those keys, in order); the
+    ``json`` module would keep the last value silently."""
+
+    repeated: list[str]
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        record = _Repeated(record)
+        seen: set[str] = set()
+        record.repeated = list(dict.fromkeys(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return record
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_json_object)
+_JSON_HUGE = json.JSONDecoder(object_pairs_hook=_json_object, parse_int=_json_int)
+
+
+def _repeated_keys(record: Any, wanted: Sequence[str], line: int, name: str) -> None:
+    """Refuse a record in which a column read (``wanted``) occurs more than once."""
+    if type(record) is _Repeated:
+        for key in record.repeated:
+            if key in wanted:
+                raise InputError(f"{name}: line {line}, column {key!r}: the key occurs more than once in the object, "
+                                 "so its value is ambiguous; write each key once a line")
 
 
 def _first_json_record(path: str) -> dict[str, Any]:
@@ -1451,11 +1492,11 @@ def _json_record(text: str, line: int, name: str) -> Any:
                              f"at most {MAX_JSON_DEPTH}); each line must be an object of columns")
     try:
         try:
-            record = json.loads(text)
+            record = _JSON.decode(text)
         except ValueError as exc:  # an integer of more digits than int converts, maybe in an unused key
             if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
                 raise
-            record = json.loads(text, parse_int=_json_int)
+            record = _JSON_HUGE.decode(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{name}: line {line}: not valid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:  # not reached within MAX_JSON_DEPTH; kept for a deep caller's stack
@@ -1590,7 +1631,6 @@ def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns
         raise _Retry
     schema = pa.schema([(label, label_type)] + [(c, pa.float64()) for c in numbers])
     parse = pjson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore", newlines_in_values=False)
-    read = pjson.ReadOptions(use_threads=True, block_size=1 << 20)
 
     def retry(i: int) -> str:
         raise _Retry
@@ -1637,14 +1677,29 @@ def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns
                        score_columns=score_columns, weight=weight, classes=classes, where=retry, whole=False,
                        by=groups)
 
+    # Blocks of whole lines, each checked (:class:`_Scan`) and then parsed from memory: pyarrow's
+    # streaming reader of a Python file read ahead in its own threads, and a read still pending when
+    # an error ended the reading crashed or hung the interpreter at exit.
     shape = _JsonShape()
     with _Scan(_open_bytes(path, meter), shape) as scan:
         rows = 0
+        rest = b""
         try:
-            for batch in pjson.open_json(scan, read_options=read, parse_options=parse):
-                for start in range(0, batch.num_rows, chunk_rows):
-                    yield columns_of(batch.slice(start, chunk_rows))
-                rows += batch.num_rows
+            while True:
+                data = scan.read(1 << 20)
+                block = rest + data
+                if data:
+                    cut = max(block.rfind(b"\n"), block.rfind(b"\r")) + 1
+                    block, rest = block[:cut], block[cut:]
+                if block.strip():
+                    read = pjson.ReadOptions(use_threads=True, block_size=max(1 << 20, len(block) + 1))
+                    table = pjson.read_json(pa.BufferReader(block), read_options=read, parse_options=parse)
+                    for batch in table.to_batches():
+                        for start in range(0, batch.num_rows, chunk_rows):
+                            yield columns_of(batch.slice(start, chunk_rows))
+                        rows += batch.num_rows
+                if not data:
+                    break
             if rows != shape.values:
                 raise _Retry
         except (pa.ArrowException, OSError, EOFError, ValueError, TypeError, zlib.error) as exc:
