@@ -119,7 +119,7 @@ def test_random_parquet_npz_and_jsonl_match_the_columns(tmp_path, seed):
 
 def test_quoted_newlines_and_odd_numbers_fall_back_to_the_exact_reader(tmp_path, parser):
     path = tmp_path / "odd.csv"
-    path.write_text('y,a\n"multi\nline",0.5\n1,1_000\n" 1 ", 2\n0,+.5\n', newline="")
+    path.write_text('y,a\n"multi\nline",0.5\n1,1e3\n" 1 ", 2\n0,+.5\n', newline="")
     cols = read_file(str(path), label="y", score_columns=[("a", "--score")])
     assert cols.labels == ["multi\nline", "1", "1", "0"]
     assert cols.scores.tolist() == [0.5, 1000.0, 2.0, 0.5]
@@ -428,7 +428,8 @@ JSON_CASES = [
     ("duplicate_escaped_key", '{"y": 1, "a": 0.1, "\\u0061": 0.95}\n', ["line 1", "column 'a'", "more than once"]),
     ("number_as_string", '{"y": 1, "a": "0.5"}\n', ["line 1", "column 'a'", "must be a number"]),
     ("nan_score", '{"y": 1, "a": 0.5}\n{"y": 0, "a": NaN}\n', ["line 2", "column 'a'", "finite"]),
-    ("infinity_score", '{"y": 1, "a": -Infinity}\n', ["line 1", "column 'a'", "finite"]),
+    ("infinity_score", '{"y": 1, "a": -Infinity}\n', ["line 1", "column 'a'", "finite; got '-Infinity'"]),
+    ("e400_score", '{"y": 1, "a": 0.5}\n{"y": 1, "a": 1e400}\n', ["line 2", "column 'a'", "finite; got '1e400'"]),
     ("nan_label", '{"y": 1, "a": 0.5}\n{"y": NaN, "a": 0.25}\n', ["line 2", "column 'y'", "missing label"]),
     ("null_label", '{"y": null, "a": 0.25}\n', ["line 1", "column 'y'", "missing label"]),
     ("na_text_label", '{"y": 1, "a": 0.5}\n{"y": "NA", "a": 0.25}\n', ["line 2", "column 'y'", "missing label"]),
@@ -540,6 +541,15 @@ CSV_CASES = [
     ("bigint_2_53", "y,a\n1,9007199254740992\n0,-9007199254740992\n", None),
     ("bigint_as_float", "y,a\n1,9007199254740993.0\n0,1e16\n1,-9007199254740993e0\n0,1e300\n", None),
     ("bad_utf8_unused", b"y,a,z\n1,0.5,x\n0,0.25,\xff\n", ["line 3", "UTF-8"]),
+    ("underscore_score", "y,a\n1,0.5\n0,1_000\n", ["line 3", "column 'a'", "got '1_000', which is not one in ASCII"]),
+    ("full_width_score", "y,a\n1,0.5\n0,\uff10.\uff11\n", ["line 3", "column 'a'", "not one in ASCII digits"]),
+    ("arabic_indic_score", "y,a\n1,0.5\n0,\u0660.\u0661\n", ["line 3", "column 'a'", "not one in ASCII digits"]),
+    ("nbsp_score", "y,a\n1,0.5\n0,\u00a00.5\n", ["line 3", "column 'a'", "not one in ASCII digits"]),
+    ("underscore_weight", "y,a,w\n1,0.5,1\n0,0.25,1_0\n", ["line 3", "column 'w'", "the weight must be a number"]),
+    ("e400_score", "y,a\n1,0.5\n1,1e400\n", ["line 3", "column 'a'", "must be finite; got '1e400'"]),
+    ("e400_weight", "y,a,w\n1,0.5,1\n1,0.5,-1E+400\n", ["line 3", "column 'w'", "got '-1E+400'"]),
+    ("huge_int_score", "y,a\n1,0.5\n0," + "9" * 400 + "\n", ["line 3", "column 'a'", "(400 characters)"]),
+    ("nan_spelled_score", "y,a\n1,0.5\n0,NaN\n", ["line 3", "column 'a'", "must be finite; got 'NaN'"]),
     ("nul_unused", "y,a,z\n1,0.5,a\x00b\n0,0.25,c\n", None),
     ("many_columns", ",".join(["y", "a"] + [f"c{i}" for i in range(20_000)]) + "\n"
      + ",".join(["1", "0.5"] + ["0"] * 20_000) + "\n", None),
@@ -553,12 +563,13 @@ def test_delimited_text_reads_the_same_with_every_parser(tmp_path, monkeypatch, 
     path.write_bytes(raw)
     original = readers._delimited_file
     outcomes = {}
+    kw = {"weight": "w"} if "weight" in name else {}
     for fast in ("arrow", "numpy", None):
         monkeypatch.setattr(readers, "_delimited_file", lambda *a, fast=fast, **kw: original(*a, **{**kw, "fast": fast}))
-        outcomes[fast] = _outcome(path)
+        outcomes[fast] = _outcome(path, **kw)
     monkeypatch.setattr(readers, "_delimited_file", original)
     monkeypatch.setattr(readers, "_pyarrow", lambda: None)
-    outcomes["no-pyarrow"] = _outcome(path)
+    outcomes["no-pyarrow"] = _outcome(path, **kw)
     assert len({repr(o) for o in outcomes.values()}) == 1, outcomes
     got = outcomes[None]
     if fragments is None:

@@ -59,7 +59,13 @@ checked, and anything it cannot decide goes to the exact reader):
   rounded to tie with its neighbours: an integer column of Parquet or ``.npz``, a
   JSON integer, a field of delimited text that ``int`` reads (no decimal point, no
   exponent), even one a float64 holds exactly (2**60).  Float text
-  (``9007199254740993.0``, ``1e16``) is a float: read rounded, as written.
+  (``9007199254740993.0``, ``1e16``) is a float: read rounded, as written.  A
+  number of delimited text (score, weight) is what the C parsers read: ASCII
+  digits, a sign, a decimal point, an exponent, or a spelling of NaN / infinity,
+  with spaces or tabs around it; Python's ``float`` reads more (``1_000``,
+  full-width ``０.１``, Arabic-Indic digits, other white space), and those are
+  refused naming the line and column.  A number that is not finite is quoted
+  as written (``1e400``, ``NaN``, a 400-digit integer), not as ``inf``.
 
 Delimited text is parsed by a vectorised C parser: pyarrow's multithreaded CSV
 reader when pyarrow is installed, else ``numpy.loadtxt`` (its C tokenizer) on
@@ -69,8 +75,8 @@ character has been seen, with exact line numbers), and whenever it rejects
 the file, or the file has a quote (numpy only) or an empty line before more data,
 the file is read again from the start by the stdlib ``csv`` module, which gives
 the message with the exact line and column (or, if it accepts what the fast
-parser did not, e.g. ``1_000``, the rows).  So errors are those of the exact
-reader and well-formed files are read at the speed of the C parser.
+parser did not, e.g. a line break inside quotes, the rows).  So errors are those
+of the exact reader and well-formed files are read at the speed of the C parser.
 """
 
 from __future__ import annotations
@@ -82,7 +88,9 @@ import gzip
 import io
 import itertools
 import json
+import math
 import os
+import re
 import stat
 import sys
 import time
@@ -430,8 +438,12 @@ def _finish(
     where: Callable[[int], str],
     whole: bool = True,
     by: Sequence[tuple[str, list[str] | tuple[list[str], np.ndarray]]] = (),
+    text_of: Callable[[int, int], str | None] | None = None,
 ) -> Columns:
     """Check the assembled columns (``where(i)`` names data row i) and shape the scores.
+
+    ``text_of(i, j)``: the text written in row i for score column j (-1: the weight), for a
+    value that is not finite (``1e400`` is quoted as written, not as ``inf``); None when unknown.
 
     ``labels`` and each of ``by`` (column, values) is a list of texts or (distinct texts,
     codes); an empty text is a missing slice value.  ``whole=False`` for one
@@ -455,20 +467,26 @@ def _finish(
                 f"{name}: {where(i)}, column {label!r}: label {_clip(texts[codes[i]])} is not a "
                 f"class; the classes are the --class-columns names {_names(classes, 'classes')}"
             )
+    def shown(i: int, j: int, value: Any) -> str:
+        text = None if text_of is None else text_of(i, j)
+        return _clip(text) if text is not None else repr(str(float(value)))
+
     bad_score = _first(lambda s: ~np.isfinite(s), scores)
     if bad_score is not None:
         i, j = bad_score
+        at = where(int(i))
         raise InputError(
-            f"{name}: {where(int(i))}, column {score_columns[j][0]!r}: the score must be finite; "
-            f"got {str(float(scores[i, j]))!r}"
+            f"{name}: {at}, column {score_columns[j][0]!r}: the score must be finite; "
+            f"got {shown(int(i), int(j), scores[i, j])}"
         )
     if weights is not None:
         bad_weight = _first(lambda w: ~np.isfinite(w) | (w < 0), weights)
         if bad_weight is not None:
             i = bad_weight[0]
+            at = where(i)
             raise InputError(
-                f"{name}: {where(i)}, column {weight!r}: the weight must be finite and "
-                f"non-negative; got {str(float(weights[i]))!r}"
+                f"{name}: {at}, column {weight!r}: the weight must be finite and "
+                f"non-negative; got {shown(i, -1, weights[i])}"
             )
         if whole and not weights.any():
             raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
@@ -648,12 +666,28 @@ def _column_index(header: list[str], column: str, option: str, name: str, where:
     return matches[0]
 
 
+#: a number of delimited text, as pyarrow's and numpy's parsers read one: ASCII digits, a decimal point, an
+#: exponent, a sign, or a spelling of NaN or infinity, between spaces or tabs (``float`` reads more: ``1_000``,
+#: full-width and other Unicode digits, other white space)
+_NUMBER_TEXT = re.compile(r"[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)[ \t]*",
+                          re.ASCII | re.IGNORECASE)
+
+
+_UNICODE_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
 def _number(text: str, what: str, column: str, where: str, name: str) -> float:
-    """A score or weight field of delimited text as a float; an integer written beyond 2**53 is refused
-    (``int`` reads the text: no decimal point, no exponent), as an integer column of Parquet is."""
+    """A score or weight field of delimited text as a float (:data:`_NUMBER_TEXT`); an integer written beyond
+    2**53 is refused (``int`` reads the text: no decimal point, no exponent), as an integer column of Parquet is."""
     try:
         value = float(text)
-    except ValueError:
+        if not _NUMBER_TEXT.fullmatch(text):
+            raise InputError(f"{name}: {where}, column {column!r}: {what} must be a number; got {_clip(text)}, which "
+                             "is not one in ASCII digits: write it as 0.25, -3, 1e-3 (a decimal point, no "
+                             "separators)")
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
         shown = "an empty field" if not text.strip() else _clip(text)
         raise InputError(f"{name}: {where}, column {column!r}: {what} must be a number; got {shown}") from None
     if not -_EXACT < value < _EXACT and value - value == 0:  # finite, 2**53 or more: rare, then the text
@@ -778,13 +812,17 @@ def _delimited_chunks(
     lines: list[int] = []
     groups: list[list[str]] = [[] for _ in h.i_by]
 
+    written: dict[tuple[int, int], str] = {}  # (row of the chunk, column) -> the text of a non-finite number
+
     def flush() -> Columns:
         s = np.array(scores, dtype=np.float64).reshape(len(labels), len(i_scores))
         w = np.array(weights, dtype=np.float64) if weight is not None else None
-        at = list(lines)
+        at, texts = list(lines), dict(written)
+        written.clear()
         return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
                        classes=classes, where=lambda i: f"line {at[i]}", whole=False,
-                       by=[(c, list(g)) for (c, _), g in zip(h.i_by, groups)])
+                       by=[(c, list(g)) for (c, _), g in zip(h.i_by, groups)],
+                       text_of=lambda i, j: texts.get((i, j)))
 
     blank_line: int | None = None
     for line, row in rows:
@@ -809,9 +847,17 @@ def _delimited_chunks(
             raise InputError(f"{name}: line {line}: {len(row)} fields, the header has {width}{detail}{hint}")
         where = f"line {line}"
         labels.append(row[i_label].strip())
-        scores.append([_number(row[i], "the score", col, where, name) for col, i in i_scores])
+        values = [_number(row[i], "the score", col, where, name) for col, i in i_scores]
+        scores.append(values)
         if i_weight is not None:
-            weights.append(_number(row[i_weight], "the weight", weight, where, name))  # type: ignore[arg-type]
+            values = [*values, _number(row[i_weight], "the weight", weight, where, name)]  # type: ignore[arg-type]
+            weights.append(values[-1])
+        total = sum(values)
+        if total - total != 0:  # a NaN or an infinity: its text, for the message
+            fields = [i for _, i in i_scores] + ([i_weight] if i_weight is not None else [])
+            for j, (i, v) in enumerate(zip(fields, values)):
+                if not math.isfinite(v):
+                    written[(len(labels) - 1, j if j < len(i_scores) else -1)] = row[i].strip()
         for g, (_, i) in zip(groups, h.i_by):
             g.append(row[i].strip())
         lines.append(line)
@@ -1041,7 +1087,8 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
             return f"line {first_line + row0 + i}"
 
         return _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
-                       classes=classes, where=where, whole=False, by=by)
+                       classes=classes, where=where, whole=False, by=by,
+                       text_of=lambda i, j: _written(lines, h, delimiter, first_line + row0 + i, j))
 
     lines = _Lines(path)
     with scan:
@@ -1086,6 +1133,15 @@ class _Lines:
         if self.stream is not None:
             self.stream.close()
             self.stream = None
+
+
+def _written(lines: _Lines, h: _Header, delimiter: str, line: int, j: int) -> str:
+    """The text of score column ``j`` (-1: the weight) on ``line`` of a file without quote characters, as
+    the exact reader quotes a number that is not finite."""
+    fields = lines.get(np.array([line]))[0].rstrip("\r\n").split(delimiter)
+    if len(fields) != h.width:
+        raise _Retry  # not the row the parser read: the exact reader decides
+    return fields[h.i_scores[j][1] if j >= 0 else h.i_weight].strip()  # type: ignore[index]
 
 
 def _check_beyond(name: str, h: _Header, scores: np.ndarray, weights: np.ndarray | None, first_line: int,
@@ -1153,6 +1209,8 @@ def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
                     if not block:
                         break
                 text = block.decode("utf-8")
+                if _UNICODE_SPACE.search(text):
+                    raise _Retry  # loadtxt strips Unicode white space around a number; the exact reader refuses it
                 table = np.loadtxt(io.StringIO(text, newline=None), dtype=dtype, delimiter=delimiter,
                                    comments=None, quotechar='"', usecols=cols, ndmin=1)
                 n = len(table)
@@ -1173,7 +1231,9 @@ def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
                     yield _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
                                   classes=classes, where=lambda i, row0=row0: f"line {first_line + row0 + i}",
                                   whole=False, by=[(c, _encode_list(part[f"f{i}"].tolist(), str.strip))
-                                                   for c, i in h.i_by])
+                                                   for c, i in h.i_by],
+                                  text_of=lambda i, j, row0=row0: _written(lines, h, delimiter,
+                                                                           first_line + row0 + i, j))
                     done += len(part)
                 if not data:
                     break
@@ -1326,13 +1386,16 @@ def _jsonl_chunks(
     wanted = [(label, "--label"), *score_columns] + ([(weight, "--weight")] if weight else []) + \
         [(c, "--by") for c in by]
 
+    written: dict[tuple[int, int], str] = {}  # (row of the chunk, column) -> the text of a non-finite number
+
     def flush() -> Columns:
         s = np.array(scores, dtype=np.float64).reshape(len(labels), len(score_columns))
         w = np.array(weights, dtype=np.float64) if weight is not None else None
-        at = list(lines)
+        at, texts = list(lines), dict(written)
+        written.clear()
         return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
                        classes=classes, where=lambda i: f"line {at[i]}", whole=False,
-                       by=[(c, list(g)) for c, g in zip(by, groups)])
+                       by=[(c, list(g)) for c, g in zip(by, groups)], text_of=lambda i, j: texts.get((i, j)))
 
     line = 0
     try:
@@ -1359,9 +1422,18 @@ def _jsonl_chunks(
                 raise InputError(f"{name}: line {line}, column {label!r}: the label is a number of {len(value)} "
                                  "digits, more than Python converts; write it as a string")
             labels.append(label_text(value))
-            scores.append([_json_number(record[c], "the score", c, line, name) for c, _ in score_columns])
+            values = [_json_number(record[c], "the score", c, line, name) for c, _ in score_columns]
+            scores.append(values)
             if weight is not None:
-                weights.append(_json_number(record[weight], "the weight", weight, line, name))
+                values = [*values, _json_number(record[weight], "the weight", weight, line, name)]
+                weights.append(values[-1])
+            total = sum(values)
+            if total - total != 0:  # a NaN or an infinity (1e400): its text, for the message
+                as_written = _JSON_TEXTS.decode(text)
+                keys = [c for c, _ in score_columns] + ([weight] if weight is not None else [])
+                for j, (c, v) in enumerate(zip(keys, values)):
+                    if not math.isfinite(v):
+                        written[(len(labels) - 1, j if j < len(score_columns) else -1)] = str(as_written[c])
             for g, c in zip(groups, by):
                 g.append(_json_slice(record[c], c, line, name))
             lines.append(line)
@@ -1449,6 +1521,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 _JSON = json.JSONDecoder(object_pairs_hook=_json_object)
 _JSON_HUGE = json.JSONDecoder(object_pairs_hook=_json_object, parse_int=_json_int)
+_JSON_TEXTS = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)  # numbers as written
 
 
 def _repeated_keys(record: Any, wanted: Sequence[str], line: int, name: str) -> None:
