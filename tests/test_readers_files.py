@@ -1107,3 +1107,34 @@ def test_an_error_in_the_first_block_of_a_large_json_lines_file_exits_cleanly(tm
         proc = _cli(["evaluate", str(path), "--label", "y", "--score", "p"] + (["--stream"] if stream else []))
         assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
         assert "line 101, column 'p': the score must be a number" in proc.stderr
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl", ".parquet", ".npz"])
+def test_a_missing_slice_value_is_missing_by_the_labels_rule_in_every_format(tmp_path, monkeypatch, suffix):
+    """NaN, nan, null, NA, None (the texts pandas reads as missing) and the empty text are the slice
+    '(missing)' in every format, as they are missing labels; other texts are slices."""
+    values = ["a", "NaN", "nan", "null", "NA", "", "None", "b", "-nan", "N/A"]
+    y = [i % 2 for i in range(len(values))]
+    p = [(i + 1) / 20 for i in range(len(values))]
+    path = tmp_path / f"t{suffix}"
+    if suffix in (".csv", ".tsv"):
+        d = "\t" if suffix == ".tsv" else ","
+        path.write_text(f"y{d}p{d}g\n" + "".join(f"{a}{d}{b}{d}{c}\n" for a, b, c in zip(y, p, values)))
+    elif suffix == ".jsonl":
+        path.write_text("".join(json.dumps({"y": a, "p": b, "g": c}) + "\n" for a, b, c in zip(y, p, values)))
+    elif suffix == ".parquet":
+        pq.write_table(pa.table({"y": y, "p": p, "g": values}), path)
+    else:
+        np.savez(path, y=np.array(y), p=np.array(p), g=np.array(values))
+    fast = ["arrow", "numpy", None] if suffix in (".csv", ".tsv") else [None]
+    original = readers._delimited_file
+    for f in fast:
+        monkeypatch.setattr(readers, "_delimited_file", lambda *a, f=f, **kw: original(*a, **{**kw, "fast": f}))
+        for chunks in (False, True):
+            if chunks:
+                parts = list(iter_file(str(path), label="y", score_columns=[("p", "--score")], by=["g"], chunk_rows=3))
+                column = readers._join_slices("g", [c.by[0] for c in parts])
+            else:
+                column = read_file(str(path), label="y", score_columns=[("p", "--score")], by=["g"]).by[0]
+            got = [column.texts[k] if k >= 0 else None for k in column.codes.tolist()]
+            assert got == ["a", None, None, None, None, None, None, "b", None, None], (f, chunks, got)

@@ -28,7 +28,9 @@ checked, and anything it cannot decide goes to the exact reader):
   NaN (in any format and spelling), or a text pandas' ``read_csv`` reads as
   missing (``NA``, ``NULL``, ``None``, ``N/A``, ... :data:`MISSING_LABELS`)
   unless that text is one of the ``classes`` asked for.  A label that is not
-  valid Unicode (a JSON ``\\ud800`` escape) is refused.
+  valid Unicode (a JSON ``\\ud800`` escape) is refused.  A slice value (``--by``)
+  is missing by the same rule (:func:`_missing_text`), in every format: it is
+  then the slice ``(missing)``, never an error.
 * **Text**: UTF-8 (a BOM at the start is allowed), in every column, used or not.
 * **Delimited text**: RFC 4180 quoting (``""`` inside quotes), line breaks inside
   quotes, ``\\n`` / ``\\r\\n`` line ends, fields of any length (bounded by the
@@ -103,8 +105,8 @@ from typing import IO, Any, Callable, Iterator, Sequence
 import numpy as np
 
 __all__ = ["Columns", "InputError", "Labels", "MISSING_LABELS", "SliceColumn", "column_names", "default_delimiter",
-           "file_format", "iter_file", "label_counts", "label_text", "read_arrow", "read_delimited", "read_file",
-           "slice_text"]
+           "file_format", "iter_file", "label_counts", "label_text", "read_arrow", "read_delimited",
+           "read_file", "slice_text"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -496,21 +498,34 @@ def _finish(
 
 
 def _slice_column(name: str, values: list[str] | tuple[list[str], np.ndarray]) -> SliceColumn:
-    """A slice column from texts or (distinct texts, codes): the empty text as code -1."""
+    """A slice column from texts or (distinct texts, codes): a missing text (:func:`_missing_text`: empty,
+    a NaN, ``NA``, ``null``, ...) as code -1."""
     texts, codes = _encode_list(values) if isinstance(values, list) else values
     codes = np.asarray(codes, dtype=np.int64)
-    if "" in texts:
-        empty = texts.index("")
-        codes = np.where(codes == empty, -1, codes - (codes > empty))
-        texts = texts[:empty] + texts[empty + 1:]
+    missing = [_missing_text(t) for t in texts]
+    if any(missing):
+        lookup = np.cumsum([not m for m in missing], dtype=np.int64) - 1
+        lookup[np.array(missing, dtype=bool)] = -1
+        codes = lookup[codes] if len(codes) else codes
+        texts = [t for t, m in zip(texts, missing) if not m]
     return SliceColumn(name, list(texts), np.asarray(codes, dtype=np.int64))
 
 
+def _missing_text(text: str) -> bool:
+    """Whether a label or slice value as text is missing: empty, a NaN in any spelling, or a text pandas'
+    ``read_csv`` reads as missing (:data:`MISSING_LABELS`: ``NA``, ``null``, ``None``, ...).  One rule for
+    every format: a label that is missing is an error (unless named as a class), a slice value that is
+    missing is the slice ``(missing)``."""
+    return not text or text in MISSING_LABELS or text.lower().lstrip("+-") == "nan"
+
+
 def slice_text(value: Any) -> str:
-    """A slice value as text (:func:`label_text`); missing (None, NaN) as the empty text."""
+    """A slice value as text (:func:`label_text`); missing (None, NaN, a missing text such as ``NA``:
+    :func:`_missing_text`) as the empty text."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return label_text(value)
+    text = label_text(value)
+    return "" if _missing_text(text) else text
 
 
 def _join_slices(name: str, parts: Sequence[SliceColumn]) -> SliceColumn:
@@ -538,7 +553,7 @@ def _label_problem(text: str, classes: set[str]) -> str | None:
     if not text:
         return "empty label; every row needs a label: fill it in or remove the row"
     nan = text.lower().lstrip("+-") == "nan"
-    if nan or (text in MISSING_LABELS and text not in classes):
+    if nan or (_missing_text(text) and text not in classes):
         return (f"missing label ({_clip(text)}, which {'is NaN' if nan else 'pandas reads as missing'}); "
                 "every row needs a label: fill it in or remove the row")
     try:
