@@ -455,9 +455,15 @@ JSON_CASES = [
     ("empty_object", '{"y": 1, "a": 0.5}\n{}\n', ["line 2", "no key 'y'"]),
     ("extra_close", '{"y": 1, "a": 0.5}}\n', ["line 1", "not valid JSON"]),
     ("long_line", '{"y": 1, "a": 0.5, "z": "' + "x" * (5 << 20) + '"}\n{"y": 0, "a": 0.25}\n', None),
-    ("int_and_float_labels", '{"y": 1, "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": true, "a": 0.1}\n', None),
-    ("text_after_number_labels", '{"y": 1, "a": 0.5}\n{"y": "p", "a": 0.25}\n', None),
-    ("text_then_float_labels", '{"y": "p", "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": true, "a": 0.1}\n', None),
+    ("int_and_float_labels", '{"y": 1, "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": 0, "a": 0.1}\n', None),
+    ("bool_after_number_labels", '{"y": 1, "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": true, "a": 0.1}\n',
+     ["line 3", "column 'y'", "the label True is a boolean, but line 1 has a number (1)"]),
+    ("text_after_number_labels", '{"y": 1, "a": 0.5}\n{"y": "p", "a": 0.25}\n',
+     ["line 2", "column 'y'", "the label 'p' is a string, but line 1 has a number"]),
+    ("number_text_after_number_labels", '{"y": 0, "a": 0.5}\n{"y": 1, "a": 0.5}\n{"y": "1.0", "a": 0.25}\n',
+     ["line 3", "column 'y'", "the label '1.0' is a string", "one kind"]),
+    ("text_then_float_labels", '{"y": "p", "a": 0.5}\n{"y": 1.0, "a": 0.25}\n{"y": true, "a": 0.1}\n',
+     ["line 2", "column 'y'", "the label 1.0 is a number, but line 1 has a string ('p')"]),
     ("float_then_big_int_labels", '{"y": 0.5, "a": 0.5}\n{"y": 12345678901234567890, "a": 0.25}\n', None),
     ("first_label_missing", '{"a": 0.5}\n{"y": 1, "a": 0.25}\n', ["line 1", "no key 'y'"]),
     ("distinct_keys", "".join('{"y": %d, "a": 0.5, "k%d": [%d]}\n' % (i % 2, i, i) for i in range(3000)), None),
@@ -1138,3 +1144,18 @@ def test_a_missing_slice_value_is_missing_by_the_labels_rule_in_every_format(tmp
                 column = read_file(str(path), label="y", score_columns=[("p", "--score")], by=["g"]).by[0]
             got = [column.texts[k] if k >= 0 else None for k in column.codes.tolist()]
             assert got == ["a", None, None, None, None, None, None, "b", None, None], (f, chunks, got)
+
+
+@pytest.mark.parametrize("given", ["1.0", "1e0", "+1.00"])
+def test_a_positive_label_names_a_label_of_numbers_by_value(tmp_path, capsys, json_parser, given):
+    """JSON labels 0.0 / 1.0 (their text is 0 / 1): --pos-label 1.0 is the number 1.0, as 1 == 1.0 in the
+    library (it said "--pos-label '1.0' does not occur")."""
+    path = tmp_path / "float_labels.jsonl"
+    path.write_text('{"y": 0.0, "p": 0.1}\n{"y": 1.0, "p": 0.9}\n{"y": 0.0, "p": 0.3}\n{"y": 1.0, "p": 0.8}\n')
+    assert main(["evaluate", str(path), "--label", "y", "--score", "p", "--pos-label", given, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["input"]["pos_label"] == "1" and got["input"]["label_counts"] == {"0": 2, "1": 2}
+    text = tmp_path / "text_labels.jsonl"  # strings are compared as text: "1.0" does not name "1"
+    text.write_text('{"y": "0", "p": 0.1}\n{"y": "1", "p": 0.9}\n')
+    assert main(["evaluate", str(text), "--label", "y", "--score", "p", "--pos-label", given]) == 2
+    assert "does not occur" in capsys.readouterr().err

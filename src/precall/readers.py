@@ -31,6 +31,14 @@ checked, and anything it cannot decide goes to the exact reader):
   valid Unicode (a JSON ``\\ud800`` escape) is refused.  A slice value (``--by``)
   is missing by the same rule (:func:`_missing_text`), in every format: it is
   then the slice ``(missing)``, never an error.
+* **Label kinds**: the labels of a JSON Lines column are all numbers (compared by
+  value: ``1`` and ``1.0`` are one label, written ``1``), all strings or all
+  booleans; a column mixing kinds (the number ``1`` and the string ``"1.0"``) is
+  refused naming the line and column, as the library refuses mixed kinds (Parquet
+  and NumPy columns have one type).  Delimited text has no types: its labels are
+  text, compared as written.  :func:`positive_label`: the command line's
+  ``--pos-label`` names a label of a column of numbers by value (``1.0``, ``1e0``
+  name the label ``1``).
 * **Text**: UTF-8 (a BOM at the start is allowed), in every column, used or not.
 * **Delimited text**: RFC 4180 quoting (``""`` inside quotes), line breaks inside
   quotes, ``\\n`` / ``\\r\\n`` line ends, fields of any length (bounded by the
@@ -1413,6 +1421,8 @@ def _jsonl_chunks(
                        by=[(c, list(g)) for c, g in zip(by, groups)], text_of=lambda i, j: texts.get((i, j)))
 
     line = 0
+    first_kind: str | None = None  # the kind of the first label, and its (line, value)
+    first_label: tuple[int, Any] = (0, None)
     try:
         for line, text in enumerate(stream, 1):
             record = _json_record(text, line, name)
@@ -1436,6 +1446,16 @@ def _jsonl_chunks(
             if isinstance(value, _HugeInt):
                 raise InputError(f"{name}: line {line}, column {label!r}: the label is a number of {len(value)} "
                                  "digits, more than Python converts; write it as a string")
+            kind = _LABEL_KINDS[type(value)]
+            if kind is not first_kind and not (kind == "a string" and _missing_text(value.strip())):  # (missing:
+                # an error of its own, below)
+                if first_kind is None:
+                    first_kind, first_label = kind, (line, value)
+                else:
+                    raise InputError(
+                        f"{name}: line {line}, column {label!r}: the label {_clip(value)} is {kind}, but line "
+                        f"{first_label[0]} has {first_kind} ({_clip(first_label[1])}); a column's labels are all "
+                        "numbers (compared by value), all strings or all booleans: write them as one kind")
             labels.append(label_text(value))
             values = [_json_number(record[c], "the score", c, line, name) for c, _ in score_columns]
             scores.append(values)
@@ -1463,6 +1483,45 @@ def _jsonl_chunks(
         raise InputError(f"{name}: cannot read: {_short(exc)}") from None
     if labels:
         yield flush()
+
+
+_LABEL_KINDS = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
+
+
+def numeric_labels(path: str, label: str) -> bool:
+    """Whether the label column of a file holds numbers (not text, not booleans), by its type: a Parquet or
+    NumPy column of integers or floats, or JSON Lines whose first label is a JSON number (every label is then a
+    number: a column mixing kinds is refused).  Delimited text has no types: its labels are text."""
+    try:
+        kind = file_format(path)
+        if kind == "jsonl":
+            value = _first_json_record(path).get(label)
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+        if kind == "parquet":
+            pa = _pyarrow()
+            field = _parquet_file(path)[1].schema_arrow.field(label)
+            return bool(pa.types.is_integer(field.type) or pa.types.is_floating(field.type))
+        if kind == "numpy":
+            data, _ = _load_numpy(path, mmap=True)
+            try:
+                return bool(np.asarray(data[label]).dtype.kind in "iuf")
+            finally:
+                if isinstance(data, np.lib.npyio.NpzFile):
+                    data.close()
+    except Exception:  # the readers have given their message already
+        return False
+    return False
+
+
+def positive_label(pos_label: str, texts: Sequence[str], numbers: bool) -> str:
+    """``--pos-label`` as the text of the label it names: itself when a label has that text; else, in a
+    column of numbers (``numbers``), the one label equal to it by value (``1.0`` names the label ``1``, as
+    ``1 == 1.0`` in the library); else itself (the caller says that it does not occur)."""
+    if pos_label in texts or not numbers or not _NUMBER_TEXT.fullmatch(pos_label):
+        return pos_label
+    value = float(pos_label)
+    equal = [t for t in texts if _NUMBER_TEXT.fullmatch(t) and float(t) == value]
+    return equal[0] if len(equal) == 1 else pos_label
 
 
 def _json_slice(value: Any, column: str, line: int, name: str) -> str:
