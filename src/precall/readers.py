@@ -28,7 +28,17 @@ checked, and anything it cannot decide goes to the exact reader):
   NaN (in any format and spelling), or a text pandas' ``read_csv`` reads as
   missing (``NA``, ``NULL``, ``None``, ``N/A``, ... :data:`MISSING_LABELS`)
   unless that text is one of the ``classes`` asked for.  A label that is not
-  valid Unicode (a JSON ``\\ud800`` escape) is refused.
+  valid Unicode (a JSON ``\\ud800`` escape) is refused.  A slice value (``--by``)
+  is missing by the same rule (:func:`_missing_text`), in every format: it is
+  then the slice ``(missing)``, never an error.
+* **Label kinds**: the labels of a JSON Lines column are all numbers (compared by
+  value: ``1`` and ``1.0`` are one label, written ``1``), all strings or all
+  booleans; a column mixing kinds (the number ``1`` and the string ``"1.0"``) is
+  refused naming the line and column, as the library refuses mixed kinds (Parquet
+  and NumPy columns have one type).  Delimited text has no types: its labels are
+  text, compared as written.  :func:`positive_label`: the command line's
+  ``--pos-label`` names a label of a column of numbers by value (``1.0``, ``1e0``
+  name the label ``1``).
 * **Text**: UTF-8 (a BOM at the start is allowed), in every column, used or not.
 * **Delimited text**: RFC 4180 quoting (``""`` inside quotes), line breaks inside
   quotes, ``\\n`` / ``\\r\\n`` line ends, fields of any length (bounded by the
@@ -37,20 +47,35 @@ checked, and anything it cannot decide goes to the exact reader):
   file, or text after a closing quote is an error.
 * **JSON Lines**: one JSON object per line; blank lines skipped; no comments, no
   trailing commas; two objects on one line or one object over several lines is
-  an error; a repeated key: the last value counts; numbers in strings are not
+  an error; a key of a column read (label, score, weight, ``--by``) repeated in
+  one object is an error naming the line and the key (other keys are not read and
+  may repeat); numbers in strings are not
   numbers; ``NaN`` / ``Infinity`` are read (then refused as a label or score);
   unused keys may hold anything, nested at most :data:`MAX_JSON_DEPTH` (512)
   levels.  The bytes are checked by a vectorised scan before pyarrow sees them:
   its parser recurses on the C stack and a deeply nested value in any key
   crashed the interpreter.
 * **Binary formats** (Parquet, ``.npz``, ``.npy``) are read in place: a gzip'd
-  one is refused with a message to decompress it.
+  one is refused with a message to decompress it.  The shape a ``.npy`` header
+  (of a file, or of each ``.npz`` member) declares is checked against the bytes
+  that follow it (a member's declared size, itself checked against the archive)
+  before anything is allocated.
+* **Files only**: a device (``/dev/zero``), a pipe or a socket is refused (a file
+  is read by its size, and more than once); a header line is at most
+  :data:`MAX_HEADER_LINE` (16 Mi) characters, so a file without line breaks stops
+  there.
 * **Numbers**: scores and weights are held as float64 (float32 columns as float32),
   so an integer beyond 2**53 in magnitude is refused, in every format, rather than
   rounded to tie with its neighbours: an integer column of Parquet or ``.npz``, a
   JSON integer, a field of delimited text that ``int`` reads (no decimal point, no
   exponent), even one a float64 holds exactly (2**60).  Float text
-  (``9007199254740993.0``, ``1e16``) is a float: read rounded, as written.
+  (``9007199254740993.0``, ``1e16``) is a float: read rounded, as written.  A
+  number of delimited text (score, weight) is what the C parsers read: ASCII
+  digits, a sign, a decimal point, an exponent, or a spelling of NaN / infinity,
+  with spaces or tabs around it; Python's ``float`` reads more (``1_000``,
+  full-width ``０.１``, Arabic-Indic digits, other white space), and those are
+  refused naming the line and column.  A number that is not finite is quoted
+  as written (``1e400``, ``NaN``, a 400-digit integer), not as ``inf``.
 
 Delimited text is parsed by a vectorised C parser: pyarrow's multithreaded CSV
 reader when pyarrow is installed, else ``numpy.loadtxt`` (its C tokenizer) on
@@ -60,8 +85,8 @@ character has been seen, with exact line numbers), and whenever it rejects
 the file, or the file has a quote (numpy only) or an empty line before more data,
 the file is read again from the start by the stdlib ``csv`` module, which gives
 the message with the exact line and column (or, if it accepts what the fast
-parser did not, e.g. ``1_000``, the rows).  So errors are those of the exact
-reader and well-formed files are read at the speed of the C parser.
+parser did not, e.g. a line break inside quotes, the rows).  So errors are those
+of the exact reader and well-formed files are read at the speed of the C parser.
 """
 
 from __future__ import annotations
@@ -73,7 +98,10 @@ import gzip
 import io
 import itertools
 import json
+import math
 import os
+import re
+import stat
 import sys
 import time
 import zlib
@@ -85,8 +113,8 @@ from typing import IO, Any, Callable, Iterator, Sequence
 import numpy as np
 
 __all__ = ["Columns", "InputError", "Labels", "MISSING_LABELS", "SliceColumn", "column_names", "default_delimiter",
-           "file_format", "iter_file", "label_counts", "label_text", "read_arrow", "read_delimited", "read_file",
-           "slice_text"]
+           "file_format", "iter_file", "label_counts", "label_text", "read_arrow", "read_delimited",
+           "read_file", "slice_text"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
 
@@ -180,10 +208,12 @@ _MAX_TEXT = 80
 
 
 def _clip(value: Any) -> str:
-    """``repr(value)``, at most about 80 characters (messages stay one short line)."""
+    """``repr(value)``, at most about 80 characters (messages stay one short line; the length
+    given is the value's, not its escaped ``repr``'s)."""
     text = repr(value)
     if len(text) > _MAX_TEXT:
-        text = text[: _MAX_TEXT - 20] + f"... ({len(text)} characters)"
+        n = len(value) if isinstance(value, (str, bytes)) else len(text)
+        text = text[: _MAX_TEXT - 20] + f"... ({n} characters)"
     return text
 
 
@@ -418,8 +448,12 @@ def _finish(
     where: Callable[[int], str],
     whole: bool = True,
     by: Sequence[tuple[str, list[str] | tuple[list[str], np.ndarray]]] = (),
+    text_of: Callable[[int, int], str | None] | None = None,
 ) -> Columns:
     """Check the assembled columns (``where(i)`` names data row i) and shape the scores.
+
+    ``text_of(i, j)``: the text written in row i for score column j (-1: the weight), for a
+    value that is not finite (``1e400`` is quoted as written, not as ``inf``); None when unknown.
 
     ``labels`` and each of ``by`` (column, values) is a list of texts or (distinct texts,
     codes); an empty text is a missing slice value.  ``whole=False`` for one
@@ -443,20 +477,26 @@ def _finish(
                 f"{name}: {where(i)}, column {label!r}: label {_clip(texts[codes[i]])} is not a "
                 f"class; the classes are the --class-columns names {_names(classes, 'classes')}"
             )
+    def shown(i: int, j: int, value: Any) -> str:
+        text = None if text_of is None else text_of(i, j)
+        return _clip(text) if text is not None else repr(str(float(value)))
+
     bad_score = _first(lambda s: ~np.isfinite(s), scores)
     if bad_score is not None:
         i, j = bad_score
+        at = where(int(i))
         raise InputError(
-            f"{name}: {where(int(i))}, column {score_columns[j][0]!r}: the score must be finite; "
-            f"got {str(float(scores[i, j]))!r}"
+            f"{name}: {at}, column {score_columns[j][0]!r}: the score must be finite; "
+            f"got {shown(int(i), int(j), scores[i, j])}"
         )
     if weights is not None:
         bad_weight = _first(lambda w: ~np.isfinite(w) | (w < 0), weights)
         if bad_weight is not None:
             i = bad_weight[0]
+            at = where(i)
             raise InputError(
-                f"{name}: {where(i)}, column {weight!r}: the weight must be finite and "
-                f"non-negative; got {str(float(weights[i]))!r}"
+                f"{name}: {at}, column {weight!r}: the weight must be finite and "
+                f"non-negative; got {shown(i, -1, weights[i])}"
             )
         if whole and not weights.any():
             raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
@@ -466,21 +506,34 @@ def _finish(
 
 
 def _slice_column(name: str, values: list[str] | tuple[list[str], np.ndarray]) -> SliceColumn:
-    """A slice column from texts or (distinct texts, codes): the empty text as code -1."""
+    """A slice column from texts or (distinct texts, codes): a missing text (:func:`_missing_text`: empty,
+    a NaN, ``NA``, ``null``, ...) as code -1."""
     texts, codes = _encode_list(values) if isinstance(values, list) else values
     codes = np.asarray(codes, dtype=np.int64)
-    if "" in texts:
-        empty = texts.index("")
-        codes = np.where(codes == empty, -1, codes - (codes > empty))
-        texts = texts[:empty] + texts[empty + 1:]
+    missing = [_missing_text(t) for t in texts]
+    if any(missing):
+        lookup = np.cumsum([not m for m in missing], dtype=np.int64) - 1
+        lookup[np.array(missing, dtype=bool)] = -1
+        codes = lookup[codes] if len(codes) else codes
+        texts = [t for t, m in zip(texts, missing) if not m]
     return SliceColumn(name, list(texts), np.asarray(codes, dtype=np.int64))
 
 
+def _missing_text(text: str) -> bool:
+    """Whether a label or slice value as text is missing: empty, a NaN in any spelling, or a text pandas'
+    ``read_csv`` reads as missing (:data:`MISSING_LABELS`: ``NA``, ``null``, ``None``, ...).  One rule for
+    every format: a label that is missing is an error (unless named as a class), a slice value that is
+    missing is the slice ``(missing)``."""
+    return not text or text in MISSING_LABELS or text.lower().lstrip("+-") == "nan"
+
+
 def slice_text(value: Any) -> str:
-    """A slice value as text (:func:`label_text`); missing (None, NaN) as the empty text."""
+    """A slice value as text (:func:`label_text`); missing (None, NaN, a missing text such as ``NA``:
+    :func:`_missing_text`) as the empty text."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return label_text(value)
+    text = label_text(value)
+    return "" if _missing_text(text) else text
 
 
 def _join_slices(name: str, parts: Sequence[SliceColumn]) -> SliceColumn:
@@ -508,7 +561,7 @@ def _label_problem(text: str, classes: set[str]) -> str | None:
     if not text:
         return "empty label; every row needs a label: fill it in or remove the row"
     nan = text.lower().lstrip("+-") == "nan"
-    if nan or (text in MISSING_LABELS and text not in classes):
+    if nan or (_missing_text(text) and text not in classes):
         return (f"missing label ({_clip(text)}, which {'is NaN' if nan else 'pandas reads as missing'}); "
                 "every row needs a label: fill it in or remove the row")
     try:
@@ -529,10 +582,23 @@ def label_text(value: Any) -> str:
 
 # ---------------------------------------------------------------------------
 # delimited text
+def _kind_of_file(mode: int) -> str | None:
+    """What a file that is not a regular file is (None for a regular file)."""
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
 def _open_binary(path: str) -> IO[bytes]:
     try:
-        if os.path.isdir(path):
+        kind = _kind_of_file(os.stat(path).st_mode)
+        if kind == "a directory":
             raise InputError(f"{path}: is a directory, not a file")
+        if kind is not None:  # /dev/zero, /dev/stdin, a FIFO: endless or read once, of no known size
+            raise InputError(f"{path}: is {kind}, not a regular file; precall reads a file by its size and more "
+                             "than once: save the data to a file first (e.g. cmd > scores.csv)")
         return open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
@@ -623,12 +689,29 @@ def _column_index(header: list[str], column: str, option: str, name: str, where:
     return matches[0]
 
 
+#: a number of delimited text, as pyarrow's and numpy's parsers read one: ASCII digits, a decimal point, an
+#: exponent, a sign, or a spelling of NaN or infinity, between spaces or tabs (``float`` reads more: ``1_000``,
+#: full-width and other Unicode digits, other white space)
+_NUMBER_TEXT = re.compile(r"[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)[ \t]*",
+                          re.ASCII | re.IGNORECASE)
+
+
+_UNICODE_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
 def _number(text: str, what: str, column: str, where: str, name: str) -> float:
-    """A score or weight field of delimited text as a float; an integer written beyond 2**53 is refused
-    (``int`` reads the text: no decimal point, no exponent), as an integer column of Parquet is."""
+    """A score or weight field of delimited text as a float (:data:`_NUMBER_TEXT`); an integer written beyond
+    2**53 is refused (``int`` reads the text: no decimal point, no exponent), as an integer column of Parquet is."""
     try:
         value = float(text)
-    except ValueError:
+        if "_" in text or not text.isascii() or text.strip(" \t") != text.strip():  # (:data:`_NUMBER_TEXT`,
+            # faster: ``float`` reads of ASCII without "_" and other white space just what the parsers read)
+            raise InputError(f"{name}: {where}, column {column!r}: {what} must be a number; got {_clip(text)}, which "
+                             "is not one in ASCII digits: write it as 0.25, -3, 1e-3 (a decimal point, no "
+                             "separators)")
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
         shown = "an empty field" if not text.strip() else _clip(text)
         raise InputError(f"{name}: {where}, column {column!r}: {what} must be a number; got {shown}") from None
     if not -_EXACT < value < _EXACT and value - value == 0:  # finite, 2**53 or more: rare, then the text
@@ -753,13 +836,17 @@ def _delimited_chunks(
     lines: list[int] = []
     groups: list[list[str]] = [[] for _ in h.i_by]
 
+    written: dict[tuple[int, int], str] = {}  # (row of the chunk, column) -> the text of a non-finite number
+
     def flush() -> Columns:
         s = np.array(scores, dtype=np.float64).reshape(len(labels), len(i_scores))
         w = np.array(weights, dtype=np.float64) if weight is not None else None
-        at = list(lines)
+        at, texts = list(lines), dict(written)
+        written.clear()
         return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
                        classes=classes, where=lambda i: f"line {at[i]}", whole=False,
-                       by=[(c, list(g)) for (c, _), g in zip(h.i_by, groups)])
+                       by=[(c, list(g)) for (c, _), g in zip(h.i_by, groups)],
+                       text_of=lambda i, j: texts.get((i, j)))
 
     blank_line: int | None = None
     for line, row in rows:
@@ -784,9 +871,17 @@ def _delimited_chunks(
             raise InputError(f"{name}: line {line}: {len(row)} fields, the header has {width}{detail}{hint}")
         where = f"line {line}"
         labels.append(row[i_label].strip())
-        scores.append([_number(row[i], "the score", col, where, name) for col, i in i_scores])
+        values = [_number(row[i], "the score", col, where, name) for col, i in i_scores]
+        scores.append(values)
         if i_weight is not None:
-            weights.append(_number(row[i_weight], "the weight", weight, where, name))  # type: ignore[arg-type]
+            values = [*values, _number(row[i_weight], "the weight", weight, where, name)]  # type: ignore[arg-type]
+            weights.append(values[-1])
+        total = sum(values)
+        if total - total != 0:  # a NaN or an infinity: its text, for the message
+            fields = [i for _, i in i_scores] + ([i_weight] if i_weight is not None else [])
+            for j, (i, v) in enumerate(zip(fields, values)):
+                if not math.isfinite(v):
+                    written[(len(labels) - 1, j if j < len(i_scores) else -1)] = row[i].strip()
         for g, (_, i) in zip(groups, h.i_by):
             g.append(row[i].strip())
         lines.append(line)
@@ -1016,7 +1111,8 @@ def _arrow_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
             return f"line {first_line + row0 + i}"
 
         return _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
-                       classes=classes, where=where, whole=False, by=by)
+                       classes=classes, where=where, whole=False, by=by,
+                       text_of=lambda i, j: _written(lines, h, delimiter, first_line + row0 + i, j))
 
     lines = _Lines(path)
     with scan:
@@ -1061,6 +1157,15 @@ class _Lines:
         if self.stream is not None:
             self.stream.close()
             self.stream = None
+
+
+def _written(lines: _Lines, h: _Header, delimiter: str, line: int, j: int) -> str:
+    """The text of score column ``j`` (-1: the weight) on ``line`` of a file without quote characters, as
+    the exact reader quotes a number that is not finite."""
+    fields = lines.get(np.array([line]))[0].rstrip("\r\n").split(delimiter)
+    if len(fields) != h.width:
+        raise _Retry  # not the row the parser read: the exact reader decides
+    return fields[h.i_scores[j][1] if j >= 0 else h.i_weight].strip()  # type: ignore[index]
 
 
 def _check_beyond(name: str, h: _Header, scores: np.ndarray, weights: np.ndarray | None, first_line: int,
@@ -1128,6 +1233,8 @@ def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
                     if not block:
                         break
                 text = block.decode("utf-8")
+                if _UNICODE_SPACE.search(text):
+                    raise _Retry  # loadtxt strips Unicode white space around a number; the exact reader refuses it
                 table = np.loadtxt(io.StringIO(text, newline=None), dtype=dtype, delimiter=delimiter,
                                    comments=None, quotechar='"', usecols=cols, ndmin=1)
                 n = len(table)
@@ -1148,7 +1255,9 @@ def _numpy_chunks(path: str, name: str, h: _Header, *, label: str, score_columns
                     yield _finish(name, labels, s, w, label=label, score_columns=score_columns, weight=weight,
                                   classes=classes, where=lambda i, row0=row0: f"line {first_line + row0 + i}",
                                   whole=False, by=[(c, _encode_list(part[f"f{i}"].tolist(), str.strip))
-                                                   for c, i in h.i_by])
+                                                   for c, i in h.i_by],
+                                  text_of=lambda i, j, row0=row0: _written(lines, h, delimiter,
+                                                                           first_line + row0 + i, j))
                     done += len(part)
                 if not data:
                     break
@@ -1218,14 +1327,32 @@ def _field_limit(path: str | None) -> int:
     return sys.maxsize
 
 
-def _kept_lines(stream: IO[str], kept: list[str]) -> Iterator[str]:
-    """The lines of ``stream``, each also appended to ``kept``."""
-    for line in stream:
+#: the longest header line read (characters): a file with no line break (a binary file, a gzip'd stream of
+#: NULs) is refused at this length instead of being read whole into memory in search of one
+MAX_HEADER_LINE = 1 << 24
+
+
+def _kept_lines(stream: IO[str], kept: list[str], limit: int | None = None, name: str = "") -> Iterator[str]:
+    """The lines of ``stream``, each also appended to ``kept``; each at most ``limit`` characters."""
+    if limit is None:
+        for line in stream:
+            kept.append(line)
+            yield line
+        return
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit:
+            raise InputError(f"{name}: line {len(kept) + 1}: the header is longer than "
+                             f"{limit} characters without a line break; the first line must name the columns "
+                             "(is this a delimited text file?)")
         kept.append(line)
         yield line
 
 
-def _csv_reader(stream: IO[str], delimiter: str, field_limit: int) -> tuple[Any, list[str]]:
+def _csv_reader(stream: IO[str], delimiter: str, field_limit: int, header: str | None = None
+                ) -> tuple[Any, list[str]]:
     """The strict ``csv`` reader, its field limit (global to the module, 131,072 by default)
     raised to ``field_limit`` so that any field the file holds is read (never lowered), and the
     list its lines are kept in (:func:`_csv_rows` clears it before each row)."""
@@ -1235,13 +1362,14 @@ def _csv_reader(stream: IO[str], delimiter: str, field_limit: int) -> tuple[Any,
     except OverflowError:  # a C long of 32 bits
         csv.field_size_limit(2**31 - 1)
     kept: list[str] = []
-    return csv.reader(_kept_lines(stream, kept), delimiter=delimiter, strict=True), kept
+    lines = _kept_lines(stream, kept, None if header is None else MAX_HEADER_LINE, header or "")
+    return csv.reader(lines, delimiter=delimiter, strict=True), kept
 
 
 def _header_row(path: str, delimiter: str) -> tuple[tuple[int, list[str]] | None, int]:
     """The first row of a delimited file (None when empty) and the line after it."""
     with _open_text(path, _Progress(path, 0, False)) as stream:
-        reader, kept = _csv_reader(stream, delimiter, _field_limit(path))
+        reader, kept = _csv_reader(stream, delimiter, _field_limit(path), header=path)  # lines of bounded length
         first = next(_csv_rows(reader, kept, path), None)
         return first, reader.line_num + 1
 
@@ -1282,20 +1410,27 @@ def _jsonl_chunks(
     wanted = [(label, "--label"), *score_columns] + ([(weight, "--weight")] if weight else []) + \
         [(c, "--by") for c in by]
 
+    written: dict[tuple[int, int], str] = {}  # (row of the chunk, column) -> the text of a non-finite number
+
     def flush() -> Columns:
         s = np.array(scores, dtype=np.float64).reshape(len(labels), len(score_columns))
         w = np.array(weights, dtype=np.float64) if weight is not None else None
-        at = list(lines)
+        at, texts = list(lines), dict(written)
+        written.clear()
         return _finish(name, list(labels), s, w, label=label, score_columns=score_columns, weight=weight,
                        classes=classes, where=lambda i: f"line {at[i]}", whole=False,
-                       by=[(c, list(g)) for c, g in zip(by, groups)])
+                       by=[(c, list(g)) for c, g in zip(by, groups)], text_of=lambda i, j: texts.get((i, j)))
 
     line = 0
+    first_kind: str | None = None  # the kind of the first label, and its (line, value)
+    first_label: tuple[int, Any] = (0, None)
     try:
         for line, text in enumerate(stream, 1):
             record = _json_record(text, line, name)
             if record is None:
                 continue  # blank lines carry no record in JSON Lines
+            if type(record) is _Repeated:
+                _repeated_keys(record, [c for c, _ in wanted], line, name)
             for column, option in wanted:
                 if column not in record:
                     raise InputError(
@@ -1312,10 +1447,29 @@ def _jsonl_chunks(
             if isinstance(value, _HugeInt):
                 raise InputError(f"{name}: line {line}, column {label!r}: the label is a number of {len(value)} "
                                  "digits, more than Python converts; write it as a string")
+            kind = _LABEL_KINDS[type(value)]
+            if kind is not first_kind and not (kind == "a string" and _missing_text(value.strip())):  # (missing:
+                # an error of its own, below)
+                if first_kind is None:
+                    first_kind, first_label = kind, (line, value)
+                else:
+                    raise InputError(
+                        f"{name}: line {line}, column {label!r}: the label {_clip(value)} is {kind}, but line "
+                        f"{first_label[0]} has {first_kind} ({_clip(first_label[1])}); a column's labels are all "
+                        "numbers (compared by value), all strings or all booleans: write them as one kind")
             labels.append(label_text(value))
-            scores.append([_json_number(record[c], "the score", c, line, name) for c, _ in score_columns])
+            values = [_json_number(record[c], "the score", c, line, name) for c, _ in score_columns]
+            scores.append(values)
             if weight is not None:
-                weights.append(_json_number(record[weight], "the weight", weight, line, name))
+                values = [*values, _json_number(record[weight], "the weight", weight, line, name)]
+                weights.append(values[-1])
+            total = sum(values)
+            if total - total != 0:  # a NaN or an infinity (1e400): its text, for the message
+                as_written = _JSON_TEXTS.decode(text)
+                keys = [c for c, _ in score_columns] + ([weight] if weight is not None else [])
+                for j, (c, v) in enumerate(zip(keys, values)):
+                    if not math.isfinite(v):
+                        written[(len(labels) - 1, j if j < len(score_columns) else -1)] = str(as_written[c])
             for g, c in zip(groups, by):
                 g.append(_json_slice(record[c], c, line, name))
             lines.append(line)
@@ -1330,6 +1484,45 @@ def _jsonl_chunks(
         raise InputError(f"{name}: cannot read: {_short(exc)}") from None
     if labels:
         yield flush()
+
+
+_LABEL_KINDS = {bool: "a boolean", int: "a number", float: "a number", str: "a string"}
+
+
+def numeric_labels(path: str, label: str) -> bool:
+    """Whether the label column of a file holds numbers (not text, not booleans), by its type: a Parquet or
+    NumPy column of integers or floats, or JSON Lines whose first label is a JSON number (every label is then a
+    number: a column mixing kinds is refused).  Delimited text has no types: its labels are text."""
+    try:
+        kind = file_format(path)
+        if kind == "jsonl":
+            value = _first_json_record(path).get(label)
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+        if kind == "parquet":
+            pa = _pyarrow()
+            field = _parquet_file(path)[1].schema_arrow.field(label)
+            return bool(pa.types.is_integer(field.type) or pa.types.is_floating(field.type))
+        if kind == "numpy":
+            data, _ = _load_numpy(path, mmap=True)
+            try:
+                return bool(np.asarray(data[label]).dtype.kind in "iuf")
+            finally:
+                if isinstance(data, np.lib.npyio.NpzFile):
+                    data.close()
+    except Exception:  # the readers have given their message already
+        return False
+    return False
+
+
+def positive_label(pos_label: str, texts: Sequence[str], numbers: bool) -> str:
+    """``--pos-label`` as the text of the label it names: itself when a label has that text; else, in a
+    column of numbers (``numbers``), the one label equal to it by value (``1.0`` names the label ``1``, as
+    ``1 == 1.0`` in the library); else itself (the caller says that it does not occur)."""
+    if pos_label in texts or not numbers or not _NUMBER_TEXT.fullmatch(pos_label):
+        return pos_label
+    value = float(pos_label)
+    equal = [t for t in texts if _NUMBER_TEXT.fullmatch(t) and float(t) == value]
+    return equal[0] if len(equal) == 1 else pos_label
 
 
 def _json_slice(value: Any, column: str, line: int, name: str) -> str:
@@ -1365,7 +1558,8 @@ def _json_number(value: Any, what: str, column: str, line: int, name: str) -> fl
 #   allowed; two objects on one line, or one object over several lines, is an error;
 # * UTF-8 only; no comments, no trailing commas (the ``json`` module's grammar, plus its
 #   ``NaN`` / ``Infinity`` tokens, which are then a missing label or a non-finite score);
-# * a repeated key: the last value counts (as ``json`` and pandas);
+# * a repeated key of a column read is an error (``json`` and pandas keep the last value silently;
+#   pyarrow refuses it for the columns of its schema, and the exact reader names the line and key);
 # * keys that are not used may hold anything valid, nested at most ``MAX_JSON_DEPTH`` levels
 #   (deeper lines are refused: pyarrow's parser overflows its stack on deep nesting, the
 #   ``json`` module raises RecursionError near 1000 levels, pandas refuses beyond 1024);
@@ -1382,6 +1576,36 @@ _INT_DIGITS = getattr(sys, "get_int_max_str_digits", lambda: 0)() or 1 << 62
 
 def _json_int(text: str) -> Any:
     return int(text) if len(text) <= _INT_DIGITS else _HugeInt(text)
+
+
+class _Repeated(dict):  # type: ignore[type-arg]
+    """A JSON object in which a key occurs more than once (``repeated``: those keys, in order); the
+    ``json`` module would keep the last value silently."""
+
+    repeated: list[str]
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        record = _Repeated(record)
+        seen: set[str] = set()
+        record.repeated = list(dict.fromkeys(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return record
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_json_object)
+_JSON_HUGE = json.JSONDecoder(object_pairs_hook=_json_object, parse_int=_json_int)
+_JSON_TEXTS = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)  # numbers as written
+
+
+def _repeated_keys(record: Any, wanted: Sequence[str], line: int, name: str) -> None:
+    """Refuse a record in which a column read (``wanted``) occurs more than once."""
+    if type(record) is _Repeated:
+        for key in record.repeated:
+            if key in wanted:
+                raise InputError(f"{name}: line {line}, column {key!r}: the key occurs more than once in the object, "
+                                 "so its value is ambiguous; write each key once a line")
 
 
 def _first_json_record(path: str) -> dict[str, Any]:
@@ -1416,11 +1640,11 @@ def _json_record(text: str, line: int, name: str) -> Any:
                              f"at most {MAX_JSON_DEPTH}); each line must be an object of columns")
     try:
         try:
-            record = json.loads(text)
+            record = _JSON.decode(text)
         except ValueError as exc:  # an integer of more digits than int converts, maybe in an unused key
             if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
                 raise
-            record = json.loads(text, parse_int=_json_int)
+            record = _JSON_HUGE.decode(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{name}: line {line}: not valid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:  # not reached within MAX_JSON_DEPTH; kept for a deep caller's stack
@@ -1555,7 +1779,6 @@ def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns
         raise _Retry
     schema = pa.schema([(label, label_type)] + [(c, pa.float64()) for c in numbers])
     parse = pjson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore", newlines_in_values=False)
-    read = pjson.ReadOptions(use_threads=True, block_size=1 << 20)
 
     def retry(i: int) -> str:
         raise _Retry
@@ -1602,14 +1825,29 @@ def _arrow_json_chunks(path: str, meter: _Progress, *, label: str, score_columns
                        score_columns=score_columns, weight=weight, classes=classes, where=retry, whole=False,
                        by=groups)
 
+    # Blocks of whole lines, each checked (:class:`_Scan`) and then parsed from memory: pyarrow's
+    # streaming reader of a Python file read ahead in its own threads, and a read still pending when
+    # an error ended the reading crashed or hung the interpreter at exit.
     shape = _JsonShape()
     with _Scan(_open_bytes(path, meter), shape) as scan:
         rows = 0
+        rest = b""
         try:
-            for batch in pjson.open_json(scan, read_options=read, parse_options=parse):
-                for start in range(0, batch.num_rows, chunk_rows):
-                    yield columns_of(batch.slice(start, chunk_rows))
-                rows += batch.num_rows
+            while True:
+                data = scan.read(1 << 20)
+                block = rest + data
+                if data:
+                    cut = max(block.rfind(b"\n"), block.rfind(b"\r")) + 1
+                    block, rest = block[:cut], block[cut:]
+                if block.strip():
+                    read = pjson.ReadOptions(use_threads=True, block_size=max(1 << 20, len(block) + 1))
+                    table = pjson.read_json(pa.BufferReader(block), read_options=read, parse_options=parse)
+                    for batch in table.to_batches():
+                        for start in range(0, batch.num_rows, chunk_rows):
+                            yield columns_of(batch.slice(start, chunk_rows))
+                        rows += batch.num_rows
+                if not data:
+                    break
             if rows != shape.values:
                 raise _Retry
         except (pa.ArrowException, OSError, EOFError, ValueError, TypeError, zlib.error) as exc:
@@ -1703,11 +1941,65 @@ def _from_arrays(
                    classes=classes, where=lambda i: _row(first_row + i), whole=whole, by=groups)
 
 
+_DEFLATE_RATIO = 1032  # the most bytes deflate can give per byte it holds (258 per 2 bits)
+
+
+def _npy_declared(fh: IO[bytes], holds: int, name: str, what: str, writer: str = "numpy.save") -> None:
+    """Check the ``.npy`` header at ``fh`` (a file or an archive member of ``holds`` bytes, header
+    included) before anything is allocated: the shape times the item size it declares must fit in
+    the bytes that follow the header.  A header numpy cannot read is left to ``numpy.load``."""
+    try:
+        version = np.lib.format.read_magic(fh)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(fh)
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError, zipfile.BadZipFile, zlib.error):
+        return
+    count = 1
+    for n in shape:
+        count *= int(n)
+    need, left = count * dtype.itemsize, holds - fh.tell()
+    if need > left:
+        rows = f"{count} rows" if len(shape) == 1 else f"shape {tuple(shape)} ({count} values)"
+        raise InputError(f"{name}: {what}declares {rows} of {dtype.itemsize} bytes ({need} bytes) but holds {left} "
+                         f"bytes after its header; the file is truncated or corrupt: write it again with {writer}")
+
+
+def _check_numpy_sizes(path: str) -> None:
+    """The declared sizes of a ``.npy`` file, or of every member of a ``.npz`` archive, against the
+    bytes there are (a header claiming 10**13 rows in 144 bytes asked numpy for 73 TiB)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) != b"PK":
+                fh.seek(0)
+                _npy_declared(fh, os.fstat(fh.fileno()).st_size, path, "")
+                return
+            size = os.fstat(fh.fileno()).st_size
+            fh.seek(0)
+            with zipfile.ZipFile(fh) as archive:
+                for info in archive.infolist():
+                    member = f"array {info.filename[:-4]!r} " if info.filename.endswith(".npy") else \
+                        f"member {info.filename!r} "
+                    limit = info.compress_size * (_DEFLATE_RATIO if info.compress_type != zipfile.ZIP_STORED else 1)
+                    if info.compress_size > size or info.file_size > limit + 64:
+                        raise InputError(f"{path}: {member}declares {info.file_size} bytes, stored in "
+                                         f"{info.compress_size} of a {size}-byte archive; the archive is corrupt: "
+                                         "write it again with numpy.savez")
+                    with archive.open(info) as part:
+                        _npy_declared(part, info.file_size, path, member, "numpy.savez")  # type: ignore[arg-type]
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        return  # numpy.load gives the message
+
+
 def _load_numpy(path: str, mmap: bool = False) -> tuple[Any, list[str]]:
     """``numpy.load`` (no pickles) and the column names: an archive's arrays, a structured
-    array's fields."""
+    array's fields; each declared size checked first (:func:`_check_numpy_sizes`)."""
+    _check_numpy_sizes(path)
     try:
         data = np.load(path, allow_pickle=False, mmap_mode="r" if mmap else None)
+    except MemoryError:
+        raise InputError(f"{path}: too large to read into memory ({os.path.getsize(path)} bytes)") from None
     except EOFError:
         raise InputError(f"{path}: not a readable NumPy file: it is empty (0 bytes of data); "
                          "write it with numpy.save / numpy.savez") from None
@@ -1731,6 +2023,8 @@ def _read_numpy(path: str, **kw: Any) -> Columns:
                                  f"{_names(names, 'arrays')}")
             try:
                 return data[column]
+            except MemoryError:
+                raise InputError(f"{path}: array {column!r}: too large to read into memory") from None
             except ValueError as exc:
                 if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
                     raise InputError(f"{path}: array {column!r} holds Python objects (dtype object), which "

@@ -10,7 +10,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from precall._core.sort import sorted_scores
-from precall.readers import Columns, read_file
+from precall.readers import Columns, Labels, numeric_labels, positive_label, read_file
 
 from ._common import class_pairs
 
@@ -19,9 +19,17 @@ _BLOCK = 1 << 20  # rows at a time in score_neighbours
 
 def read_scores(args: argparse.Namespace, names: list[str], by: Sequence[str] = ()) -> Columns:
     """The label, weight and ``--score`` columns ``names`` of ``args.file`` (scores of shape
-    (n,) for one name, (n, k) for k), and the ``--by`` slice columns ``by``."""
-    return read_file(args.file, label=args.label, score_columns=[(c, "--score") for c in names],
-                     weight=args.weight, delimiter=args.delimiter, by=by)
+    (n,) for one name, (n, k) for k), and the ``--by`` slice columns ``by``.  A ``--pos-label``
+    that names a label of a column of numbers by value (``1.0`` for the label ``1``) is set to
+    that label's text (:func:`precall.readers.positive_label`)."""
+    columns = read_file(args.file, label=args.label, score_columns=[(c, "--score") for c in names],
+                        weight=args.weight, delimiter=args.delimiter, by=by)
+    pos_label = getattr(args, "pos_label", None)
+    if pos_label is not None:
+        texts = columns.labels.texts if isinstance(columns.labels, Labels) else sorted(set(columns.labels))
+        if pos_label not in texts:
+            args.pos_label = positive_label(pos_label, texts, numeric_labels(args.file, args.label))
+    return columns
 
 
 def read_classes(args: argparse.Namespace) -> tuple[list[tuple[str, str]], Columns]:
