@@ -1159,3 +1159,21 @@ def test_a_positive_label_names_a_label_of_numbers_by_value(tmp_path, capsys, js
     text.write_text('{"y": "0", "p": 0.1}\n{"y": "1", "p": 0.9}\n')
     assert main(["evaluate", str(text), "--label", "y", "--score", "p", "--pos-label", given]) == 2
     assert "does not occur" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("engine", [["--stream", "--chunk-rows", "2"], ["--engine", "dask", "--scheduler", "synchronous"]])
+@pytest.mark.parametrize("given", ["1.0", "1e0", "1"])
+def test_a_positive_label_by_value_is_the_same_label_on_every_engine(tmp_path, capsys, engine, given):
+    """``--stream`` and ``--engine dask`` take ``--pos-label 1.0`` as the in-memory reader does (``--stream``
+    said "does not occur"): the same JSON output."""
+    path = tmp_path / "float_labels.jsonl"
+    path.write_text('{"y": 0.0, "p": 0.1}\n{"y": 1.0, "p": 0.9}\n{"y": 0.0, "p": 0.3}\n{"y": 1.0, "p": 0.8}\n'
+                    '{"y": 1.0, "p": 0.2}\n{"y": 0.0, "p": 0.7}\n')
+    argv = ["evaluate", str(path), "--label", "y", "--score", "p", "--pos-label", given, "--json"]
+    assert main(argv) == 0
+    memory = json.loads(capsys.readouterr().out)
+    assert main(argv + engine) == 0
+    other = json.loads(capsys.readouterr().out)
+    assert other["input"]["pos_label"] == memory["input"]["pos_label"] == "1"
+    for key in ("average_precision", "roc_auc", "n_pos", "n_neg"):
+        assert other[key] == memory[key], key

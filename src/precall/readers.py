@@ -1514,6 +1514,19 @@ def numeric_labels(path: str, label: str) -> bool:
     return False
 
 
+def number_label(pos_label: str, numbers: bool) -> str:
+    """``--pos-label`` as the text of the number it names in a column of numbers (``numbers``:
+    :func:`numeric_labels`), before any row is read: ``1.0``, ``1e0`` and ``+1.00`` name the label
+    ``1``, as :func:`label_text` writes the numbers of such a column; itself otherwise (a text that
+    is no number, a column of text, or an integer past 2**53, which a float would change)."""
+    if not numbers or not _NUMBER_TEXT.fullmatch(pos_label):
+        return pos_label
+    value = float(pos_label)
+    if value != value or abs(value) == float("inf") or (value.is_integer() and abs(value) >= 2.0**53):
+        return pos_label
+    return label_text(value)
+
+
 def positive_label(pos_label: str, texts: Sequence[str], numbers: bool) -> str:
     """``--pos-label`` as the text of the label it names: itself when a label has that text; else, in a
     column of numbers (``numbers``), the one label equal to it by value (``1.0`` names the label ``1``, as

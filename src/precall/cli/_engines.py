@@ -55,6 +55,7 @@ def _streamed(args: argparse.Namespace, start: Callable[[str], Any], add: Callab
     """The file in chunks (:func:`precall.readers.iter_file`), each added to one state
     (``start(positive label)``, ``add(state, chunk, labels)``); the label counts; the positive label."""
     path, score = args.file, args.score[0]
+    given = _given_positive(args)
     counts: Counter[str] = Counter()
     acc = positive = None
     weighted = False
@@ -63,7 +64,7 @@ def _streamed(args: argparse.Namespace, start: Callable[[str], Any], add: Callab
         counts.update(label_counts(chunk.labels))
         weighted = weighted or (chunk.weights is not None and bool(chunk.weights.any()))
         if acc is None:  # a given --pos-label need not occur in the first chunk: checked on the whole file below
-            positive = args.pos_label if args.pos_label is not None else resolve_pos_label(
+            positive = given if given is not None else resolve_pos_label(
                 label_counts(chunk.labels), None, args.label, path)
             acc = start(positive)
         try:
@@ -71,10 +72,19 @@ def _streamed(args: argparse.Namespace, start: Callable[[str], Any], add: Callab
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
     _whole_file(args, sum(counts.values()), weighted)
-    if resolve_pos_label(counts, args.pos_label, args.label, path) != positive:
+    if resolve_pos_label(counts, given, args.label, path) != positive:
         raise CliError(f"{path}: column {args.label!r}: the labels of the whole file do not give the "
                        f"positive label of the first chunk ({positive!r}); name it with --pos-label")
     return acc, counts, str(positive)
+
+
+def _given_positive(args: argparse.Namespace) -> str | None:
+    """``--pos-label`` as the text of the label it names: in a column of numbers by value
+    (:func:`precall.readers.number_label`, ``1.0`` for the label ``1``), as the in-memory reader
+    takes it, before any chunk or partition is read."""
+    if args.pos_label is None:
+        return None
+    return readers.number_label(args.pos_label, readers.numeric_labels(args.file, args.label))
 
 
 def _whole_file(args: argparse.Namespace, rows: int, weighted: bool) -> None:
@@ -346,7 +356,7 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
         _whole_file(args, sum(counts.values()), bool(parts[1]["positive"].any()))
     if read is not None:
         _same_as_read(args, read, counts, [sum(int(f) for f in summary["print"]) % 2**64 for summary in parts])
-    positive = resolve_pos_label(counts, args.pos_label, args.label, path)
+    positive = resolve_pos_label(counts, _given_positive(args), args.label, path)
     score, weight = (None if c is None else frame[c] if _is_number(frame[c].dtype) else
                      frame[c].map_partitions(_as_floats, read is not None, meta=(c, np.float64))
                      for c in (args.score[0], args.weight))
@@ -560,7 +570,7 @@ def _spark_frame(spark: Any, pspark: Any, errors: Any, args: argparse.Namespace,
     for value, n in scanned.label_counts.items():
         texts[value] = label_text(value)
         counts[texts[value]] += int(n)
-    positive = resolve_pos_label(counts, args.pos_label, args.label, path)
+    positive = resolve_pos_label(counts, _given_positive(args), args.label, path)
     return frame, scanned, counts, positive, next(v for v, text in texts.items() if text == positive)
 
 
