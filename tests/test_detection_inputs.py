@@ -1,0 +1,173 @@
+"""Detection input files that are not what they seem: JSON nested past any use, bytes that are
+not UTF-8, a BOM, integers too long to convert; VOC detection patterns with a bad field and
+class names that would leave the pattern's folder; undefined mAP.  Each is refused (or read)
+with one line naming the file and the record or line and how to fix it, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from precall import detection
+from precall.cli import main
+
+DATA = Path(__file__).resolve().parent / "data"
+
+GT = {"images": [{"id": 1, "width": 100, "height": 100}, {"id": 2, "width": 100, "height": 100}],
+      "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 20, 20], "area": 400, "iscrowd": 0},
+                      {"id": 2, "image_id": 2, "category_id": 1, "bbox": [30, 30, 20, 20], "area": 400, "iscrowd": 0}],
+      "categories": [{"id": 1, "name": "a"}]}
+RESULTS = [{"image_id": 1, "category_id": 1, "bbox": [10, 10, 20, 20], "score": 0.9},
+           {"image_id": 2, "category_id": 1, "bbox": [30, 30, 20, 21], "score": 0.8}]
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def _one_line_error(argv, capsys, *needles):
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("precall: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, (needle, err)
+    return err
+
+
+@pytest.fixture
+def coco(tmp_path):
+    gt, res = tmp_path / "gt.json", tmp_path / "res.json"
+    gt.write_text(json.dumps(GT))
+    res.write_text(json.dumps(RESULTS))
+    return tmp_path, str(gt), str(res)
+
+
+def _deep_list(levels):
+    out = inner = []
+    for _ in range(levels):
+        inner.append([])
+        inner = inner[0]
+    return out
+
+
+# ------------------------------------------------------------------ 1. JSON nested too deeply
+@pytest.mark.parametrize("side", ["results", "ground truth"])
+def test_deeply_nested_json_is_refused_naming_the_file(coco, side):
+    folder, gt, res = coco
+    deep = folder / "deep.json"
+    deep.write_bytes(DEEP if side == "results" else b'{"images": ' + DEEP + b"}")
+    args = (gt, str(deep)) if side == "results" else (str(deep), res)
+    with pytest.raises(ValueError, match=rf"{side} '.*deep\.json': not usable JSON: nested too deeply \(more than 512"):
+        detection.load_coco(*args)
+
+
+def test_nesting_up_to_512_levels_is_read(coco):
+    folder, gt, _ = coco
+    ok = folder / "ok.json"
+    # 2 levels of the results list and record, 510 in an unused key: 512 in all
+    ok.write_text(json.dumps([dict(RESULTS[0], extra=_deep_list(509)), RESULTS[1]]))
+    assert len(detection.load_coco(gt, str(ok)).dt_score) == 2
+    deeper = folder / "deeper.json"
+    deeper.write_text(json.dumps([dict(RESULTS[0], extra=_deep_list(510)), RESULTS[1]]))
+    with pytest.raises(ValueError, match="nested too deeply"):
+        detection.load_coco(gt, str(deeper))
+
+
+def test_cli_deeply_nested_json_one_line_exit_2(coco, capsys):
+    folder, gt, res = coco
+    deep = folder / "deep.json"
+    deep.write_bytes(DEEP)
+    deep_gt = folder / "deep_gt.json"
+    deep_gt.write_bytes(b'{"images": ' + DEEP + b"}")
+    for argv in (["detection", "coco", gt, str(deep)], ["detection", "coco", str(deep_gt), res],
+                 ["detection", "compare", gt, res, str(deep)],
+                 ["detection", "crowdpose", str(DATA / "crowdpose_small" / "gt.json"), str(deep)],
+                 ["detection", "crowdpose", str(deep_gt), str(DATA / "crowdpose_small" / "dt.json")]):
+        _one_line_error(argv, capsys, "nested too deeply", "deep")
+
+
+def test_deep_python_objects_are_refused_not_recursed():
+    deep = _deep_list(100_000)
+    segm = [{"image_id": 1, "category_id": 1, "segmentation": deep, "score": 0.5}]
+    with pytest.raises(ValueError, match=r"results detection 0: 'segmentation': a polygon must be a flat list"):
+        detection.load_coco(GT, segm)
+    for key in ("image_id", "bbox", "score"):
+        with pytest.raises(ValueError, match=rf"results detection 0: '{key}'"):
+            detection.load_coco(GT, [dict(RESULTS[0], **{key: deep})])
+    # CrowdPose copies what it changes only: a deep unused key is not walked
+    gt = json.loads((DATA / "crowdpose_small" / "gt.json").read_text())
+    dt = json.loads((DATA / "crowdpose_small" / "dt.json").read_text())
+    expected = detection.evaluate_crowdpose(gt, dt)
+    assert detection.evaluate_crowdpose(dict(gt, info=deep), dt) == expected
+    assert gt == json.loads((DATA / "crowdpose_small" / "gt.json").read_text())  # the caller's JSON left as given
+
+
+# ------------------------------------------------------------------ 4. encodings, BOM, long integers
+def test_json_with_a_bom_is_read_as_without(coco):
+    folder, gt, res = coco
+    bom = folder / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + Path(res).read_bytes())
+    gt_bom = folder / "gt_bom.json"
+    gt_bom.write_bytes(b"\xef\xbb\xbf" + Path(gt).read_bytes())
+    plain = detection.evaluate_coco(detection.load_coco(gt, res)).stats
+    assert np.array_equal(detection.evaluate_coco(detection.load_coco(str(gt_bom), str(bom))).stats, plain)
+
+
+def test_text_and_xml_files_with_a_bom_are_read_as_without(tmp_path):
+    for sub in ("g", "d", "a", "g0", "d0", "a0"):
+        (tmp_path / sub).mkdir()
+    gt, dt = "cat 10 10 40 40\r\ndog 0 0 5 5\r\n", "cat 0.9 10 10 40 40\ndog 0.4 0 0 5 6\n"
+    xml = ("<annotation><object><name>cat</name><bndbox><xmin>10</xmin><ymin>10</ymin><xmax>50</xmax>"
+           "<ymax>50</ymax></bndbox></object></annotation>")
+    for bom, suffix in ((b"\xef\xbb\xbf", ""), (b"", "0")):
+        (tmp_path / f"g{suffix}" / "a.txt").write_bytes(bom + gt.encode())
+        (tmp_path / f"d{suffix}" / "a.txt").write_bytes(bom + dt.encode())
+        (tmp_path / f"a{suffix}" / "a.xml").write_bytes(bom + xml.encode())
+    with_bom = detection.evaluate_voc(detection.load_text(str(tmp_path / "g"), str(tmp_path / "d")))
+    without = detection.evaluate_voc(detection.load_text(str(tmp_path / "g0"), str(tmp_path / "d0")))
+    assert with_bom.ap == without.ap and with_bom.ap["cat"] == 1.0
+    voc = detection.evaluate_voc(detection.load_voc(str(tmp_path / "a"), str(tmp_path / "d"), box_format="xywh"))
+    assert voc.ap == {"cat": 1.0}
+
+
+def test_invalid_utf8_names_file_line_and_column(tmp_path, capsys):
+    (tmp_path / "g").mkdir()
+    (tmp_path / "d").mkdir()
+    (tmp_path / "g" / "a.txt").write_bytes(b"cat 10 10 40 40\n\xff\xfe 1 1 1 1\n")
+    (tmp_path / "d" / "a.txt").write_bytes(b"cat 0.9 10 10 40 40\n")
+    with pytest.raises(ValueError, match=r"g/a\.txt: line 2, column 1 \(byte offset 16\): not valid UTF-8 text "
+                                         r"\(byte 0xff\); save the file as UTF-8"):
+        detection.load_text(str(tmp_path / "g"), str(tmp_path / "d"))
+    _one_line_error(["detection", "text", str(tmp_path / "g"), str(tmp_path / "d")], capsys,
+                    "a.txt: line 2, column 1", "UTF-8")
+    res = tmp_path / "res.json"
+    res.write_bytes(json.dumps(RESULTS[:1]).encode()[:-1] + b',\n {"x": "\xe9"}]')
+    gt = tmp_path / "gt.json"
+    gt.write_text(json.dumps(GT))
+    with pytest.raises(ValueError, match=r"results '.*res\.json': line 2, column 9 \(byte offset \d+\): not valid "
+                                         r"UTF-8 text \(byte 0xe9\)"):
+        detection.load_coco(str(gt), str(res))
+    _one_line_error(["detection", "coco", str(gt), str(res)], capsys, "res.json", "line 2, column 9", "UTF-8")
+
+
+def test_integers_too_long_to_convert_are_refused_as_out_of_range(coco, capsys):
+    folder, gt, _ = coco
+    big = folder / "big.json"
+    big.write_text('[{"image_id": ' + "9" * 5000 + ', "category_id": 1, "bbox": [1, 1, 1, 1], "score": 0.5}]')
+    with pytest.raises(ValueError, match=r"big\.json: results detection 0: 'image_id' <an integer of 5000 digits> "
+                                         r"is out of range: ids must be integers from"):
+        detection.load_coco(gt, str(big))
+    _one_line_error(["detection", "coco", gt, str(big)], capsys, "big.json", "results detection 0", "out of range")
+    # the same in an unused key is read (as the JSON Lines reader does)
+    fine = folder / "fine.json"
+    fine.write_text('[{"image_id": 1, "category_id": 1, "bbox": [1, 1, 1, 1], "score": 0.5, "x": ' + "7" * 5000 + "}]")
+    assert len(detection.load_coco(gt, str(fine)).dt_score) == 1
+    # as Python integers: no message fails to print them
+    for key, value in (("image_id", 10**5000), ("bbox", [10**5000, 1, 1, 1]), ("score", 10**400)):
+        with pytest.raises(ValueError, match=rf"results detection 0: '{key}'.*(digits|finite)"):
+            detection.load_coco(GT, [dict(RESULTS[0], **{key: value})])
+    with pytest.raises(ValueError, match=r"ground truth annotation 0: 'area' must be a finite number"):
+        detection.load_coco(dict(GT, annotations=[dict(GT["annotations"][0], area=10**400)]), [])
