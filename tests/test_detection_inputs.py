@@ -171,3 +171,71 @@ def test_integers_too_long_to_convert_are_refused_as_out_of_range(coco, capsys):
             detection.load_coco(GT, [dict(RESULTS[0], **{key: value})])
     with pytest.raises(ValueError, match=r"ground truth annotation 0: 'area' must be a finite number"):
         detection.load_coco(dict(GT, annotations=[dict(GT["annotations"][0], area=10**400)]), [])
+
+
+# ------------------------------------------------------------------ 2, 3. VOC per-class patterns
+_XML = ("<annotation><object><name>{}</name><bndbox><xmin>10</xmin><ymin>10</ymin><xmax>50</xmax><ymax>50</ymax>"
+        "</bndbox></object>\n</annotation>")
+
+
+@pytest.fixture
+def voc(tmp_path):
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "dets").mkdir()
+    (tmp_path / "ann" / "img1.xml").write_text(_XML.format("cat"))
+    (tmp_path / "dets" / "det_cat.txt").write_text("img1 0.9 10 10 50 50\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("pattern, shown", [
+    ("det_{}_{name}.txt", "has the fields {}, {name}"),
+    ("det_{}_{0}.txt", "has the fields {}, {0}"),
+    ("det_{0}.txt", "has the fields {0}"),
+    ("det_{:>3}.txt", "has the fields {:>3}"),
+    ("det_{!r}.txt", "has the fields {!r}"),
+    ("det_{}{}.txt", "has the fields {}, {}"),
+    ("det_{}}.txt", "is not a valid pattern (Single '}' encountered"),
+    ("det_{.txt", "is not a valid pattern (expected '}' before end of string"),
+])
+def test_bad_voc_patterns_are_refused_naming_the_argument(voc, capsys, pattern, shown):
+    full = str(voc / "dets" / pattern)
+    with pytest.raises(ValueError) as info:
+        detection.load_voc(str(voc / "ann"), full)
+    message = str(info.value)
+    assert message.startswith(f"`detections` pattern {full!r} ") and shown in message, message
+    assert "exactly one {}" in message and "{{ or }}" in message
+    _one_line_error(["detection", "voc", str(voc / "ann"), full], capsys, "`detections` pattern", shown,
+                    "exactly one {}")
+    # what the message says works
+    (voc / "dets" / "det_{x}_cat.txt").write_text("img1 0.9 10 10 50 50\n")
+    ev = detection.evaluate_voc(detection.load_voc(str(voc / "ann"), str(voc / "dets" / "det_{{x}}_{}.txt")))
+    assert ev.ap == {"cat": 1.0}
+    assert detection.evaluate_voc(detection.load_voc(str(voc / "ann"), str(voc / "dets" / "det_{}.txt"))).ap \
+        == {"cat": 1.0}
+
+
+@pytest.mark.parametrize("name, pattern, reason", [
+    ("../evil", "{}.txt", "a path separator"),
+    ("../../evil", "det_{}.txt", "a path separator"),
+    ("/abs/evil", "{}.txt", "a path separator"),
+    ("sub\\evil", "{}.txt", "a path separator"),
+    ("..", "{}/x.txt", "the folder name '..'"),
+    (".", "{}/x.txt", "the folder name '.'"),
+])
+def test_class_names_that_would_leave_the_pattern_folder_are_refused(voc, capsys, name, pattern, reason):
+    (voc / "ann" / "img2.xml").write_text("<!-- second -->\n" + _XML.format(name))
+    (voc / "evil.txt").write_text("img2 0.9 10 10 50 50\n")  # what the name points to
+    (voc / "x.txt").write_text("img2 0.9 10 10 50 50\n")
+    full = str(voc / "dets" / pattern)
+    with pytest.raises(ValueError) as info:
+        detection.load_voc(str(voc / "ann"), full)
+    message = str(info.value)
+    assert message.startswith(f"{voc / 'ann' / 'img2.xml'}: line 2: class {name!r} cannot name a file"), message
+    assert reason in message and "rename the class" in message
+    _one_line_error(["detection", "voc", str(voc / "ann"), full, "--per-class"], capsys, "img2.xml: line 2",
+                    "rename the class")
+    # with a directory of per-image detection files the name is a label only
+    (voc / "per_image").mkdir()
+    (voc / "per_image" / "img2.txt").write_text(f"{name} 0.9 10 10 40 40\n")
+    ev = detection.evaluate_voc(detection.load_voc(str(voc / "ann"), str(voc / "per_image"), box_format="xywh"))
+    assert ev.ap[name] == 1.0 and ev.ap["cat"] == 0.0

@@ -737,6 +737,51 @@ def _difficult(text: str, where: str) -> bool:
     raise ValueError(f"{where}: 'difficult' must be 0 or 1 (or false / true); got {text!r:.80}")
 
 
+_PATTERN_RULE = ("a per-class pattern holds exactly one {} (replaced by each class name) and no other field; "
+                 "write a literal { or } as {{ or }}")
+
+
+def _class_pattern(detections: str) -> str | None:
+    """The folder part of a per-class detection pattern (the text before ``{}`` up to its last
+    separator), or None when ``detections`` is a directory; a pattern with anything but exactly one
+    ``{}`` is refused naming the argument."""
+    import string
+
+    if ("{" not in detections and "}" not in detections) or os.path.isdir(detections):
+        return None
+    try:
+        parts = list(string.Formatter().parse(detections))
+    except ValueError as exc:  # a single { or }
+        raise ValueError(f"`detections` pattern {detections!r} is not a valid pattern ({exc}); "
+                         f"{_PATTERN_RULE}") from None
+    fields = [("{" + (name or "") + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")
+              for _, name, spec, conv in parts if name is not None]
+    if fields != ["{}"]:
+        shown = ", ".join(fields) if fields else "none"
+        raise ValueError(f"`detections` pattern {detections!r} has the fields {shown}; {_PATTERN_RULE}")
+    prefix = ""
+    for literal, name, _, _ in parts:
+        prefix += literal
+        if name is not None:
+            break
+    return os.path.dirname(prefix)
+
+
+def _confined(cls: str, folder: str) -> str | None:
+    """Why the class name ``cls`` put in a pattern whose folder is ``folder`` could name a file
+    outside it (a separator, ``.`` or ``..``, a drive or absolute path, NUL), or None."""
+    seps = {"/", "\\", os.sep} | ({os.altsep} if os.altsep else set())
+    if "\x00" in cls:
+        return "a NUL character"
+    if any(sep in cls for sep in seps):
+        return "a path separator"
+    if cls in (".", ".."):
+        return f"the folder name {cls!r}"
+    if os.path.isabs(cls) or os.path.splitdrive(cls)[0]:
+        return "an absolute path"
+    return None
+
+
 def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy") -> DetectionSet:
     """PASCAL VOC XML annotations (``difficult`` honoured: 0 or 1, or false / true as in
     :func:`load_text`; absent or empty: 0) and detections.  Errors name the file and the
@@ -749,8 +794,10 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
     """
     if not os.path.isdir(annotations_dir):
         raise ValueError(f"annotations_dir {annotations_dir!r}: not a directory")
+    folder = _class_pattern(detections)  # checked before any file is read
     gts: list[tuple] = []
     images: list[str] = []
+    first_seen: dict[str, str] = {}  # class -> "file: line N" of its first object
     for name in sorted(f for f in os.listdir(annotations_dir) if f.endswith(".xml")):
         path, image = os.path.join(annotations_dir, name), name[:-4]
         images.append(image)
@@ -779,10 +826,20 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
             difficult = node is not None and _difficult((node.text or "").strip() or "0",
                                                         f"{path}: line {line[node]}: <difficult>")
             gts.append((image, cls, coords, difficult))
+            first_seen.setdefault(cls, f"{path}: line {line[obj]}")
     dts: list[tuple] = []
-    if "{}" in detections:
+    if folder is not None:
         for cls in sorted({g[1] for g in gts}):
             path = detections.format(cls)
+            reason = _confined(cls, folder)
+            rel = os.path.relpath(os.path.normpath(path), folder or os.curdir)
+            if reason is None and (rel == os.pardir or rel.startswith(os.pardir + os.sep)):
+                reason = "a path outside the folder"  # cannot happen after the checks above; kept as a guard
+            if reason is not None:
+                raise ValueError(f"{first_seen[cls]}: class {cls!r} cannot name a file of the pattern {detections!r} "
+                                 f"({reason}: {path!r} could lie outside the pattern's folder); class names in a "
+                                 "per-class pattern must be plain file-name parts (no '/', '\\', '.', '..', NUL): "
+                                 "rename the class, or give a directory of per-image detection files")
             if not os.path.exists(path):
                 continue
             for line_no, parts in _parse_lines(path, 6, "image_id score x1 y1 x2 y2"):
