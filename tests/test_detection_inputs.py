@@ -239,3 +239,67 @@ def test_class_names_that_would_leave_the_pattern_folder_are_refused(voc, capsys
     (voc / "per_image" / "img2.txt").write_text(f"{name} 0.9 10 10 40 40\n")
     ev = detection.evaluate_voc(detection.load_voc(str(voc / "ann"), str(voc / "per_image"), box_format="xywh"))
     assert ev.ap[name] == 1.0 and ev.ap["cat"] == 0.0
+
+
+# ------------------------------------------------------------------ 5. undefined mAP
+def _no_ground_truth(tmp_path, difficult=False):
+    (tmp_path / "g").mkdir()
+    (tmp_path / "d").mkdir()
+    (tmp_path / "g" / "a.txt").write_text("cat 10 10 40 40 1\n" if difficult else "")
+    (tmp_path / "d" / "a.txt").write_text("cat 0.9 10 10 40 40\n")
+    return str(tmp_path / "g"), str(tmp_path / "d")
+
+
+@pytest.mark.parametrize("difficult", [False, True])
+def test_voc_map_without_ground_truth_follows_the_undefined_policy(tmp_path, difficult):
+    from precall import UndefinedMetricWarning
+
+    data = detection.load_text(*_no_ground_truth(tmp_path, difficult))
+    with pytest.warns(UndefinedMetricWarning, match=r"no class has a ground truth that counts \(("
+                      + ("all 1 ground-truth boxes are difficult" if difficult else "there is no ground-truth box")
+                      + r"); images: 1, detections: 1\), so no class has an AP and mAP, their mean, is undefined; "
+                      r"reported as NaN") as caught:
+        ev = detection.evaluate_voc(data)
+    assert np.isnan(ev.map) and ev.ap == {} and len(caught) == 1
+    assert caught[0].filename == __file__  # points at the caller
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(detection.evaluate_voc(data, on_undefined="nan").map)
+        assert detection.evaluate_voc(data, on_undefined=0).map == 0.0
+    with pytest.raises(ValueError, match=r"mAP is undefined: no class has a ground truth"):
+        detection.evaluate_voc(data, on_undefined="raise")
+    with pytest.raises(ValueError, match="`on_undefined` must be"):
+        detection.evaluate_voc(data, on_undefined="zero")
+
+
+def test_cli_voc_and_text_without_ground_truth_warn_in_one_line(tmp_path, capsys):
+    gt, dt = _no_ground_truth(tmp_path)
+    assert main(["detection", "text", gt, dt]) == 0
+    out, err = capsys.readouterr()
+    assert "mAP    nan" in out
+    assert err.startswith(f"precall: warning: {gt}: no class has a ground truth that counts") and err.count("\n") == 1
+    assert "--on-undefined raise or zero" in err
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "a.xml").write_text("<annotation><filename>a.jpg</filename></annotation>")
+    (tmp_path / "empty").mkdir()
+    assert main(["detection", "voc", str(tmp_path / "ann"), str(tmp_path / "empty")]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "mAP, their mean, is undefined" in err and err.count("\n") == 1
+    assert main(["detection", "text", gt, dt, "--on-undefined", "zero", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["mAP"] == 0.0 and err == ""
+    assert main(["detection", "text", gt, dt, "--on-undefined", "nan"]) == 0
+    assert capsys.readouterr().err == ""
+    _one_line_error(["detection", "text", gt, dt, "--on-undefined", "raise"], capsys, "mAP is undefined",
+                    "--on-undefined warn, nan or zero")
+
+
+def test_cli_coco_without_ground_truth_keeps_minus_one_and_warns(tmp_path, capsys):
+    gt, res = tmp_path / "gt.json", tmp_path / "res.json"
+    gt.write_text(json.dumps(dict(GT, annotations=[])))
+    res.write_text("[]")
+    assert main(["detection", "coco", str(gt), str(res), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert all(v == -1 for v in json.loads(out)["stats"].values())
+    assert err == (f"precall: warning: {gt}: no ground-truth annotation counts (none of an evaluated category and "
+                   "area range), so every number is undefined; reported as -1 (pycocotools' convention)\n")

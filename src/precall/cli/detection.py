@@ -12,8 +12,8 @@ from typing import Any
 
 import precall
 
-from ._common import (CliError, add_output_options, finite_arg, int_in, level_arg, print_warning_messages,
-                      resamples_arg, terminal_progress, unit_arg)
+from ._common import (CliError, add_output_options, finite_arg, int_in, level_arg, on_undefined_arg,
+                      print_warning_messages, resamples_arg, terminal_progress, unit_arg)
 from ._format import fit, fmt, json_safe, json_text, render_table
 
 
@@ -43,6 +43,10 @@ def _evaluate_coco(args: argparse.Namespace, results: str) -> Any:
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, results)) from None
     _print_warnings([str(w.message) for w in caught], args.gt, results)
+    if (ev.stats == -1).all():  # pycocotools' convention for undefined, kept: said once, as every undefined result
+        print_warning_messages(args.gt, ["no ground-truth annotation counts (none of an evaluated category and "
+                                         "area range), so every number is undefined; reported as -1 (pycocotools' "
+                                         "convention)"])
     return data, ev
 
 
@@ -334,15 +338,21 @@ def _plot_classes(entries: list[tuple[Any, Any, int, list[tuple[str, Any]]]], fo
 def cmd_detection_voc(args: argparse.Namespace) -> int:
     from .. import detection
 
+    ground_truth = args.annotations if args.protocol == "voc" else args.gt_dir
     try:
-        if args.protocol == "voc":
-            data = detection.load_voc(args.annotations, args.detections, box_format=args.box_format)
-        else:
-            data = detection.load_text(args.gt_dir, args.det_dir, box_format=args.box_format)
-        ev = detection.evaluate_voc(data, iou_threshold=args.iou, method=args.metric,
-                                    pixel_offset=args.pixel_offset, inclusive=args.inclusive, ties=args.ties)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if args.protocol == "voc":
+                data = detection.load_voc(args.annotations, args.detections, box_format=args.box_format)
+            else:
+                data = detection.load_text(args.gt_dir, args.det_dir, box_format=args.box_format)
+            ev = detection.evaluate_voc(data, iou_threshold=args.iou, method=args.metric,
+                                        pixel_offset=args.pixel_offset, inclusive=args.inclusive, ties=args.ties,
+                                        on_undefined=on_undefined_arg(args))
     except (ValueError, TypeError, OSError) as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(str(exc).replace("on_undefined='warn', 'nan' or a number", "--on-undefined warn, nan or "
+                                        "zero")) from None
+    print_warning_messages(ground_truth, [str(w.message) for w in caught])  # undefined mAP: no ground truth
     n_det = {c: int((data.dt_class == c).sum()) for c in ev.n_gt}
     try:
         ci = ev.bootstrap(args.n_resamples, random_state=args.seed) if args.ci else None
@@ -504,7 +514,7 @@ def register(sub: Any) -> None:
         sp.add_argument("--plot", metavar="DIR", help="write each class's PR curve as a PNG in DIR")
         sp.add_argument("--ci", action="store_true",
                         help="95%% percentile bootstrap intervals over images for mAP (and per class)")
-        add_output_options(sp, undefined=False)
+        add_output_options(sp)  # --on-undefined: mAP when no class has ground truth (nan with a warning)
         sp.set_defaults(func=cmd_detection_voc)
     for sp in (coco, compare, voc, text):
         sp.add_argument("--n-resamples", type=int_in(1) if sp is coco else resamples_arg,
