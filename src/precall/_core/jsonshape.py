@@ -116,7 +116,7 @@ class JsonShape:
 _JsonShape = JsonShape  # the name of the JSON Lines reader's copy in precall.readers
 
 
-def json_depth(data: bytes, block: int = 1 << 24) -> int:
+def json_depth(data: bytes, block: int = 1 << 22) -> int:
     """The deepest nesting of arrays and objects in the JSON text ``data`` (UTF-8 bytes), outside
     strings, read ``block`` bytes at a time; it stops counting past :data:`MAX_JSON_DEPTH` (the value
     returned is then above it) or at a closing bracket without an opening one (a parser stops

@@ -19,7 +19,7 @@ from ._format import fit, fmt, json_safe, json_text, render_table
 
 # ---------------------------------------------------------------------------
 # detection
-def _evaluate_coco(args: argparse.Namespace, results: str) -> Any:
+def _evaluate_coco(args: argparse.Namespace, results: str, *, first: bool = True) -> Any:
     """The COCO evaluation of ``results`` against ``args.gt`` with the command's options; warnings one line
     each; a CrowdPose ground truth refused for keypoints (COCO's rules give other numbers than CrowdPose's)."""
     from .. import detection
@@ -43,7 +43,7 @@ def _evaluate_coco(args: argparse.Namespace, results: str) -> Any:
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, results)) from None
     _print_warnings([str(w.message) for w in caught], args.gt, results)
-    if (ev.stats == -1).all():  # pycocotools' convention for undefined, kept: said once, as every undefined result
+    if first and (ev.stats == -1).all():  # pycocotools' convention for undefined, kept: said once, as every undefined result
         print_warning_messages(args.gt, ["no ground-truth annotation counts (none of an evaluated category and "
                                          "area range), so every number is undefined; reported as -1 (pycocotools' "
                                          "convention)"])
@@ -226,7 +226,7 @@ def _diagnostics_text(out: dict[str, Any], args: argparse.Namespace) -> list[str
 def cmd_detection_compare(args: argparse.Namespace) -> int:
     from .. import detection
 
-    (_, a), (_, b) = _evaluate_coco(args, args.results_a), _evaluate_coco(args, args.results_b)
+    (_, a), (_, b) = _evaluate_coco(args, args.results_a), _evaluate_coco(args, args.results_b, first=False)
     try:
         out = detection.compare_coco(a, b, args.n_resamples, confidence_level=args.level, random_state=args.seed)
     except ValueError as exc:
