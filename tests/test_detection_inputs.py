@@ -303,3 +303,12 @@ def test_cli_coco_without_ground_truth_keeps_minus_one_and_warns(tmp_path, capsy
     assert all(v == -1 for v in json.loads(out)["stats"].values())
     assert err == (f"precall: warning: {gt}: no ground-truth annotation counts (none of an evaluated category and "
                    "area range), so every number is undefined; reported as -1 (pycocotools' convention)\n")
+
+
+def test_cli_compare_without_ground_truth_warns_once(tmp_path, capsys):
+    gt, res = tmp_path / "gt.json", tmp_path / "res.json"
+    gt.write_text(json.dumps(dict(GT, annotations=[])))
+    res.write_text("[]")
+    assert main(["detection", "compare", str(gt), str(res), str(res), "--n-resamples", "10"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "every number is undefined" in err, err

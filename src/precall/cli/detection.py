@@ -12,7 +12,7 @@ from typing import Any
 
 import precall
 
-from ._common import (CliError, add_output_options, finite_arg, int_in, level_arg, on_undefined_arg,
+from ._common import (ON_UNDEFINED, CliError, add_output_options, finite_arg, int_in, level_arg, on_undefined_arg,
                       print_warning_messages, resamples_arg, terminal_progress, unit_arg)
 from ._format import fit, fmt, json_safe, json_text, render_table
 
@@ -43,7 +43,7 @@ def _evaluate_coco(args: argparse.Namespace, results: str, *, first: bool = True
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, results)) from None
     _print_warnings([str(w.message) for w in caught], args.gt, results)
-    if first and (ev.stats == -1).all():  # pycocotools' convention for undefined, kept: said once, as every undefined result
+    if first and (ev.stats == -1).all():  # pycocotools' -1 for undefined, kept; said once, as every undefined result
         print_warning_messages(args.gt, ["no ground-truth annotation counts (none of an evaluated category and "
                                          "area range), so every number is undefined; reported as -1 (pycocotools' "
                                          "convention)"])
@@ -490,8 +490,8 @@ def register(sub: Any) -> None:
     crowdpose.set_defaults(func=cmd_detection_crowdpose)
     voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
                              description="PASCAL VOC XML annotations and detections (a per-class file pattern "
-                             "with {} for the class name, lines 'image score x1 y1 x2 y2'; or a directory of "
-                             "per-image files 'class score x y w h' in --box-format).")
+                             "with one {} for the class name ({{ and }} for literal braces), lines 'image score x1 "
+                             "y1 x2 y2'; or a directory of per-image files 'class score x y w h' in --box-format).")
     voc.add_argument("annotations", metavar="ANNOTATIONS_DIR")
     voc.add_argument("detections", metavar="DETECTIONS")
     text = det_sub.add_parser("text", help="per-image text files (class x y w h / class score x y w h)",
@@ -514,7 +514,10 @@ def register(sub: Any) -> None:
         sp.add_argument("--plot", metavar="DIR", help="write each class's PR curve as a PNG in DIR")
         sp.add_argument("--ci", action="store_true",
                         help="95%% percentile bootstrap intervals over images for mAP (and per class)")
-        add_output_options(sp)  # --on-undefined: mAP when no class has ground truth (nan with a warning)
+        add_output_options(sp, undefined=False)
+        sp.add_argument("--on-undefined", choices=ON_UNDEFINED, default="warn",
+                        help="mAP when no class has ground truth that counts (undefined): warn (default: nan "
+                        "with a warning), nan, raise (an error, exit 2) or zero")
         sp.set_defaults(func=cmd_detection_voc)
     for sp in (coco, compare, voc, text):
         sp.add_argument("--n-resamples", type=int_in(1) if sp is coco else resamples_arg,

@@ -156,7 +156,8 @@ def _annotation_ids(anns: list[dict[str, Any]], source: str = "") -> None:
     ids = [a.get("id") for a in anns]
     for i, v in enumerate(ids):
         if isinstance(v, _HugeInt) or (_is_int(v) and not _in_id_range(v)):
-            raise ValueError(f"ground truth annotation {i}: 'id' {_show(v)} is out of range: {_ID_RULE} the annotations")
+            raise ValueError(f"ground truth annotation {i}: 'id' {_show(v)} is out of range: {_ID_RULE} the "
+                             "annotations")
     bad = sum(1 for v in ids if not _is_int(v))
     zero = sum(1 for v in ids if _is_int(v) and v == 0)
     good = [int(v) for v in ids if _is_int(v)]
