@@ -312,3 +312,34 @@ def test_cli_compare_without_ground_truth_warns_once(tmp_path, capsys):
     assert main(["detection", "compare", str(gt), str(res), str(res), "--n-resamples", "10"]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "every number is undefined" in err, err
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_is_refused_not_waited_on(tmp_path):
+    """A FIFO among the input files blocked the read forever; it is refused before it is opened
+    (run in a subprocess, so that the old behaviour fails the test instead of hanging it)."""
+    import os
+    import subprocess
+    import sys
+
+    for sub in ("g", "a", "d"):
+        (tmp_path / sub).mkdir()
+    os.mkfifo(tmp_path / "g" / "a.txt")
+    os.mkfifo(tmp_path / "a" / "a.xml")
+    os.mkfifo(tmp_path / "res.json")
+    (tmp_path / "gt.json").write_text(json.dumps(GT))
+    script = f"""
+from precall import detection
+for call in (lambda: detection.load_text({str(tmp_path / 'g')!r}, {str(tmp_path / 'd')!r}),
+             lambda: detection.load_voc({str(tmp_path / 'a')!r}, {str(tmp_path / 'd')!r}),
+             lambda: detection.load_coco({str(tmp_path / 'gt.json')!r}, {str(tmp_path / 'res.json')!r})):
+    try:
+        call()
+    except ValueError as exc:
+        print(exc)
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(detection.__file__).parents[2])] + sys.path))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3 and all("not a regular file (a FIFO, device or folder); give a file" in x for x in lines), out
+    assert "a.txt" in lines[0] and "a.xml" in lines[1] and "res.json" in lines[2]

@@ -25,8 +25,7 @@ def _evaluate_coco(args: argparse.Namespace, results: str, *, first: bool = True
     from .. import detection
 
     for path in (args.gt, results):
-        if not os.path.isfile(path):
-            raise CliError(f"{path}: no such file")
+        _regular_file(path)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -256,8 +255,7 @@ def cmd_detection_crowdpose(args: argparse.Namespace) -> int:
     from .. import detection
 
     for path in (args.gt, args.results):
-        if not os.path.isfile(path):
-            raise CliError(f"{path}: no such file")
+        _regular_file(path)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -274,6 +272,13 @@ def cmd_detection_crowdpose(args: argparse.Namespace) -> int:
                       *render_table(["CrowdPose", "value"], rows, wide=args.wide),
                       "(-1: no image in that crowd-index range)"]))
     return 0
+
+
+def _regular_file(path: str) -> None:
+    """Refuse a path that is not a regular file before it is opened (reading a FIFO would wait forever)."""
+    if not os.path.isfile(path):
+        raise CliError(f"{path}: " + ("not a regular file (a FIFO, device or folder); give a file"
+                                      if os.path.exists(path) else "no such file"))
 
 
 def _in_file(message: str, gt: str, results: str) -> str:

@@ -256,7 +256,15 @@ per chunk of the matching, and memory stays bounded by a chunk."""
 _BOM = b"\xef\xbb\xbf"
 
 
+def _regular(path: Any, where: str) -> None:
+    """Refuse anything but a regular file before opening it (a FIFO would block the read forever)."""
+    if not os.path.isfile(path):
+        raise ValueError(f"{where}: " + ("not a regular file (a FIFO, device or folder); give a file"
+                                         if os.path.exists(path) else "no such file"))
+
+
 def _read_bytes(path: Any, where: str) -> bytes:
+    _regular(path, where)
     try:
         with open(path, "rb") as fh:
             return fh.read()
@@ -713,6 +721,7 @@ def _read_xml(path: str) -> tuple[Any, dict[Any, int]]:
     parser.CharacterDataHandler = builder.data
     parser.EntityDeclHandler = entity
     parser.buffer_text = True
+    _regular(path, path)
     try:
         with open(path, "rb") as fh:
             parser.ParseFile(fh)
