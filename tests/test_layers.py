@@ -23,6 +23,7 @@ RANKS = {
     "precall._core.undefined": 1,
     "precall._core.normal": 1,
     "precall._core.text": 1,
+    "precall._core.jsonshape": 1,
     "precall._core.compiled": 1,
     "precall._core.scratch": 1,
     "precall._core.backend": 2.5,
@@ -163,6 +164,8 @@ def test_the_core_needs_numpy_only():
                 allowed.add("threading")
             if path.name == "compiled.py":  # the optional compiled pass (the `fast` extra), loaded by backend.py only
                 allowed.add("numba")
+            if path.name == "jsonshape.py":  # `show`: parsed input in messages, shortened (standard library)
+                allowed.add("reprlib")
             if path.name == "undefined.py":  # scikit-learn's warning class, only when scikit-learn is loaded already
                 allowed.add("sklearn")
             assert roots <= allowed, f"{path.name}:{node.lineno} imports {roots}"

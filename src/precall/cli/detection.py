@@ -12,21 +12,20 @@ from typing import Any
 
 import precall
 
-from ._common import (CliError, add_output_options, finite_arg, int_in, level_arg, print_warning_messages,
-                      resamples_arg, terminal_progress, unit_arg)
+from ._common import (ON_UNDEFINED, CliError, add_output_options, finite_arg, int_in, level_arg, on_undefined_arg,
+                      print_warning_messages, resamples_arg, terminal_progress, unit_arg)
 from ._format import fit, fmt, json_safe, json_text, render_table
 
 
 # ---------------------------------------------------------------------------
 # detection
-def _evaluate_coco(args: argparse.Namespace, results: str) -> Any:
+def _evaluate_coco(args: argparse.Namespace, results: str, *, first: bool = True) -> Any:
     """The COCO evaluation of ``results`` against ``args.gt`` with the command's options; warnings one line
     each; a CrowdPose ground truth refused for keypoints (COCO's rules give other numbers than CrowdPose's)."""
     from .. import detection
 
     for path in (args.gt, results):
-        if not os.path.isfile(path):
-            raise CliError(f"{path}: no such file")
+        _regular_file(path)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -43,6 +42,10 @@ def _evaluate_coco(args: argparse.Namespace, results: str) -> Any:
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, results)) from None
     _print_warnings([str(w.message) for w in caught], args.gt, results)
+    if first and (ev.stats == -1).all():  # pycocotools' -1 for undefined, kept; said once, as every undefined result
+        print_warning_messages(args.gt, ["no ground-truth annotation counts (none of an evaluated category and "
+                                         "area range), so every number is undefined; reported as -1 (pycocotools' "
+                                         "convention)"])
     return data, ev
 
 
@@ -222,7 +225,7 @@ def _diagnostics_text(out: dict[str, Any], args: argparse.Namespace) -> list[str
 def cmd_detection_compare(args: argparse.Namespace) -> int:
     from .. import detection
 
-    (_, a), (_, b) = _evaluate_coco(args, args.results_a), _evaluate_coco(args, args.results_b)
+    (_, a), (_, b) = _evaluate_coco(args, args.results_a), _evaluate_coco(args, args.results_b, first=False)
     try:
         out = detection.compare_coco(a, b, args.n_resamples, confidence_level=args.level, random_state=args.seed)
     except ValueError as exc:
@@ -252,8 +255,7 @@ def cmd_detection_crowdpose(args: argparse.Namespace) -> int:
     from .. import detection
 
     for path in (args.gt, args.results):
-        if not os.path.isfile(path):
-            raise CliError(f"{path}: no such file")
+        _regular_file(path)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -270,6 +272,13 @@ def cmd_detection_crowdpose(args: argparse.Namespace) -> int:
                       *render_table(["CrowdPose", "value"], rows, wide=args.wide),
                       "(-1: no image in that crowd-index range)"]))
     return 0
+
+
+def _regular_file(path: str) -> None:
+    """Refuse a path that is not a regular file before it is opened (reading a FIFO would wait forever)."""
+    if not os.path.isfile(path):
+        raise CliError(f"{path}: " + ("not a regular file (a FIFO, device or folder); give a file"
+                                      if os.path.exists(path) else "no such file"))
 
 
 def _in_file(message: str, gt: str, results: str) -> str:
@@ -334,15 +343,21 @@ def _plot_classes(entries: list[tuple[Any, Any, int, list[tuple[str, Any]]]], fo
 def cmd_detection_voc(args: argparse.Namespace) -> int:
     from .. import detection
 
+    ground_truth = args.annotations if args.protocol == "voc" else args.gt_dir
     try:
-        if args.protocol == "voc":
-            data = detection.load_voc(args.annotations, args.detections, box_format=args.box_format)
-        else:
-            data = detection.load_text(args.gt_dir, args.det_dir, box_format=args.box_format)
-        ev = detection.evaluate_voc(data, iou_threshold=args.iou, method=args.metric,
-                                    pixel_offset=args.pixel_offset, inclusive=args.inclusive, ties=args.ties)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if args.protocol == "voc":
+                data = detection.load_voc(args.annotations, args.detections, box_format=args.box_format)
+            else:
+                data = detection.load_text(args.gt_dir, args.det_dir, box_format=args.box_format)
+            ev = detection.evaluate_voc(data, iou_threshold=args.iou, method=args.metric,
+                                        pixel_offset=args.pixel_offset, inclusive=args.inclusive, ties=args.ties,
+                                        on_undefined=on_undefined_arg(args))
     except (ValueError, TypeError, OSError) as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(str(exc).replace("on_undefined='warn', 'nan' or a number", "--on-undefined warn, nan or "
+                                        "zero")) from None
+    print_warning_messages(ground_truth, [str(w.message) for w in caught])  # undefined mAP: no ground truth
     n_det = {c: int((data.dt_class == c).sum()) for c in ev.n_gt}
     try:
         progress = terminal_progress("bootstrap", 100_001) if args.ci and len(data.dt_score) > 5_000 else None
@@ -481,8 +496,8 @@ def register(sub: Any) -> None:
     crowdpose.set_defaults(func=cmd_detection_crowdpose)
     voc = det_sub.add_parser("voc", help="PASCAL VOC AP per class and mAP (Detectron's voc_eval rules)",
                              description="PASCAL VOC XML annotations and detections (a per-class file pattern "
-                             "with {} for the class name, lines 'image score x1 y1 x2 y2'; or a directory of "
-                             "per-image files 'class score x y w h' in --box-format).")
+                             "with one {} for the class name ({{ and }} for literal braces), lines 'image score x1 "
+                             "y1 x2 y2'; or a directory of per-image files 'class score x y w h' in --box-format).")
     voc.add_argument("annotations", metavar="ANNOTATIONS_DIR")
     voc.add_argument("detections", metavar="DETECTIONS")
     text = det_sub.add_parser("text", help="per-image text files (class x y w h / class score x y w h)",
@@ -506,6 +521,9 @@ def register(sub: Any) -> None:
         sp.add_argument("--ci", action="store_true",
                         help="95%% percentile bootstrap intervals over images for mAP (and per class)")
         add_output_options(sp, undefined=False)
+        sp.add_argument("--on-undefined", choices=ON_UNDEFINED, default="warn",
+                        help="mAP when no class has ground truth that counts (undefined): warn (default: nan "
+                        "with a warning), nan, raise (an error, exit 2) or zero")
         sp.set_defaults(func=cmd_detection_voc)
     for sp in (coco, compare, voc, text):
         sp.add_argument("--n-resamples", type=int_in(1) if sp is coco else resamples_arg,

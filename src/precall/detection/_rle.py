@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from .._core.jsonshape import show as _show
+
 __all__ = ["MAX_PIXELS", "MAX_POLYGON_COORDINATE", "Runs", "decode_runs", "mask_area", "mask_bbox", "mask_iou", "runs_iou",
            "to_mask"]
 
@@ -370,7 +372,7 @@ def _polygon(p: Any) -> np.ndarray:
     arr = _flat(p)
     if arr is None or arr.dtype.kind not in "iuf":
         raise ValueError(f"a polygon must be a flat list of numbers x1, y1, x2, y2, ... (a segmentation is a list "
-                         f"of polygons); got {p!r:.80}")
+                         f"of polygons); got {_show(p)}")
     if arr.size < 6 or arr.size % 2:
         raise ValueError(f"a polygon needs at least 3 points (x, y pairs); got {arr.size} numbers")
     xy = arr.astype(np.float64)
@@ -386,11 +388,11 @@ def _rle_counts(seg: Any, h: int, w: int) -> Any:
     string, or the uncompressed counts as int64; the size checked against the image's."""
     if not (isinstance(seg, dict) and "counts" in seg):
         raise ValueError("a segmentation must be a list of polygons or a dict with 'counts' and 'size'; got "
-                         f"{seg!r:.80}")
+                         f"{_show(seg)}")
     size = seg.get("size", [h, w])
     if not isinstance(size, (list, tuple)) or len(size) != 2 or not all(
             isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size):
-        raise ValueError(f"'size' must be [height, width] (two integers); got {size!r:.80}")
+        raise ValueError(f"'size' must be [height, width] (two integers); got {_show(size)}")
     if list(size) != [h, w]:
         raise ValueError(f"segmentation size {list(size)} differs from the image's [{h}, {w}]")
     counts = seg["counts"]
@@ -402,7 +404,7 @@ def _rle_counts(seg: Any, h: int, w: int) -> Any:
     arr = _flat(counts)
     if arr is None or (arr.size and arr.dtype.kind not in "iu"):
         raise ValueError("'counts' must be a list of integers (uncompressed RLE) or a string (compressed RLE); "
-                         f"got {counts!r:.80}")
+                         f"got {_show(counts)}")
     return arr.astype(np.int64)
 
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from .._core.jsonshape import show as _show
 
 __all__ = ["BOX_FORMATS", "DetectionSet", "DetectionWarning", "load_coco", "load_text", "load_voc"]
 
@@ -42,7 +45,7 @@ def _flag(value: Any, where: str, key: str) -> bool:
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, float, np.integer, np.floating))
                                                 and value in (0, 1)):
         return bool(value)
-    raise ValueError(f"{where}: {key!r} must be 0 or 1 (or false / true); got {value!r:.80}")
+    raise ValueError(f"{where}: {key!r} must be 0 or 1 (or false / true); got {_show(value)}")
 
 
 ID_RANGE = (-2**63, 2**63 - 1)
@@ -57,12 +60,16 @@ def _in_id_range(value: Any) -> bool:
 def _number_id(value: Any, where: str, key: str) -> Any:
     """An ``image_id`` / ``category_id`` of a record: a number within :data:`ID_RANGE` (an id that
     matches none is not evaluated)."""
+    original = value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) or (
             isinstance(value, (float, np.floating)) and not np.isfinite(value)):
-        raise ValueError(f"{where}: {key!r} must be an integer id; got {value!r:.80}")
+        if isinstance(value, _HugeInt):
+            value = int(ID_RANGE[1]) * 10  # an integer too long to convert: out of range, as it is shown
+        else:
+            raise ValueError(f"{where}: {key!r} must be an integer id; got {_show(value)}")
     if not _in_id_range(value):
         what = {"image_id": "images", "category_id": "categories"}.get(key, "records")
-        raise ValueError(f"{where}: {key!r} {value!r:.80} is out of range: {_ID_RULE} the {what}")
+        raise ValueError(f"{where}: {key!r} {_show(original)} is out of range: {_ID_RULE} the {what}")
     return value
 
 
@@ -70,8 +77,11 @@ def _area(value: Any, where: str) -> float:
     """A record's ``area``: a finite non-negative number."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not 0 <= value < np.inf:
-        raise ValueError(f"{where}: 'area' must be a finite number >= 0 (pixels); got {value!r:.80}")
-    return float(value)
+        raise ValueError(f"{where}: 'area' must be a finite number >= 0 (pixels); got {_show(value)}")
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond the range of a float
+        raise ValueError(f"{where}: 'area' must be a finite number >= 0 (pixels); got {_show(value)}") from None
 
 
 def _image_size(img: dict[str, Any], i: int) -> tuple[int, int]:
@@ -80,7 +90,7 @@ def _image_size(img: dict[str, Any], i: int) -> tuple[int, int]:
     for key in ("height", "width"):
         value = img.get(key, 0)
         if not _is_int(value) or value < 0:
-            raise ValueError(f"ground truth image {i}: {key!r} must be an integer >= 0 (pixels); got {value!r:.80}")
+            raise ValueError(f"ground truth image {i}: {key!r} must be an integer >= 0 (pixels); got {_show(value)}")
         out.append(int(value))
     return out[0], out[1]
 
@@ -95,13 +105,14 @@ def _ids(records: Any, what: str) -> list[int]:
         if not isinstance(rec, dict) or "id" not in rec:
             raise ValueError(f"ground truth {what} {i}: no 'id' (COCO {what}s need an integer 'id')")
         value = rec["id"]
-        if not _is_int(value):
-            raise ValueError(f"ground truth {what} {i}: 'id' must be an integer (as COCO defines it); got {value!r}")
-        value = int(value)
-        if not _in_id_range(value):
+        if not _is_int(value) and not isinstance(value, _HugeInt):
+            raise ValueError(f"ground truth {what} {i}: 'id' must be an integer (as COCO defines it); got "
+                             f"{_show(value)}")
+        if isinstance(value, _HugeInt) or not _in_id_range(value):
             plural = "categories" if what == "category" else what + "s"
-            raise ValueError(f"ground truth {what} {i}: 'id' {value} is out of range: {_ID_RULE} the {plural} "
+            raise ValueError(f"ground truth {what} {i}: 'id' {_show(value)} is out of range: {_ID_RULE} the {plural} "
                              "(and the records that refer to them)")
+        value = int(value)
         if value in first:
             raise ValueError(f"ground truth {what}s {first[value]} and {i} have the same 'id' {value}; ids must be unique")
         first[value] = i
@@ -115,7 +126,7 @@ MAX_NAME_BYTES = 255
 def _class_name(c: dict[str, Any], i: int) -> str:
     name = c.get("name", c["id"])
     if not isinstance(name, (str, int)) or isinstance(name, bool):
-        raise ValueError(f"ground truth category {i}: 'name' must be a string; got {name!r}")
+        raise ValueError(f"ground truth category {i}: 'name' must be a string; got {_show(name)}")
     name = str(name)
     if "\x00" in name:
         raise ValueError(f"ground truth category {i}: 'name' contains a NUL character; remove it")
@@ -131,7 +142,7 @@ def _check_sizes(boxes: np.ndarray, what: str, records: Any = None, source: str 
     if negative.any():
         i = int(np.flatnonzero(negative)[0])
         shown = records[i]["bbox"] if records is not None else boxes[i].tolist()
-        raise ValueError(f"{what} {i}: 'bbox' {shown!r} has a negative width or height; COCO boxes are "
+        raise ValueError(f"{what} {i}: 'bbox' {_show(shown)} has a negative width or height; COCO boxes are "
                          "[x, y, width, height]")
     zero = (boxes[:, 2] == 0) | (boxes[:, 3] == 0)
     if zero.any():
@@ -144,8 +155,9 @@ def _annotation_ids(anns: list[dict[str, Any]], source: str = "") -> None:
     mishandles those); refuse an integer id beyond :data:`ID_RANGE`."""
     ids = [a.get("id") for a in anns]
     for i, v in enumerate(ids):
-        if _is_int(v) and not _in_id_range(v):
-            raise ValueError(f"ground truth annotation {i}: 'id' {v} is out of range: {_ID_RULE} the annotations")
+        if isinstance(v, _HugeInt) or (_is_int(v) and not _in_id_range(v)):
+            raise ValueError(f"ground truth annotation {i}: 'id' {_show(v)} is out of range: {_ID_RULE} the "
+                             "annotations")
     bad = sum(1 for v in ids if not _is_int(v))
     zero = sum(1 for v in ids if _is_int(v) and v == 0)
     good = [int(v) for v in ids if _is_int(v)]
@@ -241,18 +253,97 @@ most 256 MiB), so that the evaluation does not decode them again; beyond it they
 per chunk of the matching, and memory stays bounded by a chunk."""
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def _regular(path: Any, where: str) -> None:
+    """Refuse anything but a regular file before opening it (a FIFO would block the read forever)."""
+    if not os.path.isfile(path):
+        raise ValueError(f"{where}: " + ("not a regular file (a FIFO, device or folder); give a file"
+                                         if os.path.exists(path) else "no such file"))
+
+
+def _read_bytes(path: Any, where: str) -> bytes:
+    _regular(path, where)
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise ValueError(f"{where}: cannot read: {exc.strerror or exc}") from None
+
+
+def _position(data: bytes, offset: int) -> str:
+    """``line L, column C`` (C in bytes, lines ended by ``\\n``, ``\\r\\n`` or ``\\r``) of byte ``offset``."""
+    head = data[:offset].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    line, column = head.count(b"\n") + 1, len(head) - head.rfind(b"\n")
+    return f"line {line}, column {column}"
+
+
+def _utf8(data: bytes, where: str) -> str:
+    """``data`` decoded as UTF-8, a BOM at the start skipped (as the CSV and JSON Lines readers do);
+    anything else is refused naming the line, column and byte offset of the first bad byte."""
+    start = len(_BOM) if data.startswith(_BOM) else 0
+    try:
+        return data[start:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = start + exc.start
+        raise ValueError(f"{where}: {_position(data, at)} (byte offset {at}): not valid UTF-8 text (byte "
+                         f"0x{data[at]:02x}); save the file as UTF-8") from None
+
+
+def _read_text(path: str) -> str:
+    """A text file as UTF-8 (a BOM allowed), its errors naming the file and the line."""
+    return _utf8(_read_bytes(path, path), path)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` ended by ``\\n``, ``\\r\\n`` or ``\\r`` (as files are read in text mode)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+class _HugeInt(str):
+    """A JSON integer of more digits than ``int`` converts (``sys.get_int_max_str_digits``): kept as
+    its text, shown as what it is; every id, number or flag check refuses it."""
+
+    def __repr__(self) -> str:
+        return f"<an integer of {len(self.lstrip('-'))} digits>"
+
+
+_INT_DIGITS = getattr(sys, "get_int_max_str_digits", lambda: 0)() or 1 << 62
+
+
+def _json_int(text: str) -> Any:
+    return int(text) if len(text) <= _INT_DIGITS else _HugeInt(text)
+
+
 def _load_json(obj: Any, what: str) -> Any:
-    if isinstance(obj, (str, os.PathLike)):
+    """A JSON file (a path) parsed, or ``obj`` itself (parsed JSON).  The bytes are checked first: UTF-8
+    (a BOM allowed) and nested at most :data:`~precall._core.jsonshape.MAX_JSON_DEPTH` levels (Python's
+    parser recurses per level); integers too long to convert are kept as :class:`_HugeInt` (refused
+    where they are used, naming the record)."""
+    if not isinstance(obj, (str, os.PathLike)):
+        return obj
+    from .._core.jsonshape import MAX_JSON_DEPTH, json_depth
+
+    where = f"{what} {os.fspath(obj)!r}"
+    data = _read_bytes(obj, where)
+    text = _utf8(data, where)
+    depth = json_depth(data)
+    del data
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"{where}: not usable JSON: nested too deeply (more than {MAX_JSON_DEPTH} levels of "
+                         "arrays and objects; a COCO file has a few); check that it is the right file")
+    try:
         try:
-            with open(obj, encoding="utf-8") as fh:
-                return json.load(fh)
-        except OSError as exc:
-            raise ValueError(f"{what} {os.fspath(obj)!r}: cannot read: {exc.strerror or exc}") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"{what} {os.fspath(obj)!r}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            ) from None
-    return obj
+            return json.loads(text)
+        except ValueError as exc:  # an integer of more digits than int converts
+            if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
+                raise
+            return json.loads(text, parse_int=_json_int)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:  # not reached within MAX_JSON_DEPTH; kept for a caller deep in its own stack
+        raise ValueError(f"{where}: not usable JSON: nested too deeply") from None
 
 
 def _boxes(records: list[dict[str, Any]], what: str, rows: Any = None) -> np.ndarray:
@@ -263,12 +354,15 @@ def _boxes(records: list[dict[str, Any]], what: str, rows: Any = None) -> np.nda
         if not isinstance(b, (list, tuple)) or len(b) != 4 or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in b):
             raise ValueError(f"{what} {i if rows is None else int(rows[i])}: 'bbox' must be [x, y, w, h] (numbers); "
-                             f"got {b!r}")
-        boxes[i] = b
+                             f"got {_show(b)}")
+        try:
+            boxes[i] = b
+        except OverflowError:  # an integer beyond the range of a float
+            boxes[i] = np.inf
     if not np.isfinite(boxes).all():
         i = int(np.flatnonzero(~np.isfinite(boxes).all(axis=1))[0])
         raise ValueError(f"{what} {i if rows is None else int(rows[i])}: 'bbox' must be finite; got "
-                         f"{records[i]['bbox']!r}")
+                         f"{_show(records[i]['bbox'])}")
     return boxes
 
 
@@ -360,12 +454,12 @@ def _load_coco(gt: Any, results: Any, gt_source: str = "", results_source: str =
                 raise ValueError(f"results detection {i}: no {key!r}")
         _number_id(d["image_id"], f"results detection {i}", "image_id")
         _number_id(d["category_id"], f"results detection {i}", "category_id")
-        if _is_int(d.get("id")) and not _in_id_range(d["id"]):  # not used (pycocotools renumbers), but refused
-            raise ValueError(f"results detection {i}: 'id' {d['id']} is out of range: {_ID_RULE} the detections "
+        if isinstance(d.get("id"), _HugeInt) or (_is_int(d.get("id")) and not _in_id_range(d["id"])):  # not used
+            raise ValueError(f"results detection {i}: 'id' {_show(d['id'])} is out of range: {_ID_RULE} the detections "
                              "or leave 'id' out (results are numbered as read)")
         if d["image_id"] not in image_set:
             raise ValueError(
-                f"results detection {i}: image_id {d['image_id']!r} is not an image of the ground truth"
+                f"results detection {i}: image_id {_show(d['image_id'])} is not an image of the ground truth"
             )
     dt_area = None
     dt_runs = None
@@ -426,11 +520,14 @@ def _load_coco(gt: Any, results: Any, gt_source: str = "", results_source: str =
     dt_score = np.zeros(len(r))
     for i, d in enumerate(r):
         if isinstance(d["score"], bool) or not isinstance(d["score"], (int, float)):
-            raise ValueError(f"results detection {i}: 'score' must be a number; got {d['score']!r}")
-        dt_score[i] = d["score"]
+            raise ValueError(f"results detection {i}: 'score' must be a number; got {_show(d['score'])}")
+        try:
+            dt_score[i] = d["score"]
+        except OverflowError:  # an integer beyond the range of a float
+            dt_score[i] = np.inf
     if not np.isfinite(dt_score).all():
         i = int(np.flatnonzero(~np.isfinite(dt_score))[0])
-        raise ValueError(f"results detection {i}: 'score' must be finite; got {r[i]['score']!r}")
+        raise ValueError(f"results detection {i}: 'score' must be finite; got {_show(r[i]['score'])}")
     return DetectionSet(
         images=images, classes=classes,
         gt_image=np.array([a["image_id"] for a in anns]), gt_class=np.array([a["category_id"] for a in anns]),
@@ -502,14 +599,13 @@ def _check_corners(b: Any, where: str, box_format: str) -> None:
 def _parse_lines(path: str, fields: int, what: str) -> list[tuple[int, list[str]]]:
     """Non-blank lines of ``path`` split on white space, each with ``fields`` fields."""
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != fields:
-                raise ValueError(f"{path}: line {line_no}: expected {fields} fields ({what}); got {len(parts)}")
-            out.append((line_no, parts))
+    for line_no, line in enumerate(_lines(_read_text(path)), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != fields:
+            raise ValueError(f"{path}: line {line_no}: expected {fields} fields ({what}); got {len(parts)}")
+        out.append((line_no, parts))
     return out
 
 
@@ -585,8 +681,7 @@ def load_text(
     for name in _text_files(gt_dir, "gt_dir"):
         path, image = os.path.join(gt_dir, name), name[:-4]
         images.append(image)
-        with open(path, encoding="utf-8") as fh:
-            lines = [(i, ln.split()) for i, ln in enumerate(fh, 1) if ln.split()]
+        lines = [(i, ln.split()) for i, ln in enumerate(_lines(_read_text(path)), 1) if ln.split()]
         for line_no, parts in lines:
             if len(parts) not in (5, 6):
                 raise ValueError(f"{path}: line {line_no}: expected 'class x y w h [difficult]'; got {len(parts)} fields")
@@ -626,6 +721,7 @@ def _read_xml(path: str) -> tuple[Any, dict[Any, int]]:
     parser.CharacterDataHandler = builder.data
     parser.EntityDeclHandler = entity
     parser.buffer_text = True
+    _regular(path, path)
     try:
         with open(path, "rb") as fh:
             parser.ParseFile(fh)
@@ -651,6 +747,51 @@ def _difficult(text: str, where: str) -> bool:
     raise ValueError(f"{where}: 'difficult' must be 0 or 1 (or false / true); got {text!r:.80}")
 
 
+_PATTERN_RULE = ("a per-class pattern holds exactly one {} (replaced by each class name) and no other field; "
+                 "write a literal { or } as {{ or }}")
+
+
+def _class_pattern(detections: str) -> str | None:
+    """The folder part of a per-class detection pattern (the text before ``{}`` up to its last
+    separator), or None when ``detections`` is a directory; a pattern with anything but exactly one
+    ``{}`` is refused naming the argument."""
+    import string
+
+    if ("{" not in detections and "}" not in detections) or os.path.isdir(detections):
+        return None
+    try:
+        parts = list(string.Formatter().parse(detections))
+    except ValueError as exc:  # a single { or }
+        raise ValueError(f"`detections` pattern {detections!r} is not a valid pattern ({exc}); "
+                         f"{_PATTERN_RULE}") from None
+    fields = [("{" + (name or "") + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")
+              for _, name, spec, conv in parts if name is not None]
+    if fields != ["{}"]:
+        shown = ", ".join(fields) if fields else "none"
+        raise ValueError(f"`detections` pattern {detections!r} has the fields {shown}; {_PATTERN_RULE}")
+    prefix = ""
+    for literal, name, _, _ in parts:
+        prefix += literal
+        if name is not None:
+            break
+    return os.path.dirname(prefix)
+
+
+def _confined(cls: str, folder: str) -> str | None:
+    """Why the class name ``cls`` put in a pattern whose folder is ``folder`` could name a file
+    outside it (a separator, ``.`` or ``..``, a drive or absolute path, NUL), or None."""
+    seps = {"/", "\\", os.sep} | ({os.altsep} if os.altsep else set())
+    if "\x00" in cls:
+        return "a NUL character"
+    if any(sep in cls for sep in seps):
+        return "a path separator"
+    if cls in (".", ".."):
+        return f"the folder name {cls!r}"
+    if os.path.isabs(cls) or os.path.splitdrive(cls)[0]:
+        return "an absolute path"
+    return None
+
+
 def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy") -> DetectionSet:
     """PASCAL VOC XML annotations (``difficult`` honoured: 0 or 1, or false / true as in
     :func:`load_text`; absent or empty: 0) and detections.  Errors name the file and the
@@ -663,8 +804,10 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
     """
     if not os.path.isdir(annotations_dir):
         raise ValueError(f"annotations_dir {annotations_dir!r}: not a directory")
+    folder = _class_pattern(detections)  # checked before any file is read
     gts: list[tuple] = []
     images: list[str] = []
+    first_seen: dict[str, str] = {}  # class -> "file: line N" of its first object
     for name in sorted(f for f in os.listdir(annotations_dir) if f.endswith(".xml")):
         path, image = os.path.join(annotations_dir, name), name[:-4]
         images.append(image)
@@ -693,10 +836,20 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
             difficult = node is not None and _difficult((node.text or "").strip() or "0",
                                                         f"{path}: line {line[node]}: <difficult>")
             gts.append((image, cls, coords, difficult))
+            first_seen.setdefault(cls, f"{path}: line {line[obj]}")
     dts: list[tuple] = []
-    if "{}" in detections:
+    if folder is not None:
         for cls in sorted({g[1] for g in gts}):
             path = detections.format(cls)
+            reason = _confined(cls, folder)
+            rel = os.path.relpath(os.path.normpath(path), folder or os.curdir)
+            if reason is None and (rel == os.pardir or rel.startswith(os.pardir + os.sep)):
+                reason = "a path outside the folder"  # cannot happen after the checks above; kept as a guard
+            if reason is not None:
+                raise ValueError(f"{first_seen[cls]}: class {cls!r} cannot name a file of the pattern {detections!r} "
+                                 f"({reason}: {path!r} could lie outside the pattern's folder); class names in a "
+                                 "per-class pattern must be plain file-name parts (no '/', '\\', '.', '..', NUL): "
+                                 "rename the class, or give a directory of per-image detection files")
             if not os.path.exists(path):
                 continue
             for line_no, parts in _parse_lines(path, 6, "image_id score x1 y1 x2 y2"):

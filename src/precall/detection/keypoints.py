@@ -10,7 +10,6 @@ area ranges, and AP on three image subsets by the image's ``crowdIndex``: easy
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from typing import Any
 
@@ -47,9 +46,12 @@ def evaluate_crowdpose(gt: Any, results: Any, *, sigmas: Any = None) -> dict[str
     >>> round(out["AP"], 12), round(out["AP_medium"], 12), out["AP_hard"]
     (1.0, 1.0, -1.0)
     """
-    g = copy.deepcopy(_load_json(gt, "ground truth"))
+    g = _load_json(gt, "ground truth")
     if not isinstance(g, dict) or not isinstance(g.get("annotations"), list) or not isinstance(g.get("images"), list):
         raise ValueError("ground truth: a CrowdPose dataset needs 'images' and 'annotations' lists")
+    # a copy of what changes (each annotation's area), not of the whole: the caller's JSON is left as it
+    # was, and no nesting is walked (a deep copy recursed per level of any key)
+    g = dict(g, annotations=[dict(a) if isinstance(a, dict) else a for a in g["annotations"]])
     for i, a in enumerate(g["annotations"]):
         box = a.get("bbox") if isinstance(a, dict) else None
         if not isinstance(box, list) or len(box) != 4:

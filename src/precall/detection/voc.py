@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.validate import AP_METHODS, check_number
+from .._core.undefined import undefined
+from .._core.validate import AP_METHODS, check_number, check_on_undefined
 from ..table import ThresholdTable
 from .io import DetectionSet, _to_xyxy
 
@@ -84,6 +85,7 @@ def evaluate_voc(
     pixel_offset: float = 1.0,
     inclusive: bool = False,
     ties: str = "stable",
+    on_undefined: Any = "warn",
 ) -> VocEvaluation:
     """PASCAL VOC detection AP per class and mAP, Detectron's ``voc_eval`` rules by default.
 
@@ -96,6 +98,11 @@ def evaluate_voc(
     ``method`` (any :data:`precall.AP_METHODS`, default VOC2010's all-point
     envelope) on the count table.  ``pixel_offset=1, inclusive=True`` reproduce
     the rafaelpadilla evaluators; ``pixel_offset=0`` continuous boxes.
+
+    A class without ground truth (none, or only difficult ones) has no AP and is left out of the
+    mean.  When no class has one, mAP is undefined: ``on_undefined`` (precall's one policy) gives
+    NaN with an :class:`~precall.UndefinedMetricWarning` (``"warn"``, the default), NaN silently
+    (``"nan"``), a ``ValueError`` (``"raise"``) or the number given.
     """
     if method not in AP_METHODS:
         raise ValueError(f"`method` must be one of {AP_METHODS}; got {method!r}")
@@ -105,6 +112,7 @@ def evaluate_voc(
     pixel_offset = check_number(pixel_offset, "pixel_offset", low=0, hint="1: VOC's inclusive pixels, 0: continuous")
     if not isinstance(inclusive, (bool, np.bool_)):
         raise TypeError(f"`inclusive` must be True or False; got {inclusive!r:.80}")
+    on_undefined = check_on_undefined(on_undefined)
     gt_xyxy, dt_xyxy = _xyxy_boxes(data)
     ap: dict[Any, float] = {}
     tables: dict[Any, ThresholdTable] = {}
@@ -166,5 +174,16 @@ def evaluate_voc(
             table = table.grouped()
         tables[cls] = table
         ap[cls] = table.average_precision(method=method)
-    mean = float(np.mean(list(ap.values()))) if ap else float("nan")
+    if ap:
+        mean = float(np.mean(list(ap.values())))
+    else:
+        why = (f"all {int(data.gt_ignore.sum())} ground-truth boxes are difficult" if data.gt_ignore.any()
+               else "there is no ground-truth box")
+        why = (f"no class has a ground truth that counts ({why}; images: {len(data.images)}, detections: "
+               f"{len(data.dt_score)}), so no class has an AP and mAP, their mean")
+        if on_undefined == "raise":
+            raise ValueError(f"mAP is undefined: {why}, has no value; give ground truth, or choose another result "
+                             "than an error with on_undefined='warn', 'nan' or a number")
+        mean = undefined("mAP", f"{why}, is undefined; reported as NaN. Choose another result than NaN with "
+                         "on_undefined='raise' or a number", float("nan"), on_undefined, stacklevel=3)
     return VocEvaluation(ap, mean, method, float(iou_threshold), tables, n_gt, ties, ranked, len(image_index))
