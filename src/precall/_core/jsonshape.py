@@ -113,7 +113,6 @@ class JsonShape:
         kind[iq[run % 2 == 1]] = 0
 
 
-_JsonShape = JsonShape  # the name of the JSON Lines reader's copy in precall.readers
 
 
 def json_depth(data: bytes, block: int = 1 << 22) -> int:
