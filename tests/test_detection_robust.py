@@ -903,6 +903,14 @@ def test_cli_per_class_fits_80_columns_unless_wide(tmp_path, capsys):
 _INT64 = r"from -9223372036854775808 to 9223372036854775807"
 
 
+def _written(folder, gt, results, results_name):
+    """``gt`` and ``results`` as JSON files in ``folder`` (gt.json and ``results_name``): their paths."""
+    gt_path, res_path = folder / "gt.json", folder / results_name
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    return gt_path, res_path
+
+
 @pytest.mark.parametrize("side, mutate, where", [
     ("gt", lambda g, r: g["images"][0].update(id=10**30), r"ground truth image 0: 'id' 10{30}"),
     ("gt", lambda g, r: g["categories"][0].update(id=2**63), r"ground truth category 0: 'id' 9223372036854775808"),
@@ -917,9 +925,7 @@ _INT64 = r"from -9223372036854775808 to 9223372036854775807"
 def test_ids_beyond_64_bits_are_refused_naming_file_record_and_range(side, mutate, where, tmp_path, capsys):
     gt, results = synthetic(3)
     mutate(gt, results)
-    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
-    gt_path.write_text(json.dumps(gt))
-    res_path.write_text(json.dumps(results))
+    gt_path, res_path = _written(tmp_path, gt, results, "res.json")
     named = gt_path if side == "gt" else res_path
     with pytest.raises(ValueError, match=re.escape(str(named)) + ": " + where + r".* out of range.*" + _INT64):
         _quiet_load(str(gt_path), str(res_path))
@@ -956,9 +962,7 @@ def test_ids_at_the_64_bit_limits_are_read_and_one_beyond_refused():
 def test_warnings_name_the_file_they_are_about(mutate, about, match, tmp_path, capsys):
     gt, results = synthetic(2)
     mutate(gt, results)
-    gt_path, res_path = tmp_path / "gt.json", tmp_path / "dt.json"
-    gt_path.write_text(json.dumps(gt))
-    res_path.write_text(json.dumps(results))
+    gt_path, res_path = _written(tmp_path, gt, results, "dt.json")
     named, other = (gt_path, res_path) if about == "gt" else (res_path, gt_path)
     with pytest.warns(detection.DetectionWarning, match="^" + re.escape(f"{named}: ") + match):
         detection.load_coco(str(gt_path), str(res_path))
