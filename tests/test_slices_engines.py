@@ -647,8 +647,8 @@ def test_audited_cases_name_as_the_concatenated_column(batches, names, kind, rev
 
 
 def test_relabel_types_the_new_values_as_numpy_does():
-    """relabel's new values take numpy's type of all of them, as a column of them would in
-    ``precall.evaluate`` (the audit: relabel kept 1 beside 2.5 as an int)."""
+    """relabel's new values take the type a list of them takes in ``precall.evaluate``'s ``by=``
+    (the audit: relabel kept 1 beside 2.5 as an int; numbers beside strings: an object column)."""
     y, s = np.array([0, 1, 1, 0, 1, 0]), np.array([0.1, 0.9, 0.4, 0.3, 0.2, 0.6])
     g = np.array(["a", "b", "c", "a", "b", "c"])
     acc = SlicedAccumulator().update(y[:3], s[:3], by=g[:3]).update(y[3:], s[3:], by=g[3:])

@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._core.validate import check_binary, check_number, check_on_undefined, check_options, \
+from .._core.validate import check_binary, check_number, label_array, check_on_undefined, check_options, \
     check_pos_label, is_multi
 from .._core.metric import Metric
 from ..slices import SliceCodes, SlicedEvaluation, SlicedTables, SlicedValues, _check_min_support, _level_list, \
@@ -163,8 +163,8 @@ class SlicedAccumulator:
         key (a tuple of one value per slice column, ``None`` for missing); slices given the same
         key are merged.  For slice values known only at the end of a stream (codes of a
         dictionary that grows chunk by chunk, values to be normalised).  The new values of a
-        column take numpy's type of all of them, as a column of them would in
-        :func:`precall.evaluate` (``1`` beside ``2.5``: ``1.0``; beside a string: ``'1'``).
+        column take the type a list of them takes in :func:`precall.evaluate`'s ``by=`` (``1`` beside
+        ``2.5``: ``1.0``; beside a string: ``1``, an object column in which ``1`` and ``'1'`` differ).
 
         Examples
         --------
@@ -193,7 +193,7 @@ class SlicedAccumulator:
                 raise ValueError(f"`mapping` must return a tuple of {len(columns)} value(s), one per slice column; "
                                  f"got {got!r} for {key!r}")
             new.append(got)
-        # each column of new values typed as numpy types an array of them; equal new keys merged
+        # each column of new values typed as by= types a list of them; equal new keys merged
         codes = slice_codes({c: _values_array([k[j] for k in new]) for j, c in enumerate(columns)}, len(new))
         out._types = [{_batch_type(d)} for d in codes.dtypes]
         raw = _raw_keys(codes)
@@ -565,10 +565,11 @@ def _column_array(values: list[Any], dtype: np.dtype) -> np.ndarray:
 
 
 def _values_array(values: list[Any]) -> np.ndarray:
-    """A column of ``values`` as numpy types it (``np.asarray``: ints and floats, floats; numbers
-    and strings, strings; with None, objects), or objects where numpy makes no 1-D array."""
+    """A column of ``values`` as ``by=`` types a list of them (:func:`~precall._core.validate.label_array`:
+    ints and floats, floats; numbers and strings, objects, ``1`` and ``"1"`` two slices; with None,
+    objects), or objects where numpy makes no 1-D array."""
     try:
-        arr = np.asarray(values)
+        arr = label_array(values, "mapping", objects=True)
     except (TypeError, ValueError):
         arr = None
     if arr is None or arr.ndim != 1 or arr.shape[0] != len(values):
