@@ -44,12 +44,9 @@ def _outcome(path: Path, engine: str, extra: list[str], capsys) -> tuple[int, st
     return code, (err.splitlines()[0] if err else "") if code else json.loads(out)
 
 
-@pytest.fixture(params=["pyarrow", "no-pyarrow"])
-def fast(request, monkeypatch):
-    """The readers with pyarrow's parsers, or with pyarrow hidden from them (numpy's and the exact ones)."""
-    if request.param == "no-pyarrow":
-        monkeypatch.setattr(readers, "_pyarrow", lambda: None)
-    return request.param
+def _hide_pyarrow(monkeypatch) -> None:
+    """The readers with pyarrow hidden from them (numpy's and the exact parsers)."""
+    monkeypatch.setattr(readers, "_pyarrow", lambda: None)
 
 
 def _small_blocks(monkeypatch) -> None:
@@ -64,10 +61,12 @@ def _small_blocks(monkeypatch) -> None:
         monkeypatch.setattr(dd, name, small)
 
 
-@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize("fast, name", [(fast, name) for name in sorted(FILES) for fast in ("pyarrow", "no-pyarrow")
+                                         if not (fast == "no-pyarrow" and name.endswith(".parquet"))])
 def test_every_engine_reads_the_file_or_stops_with_the_same_line(tmp_path, capsys, monkeypatch, fast, name):
-    if fast == "no-pyarrow" and name.endswith(".parquet"):
-        pytest.skip("Parquet needs pyarrow (refused by name without it: tests/test_readers_files.py)")
+    """Parquet needs pyarrow: without it, it is refused by name (tests/test_readers_files.py)."""
+    if fast == "no-pyarrow":
+        _hide_pyarrow(monkeypatch)
     path = tmp_path / name  # the message names the file: one path for every engine
     shutil.copy(DATA / name, path)
     memory, stream, dask = (_outcome(path, engine, FILES[name], capsys) for engine in ENGINES)
