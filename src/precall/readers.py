@@ -765,11 +765,27 @@ def _concat(name: str, chunks: Iterator[Columns], weight: str | None, empty: str
         codes, scores = _grown(codes, n), _grown(scores, n)
         weights = None if weights is None else _grown(weights, n)
         whole = Columns(Labels(list(index), codes), scores, weights, tuple(_join_slices(p[0].name, p) for p in by))
-    if whole is None or not len(whole.labels):
-        raise InputError(f"{name}: {empty}")
-    if whole.weights is not None and not whole.weights.any():
-        raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
+    rows = 0 if whole is None else len(whole.labels)
+    weighted = whole is not None and whole.weights is not None and bool(whole.weights.any())
+    check_whole_file(name, rows, weight if whole is not None and whole.weights is not None else None, weighted,
+                     empty)
+    assert whole is not None  # some row (checked)
     return whole
+
+
+def check_whole_file(name: str, rows: int, weight: str | None, weighted: bool, empty: str | None = None) -> None:
+    """The checks of a file that need every row, read at once or in chunks (``--stream``, the dask
+    engine's pass): some data row (``empty``: the message, by default :func:`no_rows_text` of
+    ``name``), and with a weight column some positive weight (``weighted``)."""
+    if not rows:
+        raise InputError(f"{name}: {no_rows_text(name) if empty is None else empty}")
+    if weight is not None and not weighted:
+        raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")
+
+
+def no_rows_text(path: str) -> str:
+    """What a file without data rows is told: delimited text has a header line before them."""
+    return "no data rows after the header (line 1)" if file_format(path) == "delimited" else "no data rows"
 
 
 def _begin(first: Columns, weight: str | None, size: int
@@ -2232,10 +2248,8 @@ def read_file(
     """
     chunks = _iter(path, label=label, score_columns=score_columns, weight=weight, classes=classes,
                    delimiter=delimiter, progress=progress, chunk_rows=_WHOLE_ROWS, whole=True, by=by)
-    empty = "no data rows" if _stem(path).endswith((".jsonl", ".ndjson", ".parquet", ".pq", ".npz", ".npy")) \
-        else "no data rows after the header (line 1)"
     try:
-        return _concat(path, chunks, weight, empty)
+        return _concat(path, chunks, weight, no_rows_text(path))
     finally:
         _release_memory()
 

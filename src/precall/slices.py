@@ -87,7 +87,7 @@ from ._core.sort import _descending_key, compensated_cumsum, descending_key_scor
 from ._core.steps import Steps, one_problem, positives_tied, segment_sums, steps_and_grouped, steps_of
 from ._core.text import clip, columns, pad, visible
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
-from ._core.validate import AP_METHODS, BinaryInput, check_number, label_array
+from ._core.validate import AP_METHODS, BinaryInput, check_number, label_array, object_array as _objects
 from .table import table_of
 
 __all__ = ["MISSING", "SliceCodes", "SlicedEvaluation", "SlicedMultiEvaluation", "SlicedTables", "SlicedValues", "slice_codes", "sliced_steps"]
@@ -240,14 +240,6 @@ def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _type_text(v: Any) -> str:
     """The order of values numpy cannot order: by their type's name and their text."""
     return f"{type(v).__name__}:{v}"
-
-
-def _objects(values: list[Any]) -> np.ndarray:
-    """A 1-D object array of ``values`` (sequences kept as elements)."""
-    out = np.empty(len(values), dtype=object)
-    for i, v in enumerate(values):
-        out[i] = v
-    return out
 
 
 @functools.lru_cache(maxsize=256)

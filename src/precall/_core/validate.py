@@ -38,6 +38,7 @@ __all__ = [
     "check_label_types",
     "check_pos_label",
     "label_array",
+    "object_array",
     "label_kind",
     "check_binary",
     "check_choice",
@@ -280,13 +281,7 @@ _KIND_ONE = {"number": "a number", "string": "a string", "bytes": "bytes", None:
 
 def _value_kind(value: Any) -> LabelKind | None:
     """The label kind of one value; None for anything else (an object compared by ``==``)."""
-    if isinstance(value, (bool, np.bool_, numbers.Real)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bytes):
-        return "bytes"
-    return None
+    return _type_kind(type(value))
 
 
 def label_kind(classes: np.ndarray, name: str = "y_true") -> LabelKind | None:
@@ -325,11 +320,11 @@ def _describe_values(values: Any, limit: int = 6) -> str:
                 leaves.append(v)
 
     walk(values)
-    return _describe(_objects(leaves), limit)
+    return _describe(object_array(leaves), limit)
 
 
-def _objects(values: Any) -> np.ndarray:
-    """A 1-D object array of ``values`` (each one element, whatever it is)."""
+def object_array(values: Any) -> np.ndarray:
+    """A 1-D object array of ``values`` (each one element, whatever it is: sequences kept as elements)."""
     out = np.empty(len(values), dtype=object)
     for i, v in enumerate(values):
         out[i] = v
@@ -337,7 +332,7 @@ def _objects(values: Any) -> np.ndarray:
 
 
 def _type_kind(t: type) -> LabelKind | None:
-    """:func:`_value_kind` of every value of type ``t``."""
+    """The label kind of every value of type ``t`` (numbers: bool, int, float), None for other objects."""
     if issubclass(t, (bool, np.bool_, numbers.Real)):
         return "number"
     if issubclass(t, str):
@@ -379,7 +374,7 @@ def label_array(x: Any, name: str = "y_true", *, objects: bool = False) -> np.nd
         _leaf_kinds(x, kinds)
         if len(kinds) > 1:
             if objects and arr.ndim == 1:
-                return _objects(x)
+                return object_array(x)
             raise _mixture(name, kinds, x)
     return arr
 

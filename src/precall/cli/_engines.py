@@ -89,13 +89,11 @@ def _given_positive(args: argparse.Namespace) -> str | None:
 
 def _whole_file(args: argparse.Namespace, rows: int, weighted: bool) -> None:
     """The checks of a file that need every row, with the in-memory reader's messages
-    (:func:`precall.readers.read_file`): some data row; with ``--weight``, some positive weight."""
-    if not rows:
-        empty = "no data rows after the header (line 1)" if readers.file_format(args.file) == "delimited" \
-            else "no data rows"
-        raise CliError(f"{args.file}: {empty}")
-    if args.weight and not weighted:
-        raise CliError(f"{args.file}: column {args.weight!r}: every weight is zero; at least one must be positive")
+    (:func:`precall.readers.check_whole_file`): some data row; with ``--weight``, some positive weight."""
+    try:
+        readers.check_whole_file(args.file, rows, args.weight, weighted)
+    except readers.InputError as bad:
+        raise CliError(str(bad)) from None
 
 
 def stream_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
