@@ -180,6 +180,20 @@ def test_default_positive_label(tmp_path, capsys, labels, positive):
     assert result["average_precision"]["step"] == pytest.approx(average_precision_score(y, s))
 
 
+@pytest.mark.parametrize("labels", [["\uff10", "\uff11"], ["0", "\uff11"], ["\u0660", "\u0661"], ["0", "1_0"]])
+def test_labels_python_reads_as_numbers_are_not_taken_for_zero_and_one(tmp_path, capsys, labels):
+    """A label column of full-width or Arabic-Indic digits, or ``1_0``: ``float`` reads
+    them as numbers, the text parsers do not, so the positive class is not guessed (it was: full-width
+    ``\uff11`` was taken as the positive ``1``); ``--pos-label`` names it, and then the labels are text."""
+    rows = [[labels[i % 2], s] for i, s in enumerate([0.1, 0.8, 0.3, 0.4, 0.9, 0.2])]
+    path = write_csv(tmp_path / "w.csv", ["t", "s"], rows)
+    message = run_error(["evaluate", str(path), "--label", "t", "--score", "s"], capsys)
+    assert "positive class is ambiguous" in message and "--pos-label" in message
+    result = run_json(["evaluate", str(path), "--label", "t", "--score", "s", "--pos-label", labels[1]], capsys)
+    y = [int(r[0] == labels[1]) for r in rows]
+    assert result["average_precision"]["step"] == pytest.approx(average_precision_score(y, [r[1] for r in rows]))
+
+
 def test_multiclass_one_vs_rest(tmp_path, capsys):
     rows = [["a", 0.9], ["b", 0.8], ["c", 0.7], ["a", 0.6], ["b", 0.1], ["a", 0.3]]
     path = write_csv(tmp_path / "m.csv", ["t", "s"], rows)

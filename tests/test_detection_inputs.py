@@ -305,6 +305,24 @@ def test_cli_coco_without_ground_truth_keeps_minus_one_and_warns(tmp_path, capsy
                    "area range), so every number is undefined; reported as -1 (pycocotools' convention)\n")
 
 
+def test_evaluate_coco_without_ground_truth_warns_as_every_undefined_result(tmp_path):
+    """``evaluate_coco`` itself says when every number is pycocotools' -1 (only the command line did), with
+    the one warning class of undefined results; a set with ground truth says nothing."""
+    import precall
+
+    gt, res = tmp_path / "gt.json", tmp_path / "res.json"
+    gt.write_text(json.dumps(dict(GT, annotations=[])))
+    res.write_text("[]")
+    with pytest.warns(precall.UndefinedMetricWarning, match="every number is undefined; reported as -1"):
+        ev = detection.evaluate_coco(detection.load_coco(gt, res))
+    assert (ev.stats == -1).all()
+    gt.write_text(json.dumps(GT))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev = detection.evaluate_coco(detection.load_coco(gt, res))
+    assert not (ev.stats == -1).all()
+
+
 def test_cli_compare_without_ground_truth_warns_once(tmp_path, capsys):
     gt, res = tmp_path / "gt.json", tmp_path / "res.json"
     gt.write_text(json.dumps(dict(GT, annotations=[])))

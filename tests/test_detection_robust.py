@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from precall import detection
+from precall import UndefinedMetricWarning, detection
 from precall.cli import main
 
 pytest.importorskip("pycocotools")
@@ -43,10 +43,12 @@ def test_empty_results_give_pycocotools_numbers():
 def test_ground_truth_without_annotations_is_undefined_everywhere():
     gt, results = synthetic(12)
     empty = dict(gt, annotations=[])
-    ours = detection.evaluate_coco(detection.load_coco(empty, results))
+    with pytest.warns(UndefinedMetricWarning, match="every number is undefined"):
+        ours = detection.evaluate_coco(detection.load_coco(empty, results))
     _assert_same(ours, _pycocotools(empty, results))
     assert (ours.stats == -1).all() and all(r["AP"] == -1 for r in ours.per_class)
-    both = detection.evaluate_coco(detection.load_coco(empty, []))
+    with pytest.warns(UndefinedMetricWarning, match="every number is undefined"):
+        both = detection.evaluate_coco(detection.load_coco(empty, []))
     assert (both.stats == -1).all()
     assert np.isnan(both.mean_average_precision())
 

@@ -167,6 +167,31 @@ def test_delong_undefined_follows_the_policy():
         stats.roc_auc_covariance([0, 0, 1], [[0.1, 1], [0.2, 2], [0.3, 3]])
 
 
+@pytest.mark.parametrize("y", [[0, 1, 0, 0, 0], [1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1]])
+def test_paired_delong_below_two_of_a_class_follows_on_undefined(y):
+    """The paired test with fewer than two positives or negatives: the one policy of undefined results,
+    as the unpaired test and ``roc_auc_ci`` (it raised ``ValueError`` whatever ``on_undefined`` said).
+    The AUCs are still each column's ROC-AUC (NaN without a class)."""
+    rng = np.random.default_rng(len(y))
+    a, b = rng.random(len(y)), rng.random(len(y))
+    both = 0 < sum(y) < len(y)
+    want = (precall.roc_auc(y, a), precall.roc_auc(y, b)) if both else (math.nan, math.nan)
+    with pytest.warns(precall.UndefinedMetricWarning, match="at least two positives and two negatives"):
+        t = stats.roc_auc_test(y, a, b)
+    np.testing.assert_equal((t.estimate_a, t.estimate_b, t.difference), (*want, want[0] - want[1]))
+    assert all(math.isnan(v) for v in (t.low, t.high, t.statistic, t.p_value, t.standard_error))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = stats.roc_auc_test(y, a, b, on_undefined="nan")
+        given_variance = stats.roc_auc_test(y, a, b, on_undefined=0.04)
+    assert math.isnan(quiet.p_value) and quiet.estimate_a == t.estimate_a or not both
+    if both:  # a number is the variance of the difference
+        assert given_variance.standard_error == 0.2
+        assert given_variance.statistic == pytest.approx(given_variance.difference / 0.2, rel=1e-15)
+    with pytest.raises(ValueError, match="DeLong variance is undefined.*Nothing to estimate"):
+        stats.roc_auc_test(y, a, b, on_undefined="raise")
+
+
 def test_delong_errors_name_the_argument():
     y, s = [0, 1, 0, 1], [0.1, 0.4, 0.35, 0.8]
     with pytest.raises(TypeError, match="sample_weight.*DeLong"):

@@ -1532,6 +1532,12 @@ def numeric_labels(path: str, label: str) -> bool:
     return False
 
 
+def is_number_text(text: str) -> bool:
+    """Whether ``text`` is a number as the delimited-text parsers read one (:data:`_NUMBER_TEXT`: ASCII
+    digits, no ``_`` separators, no full-width or other Unicode digits), which ``float`` alone would not tell."""
+    return _NUMBER_TEXT.fullmatch(text) is not None
+
+
 def number_label(pos_label: str, numbers: bool) -> str:
     """``--pos-label`` as the text of the number it names in a column of numbers (``numbers``:
     :func:`numeric_labels`), before any row is read: ``1.0``, ``1e0`` and ``+1.00`` name the label

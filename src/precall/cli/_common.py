@@ -37,10 +37,9 @@ def _default_positive(seen: list[str]) -> str | None:
             if s.lower() == "true":
                 return s
         return "true"
-    try:
-        values = [float(s) for s in seen]
-    except ValueError:
+    if not all(readers.is_number_text(s) for s in seen):  # float() reads "１", "1_0", "٠": not the parsers' numbers
         return None
+    values = [float(s) for s in seen]
     if len(set(values)) != len(seen):  # e.g. both "1" and "1.0": ambiguous
         return None
     if set(values) <= {0.0, 1.0} or set(values) <= {-1.0, 1.0}:

@@ -92,7 +92,8 @@ def compare_columns(
                     **bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels), paired=True))
                 for metric, test in zip(metrics, tests):
                     if metric == "roc_auc" and columns.weights is None:
-                        delong = precall.stats.roc_auc_test(labels, sa, sb, level=ci.level, pos_label=positive)
+                        delong = precall.stats.roc_auc_test(labels, sa, sb, level=ci.level, pos_label=positive,
+                                                             on_undefined="raise")
                         rows.append((a, b, "ROC-AUC", _zero_variance(delong)))
                     rows.append((a, b, "ROC-AUC" if metric == "roc_auc" else f"AP {metric}", test))
         except (ValueError, TypeError) as exc:

@@ -41,12 +41,16 @@ def _evaluate_coco(args: argparse.Namespace, results: str, *, first: bool = True
                 progress=terminal_progress("evaluating", len(data.dt_score)))
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, results)) from None
-    _print_warnings([str(w.message) for w in caught], args.gt, results)
-    if first and (ev.stats == -1).all():  # pycocotools' -1 for undefined, kept; said once, as every undefined result
-        print_warning_messages(args.gt, ["no ground-truth annotation counts (none of an evaluated category and "
-                                         "area range), so every number is undefined; reported as -1 (pycocotools' "
-                                         "convention)"])
+    messages = [str(w.message) for w in caught]  # every number -1 (the ground truth's doing): said once
+    _print_warnings([m for m in messages if first or m != _no_ground_truth()], args.gt, results)
     return data, ev
+
+
+def _no_ground_truth() -> str:
+    """:func:`~precall.detection.evaluate_coco`'s warning that every number is -1 (the ground truth's doing)."""
+    from ..detection.coco import NO_GROUND_TRUTH
+
+    return NO_GROUND_TRUTH
 
 
 def _print_warnings(messages: list[str], gt: str, results: str) -> None:
@@ -58,7 +62,8 @@ def _print_warnings(messages: list[str], gt: str, results: str) -> None:
                 print_warning_messages(path, [message[len(path) + 2:]])
                 break
         else:
-            source = gt if message.startswith("ground truth") else results if message.startswith("results") \
+            about_gt = message.startswith("ground truth") or message == _no_ground_truth()
+            source = gt if about_gt else results if message.startswith("results") \
                 else f"{gt}, {results}"
             print_warning_messages(source, [message])
 

@@ -73,6 +73,7 @@ import numpy as np
 
 from .._core.conventions import COCO_GRID, grid_precisions
 from .._core.steps import steps_from_counts
+from .._core.undefined import UndefinedMetricWarning
 from .._core.validate import check_numbers
 from ..table import ThresholdTable
 from ._match import _match
@@ -549,5 +550,14 @@ def evaluate_coco(
                     if name != "all"})
         row.update(n_gt=int(matched.n_gt[everything, k]) if everything is not None else -1, n_det=int(counts[k]))
         per_class.append(row)
+    if (stats == -1).all():  # pycocotools' -1 for undefined, kept (its numbers), and said
+        import warnings
+
+        warnings.warn(NO_GROUND_TRUTH, UndefinedMetricWarning, stacklevel=2)
     return CocoEvaluation(stats, precision, recall, per_class, thresholds, recall_thresholds, max_dets, ranges, ranked,
                           iou_type, ties, matched, int(data.images.size), data.images.copy())
+
+
+NO_GROUND_TRUTH = ("no ground-truth annotation counts (none of an evaluated category and area range), so every number "
+                   "is undefined; reported as -1 (pycocotools' convention)")
+""":func:`evaluate_coco`'s warning when every summary number is pycocotools' -1."""

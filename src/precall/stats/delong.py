@@ -342,7 +342,8 @@ def roc_auc_ci(
 
 
 def roc_auc_test(
-    y_true: Any, score_a: Any, score_b: Any, *, level: float = 0.95, pos_label: Any = None
+    y_true: Any, score_a: Any, score_b: Any, *, level: float = 0.95, pos_label: Any = None,
+    on_undefined: Any = "warn",
 ) -> PairedComparison:
     """DeLong's test of two correlated ROC-AUCs (pROC's ``roc.test(method="delong")``).
 
@@ -356,6 +357,12 @@ def roc_auc_test(
         Confidence level of the difference's interval.
     pos_label : label, default=None
         As in :func:`roc_auc_variance`.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        With fewer than two positives or negatives the variance of the
+        difference is undefined: the AUCs and their difference are returned
+        (NaN without a class) with NaN bounds, statistic and p-value and a
+        warning by default; a number is taken as that variance (as in
+        :func:`roc_auc_ci`).
 
     Returns
     -------
@@ -385,16 +392,27 @@ def roc_auc_test(
             f"`score_a` and `score_b` must have the same length (the same samples); got "
             f"{a.shape[0]} and {b.shape[0]}"
         )
-    cov = roc_auc_covariance(y_true, np.column_stack([a, b]), pos_label=pos_label)
-    difference = float(cov.auc[0] - cov.auc[1])
-    c = cov.covariance
-    sd = float(np.sqrt(max(c[0, 0] + c[1, 1] - 2 * c[0, 1], 0.0)))
+    policy = check_on_undefined(on_undefined)
+    first = _binary_unweighted(y_true, a, pos_label)
+    m, n = int(first.positive.sum()), first.n_samples - int(first.positive.sum())
+    if m < 2 or n < 2:  # no DeLong variance: the AUCs, and the policy's variance of the difference
+        auc_a, auc_b = (_delong(first, "nan")[0], _delong(_binary_unweighted(y_true, b, pos_label), "nan")[0])
+        message = _ONE_CLASS_DELONG.format(m=m, n=n)
+        if policy == "raise":
+            message = message.replace("The result is NaN", "Nothing to estimate")
+        variance = undefined("DeLong variance", message, float("nan"), policy, stacklevel=3)
+        estimate_a, estimate_b = auc_a, auc_b
+    else:
+        cov = roc_auc_covariance(y_true, np.column_stack([a, b]), pos_label=pos_label)
+        estimate_a, estimate_b = float(cov.auc[0]), float(cov.auc[1])
+        c = cov.covariance
+        variance = max(c[0, 0] + c[1, 1] - 2 * c[0, 1], 0.0)
+    difference = estimate_a - estimate_b
+    sd = float(np.sqrt(variance)) if variance >= 0 else float("nan")
     z = _z_statistic(difference, sd)
     low, high = _normal_interval(difference, sd, level)
-    return PairedComparison(
-        float(cov.auc[0]), float(cov.auc[1]), difference, low, high, level, z,
-        two_sided_p(z), sd, "delong", "roc_auc",
-    )
+    return PairedComparison(estimate_a, estimate_b, difference, low, high, level, z, two_sided_p(z), sd, "delong",
+                            "roc_auc")
 
 
 
