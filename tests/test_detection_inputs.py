@@ -323,6 +323,60 @@ def test_evaluate_coco_without_ground_truth_warns_as_every_undefined_result(tmp_
     assert not (ev.stats == -1).all()
 
 
+def test_a_float_id_among_64_bit_ids_keeps_every_detection_on_its_image():
+    """One result's ``image_id`` written as a float equal to an image's id made numpy hold the whole column as
+    floats, and the id 2**60 + 1 of another result became 2**60: that detection moved to the other image
+    (AP 0.2525 against pycocotools' 1.0). Each id is now an int64 on its own."""
+    pytest.importorskip("pycocotools")
+    from test_detection import _pycocotools
+
+    big = 2**60
+    gt = {"images": [{"id": big}, {"id": big + 1}], "categories": [{"id": 1, "name": "a"}],
+          "annotations": [{"id": 1, "image_id": big, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100,
+                           "iscrowd": 0},
+                          {"id": 2, "image_id": big + 1, "category_id": 1.0, "bbox": [50, 50, 10, 10], "area": 100,
+                           "iscrowd": 0}]}
+    res = [{"image_id": big + 1, "category_id": 1, "bbox": [50, 50, 10, 10], "score": 0.9},
+           {"image_id": float(big), "category_id": 1.0, "bbox": [0, 0, 10, 10], "score": 0.8}]
+    data = detection.load_coco(gt, res)
+    assert data.dt_image.dtype == data.gt_image.dtype == np.int64 and data.dt_image.tolist() == [big + 1, big]
+    ev = detection.evaluate_coco(data)
+    np.testing.assert_array_equal(ev.stats, _pycocotools(gt, res).stats)
+    assert ev.stats[0] > 0.99
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.25])
+def test_a_fractional_category_or_image_id_is_refused(bad):
+    gt = dict(GT)
+    res = [{"image_id": 1, "category_id": bad, "bbox": [0, 0, 5, 5], "score": 0.5}]
+    with pytest.raises(ValueError, match=r"results detection 0: 'category_id' must be an integer id; got"):
+        detection.load_coco(gt, res)
+    res = [{"image_id": 1 + bad, "category_id": 1, "bbox": [0, 0, 5, 5], "score": 0.5}]
+    with pytest.raises(ValueError, match=r"results detection 0: 'image_id' must be an integer id; got"):
+        detection.load_coco(gt, res)
+
+
+def test_results_of_a_category_the_ground_truth_does_not_list_are_not_dropped_unsaid(tmp_path, capsys):
+    """pycocotools evaluates the listed categories only; the results of others were dropped without a word
+    (the ground truth's were said). Now a warning counts them, in Python and on the command line."""
+    cat = GT["categories"][0]["id"]
+    res = [{"image_id": 1, "category_id": cat, "bbox": [0, 0, 5, 5], "score": 0.5},
+           {"image_id": 1, "category_id": 99, "bbox": [0, 0, 5, 5], "score": 0.6},
+           {"image_id": 1, "category_id": 98, "bbox": [0, 0, 5, 5], "score": 0.7}]
+    with pytest.warns(detection.DetectionWarning, match="2 results detections name a category the ground truth "
+                                                        "does not list; not evaluated"):
+        detection.load_coco(GT, res)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", detection.DetectionWarning)
+        detection.load_coco(GT, res[:1])
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(GT))
+    res_path.write_text(json.dumps(res))
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--json"]) == 0
+    err = capsys.readouterr().err
+    assert f"precall: warning: {res_path}: 2 results detections name a category" in err, err
+
+
 def test_cli_compare_without_ground_truth_warns_once(tmp_path, capsys):
     gt, res = tmp_path / "gt.json", tmp_path / "res.json"
     gt.write_text(json.dumps(dict(GT, annotations=[])))

@@ -185,3 +185,28 @@ def test_result_masks_decoded_once(monkeypatch):
     again = detection.evaluate_coco(detection.load_coco(gt, results), iou_type="segm")
     assert sum(seen) > 2 * n_strings - 1
     np.testing.assert_array_equal(again.precision, ev.precision)
+
+
+def test_merging_a_metric_into_itself_is_refused():
+    """``m.merge(m)`` (or one metric twice) doubled its images and changed every later number silently."""
+    box = np.array([[10.0, 10, 50, 50]])
+    m = detection.MeanAveragePrecision()
+    m.update([dict(boxes=box, scores=np.array([0.5]), labels=np.array([1]))], [dict(boxes=box, labels=np.array([1]))])
+    other = detection.MeanAveragePrecision()
+    for args in ((m,), (other, other)):
+        with pytest.raises(ValueError, match="itself or the same metric twice"):
+            m.merge(*args)
+    assert len(m._images) == 1
+
+
+def test_classes_beyond_int32_are_not_wrapped():
+    """``classes`` is torchmetrics' int32 where the labels fit; a label of 2**32 + 7 was shown as 7."""
+    box = np.array([[10.0, 10, 50, 50]])
+    m = detection.MeanAveragePrecision(class_metrics=True)
+    for label in (2**32 + 7, 7):
+        m.update([dict(boxes=box, scores=np.array([0.5]), labels=np.array([label]))],
+                 [dict(boxes=box, labels=np.array([label]))])
+    assert m.compute()["classes"].tolist() == [7, 2**32 + 7]
+    small = detection.MeanAveragePrecision()
+    small.update([dict(boxes=box, scores=np.array([0.5]), labels=np.array([3]))], [dict(boxes=box, labels=np.array([3]))])
+    assert small.compute()["classes"].dtype == np.int32

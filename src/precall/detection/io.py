@@ -70,7 +70,10 @@ def _number_id(value: Any, where: str, key: str) -> Any:
     if not _in_id_range(value):
         what = {"image_id": "images", "category_id": "categories"}.get(key, "records")
         raise ValueError(f"{where}: {key!r} {_show(original)} is out of range: {_ID_RULE} the {what}")
-    return value
+    if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+        raise ValueError(f"{where}: {key!r} must be an integer id; got {_show(original)}, which no id equals")
+    return int(value)  # a float equal to an id is that id (pycocotools' dictionaries), as an integer: one
+    # float in a column of int64 ids made numpy hold them all as floats, 2**60 + 1 then 2**60
 
 
 def _area(value: Any, where: str) -> float:
@@ -416,17 +419,17 @@ def _load_coco(gt: Any, results: Any, gt_source: str = "", results_source: str =
     anns = g["annotations"]
     if not isinstance(anns, list):
         raise ValueError("ground truth: 'annotations' must be a list")
+    gt_image, gt_class = np.empty(len(anns), dtype=np.int64), np.empty(len(anns), dtype=np.int64)
     for i, a in enumerate(anns):
         if not isinstance(a, dict):
             raise ValueError(f"ground truth annotation {i}: not an object")
         for key in ("image_id", "category_id", "bbox"):
             if key not in a:
                 raise ValueError(f"ground truth annotation {i}: no {key!r}")
-            if key != "bbox":
-                _number_id(a[key], f"ground truth annotation {i}", key)
+        gt_image[i] = _number_id(a["image_id"], f"ground truth annotation {i}", "image_id")
+        gt_class[i] = _number_id(a["category_id"], f"ground truth annotation {i}", "category_id")
     _annotation_ids(anns, gt_source)
-    image_ids, class_ids = set(images.tolist()), set(classes.tolist())
-    outside = sum(1 for a in anns if a["image_id"] not in image_ids or a["category_id"] not in class_ids)
+    outside = int(np.count_nonzero(~np.isin(gt_image, images) | ~np.isin(gt_class, classes)))
     if outside:
         _warn(f"{outside} ground truth annotations name an image or category the ground truth does not list; "
               "they are not evaluated (as in pycocotools)", gt_source)
@@ -446,21 +449,26 @@ def _load_coco(gt: Any, results: Any, gt_source: str = "", results_source: str =
     if r and isinstance(r[0], dict) and r[0].get("bbox") in (None, []):
         kind = "keypoints" if "keypoints" in r[0] and "segmentation" not in r[0] else "segm"
     segm_results = kind == "segm"
+    dt_image, dt_class = np.empty(len(r), dtype=np.int64), np.empty(len(r), dtype=np.int64)
     for i, d in enumerate(r):
         if not isinstance(d, dict):
             raise ValueError(f"results detection {i}: not an object")
         for key in ("image_id", "category_id", {"segm": "segmentation"}.get(kind, kind), "score"):
             if key not in d:
                 raise ValueError(f"results detection {i}: no {key!r}")
-        _number_id(d["image_id"], f"results detection {i}", "image_id")
-        _number_id(d["category_id"], f"results detection {i}", "category_id")
+        dt_image[i] = _number_id(d["image_id"], f"results detection {i}", "image_id")
+        dt_class[i] = _number_id(d["category_id"], f"results detection {i}", "category_id")
         if isinstance(d.get("id"), _HugeInt) or (_is_int(d.get("id")) and not _in_id_range(d["id"])):  # not used
             raise ValueError(f"results detection {i}: 'id' {_show(d['id'])} is out of range: {_ID_RULE} the detections "
                              "or leave 'id' out (results are numbered as read)")
-        if d["image_id"] not in image_set:
+        if dt_image[i] not in image_set:
             raise ValueError(
                 f"results detection {i}: image_id {_show(d['image_id'])} is not an image of the ground truth"
             )
+    unlisted = int(np.count_nonzero(~np.isin(dt_class, classes)))
+    if unlisted:  # never dropped unsaid: pycocotools evaluates the listed categories only
+        _warn(f"{unlisted} results detection{'s name a category' if unlisted > 1 else ' names a category'} the "
+              "ground truth does not list; not evaluated (as in pycocotools)", results_source)
     dt_area = None
     dt_runs = None
     if segm_results:
@@ -473,7 +481,7 @@ def _load_coco(gt: Any, results: Any, gt_source: str = "", results_source: str =
         chunk = 2_000  # the runs of a chunk of masks at a time; no full-image mask is ever built
         for lo in range(0, len(r), chunk):
             part = r[lo:lo + chunk]
-            sizes = [image_hw[d["image_id"]] for d in part]
+            sizes = [image_hw[i] for i in dt_image[lo:lo + len(part)].tolist()]
             try:
                 runs = decode_runs([d["segmentation"] for d in part], sizes)
             except ValueError as exc:
@@ -530,9 +538,9 @@ def _load_coco(gt: Any, results: Any, gt_source: str = "", results_source: str =
         raise ValueError(f"results detection {i}: 'score' must be finite; got {_show(r[i]['score'])}")
     return DetectionSet(
         images=images, classes=classes,
-        gt_image=np.array([a["image_id"] for a in anns]), gt_class=np.array([a["category_id"] for a in anns]),
+        gt_image=gt_image, gt_class=gt_class,
         gt_box=gt_box, gt_area=gt_area, gt_crowd=gt_crowd, gt_ignore=gt_ignore,
-        dt_image=np.array([d["image_id"] for d in r]), dt_class=np.array([d["category_id"] for d in r]),
+        dt_image=dt_image, dt_class=dt_class,
         dt_box=dt_box, dt_score=dt_score, class_names=names, dt_area=dt_area,
         gt_segm=[a.get("segmentation") for a in anns],
         dt_segm=[d.get("segmentation") for d in r], image_hw=image_hw,

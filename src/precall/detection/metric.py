@@ -405,6 +405,9 @@ class MeanAveragePrecision:
                 raise TypeError(f"can only merge MeanAveragePrecision objects; got {type(other).__name__}")
             if other._settings() != self._settings():
                 raise ValueError("cannot merge metrics with different options")
+        if any(other is self for other in others) or len({id(o) for o in others}) < len(others):
+            raise ValueError("cannot merge a metric into itself or the same metric twice: its images would count "
+                             "twice; merge each other process's metric once")
         for other in others:
             self._images.extend(other._images)
         return self
@@ -537,5 +540,7 @@ class MeanAveragePrecision:
             if self.extended_summary:
                 out[f"{prefix}precision"], out[f"{prefix}recall"] = ev.precision, ev.recall
         labels = [im[k]["label"] for im in images for k in ("dt", "gt")]
-        out["classes"] = _value(np.unique(np.concatenate(labels)) if labels else [], np.int32)
+        classes = np.unique(np.concatenate(labels)) if labels else np.zeros(0, dtype=np.int64)
+        fits = classes.size == 0 or (int(classes.min()) >= -2**31 and int(classes.max()) < 2**31)
+        out["classes"] = _value(classes, np.int32 if fits else np.int64)  # torchmetrics' int32, never wrapped
         return out
