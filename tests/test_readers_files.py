@@ -1101,6 +1101,27 @@ def test_a_header_line_is_bounded_and_a_long_value_is_counted_as_written(tmp_pat
     assert readers._clip("\0" * 1000).endswith("... (1000 characters)")  # not the 4,002 of its repr
 
 
+@pytest.mark.parametrize("suffix", [".csv.gz", ".jsonl.gz"])
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_a_data_line_of_a_gzip_file_is_bounded(tmp_path, capsys, monkeypatch, suffix, extra):
+    """A ``.gz`` file has no size to bound its lines by: a few MB can hold GBs of one line, which the exact
+    reader read whole into memory in search of a line break. Every line of such a stream is bounded
+    (:data:`readers.MAX_STREAM_LINE`, lowered here so the file stays small); a file of that bound is read."""
+    limit = 4096
+    monkeypatch.setattr(readers, "MAX_STREAM_LINE", limit)
+    head = b"y,p\n1,0.5\n0,0.25\n" if suffix == ".csv.gz" else b'{"y": 1, "p": 0.5}\n{"y": 0, "p": 0.25}\n'
+    path = tmp_path / f"long{suffix}"
+    path.write_bytes(gzip.compress(head + b"1" * (limit * 3)))  # line 3 (and on) never ends
+    assert main(["evaluate", str(path), "--label", "y", "--score", "p", *extra]) == 2
+    err = capsys.readouterr().err
+    line = 4 if suffix == ".csv.gz" else 3  # the header is line 1 of a CSV file
+    assert err.count("\n") == 1 and f"line {line}: longer than {limit} characters without a line break" in err, err
+    filler = b"0" * (limit - 40)  # a line just within the bound
+    ok = head + (b"1,0.75" + filler + b"\n" if suffix == ".csv.gz" else b'{"y": 1, "p": 0.75' + filler + b'}\n')
+    path.write_bytes(gzip.compress(ok))
+    assert main(["evaluate", str(path), "--label", "y", "--score", "p", "--json", *extra]) == 0, capsys.readouterr()
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["memory", "stream"])
 def test_an_error_in_the_first_block_of_a_large_json_lines_file_exits_cleanly(tmp_path, stream):
     """pyarrow's streaming reader read ahead from the Python file in its own threads: an error in the

@@ -63,7 +63,8 @@ checked, and anything it cannot decide goes to the exact reader):
 * **Files only**: a device (``/dev/zero``), a pipe or a socket is refused (a file
   is read by its size, and more than once); a header line is at most
   :data:`MAX_HEADER_LINE` (16 Mi) characters, so a file without line breaks stops
-  there.
+  there, and every line of a ``.gz`` file (whose size bounds nothing) at most
+  :data:`MAX_STREAM_LINE` (64 Mi).
 * **Numbers**: scores and weights are held as float64 (float32 columns as float32),
   so an integer beyond 2**53 in magnitude is refused, in every format, rather than
   rounded to tie with its neighbours: an integer column of Parquet or ``.npz``, a
@@ -842,7 +843,7 @@ def _delimited_chunks(
     by: Sequence[str] = (),
 ) -> Iterator[Columns]:
     """The exact reader (stdlib ``csv``, strict): every message names its line."""
-    reader, kept = _csv_reader(stream, delimiter, field_limit)
+    reader, kept = _csv_reader(stream, delimiter, field_limit, name=name)
     rows = _csv_rows(reader, kept, name)
     h = _header(next(rows, None), reader.line_num + 1, name, label=label, score_columns=score_columns,
                 weight=weight, delimiter=delimiter, by=by)
@@ -1350,26 +1351,48 @@ def _field_limit(path: str | None) -> int:
 MAX_HEADER_LINE = 1 << 24
 
 
-def _kept_lines(stream: IO[str], kept: list[str], limit: int | None = None, name: str = "") -> Iterator[str]:
-    """The lines of ``stream``, each also appended to ``kept``; each at most ``limit`` characters."""
-    if limit is None:
+#: the longest data line read from a stream whose size is unknown (a ``.gz`` file, standard input), in
+#: characters: a file of one endless line (a gzip'd stream of a few MB can hold GBs of one byte) is refused
+#: here instead of being read whole into memory in search of a line break; a file on disk is its own bound
+MAX_STREAM_LINE = 1 << 26
+
+
+def _bounded_lines(stream: IO[str], limit: int, name: str, header_limit: int | None = MAX_HEADER_LINE
+                   ) -> Iterator[str]:
+    """The lines of ``stream``, the first (a header) at most ``header_limit`` characters (None: no header)
+    and the others ``limit``: a longer one is an :class:`InputError` naming its line."""
+    number = 0
+    while True:
+        bound = header_limit if number == 0 and header_limit is not None else limit
+        line = stream.readline(bound + 1 if bound < sys.maxsize else -1)
+        if not line:
+            return
+        number += 1
+        if len(line) > bound:
+            if number == 1 and header_limit is not None:
+                raise InputError(f"{name}: line 1: the header is longer than {bound} characters without a line "
+                                 "break; the first line must name the columns (is this a delimited text file?)")
+            raise InputError(f"{name}: line {number}: longer than {bound} characters without a line break; a "
+                             "record is one line (is the file cut or not text?)")
+        yield line
+
+
+def _kept_lines(stream: IO[str], kept: list[str], limit: int | None = None, name: str = "",
+                line_limit: int | None = None) -> Iterator[str]:
+    """The lines of ``stream``, each also appended to ``kept``; the first at most ``limit`` characters,
+    the others ``line_limit`` (None: no bound)."""
+    if limit is None and line_limit is None:
         for line in stream:
             kept.append(line)
             yield line
         return
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
-        if len(line) > limit:
-            raise InputError(f"{name}: line {len(kept) + 1}: the header is longer than "
-                             f"{limit} characters without a line break; the first line must name the columns "
-                             "(is this a delimited text file?)")
+    for line in _bounded_lines(stream, sys.maxsize if line_limit is None else line_limit, name,
+                               sys.maxsize if limit is None else limit):
         kept.append(line)
         yield line
 
 
-def _csv_reader(stream: IO[str], delimiter: str, field_limit: int, header: str | None = None
+def _csv_reader(stream: IO[str], delimiter: str, field_limit: int, header: str | None = None, name: str = ""
                 ) -> tuple[Any, list[str]]:
     """The strict ``csv`` reader, its field limit (global to the module, 131,072 by default)
     raised to ``field_limit`` so that any field the file holds is read (never lowered), and the
@@ -1380,7 +1403,12 @@ def _csv_reader(stream: IO[str], delimiter: str, field_limit: int, header: str |
     except OverflowError:  # a C long of 32 bits
         csv.field_size_limit(2**31 - 1)
     kept: list[str] = []
-    lines = _kept_lines(stream, kept, None if header is None else MAX_HEADER_LINE, header or "")
+    if header is not None:
+        lines = _kept_lines(stream, kept, MAX_HEADER_LINE, header)
+    elif field_limit >= sys.maxsize:  # a stream of unknown size (.gz, standard input): every line bounded
+        lines = _kept_lines(stream, kept, MAX_HEADER_LINE, name, MAX_STREAM_LINE)
+    else:
+        lines = _kept_lines(stream, kept)
     return csv.reader(lines, delimiter=delimiter, strict=True), kept
 
 
@@ -1418,8 +1446,10 @@ def read_delimited(
 # JSON Lines
 def _jsonl_chunks(
     stream: IO[str], name: str, *, label: str, score_columns: ScoreColumns, weight: str | None,
-    classes: list[str] | None, chunk_rows: int, by: Sequence[str] = (),
+    classes: list[str] | None, chunk_rows: int, by: Sequence[str] = (), bounded: bool = False,
 ) -> Iterator[Columns]:
+    """The exact JSON Lines reader; ``bounded``: a stream of unknown size, each line at most
+    :data:`MAX_STREAM_LINE` characters."""
     labels: list[str] = []
     scores: list[list[float]] = []
     weights: list[float] = []
@@ -1443,7 +1473,7 @@ def _jsonl_chunks(
     first_kind: str | None = None  # the kind of the first label, and its (line, value)
     first_label: tuple[int, Any] = (0, None)
     try:
-        for line, text in enumerate(stream, 1):
+        for line, text in enumerate(_bounded_lines(stream, MAX_STREAM_LINE, name, None) if bounded else stream, 1):
             record = _json_record(text, line, name)
             if record is None:
                 continue  # blank lines carry no record in JSON Lines
@@ -1813,7 +1843,8 @@ def _jsonl_file(path: str, meter: _Progress, *, chunk_rows: int, whole: bool, fa
         except _Retry:
             pass
     with _open_text(path, meter) as stream:
-        yield from _skip(_jsonl_chunks(stream, path, chunk_rows=chunk_rows, **kw), done)
+        yield from _skip(_jsonl_chunks(stream, path, chunk_rows=chunk_rows, bounded=_field_limit(path) >= sys.maxsize,
+                                       **kw), done)
 
 
 # ---------------------------------------------------------------------------
