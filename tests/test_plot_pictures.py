@@ -72,6 +72,26 @@ def test_thin_keeps_every_point_within_a_cell_diagonal():
     assert cell == 0 and np.array_equal(idx, np.arange(10))
 
 
+def test_thin_ends_on_curves_with_undefined_values(tmp_path, capsys):
+    """A class without positives has recall 0 / 0 = NaN at every threshold: NaN != NaN made every vertex a
+    cell of its own, and ``thin`` doubled its cell for ever (``precall report`` of three class columns,
+    one without rows, never finished).  NaN vertices are one cell; what alternates with them is strided."""
+    x = np.linspace(0.0, 1.0, 20_000)
+    for y in (np.full(x.size, np.nan), np.where(np.arange(x.size) % 2, np.nan, 0.5),
+              np.where(np.arange(x.size) % 3 == 0, np.inf, x)):
+        kept, _ = plot.thin(x, y, budget=500)
+        assert 2 <= kept.size <= 500 and kept[0] == 0 and kept[-1] == x.size - 1
+        assert np.all(np.diff(kept) > 0)
+    rng = np.random.default_rng(0)
+    labels = rng.choice(["a", "b"], 20_000)
+    rows = "".join(f"{c},{p:.6f},{q:.6f},{r:.6f}\n" for c, (p, q, r) in zip(labels, rng.random((20_000, 3))))
+    path = tmp_path / "absent.csv"
+    path.write_text("y,a,b,c\n" + rows)
+    out = tmp_path / "absent.html"
+    assert main(["report", str(path), "--label", "y", "--class-columns", "a,b,c", "-o", str(out)]) == 0
+    assert out.stat().st_size > 0 and "'c'" in capsys.readouterr().err
+
+
 def test_thin_polyline_roc():
     y, s = _data(300_000, seed=4)
     roc = precall.roc_curve(y, s, drop_intermediate=False)

@@ -188,7 +188,7 @@ def test_paired_delong_below_two_of_a_class_follows_on_undefined(y):
     if both:  # a number is the variance of the difference
         assert given_variance.standard_error == 0.2
         assert given_variance.statistic == pytest.approx(given_variance.difference / 0.2, rel=1e-15)
-    with pytest.raises(ValueError, match="DeLong variance is undefined.*Nothing to estimate"):
+    with pytest.raises(ValueError, match="DeLong variance is undefined: .*negative\\(s\\)\\. Stopped by on_undefined='raise'"):
         stats.roc_auc_test(y, a, b, on_undefined="raise")
 
 

@@ -86,7 +86,7 @@ from ._core.metric import Metric
 from ._core.sort import _descending_key, compensated_cumsum, descending_key_scores, stable_descending_sort
 from ._core.steps import Steps, one_problem, positives_tied, segment_sums, steps_and_grouped, steps_of
 from ._core.text import clip, columns, pad, visible
-from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning
+from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning, raised_text
 from ._core.validate import AP_METHODS, BinaryInput, check_number, label_array, object_array as _objects
 from .table import table_of
 
@@ -1123,7 +1123,7 @@ def _apply_policies(arrays: list[np.ndarray], undefined: np.ndarray, what: str, 
     elif policy == "nan":
         fill = float("nan")
     elif policy == "raise":
-        raise ValueError(f"{what} is undefined in {k} slice(s) ({which}): {reason}")
+        raise ValueError(f"{what} is undefined in {k} slice(s) ({which}): {raised_text(reason)}")
     else:
         fill = float(policy)
     out = [a.astype(np.float64, copy=True) for a in arrays]

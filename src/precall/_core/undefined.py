@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from typing import Any
 
-__all__ = ["NO_POSITIVES", "ONE_CLASS_ROC", "UndefinedMetricWarning", "undefined"]
+__all__ = ["NO_POSITIVES", "ONE_CLASS_ROC", "RAISED", "UndefinedMetricWarning", "raised_text", "undefined"]
 
 
 def _base() -> type:
@@ -54,5 +55,17 @@ def undefined(metric: str, message: str, default: float, policy: Any, stacklevel
     if policy == "nan":
         return float("nan")
     if policy == "raise":
-        raise ValueError(f"{metric} is undefined: {message}")
+        raise ValueError(f"{metric} is undefined: {raised_text(message)}")
     return float(policy)
+
+
+_REPORTED = re.compile(r"(?:,| and|;)? (?:is )?(?:reported|returned|set) as (?:0\.0|NaN|nan|-1)(?: \([^)]*\))?"
+                       r"|\s*The (?:result|value) is NaN\.?|\s*(?:The interval is undefined and )?[Ii]ts bounds are NaN\.?")
+RAISED = "Stopped by on_undefined='raise'; 'warn', 'nan' or a number give a result instead"
+
+
+def raised_text(message: str) -> str:
+    """A warning's ``message`` as the error of ``on_undefined="raise"``: without what the other policies
+    report (nothing is reported) and their advice, which named ``"raise"`` itself; :data:`RAISED` instead."""
+    kept = _REPORTED.sub("", message.split("Choose another result")[0]).strip()
+    return f"{kept.rstrip('.;,')}. {RAISED}" if kept else RAISED

@@ -130,6 +130,8 @@ def cli_spelling(message: str) -> str:
                             "Choose another result with --on-undefined nan, raise or zero")
             .replace("Choose another result than NaN with on_undefined='raise' or a number",
                      "Choose another result with --on-undefined raise or zero")
+            .replace("Stopped by on_undefined='raise'; 'warn', 'nan' or a number give a result instead",
+                     "Stopped by --on-undefined raise; warn, nan or zero give a result instead")
             .replace("cannot reweight to `prevalence` ", "cannot reweight to --prevalence ")
             .replace("or drop `prevalence`", "or drop --prevalence"))
 

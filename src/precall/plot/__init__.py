@@ -175,6 +175,11 @@ def _corners(x: np.ndarray, y: np.ndarray, steps: bool) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
+def _differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a != b`` with NaN equal to NaN."""
+    return (a != b) & ~(np.isnan(a) & np.isnan(b))
+
+
 def _cells(x: np.ndarray, y: np.ndarray, cell: float) -> np.ndarray:
     """Positions within ``x``/``y`` of the first vertex of each run in one cell (and the last vertex)."""
     n = x.size
@@ -182,7 +187,9 @@ def _cells(x: np.ndarray, y: np.ndarray, cell: float) -> np.ndarray:
         return np.arange(n)
     cx = np.floor(x / cell)
     cy = np.floor(y / cell)
-    change = (cx[1:] != cx[:-1]) | (cy[1:] != cy[:-1])
+    # NaN (a curve of a class without positives: recall 0 / 0) is one cell of its own: NaN != NaN made
+    # every NaN vertex a run, and :func:`thin` doubled its cell for ever
+    change = _differ(cx[1:], cx[:-1]) | _differ(cy[1:], cy[:-1])
     keep = np.ones(n, dtype=bool)
     keep[1:] = change  # the first vertex of each run
     keep[-1] = True
@@ -206,10 +213,15 @@ def thin(x: np.ndarray, y: np.ndarray, *, steps: bool = False, cell: float = THI
     idx = _corners(x, y, steps)
     if idx.size <= budget:
         return idx, 0.0
+    finite = np.concatenate([x[np.isfinite(x)], y[np.isfinite(y)]])
+    span = float(finite.max() - finite.min()) if finite.size else 0.0
     while True:
         kept = idx[_cells(x[idx], y[idx], cell)]
         if kept.size <= budget:
             return kept, cell
+        if cell > 4 * span + 1:  # the finite vertices share a cell or two: what is left alternates with
+            step = -(-(kept.size - 1) // (budget - 1))  # non-finite ones; every step-th, and the last
+            return np.unique(np.r_[kept[:-1:step], kept[-1]]), cell
         cell *= 2
 
 

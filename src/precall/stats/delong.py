@@ -397,10 +397,8 @@ def roc_auc_test(
     m, n = int(first.positive.sum()), first.n_samples - int(first.positive.sum())
     if m < 2 or n < 2:  # no DeLong variance: the AUCs, and the policy's variance of the difference
         auc_a, auc_b = (_delong(first, "nan")[0], _delong(_binary_unweighted(y_true, b, pos_label), "nan")[0])
-        message = _ONE_CLASS_DELONG.format(m=m, n=n)
-        if policy == "raise":
-            message = message.replace("The result is NaN", "Nothing to estimate")
-        variance = undefined("DeLong variance", message, float("nan"), policy, stacklevel=3)
+        variance = undefined("DeLong variance", _ONE_CLASS_DELONG.format(m=m, n=n), float("nan"), policy,
+                             stacklevel=3)
         estimate_a, estimate_b = auc_a, auc_b
     else:
         cov = roc_auc_covariance(y_true, np.column_stack([a, b]), pos_label=pos_label)
