@@ -865,3 +865,32 @@ def test_prevalence_on_one_class_is_refused_in_the_command_lines_words(tmp_path,
     code, out, err = run([command, noneg, "--label", "y", "--score", "p", "--prevalence", "0.1"], capsys)
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert "drop --prevalence" in err and "`prevalence`" not in err
+
+
+def test_wrap_and_legend_count_terminal_columns():
+    """A legend of CJK names (two terminal columns a character) and prose with them: every line within
+    80 terminal columns, the descriptions aligned, no character lost; ASCII as textwrap wraps it."""
+    import textwrap
+    import unicodedata
+
+    from precall.cli._format import legend, wrap
+
+    def columns(text: str) -> int:  # independently of the code under test
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    items = [("\u732b" * 5 + "..." + "\u732b" * 5, repr("\u732b" * 30)), ("x" * 11 + "..." + "x" * 10, repr("x" * 120)),
+             ("dog", "a dog")]
+    lines = legend(items)
+    assert max(map(columns, lines)) <= 80
+    starts = {columns(line[:line.index("'")]) for line in lines if "'" in line[:30]} | {
+        columns(line[:line.index("a dog")]) for line in lines if "a dog" in line}
+    assert len(starts) == 1  # the descriptions start at one terminal column
+    assert "".join(line.strip() for line in lines).count("\u732b") == 40
+    for prose in ("\u6771\u4eac\u90fd  " * 30,  # words: broken between them
+                  "\u6771\u4eac\u90fd " * 30 + "/path/" + "\u732b" * 50 + ".json end"):  # a word wider than a line
+        parts = wrap(prose)
+        assert max(map(columns, parts)) <= 80 and "".join(parts).replace(" ", "") == prose.replace(" ", "")
+        if "/" not in prose:  # greedy: a line ends where its next word would not fit
+            assert all(columns(a) + 2 + columns(b.split()[0]) > 80 for a, b in zip(parts, parts[1:]))
+    ascii_text = "word " * 40 + "x" * 30
+    assert wrap(ascii_text) == textwrap.wrap(ascii_text, width=80, break_on_hyphens=False)

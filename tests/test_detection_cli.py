@@ -125,3 +125,145 @@ def test_crowdpose_command_and_refusal(shared_data_dir, capsys):
         sig = np.array([float(v) for v in CROWDPOSE_SIGMAS.split(",")])
         detection.evaluate_coco(detection.load_coco(gt, dt), iou_type="keypoints", kpt_oks_sigmas=sig)
     assert main(["detection", "crowdpose", gt, str(folder / "nope.json")]) == 2
+
+
+# ---------------------------------------------------------------------------
+# --errors under the evaluation's options: its baseline AP is the summary's (one answer)
+def _tied_files(tmp_path):
+    """A ground truth and results with every TIDE error type and tied scores (one decimal)."""
+    pytest.importorskip("tidecv")
+    from test_detection_tide import scene
+
+    gt, res = scene(5)
+    for r in res:
+        r["score"] = round(r["score"], 1)
+    (tmp_path / "gt.json").write_text(json.dumps(gt))
+    (tmp_path / "res.json").write_text(json.dumps(res))
+    return str(tmp_path / "gt.json"), str(tmp_path / "res.json")
+
+
+@pytest.mark.parametrize("extra, options", [
+    ([], {}),
+    (["--ties", "group"], {"ties": "group"}),
+    (["--no-cats"], {"use_cats": False}),
+    (["--area-ranges", "all=0:1500,small=0:1024,medium=1024:9216,large=9216:1e10"],
+     {"area_ranges": {"all": (0, 1500), "small": (0, 1024), "medium": (1024, 9216), "large": (9216, 1e10)}}),
+    (["--ties", "group", "--no-cats", "--area-ranges", "small=0:1024,all=0:4000", "--max-dets", "1", "5",
+      "--iou-thresholds", "0.5,0.75"],
+     {"ties": "group", "use_cats": False, "area_ranges": {"small": (0, 1024), "all": (0, 4000)}, "max_dets": (1, 5),
+      "iou_thresholds": [0.5, 0.75]}),
+])
+def test_errors_baseline_ap_is_the_summary_under_every_option(tmp_path, capsys, extra, options):
+    """``--errors``' AP (per threshold, their mean, at 0.5) is the summary's AP printed with it, under
+    ``--ties group``, ``--no-cats`` and a custom ``all`` range too (it was the default evaluation's)."""
+    gt, res = _tied_files(tmp_path)
+    assert main(["detection", "coco", gt, res, "--errors", "--json", *extra]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ev = detection.evaluate_coco(detection.load_coco(gt, res), **options)
+    assert out["errors"]["ap"] == [ev.mean_average_precision("coco", iou_threshold=t) for t in ev.iou_thresholds]
+    assert out["errors"]["ap"][0] == out["stats"]["AP50"] == ev.stats[1]
+    assert out["stats"]["AP"] == ev.stats[0] and out["errors"]["mean"]["AP"] == ev.stats[0]
+    eb = detection.error_breakdown(detection.load_coco(gt, res), **options)
+    assert out["errors"]["delta_ap"] == {k: v.tolist() for k, v in eb.delta.items()}
+    assert main(["detection", "coco", gt, res, "--errors", *extra]) == 0
+    text = capsys.readouterr().out.splitlines()
+    row = text[text.index(next(line for line in text if line.startswith("IoU "))) + 1]  # the first threshold
+    assert row.split()[:2] == [f"{ev.iou_thresholds[0]:.2f}", f"{100 * ev.stats[1]:.2f}"]
+    mean = [line for line in text if line.startswith(f"{ev.iou_thresholds[0]:.2f}:")][0]
+    assert mean.split()[1] == f"{100 * ev.stats[0]:.2f}"
+
+
+def test_errors_and_at_confidence_without_an_all_range_one_line(tmp_path, capsys):
+    gt, res = _tied_files(tmp_path)
+    for extra, named in ((["--errors"], "--errors needs"), (["--at-confidence", "--errors"], "--at-confidence and")):
+        assert main(["detection", "coco", gt, res, "--area-ranges", "small=0:1024", *extra]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and named in err and "named 'all'" in err
+
+
+# ---------------------------------------------------------------------------
+# long and wide class names: every detection table within 80 columns, --wide the full names
+LONG, CJK = "x" * 120, "\u732b" * 30  # 120 columns; 30 CJK characters, 60 columns
+
+
+def _terminal_columns(text):  # independently of the code under test: a wide or full-width character takes 2
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _named_coco(tmp_path):
+    gt, res = synthetic(3, n_images=30, n_classes=4)
+    names = [LONG, CJK, "line\nbreak\x1b[31mred\ttab", "dog"]
+    for cat, name in zip(gt["categories"], names):
+        cat["name"] = name
+    for name, obj in (("gt.json", gt), ("res.json", res)):
+        (tmp_path / name).write_text(json.dumps(obj))
+    return str(tmp_path / "gt.json"), str(tmp_path / "res.json")
+
+
+def _named_text(tmp_path):
+    """Per-image text files with a long and a CJK class name."""
+    rng = np.random.default_rng(0)
+    (tmp_path / "g").mkdir()
+    (tmp_path / "d").mkdir()
+    for i in range(6):
+        g, d = [], []
+        for name in (LONG, CJK, "dog"):
+            x = rng.uniform(0, 100)
+            g.append(f"{name} {x} 10 20 20")
+            d += [f"{name} {rng.random():.3f} {x + rng.uniform(-5, 5)} 10 20 20",
+                  f"{name} {rng.random():.3f} {x + 50} 60 20 20"]
+        (tmp_path / "g" / f"img{i}.txt").write_text("\n".join(g) + "\n", encoding="utf-8")
+        (tmp_path / "d" / f"img{i}.txt").write_text("\n".join(d) + "\n", encoding="utf-8")
+    return str(tmp_path / "g"), str(tmp_path / "d")
+
+
+def _legend(lines):
+    """The full names a legend below a table gives (its lines joined, the wrapping undone)."""
+    out, inside = [], False
+    for line in lines:
+        inside = line == "classes:" or (inside and line.startswith("  "))
+        out.append(line.strip() if inside else "\n")
+    return "".join(out)
+
+
+def _check_widths(argv, capsys, names):
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(_terminal_columns, lines)) <= 80, (argv, max(lines, key=_terminal_columns))
+    for name in names:  # shortened in the table, whole (as a Python literal) in the legend
+        assert name not in "\n".join(lines) and repr(name) in _legend(lines), (argv, name)
+    assert main([*argv, "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert all(name in wide for name in names) and "classes:" not in wide.splitlines()
+    return lines
+
+
+@pytest.mark.parametrize("extra", [["--per-class"], ["--confusion"], ["--at-confidence", "0.3"],
+                                   ["--at-confidence"], ["--per-class", "--ci", "--n-resamples", "20"]])
+def test_coco_tables_fit_80_columns_with_long_and_wide_class_names(tmp_path, capsys, extra):
+    """A 120-character and a 30-CJK-character class name: every line of --per-class, --confusion,
+    --at-confidence (133, 242 and 129 columns before) within 80 terminal columns, the names shortened
+    with a legend of the full names; --wide prints the full names in the tables."""
+    gt, res = _named_coco(tmp_path)
+    lines = _check_widths(["detection", "coco", gt, res, *extra], capsys, [LONG, CJK])
+    assert any(line.startswith("line\u240abreak\u241b[31mred\u2409tab") for line in lines)  # short, shown
+
+
+def test_coco_errors_and_compare_fit_80_columns_with_long_class_names(tmp_path, capsys):
+    gt, res = _named_coco(tmp_path)
+    for argv in (["detection", "coco", gt, res, "--errors", "--iou-thresholds", "0.5,0.75"],
+                 ["detection", "compare", gt, res, res, "--n-resamples", "20"]):
+        assert main(argv) == 0
+        assert max(map(_terminal_columns, capsys.readouterr().out.splitlines())) <= 80
+
+
+@pytest.mark.parametrize("extra", [[], ["--per-class"], ["--per-class", "--ci", "--n-resamples", "20"],
+                                   ["--ci", "--n-resamples", "20"]])
+def test_text_and_voc_tables_fit_80_columns_with_long_and_wide_class_names(tmp_path, capsys, extra):
+    gt_dir, det_dir = _named_text(tmp_path)
+    lines = _check_widths(["detection", "text", gt_dir, det_dir, *extra], capsys, [LONG, CJK])
+    assert lines[-1].strip().endswith(repr(CJK)[-3:])  # the legend last
+    data = detection.load_text(gt_dir, det_dir)
+    assert f"{detection.evaluate_voc(data).map:.6f}" in "\n".join(lines)

@@ -141,3 +141,118 @@ def test_fixes_that_leave_a_class_without_ground_truth_equal_tidecv():
         assert 100 * eb.ap[t] == pytest.approx(ap, abs=1e-9)
         assert 100 * eb.delta["false negatives"][t] == pytest.approx(special["FalseNeg"], abs=1e-9)
         assert 100 * eb.delta["missed"][t] == pytest.approx(main["Miss"], abs=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# the evaluation's options (ties, use_cats, the "all" area range, max_dets): the breakdown's AP is the
+# summary's, as the CLI prints both
+
+
+def _tied(seed, n_images=40):
+    """:func:`scene` with scores rounded to one decimal (many ties)."""
+    gt, res = scene(seed, n_images=n_images)
+    for r in res:
+        r["score"] = round(r["score"], 1)
+    return gt, res
+
+
+OPTIONS = [
+    {"ties": "group"},
+    {"use_cats": False},
+    {"area_ranges": {"small": (0, 1024), "all": (0, 1500), "large": (9216, 1e10)}},
+    {"area_ranges": {"all": (2000, 1e10)}, "max_dets": (1, 3)},
+    {"ties": "group", "use_cats": False, "area_ranges": {"all": (0, 4000)}, "iou_thresholds": [0.5, 0.6, 0.75]},
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o))
+@pytest.mark.parametrize("seed", range(3))
+def test_the_baseline_ap_is_the_evaluations_under_every_option(seed, options):
+    """``at(None)["AP"]`` is ``stats[0]``, ``at(0.5)`` / ``at(0.75)`` ``stats[1]`` / ``stats[2]``, and the AP at
+    each threshold the evaluation's there, to the bit, under the options of evaluate_coco (it was the
+    default evaluation's AP whatever the options)."""
+    gt, res = _tied(seed)
+    data = detection.load_coco(gt, res)
+    ev = detection.evaluate_coco(data, **options)
+    eb = detection.error_breakdown(data, **options)
+    assert ev.stats[0] != detection.evaluate_coco(data).stats[0]  # the options change the numbers
+    assert eb.at(None)["AP"] == ev.stats[0]
+    assert eb.at(0.5)["AP"] == ev.stats[1] and eb.at(0.75)["AP"] == ev.stats[2]
+    for t, iou in enumerate(ev.iou_thresholds.tolist()):
+        assert eb.ap[t] == ev.mean_average_precision("coco", iou_threshold=iou)
+    for t in range(ev.iou_thresholds.size):  # FP / FN counted from the same matching
+        tps = sum(int(ev.threshold_table(c, iou_threshold=float(ev.iou_thresholds[t])).tp[-1])
+                  for c, (_, tp, ig, _) in ev._ranked.items() if (~ig[ev.area_index(), t]).any())
+        n_gt = sum(r["n_gt"] for r in ev.per_class)
+        assert eb.n_fn[t] == n_gt - tps
+
+
+@pytest.mark.parametrize("pos", [0.5, 0.75])
+def test_class_agnostic_equals_tidecv_on_one_pooled_class(pos):
+    """``use_cats=False`` is TIDE of the pooled set: equal to tidecv run on the data with every category
+    relabelled as one (no classification error is left)."""
+    gt, res = scene(3)
+    pooled_gt = dict(gt, categories=[{"id": 1, "name": "all"}],
+                     annotations=[dict(a, category_id=1) for a in gt["annotations"]])
+    pooled_res = [dict(r, category_id=1) for r in res]
+    ap, main, special, counts = _tidecv(pooled_gt, pooled_res, pos)
+    eb = detection.error_breakdown(detection.load_coco(gt, res), use_cats=False, iou_thresholds=[pos],
+                                   recall_thresholds=TIDE_GRID)
+    assert 100 * eb.ap[0] == pytest.approx(ap, abs=1e-9)
+    assert eb.counts["classification"][0] == 0
+    for name, short in SHORT.items():
+        assert eb.counts[name][0] == counts[short], name
+        assert 100 * eb.delta[name][0] == pytest.approx(main[short], abs=1e-9), name
+    assert 100 * eb.delta["false positives"][0] == pytest.approx(special["FalsePos"], abs=1e-9)
+    assert 100 * eb.delta["false negatives"][0] == pytest.approx(special["FalseNeg"], abs=1e-9)
+    with_cats = detection.error_breakdown(detection.load_coco(gt, res), iou_thresholds=[pos])
+    assert with_cats.counts["classification"][0] > 0  # the option matters on this set
+
+
+def _same(a, b):
+    return (np.array_equal(a.ap, b.ap) and a.at(None) == b.at(None)
+            and all(np.array_equal(a.delta[k], b.delta[k]) for k in a.delta)
+            and all(np.array_equal(a.counts[k], b.counts[k]) for k in a.counts)
+            and np.array_equal(a.n_fp, b.n_fp) and np.array_equal(a.n_fn, b.n_fn))
+
+
+def test_group_ties_do_not_depend_on_the_order_of_either_file():
+    """``ties="group"``: equal scores one step, matching in the order of the records' content, so the
+    whole breakdown is the same whatever the order of the ground truths and results (here with equal
+    IoUs too: two ground truths of different classes on one box, a detection of a third class on it);
+    without tied scores it is the ``"stable"`` breakdown."""
+    rng = np.random.default_rng(0)
+    gt, res = _tied(8)
+    for img in gt["images"][:15]:  # a classification error between two equal IoUs
+        box = [*rng.uniform(0, 300, 2).tolist(), 50.0, 40.0]
+        for c in (1, 2):
+            gt["annotations"].append({"id": len(gt["annotations"]) + 1, "image_id": img["id"], "category_id": c,
+                                      "bbox": box, "area": 2000.0, "iscrowd": 0})
+        res.append({"image_id": img["id"], "category_id": 3, "bbox": [box[0] + 2, *box[1:]], "score": 0.9})
+    order = np.random.default_rng(1)
+    shuffled_gt = dict(gt, annotations=[gt["annotations"][i] for i in order.permutation(len(gt["annotations"]))])
+    shuffled_res = [res[i] for i in order.permutation(len(res))]
+    a, b = (detection.error_breakdown(detection.load_coco(g, r), ties="group")
+            for g, r in ((gt, res), (shuffled_gt, shuffled_res)))
+    assert _same(a, b)
+    assert a.at(None)["AP"] == detection.evaluate_coco(detection.load_coco(gt, res), ties="group").stats[0]
+    stable = [detection.error_breakdown(detection.load_coco(g, r)) for g, r in ((gt, res), (shuffled_gt, shuffled_res))]
+    assert not _same(*stable)  # the input order matters there (pycocotools' rule)
+    gt, res = scene(8)  # no tied score, no equal IoU: one answer
+    data = detection.load_coco(gt, res)
+    assert _same(detection.error_breakdown(data, ties="group"), detection.error_breakdown(data))
+
+
+def test_the_all_area_range_and_max_dets_as_evaluate_coco_takes_them():
+    gt, res = scene(4)
+    data = detection.load_coco(gt, res)
+    everything = detection.error_breakdown(data, area_ranges={"all": (0, 1e10)})
+    assert _same(everything, detection.error_breakdown(data))
+    assert _same(detection.error_breakdown(data, max_dets=(1, 10, 100)), detection.error_breakdown(data))
+    assert _same(detection.error_breakdown(data, max_dets=(2, 1)), detection.error_breakdown(data, max_dets=2))
+    with pytest.raises(ValueError, match="range named 'all'"):
+        detection.error_breakdown(data, area_ranges={"small": (0, 1024)})
+    for bad, error in (({"ties": "random"}, ValueError), ({"use_cats": "no"}, TypeError),
+                       ({"area_ranges": {"all": (10, 1)}}, ValueError)):
+        with pytest.raises(error, match=f"`{next(iter(bad))}"):
+            detection.error_breakdown(data, **bad)

@@ -340,7 +340,8 @@ def _text_lines(header: list[str], blocks: Callable[[], Iterable[list[list[str]]
 
 
 def wrap(line: str, *, width: int = WIDTH, hang: int | None = None) -> list[str]:
-    """One line of prose as lines of at most ``width`` characters.
+    """One line of prose as lines of at most ``width`` terminal columns (:func:`columns`: a CJK
+    character takes two).
 
     The continuation lines are indented by ``hang`` (default: the line's own
     indent, plus the width of a leading ``key    `` label of the report header
@@ -349,22 +350,46 @@ def wrap(line: str, *, width: int = WIDTH, hang: int | None = None) -> list[str]
     import re
     import textwrap
 
-    if len(line) <= width:
+    if columns(line) <= width:
         return [line]
     if hang is None:
         m = re.match(r"^( *)(\S+ {2,})?", line)
-        hang = len(m.group(0)) if m else 0
+        hang = columns(m.group(0)) if m else 0
         if hang >= width // 2:
             hang = len(line) - len(line.lstrip(" ")) + 2
-    if any(len(word) > width - hang for word in line.split()):  # a long path: cut it hard
-        out = [line[:width]]
-        rest = line[width:]
+    if any(columns(word) > width - hang for word in line.split()):  # a long path: cut it hard
+        out = [clip(line, width, mark="")]
+        rest = line[len(out[0]):]
         while rest:
-            out.append(" " * hang + rest[:width - hang])
-            rest = rest[width - hang:]
+            piece = clip(rest, width - hang, mark="") or rest[0]  # at least one character a line
+            out.append(" " * hang + piece)
+            rest = rest[len(piece):]
         return out
-    return textwrap.wrap(line, width=width, subsequent_indent=" " * hang,
-                         break_on_hyphens=False) or [line]
+    if line.isascii():
+        return textwrap.wrap(line, width=width, subsequent_indent=" " * hang,
+                             break_on_hyphens=False) or [line]
+    return _wrap_columns(line, width, hang)
+
+
+def _wrap_columns(line: str, width: int, hang: int) -> list[str]:
+    """:func:`wrap` of a line with wide characters: words (no word wider than a line) greedily, in
+    terminal columns; the spaces inside a line kept, those at a break dropped."""
+    import re
+
+    out: list[str] = []
+    current, used = "", 0
+    for token in re.findall(r"\S+| +", line):
+        size = columns(token)
+        if token.startswith(" "):
+            current, used = current + token, used + size
+            continue
+        if current.strip() and used + size > width:
+            out.append(current.rstrip())
+            current, used = " " * hang, hang
+        current, used = current + token, used + size
+    if current.strip():
+        out.append(current.rstrip())
+    return out or [line]
 
 
 def fit(lines: list[str], *, width: int = WIDTH, wide: bool = False) -> list[str]:
@@ -405,8 +430,8 @@ def legend(items: list[tuple[str, str]], *, indent: str = "  ", width: int = WID
     """``name  description`` lines below a table, descriptions aligned and wrapped."""
     if not items:
         return []
-    w = max(len(k) for k, _ in items)
-    lines = [f"{indent}{k.ljust(w)}  {d}" for k, d in items]
+    w = max(columns(k) for k, _ in items)  # in terminal columns: a CJK name takes two a character
+    lines = [f"{indent}{pad(k, w)}  {d}" for k, d in items]
     if wide:
         return lines
-    return [part for line in lines for part in wrap(line, width=width, hang=len(indent) + w + 2)]
+    return [part for line in lines for part in wrap(line, width=width, hang=columns(indent) + w + 2)]

@@ -11,10 +11,32 @@ import warnings
 from typing import Any
 
 import precall
+from precall._core.text import columns, pad, visible
 
 from ._common import (ON_UNDEFINED, CliError, add_output_options, finite_arg, int_in, level_arg, on_undefined_arg,
                       print_warning_messages, resamples_arg, terminal_progress, unit_arg)
-from ._format import fit, fmt, json_safe, json_text, render_table
+from ._format import WIDTH, fit, fmt, json_safe, json_text, legend, render_table, short_names
+
+
+# ---------------------------------------------------------------------------
+# class names in tables: within 80 columns unless --wide (long names shortened, a legend below)
+def _shown_names(names: list[str], limit: int, wide: bool) -> tuple[list[str], list[str]]:
+    """``names`` (class names) as a table shows them: as they are with ``wide``; else within ``limit``
+    terminal columns, long ones shortened (:func:`~precall.cli._format.short_names`, as ``evaluate``
+    does), and the lines of their legend (``classes:`` and each shortened name's full one)."""
+    if wide:
+        return list(names), []
+    shown, renamed = short_names(list(names), limit)
+    return shown, (["", "classes:", *legend(renamed)] if renamed else [])
+
+
+def _class_table(header: list[str], rows: list[list[str]], *, wide: bool) -> tuple[list[str], list[str]]:
+    """The lines of a table whose rows start with a class name (the key column), and of its legend:
+    within 80 columns unless ``wide``, a name too wide to leave room for the widest other column
+    beside it is shortened, its full name in the legend; ``wide``: the full names, no legend."""
+    others = max((columns(visible(c)) for row in [header, *rows] for c in row[1:]), default=0)
+    names, notes = _shown_names([row[0] for row in rows], WIDTH - 2 - others, wide)
+    return render_table(header, [[name, *row[1:]] for name, row in zip(names, rows)], wide=wide), notes
 
 
 # ---------------------------------------------------------------------------
@@ -113,9 +135,9 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         rows = [[str(r["name"]), fmt(r["AP"], 3), fmt(r["AP50"], 3), fmt(r["AP75"], 3),
                  *(fmt(r[k], 3) for k in areas), fmt(r["AR"], 3), str(r["n_gt"]), str(r["n_det"])]
                 for r in ev.per_class]
-        lines += ["", *render_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
-                                     "#detections"], rows, wide=args.wide),
-                  "(-1: no ground truth of that class in that area range)"]
+        table, notes = _class_table(["class", "AP", "AP50", "AP75", *areas, f"AR@{ev.max_dets[-1]}", "#GT",
+                                     "#detections"], rows, wide=args.wide)
+        lines += ["", *table, "(-1: no ground truth of that class in that area range)", *notes]
     lines += _diagnostics_text(diagnostics, args)
     print("\n".join(lines))
     return 0
@@ -131,6 +153,11 @@ def _diagnostics(args: argparse.Namespace, data: Any, ev: Any) -> dict[str, Any]
     from .. import detection
 
     out: dict[str, Any] = {}
+    asked = [name for name, on in (("--at-confidence", args.at_confidence is not None), ("--errors", args.errors))
+             if on]
+    if asked and "all" not in ev.area_ranges:  # both are of the range of the first summary number
+        raise CliError(f"{' and '.join(asked)} need{'s' if len(asked) == 1 else ''} an area range named 'all' (the "
+                       "range of the first summary number): add one to --area-ranges, e.g. all=0:1e10")
     try:
         if args.at_confidence is not None:
             conf = None if args.at_confidence is _BEST else args.at_confidence
@@ -143,8 +170,11 @@ def _diagnostics(args: argparse.Namespace, data: Any, ev: Any) -> dict[str, Any]
         if args.errors:
             if args.iou_type == "keypoints":
                 raise CliError("--errors needs boxes or masks (--iou-type bbox or segm)")
+            # the evaluation's matching and AP (its options, as evaluated): the baseline AP is the summary's
             out["eb"] = detection.error_breakdown(data, iou_type=args.iou_type, iou_thresholds=ev.iou_thresholds,
-                                                  max_dets=ev.max_dets[-1])
+                                                  max_dets=ev.max_dets, area_ranges=ev.area_ranges, ties=ev.ties,
+                                                  use_cats=not args.no_cats,
+                                                  recall_thresholds=ev.recall_thresholds)
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, args.results)) from None
     if args.plot and out:
@@ -198,6 +228,7 @@ def _diagnostics_json(out: dict[str, Any]) -> dict[str, Any]:
         result["errors"] = {"iou_thresholds": eb.iou_thresholds.tolist(), "ap": eb.ap.tolist(),
                             "delta_ap": {k: v.tolist() for k, v in eb.delta.items()},
                             "counts": {k: v.tolist() for k, v in eb.counts.items()},
+                            "mean": eb.at(None),  # over the thresholds; "AP": the summary's AP, to the bit
                             "n_fp": eb.n_fp.tolist(), "n_fn": eb.n_fn.tolist(),
                             "background_threshold": eb.background_threshold}
     return result
@@ -208,16 +239,21 @@ def _diagnostics_text(out: dict[str, Any], args: argparse.Namespace) -> list[str
     if "op" in out:
         op = out["op"]
         c = op.common
+        table, notes = _class_table(op.header(), op.rows(), wide=args.wide)
         lines += ["", *fit([f"operating points at IoU {op.iou_threshold:g} (detections with score >= the "
-                            "confidence)"], wide=args.wide),
-                  *render_table(op.header(), op.rows(), wide=args.wide),
+                            "confidence)"], wide=args.wide), *table,
                   *fit([f"best mean F1 over classes: {fmt(c['f1'], 3)} at confidence {fmt(c['threshold'], 4)} "
-                        f"(mean precision {fmt(c['precision'], 3)}, recall {fmt(c['recall'], 3)})"], wide=args.wide)]
+                        f"(mean precision {fmt(c['precision'], 3)}, recall {fmt(c['recall'], 3)})"], wide=args.wide),
+                  *notes]
     if "cm" in out:
         cm = out["cm"]
+        # a class name heads a row and a column: the key column and one count column within 80 columns
+        names, notes = _shown_names(cm.labels[:-1], (WIDTH - 2) // 2, args.wide)
+        header = [cm.header()[0], *names, cm.labels[-1]]
+        rows = [[name, *row[1:]] for name, row in zip([*names, cm.labels[-1]], cm.rows())]
         lines += ["", *fit([f"confusion matrix (rows predicted, columns true; confidence >= {cm.confidence:g}, "
                             f"IoU > {cm.iou_threshold:g}; ultralytics' pairing)"], wide=args.wide),
-                  *render_table(cm.header(), cm.rows(), wide=args.wide)]
+                  *render_table(header, rows, wide=args.wide), *notes]
     if "eb" in out:
         eb = out["eb"]
         lines += ["", *fit([f"errors (TIDE): mAP points gained by fixing each type; background below IoU "
@@ -391,15 +427,27 @@ def cmd_detection_voc(args: argparse.Namespace) -> int:
     if args.per_class:
         rows = [[str(c), fmt(ev.ap[c], 6) if c in ev.ap else "-", str(ev.n_gt[c]), str(n_det[c])]
                 + ([interval(ci.per_class.get(c))] if ci is not None else []) for c in ev.n_gt]
-        print("\n".join([*render_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"]
-                                       + (["95% interval"] if ci is not None else []), rows, wide=args.wide),
-                         f"mAP {fmt(ev.map, 6)}", "(-: no ground truth of that class)"]))
+        table, notes = _class_table(["class", f"AP ({ev.method}, IoU {ev.iou_threshold:g})", "#GT", "#detections"]
+                                    + (["95% interval"] if ci is not None else []), rows, wide=args.wide)
+        lines = [*table, f"mAP {fmt(ev.map, 6)}", "(-: no ground truth of that class)"]
     else:
-        print(ev.to_text())
+        lines, notes = _voc_text(ev, args.wide)
     if ci is not None:
-        print("\n".join(fit([f"mAP 95% interval {interval(ci.intervals['mAP'])} ({method})"], wide=args.wide)))
+        lines += fit([f"mAP 95% interval {interval(ci.intervals['mAP'])} ({method})"], wide=args.wide)
+    print("\n".join([*lines, *notes]))  # the legend of shortened class names last
     return 0
 
+
+def _voc_text(ev: Any, wide: bool) -> tuple[list[str], list[str]]:
+    """:meth:`~precall.detection.VocEvaluation.to_text`'s lines (class, AP; mAP), the names shown
+    visibly and within 80 columns unless ``wide`` (long ones shortened), and the legend's lines."""
+    title = f"AP ({ev.method}, IoU threshold {ev.iou_threshold:g})"
+    values = [f"{v:.6f}" for v in ev.ap.values()]
+    names, notes = _shown_names([str(c) for c in ev.ap], WIDTH - 2 - max(map(len, [title, *values])), wide)
+    names = [visible(n) for n in names]
+    width = max([len("class")] + [columns(n) for n in names])
+    return [f"{pad('class', width)}  {title}", *(f"{pad(n, width)}  {v}" for n, v in zip(names, values)),
+            f"{pad('mAP', width)}  {ev.map:.6f}"], notes
 
 
 def _float_list(text: str) -> list[float]:

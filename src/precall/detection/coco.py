@@ -374,6 +374,22 @@ def _interpolated_cells(cells: list[tuple[np.ndarray, np.ndarray, int]], rec_thr
     return out
 
 
+def _pooled_classes(data: DetectionSet) -> DetectionSet:
+    """``data`` class-agnostic, as pycocotools' ``useCats=0``: the ground truths and detections of every
+    listed category pooled as one class ``-1`` ("all classes"), in pycocotools' order (the records of
+    each listed category in turn, input order within one: ties follow it); records of other categories
+    dropped.  The data of :func:`evaluate_coco` and :func:`~precall.detection.error_breakdown` with
+    ``use_cats=False``."""
+    rank = {c: i for i, c in enumerate(data.classes.tolist())}
+    g_rank = np.array([rank.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
+    d_rank = np.array([rank.get(c, -1) for c in data.dt_class.tolist()], dtype=np.int64)
+    g = np.flatnonzero(g_rank >= 0)
+    d = np.flatnonzero(d_rank >= 0)
+    g, d = g[np.argsort(g_rank[g], kind="stable")], d[np.argsort(d_rank[d], kind="stable")]
+    return data._take(g, d, classes=np.array([-1]), gt_class=np.full(g.size, -1), dt_class=np.full(d.size, -1),
+                      class_names={-1: "all classes"})
+
+
 def _mean_valid(values: np.ndarray) -> float:
     valid = values[values > -1]
     return float(np.mean(valid)) if valid.size else -1.0
@@ -455,15 +471,8 @@ def evaluate_coco(
     if iou_type == "segm" and ((data.gt_segm is None and data.gt_runs is None) or
                                (data.dt_segm is None and data.dt_runs is None) or data.image_hw is None):
         raise ValueError("iou_type='segm' needs segmentations: load the data with load_coco")
-    if not use_cats:  # pycocotools' order: the records of each listed category in turn (ties follow it)
-        rank = {c: i for i, c in enumerate(data.classes.tolist())}
-        g_rank = np.array([rank.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
-        d_rank = np.array([rank.get(c, -1) for c in data.dt_class.tolist()], dtype=np.int64)
-        g = np.flatnonzero(g_rank >= 0)
-        d = np.flatnonzero(d_rank >= 0)
-        g, d = g[np.argsort(g_rank[g], kind="stable")], d[np.argsort(d_rank[d], kind="stable")]
-        data = data._take(g, d, classes=np.array([-1]), gt_class=np.full(g.size, -1),
-                          dt_class=np.full(d.size, -1), class_names={-1: "all classes"})
+    if not use_cats:
+        data = _pooled_classes(data)
     range_list = list(ranges.values())
     matched = _match(data, thresholds, range_list, max_dets[-1], ties, progress, iou_type, sigmas)
     T, A, M, K = thresholds.size, len(range_list), len(max_dets), data.classes.size

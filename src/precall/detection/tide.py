@@ -22,15 +22,20 @@ errors: ``false positives`` (every true positive ranked above every false positi
 negatives`` (the unmatched ground truths removed from the count); their gains may be of either sign.
 
 tidecv evaluates one threshold (0.5); here every IoU threshold of the evaluation is broken down
-and the means over thresholds explain mAP@[.5:.95].  Equal to ``tidecv`` on its default settings
-(tested) where the two protocols agree; where they differ precall keeps pycocotools' rules:
+and the means over thresholds explain mAP@[.5:.95].  The matching and the AP take
+:func:`~precall.detection.evaluate_coco`'s options (``ties``, ``use_cats``, the ``all`` area range,
+``max_dets``), so the breakdown's AP is the evaluation's under any of them.
+
+Equal to ``tidecv`` on its default settings (tested) where the two protocols agree; where they
+differ precall keeps pycocotools' rules:
 
 * at most ``max_dets`` detections per image *and class* (tidecv: per image);
 * a detection matched to a crowd (or ``ignore``) ground truth is ignored and is no error (tidecv
   ignores it for AP but still counts and may fix it);
 * among equal IoUs the later ground truth is matched (pycocotools; tidecv: the first);
 * classes without ground truth are left out of the mean (tidecv counts them as AP 0);
-* equal scores keep precall's order (image, then rank), where tidecv's order changes with each fix.
+* equal scores keep precall's order (image, then rank), where tidecv's order changes with each fix
+  (``ties="group"``: they are one step of each AP).
 """
 
 from __future__ import annotations
@@ -43,8 +48,8 @@ import numpy as np
 from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
 from .._core.validate import check_number
-from ._match import _Groups, _iou, _match, _segm_ious
-from .coco import AREA_RANGES, _mean_valid, check_coco_options
+from ._match import _content_keys, _Groups, _iou, _match, _segm_ious
+from .coco import _mean_valid, _pooled_classes, check_coco_options
 from .io import DetectionSet
 
 __all__ = ["ERROR_TYPES", "SPECIAL_ERROR_TYPES", "ErrorBreakdown", "error_breakdown"]
@@ -126,16 +131,34 @@ class ErrorBreakdown:
 
 
 def _class_aps(cls: np.ndarray, key: tuple[np.ndarray, ...], tp: np.ndarray, n_gt: np.ndarray,
-               recall_thresholds: np.ndarray, listed: np.ndarray) -> np.ndarray:
+               recall_thresholds: np.ndarray, listed: np.ndarray,
+               step_keys: tuple[np.ndarray, ...] = ()) -> np.ndarray:
     """(R, K) COCO interpolated precision per recall threshold and class of detections with classes
     ``cls``, ranked by ``key`` (lexsort keys, last primary) within each class, true positive or not
     (a class's AP is the mean of its column): -1 for the classes not ``listed`` (no ground truth in
     the evaluation); a listed class whose fix removed every ground truth scores 0 while it has
-    detections and -1 without (tidecv's ``get_ap`` and ``is_empty``)."""
+    detections and -1 without (tidecv's ``get_ap`` and ``is_empty``).  ``step_keys``: none, a step per
+    detection (``ties="stable"``); else arrays whose equal values in consecutive ranks of a class make
+    one step (``ties="group"``: the score, so equal scores are one step, as :func:`evaluate_coco`)."""
     K = n_gt.size
     order = np.lexsort((*key, cls))
     c, t = cls[order], tp[order]
     bounds = np.searchsorted(c, np.arange(K + 1))
+    if step_keys:  # a new step where the class or any of the step keys changes
+        first = np.ones(c.size, dtype=bool)
+        if c.size:
+            same = c[1:] == c[:-1]
+            for values in step_keys:
+                v = values[order]
+                same &= v[1:] == v[:-1]
+            first[1:] = ~same
+        starts = np.flatnonzero(first)  # (runs,): the first rank of each step
+        step_cls = c[starts]
+        t_pos = np.add.reduceat(t.astype(np.float64), starts) if starts.size else np.zeros(0)
+        t_neg = np.add.reduceat((~t).astype(np.float64), starts) if starts.size else np.zeros(0)
+        bounds = np.searchsorted(step_cls, np.arange(K + 1))
+    else:
+        t_pos, t_neg = t.astype(np.float64), (~t).astype(np.float64)
     valid = np.flatnonzero((n_gt > 0) & listed)
     out = -np.ones((recall_thresholds.size, K))
     out[:, listed & (n_gt <= 0) & (np.diff(bounds) > 0)] = 0.0
@@ -145,8 +168,8 @@ def _class_aps(cls: np.ndarray, key: tuple[np.ndarray, ...], tp: np.ndarray, n_g
     pos = np.zeros((valid.size, width))
     neg = np.zeros_like(pos)
     for j, k in enumerate(valid.tolist()):
-        seg = t[bounds[k]:bounds[k + 1]]
-        pos[j, :seg.size], neg[j, :seg.size] = seg, ~seg
+        size = bounds[k + 1] - bounds[k]
+        pos[j, :size], neg[j, :size] = t_pos[bounds[k]:bounds[k + 1]], t_neg[bounds[k]:bounds[k + 1]]
     steps = steps_from_counts(pos, neg, n_gt[valid].astype(np.float64))
     out[:, valid] = grid_precisions(steps, "coco", thresholds=recall_thresholds).T
     return out
@@ -170,11 +193,19 @@ def error_breakdown(
     *,
     iou_type: str = "bbox",
     iou_thresholds: Any = None,
-    max_dets: int = 100,
+    max_dets: int | tuple[int, ...] = 100,
+    area_ranges: dict[str, tuple[float, float]] | None = None,
+    ties: str = "stable",
+    use_cats: bool = True,
     background_threshold: float = 0.1,
     recall_thresholds: Any = None,
 ) -> ErrorBreakdown:
     """TIDE's error breakdown (tidecv) on pycocotools' matching, at every IoU threshold.
+
+    The matching and the AP are :func:`~precall.detection.evaluate_coco`'s with the same options
+    (``iou_thresholds``, ``max_dets``, ``area_ranges``, ``ties``, ``use_cats``, ``recall_thresholds``),
+    so that ``error_breakdown(data, **options).at(None)["AP"]`` is ``evaluate_coco(data,
+    **options).stats[0]`` and ``.at(0.5)["AP"]`` its ``stats[1]``, to the bit.
 
     Parameters
     ----------
@@ -183,8 +214,22 @@ def error_breakdown(
     iou_type : {"bbox", "segm"}, default="bbox"
     iou_thresholds : array-like, default=None
         Default COCO's 0.50:0.05:0.95; ``[0.5]`` is tidecv's default run.
-    max_dets : int, default=100
-        Detections kept per image and class.
+    max_dets : int or tuple of int, default=100
+        Detections kept per image and class; a tuple (:func:`~precall.detection.evaluate_coco`'s
+        ``max_dets``): its largest value.
+    area_ranges : dict of name to (low, high), default=None
+        As :func:`~precall.detection.evaluate_coco`'s (default pycocotools' ranges): the breakdown is
+        of the range named ``"all"`` (a ``ValueError`` without one): ground truths outside it are
+        ignored, and so are unmatched detections outside it.
+    ties : {"stable", "group"}, default="stable"
+        As :func:`~precall.detection.evaluate_coco`: ``"stable"`` pycocotools' order; ``"group"``:
+        equal scores are one step of each AP (the original's and every fixed one's), and detections
+        and ground truths are matched in the order of their content (the breakdown does not depend on
+        the order of either file).
+    use_cats : bool, default=True
+        ``False``: class-agnostic, as :func:`~precall.detection.evaluate_coco` (pycocotools'
+        ``useCats=0``): every category pooled as one class, so no false positive is a classification
+        error.
     background_threshold : float, default=0.1
         Below it (inclusive) a false positive overlaps nothing: a background error.
     recall_thresholds : array-like, default=None
@@ -213,10 +258,15 @@ def error_breakdown(
     if iou_type not in ("bbox", "segm"):
         raise ValueError(f"`iou_type` must be 'bbox' or 'segm' (the error types are of boxes and masks); got "
                          f"{iou_type!r}")
-    max_dets = check_number(max_dets, "max_dets", low=1, high=10**9, integer=True,
-                            hint="detections kept per image and class, e.g. 100")
-    opts = check_coco_options(iou_thresholds=iou_thresholds, max_dets=(max_dets,), iou_type=iou_type,
-                              recall_thresholds=recall_thresholds)
+    if np.ndim(max_dets) == 0:
+        max_dets = (check_number(max_dets, "max_dets", low=1, high=10**9, integer=True,
+                                 hint="detections kept per image and class, e.g. 100"),)
+    opts = check_coco_options(iou_thresholds=iou_thresholds, max_dets=max_dets, iou_type=iou_type,
+                              recall_thresholds=recall_thresholds, area_ranges=area_ranges, ties=ties,
+                              use_cats=use_cats)
+    if "all" not in opts["area_ranges"]:
+        raise ValueError(f"`area_ranges` must have a range named 'all' (the error breakdown is of it, as the "
+                         f"first summary number); got {list(opts['area_ranges'])}")
     bg = check_number(background_threshold, "background_threshold", low=0, high=1,
                       hint="an IoU, e.g. 0.1 (tidecv's default)")
     if iou_type == "segm" and (data.gt_segm is None or data.dt_segm is None or data.image_hw is None):
@@ -225,8 +275,10 @@ def error_breakdown(
     if (thresholds <= bg).any():
         raise ValueError(f"`background_threshold` must be below every IoU threshold; got {bg} with "
                          f"`iou_thresholds` {thresholds.tolist()}")
-    m = _match(data, thresholds, [AREA_RANGES["all"]], opts["max_dets"][-1], "stable", None, iou_type, None,
-               with_gt=True)
+    if not use_cats:  # the pooled data of evaluate_coco(use_cats=False): one class, pycocotools' order
+        data = _pooled_classes(data)
+    lo, hi = opts["area_ranges"]["all"]
+    m = _match(data, thresholds, [(lo, hi)], opts["max_dets"][-1], ties, None, iou_type, None, with_gt=True)
     T, K, N = thresholds.size, data.classes.size, m.score.size
     tp, ignored, gt_of = m.tp[0], m.ignored[0], m.gt_row[0]  # (T, N)
     n_gt = np.bincount(m.group_cls, weights=m.group_n_gt[0], minlength=K).astype(np.int64)
@@ -234,13 +286,17 @@ def error_breakdown(
     # the evaluated ground truths: listed images and classes, not crowd, not ignore, area in "all"
     cls_index = {c: k for k, c in enumerate(data.classes.tolist())}
     img_index = {c: i for i, c in enumerate(data.images.tolist())}
-    lo, hi = AREA_RANGES["all"]
     g_cls = np.array([cls_index.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
     g_img = np.array([img_index.get(c, -1) for c in data.gt_image.tolist()], dtype=np.int64)
     g_valid = ((g_cls >= 0) & (g_img >= 0) & ~data.gt_crowd & ~data.gt_ignore
                & (data.gt_area >= lo) & (data.gt_area <= hi))
     g_rows = np.flatnonzero(g_valid)
-    g_rows = g_rows[np.argsort(g_img[g_rows], kind="stable")]
+    if ties == "stable":  # input order within an image: the first of equal IoUs is the first given
+        g_rows = g_rows[np.argsort(g_img[g_rows], kind="stable")]
+    else:  # the order of their content (as the matching's): the first of equal IoUs whatever the file order
+        g_keys = (*_content_keys(data, "gt", g_rows), *(data.gt_box[g_rows, i] for i in (3, 2, 1, 0)),
+                  data.gt_area[g_rows])
+        g_rows = g_rows[np.lexsort((*g_keys, g_cls[g_rows], g_img[g_rows]))]
     g_bounds = np.searchsorted(g_img[g_rows], np.arange(data.images.size + 1))
     used = np.zeros((T, data.gt_box.shape[0] + 1), dtype=bool)  # the extra column: -1 (unmatched)
     t_idx, n_idx = np.nonzero(tp)
@@ -277,6 +333,16 @@ def error_breakdown(
     counts = {k: np.zeros(T, dtype=np.int64) for k in ERROR_TYPES}
     n_fp, n_fn = np.zeros(T, dtype=np.int64), np.zeros(T, dtype=np.int64)
     precision = np.zeros((T, recall_thresholds.size, K))
+    group = ties == "group"
+
+    def aps(rows: np.ndarray, cls: np.ndarray, positive: np.ndarray, n: np.ndarray,
+            order: tuple[np.ndarray, ...] = key, step_keys: tuple[np.ndarray, ...] = (m.score,)) -> np.ndarray:
+        """:func:`_class_aps` of the detections ``rows`` (a mask) of classes ``cls``, true positives
+        ``positive``, ``n`` ground truths per class, ranked by ``order``; with ``ties="group"`` equal
+        values of ``step_keys`` (the score) in consecutive ranks are one step (as evaluate_coco's)."""
+        return _class_aps(cls[rows], tuple(k[rows] for k in order), positive[rows], n, recall_thresholds,
+                          listed, tuple(v[rows] for v in step_keys) if group else ())
+
     for t, pos_t in enumerate(thresholds.tolist()):
         is_tp = tp[t]
         fp = ~tp[t] & ~ignored[t]
@@ -306,8 +372,7 @@ def error_breakdown(
         miss_per_class = np.bincount(g_cls[missed], minlength=K)
         fn_per_class = np.bincount(g_cls[unmatched], minlength=K)
         counted = is_tp | fp
-        precision[t] = _class_aps(m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt,
-                                  recall_thresholds, listed)
+        precision[t] = aps(counted, m.cls, is_tp, n_gt)
         ap[t] = _mean_ap(precision[t])
         for name, code in (("classification", _CLS), ("localisation", _LOC), ("both", _BOTH),
                            ("duplicate", _DUP), ("background", _BKG)):
@@ -316,18 +381,15 @@ def error_breakdown(
             fixed = (kind == code) & best
             cls = np.where(fixed & (kind == _CLS), g_cls[np.maximum(target, 0)], m.cls)
             keep |= fixed
-            new = _mean_ap(_class_aps(cls[keep], tuple(k[keep] for k in key), (is_tp | fixed)[keep], n_gt,
-                                      recall_thresholds, listed))
+            new = _mean_ap(aps(keep, cls, is_tp | fixed, n_gt))
             delta[name][t] = max(new - ap[t], 0.0)
         counts["missed"][t] = int(missed.sum())
-        new = _mean_ap(_class_aps(m.cls[counted], tuple(k[counted] for k in key), is_tp[counted],
-                                  n_gt - miss_per_class, recall_thresholds, listed))
+        new = _mean_ap(aps(counted, m.cls, is_tp, n_gt - miss_per_class))
         delta["missed"][t] = max(new - ap[t], 0.0)
-        ranked_first = (m.rank, m.image, -m.score, ~is_tp)  # every true positive above every false positive
-        delta["false positives"][t] = _mean_ap(_class_aps(
-            m.cls[counted], tuple(k[counted] for k in ranked_first), is_tp[counted], n_gt, recall_thresholds, listed)) - ap[t]
-        delta["false negatives"][t] = _mean_ap(_class_aps(
-            m.cls[counted], tuple(k[counted] for k in key), is_tp[counted], n_gt - fn_per_class,
-            recall_thresholds, listed)) - ap[t]
+        # every true positive above every false positive (a step: equal scores of one kind)
+        ranked_first = (m.rank, m.image, -m.score, ~is_tp)
+        delta["false positives"][t] = _mean_ap(aps(counted, m.cls, is_tp, n_gt, ranked_first,
+                                                   (m.score, is_tp))) - ap[t]
+        delta["false negatives"][t] = _mean_ap(aps(counted, m.cls, is_tp, n_gt - fn_per_class)) - ap[t]
         n_fp[t], n_fn[t] = int(fp.sum()), int(unmatched.sum())
     return ErrorBreakdown(thresholds, ap, delta, counts, n_fp, n_fn, float(bg), precision)
