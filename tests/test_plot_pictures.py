@@ -651,3 +651,22 @@ def test_pr_and_roc_curve_draw_the_macro_average_of_classes_on_request():
     ax = plot.roc_curve(y, s, macro=True)
     assert f"macro-average (AUC = {ev.roc_auc['macro']:.3f})" in _legend(ax)
     assert not any(t.startswith("macro") for t in _legend(plot.roc_curve(y, s)))  # off by default
+
+
+def test_interval_legends_say_method_resamples_and_seed():
+    """The intervals in the legend ("a (AP step = 0.723 [0.679, 0.773])") named no method, resamples or
+    seed, and the bands no seed: the legend's title says both, and the numbers are the functions'."""
+    rng = np.random.default_rng(0)
+    y = rng.random(300) < 0.4
+    s = rng.random(300) + 0.3 * y
+    ax = plot.pr_curve(y, s, ci=True)
+    title = ax.get_legend().get_title().get_text()
+    assert "pointwise 95% bands (bootstrap, 200 resamples, seed 0)" in title
+    assert "[ ]: 95% intervals of AP (percentile bootstrap, 2000 resamples, seed 0)" in title
+    ci = stats.bootstrap_ci(precall.average_precision, y, s)
+    assert f"[{ci.low:.3f}, {ci.high:.3f}]" in " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    ax = plot.roc_curve(y, s, ci=True)
+    assert "[ ]: 95% intervals of AUC (DeLong)" in ax.get_legend().get_title().get_text()
+    ax = plot.roc_curve(y, s, sample_weight=np.ones(300), ci=True)
+    assert "AUC (percentile bootstrap, 2000 resamples, seed 0)" in ax.get_legend().get_title().get_text()
+    plt.close("all")

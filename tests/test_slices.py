@@ -982,3 +982,27 @@ def test_ranked_is_sorted_once_and_read_only():
     assert r.ranked is first and not first.flags.writeable
     ap = r.average_precision[r.rank_by]
     assert np.all(np.diff(ap[first]) >= 0)  # worst first
+
+
+def test_pandas_extension_arrays_and_masked_arrays_as_by():
+    """A pandas ExtensionArray passed as ``by`` (not in a Series) failed inside pandas (``factorize`` has no
+    ``sort`` there); a numpy masked array's mask was ignored. Each gives the slices of the same values in a
+    Series, the masked entries missing."""
+    pd = pytest.importorskip("pandas")
+    y, s = [1, 0, 1, 0, 1, 0, 1, 0], [0.9, 0.1, 0.8, 0.3, 0.5, 0.6, 0.2, 0.7]
+    columns = [pd.array([1, None, 1, None, 2, 2, 1, 2], dtype="Int64"),
+               pd.Categorical(["a", "b", "a", "b", None, "a", "b", "a"], categories=["b", "a", "z"]),
+               pd.array(["a", None, "a", "NA", "b", "b", "a", "b"], dtype="string"),
+               pd.array([True, None, False, True, False, None, True, False], dtype="boolean"),
+               pd.array([1.0, None, np.nan, 1.0, 2.0, 2.0, 1.0, 2.0], dtype="Float64")]
+    for column in columns:
+        got, want = precall.evaluate(y, s, by=column, on_undefined="nan"), precall.evaluate(
+            y, s, by=pd.Series(column), on_undefined="nan")
+        assert got.slices == want.slices and "(missing)" in got.slices
+        np.testing.assert_array_equal(got.n_samples, want.n_samples)
+        np.testing.assert_array_equal(got.average_precision["step"], want.average_precision["step"])
+    masked = np.ma.array([1, 2, 3, 1, 2, 3, 1, 2], mask=[0, 1, 0, 0, 1, 0, 0, 0])
+    got = precall.evaluate(y, s, by=masked, on_undefined="nan")
+    want = precall.evaluate(y, s, by=[1, None, 3, 1, None, 3, 1, 2], on_undefined="nan")
+    assert got.slices == want.slices == ("1", "2", "3", "(missing)")
+    np.testing.assert_array_equal(got.average_precision["step"], want.average_precision["step"])

@@ -404,3 +404,17 @@ def test_weights_whose_total_overflows_are_refused(fn):
     with pytest.raises(ValueError, match="finite total"):
         fn(y, s, sample_weight=[1e308] * 4)
     fn(y, s, sample_weight=[1e307] * 4)
+
+
+@pytest.mark.parametrize("func", [precall.average_precision, precall.roc_auc, precall.evaluate])
+def test_multi_class_scores_of_a_batch_without_a_class_point_to_labels(func):
+    """Three score columns and two labels in ``y_true`` (a batch without one class): the error said to pass
+    one column for binary input; it names ``labels=``, which is the fix (scikit-learn takes such input as
+    multi-class)."""
+    s = np.random.default_rng(0).random((6, 3))
+    with pytest.raises(ValueError, match=r"3 columns are multi-class scores.*pass `labels=`"):
+        func([0, 1, 0, 1, 1, 0], s)
+    with pytest.raises(ValueError, match=r"positive class's column, for example `y_score\[:, 1\]`$"):
+        func([0, 1, 0, 1, 1, 0], s[:, :2])  # two columns: the binary advice alone
+    with pytest.warns(precall.UndefinedMetricWarning):
+        func([0, 1, 0, 1, 1, 0], s, labels=[0, 1, 2])

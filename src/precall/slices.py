@@ -165,6 +165,12 @@ def _columns_of(by: Any) -> list[tuple[str, Any]]:
 
 
 def _as_column(values: Any, name: str, n: int) -> np.ndarray:
+    if isinstance(values, np.ma.MaskedArray):  # a masked entry is missing (it was read as the data under it)
+        mask = np.ma.getmaskarray(values)
+        values = values.data
+        if mask.any():
+            values = values.astype(object)
+            values[mask] = None
     if hasattr(values, "to_numpy"):
         values = values.to_numpy(dtype=object) if str(getattr(values, "dtype", "")) in ("category", "string") \
             else values.to_numpy()
@@ -364,7 +370,10 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
     counts = None
     factorize = getattr(raw, "factorize", None)
     if callable(factorize) and hasattr(raw, "to_numpy") and np.ndim(raw) == 1 and len(raw) == n:
-        idx, uniques = factorize(sort=False)
+        try:
+            idx, uniques = factorize(sort=False)  # a Series, an Index
+        except TypeError:  # a pandas ExtensionArray (Categorical, "Int64", "string", ...): no ``sort``
+            idx, uniques = factorize()
         levels = np.asarray(uniques, dtype=object) if str(getattr(uniques, "dtype", "")) in (
             "category", "string") else np.asarray(uniques)
         idx = np.asarray(idx, dtype=np.int64)

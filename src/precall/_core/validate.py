@@ -128,6 +128,10 @@ def _as_1d(x: Any, name: str, labels: bool = False) -> np.ndarray:
                 "; for binary input pass the positive class's column, for example "
                 "`y_score[:, 1]`"
             )
+            if arr.shape[1] > 2:  # scikit-learn's multi-class route: a class absent from this batch
+                hint = (f"; {arr.shape[1]} columns are multi-class scores, but `y_true` holds at most two "
+                        "labels: pass `labels=` naming the class of each column (a class may be absent from "
+                        "`y_true`), or for binary input the positive class's column, for example `y_score[:, 1]`")
         raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}{hint}")
     return arr
 

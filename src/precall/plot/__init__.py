@@ -59,6 +59,7 @@ import numpy as np
 
 from .. import stats
 from ..stats.bands import Band, pr_band, roc_band  # the statistics; drawn by draw_band
+from ..stats.results import recorded_seed, seed_text
 from .._core.text import threshold_text, threshold_texts, values_text, visible
 from .._core.validate import (
     check_allocation, check_binary, check_multi, check_number, check_numbers, check_options, check_prevalence,
@@ -310,7 +311,8 @@ def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None) -> An
     entries = [((h._precall_band, h) if hasattr(h, "_precall_band") else h, text)
                for h, text in zip(handles, labels) if id(h) not in bands]
     handles, labels = [h for h, _ in entries], [t for _, t in entries]
-    title = next((b._precall_band_title for b in bands.values()), None)
+    notes = [next((b._precall_band_title for b in bands.values()), None), getattr(ax, "_precall_interval_note", None)]
+    title = "\n".join(n for n in notes if n) or None
     if ncol is None:
         ncol = 2 if len(labels) > 8 else 1
     return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=fontsize,
@@ -423,7 +425,8 @@ def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> An
                            zorder=1)
     for edge in (band.low[ok], band.high[ok]):
         ax.plot(band.x[ok], edge, color=color, lw=0.6, alpha=0.8, ls=(0, (3, 1.5)), zorder=2, label="_band edge")
-    fill._precall_band_title = f"shaded: pointwise {band.level:.0%} bands (bootstrap, {band.n_resamples} resamples)"
+    fill._precall_band_title = (f"shaded: pointwise {band.level:.0%} bands (bootstrap, {band.n_resamples} resamples, "
+                                f"{seed_text(band.seed)})")
     ax._precall_last_band = fill
     return ax
 
@@ -637,6 +640,21 @@ def _max_fpr_region(ax: Any, max_fpr: float | None) -> None:
                    label=f"partial AUC region (FPR <= {max_fpr:g}, McClish)")
 
 
+class Intervals(dict):
+    """:func:`intervals`' ``{model: (low, high)}``, with ``note``: what they are (the legend says it)."""
+
+    def __init__(self, *args: Any, note: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.note = note
+
+
+def _note_intervals(ax: Any, drawn: Mapping[str, tuple[float, float]] | None) -> None:
+    """Keep what the intervals drawn on ``ax`` are, for :func:`place_legend`'s title."""
+    note = getattr(drawn, "note", "")
+    if drawn and note:
+        ax._precall_interval_note = note
+
+
 def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "group",
               n_resamples: int = stats.DEFAULT_RESAMPLES, random_state: Any = stats.DEFAULT_SEED
               ) -> dict[str, tuple[float, float]]:
@@ -649,7 +667,12 @@ def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "
     if series.data is None:
         return {}
     y_true, scores, weight = series.data
-    out = {}
+    if kind == "pr" or weight is not None:
+        how = (f"percentile bootstrap, {n_resamples} resamples, "
+               f"{seed_text(recorded_seed(random_state))}")
+    else:
+        how = "DeLong"
+    out = Intervals(note=f"[ ]: 95% intervals of {'AP' if kind == 'pr' else 'AUC'} ({how})")
     for name, s in scores.items():
         if kind == "pr":
             metric = functools.partial(average_precision, method=method, ties=ties, pos_label=series.pos_label)
@@ -876,6 +899,7 @@ def pr_tables(
     ``"macro-average"`` for the macro curve).
     """
     ax = _axes(ax)
+    _note_intervals(ax, intervals)
     setup_pr_axes(ax, iso_f1=iso_f1, pos_label=None if per_class else pos_label)
     thin_lines = per_class and len(series) > 1
     for i, (name, table) in enumerate(series):
@@ -977,6 +1001,7 @@ def roc_tables(
     ``intervals["macro-average"]`` beside it)."""
     max_fpr = _max_fpr(max_fpr)
     ax = _axes(ax)
+    _note_intervals(ax, intervals)
     setup_roc_axes(ax, pos_label=pos_label)
     _max_fpr_region(ax, max_fpr)
     shade = len(series) == 1 if shade is None else shade

@@ -467,7 +467,7 @@ def html_report(
     )
     weight_word = "weight" if weighted else "count"
     band_note = (f" Shaded bands: pointwise 95% bootstrap bands ({stats.bands.BAND_RESAMPLES} stratified resamples "
-                 "drawn as counts over blocks of thresholds; pROC's <code>ci.se</code>)." if ci else "")
+                 "drawn as counts over blocks of thresholds, seed 0; pROC's <code>ci.se</code>)." if ci else "")
     note = (f"data {_e(source)}; labels {_e(label_column)}, positive "
             f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_count(first.n_pos)}, "
             f"negative {weight_word} {_count(first.n_neg)}, prevalence {_num(first.prevalence)}; ties "
