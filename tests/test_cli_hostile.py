@@ -99,6 +99,10 @@ def _commands(f) -> dict[str, list[str]]:
         "evaluate --class-columns --wide": ["evaluate", f["multi"], *multi, "--wide"],
         "evaluate --class-columns --markdown": ["evaluate", f["multi"], *multi, "--markdown"],
         "evaluate --class-columns --csv": ["evaluate", f["multi"], *multi, "--csv"],
+        "evaluate two scores --csv": ["evaluate", *binary, "--score", a, "--score", b, "--csv"],
+        "evaluate --by --csv": ["evaluate", *binary, "--score", a, "--by", b, "--csv"],
+        "compare --by --full": ["compare", *binary, "--score", a, "--score", b, "--by", HOSTILE["tags"],
+                                "--resamples", "20", "--full"],
         "compare": ["compare", *binary, "--score", a, "--score", b, "--resamples", "20"],
         "compare --wide": ["compare", *binary, "--score", HOSTILE["isolate"], "--score", HOSTILE["tags"],
                            "--resamples", "20", "--wide"],
@@ -131,9 +135,15 @@ COMMANDS = list(_commands({"binary": "b", "multi": "m", "labels": "l", "classes"
                            "dir": Path("d")}))
 
 
+def _on_a_terminal(monkeypatch) -> None:
+    """Standard output a terminal (``--csv`` is written as it is to a file or a pipe only)."""
+    monkeypatch.setattr(type(sys.stdout), "isatty", lambda self: True, raising=False)
+
+
 @pytest.mark.parametrize("command", COMMANDS)
-def test_no_raw_control_or_bidi_character_reaches_the_terminal(files, command, capsys):
+def test_no_raw_control_or_bidi_character_reaches_the_terminal(files, command, capsys, monkeypatch):
     argv = _commands(files)[command]
+    _on_a_terminal(monkeypatch)
     code, out, err = run(argv, capsys)
     assert code in (0, 2), (code, err)
     assert not _unsafe_chars(out), (command, sorted(map(hex, map(ord, _unsafe_chars(out)))))
@@ -145,13 +155,28 @@ def test_no_raw_control_or_bidi_character_reaches_the_terminal(files, command, c
         assert code == 0, err
 
 
-def test_the_names_are_still_recognisable(files, capsys):
+@pytest.mark.parametrize("command", ["evaluate two scores --csv", "evaluate --class-columns --csv",
+                                     "evaluate --by --csv"])
+def test_csv_to_a_file_or_a_pipe_carries_the_names_as_they_are(files, command, capsys):
+    """``--csv`` is data: to a file or a pipe, each name as it is (quoted by the csv module), as the
+    library's ``to_csv`` writes it; shown visibly on a terminal only (the test above)."""
+    argv = _commands(files)[command]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    names = {*files["names"], *files["classes"]}
+    cells = {cell for row in csv.reader(out.splitlines()) for cell in row}
+    assert names & cells and not {visible(n) for n in names if visible(n) != n} & cells
+    assert not _unsafe_chars(err)
+
+
+def test_the_names_are_still_recognisable(files, capsys, monkeypatch):
     """Shown visibly, not dropped: the escaped name appears in the output."""
     code, out, _ = run(["evaluate", files["binary"], "--label", "y", "--score", HOSTILE["rlo"]], capsys)
     assert code == 0 and (visible(HOSTILE["rlo"]) in out or repr(HOSTILE["rlo"]) in out)  # prose quotes repr
     code, out, _ = run(["evaluate", files["binary"], "--label", "y", "--score", HOSTILE["rlo"], "--markdown"],
                        capsys)
     assert code == 0 and "inv[U+202E]exe.txt" in out
+    _on_a_terminal(monkeypatch)
     code, out, _ = run(["evaluate", files["multi"], "--label", "y", "--class-columns", ",".join(files["classes"]),
                         "--csv"], capsys)
     assert code == 0 and "a\u241b[2Jb" in out and "tag[U+E0041][U+E007F]" in out

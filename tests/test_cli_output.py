@@ -236,6 +236,37 @@ def test_multiclass_csv_and_markdown_carry_the_json_numbers(shared_data_dir, cap
     assert line.split("|")[6].strip() == f"{result['average_precision']['macro']['step']:.4f}"
 
 
+NAMES = ["s\x1b[2Jx", "inv\u202eexe", 'q"uote,comma', "s\u240ax"]  # an escape, a bidi control, quotes, a symbol
+
+
+def test_csv_headers_carry_score_and_class_names_as_they_are(tmp_path, capsys):
+    """``--csv`` is data: the score columns' names (several --score side by side) and the classes
+    (--class-columns) in its header as they are in the file, quoted by the csv module, not as
+    ``visible()`` shows them on a terminal (``s\\x1b[2Jx`` would print as ``s\u241b[2Jx``, the name
+    of another column); the numbers those of ``--json``."""
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 60)
+    path = write(tmp_path / "names.csv", ["y", *NAMES], [[int(t), *np.round(rng.random(4) + 0.3 * t, 3)]
+                                                         for t in y])
+    argv = ["evaluate", str(path), "--label", "y"] + [a for n in NAMES for a in ("--score", n)]
+    code, out, err = run([*argv, "--csv"], capsys)
+    assert code == 0, err
+    rows = list(csv.reader(out.splitlines()))
+    assert rows[0] == ["metric", *NAMES]
+    models = json.loads(run([*argv, "--json"], capsys)[1])["models"]
+    step = next(r for r in rows if r[0] == "AP step")
+    assert [float(v) for v in step[1:]] == [models[n]["average_precision"]["step"] for n in NAMES]
+    # multi-class: each class's column headed by the class as it is
+    classes = [NAMES[0], NAMES[1], NAMES[3]]  # a comma separates --class-columns
+    labels = [classes[i % 3] for i in range(30)]
+    path = write(tmp_path / "classes.csv", ["y", *classes],
+                 [[c, *np.round(rng.random(3) + 0.5 * (np.arange(3) == i % 3), 3)] for i, c in enumerate(labels)])
+    code, out, err = run(["evaluate", str(path), "--label", "y", "--class-columns", ",".join(classes), "--csv"],
+                         capsys)
+    assert code == 0, err
+    assert next(csv.reader(out.splitlines()))[:4] == ["metric", *classes]
+
+
 def test_explain_per_class(shared_data_dir, capsys):
     hpc = shared_data_dir / "yardstick_hpc_cv.csv"
     code, out, err = run(["explain", str(hpc), *HPC, "--method", "voc2010"], capsys)

@@ -392,7 +392,6 @@ def test_json_and_csv_written_a_block_at_a_time_are_the_whole_texts(tmp_path, ca
     """``--json`` and ``--csv`` are written a block of slices at a time: the bytes of the text made whole
     from every slice's dict (the writer before) and from every row, and ``json.loads`` gives the slices
     back; awkward names (quotes, unicode, escapes), missing values, two ``--by`` columns."""
-    from precall._core.text import visible
     from precall.cli._format import json_safe, render_table
 
     path = _awkward_file(tmp_path / "awkward.csv", n_slices)
@@ -415,7 +414,9 @@ def test_json_and_csv_written_a_block_at_a_time_are_the_whole_texts(tmp_path, ca
     header, body = seen[0].result.csv_rows()
     assert out == "\n".join(render_table(header, body, style="csv")) + "\n"
     rows = list(csv.reader(io.StringIO(out)))
-    assert len(rows) == len(result.names) + 2 and [r[2] for r in rows[2:]] == list(map(visible, result.names))
+    # data: the names as they are (the library's to_csv), not as visible() shows them on a terminal
+    assert len(rows) == len(result.names) + 2 and [r[2] for r in rows[2:]] == list(result.names)
+    assert out == result.to_csv()
 
 
 def test_csv_intervals_follow_their_slices_across_blocks(tmp_path, capsys, small_blocks):
@@ -714,9 +715,136 @@ def test_compare_by_text_fits_and_tests_ranked_slices_only(files, capsys):
                            "country", "--resamples", "50", "--full"], capsys)
     assert code == 0, err
     assert max(len(x) for x in out.splitlines()) <= 80
-    assert "\npl " not in out  # no positives: not ranked, no test
+    tests, untested = out.split("\nnot tested: ")
+    assert "\npl " not in tests  # no positives: not ranked, no test; listed with the reason
+    assert [line.split() for line in untested.splitlines() if line.startswith("pl ")] == [
+        ["pl", str(int((_frame().country == "pl").sum())), "0", "no", "positives"]]
     assert "every ranked slice" in " ".join(out.split())
     assert out.count("\nde ") % 3 == 0 and "\nde " in out  # DeLong, bootstrap ROC-AUC and AP, in each block
+
+
+def _untested_file(path: Path) -> "pd.DataFrame":
+    """Slices of every kind compare --by cannot test: one without positives, one of positives only, and
+    (with --min-support) small ones of both classes."""
+    rng = np.random.default_rng(11)
+    n = 1600
+    g = rng.choice(["big", "mid", "small", "nopos", "allpos", "tiny"], n, p=[0.34, 0.24, 0.15, 0.12, 0.1, 0.05])
+    y = (rng.random(n) < 0.45).astype(int)
+    y[g == "nopos"], y[g == "allpos"] = 0, 1
+    df = pd.DataFrame({"y": y, "a": np.round(rng.random(n) * 0.6 + 0.4 * y * rng.random(n), 2),
+                       "b": np.round(rng.random(n) * 0.6 + 0.3 * y * rng.random(n), 2), "g": g})
+    df.to_csv(path, index=False)
+    return df
+
+
+@pytest.mark.parametrize("support", ["none", "mid"])
+def test_compare_by_accounts_for_every_slice_it_does_not_test(tmp_path, capsys, support):
+    """``compare --by``: every slice is tested or listed under ``not_tested`` with the reason (JSON), counted
+    in the text (each listed with ``--full``), and the slices of one class named in one warning line: no
+    slice vanishes (a slice without positives, of positives only, below --min-support).  The reference:
+    each group's counts from pandas."""
+    df = _untested_file(tmp_path / "u.csv")
+    groups = df.groupby("g").y.agg(["size", "sum"])
+    cut = 0 if support == "none" else int(groups.loc["small", "size"]) + 1  # small and tiny below it
+    want = {}
+    for name, (size, pos) in groups.iterrows():
+        reasons = (["no positives"] if pos == 0 else []) + ([f"fewer than {cut} rows (--min-support)"]
+                                                            if size < cut else [])
+        want[name] = "; ".join(reasons or (["no negatives"] if pos == size else []))
+    assert sum(1 for r in want.values() if r) >= (2 if cut == 0 else 4)
+    argv = ["compare", tmp_path / "u.csv", "--label", "y", "--score", "a", "--score", "b", "--by", "g",
+            "--resamples", "30", "--min-support", cut]
+    code, out, err = _run([*argv, "--json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    assert set(got["slices"]) == {k for k, r in want.items() if not r}
+    assert {k: v["reason"] for k, v in got["not_tested"].items()} == {k: r for k, r in want.items() if r}
+    assert set(got["slices"]) | set(got["not_tested"]) == set(groups.index) and got["n_slices"] == len(groups)
+    for name, entry in got["not_tested"].items():
+        assert (entry["n"], entry["n_pos"], entry["by_values"]) == (groups.loc[name, "size"],
+                                                                     groups.loc[name, "sum"], {"g": name})
+    one_class = [k for k, r in want.items() if r.startswith(("no positives", "no negatives"))]
+    lines = err.strip().splitlines()
+    assert all(line.startswith("precall: warning: ") for line in lines) and len(lines) == 1, err
+    assert all(f"'{k}'" in lines[0] for k in one_class) and got["warnings"] == [lines[0].split(": ", 3)[3]]
+    # the text: counted by default, each listed with its reason with --full; the same warning
+    k = sum(1 for r in want.values() if r)
+    code, text, err2 = _run(argv, capsys)
+    assert code == 0 and err2 == err and max(len(x) for x in text.splitlines()) <= 80
+    assert f"not tested: {k} slices (" in text and "--full or --json lists each with the reason" in text
+    code, text, _ = _run([*argv, "--full"], capsys)
+    assert code == 0 and max(len(x) for x in text.splitlines()) <= 80
+    tables, listed = text.split(f"\nnot tested: {k} slices\n")
+    rows = {line.split()[0]: line.split(None, 3) for line in listed.splitlines()[1:k + 1]}
+    assert {name: r[3] for name, r in rows.items()} == {name: r for name, r in want.items() if r}
+    assert all(f"\n{name} " not in tables for name in rows)  # no test rows for them
+
+
+def test_compare_by_tests_what_evaluate_by_ranks(tmp_path, capsys):
+    """The slices compare --by tests are the ones evaluate --by ranks (less those of one class), and both
+    give every slice: evaluate in its slices, compare in its slices and not_tested."""
+    _untested_file(tmp_path / "u.csv")
+    common = [tmp_path / "u.csv", "--label", "y", "--score", "a", "--by", "g", "--min-support", "150"]
+    ev = _json(["evaluate", *common], capsys)
+    cmp = _json(["compare", *common, "--score", "b", "--resamples", "20"], capsys)
+    negatives = {s["slice"] for s in ev["slices"] if s["n"] > s["n_pos"]}
+    assert set(cmp["slices"]) == set(ev["ranked_worst_first"]) & negatives
+    assert set(cmp["slices"]) | set(cmp["not_tested"]) == {s["slice"] for s in ev["slices"]}
+    assert cmp["ranked_worst_first"] == ev["ranked_worst_first"]
+
+
+HOSTILE_VALUES = ["a\nb", "a\u240ab", "t\tab", "e\x1b[2Jc", "r\u202elo", 'q"uote,comma']
+
+
+def _hostile_slices(path: Path) -> tuple[list[int], list[float], list[str]]:
+    rng = np.random.default_rng(5)
+    n = 240
+    g = [HOSTILE_VALUES[i % len(HOSTILE_VALUES)] for i in range(n)]
+    y = (rng.random(n) < 0.4).astype(int).tolist()
+    p = [round(float(v), 3) for v in rng.random(n) * 0.6 + 0.4 * np.array(y)]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows([["y", "p", "g"], *zip(y, p, g)])
+    return y, p, g
+
+
+@pytest.mark.parametrize("engine", [[], ["--stream"], ["--ci", "--resamples", "20"], "blocks of 2"])
+def test_evaluate_by_csv_carries_the_slice_values_as_they_are(tmp_path, capsys, monkeypatch, engine):
+    """``evaluate --by --csv`` is data: each slice's value as it is in the file (a line feed, a tab, an
+    escape, a bidi control), quoted by the csv module, so that "a\\nb" and "a\u240ab" stay two slices:
+    the library's ``to_csv`` of the same columns, byte for byte (with --ci: its cells before the
+    intervals'; written 2 slices at a time too), and the values ``--json`` gives."""
+    if engine == "blocks of 2":
+        from precall.cli import _slices
+
+        monkeypatch.setattr(_slices, "BLOCK", 2)
+        engine = []
+    y, p, g = _hostile_slices(tmp_path / "h.csv")
+    argv = ["evaluate", tmp_path / "h.csv", "--label", "y", "--score", "p", "--by", "g", *engine]
+    code, out, err = _run([*argv, "--csv"], capsys)
+    assert code == 0, err
+    want = precall.evaluate(np.array(y), np.array(p), by={"g": g}).to_csv()
+    rows = list(csv.reader(io.StringIO(out)))
+    assert sorted(r[0] for r in rows[2:]) == sorted(HOSTILE_VALUES)  # six slices, six values
+    assert [r[1] for r in rows[2:]] == [r[0] for r in rows[2:]]  # the name of a slice of one column: its value
+    if "--ci" in engine:
+        assert [r[:-4] for r in rows] == list(csv.reader(io.StringIO(want)))
+    else:
+        assert out == want
+    got = _json(argv, capsys)
+    assert [s["by_values"]["g"] for s in got["slices"]] == [r[0] for r in rows[2:]]
+
+
+def test_evaluate_by_csv_on_a_terminal_is_shown_visibly(tmp_path, capsys, monkeypatch):
+    """On a terminal the CSV is shown as everything else (nothing acts on the terminal); to a file or a
+    pipe it is the values as they are (the test above)."""
+    from precall._core.text import visible
+
+    _hostile_slices(tmp_path / "h.csv")
+    monkeypatch.setattr(type(__import__("sys").stdout), "isatty", lambda self: True, raising=False)
+    code, out, err = _run(["evaluate", tmp_path / "h.csv", "--label", "y", "--score", "p", "--by", "g", "--csv"],
+                          capsys)
+    assert code == 0, err
+    assert "\x1b" not in out and "\u202e" not in out and visible("e\x1b[2Jc") in out and "r[U+202E]lo" in out
 
 
 # ---------------------------------------------------------------------------

@@ -105,6 +105,15 @@ def print_chunks(chunks: Iterable[str], file: TextIO | None = None, flush: bool 
         out.flush()
 
 
+def data_stream() -> TextIO:
+    """The stream of machine-readable output (``--csv``): standard output as the command line's guard
+    (``main._Shown``) gives it for data, the values as they are in a file or a pipe and shown visibly
+    (:func:`precall._core.text.visible`) on a terminal; ``sys.stdout`` itself outside the command line."""
+    out = sys.stdout
+    data = getattr(type(out), "data_stream", None)
+    return data(out) if callable(data) else out
+
+
 def json_safe(value: Any) -> Any:
     if isinstance(value, float):
         return None if not math.isfinite(value) else value
@@ -205,16 +214,18 @@ def render_table(
     Returns
     -------
     list of str
-        The lines.  Every cell passes through :func:`precall._core.text.visible`:
-        no control, bidi or format character of a name reaches the terminal.
+        The lines (CSV: its text split at every line feed, those of quoted fields too; joined by line
+        feeds, the text).  Text and markdown: every cell passes through
+        :func:`precall._core.text.visible`, so that no control, bidi or format character of a name
+        reaches the terminal.  CSV is data: the cells as they are, quoted by the :mod:`csv` module where
+        needed (a line feed in a quoted field), as the library's ``to_csv`` writes them; the commands
+        write it to :func:`data_stream` (shown visibly on a terminal only).
 
     See Also
     --------
     render_table_chunks : the same text, its rows given and written a block at a time.
     """
-    header = [visible(h) for h in header]
-    rows = [[visible(c) for c in row] for row in rows]
-    if style == "csv":
+    if style == "csv":  # data: the values as they are; a quoted line feed splits a row's "lines" (join them)
         import csv
         import io
 
@@ -222,7 +233,9 @@ def render_table(
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
-        return buffer.getvalue().rstrip("\n").split("\n")
+        return buffer.getvalue()[:-1].split("\n")
+    header = [visible(h) for h in header]
+    rows = [[visible(c) for c in row] for row in rows]
     if style == "markdown":
         align = "|" + "".join("---|" if i < left else "---:|" for i in range(len(header)))
         return ["| " + " | ".join(header) + " |", align, *("| " + " | ".join(r) + " |" for r in rows)]

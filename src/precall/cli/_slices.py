@@ -369,7 +369,9 @@ def slices_csv(report: SliceReport) -> Iterator[str]:
     """One CSV row per slice after the ``overall`` row (:meth:`precall.SlicedEvaluation.csv_rows`: a
     column per ``--by`` column with the slice's value in the file, the name, every number at full
     precision), with the intervals of AP step and ROC-AUC where computed: the lines in pieces of
-    :data:`precall.slices.BLOCK` rows (:func:`._format.print_chunks` writes them)."""
+    :data:`precall.slices.BLOCK` rows (:func:`._format.print_chunks` writes them, to
+    :func:`._format.data_stream`).  The values are the file's, as they are (quoted where the csv
+    module quotes them), as :meth:`precall.SlicedEvaluation.to_csv` writes them."""
     bounds = ["AP step low", "AP step high", "ROC-AUC low", "ROC-AUC high"] if report.intervals is not None else []
     for start in range(0, len(report.result.names) + 1, BLOCK):  # row 0: overall; row i + 1: slice i
         header, body = report.result.csv_rows(extra=bounds, start=start, stop=start + BLOCK)
@@ -379,5 +381,7 @@ def slices_csv(report: SliceReport) -> Iterator[str]:
                 cells += ["", "", "", ""] if iv is None else [_bound(iv.average_precision["step"].low),
                                                               _bound(iv.average_precision["step"].high),
                                                               _bound(iv.roc_auc.low), _bound(iv.roc_auc.high)]
-        lines = render_table(header + bounds, body, style="csv")  # a line a row: visible() leaves no line feed
-        yield "\n".join(lines if start == 0 else ["", *lines[1:]])
+        text = "\n".join(render_table(header + bounds, body, style="csv"))  # the values as they are
+        if start:  # the header once: a later block's text after its header's (a quoted name may hold a line feed)
+            text = text[len("\n".join(render_table(header + bounds, [], style="csv"))):]
+        yield text

@@ -34,7 +34,7 @@ from ._common import (
     show_labels,
     terminal_progress,
 )
-from ._format import counted, fit, fmt, fmt_p, json_safe, json_text, render_table
+from ._format import counted, fit, fmt, fmt_count, fmt_p, json_safe, json_text, render_table
 from ._inputs import n_tied_rows, read_scores
 from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
 from ._slices import (MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_input, slice_rows,
@@ -334,10 +334,49 @@ def _holm_by_test(parts: list[tuple[int, Comparison]]) -> dict[tuple[int, str, s
     return out
 
 
+def _untested_reasons(result: Any, i: int, one_class: bool) -> list[str]:
+    """Why the slice ``i`` of ``result`` has no test: not ranked (no positives: its AP is undefined;
+    fewer than ``--min-support`` rows), or ranked but of one class (no negatives: its ROC-AUC is
+    undefined; ``one_class``).  Empty for a slice that is tested."""
+    reasons = []
+    if not result.n_pos[i] > 0:
+        reasons.append("no positives")
+    if result.n_samples[i] < result.min_support:
+        reasons.append(f"fewer than {result.min_support} rows (--min-support)")
+    if one_class and not reasons:
+        reasons.append("no negatives")
+    return reasons
+
+
+def _untested_counts(untested: dict[int, list[str]]) -> str:
+    """The slices not tested counted by reason: ``2 without positives, 1 below --min-support``."""
+    kinds = Counter("without positives" if r[0] == "no positives" else "without negatives"
+                    if r[0] == "no negatives" else "below --min-support" for r in untested.values())
+    return ", ".join(f"{n} {kind}" for kind, n in kinds.items())
+
+
+def _one_class_warning(result: Any, untested: dict[int, list[str]]) -> list[str]:
+    """The warning (a list of at most one) naming the slices of one class, which have no test: the
+    numbers compared are undefined there (ROC-AUC, and AP without positives), as ``compare`` refuses
+    rows of one class whatever the undefined policy.  Slices left out by ``--min-support`` only are
+    counted in the output, not warned about (the option asked for it)."""
+    one = [i for i, r in untested.items() if "no positives" in r or "no negatives" in r]
+    if not one:
+        return []
+    names = ", ".join(f"{result.names[i]!r} ({'no positives' if 'no positives' in untested[i] else 'no negatives'})"
+                      for i in one[:5]) + (f", ... ({len(one) - 5} more)" if len(one) > 5 else "")
+    return [f"{counted(len(one), 'slice')} of one class not tested: {names}: ROC-AUC, and AP without positives, "
+            "are undefined there and a test of undefined numbers says nothing; --full or --json lists every "
+            "slice not tested with the reason"]
+
+
 def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     """``--by``: the paired comparison of the models on all rows and on each shown slice's rows (the
     slices ranked by the first model's step AP: the ``--top`` worst and best, every one with ``--full``
-    or ``--json``)."""
+    or ``--json``).  Every slice is accounted for: a slice not ranked (no positives, fewer than
+    ``--min-support`` rows) or of one class has no test, and is counted in the text (listed with the
+    reason with ``--full``) and listed under ``not_tested`` with the reason in JSON; the slices of one
+    class are named in a warning."""
     if args.class_columns or args.class_prefix:
         raise CliError("--by compares --score columns (binary); per class: one --score of each class")
     scores = list(dict.fromkeys(args.score or []))
@@ -349,10 +388,12 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     if len(scores) < 2:
         raise CliError("compare needs at least two different --score columns")
     columns = read_scores(args, scores, by_columns(args.by))
+    # the ranking only (by the first model's AP, defined slices only): no value of an undefined slice is
+    # reported, so no policy applies (NaN, no warning); the slices without a test are accounted for below
     first = sliced_evaluation(Columns(columns.labels, columns.scores[:, 0], columns.weights, columns.by),
                               name=args.file, label=args.label, score=scores[0], weight=args.weight,
                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
-                              on_undefined="warn", min_support=args.min_support)
+                              on_undefined="nan", min_support=args.min_support)
     result = first.result
     every = args.full or args.json
     # Holm's family is every ranked slice: all are tested (the text shows the --top worst and best of them)
@@ -363,6 +404,9 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         raise CliError(f"--by: {len(picked)} ranked slices to compare, each by its own resamples; at most "
                        f"{MAX_SLICES}: rank fewer slices with --min-support, or drop --full")
     shown_slices = set(picked if every else resampled(result, args.top, False))
+    ranked = set(result.ranked.tolist())
+    # not ranked: no test (their reasons); ranked but of one class: found below
+    untested = {i: _untested_reasons(result, i, False) for i in range(len(result.names)) if i not in ranked}
     parts: list[tuple[int, Comparison]] = []
     todo = [(-1, columns), *slice_rows(columns, picked).items()]
     # each slice tested on its own rows: a progress line on a terminal when the slices' rows are many
@@ -371,8 +415,8 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         if progress is not None:
             progress(done / len(todo))
         name = "overall" if i < 0 else result.names[i]
-        one_class = len(label_counts(rows.labels)) < 2
-        if one_class and i >= 0:  # a slice of one class has no test (all rows of one class: an error)
+        if i >= 0 and len(label_counts(rows.labels)) < 2:  # a slice of one class has no test (all rows: an error)
+            untested[i] = _untested_reasons(result, i, True)
             continue
         parts.append((i, compare_columns(
             rows, name=f"{args.file} [{name}]" if i >= 0 else args.file, label=args.label, score_columns=scores,
@@ -380,7 +424,15 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
             recall_grid=args.recall_grid, ci=ci_options(args))))
     if progress is not None:
         progress(1.0)
+    untested = dict(sorted(untested.items()))
     holm = _holm_by_test(parts) if family else {}
+    # every warning of the computation, one line each: the ranking's and the slices of one class (the
+    # file's), then every test's (its slice's; JSON: in the slice's entry)
+    messages = list(dict.fromkeys([*first.warnings, *_one_class_warning(result, untested)]))
+    print_warning_messages(args.file, messages)
+    for _, c in parts:
+        print_warnings(c)
+    heads = by_headers(result.columns)  # each slice's values, as evaluate --by --json gives them
     if args.json:
         # every slice by its name; the overall comparison apart, so that no slice value can take its place
         dicts = {i: comparison_json_dict(c) for i, c in parts}
@@ -388,21 +440,24 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
             for entry, (a, b, metric, t) in zip(dicts[i]["tests"], c.rows):
                 entry["p_holm"] = holm.get((i, a, b, metric, t.method))
         overall = dicts.pop(-1, None)
-        heads = by_headers(result.columns)  # each slice's values, as evaluate --by --json gives them
         slices = {result.names[i]: {"by_values": by_values(result.keys[i], heads), **d} for i, d in dicts.items()}
+        not_tested = {result.names[i]: {"by_values": by_values(result.keys[i], heads),
+                                        "n": int(result.n_samples[i]), "n_pos": float(result.n_pos[i]),
+                                        "n_neg": float(result.n_neg[i]), "reason": "; ".join(reasons)}
+                      for i, reasons in untested.items()}
         print(json_text(json_safe({"input": {**first.input, "score_columns": scores}, "by": list(result.columns),
-                                   "overall": overall, "slices": slices,
-                                   "ranked_worst_first": [result.names[i] for i in result.ranked]})))
+                                   "min_support": result.min_support, "n_slices": len(result.names),
+                                   "overall": overall, "slices": slices, "not_tested": not_tested,
+                                   "ranked_worst_first": [result.names[i] for i in result.ranked],
+                                   "warnings": messages})))
         return 0
     parts = [(i, c) for i, c in parts if i < 0 or i in shown_slices]
-    skipped = len(shown_slices) + 1 - len(parts)
-    for _, c in parts:
-        print_warnings(c)
     lines = comparison_header(parts[0][1], args.wide) if parts else []
-    lines += fit([f"slices      {len(result.names)} by {', '.join(result.columns)}; shown: all rows and "
-                  + ("every ranked slice" if args.full else f"the {args.top} worst and best ranked")
-                  + f" (by AP step of {scores[0]!r})"
-                  + (f"; {skipped} with one class have no test" if skipped else "")],
+    lines += fit([f"slices      {len(result.names)} by {', '.join(result.columns)}; {len(ranked)} ranked by AP "
+                  f"step of {scores[0]!r}"
+                  + (f"; {len(untested)} not tested ({_untested_counts(untested)})" if untested else "")
+                  + "; shown: all rows and "
+                  + ("every ranked slice" if args.full else f"the {args.top} worst and best ranked")],
                  wide=args.wide)
     level = f"{args.level:.0%} CI of A - B"
     for a, b in itertools.combinations(scores, 2):
@@ -416,11 +471,22 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         if not family:
             header, body = header[:-1], [row[:-1] for row in body]
         lines += ["", *fit([f"A = {a!r}, B = {b!r}"]), *render_table(header, body, wide=args.wide, left=3)]
-    holm_note = ("Holm p: adjusted (Holm) across every ranked slice, for each metric and test (the overall row "
-                 "is not one of them)" if family else
+    if untested and args.full:  # every slice without a test, with the reason
+        lines += ["", *fit([f"not tested: {counted(len(untested), 'slice')}"]),
+                  *render_table(["slice", "n", "n_pos", "reason"],
+                                [[cut(result.names[i]), str(int(result.n_samples[i])), fmt_count(result.n_pos[i]),
+                                  "; ".join(reasons)] for i, reasons in untested.items()],
+                                wide=args.wide, prose_last=True)]
+    holm_note = ("Holm p: adjusted (Holm) across every ranked slice tested, for each metric and test (the overall "
+                 "row is not one of them)" if family else
                  f"no Holm p: more than {MAX_SLICES} ranked slices to test (rank fewer with --min-support)")
     lines += ["", *fit([f"p: two-sided, each slice tested on its own rows; {holm_note}; --json for every slice"],
                        wide=args.wide)]
+    if untested and not args.full:
+        k = len(untested)
+        lines += fit([f"not tested: {counted(k, 'slice')} ({_untested_counts(untested)}) "
+                      f"{'is' if k == 1 else 'are'} not shown; --full or --json lists each with the reason"],
+                     wide=args.wide)
     print("\n".join(lines))
     return 0
 

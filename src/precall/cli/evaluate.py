@@ -45,8 +45,9 @@ from ._engines import (
     read_spark,
     stream_slices,
 )
-from ._format import (WIDTH, counted, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval, interval_dict, json_chunks,
-                      json_safe, json_text, legend, print_chunks, render_table, short_names)
+from ._format import (WIDTH, counted, data_stream, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval,
+                      interval_dict, json_chunks, json_safe, json_text, legend, print_chunks, render_table,
+                      short_names)
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
@@ -509,7 +510,8 @@ def _evaluate_one_pass(args: argparse.Namespace) -> int:
     )
     if args.markdown or args.csv:
         print_warnings(report)
-        print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
+        print((format_markdown if args.markdown else format_csv)(report, digits=args.digits),
+              file=data_stream() if args.csv else None)
         return 0
     return emit(report, args, to_json_dict, format_text)
 
@@ -567,12 +569,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             print(json_text({"models": {r.score_column: to_json_dict(r) for r in reports}}))
         else:
             print(format_side_by_side(reports, digits=args.digits, style=(
-                "markdown" if args.markdown else "csv" if args.csv else "text"), wide=args.wide))
+                "markdown" if args.markdown else "csv" if args.csv else "text"), wide=args.wide),
+                  file=data_stream() if args.csv else None)
         return 0
     report = reports[0]
     if args.markdown or args.csv:
         print_warnings(report)
-        print((format_markdown if args.markdown else format_csv)(report, digits=args.digits))
+        print((format_markdown if args.markdown else format_csv)(report, digits=args.digits),
+              file=data_stream() if args.csv else None)
         return 0
     return emit(report, args, to_json_dict, format_text)
 
@@ -664,7 +668,7 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
     if args.json:  # every slice, written a block at a time
         print_chunks(json_chunks(slices_json(report)))
     elif args.csv:
-        print_chunks(slices_csv(report))
+        print_chunks(slices_csv(report), file=data_stream())
     else:  # with --ci the summary went out with the estimates; every slice (--full) a block at a time
         print_chunks(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide,
                                  summary=not args.ci))
@@ -702,7 +706,8 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
         return 0
     if args.markdown or args.csv:
         print_warnings(report)
-        print(format_multiclass_table(report, digits=args.digits, style="markdown" if args.markdown else "csv"))
+        print(format_multiclass_table(report, digits=args.digits, style="markdown" if args.markdown else "csv"),
+              file=data_stream() if args.csv else None)
         return 0
     return emit(report, args, multiclass_json_dict, format_multiclass_text)
 
@@ -749,7 +754,8 @@ def register(sub: Any) -> None:
     fmt.add_argument("--markdown", action="store_true", help="print a markdown table")
     fmt.add_argument("--csv", action="store_true",
                      help="print CSV (binary: metric, value, ci_low, ci_high; multi-class: metric, a column "
-                     "per class and per average)")
+                     "per class and per average; --by: a row per slice), full precision; to a file or a pipe "
+                     "the names and slice values as they are, quoted where needed, as the library's to_csv")
     ev.add_argument("--at-recall", type=unit_arg, action="append", metavar="R",
                     help="binary: also report the operating point reaching recall R (repeatable)")
     ev.add_argument("--at-precision", type=unit_arg, action="append", metavar="P",

@@ -71,6 +71,17 @@ class _Shown:
         self._stream.write(lead + "\n".join("\t".join(visible(p) for p in line.split("\t")) for line in lines))
         return len(text)
 
+    def data_stream(self) -> Any:
+        """Where machine-readable output (CSV: the values as they are, quoted by the csv module, as the
+        library's ``to_csv`` writes them) goes: the stream itself when it is a file or a pipe, so that
+        no value is rewritten (two slices ``a\\nb`` and ``a\u240ab`` stay two), this one on a terminal,
+        where nothing acts on it (:func:`._format.data_stream`)."""
+        try:
+            terminal = bool(self._stream.isatty())
+        except (ValueError, OSError, AttributeError):  # pragma: no cover - a closed or odd stream
+            terminal = False
+        return self if terminal else self._stream
+
     def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, buffer, ...
         return getattr(self._stream, name)
 
