@@ -410,3 +410,21 @@ def test_normalized_ap_of_arrays_is_the_scalar_function_element_by_element(rng):
     got = normalized_average_precisions(ap, low)
     want = np.array([precall.normalized_average_precision(a, b) for a, b in zip(ap, low)])
     assert got.tobytes() == want.tobytes()
+
+
+def test_interpolated_pr_from_roc_refuses_an_allocation_past_the_limit():
+    """``interpolate`` adds a point per positive: ``n_pos=1e12`` tried to allocate 7.3 TiB (a MemoryError);
+    it is refused before anything is allocated, naming the fix."""
+    with pytest.raises(ValueError, match=r"interpolate would add 1e\+12 points .* rescale n_pos and n_neg"):
+        precall.pr_from_roc([0, 1], [0, 1], n_pos=1e12, n_neg=3, interpolate=True)
+    assert precall.pr_from_roc([0, 1], [0, 1], n_pos=60, n_neg=40, interpolate=True).precision.size == 61
+
+
+def test_no_negative_zero_in_the_evaluation_text_and_prg_starts_at_recall_gain_zero():
+    """``print(evaluate(...))`` showed ``AUPRG -0.000000`` (an AUPRG of -6.9e-17, a rounding of 0), and the
+    PRG curve's first point, recall gain 0 by construction, was -2.2e-16."""
+    y = [0, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    s = [0.65, 0.1, 0.15, 0.43, 0.97, 0.24, 0.82, 0.7, 0.32, 0.84]
+    assert "-0.000000" not in str(precall.evaluate(y, s))
+    curve = precall.precision_recall_gain_curve(y, s)
+    assert curve.recall_gain[0] == 0.0 and curve.recall_gain.min() >= 0.0

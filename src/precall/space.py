@@ -66,7 +66,8 @@ from ._core.evaluation import auprg as auprg_of_steps
 from ._core.evaluation import gains, normalized_average_precision
 from ._core.steps import reweight, steps_of
 from ._core.undefined import undefined
-from ._core.validate import check_binary, check_bool, check_count, check_number, check_on_undefined
+from ._core.validate import (MAX_ALLOCATION_BYTES, check_binary, check_bool, check_count, check_number,
+                             check_on_undefined)
 from .table import ThresholdTable, table_of
 
 __all__ = [
@@ -144,6 +145,11 @@ def _dg_points(tp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     d = np.diff(tp)
     whole = np.round(d)
     d = np.where(np.abs(d - whole) <= 1e-9 * np.maximum(1.0, whole), whole, d)  # float noise of tpr * P
+    added = float(np.maximum(np.ceil(d) - 1, 0).sum())  # checked before the points are made (about 40 bytes each)
+    if added * 40 > MAX_ALLOCATION_BYTES:
+        raise ValueError(f"interpolate would add {added:.4g} points (one per positive between the given points), "
+                         f"more than {MAX_ALLOCATION_BYTES // 40:,} (8 GiB): rescale n_pos and n_neg (the points' "
+                         "precision depends on their ratio) or leave out interpolate")
     n_mid = np.maximum(np.ceil(d) - 1, 0).astype(np.int64)
     total = tp.size + int(n_mid.sum())
     if total == tp.size:
@@ -177,7 +183,8 @@ def pr_from_roc(
     fpr, tpr : array-like of shape (n_points,)
         False and true positive rates in [0, 1].
     n_pos, n_neg : float
-        Total positive and negative weight (> 0).  Only their ratio matters.
+        Total positive and negative weight (> 0).  Only their ratio matters,
+        but for ``interpolate``, which adds a point per positive.
     interpolate : bool, default=False
         Davis & Goadrich's interpolation for sparse points: between consecutive
         points A and B (in increasing order) add one point per positive,
@@ -414,6 +421,7 @@ def prg_curve_from_table(table: ThresholdTable) -> PrecisionRecallGainCurve:
         x = x.copy()
         x[0] = t0
     rg, pg = gains(x, f, p, n)
+    rg[0] = 0.0  # TP = t0 is recall gain 0 by construction (its formula gave -2.2e-16)
     return PrecisionRecallGainCurve(pg, rg, thr)
 
 

@@ -102,16 +102,19 @@ class Evaluation:
         return asdict(self)
 
     def __str__(self) -> str:
+        def z(value: float) -> float:  # no number shown as -0.000000 (an AUPRG of -7e-17 is a rounding of 0)
+            return round(value, 6) + 0.0
+
         width = max(len(m) for m in AP_METHODS)
         lines = [f"AP conventions (ties={self.ties!r}, recall_grid={self.recall_grid!r}):",
                  f"  {''.ljust(width)}  {'AP':>8}  {'min AP':>8}  {'normalised':>10}"]
         for m in AP_METHODS:
             lines.append(
-                f"  {m.ljust(width)}  {self.average_precision[m]:8.6f}  {self.min_average_precision[m]:8.6f}  "
-                f"{self.normalized_average_precision[m]:10.6f}  {CONVENTIONS[m].summary}"
+                f"  {m.ljust(width)}  {z(self.average_precision[m]):8.6f}  {z(self.min_average_precision[m]):8.6f}  "
+                f"{z(self.normalized_average_precision[m]):10.6f}  {CONVENTIONS[m].summary}"
             )
-        lines.append(f"ROC-AUC     {self.roc_auc:.6f}")
-        lines.append(f"AUPRG       {self.auprg:.6f}  area under the precision-recall-gain curve")
+        lines.append(f"ROC-AUC     {z(self.roc_auc):.6f}")
+        lines.append(f"AUPRG       {z(self.auprg):.6f}  area under the precision-recall-gain curve")
         lines.append(
             f"prevalence  {self.prevalence:.6f}  random baseline (n_pos={self.n_pos:g}, n_neg={self.n_neg:g})"
         )
