@@ -942,3 +942,95 @@ def test_wrap_and_legend_count_terminal_columns():
             assert all(columns(a) + 2 + columns(b.split()[0]) > 80 for a, b in zip(parts, parts[1:]))
     ascii_text = "word " * 40 + "x" * 30
     assert wrap(ascii_text) == textwrap.wrap(ascii_text, width=80, break_on_hyphens=False)
+
+
+# ---------------------------------------------------------------------------
+# many classes: the text bounded as --by bounds its slices (--top, --full), every class in JSON and CSV
+def _many_classes(tmp: Path, k: int = 200, n: int = 1200, absent: int = 0) -> tuple[str, list[str]]:
+    """``k`` classes ``k0``, ``k1``, ... (the last ``absent`` without rows) and a score column each."""
+    classes = [f"k{j}" for j in range(k)]
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, k - absent, n)
+    s = np.round(rng.random((n, k)) + 0.2 * np.eye(k)[y], 4)
+    path = write(tmp / "many.csv", ["y", *classes], [[classes[a], *row] for a, row in zip(y, s.tolist())])
+    return str(path), classes
+
+
+def test_many_classes_text_shows_the_worst_and_best_and_full_every_class(tmp_path, capsys):
+    path, classes = _many_classes(tmp_path, absent=10)
+    args = ["evaluate", path, "--label", "y", "--class-columns", ",".join(classes)]
+    code, out, err = run(args, capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) <= 70 and max(map(len, lines)) <= 80  # 200 classes printed 400 lines and more
+    assert len(err.splitlines()) == 1 and "(5 more) have no rows" in err  # 10 classes without rows: named 5
+    text = " ".join(line.strip() for line in lines)
+    assert ("shown: the 5 worst and best ranked classes by AP step, worst first; 180 more classes are not shown; "
+            "10 classes not ranked (no rows, or an undefined AP) are not shown; --full for every class, --json or "
+            "--csv for every number of every class") in text
+    result = json.loads(run([*args, "--json"], capsys)[1])
+    assert list(result["per_class"]) == classes  # every class
+    ap = {c: v["average_precision"]["step"] for c, v in result["per_class"].items() if v["support"] > 0}
+    ranked = sorted(ap, key=ap.get)
+    header = next(line for line in lines if line.startswith("metric ") and "macro" not in line)
+    assert header.split()[1:] == ranked[:5] + ranked[-5:][:len(header.split()) - 6]  # worst first
+    shown = {c for line in lines if line.startswith("metric ") for c in line.split()[1:]}
+    assert shown - {"macro", "weighted", "micro"} == set(ranked[:5] + ranked[-5:])
+    code, out, _ = run([*args, "--top", "2"], capsys)
+    assert code == 0 and "shown: the 2 worst and best ranked classes" in out
+    code, out, _ = run([*args, "--full"], capsys)
+    assert code == 0 and "shown:" not in out and len(out.splitlines()) > 300
+    assert {c for line in out.splitlines() if line.startswith("metric ") for c in line.split()[1:]} >= set(classes)
+    code, out, _ = run([*args, "--csv"], capsys)
+    assert code == 0 and out.splitlines()[0].split(",")[1:201] == classes
+
+
+def test_a_few_classes_are_all_shown_in_their_order(tmp_path, capsys):
+    path, classes = _many_classes(tmp_path, k=10, n=300)
+    code, out, _ = run(["evaluate", path, "--label", "y", "--class-columns", ",".join(classes)], capsys)
+    assert code == 0 and "shown:" not in out
+    shown = [c for line in out.splitlines() if line.startswith("metric ") for c in line.split()[1:]]
+    assert shown[:10] == classes
+
+
+def test_compare_of_many_classes_names_a_few_and_full_every_one(tmp_path, capsys):
+    path, classes = _many_classes(tmp_path, k=120, n=600)
+    spec = ",".join(classes)
+    args = ["compare", path, "--label", "y", "--class-columns", spec, "--class-columns", spec, "--resamples", "10"]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    assert len(out.splitlines()) <= 25 and "'k0', 'k1', 'k2', 'k3', 'k4', ... (115 more)" in out
+    code, out, _ = run([*args, "--full"], capsys)
+    assert code == 0 and all(repr(c) in out for c in classes)
+
+
+def test_compare_names_multiclass_models_alike(tmp_path, capsys):
+    """Every model named by its columns (``P*`` for the columns ``P + class``), or every one numbered
+    with its columns listed: never the first by its columns and the next ``model 2``."""
+    rng = np.random.default_rng(2)
+    classes = ["cat", "dog", "eel"]
+    y = rng.integers(0, 3, 150)
+    s = rng.random((150, 9)) + 0.5 * np.tile(np.eye(3)[y], 3)
+    header = ["y", *classes, *(f"m2_{c}" for c in classes), *(f"a_very_long_column_name_{c}" for c in classes)]
+    path = str(write(tmp_path / "three.csv", header, [[classes[a], *row] for a, row in zip(y, s.tolist())]))
+    base = ["compare", path, "--label", "y", "--resamples", "10"]
+
+    def scores(extra: list[str]) -> tuple[str, dict]:
+        code, out, err = run([*base, *extra], capsys)
+        assert code == 0, err
+        line = next(x for x in out.splitlines() if x.startswith("scores"))
+        return line, json.loads(run([*base, *extra, "--json"], capsys)[1])["input"]
+
+    line, given = scores(["--class-columns", "cat,dog,eel", "--class-columns", "cat=m2_cat,dog=m2_dog,eel=m2_eel"])
+    assert line == "scores      'cat,dog,eel', 'm2_*'"
+    assert given["class_columns"]["m2_*"] == {c: f"m2_{c}" for c in classes}
+    line, _ = scores(["--class-columns", "cat=dog,dog=cat,eel=eel", "--class-prefix", "m2_"])
+    assert line == "scores      'dog,cat,eel', 'm2_*'"
+    line, given = scores(["--class-columns", "cat,dog,eel", "--class-prefix", "a_very_long_column_name_"])
+    assert given["score_columns"] == ["model 1", "model 2"]
+    code, out, _ = run([*base, "--class-columns", "cat,dog,eel", "--class-prefix", "a_very_long_column_name_"],
+                       capsys)
+    text = " ".join(out.split())
+    assert ("scores 'model 1' (columns 'cat', 'dog', 'eel'), 'model 2' (columns 'a_very_long_column_name_cat', "
+            "'a_very_long_column_name_dog', 'a_very_long_column_name_eel')") in text
+    assert "A = 'model 1', B = 'model 2'" in out

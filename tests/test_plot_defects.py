@@ -4,7 +4,8 @@ Equal report panels, one legend entry per model with its band, distinct colours 
 10 curves, digits that tell 0.9996 from 1, markers that never hide each other, the Youden and
 closest-to-(0, 1) points (against brute force over scikit-learn's ROC curve), thresholds
 printed on the curve, the best F1 at each prevalence, grid conventions not drawn past the
-last recall, and detection pictures in the house style."""
+last recall, and detection pictures in the house style.  Long names (audit 20): shortened in every
+legend and on every axis, the figure's size kept, no raw warning on stderr."""
 
 from __future__ import annotations
 
@@ -300,3 +301,189 @@ def test_evaluate_prints_the_youden_and_closest_points(tmp_path, capsys):
     text = capsys.readouterr().out
     op = table.operating_point(best="youden")
     assert f"best Youden J (TPR - FPR): score >= " in text and f"recall {op.recall:.6f}" in text.replace("\n  ", " ")
+
+
+# ------------------------------------------------------------------ long names (audit 20)
+LONG = "x" * 300  # a class, model, slice or label name of 300 characters
+
+
+def _long_shown(texts):
+    """Whether any of ``texts`` shows a long run of the long name (a name not shortened)."""
+    return any("x" * 25 in t for t in texts)
+
+
+def _classes_file(path, names, n=400, seed=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, len(names), n)
+    s = rng.random((n, len(names))) + 0.3 * np.eye(len(names))[y]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(",".join(["y", *names]) + "\n")
+        for a, row in zip(y, s):
+            fh.write(",".join([names[a], *(f"{v:.4f}" for v in row)]) + "\n")
+    return str(path)
+
+
+def _png_size(path):
+    import struct
+
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", head[16:24])  # width, height of the IHDR chunk
+
+
+def _plot_process(path, classes, out):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "precall", "plot", path, "--label", "y", "--class-columns",
+                           ",".join(classes), "-o", str(out)], capture_output=True, text=True, check=False)
+
+
+def test_a_long_class_name_keeps_the_plots_size_and_stderr_one_line(tmp_path):
+    """``precall plot`` of a 300-character class name: the legend shortens it (the PNG was 3167 px wide,
+    the two legends overlapped and matplotlib's raw 'Tight layout not applied' warning and its source
+    line went to stderr); the picture has the size of the same plot with short names."""
+    short = ["a", "b", "c", "d"]
+    named = ["a", "b", LONG, "d"]
+    sizes = {}
+    for key, classes in (("short", short), ("long", named)):
+        out = tmp_path / f"{key}.png"
+        proc = _plot_process(_classes_file(tmp_path / f"{key}.csv", classes), classes, out)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.splitlines() == [f"wrote {out}"]  # no raw warning, no source line
+        sizes[key] = _png_size(out)
+    (w_short, h_short), (w_long, h_long) = sizes["short"], sizes["long"]
+    assert w_long <= 1.05 * w_short and h_long <= h_short + 40, sizes
+
+
+def test_a_legend_taller_than_the_figure_gives_no_warning(tmp_path):
+    """80 classes: a legend of 41 rows under each panel; the layout is made for the panels, the file
+    cropped to the legends (matplotlib warned 'Tight layout not applied' on stderr)."""
+    classes = [f"class_{k}" for k in range(80)]
+    out = tmp_path / "many.png"
+    proc = _plot_process(_classes_file(tmp_path / "many.csv", classes, n=800), classes, out)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [f"wrote {out}"]
+    width, height = _png_size(out)
+    assert height > width  # the legends are in the file, below the panels
+
+
+def test_long_names_in_the_cli_legends_neither_overlap_nor_show_whole(tmp_path, capsys, monkeypatch):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    saved = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k))[1])
+    classes = ["<script>", "a\"b'c", "\u00fcn\u00ef", LONG, "{{c}}&amp;"]
+    path = _classes_file(tmp_path / "hostile.csv", classes)
+    assert main(["plot", path, "--label", "y", "--class-columns", ",".join(classes), "-o",
+                 str(tmp_path / "h.png")]) == 0, capsys.readouterr().err
+    fig = saved[0]
+    pr_ax, roc_ax = fig.axes
+    for ax in (pr_ax, roc_ax):
+        assert not _long_shown(_legend(ax)) and any("..." in t for t in _legend(ax))
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    left, right = (ax.get_legend().get_window_extent(renderer) for ax in (pr_ax, roc_ax))
+    assert left.x1 < right.x0  # side by side, apart
+
+
+def _binary(n=300, seed=5):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.4).astype(int)
+    return y, rng.random(n) + 0.5 * y, rng.random(n) + 0.3 * y
+
+
+def _three(n=300, seed=6):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    return y, rng.random((n, 3)) + 0.4 * np.eye(3)[y]
+
+
+def _drawn_texts(ax):
+    """Every text of a figure a user reads: legends, tick labels, axis labels, titles."""
+    texts = []
+    for a in ax.figure.axes:
+        if a.get_legend() is not None:
+            texts += [t.get_text() for t in a.get_legend().get_texts()]
+        texts += [t.get_text() for t in a.get_yticklabels() + a.get_xticklabels()]
+        texts += [a.get_xlabel(), a.get_ylabel(), a.get_title(), a.get_title(loc="left")]
+    return texts
+
+
+def _models_pr(**kw):
+    y, a, b = _binary()
+    return plot.pr_curve(y, {LONG: a, "b": b}, best_f1=True, points=[("recall", 0.5)], envelope=True, **kw)
+
+
+def _models_roc(**kw):
+    y, a, b = _binary()
+    return plot.roc_curve(y, {LONG: a, "b": b}, best_f1=True, max_fpr=0.2, ci=True, **kw)
+
+
+def _classes_pr(**kw):
+    y, s = _three()
+    return plot.pr_curve(np.array(["p", LONG, "q"])[y], s, labels=["p", LONG, "q"], macro=True, **kw)
+
+
+def _classes_roc(**kw):
+    y, s = _three()
+    return plot.roc_curve(np.array(["p", LONG, "q"])[y], s, labels=["p", LONG, "q"], macro=True, **kw)
+
+
+def _prevalences(**kw):
+    y, a, _ = _binary()
+    return plot.pr_curve(y, a, label=LONG, prevalence=[0.05], best_f1=True, **kw)
+
+
+def _positive_label(**kw):
+    y, a, _ = _binary()
+    return plot.pr_curve(np.where(y == 1, LONG, "neg"), a, pos_label=LONG, **kw)
+
+
+def _forest(**kw):
+    y, a, _ = _binary(n=600)
+    group = np.array([LONG, "short"])[np.arange(600) % 2]
+    return plot.forest(precall.evaluate(y, a, by={LONG: group}), **kw)[0]
+
+
+def _confusion(**kw):
+    from types import SimpleNamespace
+
+    from precall.plot.detection import draw_confusion_matrix
+
+    cm = SimpleNamespace(matrix=np.array([[3, 1, 0], [0, 2, 1], [1, 0, 0]]), labels=[LONG, "b", "background"],
+                         confidence=0.25, iou_threshold=0.45)
+    return draw_confusion_matrix(cm, **kw)
+
+
+@pytest.mark.parametrize("draw", [_models_pr, _models_roc, _classes_pr, _classes_roc, _prevalences, _positive_label,
+                                  _forest, _confusion])
+def test_every_legend_and_axis_shortens_a_long_name_unless_asked_not_to(draw):
+    """Legends (models, classes, operating points, prevalences, envelope), axis labels (the positive
+    label), the forest plot's slices and the confusion matrix's classes: a long name keeps its start and
+    end around ``...`` within :data:`precall.plot.NAME_WIDTH` characters; ``max_name=None``: whole."""
+    texts = _drawn_texts(draw())
+    assert not _long_shown(texts) and any("x" * 10 + "..." + "x" * 10 in t for t in texts)
+    plt.close("all")
+    assert any(LONG in t for t in _drawn_texts(draw(max_name=None)))
+
+
+def test_names_alike_once_shortened_stay_apart_in_the_legend():
+    y, a, b = _binary()
+    ax = plot.pr_curve(y, {"A" * 60 + "1" + "Z" * 60: a, "A" * 60 + "2" + "Z" * 60: b}, baseline=False)
+    entries = _legend(ax)
+    assert len(set(entries)) == 2 and all(t.split(" (AP")[0].endswith(("#1", "#2")) for t in entries)
+    with pytest.raises(ValueError, match="max_name"):
+        plot.pr_curve(y, a, max_name=3)
+
+
+def test_the_report_shortens_long_names_in_its_pictures_and_keeps_them_in_its_tables():
+    y, a, b = _binary()
+    text = html_report(y, {LONG: a, "b": b})
+    pictures = re.findall(r"<svg.*?</svg>", text, flags=re.S)
+    assert len(pictures) >= 2 and not any("x" * 25 in svg for svg in pictures)
+    data = json.loads(re.search(r'<script type="application/json" id="pc-data">(.*?)</script>', text).group(1))
+    first = data["series"][0]
+    assert first["full"] == LONG and not _long_shown([first["name"], first["label"]])
+    assert f"<td>{LONG}</td>" in text  # the summary table: the whole name

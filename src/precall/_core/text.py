@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["visible", "needs_showing", "columns", "pad", "clip", "fixed", "threshold_texts", "threshold_text", "value_digits", "values_text"]
+__all__ = ["visible", "needs_showing", "columns", "pad", "clip", "shorten", "fixed", "threshold_texts", "threshold_text", "value_digits", "values_text"]
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
@@ -104,6 +104,34 @@ def clip(text: str, width: int, mark: str = "~") -> str:
             break
         out.append(ch)
     return "".join(out) + mark
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` within ``width`` terminal columns (:func:`columns`), its start and end kept around
+    ``...`` when it is longer: the one rule for a long name in a table header and a picture's legend.
+
+    Parameters
+    ----------
+    text : str
+        The text as it is shown (already :func:`visible`).
+    width : int
+        The most terminal columns, at least 5 (a character either side of ``...``).
+
+    Returns
+    -------
+    str
+        ``text`` itself when it fits, else its first and last characters around ``...``, the start
+        taking the odd column.
+
+    Examples
+    --------
+    >>> shorten("short", 9), shorten("abcdefghijklmnopqrstuvwxyz", 9)
+    ('short', 'abc...xyz')
+    """
+    if columns(text) <= width:
+        return text
+    head = (width - 3 + 1) // 2
+    return clip(text, head, mark="") + "..." + clip(text[::-1], width - 3 - head, mark="")[::-1]
 
 
 # ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import precall
 from precall import readers
 from precall._core.validate import check_number
 
-from ._format import json_text
+from ._format import json_text, listed
 
 PROG = "precall"
 
@@ -154,7 +154,7 @@ def class_warnings(messages: Sequence[str], classes: Sequence[Any], labels: Sequ
     absent = [c for c in classes if str(c) not in present]
     out = list(dict.fromkeys(messages))
     if absent:
-        shown = ", ".join(repr(str(c)) for c in absent)
+        shown = listed([repr(str(c)) for c in absent], 5)  # one line, however many classes
         out = [m for m in out if not m.startswith(_CLASS_UNDEFINED)]
         out.insert(0, f"class(es) {shown} have no rows in column {label_column!r}: their AP and ROC-AUC are "
                       "undefined (AP 0 and ROC-AUC NaN by default, as scikit-learn reports them; the averages "

@@ -12,7 +12,7 @@ import numpy as np
 
 import precall
 from precall._core.normal import p_text
-from precall._core.text import clip, columns, fixed, pad, visible
+from precall._core.text import clip, columns, fixed, pad, shorten, visible
 from precall.slices import BLOCK, LazyRows
 
 
@@ -46,6 +46,14 @@ def counted(n: float, unit: str, plural: str | None = None) -> str:
     plural when it is not ``unit + "s"``)."""
     return f"{fmt_count(n)} {unit if n == 1 else (plural or unit + 's')}"
 
+
+
+def listed(items: list[str], limit: int | None) -> str:
+    """``items`` joined by ``", "``, at most ``limit`` of them (None: every one) and then
+    ``... (N more)``: a list of names a line can hold whatever their number."""
+    if limit is None or len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f", ... ({len(items) - limit} more)"
 
 
 def fmt_cell(value: Any, digits: int) -> str:
@@ -423,13 +431,10 @@ def short_names(names: list[str], limit: int) -> tuple[list[str], list[tuple[str
     if all(columns(visible(n)) <= max(limit, 9) for n in names):
         return list(names), []
     limit = max(min(limit, SHORT_NAME), 9)
-    head = (limit - 3 + 1) // 2
 
     def cut(name: str) -> str:  # in terminal columns (a CJK character takes two), as shown
         text = visible(name)
-        if columns(text) <= limit:
-            return name
-        return clip(text, head, mark="") + "..." + clip(text[::-1], limit - 3 - head, mark="")[::-1]
+        return name if columns(text) <= limit else shorten(text, limit)
 
     shown = [cut(n) for n in names]
     if len(set(shown)) < len(set(names)):

@@ -44,17 +44,22 @@ def by_columns(values: Sequence[str] | None) -> list[str]:
     return names
 
 
-def add_slice_options(p: argparse.ArgumentParser, *, what: str) -> None:
-    """``--by``, ``--min-support``, ``--top``, ``--full``: the options of every command with slices."""
+def add_slice_options(p: argparse.ArgumentParser, *, what: str, class_top: str = "", class_full: str = "") -> None:
+    """``--by``, ``--min-support``, ``--top``, ``--full``: the options of every command with slices;
+    ``class_top`` / ``class_full``: what ``--top`` / ``--full`` do with ``--class-columns`` /
+    ``--class-prefix`` (how many classes the text shows), added to their help."""
     p.add_argument("--by", action="append", metavar="COL[,COL...]",
                    help=f"{what} per slice: each value of COL (each present combination of several columns); "
                    f"a missing value (empty field, null, NaN) is its own slice {MISSING!r}")
     p.add_argument("--min-support", type=int_in(0), default=0, metavar="N",
                    help="with --by: slices of fewer rows are reported but not ranked (default 0)")
     p.add_argument("--top", type=int_in(1), default=5, metavar="K",
-                   help="with --by: show the K worst and K best ranked slices and a count of the rest (default 5)")
+                   help="with --by: show the K worst and K best ranked slices and a count of the rest"
+                   + (f"; with --class-columns / --class-prefix: {class_top}" if class_top else "") + " (default 5)")
     p.add_argument("--full", action="store_true",
-                   help="with --by: show every slice (--json and --csv always give every slice)")
+                   help="with --by: show every slice"
+                   + (f"; with --class-columns / --class-prefix: {class_full}" if class_full else "")
+                   + " (--json and --csv always give every slice" + (" and class)" if class_full else ")"))
 
 
 # ---------------------------------------------------------------------------

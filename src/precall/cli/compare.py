@@ -34,7 +34,7 @@ from ._common import (
     show_labels,
     terminal_progress,
 )
-from ._format import counted, fit, fmt, fmt_count, fmt_p, json_safe, json_text, render_table
+from ._format import counted, fit, fmt, fmt_count, fmt_p, json_safe, json_text, listed, render_table
 from ._inputs import n_tied_rows, read_scores
 from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
 from ._slices import (MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_input, slice_rows,
@@ -60,6 +60,7 @@ class Comparison:
     warnings: list[str]
     classes: list[str] = field(default_factory=list)  # multi-class: the classes (macro averages)
     n_tied: int = 0  # with --ties stable: the most rows of one score column sharing a score
+    model_columns: dict[str, list[str]] = field(default_factory=dict)  # multi-class: each model's columns
 
 
 COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
@@ -155,7 +156,7 @@ def compare_multiclass(
     counts = label_counts(columns.labels)
     absent = [c for c in classes if str(c) not in counts]
     if absent:
-        raise CliError(f"{name}: class(es) {', '.join(repr(str(c)) for c in absent)} have no rows in column "
+        raise CliError(f"{name}: class(es) {listed([repr(str(c)) for c in absent], 5)} have no rows in column "
                        f"{label!r}: their AP and ROC-AUC, and so the macro averages, are undefined, and a test "
                        "of undefined numbers says nothing; leave them out of every model's class columns")
     with warnings.catch_warnings(record=True) as caught:
@@ -177,6 +178,7 @@ def compare_multiclass(
     return Comparison(
         name, len(columns.labels), label, [m for m, _ in models], weight, "", dict(sorted(counts.items())),
         ci, ties, rows, list(dict.fromkeys(str(w.message) for w in caught)), list(classes), n_tied,
+        {m: list(cols) for m, cols in models},
     )
 
 
@@ -192,13 +194,20 @@ def _describe_tests(report: Comparison) -> str:
     )
 
 
-def comparison_header(report: Comparison, wide: bool = False) -> list[str]:
-    """The input summary of a comparison (file, labels, scores, weights, tests), as lines."""
+#: the most classes (and class columns) the header of a multi-class comparison names without --full
+NAMED_CLASSES = 5
+
+
+def comparison_header(report: Comparison, wide: bool = False, full: bool = False) -> list[str]:
+    """The input summary of a comparison (file, labels, scores, weights, tests), as lines; of a
+    multi-class comparison the first :data:`NAMED_CLASSES` classes (and columns of each numbered
+    model) are named, every one with ``full``."""
     pos = report.pos_label
     negatives = {k: v for k, v in report.label_counts.items() if k != pos}
+    limit = None if full else NAMED_CLASSES
     if report.classes:
         label_line = (f"label       column {report.label_column!r}: {len(report.classes)} classes "
-                      + ", ".join(repr(c) for c in report.classes))
+                      + listed([repr(c) for c in report.classes], limit))
     else:
         label_line = (f"label       column {report.label_column!r}: positive {pos!r} "
                       f"({counted(report.label_counts.get(pos, 0), 'row')}), negative "
@@ -206,7 +215,7 @@ def comparison_header(report: Comparison, wide: bool = False) -> list[str]:
     lines = [
         f"file        {report.source} ({counted(report.n_rows, 'row')})",
         label_line,
-        "scores      " + ", ".join(repr(c) for c in report.score_columns),
+        "scores      " + _scores_line(report, limit),
         "weight      " + (f"column {report.weight_column!r}" if report.weight_column else "none"),
         "tests       " + _describe_tests(report),
     ]
@@ -217,11 +226,22 @@ def comparison_header(report: Comparison, wide: bool = False) -> list[str]:
     return fit(lines, wide=wide)
 
 
-def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = False, summary: bool = True) -> str:
-    """Input summary (unless not ``summary``: :func:`comparison_header`), then for each pair of
-    models one row per (metric, test); 80 columns unless ``wide`` (``wide``: one table with the
-    models' names, z and the method)."""
-    lines = comparison_header(report, wide) if summary else []
+def _scores_line(report: Comparison, limit: int | None) -> str:
+    """The names of the models; of multi-class models numbered ``model 1``, ``model 2``, ...
+    (:func:`model_names`) each one's class columns too (at most ``limit``, in the order of the classes)."""
+    names = report.score_columns
+    if not report.model_columns or names != [f"model {k + 1}" for k in range(len(names))]:
+        return ", ".join(repr(c) for c in names)
+    return ", ".join(f"{name!r} (columns {listed([repr(c) for c in report.model_columns[name]], limit)})"
+                     for name in names)
+
+
+def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = False, summary: bool = True,
+                           full: bool = False) -> str:
+    """Input summary (unless not ``summary``: :func:`comparison_header`; ``full``: naming every class),
+    then for each pair of models one row per (metric, test); 80 columns unless ``wide`` (``wide``: one
+    table with the models' names, z and the method)."""
+    lines = comparison_header(report, wide, full) if summary else []
     level = f"{report.options.level:.0%} CI of A - B"
 
     p_of = _p_text
@@ -277,6 +297,8 @@ def comparison_json_dict(report: Comparison) -> dict[str, Any]:
             "file": report.source, "n_rows": report.n_rows, "label_column": report.label_column,
             "score_columns": report.score_columns, "weight_column": report.weight_column,
             "classes": report.classes or None,
+            "class_columns": {m: dict(zip(report.classes, cols)) for m, cols in report.model_columns.items()}
+            or None,
             "pos_label": report.pos_label or None, "label_counts": report.label_counts,
         },
         "bootstrap": {"method": report.options.method, "n_resamples": report.options.n_resamples,
@@ -312,10 +334,38 @@ def _models(args: argparse.Namespace) -> list[tuple[str, list[tuple[str, str]]]]
     return models
 
 
+MODEL_NAME = 24
+"""The longest name of a multi-class model: longer ones, or names alike, number every model."""
+
+
+def _pattern(columns: list[str], classes: list[str]) -> str | None:
+    """``P*S`` when every class's column is ``P + class + S`` (``P`` or ``S`` not empty): the model's
+    columns as ``--class-prefix P`` would name them; None otherwise."""
+    first, column = classes[0], columns[0]
+    for start in range(len(column) - len(first) + 1):
+        if column[start:start + len(first)] != first:
+            continue
+        prefix, suffix = column[:start], column[start + len(first):]
+        if (prefix or suffix) and all(col == prefix + c + suffix for c, col in zip(classes, columns)):
+            return f"{prefix}*{suffix}"
+    return None
+
+
+def model_names(models: list[list[str]], classes: list[str]) -> list[str]:
+    """The names of multi-class models from their class columns (in the order of ``classes``):
+    ``P*S`` when each column is ``P + class + S`` (a ``--class-prefix P`` model is ``P*``), else the
+    columns joined by commas; when a name is longer than :data:`MODEL_NAME` characters or two are
+    alike, every model is ``model 1``, ``model 2``, ... (the header then lists each one's columns)."""
+    names = [_pattern(cols, classes) or ",".join(cols) for cols in models]
+    if len(set(names)) < len(names) or any(len(name) > MODEL_NAME for name in names):
+        return [f"model {k + 1}" for k in range(len(models))]
+    return names
+
+
 def _emit_comparison(report: Comparison, args: argparse.Namespace) -> int:
     """Every test computed, then the warnings and the whole report (JSON or text): an error on
     the way leaves nothing half-written on stdout."""
-    return emit(report, args, comparison_json_dict, format_comparison_text)
+    return emit(report, args, comparison_json_dict, functools.partial(format_comparison_text, full=args.full))
 
 
 def _holm_by_test(parts: list[tuple[int, Comparison]]) -> dict[tuple[int, str, str, str, str], float]:
@@ -548,7 +598,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                            "turn the positive one")
         classes = [c for c, _ in models[0][1]]
         ordered = [dict(pairs) for _, pairs in models]
-        names = [f"model {i + 1}" if len(name) > 24 else name for i, (name, _) in enumerate(models)]
+        names = model_names([[m[c] for c in classes] for m in ordered], classes)
         all_columns = [(m[c], "--class-columns") for m in ordered for c in classes]
         columns = read_file(path, label=args.label, score_columns=all_columns, weight=args.weight,
                             classes=classes, delimiter=args.delimiter)
@@ -610,7 +660,8 @@ def register(sub: Any) -> None:
     cmp.add_argument("--digits", type=digits_arg, default=4, metavar="N",
                      help="decimals in the text output (default 4)")
     add_ci_options(cmp)
-    add_slice_options(cmp, what="the paired comparison of the models")
+    add_slice_options(cmp, what="the paired comparison of the models",
+                      class_full="name every class and class column in the header")
     cmp.add_argument("--reference", choices=precall.stats.REFERENCES, default=None,
                      help="with --by and one --score: compare each slice with the rest of the rows (default; "
                      "disjoint: unpaired DeLong and independent bootstraps) or with all rows (the slice among "

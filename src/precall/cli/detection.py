@@ -370,7 +370,7 @@ def _plot_classes(entries: list[tuple[Any, Any, int, list[tuple[str, Any]]]], fo
         plot.setup_pr_axes(ax)
         for label, table in curves:
             plot.draw_pr(ax, table, label=label, method=method)
-        ax.set_title(plot.mpl(f"{name} ({n_gt} ground truths)"))
+        ax.set_title(plot.mpl(f"{plot.short_name(name)} ({n_gt} ground truths)"))
         if curves:
             plot.place_legend(ax)
         else:

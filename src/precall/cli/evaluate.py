@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -46,7 +47,7 @@ from ._engines import (
     stream_slices,
 )
 from ._format import (WIDTH, counted, data_stream, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval,
-                      interval_dict, json_chunks, json_safe, json_text, legend, print_chunks, render_table,
+                      interval_dict, json_chunks, json_safe, json_text, legend, listed, print_chunks, render_table,
                       short_names)
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
@@ -359,23 +360,51 @@ def multiclass_with_intervals(report: MultiReport, columns: Columns, *, ci: CiOp
     return dataclasses.replace(report, intervals=intervals, warnings=messages)
 
 
-def format_multiclass_text(report: MultiReport, digits: int = 6, wide: bool = False) -> str:
-    """The text report of a multi-class evaluation: a per-class table, then the averages
-    (and, with ``--ci``, :func:`format_multiclass_intervals`); 80 columns unless ``wide``."""
-    text = _multiclass_estimates_text(report, digits, wide)
+def format_multiclass_text(report: MultiReport, digits: int = 6, wide: bool = False, *, top: int = 5,
+                           full: bool = False) -> str:
+    """The text report of a multi-class evaluation: a per-class table (of more than ``2 top``
+    classes the ``top`` worst and ``top`` best, :func:`shown_classes`, unless ``full``), then the
+    averages (and, with ``--ci``, :func:`format_multiclass_intervals`); 80 columns unless ``wide``."""
+    text = _multiclass_estimates_text(report, digits, wide, top=top, full=full)
     if report.intervals is not None:
         text += "\n\n" + format_multiclass_intervals(report, digits, wide)
     return text
 
 
-def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool) -> str:
+def ranked_classes(report: MultiReport) -> list[int]:
+    """The classes with rows (support above 0) and a defined AP, worst first by the AP of the
+    first convention shown (``report.methods[0]``; ties in the classes' order): those
+    :func:`shown_classes` picks from, as ``--by`` ranks its slices."""
+    ap = np.asarray(report.per_class_ap[report.methods[0]], dtype=np.float64)
+    ok = np.flatnonzero((np.asarray(report.support) > 0) & np.isfinite(ap))
+    return ok[np.argsort(ap[ok], kind="stable")].tolist()
+
+
+def shown_classes(report: MultiReport, top: int, full: bool) -> list[int] | None:
+    """The classes the text table shows, by index: None for every class in its order (``full``,
+    or at most ``2 top`` classes), else the ``top`` worst and ``top`` best ranked
+    (:func:`ranked_classes`), worst first, as ``evaluate --by`` shows its slices."""
+    if full or len(report.classes) <= 2 * top:
+        return None
+    ranked = ranked_classes(report)
+    return ranked if len(ranked) <= 2 * top else ranked[:top] + ranked[-top:]
+
+
+#: the most classes (or class columns) the header line of a bounded text report names
+NAMED_CLASSES = 5
+
+
+def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool, *, top: int = 5,
+                               full: bool = False) -> str:
     weight_word = "weight" if report.weight_column else "rows"
+    picked = shown_classes(report, top, full)
+    limit = None if picked is None else NAMED_CLASSES
     if report.score_columns == report.classes:
-        scores_line = ("scores      columns " + ", ".join(repr(c) for c in report.classes)
+        scores_line = ("scores      columns " + listed([repr(c) for c in report.classes], limit)
                        + " (one per class; a column's name is its class)")
     else:
-        scores_line = "scores      " + ", ".join(
-            f"class {c!r}: column {col!r}" for c, col in zip(report.classes, report.score_columns))
+        scores_line = "scores      " + listed(
+            [f"class {c!r}: column {col!r}" for c, col in zip(report.classes, report.score_columns)], limit)
     lines = [
         f"file        {report.source} ({counted(report.n_rows, 'row')})",
         f"label       column {report.label_column!r}: {len(report.classes)} classes",
@@ -389,14 +418,27 @@ def _multiclass_estimates_text(report: MultiReport, digits: int, wide: bool) -> 
            else "number of rows with that label"),
     ]
     methods = report.methods
-    classes = report.classes
-    rows = [[f"support ({weight_word})", *(fmt_count(v) for v in report.support)]]
-    rows += [[m, *(fmt(report.per_class_ap[m][k], digits) for k in range(len(classes)))] for m in methods]
-    rows.append(["ROC-AUC", *(fmt(v, digits) for v in report.per_class_roc_auc)])
+    at = list(range(len(report.classes))) if picked is None else picked
+    classes = [report.classes[k] for k in at]
+    rows = [[f"support ({weight_word})", *(fmt_count(report.support[k]) for k in at)]]
+    rows += [[m, *(fmt(report.per_class_ap[m][k], digits) for k in at)] for m in methods]
+    rows.append(["ROC-AUC", *(fmt(report.per_class_roc_auc[k], digits) for k in at)])
     names, renamed = (list(classes), []) if wide else short_names(
         list(classes), WIDTH - 2 - max(columns(r[0]) for r in rows))  # a class's column within 80 columns
     header = ["metric", *names]
     lines = fit(lines, wide=wide) + render_table(header, rows, wide=wide)
+    if picked is not None:  # the worst and best of many classes, as evaluate --by shows its slices
+        ranked = len(ranked_classes(report))
+        unranked = len(report.classes) - ranked
+        rest = ranked - len(picked)
+        lines += ["", *fit([f"shown: the {min(top, ranked)} worst and best ranked classes by AP {methods[0]}, "
+                            "worst first"
+                            + (f"; {counted(rest, 'more class', 'more classes')} "
+                               f"{'is' if rest == 1 else 'are'} not shown" if rest else "")
+                            + (f"; {counted(unranked, 'class', 'classes')} not ranked (no rows, or an undefined AP) "
+                               f"{'is' if unranked == 1 else 'are'} not shown" if unranked else "")
+                            + "; --full for every class, --json or --csv for every number of every class"],
+                           wide=wide)]
     if renamed:
         lines += ["", "classes:", *legend(renamed)]
     lines += ["", "Averages (ROC-AUC: one-vs-rest; OvO: one-vs-one macro, Hand & Till)"]
@@ -698,7 +740,8 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
     )
     if args.ci and text:  # the estimates first (flushed), then the intervals, which take longer
         print_warnings(report)
-        print(format_multiclass_text(report, digits=args.digits, wide=args.wide), flush=True)
+        print(format_multiclass_text(report, digits=args.digits, wide=args.wide, top=args.top, full=args.full),
+              flush=True)
         shown = set(report.warnings)
         report = multiclass_with_intervals(report, columns, ci=ci_options(args), on_undefined=on_undefined_arg(args))
         print_warning_messages(report.source, [m for m in report.warnings if m not in shown])
@@ -709,7 +752,8 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
         print(format_multiclass_table(report, digits=args.digits, style="markdown" if args.markdown else "csv"),
               file=data_stream() if args.csv else None)
         return 0
-    return emit(report, args, multiclass_json_dict, format_multiclass_text)
+    return emit(report, args, multiclass_json_dict,
+                functools.partial(format_multiclass_text, top=args.top, full=args.full))
 
 
 def register(sub: Any) -> None:
@@ -798,6 +842,8 @@ def register(sub: Any) -> None:
                     "bootstrap of the macro AP and macro ROC-AUC; see --level, --ci-method, --resamples, "
                     "--seed)")
     add_ci_options(ev)
-    add_slice_options(ev, what="every number")
+    add_slice_options(ev, what="every number",
+                      class_top="of more than 2 K classes, the text shows the K worst and K best by AP",
+                      class_full="every class in the text")
     add_output_options(ev)
     ev.set_defaults(func=cmd_evaluate)

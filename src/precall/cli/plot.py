@@ -64,6 +64,22 @@ def _refuse_undefined_curves(counts: Any, positive: str, label: str, path: str, 
                        "both classes, or the PR curve alone with --kind pr")
 
 
+def _save(fig: Any, out: str, dpi: int) -> None:
+    """Lay out the panels and write ``fig``: the panels' spacing made for their tick and axis labels
+    only (a legend of many classes is taller than the figure, and the layout could not be applied),
+    then the file cropped to everything drawn, the legends below the axes included."""
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    for legend in legends:
+        legend.set_in_layout(False)
+    fig.tight_layout()
+    for legend in legends:
+        legend.set_in_layout(True)
+    try:
+        fig.savefig(out, dpi=dpi, bbox_inches="tight")
+    except OSError as exc:
+        raise CliError(f"-o {out!r}: cannot write the figure: {exc.strerror or exc}") from None
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     out = args.output
     suffix = os.path.splitext(out)[1].lower()
@@ -131,13 +147,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
                                    ax=ax, **marks, **common)
         except (ValueError, TypeError) as exc:
             raise CliError(f"{path}: {exc}") from None
-    if args.title:
-        fig.suptitle(plot.mpl(args.title))  # drawn as written: no mathtext from user text
-    fig.tight_layout()
-    try:
-        fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
-    except OSError as exc:
-        raise CliError(f"-o {out!r}: cannot write the figure: {exc.strerror or exc}") from None
+        if args.title:
+            fig.suptitle(plot.mpl(args.title))  # drawn as written: no mathtext from user text
+        _save(fig, out, args.dpi)
     messages = [str(w.message) for w in caught]
     if multi:
         messages = class_warnings(messages, classes, columns.labels, args.label)

@@ -45,7 +45,12 @@ How it is drawn
     the full table.  Legends sit below the axes, never over the data.  Axis
     labels name the positive label as scikit-learn's Displays do.  User
     strings are drawn as written: no mathtext, control characters shown
-    (:func:`visible`, :func:`mpl`).
+    (:func:`visible`, :func:`mpl`).  A name longer than :data:`NAME_WIDTH`
+    (40) characters (a model, a class, a slice, the positive label) keeps its
+    start and end around ``...`` in a legend or on an axis, as the command
+    line's tables shorten it, so the figure keeps its size whatever the names;
+    ``max_name=None`` draws whole names, ``max_name=k`` keeps ``k`` characters
+    (the whole names stay the keys of ``intervals``).
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ import numpy as np
 from .. import stats
 from ..stats.bands import Band, pr_band, roc_band  # the statistics; drawn by draw_band
 from ..stats.results import recorded_seed, seed_text
-from .._core.text import threshold_text, threshold_texts, values_text, visible
+from .._core.text import columns, shorten, threshold_text, threshold_texts, values_text, visible
 from .._core.validate import (
     check_allocation, check_binary, check_multi, check_number, check_numbers, check_options, check_prevalence,
     check_probability, is_multi,
@@ -91,6 +96,7 @@ __all__ = [
     "roc_tables",
     "setup_pr_axes",
     "setup_roc_axes",
+    "short_name",
     "thin",
     "visible",
 ]
@@ -122,6 +128,45 @@ MACRO = "macro-average"  # the name of the macro-average curve (its key in ``int
 def mpl(value: Any) -> str:
     """:func:`visible`, with ``$`` escaped for matplotlib (no mathtext from user strings)."""
     return visible(value).replace("$", r"\$")
+
+
+NAME_WIDTH = 40
+"""The most characters (terminal columns: a CJK character takes two) of a name in a legend, a
+tick label or an axis label: a longer name keeps its start and end around ``...``
+(:func:`precall._core.text.shorten`, the rule of the command line's tables).  The drawing
+functions take ``max_name`` (default this; None: whole names)."""
+
+
+def _max_name(max_name: Any) -> int | None:
+    """``max_name`` checked: None (whole names) or an integer of at least 9 characters."""
+    if max_name is None:
+        return None
+    return check_number(max_name, "max_name", low=9, integer=True,
+                        hint="the most characters of a name in a legend, or None for whole names")
+
+
+def short_name(name: Any, max_name: int | None = NAME_WIDTH) -> str:
+    """``name`` as a picture shows it (:func:`visible`), within ``max_name`` characters (its start
+    and end around ``...``; None: whole), not yet escaped for matplotlib (:func:`mpl` does that)."""
+    text = visible(name)
+    max_name = _max_name(max_name)
+    return text if max_name is None else shorten(text, max_name)
+
+
+def _short_names(names: list[str], max_name: int | None) -> list[str]:
+    """:func:`short_name` of each curve's name; names that would read alike once shortened end in
+    `` #k``, k the curve's place (1, 2, ...), so that no two legend entries read the same."""
+    shown = [short_name(n, max_name) for n in names]
+    if max_name is None or len(set(shown)) == len(set(names)):
+        return shown
+    seen: dict[str, int] = {}
+    for s in shown:
+        seen[s] = seen.get(s, 0) + 1
+    out = []
+    for k, (s, n) in enumerate(zip(shown, names)):
+        tag = f" #{k + 1}"
+        out.append(s if seen[s] == 1 or s == visible(n) else short_name(n, max(max_name - len(tag), 9)) + tag)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -296,10 +341,14 @@ def _tables(
 
 
 _FONT_SIZES = ("xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "smaller", "larger")
+TWO_COLUMNS = 42
+"""A legend of more than 8 entries takes two columns when its longest entry has at most this many
+characters (two such columns are about as wide as a panel), one column otherwise."""
 
 
 def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None) -> Any:
-    """The legend below the axes (never over the curves), in one or two columns."""
+    """The legend below the axes (never over the curves): by default in two columns when it has
+    more than 8 entries of at most :data:`TWO_COLUMNS` characters, else in one."""
     if not (isinstance(fontsize, str) and fontsize in _FONT_SIZES):
         fontsize = check_number(fontsize, "fontsize", low=0, low_open=True,
                                 hint=f"points, or one of {', '.join(_FONT_SIZES)}")
@@ -314,14 +363,14 @@ def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None) -> An
     notes = [next((b._precall_band_title for b in bands.values()), None), getattr(ax, "_precall_interval_note", None)]
     title = "\n".join(n for n in notes if n) or None
     if ncol is None:
-        ncol = 2 if len(labels) > 8 else 1
+        ncol = 2 if len(labels) > 8 and max(map(columns, labels)) <= TWO_COLUMNS else 1
     return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=fontsize,
                      ncol=ncol, frameon=False, borderaxespad=0.0, handlelength=2.2, columnspacing=1.2,
                      title=title, title_fontsize=fontsize)
 
 
-def _positive(pos_label: Any) -> str:
-    return "" if pos_label is None else f" (Positive label: {mpl(pos_label)})"
+def _positive(pos_label: Any, max_name: int | None = NAME_WIDTH) -> str:
+    return "" if pos_label is None else f" (Positive label: {mpl(short_name(pos_label, max_name))})"
 
 
 def _iso_f1_levels(iso_f1: Any) -> tuple[float, ...]:
@@ -334,8 +383,10 @@ def _iso_f1_levels(iso_f1: Any) -> tuple[float, ...]:
                                hint="F1 levels of the iso-F1 curves, or True / False").tolist())
 
 
-def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False, pos_label: Any = None) -> Any:
-    """Labels, limits [0, 1], equal aspect and (optionally) iso-F1 curves of a PR plot."""
+def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False, pos_label: Any = None,
+                  max_name: int | None = NAME_WIDTH) -> Any:
+    """Labels, limits [0, 1], equal aspect and (optionally) iso-F1 curves of a PR plot (the positive
+    label in the axis labels within ``max_name`` characters, :func:`short_name`)."""
     levels = _iso_f1_levels(iso_f1)
     for f in levels:
         r = np.linspace(f / 2 + 1e-9, 1, 200)
@@ -343,8 +394,8 @@ def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False, pos_labe
         keep = p <= 1
         ax.plot(r[keep], p[keep], color=_GRAY, lw=0.6, alpha=0.6, ls="-", zorder=0)
         ax.annotate(f"F1={f:g}", xy=(0.98, f / (2 - f)), fontsize=7, color=_GRAY, ha="right", va="bottom")
-    ax.set_xlabel("Recall" + _positive(pos_label))
-    ax.set_ylabel("Precision" + _positive(pos_label))
+    ax.set_xlabel("Recall" + _positive(pos_label, max_name))
+    ax.set_ylabel("Precision" + _positive(pos_label, max_name))
     ax.set_xlim(-0.01, 1.01)
     ax.set_ylim(-0.01, 1.01)
     ax.set_aspect("equal")
@@ -353,12 +404,13 @@ def setup_pr_axes(ax: Any, *, iso_f1: bool | tuple[float, ...] = False, pos_labe
     return ax
 
 
-def setup_roc_axes(ax: Any, *, chance: bool = True, pos_label: Any = None) -> Any:
-    """Labels, limits [0, 1], equal aspect and the chance diagonal of a ROC plot."""
+def setup_roc_axes(ax: Any, *, chance: bool = True, pos_label: Any = None, max_name: int | None = NAME_WIDTH) -> Any:
+    """Labels, limits [0, 1], equal aspect and the chance diagonal of a ROC plot (the positive label
+    in the axis labels within ``max_name`` characters)."""
     if chance:
         ax.plot([0, 1], [0, 1], color=_GRAY, ls="--", lw=1, label="chance (AUC = 0.5)")
-    ax.set_xlabel("False Positive Rate" + _positive(pos_label))
-    ax.set_ylabel("True Positive Rate" + _positive(pos_label))
+    ax.set_xlabel("False Positive Rate" + _positive(pos_label, max_name))
+    ax.set_ylabel("True Positive Rate" + _positive(pos_label, max_name))
     ax.set_xlim(-0.01, 1.01)
     ax.set_ylim(-0.01, 1.01)
     ax.set_aspect("equal")
@@ -516,6 +568,7 @@ def draw_pr(
     points: Any = None,
     print_thresholds: bool = False,
     random_state: Any = 0,
+    max_name: int | None = NAME_WIDTH,
     **line_kw: Any,
 ) -> Any:
     """Draw one table's PR curve as ``method`` measures it (and the envelope, the 11
@@ -532,9 +585,10 @@ def draw_pr(
     (``[(kind, value)]``, kind ``"recall"``, ``"precision"`` or ``"threshold"``, as
     :meth:`~precall.ThresholdTable.operating_point`; ``("best", "youden" | "closest")``
     for Youden's and the closest-to-(0, 1) points) mark operating points, each
-    threshold printed beside its marker with ``print_thresholds``.
+    threshold printed beside its marker with ``print_thresholds``.  ``label`` is
+    drawn within ``max_name`` characters (:func:`short_name`; None: whole).
     """
-    label = mpl(label)
+    label = mpl(short_name(label, max_name))
     ap = table.average_precision(method=method, on_undefined="nan")
     x, y, style = _convention_curve(table, method)
     if method == "voc2010":
@@ -602,16 +656,18 @@ def draw_roc(
     points: Any = None,
     print_thresholds: bool = False,
     random_state: Any = 0,
+    max_name: int | None = NAME_WIDTH,
     **line_kw: Any,
 ) -> Any:
     """Draw one table's ROC curve on ``ax``, the area shaded; returns ``ax``.
 
     ``interval``: ``(low, high)`` of the AUC for the legend; ``band``: the bootstrap
     band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``);
-    ``best_f1`` / ``points``: operating points marked as in :func:`draw_pr`.
+    ``best_f1`` / ``points``: operating points marked as in :func:`draw_pr`;
+    ``label`` within ``max_name`` characters (:func:`short_name`; None: whole).
     """
     max_fpr = _max_fpr(max_fpr)
-    label = mpl(label)
+    label = mpl(short_name(label, max_name))
     curve = table.roc_curve(drop_intermediate=True)  # the corners: the same polyline
     auc = table.roc_auc(on_undefined="nan")
     text = f"{label} (AUC = {value_text(auc, interval)}"
@@ -711,6 +767,7 @@ def pr_curve(
     points: Any = None,
     macro: bool = False,
     print_thresholds: bool = False,
+    max_name: int | None = NAME_WIDTH,
 ) -> Any:
     """Precision-recall curve(s) of one model, several models, or each class.
 
@@ -764,6 +821,10 @@ def pr_curve(
         Classes only: also the macro-average curve (:func:`macro_pr_curve`:
         mean precision at the union of the classes' recalls; its area is the
         macro step AP), as ``precall report`` draws it.
+    max_name : int or None, default=NAME_WIDTH (40)
+        The most characters of a name (model, class, positive label) in the
+        legend and the axis labels: a longer one keeps its start and end
+        around ``...`` (:func:`short_name`); None draws whole names.
 
     Returns
     -------
@@ -796,7 +857,7 @@ def pr_curve(
         return pr_prevalences(series[0][1], prevalence, label=series[0][0], method=method, iso_f1=iso_f1,
                               unachievable=True if unachievable is None else unachievable, ax=ax, roc_ax=roc_ax,
                               pos_label=series.pos_label, best_f1=best_f1, points=points,
-                              print_thresholds=print_thresholds)
+                              print_thresholds=print_thresholds, max_name=max_name)
     per_class = series.micro is not None
     if ci and per_class:
         raise ValueError("`ci` draws the bands of models; got one curve per class. Plot a class as a model")
@@ -804,7 +865,7 @@ def pr_curve(
                    baseline=baseline, iso_f1=iso_f1, ax=ax, micro=series.micro, pos_label=series.pos_label,
                    intervals=intervals(series, "pr", method=method, ties=ties) if ci else None, band=ci,
                    best_f1=best_f1, points=points, legend=False, macro=macro and per_class,
-                   print_thresholds=print_thresholds)
+                   print_thresholds=print_thresholds, max_name=max_name)
     if unachievable:
         for _, table in series:
             draw_unachievable(ax, table)
@@ -833,37 +894,40 @@ def pr_prevalences(
     best_f1: bool = False,
     points: Any = None,
     print_thresholds: bool = False,
+    max_name: int | None = NAME_WIDTH,
 ) -> Any:
     """One table's PR curve at its own prevalence and at each of ``prevalence``
     (:meth:`~precall.ThresholdTable.at_prevalence`), each with its baseline and
     (dotted, precision = prevalence) and (``unachievable``) its unachievable
     region; the ROC curve once on ``roc_ax``.  ``best_f1`` / ``points``: marked on
     each PR curve (the best F1 moves with the prevalence) and once on the ROC curve.
+    ``label`` and ``pos_label`` are drawn within ``max_name`` characters (:func:`short_name`).
 
     With ``ax=None`` a figure with two panels is made (PR, then ROC); returns
     the PR axes.
     """
     values = _prevalences(prevalence)
+    label = short_name(label, max_name)  # shortened before the prevalence is added to it
     if ax is None:
         _matplotlib()
         import matplotlib.pyplot as plt
 
         fig, (ax, roc_ax) = plt.subplots(1, 2, figsize=(11, 6.5))
-    setup_pr_axes(ax, iso_f1=iso_f1, pos_label=pos_label)
+    setup_pr_axes(ax, iso_f1=iso_f1, pos_label=pos_label, max_name=max_name)
     total = table.n_pos + table.n_neg
     own = table.n_pos / total if total else float("nan")
     for pi, t in [(own, table)] + [(pi, table.at_prevalence(pi)) for pi in values]:
         draw_pr(ax, t, label=f"{label} at prevalence {pi:.3g}", method=method, best_f1=best_f1, points=points,
-                print_thresholds=print_thresholds)
+                print_thresholds=print_thresholds, max_name=None)
         color = ax.get_lines()[-1].get_color()
         ax.axhline(pi, color=color, ls=":", lw=1, label="_random baseline")  # precision = prevalence
         if unachievable:
             draw_unachievable(ax, t, color=color, label=f"unachievable at prevalence {pi:.3g}")
     place_legend(ax, ncol=1)
     if roc_ax is not None:
-        setup_roc_axes(roc_ax, pos_label=pos_label)
+        setup_roc_axes(roc_ax, pos_label=pos_label, max_name=max_name)
         draw_roc(roc_ax, table.grouped(), label=f"{label} (every prevalence)", best_f1=best_f1, points=points,
-                 print_thresholds=print_thresholds)
+                 print_thresholds=print_thresholds, max_name=None)
         place_legend(roc_ax)
     return ax
 
@@ -887,6 +951,7 @@ def pr_tables(
     legend: bool = True,
     macro: bool = False,
     print_thresholds: bool = False,
+    max_name: int | None = NAME_WIDTH,
 ) -> Any:
     """:func:`pr_curve` of tables already built: ``(name, table)`` for each curve.
 
@@ -896,14 +961,16 @@ def pr_tables(
     (:func:`macro_pr_curve`, dotted navy, its step AP the mean of the classes').
     Otherwise models on the same labels (one gray baseline).
     ``intervals``: ``{name: (low, high)}`` of the AP for the legend (the key
-    ``"macro-average"`` for the macro curve).
+    ``"macro-average"`` for the macro curve).  Names are drawn within ``max_name``
+    characters (:func:`short_name`; two that would read alike end in `` #k``).
     """
     ax = _axes(ax)
     _note_intervals(ax, intervals)
-    setup_pr_axes(ax, iso_f1=iso_f1, pos_label=None if per_class else pos_label)
+    setup_pr_axes(ax, iso_f1=iso_f1, pos_label=None if per_class else pos_label, max_name=max_name)
     thin_lines = per_class and len(series) > 1
-    for i, (name, table) in enumerate(series):
-        draw_pr(ax, table, label=name, method=method, envelope=envelope and not per_class,
+    shown = _short_names([name for name, _ in series], max_name)
+    for i, ((name, table), label) in enumerate(zip(series, shown)):
+        draw_pr(ax, table, label=label, max_name=None, method=method, envelope=envelope and not per_class,
                 eleven_point=eleven_point and not per_class,
                 baseline=baseline and not per_class and i == 0, baseline_color=_GRAY,
                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and not per_class,
@@ -945,13 +1012,14 @@ def roc_curve(
     points: Any = None,
     macro: bool = False,
     print_thresholds: bool = False,
+    max_name: int | None = NAME_WIDTH,
 ) -> Any:
     """ROC curve(s) of one model, several models, or each class (one-vs-rest, with the
     micro-average curve).
 
     Parameters
     ----------
-    y_true, y_score, sample_weight, pos_label, labels, label, ax, best_f1, points, print_thresholds
+    y_true, y_score, sample_weight, pos_label, labels, label, ax, best_f1, points, print_thresholds, max_name
         As in :func:`pr_curve`.
     max_fpr : float, default=None
         Shade the region FPR <= max_fpr and quote the partial AUC (McClish).
@@ -985,30 +1053,32 @@ def roc_curve(
     return roc_tables(series, max_fpr=max_fpr, shade=shade, ax=ax, micro=series.micro,
                       pos_label=None if series.micro is not None else series.pos_label,
                       intervals=intervals(series, "roc") if ci else None, band=ci, best_f1=best_f1,
-                      points=points, macro=macro and series.micro is not None, print_thresholds=print_thresholds)
+                      points=points, macro=macro and series.micro is not None, print_thresholds=print_thresholds,
+                      max_name=max_name)
 
 
 def roc_tables(
     series: list[tuple[str, ThresholdTable]], *, max_fpr: float | None = None, shade: bool | None = None,
     ax: Any = None, micro: ThresholdTable | None = None, pos_label: Any = None,
     intervals: Mapping[str, tuple[float, float]] | None = None, band: bool = False, best_f1: bool = False,
-    points: Any = None, macro: bool = False, print_thresholds: bool = False,
+    points: Any = None, macro: bool = False, print_thresholds: bool = False, max_name: int | None = NAME_WIDTH,
 ) -> Any:
     """:func:`roc_curve` of tables already built (``(name, table)``; ROC uses each
     table's grouped form, as :func:`precall.roc_auc`); ``micro``: the micro-average
     table of classes, drawn in black; ``macro``: also the classes' macro-average
     curve (:func:`macro_roc_curve`, dotted navy, its AUC the mean of the classes',
-    ``intervals["macro-average"]`` beside it)."""
+    ``intervals["macro-average"]`` beside it).  Names within ``max_name`` characters,
+    as :func:`pr_tables` draws them."""
     max_fpr = _max_fpr(max_fpr)
     ax = _axes(ax)
     _note_intervals(ax, intervals)
-    setup_roc_axes(ax, pos_label=pos_label)
+    setup_roc_axes(ax, pos_label=pos_label, max_name=max_name)
     _max_fpr_region(ax, max_fpr)
     shade = len(series) == 1 if shade is None else shade
     # classes: the partial AUCs are left out of the legend (one entry a curve, short)
     quoted = max_fpr if micro is None else None
-    for name, table in series:
-        draw_roc(ax, table.grouped(), label=name, shade=shade, max_fpr=quoted,
+    for (name, table), label in zip(series, _short_names([name for name, _ in series], max_name)):
+        draw_roc(ax, table.grouped(), label=label, max_name=None, shade=shade, max_fpr=quoted,
                  interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
                  points=points if micro is None else None, print_thresholds=print_thresholds,
                  **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
@@ -1053,6 +1123,7 @@ def plot_curve(curve: Any, *, ax: Any = None, label: str | None = None, **line_k
     :class:`precall.RocCurve` with the chance diagonal; returns the Axes.  What their
     ``.plot()`` methods call."""
     ax = _axes(ax)
+    label = None if label is None else mpl(short_name(label))
     if hasattr(curve, "precision"):
         setup_pr_axes(ax)
         ax.plot(curve.recall, curve.precision, drawstyle="steps-post", label=label, **line_kw)
@@ -1072,7 +1143,7 @@ def _finite(value: float) -> float | None:
 
 
 def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 10, level: float = 0.95,
-           axes: Any = None) -> Any:
+           axes: Any = None, max_name: int | None = NAME_WIDTH) -> Any:
     """A forest plot of a :class:`precall.SlicedEvaluation`: each shown slice's AP (the
     convention it is ranked by) and ROC-AUC as a point with its interval, the value of all
     rows as a dashed reference line; returns the two Axes.  Of a
@@ -1095,6 +1166,9 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
         The intervals' level, for the legend.
     axes : pair of Axes, default=None
         Where to draw (default: a new figure of two panels sharing the slices).
+    max_name : int or None, default=NAME_WIDTH (40)
+        The most characters of a slice's name (and of a ``by`` column's) on the
+        axes (:func:`short_name`); None: whole names.
     """
     k = check_number(k, "k", low=1, integer=True, hint="how many worst and best slices to show")
     level = check_probability(level, "level")
@@ -1149,8 +1223,9 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
 
         legend.set_bbox_to_anchor((0.5, 0.0), transform=ax.transAxes + ScaledTranslation(
             0.0, -0.45, ax.figure.dpi_scale_trans))
-    axes[0].set_yticks(ys, [mpl(result.names[i]) for i in picked])
+    axes[0].set_yticks(ys, [mpl(name) for name in _short_names([result.names[i] for i in picked], max_name)])
     axes[0].set_ylim(float(ys.min(initial=0)) - 0.7, float(ys.max(initial=0)) + 0.7)
     worst = f"the {k} worst and {k} best of {len(ranked)} ranked slices" if split else f"{len(ranked)} ranked slices"
-    axes[0].set_title(mpl(f"by {', '.join(result.columns)}: {worst}, worst at the top"), loc="left", fontsize=10)
+    by = ", ".join(short_name(c, max_name) for c in result.columns)
+    axes[0].set_title(mpl(f"by {by}: {worst}, worst at the top"), loc="left", fontsize=10)
     return axes

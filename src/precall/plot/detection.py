@@ -2,7 +2,9 @@
 
 Each function draws a result object of :mod:`precall.detection` (nothing is computed here) on the
 ``ax`` it is given, or on a new figure's axes, and returns the ``Axes``; matplotlib is imported
-when one is called (the ``plot`` extra).  Class names are drawn as written (:func:`precall.plot.mpl`).
+when one is called (the ``plot`` extra).  Class names are drawn as written (:func:`precall.plot.mpl`),
+within ``max_name`` characters (:data:`precall.plot.NAME_WIDTH` by default: a longer name keeps its start
+and end around ``...``; None: whole names).
 """
 
 from __future__ import annotations
@@ -12,14 +14,15 @@ from typing import Any
 import numpy as np
 
 from .._core.validate import check_choice
-from . import _axes, mpl, place_legend
+from . import NAME_WIDTH, _axes, _short_names, mpl, place_legend
 
 __all__ = ["draw_confidence_curves", "draw_confusion_matrix", "draw_error_breakdown"]
 
 _CURVES = {"f1": (3, "F1"), "precision": (1, "Precision"), "recall": (2, "Recall")}
 
 
-def draw_confidence_curves(op: Any, kind: str = "f1", *, ax: Any = None, max_classes: int = 20) -> Any:
+def draw_confidence_curves(op: Any, kind: str = "f1", *, ax: Any = None, max_classes: int = 20,
+                           max_name: int | None = NAME_WIDTH) -> Any:
     """F1 (or precision, recall) against the confidence, one curve per class (the first ``max_classes``
     with ground truth) and the mean over classes; each class's curve is exact (one step per distinct
     score) and the F1-optimal common confidence is marked.
@@ -31,15 +34,17 @@ def draw_confidence_curves(op: Any, kind: str = "f1", *, ax: Any = None, max_cla
     kind : {"f1", "precision", "recall"}, default="f1"
     ax : matplotlib Axes, default=None
     max_classes : int, default=20
+    max_name : int or None, default=NAME_WIDTH (40)
+        The most characters of a class name in the legend; None: whole names.
     """
     kind = check_choice(kind, "kind", tuple(_CURVES))
     column, label = _CURVES[kind]
     ax = _axes(ax)
     grid = np.linspace(0, 1, 1001)
     curves = []
-    for row in op.per_class:
-        if row["n_gt"] == 0:
-            continue
+    drawn = [row for row in op.per_class if row["n_gt"] != 0]  # the classes with ground truth
+    names = _short_names([str(row["name"]) for row in drawn[:max_classes]], max_name)  # those in the legend
+    for row in drawn:
         curve = op.curves[row["id"]]
         thr, values = curve[0], curve[column]
         k = np.searchsorted(-thr, -grid, side="right") - 1  # the point of the lowest threshold >= x
@@ -47,7 +52,7 @@ def draw_confidence_curves(op: Any, kind: str = "f1", *, ax: Any = None, max_cla
         curves.append(on_grid)
         if len(curves) <= max_classes:
             ax.step(np.r_[thr, 0.0] if thr.size else [0.0], np.r_[values, values[-1:]] if values.size else [0.0],
-                    where="post", lw=0.8, alpha=0.6, label=mpl(row["name"]))
+                    where="post", lw=0.8, alpha=0.6, label=mpl(names[len(curves) - 1]))
     if curves:
         ax.plot(grid, np.mean(curves, axis=0), color="black", lw=2, label="mean over classes (on a 0.001 grid)")
     common = op.common
@@ -62,10 +67,11 @@ def draw_confidence_curves(op: Any, kind: str = "f1", *, ax: Any = None, max_cla
     return ax
 
 
-def draw_confusion_matrix(cm: Any, *, ax: Any = None, normalize: bool = True) -> Any:
+def draw_confusion_matrix(cm: Any, *, ax: Any = None, normalize: bool = True,
+                          max_name: int | None = NAME_WIDTH) -> Any:
     """The confusion matrix as an image: rows the predicted class, columns the true class, background
     last; ``normalize`` divides each column by its total (the share of each true class's objects, and of
-    the background detections), counts written in the cells."""
+    the background detections), counts written in the cells; class names within ``max_name`` characters."""
     ax = _axes(ax)
     m = cm.matrix.astype(np.float64)
     shown = m / np.maximum(m.sum(axis=0, keepdims=True), 1) if normalize else m
@@ -77,7 +83,7 @@ def draw_confusion_matrix(cm: Any, *, ax: Any = None, normalize: bool = True) ->
                 if m[i, j]:
                     ax.text(j, i, f"{int(m[i, j])}", ha="center", va="center", fontsize=7,
                             color="white" if shown[i, j] > 0.6 * image.get_clim()[1] else "black")
-    labels = [mpl(label) for label in cm.labels]
+    labels = [mpl(label) for label in _short_names([str(label) for label in cm.labels], max_name)]
     ax.set_xticks(range(n), labels, rotation=90, fontsize=7)
     ax.set_yticks(range(n), labels, fontsize=7)
     ax.set_xlabel("True")

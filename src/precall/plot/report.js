@@ -193,6 +193,7 @@
     if (s.curve) { return; }
     var o = el("option", { value: i }, sel, false);
     o.textContent = s.name;
+    if (s.full) { o.title = s.full; }
   });
   function setSeries() {
     var s = series[+sel.value];
@@ -210,6 +211,7 @@
     var sw = el("span", { "class": "pc-swatch" }, b, false);
     sw.style.background = s.color;
     b.appendChild(document.createTextNode(s.label));
+    if (s.full) { b.title = s.full; }
     b.addEventListener("click", function () {
       hidden[i] = !hidden[i];
       b.setAttribute("aria-pressed", hidden[i] ? "false" : "true");

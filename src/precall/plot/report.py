@@ -46,6 +46,7 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
+td:first-child, h3, summary { overflow-wrap: anywhere; }
 thead th { background: #f3f3f3; }
 .figures { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
 .figures svg { width: 100%; max-width: 40em; height: auto; }
@@ -217,7 +218,9 @@ threshold table's row (exact counts), only the rows between are left out."""
 def _curve_data(table: ThresholdTable, *, name: str, label: str, color: str, budget: int, keep: Any,
                 band: bool = False, width: float | None = None, dash: str = "") -> dict[str, Any]:
     """One curve for ``report.js``: the kept rows' TP, FP and threshold texts (those of the
-    rank tables), P and N; the row the control starts at (the best F1); bands (``band``)."""
+    rank tables), P and N; the row the control starts at (the best F1); bands (``band``).
+    ``name`` is shown within :data:`precall.plot.NAME_WIDTH` characters (``label``, the legend's
+    text, is given so); a shortened name's whole text is ``full`` (the legend entry's tooltip)."""
     from .. import plot
 
     rows = np.union1d(plot.thin(table.recall, table.precision, steps=True, budget=budget)[0],
@@ -233,11 +236,13 @@ def _curve_data(table: ThresholdTable, *, name: str, label: str, color: str, bud
         extra.append(int(np.flatnonzero(table.thresholds == youden)[-1]))
     rows = np.union1d(rows, np.asarray(extra, dtype=int)).astype(int)
     out: dict[str, Any] = {
-        "name": visible(name), "label": visible(label), "color": color, "P": float(table.n_pos),
+        "name": plot.short_name(name), "label": visible(label), "color": color, "P": float(table.n_pos),
         "N": float(table.n_neg), "tp": table.tp[rows].tolist(), "fp": table.fp[rows].tolist(),
         "t": threshold_texts(table.thresholds, 6, rows),
         "start": int(np.searchsorted(rows, start)) if start is not None else 0,
     }
+    if out["name"] != visible(name):
+        out["full"] = visible(name)
     if width is not None:
         out.update(width=width, dash=dash)
     if band and table.n_pos > 0 and table.n_neg > 0:
@@ -458,7 +463,7 @@ def html_report(
                                    band=ci, best_f1=True))
     budget = max(500, INTERACTIVE_ROWS // (2 * len(names)))
     interactive = _interactive([
-        _curve_data(tables[n], name=n, label=f"{n} (AP step {plot.value_text(results[n].average_precision['step'])}, "
+        _curve_data(tables[n], name=n, label=f"{plot.short_name(n)} (AP step {plot.value_text(results[n].average_precision['step'])}, "
                     f"AUC {plot.value_text(results[n].roc_auc)})", color=plot.PALETTE[i % len(plot.PALETTE)],
                     budget=budget, keep=_rank_indices(tables[n], rank_rows), band=ci)
         for i, n in enumerate(names)], baseline=first.prevalence)
@@ -522,7 +527,7 @@ def _class_curves(series: Any, result: Any, classes: list[str], rank_rows: int) 
 
     budget = max(500, INTERACTIVE_ROWS // (2 * (len(series) + 1)))
     curves = [
-        _curve_data(table, name=f"class {c}", label=f"class {c} (AP step {plot.value_text(ev.average_precision['step'])}, "
+        _curve_data(table, name=f"class {c}", label=f"{plot.short_name(f'class {c}')} (AP step {plot.value_text(ev.average_precision['step'])}, "
                     f"AUC {plot.value_text(ev.roc_auc)})", color=plot.PALETTE[j % len(plot.PALETTE)], budget=budget,
                     keep=_rank_indices(table, rank_rows))
         for j, ((_, table), c, ev) in enumerate(zip(series, classes, result.per_class))]
@@ -725,8 +730,9 @@ def _slices_section(y_true: Any, y_score: Any, by: Any, *, sample_weight: Any, p
                                     pos_label=pos_label, ties=ties)
             plot.setup_pr_axes(ax)
             plot.draw_pr(ax, whole, label="all rows", color=plot._GRAY)
-            plot.draw_pr(ax, table, label=plot.mpl(result.names[i]), color="C0")
-            ax.set_title(plot.mpl(f"{result.names[i]}: AP {result.average_precision[method][i]:.4f}"), fontsize=9)
+            plot.draw_pr(ax, table, label=result.names[i], color="C0")
+            ax.set_title(plot.mpl(f"{plot.short_name(result.names[i])}: AP {result.average_precision[method][i]:.4f}"),
+                         fontsize=9)
             ax.set_xlabel("Recall", fontsize=8)
             ax.set_ylabel("Precision", fontsize=8)
         for ax in grid.ravel()[len(few):]:  # a last row not full: no empty axes
