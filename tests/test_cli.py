@@ -980,3 +980,54 @@ def test_ci_with_a_class_of_one_row_says_the_intervals_are_undefined(tmp_path, c
     assert code == 0 and "at least two" not in err
     message = run_error([*base, "--on-undefined", "raise"], capsys)
     assert "at least two rows of each class" in message
+
+
+def _classes_csv(tmp_path, labels, seed=5):
+    rng = np.random.default_rng(seed)
+    return write_csv(tmp_path / "m.csv", ["y", "a", "b", "c"],
+                     [[label, *np.round(row, 4)] for label, row in zip(labels, rng.random((len(labels), 3)))])
+
+
+def test_class_columns_ci_with_a_class_without_rows_follows_the_undefined_policy(tmp_path, capsys):
+    """evaluate --class-columns --ci with a class without rows: the intervals of the macro averages
+    that include it are NaN with one warning naming the class and the fix (--class-columns), exit 0,
+    in text (after the estimates) and JSON alike; --on-undefined raise: one line naming the class and
+    the fix, nothing on stdout, exit 2.  It printed the table, then exited 2 with "ROC-AUC is undefined
+    on the input ... cannot be bootstrapped" (no class named); JSON printed nothing; with zero the
+    error told a command-line user to "leave those classes out of `labels`"."""
+    labels = np.random.default_rng(6).choice(["a", "b"], 80)
+    path = _classes_csv(tmp_path, labels)
+    base = ["evaluate", str(path), "--label", "y", "--class-columns", "a,b,c", "--ci", "--resamples", "50",
+            "--method", "step"]
+    for policy in ("warn", "zero", "nan"):
+        code = main([*base, "--on-undefined", policy])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        said = [line for line in err.splitlines() if "confidence interval" in line]
+        assert len(said) == 1 and "class 'c'" in said[0] and "--class-columns" in said[0], err
+        assert "`labels`" not in said[0]
+        tail = out.rstrip().splitlines()[-2:]
+        assert tail[0].startswith("step") and tail[1].startswith("ROC-AUC"), out
+        assert all(line.endswith("[nan, nan]") for line in tail), out
+        got = run_json([*base, "--on-undefined", policy], capsys)["intervals"]
+        assert got["average_precision"]["step"]["low"] is None and got["roc_auc"]["high"] is None
+    for extra in ([], ["--json"], ["--csv"]):
+        code = main([*base, "--on-undefined", "raise", *extra])
+        out, err = capsys.readouterr()
+        lines = err.strip().splitlines()
+        assert code == 2 and out == "" and len(lines) == 1, (out, err)
+        assert "'c'" in lines[0] and "--class-columns" in lines[0] and "`labels`" not in lines[0], err
+
+
+def test_class_columns_ci_under_raise_fails_before_any_output(tmp_path, capsys):
+    """A class of one row leaves the bootstrap intervals undefined: under --on-undefined raise the text
+    output stops before anything is printed (it printed the whole table first, then exited 2)."""
+    path = _classes_csv(tmp_path, ["a"] * 30 + ["b"] * 30 + ["c"])
+    base = ["evaluate", str(path), "--label", "y", "--class-columns", "a,b,c", "--ci", "--resamples", "50"]
+    code = main([*base, "--on-undefined", "raise"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1, (out, err)
+    assert "at least two rows of each class" in err and "class 'c'" in err and "on_undefined" not in err, err
+    code = main(base)
+    out, err = capsys.readouterr()
+    assert code == 0 and "[nan, nan]" in out and "class 'c'" in err

@@ -201,3 +201,22 @@ def test_multiclass_input_errors_name_the_argument(func):
         func([0, 1, 2, 0], good)
     with pytest.raises(TypeError, match=r"`y_score` must be numeric"):
         func(y, good.astype(str))
+
+
+def test_macro_roc_curve_of_classes_each_of_one_kind_is_undefined_not_an_error():
+    """Every row of one label: no class has both positives and negatives, so each class's ROC curve
+    is undefined (NaN, with a warning, as ``precall.roc_curve`` of one class) and so is their mean,
+    which now says so by the undefined policy instead of raising ``ValueError`` about `tables`."""
+    from precall.multiclass import macro_pr_curve, macro_roc_curve
+
+    tables = list(precall.per_class_tables(["a", "a", "a"], [[0.1, 0.5], [0.2, 0.4], [0.3, 0.3]],
+                                           labels=["a", "b"]).values())
+    with pytest.warns(precall.UndefinedMetricWarning, match="No class has both positive and negative"):
+        fpr, tpr = macro_roc_curve(tables)
+    assert np.isnan(fpr).all() and np.isnan(tpr).all()
+    assert np.isnan(precall.roc_auc(["a"] * 3, [[0.1, 0.5], [0.2, 0.4], [0.3, 0.3]], labels=["a", "b"],
+                                    on_undefined="nan"))
+    recall, precision = macro_pr_curve(tables)  # class a's PR curve is defined; b counts 0
+    assert -np.sum(np.diff(recall) * precision[:-1]) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="at least one"):
+        macro_roc_curve([])

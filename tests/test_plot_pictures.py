@@ -629,18 +629,65 @@ def test_html_report_refuses_mixed_arguments():
         precall.report.html_report(y, s, labels=[0, 1, 2], score_columns=["a"])
 
 
-def test_multiclass_report_with_a_class_without_rows_says_why_it_has_no_intervals(tmp_path, capsys):
+def test_multiclass_report_with_a_class_without_rows_gives_undefined_intervals_as_evaluate(tmp_path, capsys):
+    """A class without rows: its AP and AUC are undefined, and so are the intervals of the macro
+    averages that include them.  ``report --ci`` shows them NaN with the warning ``evaluate --ci``
+    prints (naming the class, the fix said with --class-columns), as the one policy says; it said
+    "no intervals in the report: ROC-AUC is undefined on the input", while evaluate exited 2."""
+    import json
+
     y, s, _ = _three_classes(n=150, seed=28)
     y[y == 2] = 1  # no row of class 2: its AP is 0 (with a warning), its AUC undefined
     path = _write_three(tmp_path / "iris.csv", y, s)
     out = tmp_path / "r.html"
     assert main(["report", str(path), "--label", "y", "--class-columns", MAPPING, "-o", str(out), "--ci"]) == 0
-    err = capsys.readouterr().err
-    assert "no intervals in the report" in err and "'2'" in err
+    report_err = capsys.readouterr().err
+    assert main(["evaluate", str(path), "--label", "y", "--class-columns", MAPPING, "--ci", "--method", "step",
+                 "--json"]) == 0
+    evaluated = capsys.readouterr()
+    got = json.loads(evaluated.out)["intervals"]
+    assert got["average_precision"]["step"]["low"] is None and got["roc_auc"]["high"] is None
+    said = [line for line in evaluated.err.splitlines() if "confidence interval" in line]
+    assert len(said) == 1 and "class '2'" in said[0] and "--class-columns" in said[0], evaluated.err
+    assert "`labels`" not in said[0] and said[0] in report_err.splitlines(), report_err
     text = out.read_text(encoding="utf-8")
-    assert "No intervals:</strong>" in text
+    summary = _html_tables(text)[0]
+    header, rows = summary[0], {r[0]: r for r in summary[1:]}
+    assert rows["macro 95% CI"][header.index("AP step")] == "[nan, nan]"
+    assert rows["macro 95% CI"][header.index("ROC-AUC")] == "[nan, nan]"
+    assert "Undefined:</strong>" in text and "class 2: no positive sample" in text
     ev = precall.evaluate(y.astype(str), s, labels=["0", "1", "2"], on_undefined=0.0)
-    assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in text
+    assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in text  # no interval
+
+
+def test_multiclass_report_of_one_label_says_what_is_undefined(tmp_path, capsys):
+    """Every row of one label: each class's ROC-AUC and the macro ROC curve are undefined.  The report
+    is written (exit 0) with the warnings evaluate and plot give, and says so; it exited 2 with
+    "`tables` must hold a class with both positives and negatives; got none"."""
+    path = tmp_path / "one.csv"
+    path.write_text("y,a,b\na,0.1,0.5\na,0.2,0.4\na,0.3,0.3\n")
+    out = tmp_path / "r.html"
+    args = [str(path), "--label", "y", "--class-columns", "a,b"]
+    assert main(["report", *args, "-o", str(out)]) == 0
+    report_err = capsys.readouterr().err
+    assert main(["evaluate", *args]) == 0
+    evaluate_err = capsys.readouterr().err
+    assert main(["plot", *args, "--kind", "roc", "-o", str(tmp_path / "r.png")]) == 0
+    plot_err = capsys.readouterr().err
+    named = [line for line in report_err.splitlines() if "class(es)" in line]
+    assert len(named) == 2 and "'b' have no rows" in named[0] and "'a' have every row" in named[1], report_err
+    assert all(line in plot_err.splitlines() for line in named), plot_err
+    assert all(line.split(" (")[0] in evaluate_err for line in named), evaluate_err  # (+ --on-undefined)
+    assert "Traceback" not in report_err and "`tables`" not in report_err
+    assert "so is their macro-average" in report_err  # the curve the report draws beside plot's
+    text = out.read_text(encoding="utf-8")
+    assert "Undefined:</strong>" in text and "macro-average ROC curve is undefined" in text
+    rows = {r[0]: r for r in _html_tables(text)[0][1:]}
+    assert rows["a"][-3] == "nan" and rows["macro"][-3] == "nan"  # ROC-AUC, as evaluate prints it
+    with pytest.warns(precall.UndefinedMetricWarning):
+        html = precall.report.html_report(["a"] * 3, np.array([[0.1, 0.5], [0.2, 0.4], [0.3, 0.3]]),
+                                          labels=["a", "b"], ci=True, n_resamples=50)
+    assert "[nan, nan]" in html
 
 
 def test_pr_and_roc_curve_draw_the_macro_average_of_classes_on_request():

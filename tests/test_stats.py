@@ -717,3 +717,100 @@ def test_no_numpy_runtime_warning_from_a_bootstrap_on_degenerate_data():
                 stats.bootstrap_test(metric, y, s, np.asarray(s)[::-1], **options)
             except ValueError as exc:  # too few defined resamples (unstratified): said, not warned
                 assert "resamples gave a defined value" in str(exc)
+
+
+# --------------------------------------- average="samples": samples without a relevant label
+def _labels_with_empty_samples(n=300, k=3, empty=5, seed=0):
+    """A multi-label indicator matrix whose first ``empty`` samples have no relevant label."""
+    rng = np.random.default_rng(seed)
+    s = rng.random((n, k))
+    Y = (rng.random((n, k)) < 0.3).astype(int)
+    Y[Y.sum(axis=1) == 0, 0] = 1
+    Y[:empty] = 0
+    return Y, s
+
+
+@pytest.mark.parametrize("policy", ["warn", 0.0, 0.25])
+def test_bootstrap_of_the_samples_average_scores_samples_without_labels_as_the_estimate(policy):
+    """average="samples" with 5 of 300 samples without a relevant label: the estimate gives each
+    the policy's value (by default scikit-learn's AP 0, with one warning), and so does every
+    replicate, which is the metric called on the resample's rows.  The replicates were NaN
+    wherever a resample held such a sample: "only 1 of 200 resamples gave a defined value (a class
+    missing from the others)", whatever the policy."""
+    Y, s = _labels_with_empty_samples()
+    fill = 0.0 if policy == "warn" else policy
+    m = precall.metric("average_precision", average="samples", on_undefined=policy)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = stats.bootstrap_ci(m, Y, s, n_resamples=200, random_state=7)
+    said = [str(w.message) for w in caught if issubclass(w.category, precall.UndefinedMetricWarning)]
+    assert len(said) == (policy == "warn") and all("5 of 300 samples" in t for t in said), said
+    assert got.estimate == _quiet(precall.average_precision, Y, s, average="samples", on_undefined=policy)
+    assert got.n_degenerate == 0 and got.low < got.estimate < got.high
+
+    def called(t, u):
+        return precall.average_precision(t, u, average="samples", on_undefined=fill)
+
+    loop = _quiet(stats.bootstrap_ci, called, Y, s, n_resamples=200, random_state=7)  # the same draws
+    np.testing.assert_array_equal(got.replicates, loop.replicates)
+    assert (got.low, got.high) == (loop.low, loop.high)
+    if policy == "warn":  # scikit-learn's samples average of each resample (a smaller draw: it loops over rows)
+        skm = pytest.importorskip("sklearn.metrics")
+        small = _quiet(stats.bootstrap_ci, m, Y[:60], s[:60], n_resamples=20, random_state=7)
+        sk = _quiet(stats.bootstrap_ci, lambda t, u: skm.average_precision_score(t, u, average="samples"),
+                    Y[:60], s[:60], n_resamples=20, random_state=7)
+        np.testing.assert_allclose(small.replicates, sk.replicates, rtol=0, atol=1e-12)
+    # BCa (a jackknife of the same rule) and a paired test on the same data
+    bca = _quiet(stats.bootstrap_ci, m, Y, s, n_resamples=100, method="bca")
+    assert bca.n_degenerate == 0 and np.isfinite(bca.low) and np.isfinite(bca.high)
+    test = _quiet(stats.bootstrap_test, m, Y, s, s[::-1], n_resamples=100)
+    assert test.n_degenerate == 0 and np.isfinite(test.p_value)
+
+
+@pytest.mark.parametrize("measure, policy, undefined", [("average_precision", "nan", 5),
+                                                        ("roc_auc", "warn", None),
+                                                        ("roc_auc", "nan", None)])
+def test_bootstrap_of_an_undefined_samples_average_names_the_samples_not_a_class(measure, policy, undefined):
+    """An average="samples" estimate that the policy leaves NaN (NaN for those samples) cannot be
+    bootstrapped: the error says how many samples, why and which option scores them."""
+    Y, s = _labels_with_empty_samples()
+    positive = Y.astype(bool)
+    if undefined is None:  # ROC-AUC: a sample also needs an irrelevant label
+        undefined = int((~positive.any(axis=1) | positive.all(axis=1)).sum())
+    m = precall.metric(measure, average="samples", on_undefined=policy)
+    with pytest.raises(ValueError) as exc:
+        _quiet(stats.bootstrap_ci, m, Y, s, n_resamples=50)
+    message = str(exc.value)
+    assert f"{undefined} of 300 samples" in message and "on_undefined=" in message, message
+    assert "class" not in message, message
+    filled = precall.metric(measure, average="samples", on_undefined=0.5)
+    assert _quiet(stats.bootstrap_ci, filled, Y, s, n_resamples=50).n_degenerate == 0
+
+
+def test_bootstrap_of_a_micro_average_without_positives_is_undefined_on_the_input(rng):
+    """Micro AP of labels without a relevant one: 0 by the policy, undefined on every resample, so
+    said as the binary AP's (it was "only 0 of 50 resamples gave a defined value (a class missing
+    from the others)")."""
+    Y = np.zeros((40, 3), dtype=int)
+    for metric in (precall.metric("average_precision", average="micro"),
+                   precall.metric("average_precision", average="micro", on_undefined=0.0)):
+        with pytest.raises(ValueError, match="undefined on the input"):
+            _quiet(stats.bootstrap_ci, metric, Y, rng.random((40, 3)), n_resamples=50)
+
+
+def test_too_few_defined_replicates_are_said_with_their_cause(rng):
+    """A metric defined on the data but not on the resamples: the error says the metric returned
+    NaN there, not that a class was missing (the classes are all in every stratified resample)."""
+    y, s = _binary(rng, 60, decimals=6)
+
+    def distinct_rows_only(t, u):  # NaN on any resample that repeats a row
+        return precall.average_precision(t, u) if np.unique(u).size == u.size else float("nan")
+
+    with pytest.raises(ValueError) as exc:
+        stats.bootstrap_ci(distinct_rows_only, y, s, n_resamples=50, random_state=0)
+    message = str(exc.value)
+    assert "resamples gave a defined value" in message and "returned NaN" in message, message
+    assert "class missing" not in message, message
+    with pytest.raises(ValueError, match="out of `labels` and their columns out of `y_score`"):
+        _quiet(stats.bootstrap_ci, functools.partial(precall.average_precision, labels=[0, 1, 2]),
+               [0, 1, 1, 0], np.eye(4)[:, :3])

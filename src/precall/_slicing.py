@@ -36,13 +36,14 @@ import numpy as np
 
 from . import stats
 from ._core.undefined import UndefinedMetricWarning
-from ._core.validate import AP_METHODS, check_number
+from ._core.validate import AP_METHODS, check_multi, check_number
 from .metrics import average_precision, roc_auc
 from ._core.text import visible
 from .slices import slice_codes, slice_names
 from .stats.slices import MAX_SLICES
 
-__all__ = ["IntervalSet", "coded", "coded_accumulator", "interval_policy", "interval_set", "named_message",
+__all__ = ["IntervalSet", "class_intervals", "coded", "coded_accumulator", "interval_policy", "interval_set",
+           "named_message",
            "slice_bootstrap", "slice_intervals", "with_values"]
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class IntervalSet:
     roc_auc: Any
     resample: str = "rows"
     n_blocks: int | None = None
+    undefined: str = ""  # which intervals are undefined (NaN bounds) and why, in words; "" if none is
 
 
 def interval_set(y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndarray | None, *, pos_label: Any,
@@ -96,6 +98,70 @@ def interval_set(y_true: np.ndarray, y_score: np.ndarray, sample_weight: np.ndar
     else:
         roc = results[-1]
     return IntervalSet(ap, roc, results[0].resample if results else "rows", results[0].n_blocks if results else None)
+
+
+def _classes_text(names: list[Any]) -> str:
+    return ("class " if len(names) == 1 else "classes ") + ", ".join(repr(c) for c in names)
+
+
+def class_intervals(y_true: Any, y_score: Any, sample_weight: Any, *, labels: Any, methods: Sequence[str],
+                    ties: str, recall_grid: str = "reference", on_undefined: Any = "warn",
+                    **bootstrap: Any) -> IntervalSet:
+    """The intervals of the macro AP of each convention in ``methods`` and of the macro
+    one-vs-rest ROC-AUC of one score column per class (``labels``), from one set of row resamples
+    (:func:`precall.stats.bootstrap_cis`): the intervals of ``evaluate --class-columns --ci`` and of
+    the multi-class report.  ``bootstrap``: the keywords of :func:`precall.stats.bootstrap_cis`.
+
+    A macro average with a class whose value is undefined on the rows (AP: no positive; ROC-AUC: no
+    positive or no negative, of positive weight) has no interval, as :func:`interval_set`'s binary
+    metrics: under ``on_undefined="raise"`` a ValueError, else NaN bounds with one
+    :class:`~precall.UndefinedMetricWarning` for all of them, the other intervals computed.  Both
+    name the classes and say what to do (leave them out of ``labels`` and their columns out of
+    ``y_score``; the command line says ``--class-columns``: ``cli._common.cli_spelling``);
+    ``undefined`` of the result says it too."""
+    data = check_multi(y_true, y_score, sample_weight, labels)  # the rows of positive weight
+    classes = data.classes.tolist()
+    no_pos = ~data.positive.any(axis=0)
+    no_neg = ~no_pos & data.positive.all(axis=0)
+    level = bootstrap.get("level", 0.95)
+    method = bootstrap.get("method", "percentile")
+    metrics: dict[str, Any] = {}
+    if not no_pos.any():
+        metrics.update({m: functools.partial(average_precision, method=m, ties=ties, average="macro", labels=labels,
+                                             recall_grid=recall_grid, on_undefined=on_undefined) for m in methods})
+    if not (no_pos | no_neg).any():
+        metrics["roc"] = functools.partial(roc_auc, average="macro", labels=labels, on_undefined=on_undefined)
+    message = ""
+    if len(metrics) < len(methods) + 1:
+        reasons = []
+        for mask, what in ((no_pos, "positive"), (no_neg, "negative")):
+            names = [c for c, bad in zip(classes, mask.tolist()) if bad]
+            if names:
+                reasons.append(f"{_classes_text(names)} {'has' if len(names) == 1 else 'have'} no {what} sample")
+        bad = [c for c, b in zip(classes, (no_pos | no_neg).tolist()) if b]
+        which = "the macro ROC-AUC is" if metrics else "the macro AP and the macro ROC-AUC are"
+        one = "it has" if metrics else "they have"
+        # leaving them out helps where other classes remain (not with one class in every row)
+        their = "its column" if len(bad) == 1 else "their columns"
+        advice = "" if len(bad) == len(classes) else (
+            f"leave {_classes_text(bad)} out ({their} of `y_true` and `y_score`)" if data.multilabel
+            else f"leave {_classes_text(bad)} out of `labels` and {their} out of `y_score`")
+        message = (f"{which} undefined on the data ({'; '.join(reasons)}), so {one} no confidence interval")
+        if on_undefined == "raise":
+            raise ValueError(message + (f"; {advice}" if advice else ""))
+        message += f": {'its' if metrics else 'their'} bounds are NaN"
+        warnings.warn(message + (f"; {advice} for the interval of the others' average" if advice else ""),
+                      UndefinedMetricWarning, stacklevel=2)
+    results = dict(zip(metrics, stats.bootstrap_cis(list(metrics.values()), y_true, y_score,
+                                                    sample_weight=sample_weight,
+                                                    on_undefined=interval_policy(on_undefined), **bootstrap)
+                       )) if metrics else {}
+    nan = float("nan")
+    missing = stats.ConfidenceInterval(nan, nan, nan, level, method, nan)
+    first = next(iter(results.values()), None)
+    return IntervalSet({m: results.get(m, missing) for m in methods}, results.get("roc", missing),
+                       first.resample if first is not None else "rows", first.n_blocks if first is not None else None,
+                       message)
 
 
 def interval_policy(on_undefined: Any) -> str:

@@ -532,6 +532,12 @@ def _sides(grid: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray
     return np.where(vertex, fp[first], mid), np.where(vertex, fp[last], mid)
 
 
+MACRO_ROC_UNDEFINED = (
+    "No class has both positive and negative samples, so every class's ROC curve is undefined and so is "
+    "their macro-average: its points are NaN"
+)
+
+
 def macro_roc_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.ndarray]:
     """The macro-average ROC curve: mean TPR over the union of the classes' FPRs.
 
@@ -548,7 +554,10 @@ def macro_roc_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.nd
         curve, the mean TPR of the classes coming from the left and leaving to
         the right (scikit-learn's example interpolates the mean TPR on such a
         grid; the two sides keep the vertical rises).  Its trapezoid area is the
-        macro one-vs-rest ROC-AUC.  Classes with one kind of sample are left out.
+        macro one-vs-rest ROC-AUC.  Classes with one kind of sample are left out;
+        when every class has one kind (all rows of one label), the curve is
+        undefined: ``[nan], [nan]`` with an :class:`~precall.UndefinedMetricWarning`,
+        as :func:`precall.roc_curve` of one class.
 
     See Also
     --------
@@ -570,8 +579,11 @@ def macro_roc_curve(tables: Sequence[ThresholdTable]) -> tuple[np.ndarray, np.nd
         if table.n_pos > 0 and table.n_neg > 0:
             curve = table.grouped().roc_curve(drop_intermediate=True)
             curves.append((curve.fpr, curve.tpr))
-    if not curves:
-        raise ValueError("`tables` must hold a class with both positives and negatives; got none")
+    if not curves:  # undefined, as the ROC curve of one class (NaN rates with a warning)
+        if not tables:
+            raise ValueError("`tables` must hold at least one class's table; got none")
+        undefined("the macro-average ROC curve", MACRO_ROC_UNDEFINED, float("nan"), "warn", stacklevel=3)
+        return np.array([np.nan]), np.array([np.nan])
     grid = np.unique(np.concatenate([f for f, _ in curves]))
     left, right = np.zeros(grid.size), np.zeros(grid.size)
     for fpr, tpr in curves:

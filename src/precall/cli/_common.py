@@ -132,8 +132,12 @@ def cli_spelling(message: str) -> str:
                      "Choose another result with --on-undefined raise or zero")
             .replace("Stopped by on_undefined='raise'; 'warn', 'nan' or a number give a result instead",
                      "Stopped by --on-undefined raise; warn, nan or zero give a result instead")
+            .replace("Choose another result with on_undefined='raise' or a number",
+                     "Choose another result with --on-undefined raise or zero")
             .replace("cannot reweight to `prevalence` ", "cannot reweight to --prevalence ")
-            .replace("or drop `prevalence`", "or drop --prevalence"))
+            .replace("or drop `prevalence`", "or drop --prevalence")
+            .replace(" out of `labels` and its column out of `y_score`", " out of --class-columns")
+            .replace(" out of `labels` and their columns out of `y_score`", " out of --class-columns"))
 
 
 def print_warning_messages(source: str, messages: Sequence[str]) -> None:
@@ -142,24 +146,33 @@ def print_warning_messages(source: str, messages: Sequence[str]) -> None:
         print(f"{PROG}: warning: {source}: {first}", file=sys.stderr)
 
 
-_CLASS_UNDEFINED = ("No positive", "Only one class")  # the library's undefined-metric warnings
+_CLASS_UNDEFINED = ("No positive", "No negative", "Only one class")  # the library's undefined-metric warnings
 
 
 def class_warnings(messages: Sequence[str], classes: Sequence[Any], labels: Sequence[str],
                    label_column: str, option: bool = False) -> list[str]:
     """Multi-class warnings, each once: the library's undefined-metric warnings (which
-    cannot say which class) replaced by one naming the classes without rows (``option``: and the
-    command's ``--on-undefined``, which sets their values)."""
-    present = set(readers.label_counts(labels))  # by the codes when the reader gave them
-    absent = [c for c in classes if str(c) not in present]
-    out = list(dict.fromkeys(messages))
+    cannot say which class) replaced by one naming the classes without rows, and one naming a
+    class of every row (its ROC-AUC has no negatives) (``option``: and the command's
+    ``--on-undefined``, which sets their values)."""
+    counts = readers.label_counts(labels)  # by the codes when the reader gave them
+    absent = [c for c in classes if not counts.get(str(c))]
+    every = [c for c in classes if len(labels) and counts.get(str(c)) == len(labels)]
+    named = []
     if absent:
-        shown = listed([repr(str(c)) for c in absent], 5)  # one line, however many classes
-        out = [m for m in out if not m.startswith(_CLASS_UNDEFINED)]
-        out.insert(0, f"class(es) {shown} have no rows in column {label_column!r}: their AP and ROC-AUC are "
-                      "undefined (AP 0 and ROC-AUC NaN by default, as scikit-learn reports them; the averages "
-                      "include them" + ("; --on-undefined chooses other values" if option else "")
-                      + "); leave them out of the class columns to average over the others")
+        named.append(f"class(es) {listed([repr(str(c)) for c in absent], 5)} have no rows in column "
+                     f"{label_column!r}: their AP and ROC-AUC are undefined (AP 0 and ROC-AUC NaN by default, as "
+                     "scikit-learn reports them; the averages include them"
+                     + ("; --on-undefined chooses other values" if option else "")
+                     + "); leave them out of the class columns to average over the others")
+    if every:
+        named.append(f"class(es) {listed([repr(str(c)) for c in every], 5)} have every row in column "
+                     f"{label_column!r}: their ROC-AUC is undefined, having no negatives (NaN by default, as "
+                     "scikit-learn reports it; the averages include it"
+                     + ("; --on-undefined chooses another value" if option else "") + ")")
+    out = [m for m in dict.fromkeys(messages) if m not in named]
+    if named:
+        out = named + [m for m in out if not m.startswith(_CLASS_UNDEFINED)]
     return out
 
 

@@ -4,7 +4,6 @@ commands share about the bootstrap, from :mod:`precall.stats`; computes through 
 from __future__ import annotations
 
 import argparse
-import functools
 import inspect
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import numpy as np
 
 import precall
-from precall._slicing import interval_policy, interval_set
+from precall._slicing import class_intervals, interval_set
 
 from ._common import terminal_progress
 
@@ -122,18 +121,16 @@ def multiclass_intervals(
     y: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, *, classes: list[str],
     methods: list[str], ties: str, recall_grid: str, ci: CiOptions, on_undefined: Any = "warn",
 ) -> MultiIntervals:
-    """Bootstrap intervals (:func:`precall.stats.bootstrap_ci`) of the macro AP of each
-    convention and of the macro one-vs-rest ROC-AUC."""
-    metrics: list[Any] = [functools.partial(precall.average_precision, method=m, ties=ties, average="macro",
-                                            labels=classes, recall_grid=recall_grid, on_undefined=on_undefined)
-                          for m in methods]
-    metrics.append(functools.partial(precall.roc_auc, average="macro", labels=classes, on_undefined=on_undefined))
-    # one set of row resamples for every convention and ROC-AUC (the joint cells of k class
-    # columns would need coarse blocks: the rows are drawn, each column counted over score blocks)
-    results = precall.stats.bootstrap_cis(metrics, y, scores, sample_weight=weights,
-                                          on_undefined=interval_policy(on_undefined),
-                                          **bootstrap_kwargs(ci, "bootstrap", len(y) * len(classes)))
-    return MultiIntervals(ci, dict(zip(methods, results)), results[-1], results[0].resample, results[0].n_blocks)
+    """Bootstrap intervals of the macro AP of each convention and of the macro one-vs-rest
+    ROC-AUC (:func:`precall._slicing.class_intervals`, as the report's): one set of row resamples
+    for every convention and ROC-AUC (the joint cells of k class columns would need coarse blocks:
+    the rows are drawn, each column counted over score blocks).  A macro average with a class
+    whose value is undefined has NaN bounds with a warning naming the class (``"raise"``: a
+    ValueError naming it; the fix printed with ``--class-columns``, :func:`._common.cli_spelling`)."""
+    got = class_intervals(y, scores, weights, labels=classes, methods=methods, ties=ties, recall_grid=recall_grid,
+                          on_undefined=on_undefined,
+                          **bootstrap_kwargs(ci, "bootstrap", len(y) * len(classes)))
+    return MultiIntervals(ci, got.average_precision, got.roc_auc, got.resample, got.n_blocks)
 
 
 def method_name(method: str) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 import precall
 from precall._core.text import columns
 from precall._core.validate import AVERAGES as _LIBRARY_AVERAGES
-from precall._core.validate import RECALL_GRIDS, TIES
+from precall._core.validate import RECALL_GRIDS, TIES, check_multi
 from precall.readers import Columns
 from precall.table import BEST_POINTS
 
@@ -308,6 +308,10 @@ def evaluate_classes(
             result = precall.evaluate(y, scores, ties=ties, recall_grid=recall_grid,
                                       on_undefined=on_undefined, **common)
         except (ValueError, TypeError) as exc:
+            undefined = _undefined_classes(y, scores, w, classes, label) if on_undefined == "raise" else ""
+            if undefined:  # which class, and what to do, in the command's options
+                raise CliError(f"{name}: {undefined}, and --on-undefined raise makes that an error; leave "
+                               "them out of --class-columns, or choose --on-undefined warn, nan or zero") from None
             raise CliError(f"{name}: {exc}") from None
         except (OverflowError, ZeroDivisionError) as exc:
             raise CliError(f"{name}: {numeric_failure(exc, ())}") from None
@@ -341,6 +345,21 @@ def evaluate_classes(
     if ci is None:
         return report
     return multiclass_with_intervals(report, columns, ci=ci, on_undefined=on_undefined)
+
+
+def _undefined_classes(y: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, classes: list[str],
+                       label: str) -> str:
+    """The classes whose AP or ROC-AUC is undefined (no rows of the class; every row of it), in
+    words, or "" when there are none."""
+    positive = check_multi(y, scores, weights, classes).positive  # the rows of positive weight
+    of = " of positive weight" if weights is not None else ""
+    parts = []
+    for mask, what in ((~positive.any(axis=0), f"no rows{of} in column {label!r}: their AP and ROC-AUC are"),
+                       (positive.all(axis=0), f"every row{of} in column {label!r}: their ROC-AUC is")):
+        names = [c for c, bad in zip(classes, mask.tolist()) if bad]
+        if names:
+            parts.append(f"class(es) {', '.join(repr(str(c)) for c in names)} have {what} undefined")
+    return "; ".join(parts)
 
 
 def multiclass_with_intervals(report: MultiReport, columns: Columns, *, ci: CiOptions,
@@ -733,12 +752,15 @@ def _evaluate_multiclass(args: argparse.Namespace) -> int:
     methods = list(precall.AP_METHODS) if args.method is None else list(dict.fromkeys(args.method))
     path = args.file
     text = not (args.json or args.markdown or args.csv)
+    # text: the estimates first (flushed), then the intervals, which take longer; under
+    # --on-undefined raise every number first, so that an error comes before any output
+    stream = args.ci and text and on_undefined_arg(args) != "raise"
     report = evaluate_classes(
         columns, name=path, label=args.label, classes=classes, weight=args.weight,
         methods=methods, ties=args.ties, recall_grid=args.recall_grid, score_columns=score_columns,
-        ci=ci_options(args) if args.ci and not text else None, on_undefined=on_undefined_arg(args),
+        ci=ci_options(args) if args.ci and not stream else None, on_undefined=on_undefined_arg(args),
     )
-    if args.ci and text:  # the estimates first (flushed), then the intervals, which take longer
+    if stream:
         print_warnings(report)
         print(format_multiclass_text(report, digits=args.digits, wide=args.wide, top=args.top, full=args.full),
               flush=True)

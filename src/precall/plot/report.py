@@ -18,7 +18,6 @@ The numbers come from the public API (:func:`precall.evaluate`,
 
 from __future__ import annotations
 
-import functools
 import html
 import io
 import json
@@ -33,7 +32,7 @@ from .._core.conventions import CONVENTIONS
 from .._core.normal import p_text
 from .._core.text import fixed, threshold_text, threshold_texts
 from .._core.validate import AP_METHODS, check_allocation, check_number, check_probability
-from ..metrics import average_precision, evaluate, roc_auc
+from ..metrics import evaluate
 from ..table import ThresholdTable, threshold_table
 from . import visible
 
@@ -506,18 +505,16 @@ _AVERAGE_ROWS = (("macro", "macro"), ("weighted", "weighted"), ("micro", "micro"
 
 def _macro_intervals(y_true: Any, y_score: Any, *, sample_weight: Any, labels: Any, ties: str,
                      n_resamples: int, progress: Any) -> dict[str, Any]:
-    """The bootstrap intervals of the macro AP (step) and the macro one-vs-rest ROC-AUC
-    (:func:`precall.stats.bootstrap_cis`: one set of row resamples for both, percentile,
-    seed :data:`precall.stats.DEFAULT_SEED`); ``progress(fraction)``."""
-    metrics = {
-        "ap": functools.partial(average_precision, average="macro", labels=labels, ties=ties, on_undefined=0.0),
-        "roc": functools.partial(roc_auc, average="macro", labels=labels, on_undefined="nan"),
-    }
-    with warnings.catch_warnings():  # a resample without some class warns once per resample
-        warnings.simplefilter("ignore")
-        results = stats.bootstrap_cis(list(metrics.values()), y_true, y_score, sample_weight=sample_weight,
-                                      n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, progress=progress)
-    return dict(zip(metrics, results))
+    """The bootstrap intervals of the macro AP (step, ``"ap"``) and the macro one-vs-rest ROC-AUC
+    (``"roc"``), as ``precall evaluate --class-columns --ci`` computes them
+    (:func:`precall._slicing.class_intervals`: one set of row resamples for both, percentile, seed
+    :data:`precall.stats.DEFAULT_SEED`); a macro average with an undefined class has NaN bounds with
+    a warning naming the class (``"undefined"``: which and why, "" if none); ``progress(fraction)``."""
+    from .._slicing import class_intervals
+
+    got = class_intervals(y_true, y_score, sample_weight, labels=labels, methods=["step"], ties=ties,
+                          n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, progress=progress)
+    return {"ap": got.average_precision["step"], "roc": got.roc_auc, "undefined": got.undefined}
 
 
 def _class_curves(series: Any, result: Any, classes: list[str], rank_rows: int) -> list[dict[str, Any]]:
@@ -542,6 +539,29 @@ def _class_curves(series: Any, result: Any, classes: list[str], rank_rows: int) 
                    f"AUC {plot.value_text(result.roc_auc['macro'])})",
                    "curve": {k: _finite(x, y) for k, (x, y) in macro.items()}})
     return curves
+
+
+def _undefined_classes_note(classes: list[str], result: Any) -> str:
+    """What the multi-class report shows as undefined, and why: the classes without positives
+    (AP 0 and ROC-AUC NaN, as scikit-learn reports them) or without negatives (ROC-AUC NaN), the
+    averages that include them, and the macro ROC curve when no class has both; "" when none is."""
+    no_pos = [c for c, ev in zip(classes, result.per_class) if not ev.n_pos > 0]
+    no_neg = [c for c, ev in zip(classes, result.per_class) if ev.n_pos > 0 and not ev.n_neg > 0]
+    if not (no_pos or no_neg):
+        return ""
+
+    def named(names: list[str]) -> str:
+        return ("class " if len(names) == 1 else "classes ") + _e(", ".join(names))
+
+    parts = []
+    if no_pos:
+        parts.append(f"{named(no_pos)}: no positive sample, so AP and ROC-AUC are undefined (shown as AP 0 and "
+                     "ROC-AUC nan, as scikit-learn reports them; the averages include them)")
+    if no_neg:
+        parts.append(f"{named(no_neg)}: no negative sample, so ROC-AUC is undefined (nan)")
+    curve = ("" if len(no_pos) + len(no_neg) < len(classes) else
+             " No class has both positives and negatives, so the macro-average ROC curve is undefined too (not drawn).")
+    return f'<p class="note"><strong>Undefined:</strong> {"; ".join(parts)}.{curve}</p>'
 
 
 def _multiclass_report(
@@ -582,16 +602,13 @@ def _multiclass_report(
         warnings.warn(f"no intervals in the report: {n_rows} rows x {k} classes is more than {CI_MAX_CELLS:,} "
                       "cells; precall evaluate --class-columns ... --ci computes them", UserWarning, stacklevel=3)
     elif ci:
-        try:
-            intervals = _macro_intervals(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties,
-                                         n_resamples=n_resamples, progress=progress)
-        except ValueError as exc:  # e.g. a class without positives: its AP has no sampling distribution
-            ci_note = f'<p class="note"><strong>No intervals:</strong> {_e(exc)}.</p>'
-            warnings.warn(f"no intervals in the report: {exc}", UserWarning, stacklevel=3)
-    if intervals:
+        intervals = _macro_intervals(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties,
+                                     n_resamples=n_resamples, progress=progress)
+        undefined = intervals["undefined"]
         ci_note = (f'<p class="note">95% intervals of the macro averages: percentile bootstrap, {n_resamples} '
                    f"resamples of the rows (<code>precall.stats.bootstrap_ci</code>, seed {stats.DEFAULT_SEED}); also in the "
-                   "macro-average curves' legends. No bands are drawn for classes.</p>")
+                   "macro-average curves' legends. No bands are drawn for classes."
+                   + (f" <strong>Undefined:</strong> {_e(undefined)}." if undefined else "") + "</p>")
 
     header = ["class", *(["score column"] if columns else []), "support",
               *(f"AP {m}" for m in AP_METHODS), "ROC-AUC", *([f"pAUC FPR <= {max_fpr:g}"] if partial else []),
@@ -627,8 +644,12 @@ def _multiclass_report(
            "2001)" if "ovo" in result.roc_auc else "")
         + (f". The partial AUC (McClish) is per class: the library gives no {kind} average of it"
            if partial else "") + ".</p>")
-    legend_ci = {plot.MACRO: (intervals["ap"].low, intervals["ap"].high)} if intervals else None
-    roc_ci = {plot.MACRO: (intervals["roc"].low, intervals["roc"].high)} if intervals else None
+    undefined_note = _undefined_classes_note(classes, result)
+    # the legends quote the intervals that are defined
+    legend_ci = {plot.MACRO: (intervals["ap"].low, intervals["ap"].high)} \
+        if intervals and np.isfinite(intervals["ap"].low) else None
+    roc_ci = {plot.MACRO: (intervals["roc"].low, intervals["roc"].high)} \
+        if intervals and np.isfinite(intervals["roc"].low) else None
     pr_svg, roc_svg = _svgs(
         lambda ax: plot.pr_tables(series, per_class=True, micro=series.micro, macro=True, ax=ax, intervals=legend_ci),
         lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, micro=series.micro, macro=True, intervals=roc_ci))
@@ -654,6 +675,7 @@ def _multiclass_report(
         "<h2>Summary (per class and averaged)</h2>",
         _table(header, rows, css="classes" if columns else ""),
         table_note,
+        undefined_note,
         ci_note,
         _conventions(),
         _figures(pr_svg, roc_svg, interactive),

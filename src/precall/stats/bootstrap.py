@@ -165,10 +165,12 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any,
     if value.measure == "roc_auc":
         undefined |= multi.positive.all(axis=0)
     if undefined.any():
+        fix = ("leave those columns out of `y_true` and `y_score`" if multi.multilabel else
+               "leave those classes out of `labels` and their columns out of `y_score`")
         raise ValueError(
             f"the metric is undefined for class(es) {multi.classes[undefined].tolist()!r} "
             "of the data (no positives, or for ROC-AUC no negatives), so it cannot be "
-            "bootstrapped; leave those classes out of `labels`"
+            f"bootstrapped; {fix}"
         )
     columns = [rank(multi.scores[:, c], multi.positive[:, c], ties) for c in range(multi.scores.shape[1])]
 
@@ -180,13 +182,35 @@ def _counted(metric: _Metric, y_true: Any, y_score: Any, weight: Any,
     return _Counted(columns, averaged, ties, tuple(multi.classes.tolist()))
 
 
-def _call(metric: _Metric, y_true: Any, y_score: Any, weight: Any) -> float:
+def _replicate_value(value: Metric, multi: bool) -> Metric:
+    """The metric each replicate (and each jackknife subsample) computes, without warnings.
+
+    A value undefined on a replicate is NaN: the replicate is left out of the interval and
+    counted in ``n_degenerate`` (a resample that lost a class the metric needs).  The rows of
+    ``average="samples"`` (``multi``: multi-class or multi-label input) are the exception: a
+    sample without a relevant label (for ROC-AUC also one with every label relevant) is
+    undefined by its own row, whatever the resample, and the estimate scores it by the metric's
+    policy (by default scikit-learn's value: AP 0, ROC-AUC NaN), so every replicate scores it the
+    same way: the value the policy gives it, without the warning."""
+    if not (multi and value.average == "samples"):
+        return value.with_policy("nan")
+    policy = value.on_undefined
+    if policy == "warn":  # the value the warning comes with (metrics.score's samples rule)
+        policy = float("nan") if value.measure == "roc_auc" else 0.0
+    if policy == "raise" or (isinstance(policy, float) and math.isnan(policy)):
+        policy = "nan"  # "raise": the estimate raised already wherever a sample is undefined
+    return value.with_policy(policy)
+
+
+def _call(metric: _Metric, y_true: Any, y_score: Any, weight: Any, replicate: Metric | None = None) -> float:
+    """The metric on one resample (``replicate``: the metric value it computes,
+    :func:`_replicate_value`; NaN where it is undefined on the resample)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if metric.value is not None:  # undefined on a replicate: degenerate
-                value = metrics.score(metric.value.with_policy("nan"), y_true, y_score, sample_weight=weight,
-                                      **metric.data)
+                value = metrics.score(metric.value.with_policy("nan") if replicate is None else replicate,
+                                      y_true, y_score, sample_weight=weight, **metric.data)
             else:
                 kwargs = dict(metric.options)
                 if weight is not None:
@@ -245,6 +269,10 @@ class _Evaluator:
         self.y_score = rows.take(y_score)
         self.counted = _counted(metric, rows.y_true, self.y_score, rows.weight,
                                 rank_column if rank is None else rank)
+        self.replicate: Metric | None = None
+        if metric.value is not None and self.counted is None:
+            multi = is_multi(rows.y_true, self.y_score, metric.data.get("labels"))
+            self.replicate = _replicate_value(metric.value, multi)
 
     def counted_values(self, steps: list[Steps]) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -256,7 +284,8 @@ class _Evaluator:
         out = np.empty(draws.m)
         for i, rows in enumerate(draws.rows()):
             rows = np.sort(rows)  # the drawn rows, in input order
-            out[i] = _call(self.metric, self.rows.y_true[rows], self.y_score[rows], None if w is None else w[rows])
+            out[i] = _call(self.metric, self.rows.y_true[rows], self.y_score[rows], None if w is None else w[rows],
+                           self.replicate)
         return out
 
     def called_left_out(self, members: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -268,7 +297,8 @@ class _Evaluator:
             keep = np.ones(self.rows.n, dtype=bool)
             keep[members[start : start + size]] = False
             start += size
-            out[g] = _call(self.metric, self.rows.y_true[keep], self.y_score[keep], None if w is None else w[keep])
+            out[g] = _call(self.metric, self.rows.y_true[keep], self.y_score[keep], None if w is None else w[keep],
+                           self.replicate)
         return out
 
 
@@ -351,6 +381,19 @@ def _undefined_bounds(metrics: list[_Metric], groups: list[list[_Evaluator]], po
     return out
 
 
+def _degenerate_reason(metric: _Metric, rows: _Rows) -> str:
+    """Why a replicate of ``metric`` can be undefined, and what helps, in words."""
+    help_ = ("stratified=True keeps every class's count" if rows.y_true.ndim == 1 and rows.strata is None
+             else "more data helps")
+    if metric.value is None:
+        return f"the metric returned NaN or raised a ValueError on the others: {help_}"
+    needs = "a positive and a negative" if metric.value.measure == "roc_auc" else "a positive"
+    if rows.y_true.ndim != 1:  # multi-label rows: resampled without strata
+        return (f"the others lack a class the metric needs ({needs} in a label column; multi-label rows are "
+                "resampled without strata): more data helps")
+    return f"the others lack a class the metric needs ({needs}): {help_}"
+
+
 def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) -> float:
     if metric.value is not None:
         value = np.asarray(metrics.score(metric.value, y_true, y_score, sample_weight=sample_weight,
@@ -366,20 +409,49 @@ def _estimate(metric: _Metric, y_true: Any, y_score: Any, sample_weight: Any) ->
             f"{value.shape} (average=None gives per-class values: bootstrap a scalar average)"
         )
     undefined = bool(np.isnan(value))
-    if (not undefined and metric.value is not None and metric.value.on_undefined != "nan"
-            and not is_multi(y_true, y_score, metric.data.get("labels"))):  # classes: named when counted
-        # replicates are computed with on_undefined="nan": a value the policy filled in
-        # (AP 0 without positives) is undefined on every resample as well
+    value_ = metric.value
+    if value_ is None:
+        if undefined:
+            raise ValueError(f"{metric.name} is undefined on the input (it returned NaN), so it cannot be "
+                             "bootstrapped")
+        return float(value)
+    multi = is_multi(y_true, y_score, metric.data.get("labels"))
+    samples = multi and value_.average == "samples"  # replicates fill undefined samples as the estimate
+    per_class = multi and value_.average in ("macro", "weighted") and value_.multi_class == "ovr"
+    if not undefined and value_.on_undefined != "nan" and not per_class and not samples:  # classes: named
+        # when counted; a value the policy filled in (AP 0 without positives) is undefined on
+        # every resample as well (the replicates' rule, _replicate_value)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            undefined = bool(np.isnan(metrics.score(metric.value.with_policy("nan"), y_true, y_score,
+            undefined = bool(np.isnan(metrics.score(_replicate_value(value_, multi), y_true, y_score,
                                                     sample_weight=sample_weight, **metric.data)))
     if undefined:
+        if samples:
+            raise ValueError(_undefined_samples(metric.name, value_, y_true, y_score, sample_weight,
+                                                metric.data.get("labels")))
         raise ValueError(
             f"{metric.name} is undefined on the input (no positive or no negative samples), so it "
             "cannot be bootstrapped"
         )
     return float(value)
+
+
+def _undefined_samples(name: str, value: Metric, y_true: Any, y_score: Any, sample_weight: Any,
+                       labels: Any) -> str:
+    """Why an ``average="samples"`` estimate is undefined: its undefined samples, which the
+    metric's policy leaves NaN."""
+    positive = check_multi(y_true, y_score, sample_weight, labels).positive  # rows of positive weight
+    bad = ~positive.any(axis=1)
+    what, example = "no relevant label", "0.0"
+    if value.measure == "roc_auc":
+        bad |= positive.all(axis=1)
+        what, example = "no relevant label or every label relevant", "0.5"
+    default = "'warn' (NaN for ROC-AUC, as scikit-learn)" if value.on_undefined == "warn" else repr(
+        value.on_undefined)
+    return (f"{name} with average='samples' is undefined on the input: {int(bad.sum())} of {bad.size} "
+            f"samples have {what}, and the metric's on_undefined={default} makes their values NaN, so it "
+            "cannot be bootstrapped; give the metric a number for those samples (e.g. precall.metric("
+            f"'{value.measure}', average='samples', on_undefined={example})), which every replicate gives them too")
 
 
 _BCA_UNDEFINED = (
@@ -395,16 +467,17 @@ def _percentile_of_score(values: np.ndarray, score: float) -> float:
 
 def _interval(
     estimate: float, replicates: np.ndarray, jackknife: np.ndarray | None, level: float, method: str,
-    name: str = "the metric", policy: Any = "warn",
+    name: str = "the metric", policy: Any = "warn", degenerate: str = "",
 ) -> tuple[float, float, float | None, float | None]:
     """Bounds (and BCa's z0 and a) from the finite replicates; an undefined BCa interval
     (every replicate on one side of the estimate, or no defined jackknife value) has the
-    bounds of the ``on_undefined`` ``policy``."""
+    bounds of the ``on_undefined`` ``policy``.  ``degenerate``: why a replicate can be
+    undefined, and what helps (:func:`_degenerate_reason`), for the error of too few."""
     finite = replicates[~np.isnan(replicates)]
     if finite.size < 2:
         raise ValueError(
-            f"only {finite.size} of {replicates.size} resamples gave a defined value (a class "
-            "missing from the others); stratified=True keeps every class's count, else more data helps"
+            f"only {finite.size} of {replicates.size} resamples gave a defined value of {name}"
+            + (f" ({degenerate})" if degenerate else "")
         )
     alpha = (1 - level) / 2
     if method == "percentile":
@@ -769,7 +842,8 @@ def bootstrap_cis(
         bound = undefined_bounds[k]
         if bound is None:
             jack = drawn.jackknife[k] if drawn.jackknife is not None else None
-            low, high, z0, a = _interval(estimate, replicates, jack, level, method, m.name, policy)
+            low, high, z0, a = _interval(estimate, replicates, jack, level, method, m.name, policy,
+                                         _degenerate_reason(m, rows))
             se = float(np.std(finite, ddof=1))
         else:  # a class of one row: the replicates cannot show its variation
             low, high, z0, a, se = bound, bound, None, None, float("nan")
@@ -881,7 +955,13 @@ def bootstrap_ci(
         BCa interval that is undefined (every replicate on one side of the
         estimate).  The estimate and the replicates are kept.  A metric
         undefined on the data itself (no positives) raises a ``ValueError``
-        whatever the policy: there is nothing to resample.
+        whatever the policy: there is nothing to resample.  A replicate on
+        which the metric is undefined (a resample without some class) is
+        left out and counted in ``n_degenerate``; but with
+        ``average="samples"`` a sample without a relevant label is undefined
+        by its own row, so every replicate gives it the value the estimate
+        gives it (the metric's own ``on_undefined``: by default AP 0, as
+        scikit-learn's samples average).
 
     Returns
     -------
@@ -995,7 +1075,8 @@ def bootstrap_tests(
         bound = undefined_bounds[k]
         resolution: float | None
         if bound is None:
-            low, high, z0, a = _interval(difference, diffs, jack, level, method, m.name, policy)
+            low, high, z0, a = _interval(difference, diffs, jack, level, method, m.name, policy,
+                                         _degenerate_reason(m, rows))
             sd = float(np.std(finite, ddof=1))
             z = _z_statistic(difference, sd)
             p, resolution = interval_p_value(diffs, z0, a, method)
