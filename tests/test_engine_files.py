@@ -6,7 +6,9 @@ The files (``tests/data/engine_files``) are an audit's: each one ``--engine dask
 otherwise than the readers (a repeated column, a boolean or a string as a score, an empty line
 between rows, a missing key or a null read as NaN with a partition's index, ``1_000`` and
 full-width digits failing inside pandas, a label ``"1.0"`` or ``true`` beside JSON numbers merged
-with ``1``, in the labels or a ``--by`` column), and the checks that need the whole file (no
+with ``1``, in the labels or a ``--by`` column; an integer beyond 64 bits in a label, a ``--by``
+column or an unused key, which pandas' JSON parser refuses, and an unused key of another type in a
+later block, which dask refused as another block type), and the checks that need the whole file (no
 data rows, every weight zero), which ``--stream`` and ``--engine dask`` said in their own words.
 """
 
@@ -32,6 +34,10 @@ FILES = {  # file: extra options
     "missing_key.jsonl": [], "lab_mixed_10.jsonl": [], "lab_bool_int.jsonl": ["--pos-label", "1"],
     "null_score.parquet": [], "slices_mixed.jsonl": ["--by", "g"],
     "types_by_partition.jsonl": ["--pos-label", "true", "--by", "g"],
+    # integers beyond 64 bits (pandas: "Value is too big!"): a label, slice values, an unused key of
+    # several types (the readers read only the columns asked for)
+    "big_label.jsonl": ["--pos-label", "100000000000000000000"], "big_by.jsonl": ["--by", "g"],
+    "big_unused.jsonl": [],
     # the checks that need every row: the in-memory reader's messages on every engine
     "header_only.csv": [], "empty.jsonl": [], "zero_weights.csv": ["--weight", "w"],
 }

@@ -273,8 +273,8 @@ def test_cli_engine_spark(spark, tmp_path):
     assert "voc2007" in text and "ROC-AUC" in text
     spark.createDataFrame([(1, 0.9), (0, 0.1)], ["y", "s"]).createOrReplaceTempView("precall_scores")
     assert "ROC-AUC" in _run_cli(main, ["precall_scores", "--label", "y", "--score", "s", "--engine", "spark"])
-    for argv, words in [
-        ([str(path), "--label", "y", "--score", "nope", "--engine", "spark"], "`score` must name a column"),
+    for argv, words in [  # a file's column: the readers' message, as in memory
+        ([str(path), "--label", "y", "--score", "nope", "--engine", "spark"], "no column 'nope' (given by --score)"),
         (["no/such/dir/x.parquet", "--label", "y", "--score", "s", "--engine", "spark"], "no such file"),
         ([str(path), "--label", "y", "--score", "s", "--master", "local[1]"], "--master goes with --engine spark"),
     ]:
@@ -312,7 +312,7 @@ def test_cli_engine_spark_refuses_an_integer_beyond_2_53_as_the_readers_do(spark
     assert "precall_big: column 's': the score 9007199254740993 is an integer beyond 2**53" in err, err
 
 
-def _run_cli(main, argv, code=0):
+def _run_cli(main, argv, code=0, both=False):
     import contextlib
     import io
 
@@ -320,6 +320,8 @@ def _run_cli(main, argv, code=0):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         got = main(["evaluate", *argv])
     assert got == code, err.getvalue()
+    if both:  # what the command prints and what it says on stderr (its warnings)
+        return out.getvalue(), err.getvalue()
     return out.getvalue() if code == 0 else err.getvalue()
 
 
@@ -465,6 +467,56 @@ def test_cli_engine_spark_by(sliced, tmp_path):
     ]:
         err = _run_cli(main, argv, code=2)
         assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_cli_engine_spark_reads_slice_values_and_labels_by_the_readers_rules(spark, tmp_path):
+    """``--engine spark`` names slice values and reads labels as the readers do, so its output is the
+    in-memory one: a text the readers read as missing (``NA``, ``None``, ``NaN``, ``nan``, ``N/A``, empty,
+    spaces) is the slice ``(missing)``, as a null, a float NaN (float64 or float32) and a null date are;
+    values of one text (``" fr "`` and ``"fr"``) are one slice, and labels of one text (``" 1"`` and
+    ``"1"``) one label (Spark used to keep each text its own slice and count ``" 1"`` as a negative); a
+    label the readers read as missing (``NA``, a NaN, a null) is refused with the readers' line."""
+    import datetime
+
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from precall.cli import main
+
+    n = 240
+    rng = np.random.default_rng(8)
+
+    def cycle(values):
+        return [values[i % len(values)] for i in range(n)]
+
+    path = tmp_path / "texts.parquet"
+    pq.write_table(pa.table({
+        "y": pa.array(cycle(["1", "0", " 1", "0 "])), "p": np.round(rng.random(n), 2),
+        "s": pa.array(cycle(["fr", "NaN", "None", "NA", None, " fr ", "", "nan", "N/A", "  ", "de"])),
+        "f": pa.array(cycle([1.5, float("nan"), None, 1e300, -0.0, 0.0, 2.0])),
+        "f32": pa.array(cycle([0.1, float("nan"), None, 2.5, 7.0]), type=pa.float32()),
+        "d": pa.array(cycle([datetime.date(2020, 1, 2), None, datetime.date(1999, 12, 31)]), type=pa.date32()),
+    }), path)
+    common = [str(path), "--label", "y", "--score", "p"]
+    for extra in (["--by", "s", "--csv"], ["--by", "f,f32,d", "--json"], ["--json"]):
+        mem, said = _run_cli(main, [*common, *extra], both=True)
+        assert _run_cli(main, [*common, *extra, "--engine", "spark"], both=True) == (mem, said), extra
+        if extra[:2] == ["--by", "s"]:  # the slices of memory: de, fr (" fr " too) and (missing)
+            assert [line.split(",")[1:3] for line in mem.splitlines()[2:]] == [
+                ["de", "21"], ["fr", "44"], ["(missing)", "175"]], mem
+    assert json.loads(mem)["input"]["label_counts"] == {"0": 120, "1": 120}  # " 1" is the label 1
+    zeros = tmp_path / "zeros.parquet"  # -0.0 and 0.0: one label (Arrow's value counts keep them apart)
+    pq.write_table(pa.table({"y": pa.array(cycle([1.0, 0.0, -0.0])), "p": np.round(rng.random(n), 2)}), zeros)
+    mem = _run_cli(main, [str(zeros), "--label", "y", "--score", "p", "--json"])
+    assert _run_cli(main, [str(zeros), "--label", "y", "--score", "p", "--json", "--engine", "spark"]) == mem
+    assert json.loads(mem)["input"]["label_counts"] == {"0": 160, "1": 80}
+    for labels in (["1", "0", "NA"], [1.0, 0.0, float("nan")], [1, 0, None]):
+        bad = tmp_path / f"labels_{len(str(labels))}.parquet"
+        pq.write_table(pa.table({"y": pa.array(cycle(labels)), "p": np.round(rng.random(n), 2)}), bad)
+        argv = [str(bad), "--label", "y", "--score", "p"]
+        memory = _run_cli(main, argv, code=2)
+        assert _run_cli(main, [*argv, "--engine", "spark"], code=2) == memory and "row 3, column 'y'" in memory, \
+            memory
 
 
 SCORE_BY_CASES = [  # (partitions, weighted, AP convention, max_fpr, by)

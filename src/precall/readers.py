@@ -116,7 +116,7 @@ import numpy as np
 from ._core.jsonshape import MAX_JSON_DEPTH, JsonShape as _JsonShape
 
 __all__ = ["Columns", "InputError", "Labels", "MISSING_LABELS", "SliceColumn", "column_names", "default_delimiter",
-           "file_format", "iter_file", "label_counts", "label_text", "read_arrow", "read_delimited",
+           "file_format", "iter_file", "label_counts", "label_problem", "label_text", "read_arrow", "read_delimited",
            "read_file", "slice_text"]
 
 ScoreColumns = Sequence[tuple[str, str]]  # (column, the option that named it)
@@ -572,6 +572,13 @@ def _label_problem(text: str, classes: set[str]) -> str | None:
     except UnicodeEncodeError:
         return f"the label {_clip(text)} is not valid Unicode text (a lone surrogate escape)"
     return None
+
+
+def label_problem(text: str) -> str | None:
+    """Why a label's text (:func:`label_text`) cannot be a label of binary input, or None: missing
+    (empty, a NaN, :data:`MISSING_LABELS`) or not valid Unicode; the readers' rule, for the engines
+    that read a column otherwise (Spark, dask on a remote file)."""
+    return _label_problem(text, set())
 
 
 def label_text(value: Any) -> str:

@@ -7,6 +7,7 @@ import contextlib
 import gc
 import dataclasses
 import functools
+import math
 import os
 import re
 import sys
@@ -18,7 +19,7 @@ import numpy as np
 
 import precall
 from precall import readers
-from precall._slicing import coded_accumulator, with_values
+from precall._slicing import coded_accumulator
 from precall.readers import Columns, iter_file, label_counts, label_text, slice_text
 
 from ._common import CliError, cli_spelling, resolve_pos_label
@@ -289,7 +290,8 @@ def _dask_failure(args: argparse.Namespace, by: Sequence[str], exc: BaseExceptio
     if found is not None:  # raised here, not in the handler: the reader and its threads are released first
         return CliError(found)
     message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-    return CliError(f"{args.file}: {_first_line(message)}")
+    _, wrapped, original = str(message).partition("\nOriginal Message: ")  # dask's wrapping of its backend's error
+    return CliError(f"{args.file}: {_first_line(original if wrapped else message)}")
 
 
 def _located(args: argparse.Namespace, by: Sequence[str]) -> str | None:
@@ -345,7 +347,7 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
     counts: Counter[str] = Counter()
     texts = {}
     for value, n in raw.items():  # the readers' rule for a missing label
-        if pandas.isna(value) or (isinstance(value, str) and value in readers.MISSING_LABELS):
+        if pandas.isna(value) or readers.label_problem(label_text(value)) is not None:
             raise _dask_failure(args, by, ValueError(f"column {args.label!r}: {n} rows have no label ({value!r}); "
                                                      "fill or drop them"))
         texts[value] = label_text(value)
@@ -363,14 +365,35 @@ def _dask_labels(args: argparse.Namespace, pandas: Any, frame: Any,
 
 def _json_block(stream: Any, *, labels: list[str], numbers: list[str], text: bool, **kw: Any) -> Any:
     """A block of JSON Lines read by pandas (``pandas.read_json``, ``kw``), its columns typed the
-    same in every block, as dask requires: the label and ``--by`` columns as objects, a column of
-    several JSON types or of booleans as the readers' texts (:func:`precall.readers.label_text`;
-    missing values, None and NaN, kept), as Python compares ``True == 1`` where the readers do
-    not; the score and weight columns as float64, text by Python's ``float`` only with ``text``
-    (a file the readers accepted), anything else (strings, booleans) refused naming the column."""
+    same in every block, as dask requires: only the columns read (label, ``--by``, score, weight;
+    other keys may hold anything in any line, as the readers allow, so a key of another type in a
+    later block is not a block of another type), the label and ``--by`` columns as objects, a column
+    of several JSON types or of booleans as the readers' texts (:func:`precall.readers.label_text`;
+    missing values, None and NaN, kept), as Python compares ``True == 1`` where the readers do not;
+    the score and weight columns as float64, text by Python's ``float`` only with ``text`` (a file
+    the readers accepted), anything else (strings, booleans) refused naming the column.  A block
+    with an integer pandas' parser cannot hold (beyond 64 bits: "Value is too big!") is read by
+    Python's :mod:`json` instead (:func:`_json_records`), as the readers read it: exact integers."""
+    import io
+
     import pandas
 
-    frame = pandas.read_json(stream, **kw)
+    data = stream.read()
+    wanted = list(dict.fromkeys([*labels, *numbers]))
+    try:
+        frame = pandas.read_json(io.StringIO(data), **kw)
+        keys = list(frame.columns)
+    except ValueError as exc:
+        if not str(exc).startswith(("Value is too big", "Value is too small")):
+            raise
+        read = _json_records(data, wanted, numbers)
+        if read is None:
+            raise
+        frame, keys = read
+    absent = [c for c in wanted if c not in frame.columns]
+    if absent and len(frame):  # in no line of the block: a partition without the column
+        raise ValueError(f"no column {absent[0]!r}; the columns are {keys}")
+    frame = frame[[c for c in wanted if c in frame.columns]]
     for name in labels:
         if name in frame.columns:
             column = frame[name]
@@ -387,6 +410,47 @@ def _json_block(stream: Any, *, labels: list[str], numbers: list[str], text: boo
                                  "local copy names the first one's line")
             frame[name] = values
     return frame
+
+
+def _json_records(data: str, wanted: list[str], numbers: list[str]) -> tuple[Any, list[str]] | None:
+    """A block of JSON Lines read line by line by Python's :mod:`json` (integers of any size exact,
+    as the readers read them): the ``wanted`` columns that some line holds, typed as pandas types
+    them (a column of numbers, not booleans, as float64 when it is a score or weight column, an
+    integer beyond a float64 as infinity, which the validators refuse; every other column as
+    objects, JSON null or a missing key as None), and every key of the block in order.  None when
+    a line is not a JSON object: pandas' error stands."""
+    import json
+
+    import pandas
+
+    rows = []
+    for line in data.split("\n"):
+        if not line.strip(" \t\r"):
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(row, dict):
+            return None
+        rows.append(row)
+    frame = pandas.DataFrame(index=pandas.RangeIndex(len(rows)))
+    for name in wanted:
+        if not any(name in row for row in rows):
+            continue
+        values = [row.get(name) for row in rows]
+        if name in numbers and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            frame[name] = np.array([_float(v) for v in values], dtype=np.float64)
+        else:
+            frame[name] = pandas.Series(values, index=frame.index, dtype=object)
+    return frame, list(dict.fromkeys(key for row in rows for key in row))
+
+
+def _float(value: int | float) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond a float64
+        return math.inf if value > 0 else -math.inf
 
 
 def _floats(column: Any, text: bool) -> np.ndarray | None:
@@ -548,19 +612,24 @@ def _spark_input(args: argparse.Namespace) -> tuple[Any, Any, str]:
     return (PySparkException, SparkSession, pspark), is_file, path
 
 
-def _spark_frame(spark: Any, pspark: Any, errors: Any, args: argparse.Namespace,
-                 is_file: bool) -> tuple[Any, Any, Counter[str], str, Any]:
+def _spark_frame(spark: Any, pspark: Any, errors: Any, args: argparse.Namespace, is_file: bool,
+                 by: Sequence[str] = ()) -> tuple[Any, Any, Counter[str], str, Any]:
     """The DataFrame, its scan (every row checked), the label counts as text, the positive label
-    as text (the readers' rule) and as the column's value."""
+    as text (the readers' rule) and as the column's value.  The labels follow the readers' rules:
+    a label whose text is missing (``NA``, ``None``, ``nan``, empty: :data:`precall.readers.MISSING_LABELS`)
+    is refused, and values of one text (``" 1"`` and ``"1"``) are one label: the frame's label
+    column then holds one value for the positive label's texts.  A refusal of a local file is the
+    readers' message (its row and column), as in memory."""
     path = args.file
     try:
         frame = spark.read.parquet(path) if is_file else spark.table(path)
         scanned = pspark.scan(frame, args.label, args.score[0], weight=args.weight)
         large = _spark_large_integer(frame, args)
     except (ValueError, TypeError, errors) as exc:
-        raise CliError(f"{path}: {_first_line(exc)}") from None
+        found = _located(args, by) if is_file else None  # the readers' words: row and column
+        raise CliError(found or f"{path}: {_first_line(exc)}") from None
     if large is not None:  # the readers' rule (they read scores as float64), as every engine applies it
-        found = _located(args, ()) if is_file else None
+        found = _located(args, by) if is_file else None
         name, what, value = large
         raise CliError(found or f"{path}: column {name!r}: {readers.beyond_message(what, value)}")
     counts: Counter[str] = Counter()
@@ -568,8 +637,22 @@ def _spark_frame(spark: Any, pspark: Any, errors: Any, args: argparse.Namespace,
     for value, n in scanned.label_counts.items():
         texts[value] = label_text(value)
         counts[texts[value]] += int(n)
+    for value, text in texts.items():  # the readers' rule for a missing label
+        problem = readers.label_problem(text)
+        if problem is not None:
+            found = _located(args, by) if is_file else None
+            raise CliError(found or f"{path}: column {args.label!r}: {problem}")
     positive = resolve_pos_label(counts, _given_positive(args), args.label, path)
-    return frame, scanned, counts, positive, next(v for v, text in texts.items() if text == positive)
+    values = [v for v, text in texts.items() if text == positive]
+    if len(values) > 1:  # one label to the readers: the positive rows by one value of the column
+        from pyspark.sql import functions as F
+
+        column = F.col("`" + args.label.replace("`", "``") + "`")
+        frame = frame.withColumn(args.label, F.when(column.isin(values), F.lit(values[0])).otherwise(column))
+        merged = Counter({v: n for v, n in scanned.label_counts.items() if v not in values[1:]})
+        merged[values[0]] = sum(scanned.label_counts[v] for v in values)
+        scanned = dataclasses.replace(scanned, label_counts=dict(merged))
+    return frame, scanned, counts, positive, values[0]
 
 
 def _spark_large_integer(frame: Any, args: argparse.Namespace) -> tuple[str, str, int] | None:
@@ -606,30 +689,24 @@ def evaluate_spark(args: argparse.Namespace) -> tuple[Evaluations, Counter[str],
     return (evaluation, tuple(zip(prevalences, at))), counts, positive
 
 
-def evaluate_spark_slices(args: argparse.Namespace, by: list[str],
-                          on_undefined: Any) -> tuple[dict[str, Any], precall.SlicedEvaluation, list[str]]:
-    """``--engine spark --by``: :func:`precall.spark.evaluate` with ``by=``, its slices named by
-    the column values as text (as the readers give them: :func:`precall.readers.label_text`): the
-    input as ``evaluate --by`` describes it, the result and the warnings."""
+def spark_slices(args: argparse.Namespace, by: list[str]) -> SlicedInput:
+    """``--engine spark --by``: one :class:`precall.SlicedAccumulator` per partition, merged on the
+    executors (``precall.spark``'s ``by=``), its slices renamed from the column values to the
+    in-memory route's codes of their texts (:func:`precall.readers.slice_text`: a missing text
+    such as ``NA``, ``None`` or ``NaN`` is the slice ``(missing)``, values of one text are one
+    slice), as ``--stream`` and ``--engine dask`` do: the same slices and numbers as in memory."""
+    from precall.scale import spark as spark_engine
+
     (errors, session, pspark), is_file, path = _spark_input(args)
     with _spark_session(session, args.master) as spark:
-        frame, _, counts, positive, value = _spark_frame(spark, pspark, errors, args, is_file)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                result = pspark.evaluate(frame, args.label, args.score[0], weight=args.weight, pos_label=value,
-                                         recall_grid=args.recall_grid, on_undefined=on_undefined, by=by,
-                                         min_support=args.min_support)
-            except (ValueError, TypeError, errors) as exc:
-                raise CliError(f"{path}: {cli_spelling(_first_line(exc))}") from None
-    values = [sorted({label_text(k[j]) for k in result.keys if k[j] is not None}) for j in range(len(by))]
-    at = [{text: i for i, text in enumerate(v)} for v in values]
-    coded_result = dataclasses.replace(result, keys=tuple(tuple(
-        None if v is None else at[j][label_text(v)] for j, v in enumerate(k)) for k in result.keys))
-    source = {"file": path, "n_rows": sum(counts.values()), "label_column": args.label, "score_column": args.score[0],
-              "weight_column": args.weight, "pos_label": positive}
-    return source, with_values(coded_result, values), list(dict.fromkeys(
-        str(w.message) for w in caught if not issubclass(w.category, (DeprecationWarning, FutureWarning))))
+        frame, scanned, counts, positive, value = _spark_frame(spark, pspark, errors, args, is_file, by)
+        try:
+            acc = spark_engine._accumulate_by(frame, args.label, args.score[0], args.weight, by, value,
+                                              scanned=scanned)
+        except (ValueError, TypeError, errors) as exc:
+            raise CliError(f"{path}: {cli_spelling(_first_line(exc))}") from None
+    return SlicedInput(*coded_accumulator(acc, lambda j, v: slice_text(v.item() if isinstance(v, np.generic) else v)),
+                       counts, positive)
 
 
 #: ``--engine spark --ci`` brings at most this many rows to the driver (about 17 bytes a row)
@@ -662,6 +739,17 @@ def read_spark(args: argparse.Namespace, names: list[str], by: Sequence[str] = (
 
 @contextlib.contextmanager
 def _spark_session(builder_class: Any, master: str | None) -> Iterator[Any]:
+    """:func:`_session`, pyspark's own future and deprecation warnings (about its environment, such as
+    pandas' version: not about the data) not printed, as the in-memory command prints none."""
+    with warnings.catch_warnings():
+        for category in (FutureWarning, DeprecationWarning):
+            warnings.filterwarnings("ignore", category=category, module="pyspark")
+        with _session(builder_class, master) as spark:
+            yield spark
+
+
+@contextlib.contextmanager
+def _session(builder_class: Any, master: str | None) -> Iterator[Any]:
     """The active Spark session, or a new one (``--master``, default ``local[*]``) stopped at the end."""
     active = builder_class.getActiveSession()
     if active is not None:

@@ -41,9 +41,9 @@ from ._engines import (
     dask_slices,
     evaluate_dask,
     evaluate_spark,
-    evaluate_spark_slices,
     evaluate_stream,
     read_spark,
+    spark_slices,
     stream_slices,
 )
 from ._format import (WIDTH, counted, data_stream, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval,
@@ -52,7 +52,6 @@ from ._format import (WIDTH, counted, data_stream, describe, fit, fmt, fmt_cell,
 from ._inputs import read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
-    SliceReport,
     accumulated_evaluation,
     add_slice_options,
     by_columns,
@@ -659,8 +658,8 @@ def _estimates_then_intervals(args: argparse.Namespace, columns: Columns, score:
 
 
 def _evaluate_slices(args: argparse.Namespace) -> int:
-    """``--by``: every number per slice (one :func:`precall.evaluate` with ``by=``; ``--stream`` and
-    ``--engine dask``: one :class:`precall.SlicedAccumulator`, the same numbers), the worst and best
+    """``--by``: every number per slice (one :func:`precall.evaluate` with ``by=``; ``--stream``,
+    ``--engine dask`` and ``spark``: one :class:`precall.SlicedAccumulator`, the same numbers), the worst and best
     ``--top`` slices as a table, every slice with ``--full``, ``--json`` or ``--csv``."""
     engine = "--stream" if args.engine == "stream" else f"--engine {args.engine}"
     accumulated = args.engine in ("stream", "dask")
@@ -684,10 +683,9 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
                        + ("weighted intervals" if args.weight else f"--ci-method {args.ci_method}"))
     by = by_columns(args.by)
     columns = tables = None
-    if args.engine == "spark" and not args.ci:  # every slice from the executors' merged accumulators
-        report = SliceReport(*evaluate_spark_slices(args, by, on_undefined_arg(args)))
-    elif accumulated:  # one exact accumulator per slice, keyed as in memory: the same numbers
-        got = (stream_slices if args.engine == "stream" else dask_slices)(args, by)
+    if accumulated or (args.engine == "spark" and not args.ci):  # one exact accumulator per slice, keyed as
+        # in memory (the values' texts by the readers' rules): the same numbers; Spark's merged on the executors
+        got = {"stream": stream_slices, "dask": dask_slices, "spark": spark_slices}[args.engine](args, by)
         if args.ci and len(got.counts) != 2:
             raise CliError(f"{args.file}: column {args.label!r}: --ci with {engine} --by needs two labels (the "
                            f"bootstrap's strata); got {len(got.counts)}: evaluate in memory (drop {engine})")

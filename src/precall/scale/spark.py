@@ -224,10 +224,12 @@ def _scan_partition(batches: Iterator[Any], weighted: bool) -> Iterator[Any]:
     pid, n, parts = _partition_id(), 0, []
     for batch in batches:
         error = _check_batch(batch, weighted, n) if batch.num_rows else None
-        labels, v, c = {}, np.zeros(0), np.zeros(0, dtype=np.int64)
+        labels: Counter[Any] = Counter()
+        v, c = np.zeros(0), np.zeros(0, dtype=np.int64)
         if error is None and batch.num_rows:
             vc = pc.value_counts(batch.column(0))
-            labels = dict(zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist()))
+            for value, count in zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist()):
+                labels[value] += count  # Arrow counts -0.0 apart from 0.0, one label to Python (and Spark)
             s = batch.column(1).to_numpy(zero_copy_only=False)
             if weighted:  # zero-weight rows are set aside, as in memory
                 s = s[batch.column(2).to_numpy(zero_copy_only=False) > 0]
@@ -586,13 +588,14 @@ def _merge_sliced(batches: Iterator[Any]) -> Iterator[Any]:
 
 
 def _accumulate_by(df: Any, label: str, score: str, weight: str | None, by: Any, pos_label: Any,
-                   rule: str = "strict") -> SlicedAccumulator:
-    """The rows of ``df`` as one :class:`SlicedAccumulator`: pass 1 (:func:`scan`: every row
-    checked, the positive label), then one accumulator per partition, merged on the executors
-    into at most ``_FAN_IN`` payloads and those on the driver."""
+                   rule: str = "strict", scanned: Scan | None = None) -> SlicedAccumulator:
+    """The rows of ``df`` as one :class:`SlicedAccumulator` keyed by the ``by`` columns' values:
+    pass 1 (:func:`scan`: every row checked, the positive label; not run again when ``scanned``
+    is given), then one accumulator per partition, merged on the executors into at most
+    ``_FAN_IN`` payloads and those on the driver."""
     columns = _columns(df, label, score, weight)
     names = _by_names(df, by)
-    info = scan(df, label, score, weight=weight)
+    info = scan(df, label, score, weight=weight) if scanned is None else scanned
     if info.n_rows == 0:
         raise ValueError("`df` must not be empty; got 0 rows")
     positive = info.positive(pos_label, rule)
