@@ -157,14 +157,14 @@ def test_binned_bounds_always_contain_the_exact_value(data, n_bins, weighted, ti
     acc = precall.Accumulator(bins=n_bins, score_range=(-3, 6)).update(y, s, sample_weight=w)
     has_pos = bool((y[w > 0] if w is not None else y).any())
     for m in precall.AP_METHODS:
-        b = acc.average_precision(method=m)
+        b = acc.average_precision(method=m, on_undefined="nan")
         exact = precall.average_precision(y, s, method=m, sample_weight=w, ties=ties, on_undefined="nan")
         if not has_pos:
             assert np.isnan(b.value) and np.isnan(exact)
             continue
         assert b.low - 1e-12 <= exact <= b.high + 1e-12, (m, b, exact)
         assert b.low - 1e-12 <= b.value <= b.high + 1e-12
-    b = acc.roc_auc()
+    b = acc.roc_auc(on_undefined="nan")
     exact = precall.roc_auc(y, s, sample_weight=w, on_undefined="nan")
     if np.isnan(exact):
         assert np.isnan(b.value)
@@ -278,7 +278,7 @@ def test_evaluate_from_the_state_equals_in_memory(data, weighted, grid):
     expected = precall.evaluate(y, s, sample_weight=w, recall_grid=grid, on_undefined="nan")
     for m in precall.AP_METHODS:
         if np.isnan(expected.average_precision[m]):  # no positives
-            assert np.isnan(got.average_precision[m]) and np.isnan(acc.average_precision(method=m).value)
+            assert np.isnan(got.average_precision[m]) and np.isnan(acc.average_precision(method=m, on_undefined="nan").value)
             continue
         if w is None:  # integer counts: the same steps, the same sums
             assert got.average_precision[m] == expected.average_precision[m]
@@ -286,8 +286,41 @@ def test_evaluate_from_the_state_equals_in_memory(data, weighted, grid):
         b = acc.average_precision(method=m, recall_grid=grid)
         assert b.low == b.value == b.high == pytest.approx(expected.average_precision[m], rel=1e-12, abs=1e-15)
     assert got.roc_auc == pytest.approx(expected.roc_auc, rel=1e-12, nan_ok=True)
-    assert acc.roc_auc().value == pytest.approx(expected.roc_auc, rel=1e-12, nan_ok=True)
+    assert acc.roc_auc(on_undefined="nan").value == pytest.approx(expected.roc_auc, rel=1e-12, nan_ok=True)
     assert (got.n_pos, got.n_neg) == pytest.approx((expected.n_pos, expected.n_neg), rel=1e-12)
     assert (got.best_f1 is None) == (expected.best_f1 is None)
     if got.best_f1 is not None:
         assert got.best_f1.threshold == expected.best_f1.threshold
+
+
+@pytest.mark.parametrize("bins", [None, 8])
+def test_accumulator_ap_and_roc_auc_follow_the_undefined_policy(bins):
+    """``Accumulator.average_precision`` / ``roc_auc`` returned NaN without a word where every other route
+    warns (AP 0.0, ROC-AUC NaN by default); they take ``on_undefined`` as the functions do."""
+    kw = {} if bins is None else {"bins": bins, "score_range": (0, 1)}
+    acc = precall.Accumulator(**kw).update([0, 0, 0], [0.2, 0.5, 0.7])
+    with pytest.warns(precall.UndefinedMetricWarning, match="No positive class"):
+        ap = acc.average_precision()
+    assert (ap.value, ap.low, ap.high) == (0.0, 0.0, 0.0)
+    with pytest.warns(precall.UndefinedMetricWarning, match="Only one class"):
+        assert np.isnan(acc.roc_auc().value)
+    assert acc.average_precision(on_undefined=0.25).high == 0.25 and np.isnan(acc.average_precision(
+        on_undefined="nan").value)
+    with pytest.raises(ValueError, match="average precision is undefined"):
+        acc.average_precision(on_undefined="raise")
+    with pytest.raises(ValueError, match="no row with positive weight yet"):  # nothing seen: not undefined yet
+        precall.Accumulator(**kw).roc_auc()
+    with pytest.raises(ValueError, match="no row with positive weight yet"):
+        precall.Accumulator(**kw).average_precision()
+
+
+def test_bad_score_range_and_payload_versions_are_value_errors():
+    with pytest.raises(ValueError, match=r"`score_range` must be \(low, high\)"):
+        precall.Accumulator(bins=4, score_range=(0, 1, 2))
+    with pytest.raises(ValueError, match="`score_range` goes with `bins=N`"):
+        precall.Accumulator(bins=[0, 0.5, 1], score_range=(5, 10))
+    payload = bytearray(precall.Accumulator().update([0, 1], [0.2, 0.7]).to_bytes())
+    central = payload.rfind(b"PK\x01\x02")  # the last central-directory entry: its "version needed" field
+    payload[central + 6:central + 8] = (99).to_bytes(2, "little")
+    with pytest.raises(ValueError, match="not a precall Accumulator payload"):
+        precall.Accumulator.from_bytes(bytes(payload))

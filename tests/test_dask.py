@@ -43,6 +43,26 @@ def test_equals_in_memory_with_ties_across_partitions(client, weighted):
         precall.average_precision(y, s, method="voc2010", sample_weight=w), rel=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_partition_of_zero_weights_adds_nothing(client, dtype):
+    """A partition whose weights are all zero was refused as if it were the whole input ("at least one
+    positive weight"); it adds nothing, as a batch of an ``Accumulator`` and as those rows in memory."""
+    rng = np.random.default_rng(5)
+    y = (rng.random(600) < 0.3).astype(int)
+    s = np.round(rng.random(600), 2).astype(dtype)
+    w = rng.uniform(0.5, 2.0, 600)
+    w[200:400] = 0.0  # the second partition
+    dy, ds, dw = (da.from_array(a, chunks=200) for a in (y, s, w))
+    oracles.assert_tables_equal(pdask.threshold_table(dy, ds, sample_weight=dw),
+                                precall.threshold_table(y, s, sample_weight=w), exact=False)
+    ev, want = pdask.evaluate(dy, ds, sample_weight=dw), precall.evaluate(y, s, sample_weight=w)
+    for m in precall.AP_METHODS:
+        assert ev.average_precision[m] == pytest.approx(want.average_precision[m], rel=1e-12)
+    assert pdask.accumulate(dy, ds, sample_weight=dw).evaluate().roc_auc == pytest.approx(want.roc_auc, rel=1e-12)
+    with pytest.raises(ValueError, match="partition 1 .*"):
+        pdask.evaluate(dy, da.from_array(np.where(np.arange(600) == 250, np.nan, s), chunks=200), sample_weight=dw)
+
+
 def test_dataframe_columns_and_errors(client):
     dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")

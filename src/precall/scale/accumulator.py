@@ -33,6 +33,7 @@ from .._core import conventions
 from .._core.evaluation import evaluation_from_steps
 from .._core.sort import compensated_cumsum, cumulative_sums, distinct_counts, sorted_scores
 from .._core.steps import Steps, one_problem, reweight
+from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .._core.validate import (
     check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_array, label_kind,
 )
@@ -267,6 +268,17 @@ def _steps(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> Steps:
                        True)
 
 
+def _class_totals(state: Steps | tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
+    """The positive and negative count (or weight) of an exact accumulator's steps or a binned one's
+    bins."""
+    if isinstance(state, Steps):
+        return float(state.n_pos[0]), float(state.n_neg[0])
+    totals = float(np.sum(state[0])), float(np.sum(state[1]))
+    if not sum(totals) > 0:  # as the exact accumulator's steps (nothing to be undefined yet)
+        raise ValueError("the accumulator has seen no row with positive weight yet")
+    return totals
+
+
 class Accumulator:
     """Exact PR/ROC state of a stream of labelled scores (binary or one table per class).
 
@@ -488,27 +500,42 @@ class Accumulator:
         return out
 
     def average_precision(self, *, method: str = "step", recall_grid: str = "reference",
-                          label: Any = None) -> Bounded:
+                          label: Any = None, on_undefined: Any = "warn") -> Bounded:
         """AP by ``method`` with guaranteed bounds (equal to the value when exact).
 
         Binned: within a bin the order of positives and negatives is unknown.
         The value treats each bin as one threshold; the bounds hold for every
-        arrangement inside the bins (:mod:`precall.scale.binned`).
+        arrangement inside the bins (:mod:`precall.scale.binned`).  Without
+        positives AP is undefined: ``on_undefined`` as in
+        :func:`precall.average_precision` (0.0 with a warning by default), the
+        value and both bounds.
         """
         check_options(method=method, recall_grid=recall_grid)
-        if self.edges is None:
-            steps = self._steps(label)
-            v = float(conventions.ap(steps, method, recall_grid)[0])
+        policy = check_on_undefined(on_undefined)
+        state = self._steps(label) if self.edges is None else self._binned(label)
+        if not _class_totals(state)[0] > 0:
+            v = undefined("average precision", NO_POSITIVES, 0.0, policy, stacklevel=3)
             return Bounded(v, v, v)
-        return binned_average_precision(*self._binned(label), method, recall_grid)
+        if isinstance(state, Steps):
+            v = float(conventions.ap(state, method, recall_grid)[0])
+            return Bounded(v, v, v)
+        return binned_average_precision(*state, method, recall_grid)
 
-    def roc_auc(self, *, label: Any = None) -> Bounded:
+    def roc_auc(self, *, label: Any = None, on_undefined: Any = "warn") -> Bounded:
         """ROC-AUC with guaranteed bounds: the pairs inside a bin count 0 (low), 1/2
-        (value, a bin as one threshold) or 1 (high)."""
-        if self.edges is None:
-            v = float(conventions.roc_auc(self._steps(label))[0])
+        (value, a bin as one threshold) or 1 (high).  Without positives or negatives it
+        is undefined: ``on_undefined`` as in :func:`precall.roc_auc` (NaN with a warning
+        by default), the value and both bounds."""
+        policy = check_on_undefined(on_undefined)
+        state = self._steps(label) if self.edges is None else self._binned(label)
+        n_pos, n_neg = _class_totals(state)
+        if not (n_pos > 0 and n_neg > 0):
+            v = undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=3)
             return Bounded(v, v, v)
-        return binned_roc_auc(*self._binned(label))
+        if isinstance(state, Steps):
+            v = float(conventions.roc_auc(state)[0])
+            return Bounded(v, v, v)
+        return binned_roc_auc(*state)
 
     def score(self, metric: Metric, *, label: Any = None) -> Any:
         """A :class:`precall.Metric` of everything seen, exactly (the accumulator's steps are
@@ -637,7 +664,7 @@ def _read_payload(data: bytes) -> dict[str, np.ndarray]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:  # an entry's version
         raise ValueError(f"not a precall Accumulator payload: {exc}") from None
     if len(infos) > 3 * _MAX_LABELS + 2:
         raise ValueError(f"corrupt Accumulator payload: {len(infos)} members")

@@ -74,10 +74,13 @@ def edges_of(bins: Any, score_range: Any, n_classes: int = 1) -> np.ndarray | No
                          hint=f"choose fewer bins ({n_classes} table(s) of {BIN_BYTES} bytes a bin)")
         if score_range is None:
             raise ValueError("`bins=N` needs `score_range=(low, high)` (or pass the edges themselves)")
-        lo, hi = check_numbers(score_range, "score_range", min_len=2, hint="(low, high)")
-        if len(score_range) != 2 or not lo < hi:
-            raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range!r}")
-        return np.linspace(lo, hi, n_bins + 1)
+        bounds = check_numbers(score_range, "score_range", min_len=2, hint="(low, high)")
+        if len(bounds) != 2 or not bounds[0] < bounds[1]:
+            raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range!r:.80}")
+        return np.linspace(bounds[0], bounds[1], n_bins + 1)
+    if score_range is not None:  # the edges say the range: a second one would be ignored
+        raise ValueError("`score_range` goes with `bins=N`; with the edges of the bins given, leave it out (the "
+                         "edges span the range)")
     edges = check_numbers(bins, "bins", min_len=2, hint="the edges of the bins, strictly increasing")
     if (np.diff(edges) <= 0).any():
         raise ValueError(f"`bins` as edges must be strictly increasing; got {bins!r:.80}")
