@@ -1034,3 +1034,23 @@ def test_compare_names_multiclass_models_alike(tmp_path, capsys):
     assert ("scores 'model 1' (columns 'cat', 'dog', 'eel'), 'model 2' (columns 'a_very_long_column_name_cat', "
             "'a_very_long_column_name_dog', 'a_very_long_column_name_eel')") in text
     assert "A = 'model 1', B = 'model 2'" in out
+
+
+def test_explain_of_many_classes_is_bounded(tmp_path, capsys):
+    """``explain --class-columns`` of 200 classes printed 19,148 lines (every class); it explains the first
+    few and says how to get the others (``--class``, ``--full``)."""
+    rng = np.random.default_rng(2)
+    k, n = 40, 600
+    y = rng.integers(0, k, n)
+    s = rng.random((n, k))
+    path = tmp_path / "many.csv"
+    header = "y," + ",".join(f"p_{c}" for c in range(k))
+    np.savetxt(path, np.c_[y, s], fmt=["%d"] + ["%.4f"] * k, delimiter=",", header=header, comments="")
+    code, out, err = run(["explain", str(path), "--label", "y", "--class-prefix", "p_"], capsys)
+    assert code == 0, err
+    assert len(out.splitlines()) < 600 and "35 more are not explained here" in " ".join(out.split())
+    assert out.count("== class ") == 5
+    code, out, _ = run(["explain", str(path), "--label", "y", "--class-prefix", "p_", "--class", "7"], capsys)
+    assert code == 0 and out.count("== class ") == 1 and "class '7'" in out
+    code, out, _ = run(["explain", str(path), "--label", "y", "--class-prefix", "p_", "--full"], capsys)
+    assert code == 0 and out.count("== class ") == k

@@ -314,6 +314,10 @@ def _section(title: str, wide: bool = False) -> list[str]:
     return ["", rule + "=" * max(0, 78 - columns(visible(rule)))]
 
 
+CLASSES_SHOWN = 5
+"""Classes ``explain --class-columns`` explains without ``--class`` or ``--full`` (about 95 lines each)."""
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     path = args.file
     if args.class_columns is not None or args.class_prefix is not None:
@@ -331,12 +335,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
         parts = fit([f"file        {path}: {len(classes)} classes, each explained against the rest"],
                     wide=args.wide)
         messages: list[str] = []
+        chosen = [c for c in classes if not args.class_ or c in args.class_]
+        if not args.class_ and not args.full and len(chosen) > CLASSES_SHOWN:  # bounded: the first few
+            chosen = chosen[:CLASSES_SHOWN]
+            rest = len(classes) - CLASSES_SHOWN
+            parts += fit([f"shown: the first {CLASSES_SHOWN} classes; {rest} more are not explained here: "
+                          "--class LABEL explains one (repeatable), --full every class (and every row)"],
+                         wide=args.wide)
         try:
             for k, (c, col) in enumerate(pairs):
-                if args.class_ and c not in args.class_:
+                if c not in chosen:
                     continue
                 parts += _section(f"class {c!r} (score column {col!r})", args.wide)
-                others = [o for o in classes if o != c and (not args.class_ or o in args.class_)]
+                others = [o for o in classes if o != c and o in chosen]
                 hint = (f"explain the other classes with --class {' --class '.join(others)}" if others
                         else "explain data with rows of this class")
                 no_positives = (f"{path}: class {c!r} has no rows" + (" of positive weight" if c in present else "")
@@ -399,7 +410,8 @@ def register(sub: Any) -> None:
     ex.add_argument("--class-prefix", metavar="P",
                     help="multi-class: the columns P + LABEL are the classes' scores")
     ex.add_argument("--class", dest="class_", action="append", metavar="LABEL",
-                    help="multi-class: explain only this class (repeatable; default every class)")
+                    help="multi-class: explain only this class (repeatable; default the first "
+                    f"{CLASSES_SHOWN} classes, every class with --full)")
     ex.add_argument("--ties", choices=TIES, default="group",
                     help="group (default, as scikit-learn and the other commands): one row per distinct "
                     "score; stable: one row per sample, equal scores in file order (the tutorials' rank "
@@ -412,7 +424,8 @@ def register(sub: Any) -> None:
                     help="show the first and last N/2 rank-table rows (default: the rows where recall "
                     f"reaches 0, 0.1, ..., 1 when there are more than {SUMMARY_ROWS})")
     ex.add_argument("--full", action="store_true",
-                    help="print every rank-table row and every term (long for large files)")
+                    help="print every rank-table row and every term, and with --class-columns every class "
+                    "(long for large files)")
     ex.add_argument("--wide", action="store_true",
                     help="print the tables on one block each whatever the width (default: 80 columns)")
     ex.add_argument("--digits", type=digits_arg, default=4, metavar="N",
