@@ -530,7 +530,9 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
     holm_note = ("Holm p: adjusted (Holm) across every ranked slice tested, for each metric and test (the overall "
                  "row is not one of them)" if family else
                  f"no Holm p: more than {MAX_SLICES} ranked slices to test (rank fewer with --min-support)")
-    lines += ["", *fit([f"p: two-sided, each slice tested on its own rows; {holm_note}; --json for every slice"],
+    every_slice = ("--json for every slice" if family else
+                   f"--json and --full test at most {MAX_SLICES} ranked slices (rank fewer with --min-support)")
+    lines += ["", *fit([f"p: two-sided, each slice tested on its own rows; {holm_note}; {every_slice}"],
                        wide=args.wide)]
     if untested and not args.full:
         k = len(untested)
