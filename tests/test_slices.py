@@ -1006,3 +1006,126 @@ def test_pandas_extension_arrays_and_masked_arrays_as_by():
     want = precall.evaluate(y, s, by=[1, None, 3, 1, None, 3, 1, 2], on_undefined="nan")
     assert got.slices == want.slices == ("1", "2", "3", "(missing)")
     np.testing.assert_array_equal(got.average_precision["step"], want.average_precision["step"])
+
+
+# ---------------------------------------------------------------------------
+# to_text: within 80 columns by its layout, never by cutting a line
+#: names alike for their first 30 characters (at the end, only in the middle) and two-column characters
+_ALIKE = ["customer_segment_enterprise_region_north", "customer_segment_enterprise_region_south",
+          "customer_segment_" + "x" * 14 + "A" + "x" * 14 + "_tier",
+          "customer_segment_" + "x" * 14 + "B" + "x" * 14 + "_tier",
+          "\u6771\u4eac" * 10 + "\u5e97", "\u6771\u4eac" * 10 + "\u99c5", "DE"]
+
+
+def _text_columns(text: str) -> int:
+    """Terminal columns, independently of the code under test: two for a wide character."""
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _legend(lines: list[str]) -> dict[str, str]:
+    """``slices:`` and ``  shown  'full name'`` (a long one wrapped): each full name's text."""
+    import ast
+
+    if "slices:" not in lines:
+        return {}
+    entries: list[list[str]] = []
+    for line in lines[lines.index("slices:") + 1:]:
+        if not line.startswith("  "):
+            break
+        if line.startswith("   "):
+            entries[-1][1] += line.strip()
+        else:
+            entries.append([p.strip() for p in line.strip().split("  ", 1)])
+    return {ast.literal_eval(full): shown for shown, full in entries}
+
+
+def _rows_of(lines: list[str], name: str) -> set[str]:
+    """The cells of the rows that start with ``name`` (in every block of columns)."""
+    return {cell for line in lines if line.startswith(name + " ") for cell in line[len(name):].split()}
+
+
+def _alike_data(n: int = 150):
+    rng = np.random.default_rng(21)
+    g = np.repeat(_ALIKE, n)
+    y = (rng.random(g.size) < 0.4).astype(int)
+    return y, np.round(rng.random(g.size) * 0.6 + 0.4 * y * rng.random(g.size), 4), g
+
+
+def test_sliced_text_rounds_every_number_and_names_long_slices_apart():
+    """``SlicedEvaluation.to_text`` cut every line at 80 columns (``ROC-AU``, 0.829509 as ``0.829``) and
+    long names at 28 columns with ``~`` (two slices alike): every number is now whole (four decimals,
+    rounded), every header whole, the lines within 80 columns by their layout, the long names
+    shortened around ``...`` apart from each other with their full names in a legend; ``width=None``
+    prints them whole."""
+    y, s, g = _alike_data()
+    r = precall.evaluate(y, s, by=g)
+    text = r.to_text()
+    lines = text.splitlines()
+    assert max(map(_text_columns, lines)) <= 80 and "~" not in text
+    headers = [line.split("  ") for line in lines if line.startswith("slice ")]
+    shown = {h.strip() for parts in headers for h in parts if h.strip()}
+    assert {"n", "prevalence", "AP step", "min AP step", "ROC-AUC", "best F1"} <= shown
+    legend = _legend(lines)
+    names = {name: legend.get(name, name) for name in _ALIKE}
+    assert len(set(names.values())) == len(_ALIKE) and set(legend) == set(_ALIKE) - {"DE"}
+    d = r.to_dict()
+    for row in [d["overall"], *d["slices"]]:
+        cells = _rows_of(lines, names.get(row["slice"], row["slice"]))
+        want = {str(row["n"])} | {f"{row[h]:.4f}" for h in ("prevalence", "AP step", "min AP step", "ROC-AUC",
+                                                             "best F1")}
+        assert want <= cells, (row["slice"], want - cells)
+    whole = r.to_text(width=None).splitlines()
+    assert not _legend(whole) and all(any(line.startswith(name + " ") for line in whole) for name in _ALIKE)
+    for other in (precall.average_precision(y, s, by=g), precall.roc_auc(y, s, by=g)):
+        lines = other.to_text().splitlines()
+        legend = _legend(lines)
+        names = {legend.get(name, name) for name in _ALIKE}  # fewer columns: more room for the names
+        assert max(map(_text_columns, lines)) <= 80 and len(names) == len(_ALIKE) and legend
+        assert all(any(line.startswith(name + " ") for line in lines) for name in names)
+    with pytest.raises(ValueError, match="width"):
+        r.to_text(width=30)
+
+
+def test_slice_comparison_text_rounds_every_number_and_names_long_slices_apart():
+    """``SliceComparison.to_text`` cut names at 16 columns with ``~`` and its lines at 80 columns (the
+    last p-value, ``pHolm``): every number whole, the names apart with a legend, AP's columns then
+    ROC-AUC's when the table is too wide for one block; ``width=None``: one block, the names whole."""
+    y, s, g = _alike_data()
+    c = precall.stats.compare_slices(y, s, by=g, n_resamples=20)
+    lines = c.to_text(k=5).splitlines()
+    assert max(map(_text_columns, lines)) <= 80 and "~" not in "\n".join(lines)
+    legend = _legend(lines)
+    names = {name: legend.get(name, name) for name in _ALIKE}
+    assert len(set(names.values())) == len(_ALIKE) and set(legend) == set(_ALIKE) - {"DE"}
+    holm = lambda p: "<1e-4" if p < 1e-4 else f"{p:.4f}"  # noqa: E731
+    for row in c.to_dict()["slices"]:
+        cells = _rows_of(lines, names[row["slice"]])
+        want = {str(row["n"]), f"{row['AP']:.4f}", f"[{row['AP low']:.4f},{row['AP high']:.4f}]",
+                f"{row['AP - rest']:+.4f}", holm(row["AP p Holm"]), f"{row['ROC-AUC']:.4f}",
+                f"{row['AUC - rest']:+.4f}", holm(row["AUC p Holm"])}
+        assert want <= cells, (row["slice"], want - cells)
+    whole = c.to_text(width=None).splitlines()
+    assert not _legend(whole) and sum(line.startswith("slice ") for line in whole) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab \u6771\u0301", min_size=1, max_size=60), min_size=1, max_size=12, unique=True),
+       st.integers(5, 40))
+def test_shortened_names_fit_and_stay_apart(names, limit):
+    """:func:`precall._core.text.shortened`: every text within ``limit`` terminal columns, the short ones
+    as they are, no two distinct names alike, none like ``overall``, a shortened one never starting its
+    end with a combining mark (``...`` would carry it)."""
+    import unicodedata
+
+    from precall._core.text import shortened
+
+    out = shortened(names, limit, taken=["overall"])
+    assert len(set(out)) == len(names) and "overall" not in [o for o, n in zip(out, names) if o != n]
+    for name, text in zip(names, out):
+        assert _text_columns(text) <= max(limit, 9)
+        if _text_columns(name) <= max(limit, 9):
+            assert text == name
+        else:
+            assert "..." in text and not unicodedata.combining(text[text.index("...") + 3:][:1] or "x")

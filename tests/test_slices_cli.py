@@ -453,7 +453,7 @@ def _slices_text_before(report, *, top: int, full: bool, digits: int, wide: bool
     cells from its slice's Evaluation, ``r[key]``, then ``render_table`` of every row): the oracle."""
     from precall.cli._format import fit, fmt, fmt_count, render_table
     from precall.cli._intervals import drawn_as
-    from precall.cli._slices import _interval_cell, cut, shown
+    from precall.cli._slices import _interval_cell, rest_of_line, shown, slice_legend, slice_names_shown
 
     r = report.result
     ranked = r.ranked
@@ -483,7 +483,7 @@ def _slices_text_before(report, *, top: int, full: bool, digits: int, wide: bool
 
     def row(i: int) -> list:
         ev = r.overall if i < 0 else r[r.keys[i]]
-        cells = ["overall" if i < 0 else cut(r.names[i]), str(ev.n_samples), fmt_count(ev.n_pos),
+        cells = ["overall" if i < 0 else i, str(ev.n_samples), fmt_count(ev.n_pos),
                  fmt(ev.prevalence, digits), fmt(ev.average_precision[r.rank_by], digits)]
         if iv is not None:
             cells.append(_interval_cell(iv.get(i), "ap", digits))
@@ -498,7 +498,13 @@ def _slices_text_before(report, *, top: int, full: bool, digits: int, wide: bool
     body = [row(-1)]
     for i in picked:
         body.append(row(i) if i is not None else [f"... {rest} more", *[""] * (len(header) - 1)])
-    out = [*fit(lines, wide=wide), "", *render_table(header, body, wide=wide)]
+    at = [i for i in picked if i is not None]  # the names shortened to fit beside the other columns
+    kept = [j for j, h in enumerate(header) if not h.endswith(" CI")]  # the intervals' columns aside
+    names, renamed = slice_names_shown([r.names[i] for i in at], lambda: rest_of_line(
+        [header[j] for j in kept], [[row[j] for j in kept] for row in body]), wide=wide)
+    name_of = dict(zip(at, names))
+    body = [[name_of[row[0]] if isinstance(row[0], int) else row[0], *row[1:]] for row in body]
+    out = [*fit(lines, wide=wide), "", *render_table(header, body, wide=wide), *slice_legend(renamed)]
     notes = []
     if not full and (None in picked or unranked):
         notes.append(f"shown: the {min(top, ranked.size)} worst and best ranked slices"
@@ -535,8 +541,8 @@ def _columns(text: str) -> int:
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-@pytest.mark.parametrize("extra,blocks", [(["--full"], 2), (["--full", "--wide"], 1), (["--full", "--digits", "12"], 3),
-                                          (["--full", "--digits", "2"], 2), ([], 1),
+@pytest.mark.parametrize("extra,blocks", [(["--full"], 1), (["--full", "--wide"], 1), (["--full", "--digits", "12"], 2),
+                                          (["--full", "--digits", "2"], 1), ([], 1),
                                           (["--top", "3", "--min-support", "9", "--wide"], 1)])
 def test_full_text_written_a_block_at_a_time_is_the_whole_table(tmp_path, capsys, monkeypatch, tiny_blocks, extra,
                                                                blocks):
@@ -544,7 +550,7 @@ def test_full_text_written_a_block_at_a_time_is_the_whole_table(tmp_path, capsys
     widths from a first pass over the rows: the bytes of the whole table made at once from every slice's
     Evaluation, split into column blocks (every row of one, then the next) to fit 80 columns unless
     ``--wide``; thousands of slices of two columns with quotes, wide (CJK) and control and bidi
-    characters, names cut to 28 columns, missing values."""
+    characters, long names shortened (a legend of their full names below), missing values."""
     from precall.cli._slices import slices_text
 
     path = _awkward_file(tmp_path / "awkward.csv", 2500, values=AWKWARD + LONG_NAMES)
@@ -558,8 +564,10 @@ def test_full_text_written_a_block_at_a_time_is_the_whole_table(tmp_path, capsys
     lines = out.splitlines()
     headers = [i for i, line in enumerate(lines) if line.startswith("slice ")]
     assert len(headers) == blocks
+    end = lines.index("slices:") - 1 if "slices:" in lines else len(lines)  # the legend of the names shortened
+    assert ("slices:" in lines) == ("--full" in extra and "--wide" not in extra)
     if "--full" in extra:  # each column block: its header, the overall row, every slice
-        assert [b - a - 2 for a, b in zip(headers, [*headers[1:], len(lines) + 1])] == [len(names) + 1] * blocks
+        assert [b - a - 2 for a, b in zip(headers, [*headers[1:], end + 1])] == [len(names) + 1] * blocks
         pieces = list(slices_text(report, **options))  # a piece a block of rows: never every row's text
         assert "".join(pieces) + "\n" == out and len(pieces) > blocks * len(names) / 7
         assert max(piece.count("\n") for piece in pieces) <= 7 + 2
@@ -1109,3 +1117,109 @@ def test_report_small_multiples_draw_no_empty_axes(tmp_path, countries):
     section = html[html.index("<h2>Slices by country</h2>"):html.index("<h2>Rank tables")]
     curves = section[section.index("Precision-recall of the"):]
     assert curves.count('<g id="axes_') == countries  # one axes a slice shown (at most 2 x 3)
+
+
+# ---------------------------------------------------------------------------
+# long slice names: shortened apart (a legend of the full names), whole with --wide
+#: names alike for their first 30 characters and more (the text tables cut them to 28 columns, 16 in
+#: compare, with "~": one text for two slices): at the end, in the middle only, two-column characters
+ALIKE = ["customer_segment_enterprise_region_north", "customer_segment_enterprise_region_south",
+         "customer_segment_" + "x" * 14 + "A" + "x" * 14 + "_tier",
+         "customer_segment_" + "x" * 14 + "B" + "x" * 14 + "_tier",
+         "\u6771\u4eac" * 10 + "\u5e97", "\u6771\u4eac" * 10 + "\u99c5", "short"]
+
+
+def _alike_file(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(7)
+    g = np.repeat(ALIKE, 120)
+    y = (rng.random(g.size) < 0.45).astype(int)
+    p = np.round(rng.random(g.size) * 0.6 + 0.4 * y * rng.random(g.size), 3)
+    q = np.round(rng.random(g.size) * 0.7 + 0.3 * y * rng.random(g.size), 3)
+    path = tmp_path / "alike.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows([["y", "p", "q", "g"], *zip(y, p, q, g)])
+    return path
+
+
+def _legend_of(lines: list[str]) -> dict[str, str]:
+    """The legend below a table (``slices:`` then ``  shown  'full name'``): each full name's text."""
+    import ast
+
+    if "slices:" not in lines:
+        return {}
+    entries: list[list[str]] = []
+    for line in lines[lines.index("slices:") + 1:]:
+        if not line.startswith("  "):
+            break
+        if line.startswith("   "):  # a full name wrapped: its next piece
+            entries[-1][1] += line.strip()
+        else:
+            entries.append([part.strip() for part in line.strip().split("  ", 1)])
+    return {ast.literal_eval(full): shown for shown, full in entries}
+
+
+def _row_names(lines: list[str]) -> list[str]:
+    """The first cell of every row of every table (a line after one starting ``slice `` up to a blank
+    line; the names have no spaces)."""
+    names, inside = [], False
+    for line in lines:
+        if line.startswith("slice "):
+            inside = True
+        elif not line.strip():
+            inside = False
+        elif inside and not line.startswith("..."):
+            names.append(line.split()[0])
+    return names
+
+
+def _check_names_apart(out: str, wide: bool) -> None:
+    """Each slice's row named by one text of its own: the name whole, or (not ``wide``) shortened with
+    ``...`` and its full name in the legend; every line within 80 columns unless ``wide``."""
+    lines = out.splitlines()
+    legend = _legend_of(lines)
+    shown = {name: legend.get(name, name) for name in ALIKE}
+    assert len(set(shown.values())) == len(ALIKE), shown  # no two slices alike
+    rows = set(_row_names(lines)) - {"overall"}
+    assert rows == set(shown.values()), (rows, shown)
+    assert "~" not in "".join(rows)
+    if wide:
+        assert not legend and rows == set(ALIKE)
+    else:
+        assert max(map(_columns, lines)) <= 80
+        assert set(legend) == {n for n in ALIKE if _columns(n) > 24}  # the long ones shortened, each in the legend
+        assert all("..." in s and _columns(s) < _columns(n) for n, s in legend.items())
+
+
+@pytest.mark.parametrize("extra", [[], ["--full"], ["--wide"], ["--ci", "--resamples", "20"]])
+def test_evaluate_by_names_long_slices_apart(tmp_path, capsys, extra):
+    """``evaluate --by``: slices whose names differ only past their 30th character (or only in the
+    middle) print as different texts, shortened around ``...`` with a legend of the full names, the
+    lines within 80 columns; ``--wide`` prints them whole.  (The table cut them to 28 columns with
+    ``~``: two slices printed alike, with ``--wide`` and ``--full`` too.)"""
+    path = _alike_file(tmp_path)
+    code, out, err = _run(["evaluate", path, "--label", "y", "--score", "p", "--by", "g", *extra], capsys)
+    assert code == 0, err
+    _check_names_apart(out, "--wide" in extra)
+    if "--ci" in extra:  # both tables (the estimates, then the intervals) name every slice, alike
+        legends = out.split("\nslices:\n")
+        assert len(legends) == 3 and legends[1].split("\n\n")[0].strip() == legends[2].split("\n\n")[0].strip()
+
+
+@pytest.mark.parametrize("scores", [["p"], ["p", "q"]])
+@pytest.mark.parametrize("extra", [[], ["--wide"], ["--full"]])
+def test_compare_by_names_long_slices_apart(tmp_path, capsys, scores, extra):
+    """``compare --by``, one score (each slice against the rest) or two (the models on each slice's
+    rows): long slice names shortened apart with a legend, every line within 80 columns and every
+    number whole; ``--wide``: the names whole.  (They were cut to 16 columns, or 28, with ``~``.)"""
+    path = _alike_file(tmp_path)
+    argv = ["compare", path, "--label", "y", *[a for s in scores for a in ("--score", s)], "--by", "g",
+            "--resamples", "20", *extra]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    _check_names_apart(out, "--wide" in extra)
+    if len(scores) == 1:  # every slice's numbers, whole (the lines were cut at 80 columns)
+        got = json.loads(_run([*argv, "--json"], capsys)[1])
+        tokens = set(out.split())
+        for s in got["slices"]:
+            r = s["AUC - rest"]
+            assert {f"{s['ROC-AUC']:.4f}", f"{r:+.4f}", f"{s['AP']:.4f}"} <= tokens, s["slice"]

@@ -65,7 +65,6 @@ import io
 import json
 import math
 import numbers
-import textwrap
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
@@ -85,7 +84,7 @@ from ._core import backend
 from ._core.metric import Metric
 from ._core.sort import _descending_key, compensated_cumsum, descending_key_scores, stable_descending_sort
 from ._core.steps import Steps, one_problem, positives_tied, segment_sums, steps_and_grouped, steps_of
-from ._core.text import clip, columns, pad, visible
+from ._core.text import columns, legend, name_limit, shortened, table_lines, visible, wrap
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, UndefinedMetricWarning, raised_text
 from ._core.validate import AP_METHODS, BinaryInput, check_number, label_array, object_array as _objects
 from .table import table_of
@@ -1378,32 +1377,57 @@ class _Sliced:
         frame.attrs["overall"] = dict(zip(header, rows[0]))
         return frame
 
-    def to_text(self, k: int = 5, width: int = 80) -> str:
-        """At most ``width`` columns: the overall row, the ``k`` worst and ``k`` best ranked slices,
-        and a count of the rest (slices not ranked are counted apart)."""
+    def to_text(self, k: int = 5, width: int | None = 80) -> str:
+        """The overall row, the ``k`` worst and ``k`` best ranked slices, and a count of the rest
+        (slices not ranked are counted apart), every line within ``width`` terminal columns.
+
+        Parameters
+        ----------
+        k : int
+            How many worst and best ranked slices to print.
+        width : int or None
+            The widest line (at least 60).  A slice name too long to fit beside the numbers is
+            shortened to its start and end around ``...`` (distinct from every other name shown),
+            its full name in a legend below the table; a table still wider is split into blocks of
+            columns (each repeating the names).  None: every name whole, the table on one block.
+            The numbers are never cut: four decimals (at most six significant digits past 1).
+        """
         k = _check_k(k)
+        if width is not None:
+            width = check_number(width, "width", low=60, integer=True, hint="the widest line; None: no limit")
         header, rows = self._table()
         shown = self._text_columns(header)
+        pos = [header.index(h) for h in shown]
         ranked = self.ranked.tolist()
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
-        lines_rows = [rows[0]] + [None if i < 0 else rows[i + 1] for i in picked]
-        name_w = max(8, min(28, max(columns(visible(r[0])) for r in rows)))
-        widths = [max(9, len(h)) for h in shown]  # a header wider than its values widens its column
-        cells = [f"{'slice':<{name_w}}" + "".join(f" {h:>{w}}" for h, w in zip(shown, widths))]
-        pos = [header.index(h) for h in shown]
-        for row in lines_rows:
-            if row is None:
-                cells.append(f"{'...':<{name_w}}  ({len(ranked) - 2 * k} more ranked slices)")
+        numbers = [[_cell(row[p], header[p] in _COUNTS) for p in pos] for row in
+                   [rows[0], *(rows[i + 1] for i in picked if i >= 0)]]
+        names = [visible(self.names[i]) for i in picked if i >= 0]
+        rest = sum(max(columns(h), *(columns(r[j]) for r in numbers)) + 2 for j, h in enumerate(shown))
+        limit = name_limit(max(map(columns, [OVERALL, *names])), rest, width)
+        short = iter(shortened(names, limit, taken=[OVERALL]))
+        body: list[Any] = [[OVERALL, *numbers[0]]]
+        made = iter(numbers[1:])
+        renamed = []
+        for i in picked:
+            if i < 0:
+                body.append(f"...  ({len(ranked) - 2 * k} more ranked slices)")
                 continue
-            cells.append(pad(clip(visible(row[0]), name_w), name_w) + "".join(f" {_cell(row[p], header[p] in _COUNTS):>{w}}"
-                                                       for p, w in zip(pos, widths)))
+            name = next(short)
+            body.append([name, *next(made)])
+            if name != visible(self.names[i]):
+                renamed.append((name, repr(self.names[i])))
         unranked = len(self.names) - len(ranked)
         title = f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; worst first"
-        notes = textwrap.wrap(title, width) or [""]
+        notes = [title]
         if unranked:
             notes.append(f"{unranked} slice(s) not ranked (undefined, or fewer than min_support="
-                         f"{self.min_support} rows)"[:width])
-        return "\n".join(notes + [clip(c, width, "") for c in cells])
+                         f"{self.min_support} rows)")
+        lines = [part for note in notes for part in (wrap(note, width=width, hang=0) if width else [note])]
+        lines += table_lines(["slice", *shown], body, width=width)
+        if renamed:
+            lines += ["", "slices:", *legend(renamed, width=width or 80, wide=width is None)]
+        return "\n".join(lines)
 
     def _text_columns(self, header: list[str]) -> list[str]:  # pragma: no cover - overridden
         raise NotImplementedError

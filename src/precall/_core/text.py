@@ -30,7 +30,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["visible", "needs_showing", "columns", "pad", "clip", "shorten", "fixed", "threshold_texts", "threshold_text", "value_digits", "values_text"]
+__all__ = ["visible", "needs_showing", "columns", "pad", "clip", "shorten", "fixed", "threshold_texts",
+           "threshold_text", "value_digits", "values_text", "wrap", "legend", "name_limit", "shortened",
+           "table_lines", "SHORT_NAME", "MIN_NAME"]
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
@@ -130,8 +132,7 @@ def shorten(text: str, width: int) -> str:
     """
     if columns(text) <= width:
         return text
-    head = (width - 3 + 1) // 2
-    return clip(text, head, mark="") + "..." + clip(text[::-1], width - 3 - head, mark="")[::-1]
+    return _cut(text, width, (width - len(_MIDDLE) + 1) // 2)  # the start takes the odd column
 
 
 # ---------------------------------------------------------------------------
@@ -251,3 +252,237 @@ def values_text(values: Sequence[float], digits: int = 3, max_digits: int = 6) -
     """``values`` as text with :func:`value_digits` decimals (:func:`fixed`: no ``-0``)."""
     d = value_digits(values, digits, max_digits)
     return [fixed(v, d) for v in values]
+
+
+# ---------------------------------------------------------------------------
+# prose and legends within a width of terminal columns
+def wrap(line: str, *, width: int = 80, hang: int | None = None) -> list[str]:
+    """One line of prose as lines of at most ``width`` terminal columns (:func:`columns`: a CJK
+    character takes two).
+
+    The continuation lines are indented by ``hang`` (default: the line's own
+    indent, plus the width of a leading ``key    `` label of the report header
+    when the line has one, so wrapped values line up).
+    """
+    import re
+    import textwrap
+
+    if columns(line) <= width:
+        return [line]
+    if hang is None:
+        m = re.match(r"^( *)(\S+ {2,})?", line)
+        hang = columns(m.group(0)) if m else 0
+        if hang >= width // 2:
+            hang = len(line) - len(line.lstrip(" ")) + 2
+    if any(columns(word) > width - hang for word in line.split()):  # a long path: cut it hard
+        out = [clip(line, width, mark="")]
+        rest = line[len(out[0]):]
+        while rest:
+            piece = clip(rest, width - hang, mark="") or rest[0]  # at least one character a line
+            out.append(" " * hang + piece)
+            rest = rest[len(piece):]
+        return out
+    if line.isascii():
+        return textwrap.wrap(line, width=width, subsequent_indent=" " * hang,
+                             break_on_hyphens=False) or [line]
+    return _wrap_columns(line, width, hang)
+
+
+def _wrap_columns(line: str, width: int, hang: int) -> list[str]:
+    """:func:`wrap` of a line with wide characters: words (no word wider than a line) greedily, in
+    terminal columns; the spaces inside a line kept, those at a break dropped."""
+    import re
+
+    out: list[str] = []
+    current, used = "", 0
+    for token in re.findall(r"\S+| +", line):
+        size = columns(token)
+        if token.startswith(" "):
+            current, used = current + token, used + size
+            continue
+        if current.strip() and used + size > width:
+            out.append(current.rstrip())
+            current, used = " " * hang, hang
+        current, used = current + token, used + size
+    if current.strip():
+        out.append(current.rstrip())
+    return out or [line]
+
+
+def legend(items: list[tuple[str, str]], *, indent: str = "  ", width: int = 80,
+           wide: bool = False) -> list[str]:
+    """``name  description`` lines below a table, descriptions aligned and wrapped."""
+    if not items:
+        return []
+    w = max(columns(k) for k, _ in items)  # in terminal columns: a CJK name takes two a character
+    lines = [f"{indent}{pad(k, w)}  {d}" for k, d in items]
+    if wide:
+        return lines
+    return [part for line in lines for part in wrap(line, width=width, hang=columns(indent) + w + 2)]
+
+
+# ---------------------------------------------------------------------------
+# tables of names (slices): long names shortened in the middle, distinct, the table within a width
+SHORT_NAME = 24
+"""A name shortened in a table whose columns are split into blocks keeps this many terminal columns,
+``...`` included (the command line's column headers likewise)."""
+
+MIN_NAME = 16
+"""The fewest terminal columns a shortened name keeps beside the other columns of one line: with less
+room the table is split into blocks of columns and the names keep :data:`SHORT_NAME`."""
+
+_MIDDLE = "..."
+
+
+def name_limit(longest: int, rest: int, width: int | None) -> int | None:
+    """The most terminal columns the names of a table's first column may take: None (whole) when the
+    ``longest`` fits beside the ``rest`` of a line (the other columns and their separators) within
+    ``width`` (None: no limit); else the room beside the rest if it is at least :data:`MIN_NAME`, else
+    :data:`SHORT_NAME` (the table then split into blocks of columns).
+
+    Examples
+    --------
+    >>> name_limit(30, 40, 80), name_limit(50, 60, 80), name_limit(50, 70, 80), name_limit(500, 70, None)
+    (None, 20, 24, None)
+    """
+    if width is None or longest + rest <= width:
+        return None
+    room = width - rest
+    return room if room >= MIN_NAME else SHORT_NAME
+
+
+def _cut(text: str, limit: int, head: int) -> str:
+    """``text``'s first ``head`` and last ``limit - 3 - head`` terminal columns around ``...``."""
+    tail = limit - len(_MIDDLE) - head
+    if text.isascii():
+        return text[:head] + _MIDDLE + text[len(text) - tail:]
+    end = clip(text[::-1], tail, mark="")[::-1]
+    start = len(end) - len(end.lstrip("".join(ch for ch in end if unicodedata.combining(ch))))
+    return clip(text, head, mark="") + _MIDDLE + end[start:]  # the end starts at a base character, never a mark
+
+
+def shortened(texts: Sequence[str], limit: int | None, taken: Sequence[str] = ()) -> list[str]:
+    """``texts`` (names as shown: :func:`visible` already) within ``limit`` terminal columns (at least 9;
+    None: as they are): a longer one keeps its start and end around ``...``, and no two distinct texts
+    print alike, nor one shortened like a text of ``taken`` (a table's ``overall`` row).
+
+    A shortened text keeps about as many columns of its start as of its end; where two would print
+    alike, the group of those that would moves its cut (more of the start, or of the end) to where
+    they differ, and if no one cut tells them apart each keeps its start and a number
+    (``start...#2``; the full names are in a legend).
+
+    Examples
+    --------
+    >>> shortened(["customer_segment_enterprise_region_north", "customer_segment_enterprise_region_south",
+    ...            "short"], 20)
+    ['customer_...on_north', 'customer_...on_south', 'short']
+    >>> shortened(["a" * 10 + "X" + "b" * 20, "a" * 10 + "Y" + "b" * 20], 20)
+    ['aaaaaaaaaaX...bbbbbb', 'aaaaaaaaaaY...bbbbbb']
+    >>> shortened(["a" * 20 + "X" + "b" * 20, "a" * 20 + "Y" + "b" * 20], 20)
+    ['aaaaaaaaaaaaaaa...#1', 'aaaaaaaaaaaaaaa...#2']
+    """
+    out = list(texts)
+    if limit is None:
+        return out
+    limit = max(int(limit), 9)  # room for a start, ``...`` and an end (or a number)
+    long = [i for i, t in enumerate(texts) if columns(t) > limit]
+    if not long:
+        return out
+    balanced = (limit - len(_MIDDLE) + 1) // 2
+    for i in long:
+        out[i] = _cut(texts[i], limit, balanced)
+    first: dict[str, str] = {}  # each shown text: the first text shown so
+    clash: set[str] = set()
+    for text, shown in zip(texts, out):
+        if first.setdefault(shown, text) != text:
+            clash.add(shown)
+    clash.update(t for t in taken if t in first)
+    if not clash:
+        return out
+    groups: dict[str, list[int]] = {}
+    for i in long:
+        if out[i] in clash:
+            groups.setdefault(out[i], []).append(i)
+    whole = {texts[i] for i in range(len(texts)) if out[i] == texts[i]}  # the texts shown as they are
+    occupied = set(first) | set(taken)
+    heads = sorted(range(1, limit - len(_MIDDLE)), key=lambda h: (abs(h - balanced), -h))
+    for shown, members in groups.items():
+        if shown not in whole and shown not in taken:
+            occupied.discard(shown)  # the group's own text: free again unless a whole text or a taken one
+        names = list(dict.fromkeys(texts[i] for i in members))
+        for head in heads:
+            cut = {name: _cut(name, limit, head) for name in names}
+            new = set(cut.values())
+            if len(new) == len(names) and not new & occupied:
+                break
+        else:  # no cut tells them apart: each its start and a number
+            cut, k = {}, 0
+            for name in names:
+                while True:
+                    k += 1
+                    tag = f"#{k}"
+                    text = clip(name, limit - len(_MIDDLE) - len(tag), mark="") + _MIDDLE + tag
+                    if text not in occupied:
+                        break
+                cut[name] = text
+                occupied.add(text)
+        for i in members:
+            out[i] = cut[texts[i]]
+        occupied.update(cut.values())
+    return out
+
+
+def table_lines(header: Sequence[str], rows: Sequence[Any], *, width: int | None = 80, keys: int = 1,
+                groups: Sequence[Sequence[int]] | None = None, gap: int = 2, left: int | None = None) -> list[str]:
+    """A table of text cells (shown as they are: :func:`visible` already) as lines within ``width``
+    terminal columns (None: one block whatever its width).
+
+    The first ``left`` columns (default ``keys``) are left-aligned, the others right-aligned, ``gap``
+    spaces apart (two after the first column and after the keys).  A row that is a ``str`` is a line
+    of its own (a count of rows not shown).  A table wider than ``width`` is split into blocks of
+    columns, each repeating the keys and the lines of its own, a blank line between blocks;
+    ``groups`` (lists of column indices after the keys, in order) are kept together in a block
+    (default: each column alone; a group too wide for a block of its own: its columns apart).
+
+    Examples
+    --------
+    >>> print("\\n".join(table_lines(["slice", "n", "AP"], [["a", "10", "0.5000"], "... (3 more)"])))
+    slice   n      AP
+    a      10  0.5000
+    ... (3 more)
+    >>> table_lines(["slice", "AP", "ROC-AUC"], [["a", "0.5000", "0.7000"]], width=16)
+    ['slice      AP', 'a      0.5000', '', 'slice  ROC-AUC', 'a       0.7000']
+    """
+    n = len(header)
+    aligned = keys if left is None else left
+    widths = [columns(h) for h in header]
+    for row in rows:
+        if not isinstance(row, str):
+            widths = [max(w, columns(c)) for w, c in zip(widths, row)]
+
+    def size(cols: list[int]) -> int:  # a line of these columns, separators included
+        return sum(widths[j] for j in cols) + sum(2 if p in (1, keys) else gap for p in range(1, len(cols)))
+
+    def line(cells: Sequence[str], cols: list[int]) -> str:
+        parts = [(" " * (2 if p in (1, keys) else gap) if p else "") + pad(cells[j], widths[j], right=j >= aligned)
+                 for p, j in enumerate(cols)]
+        return "".join(parts).rstrip()
+
+    every = list(range(n))
+    blocks = [every[keys:]]
+    if width is not None and size(every) > width and n > keys + 1:
+        blocks, current = [], []
+        parts = [list(g) for g in (groups or [[j] for j in every[keys:]])]
+        parts = [[j] for g in parts for j in g] if any(size(every[:keys] + g) > width for g in parts) else parts
+        for group in parts:  # a group too wide for a line of its own: its columns apart
+            if current and size(every[:keys] + current + list(group)) > width:
+                blocks.append(current)
+                current = []
+            current = current + list(group)
+        blocks.append(current)
+    out: list[str] = []
+    for b, block in enumerate(blocks):
+        cols = every[:keys] + block
+        out += [""] if b else []
+        out += [line(header, cols), *(row if isinstance(row, str) else line(row, cols) for row in rows)]
+    return out

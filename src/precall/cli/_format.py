@@ -12,7 +12,7 @@ import numpy as np
 
 import precall
 from precall._core.normal import p_text
-from precall._core.text import clip, columns, fixed, pad, shorten, visible
+from precall._core.text import SHORT_NAME, clip, columns, fixed, legend, pad, shortened, visible, wrap
 from precall.slices import BLOCK, LazyRows
 
 
@@ -360,59 +360,6 @@ def _text_lines(header: list[str], blocks: Callable[[], Iterable[list[list[str]]
             yield head
 
 
-def wrap(line: str, *, width: int = WIDTH, hang: int | None = None) -> list[str]:
-    """One line of prose as lines of at most ``width`` terminal columns (:func:`columns`: a CJK
-    character takes two).
-
-    The continuation lines are indented by ``hang`` (default: the line's own
-    indent, plus the width of a leading ``key    `` label of the report header
-    when the line has one, so wrapped values line up).
-    """
-    import re
-    import textwrap
-
-    if columns(line) <= width:
-        return [line]
-    if hang is None:
-        m = re.match(r"^( *)(\S+ {2,})?", line)
-        hang = columns(m.group(0)) if m else 0
-        if hang >= width // 2:
-            hang = len(line) - len(line.lstrip(" ")) + 2
-    if any(columns(word) > width - hang for word in line.split()):  # a long path: cut it hard
-        out = [clip(line, width, mark="")]
-        rest = line[len(out[0]):]
-        while rest:
-            piece = clip(rest, width - hang, mark="") or rest[0]  # at least one character a line
-            out.append(" " * hang + piece)
-            rest = rest[len(piece):]
-        return out
-    if line.isascii():
-        return textwrap.wrap(line, width=width, subsequent_indent=" " * hang,
-                             break_on_hyphens=False) or [line]
-    return _wrap_columns(line, width, hang)
-
-
-def _wrap_columns(line: str, width: int, hang: int) -> list[str]:
-    """:func:`wrap` of a line with wide characters: words (no word wider than a line) greedily, in
-    terminal columns; the spaces inside a line kept, those at a break dropped."""
-    import re
-
-    out: list[str] = []
-    current, used = "", 0
-    for token in re.findall(r"\S+| +", line):
-        size = columns(token)
-        if token.startswith(" "):
-            current, used = current + token, used + size
-            continue
-        if current.strip() and used + size > width:
-            out.append(current.rstrip())
-            current, used = " " * hang, hang
-        current, used = current + token, used + size
-    if current.strip():
-        out.append(current.rstrip())
-    return out or [line]
-
-
 def fit(lines: list[str], *, width: int = WIDTH, wide: bool = False) -> list[str]:
     """Every line wrapped to ``width`` unless ``wide`` (tables are split by :func:`render_table`)."""
     if wide:
@@ -420,36 +367,16 @@ def fit(lines: list[str], *, width: int = WIDTH, wide: bool = False) -> list[str
     return [part for line in lines for part in wrap(line, width=width)]
 
 
-SHORT_NAME = 24  # a name shortened for a column header keeps this many characters, "..." included
-
-
 def short_names(names: list[str], limit: int) -> tuple[list[str], list[tuple[str, str]]]:
     """``names`` as column headers within ``limit`` terminal columns: when one is longer, every name
-    longer than :data:`SHORT_NAME` (or ``limit``) keeps its start and end around ``...`` (``#1``,
-    ``#2``, ... for every name when two would print alike), and the legend items (short, full name)
-    of the names shortened; the names as they are when all fit."""
+    longer than :data:`SHORT_NAME` (or ``limit``) keeps its start and end around ``...``, never two alike
+    (:func:`~precall._core.text.shortened`), and the legend items (short, full name) of the names
+    shortened; the names as they are when all fit."""
     if all(columns(visible(n)) <= max(limit, 9) for n in names):
         return list(names), []
     limit = max(min(limit, SHORT_NAME), 9)
 
-    def cut(name: str) -> str:  # in terminal columns (a CJK character takes two), as shown
-        text = visible(name)
-        return name if columns(text) <= limit else shorten(text, limit)
-
-    shown = [cut(n) for n in names]
-    if len(set(shown)) < len(set(names)):
-        shown = [f"#{k + 1}" for k in range(len(names))]
-        return shown, [(s, repr(n)) for s, n in zip(shown, names)]
+    texts = [visible(n) for n in names]  # in terminal columns (a CJK character takes two), as shown
+    shown = shortened(texts, limit)  # never two alike: the cut moves to where they differ, else numbered
+    shown = [n if s == t else s for n, s, t in zip(names, shown, texts)]
     return shown, [(s, repr(n)) for s, n in zip(shown, names) if s != n]
-
-
-def legend(items: list[tuple[str, str]], *, indent: str = "  ", width: int = WIDTH,
-           wide: bool = False) -> list[str]:
-    """``name  description`` lines below a table, descriptions aligned and wrapped."""
-    if not items:
-        return []
-    w = max(columns(k) for k, _ in items)  # in terminal columns: a CJK name takes two a character
-    lines = [f"{indent}{pad(k, w)}  {d}" for k, d in items]
-    if wide:
-        return lines
-    return [part for line in lines for part in wrap(line, width=width, hang=columns(indent) + w + 2)]

@@ -19,13 +19,11 @@ from precall._slicing import (MAX_SLICES, IntervalSet, coded, interval_set, name
                               slice_intervals, with_values)
 from precall.readers import Columns, label_counts
 from precall.slices import BLOCK, MISSING, slice_codes
-from precall._core.text import clip
+from precall._core.text import MIN_NAME, columns, name_limit, shortened, visible
 
 from ._common import CliError, cli_spelling, int_in, resolve_pos_label
-from ._format import counted, fit, fmt, fmt_count, json_safe, render_table, render_table_chunks
+from ._format import WIDTH, counted, fit, fmt, fmt_count, json_safe, legend, render_table, render_table_chunks
 from ._intervals import CiOptions, bootstrap_kwargs, drawn_as
-
-NAME_WIDTH = 28  # a slice's name in the text table: longer names are cut (JSON and CSV: whole)
 
 
 # ---------------------------------------------------------------------------
@@ -250,8 +248,34 @@ def _interval_cell(iv: IntervalSet | None, which: str, digits: int) -> str:
     return f"[{fmt(c.low, digits)}, {fmt(c.high, digits)}]"
 
 
-def cut(name: str) -> str:
-    return clip(name, NAME_WIDTH)  # terminal columns: a CJK character takes two
+def slice_names_shown(names: Sequence[str], rest: Callable[[], int], *, wide: bool,
+                      width: int = WIDTH) -> tuple[list[str], list[tuple[str, str]]]:
+    """The slice ``names`` of a text table's rows as it shows them (:func:`precall._core.text.visible`)
+    and the legend items (shown, full name) of those shortened: whole with ``wide``; else a name too
+    long to fit beside the ``rest()`` of a line (the other columns and their separators: called only
+    then) keeps its start and end around ``...`` within :func:`precall._core.text.name_limit`'s
+    columns, distinct from every other name shown and from ``overall``."""
+    texts = [visible(n) for n in names]
+    longest = max(map(columns, texts), default=0)
+    if wide or longest <= MIN_NAME:  # whole: a limit is never under MIN_NAME
+        return texts, []
+    shown = shortened(texts, name_limit(longest, rest(), width), taken=["overall"])
+    return shown, [(s, repr(n)) for s, t, n in zip(shown, texts, names) if s != t]
+
+
+def slice_legend(items: list[tuple[str, str]]) -> list[str]:
+    """The lines below a table of the slices whose names it shortened: ``slices:`` and each one's
+    full name."""
+    return ["", "slices:", *legend(items)] if items else []
+
+
+def rest_of_line(header: Sequence[str], rows: Any) -> int:
+    """The terminal columns of a text table's line (:func:`._format.render_table`: two spaces between
+    columns) but its first column: ``rows`` iterable of cell lists (their first cell left out)."""
+    widths = [columns(visible(h)) for h in header[1:]]
+    for row in rows:
+        widths = [max(w, columns(visible(c))) for w, c in zip(widths, row[1:])]
+    return sum(widths) + 2 * len(widths)
 
 
 def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide: bool,
@@ -300,14 +324,15 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
 
     prevalence = r.prevalence  # the result's own, once
 
-    def slice_rows(at: list[int]) -> list[list[str]]:
-        """The rows of the slices ``at``: the numbers of ``r[r.keys[i]]`` (its Evaluation), from the arrays."""
+    def slice_rows(at: list[int], names: Sequence[str]) -> list[list[str]]:
+        """The rows of the slices ``at`` named ``names``: the numbers of ``r[r.keys[i]]`` (its
+        Evaluation), from the arrays."""
         numbers = zip(at, np.asarray(r.n_samples[at]).astype(np.int64).tolist(),
                       *(np.asarray(v, dtype=np.float64).tolist() for v in (
                           r.n_pos[at], prevalence[at], r.average_precision[r.rank_by][at], r.roc_auc[at],
                           r.best_f1[at])))
-        return [cells(i, cut(r.names[i]), n, p, rate, ap, auc, None if math.isnan(f1) else f1)
-                for i, n, p, rate, ap, auc, f1 in numbers]
+        return [cells(i, name, n, p, rate, ap, auc, None if math.isnan(f1) else f1)
+                for (i, n, p, rate, ap, auc, f1), name in zip(numbers, names)]
 
     o = r.overall
     overall = cells(-1, "overall", o.n_samples, o.n_pos, o.prevalence, o.average_precision[r.rank_by], o.roc_auc,
@@ -319,19 +344,34 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
         others[ranked] = False
         entries: Any = np.concatenate([[-1], ranked, np.flatnonzero(others)])
         picked: list[int | None] = []
+        at_all = entries[1:].tolist()
     else:  # the overall row (-1), the slices shown, None: the count of the rest
         picked = shown(r, top, full)
         entries = [-1, *picked]
+        at_all = [i for i in picked if i is not None]
 
-    def blocks() -> Iterator[list[list[str]]]:
+    def blocks(names: Sequence[str] | None) -> Iterator[list[list[str]]]:
+        """The table's rows a block at a time, the slices named ``names`` (None: unnamed, for the
+        widths of the other columns)."""
+        done = 0
         for start in range(0, len(entries), BLOCK):
             block = entries[start:start + BLOCK]
             block = block.tolist() if isinstance(block, np.ndarray) else block
-            made = iter(slice_rows([i for i in block if i is not None and i >= 0]))
+            at = [i for i in block if i is not None and i >= 0]
+            made = iter(slice_rows(at, [""] * len(at) if names is None else names[done:done + len(at)]))
+            done += len(at)
             yield [overall if i == -1 else more if i is None else next(made) for i in block]
 
+    # the names as long as the numbers' columns leave room for beside them, the intervals' left out: the
+    # tables of --ci (the estimates, then with the intervals, split into blocks of columns) name a slice alike
+    kept = [j for j, h in enumerate(header) if not h.endswith(" CI")]
+    names, renamed = slice_names_shown([r.names[i] for i in at_all], lambda: rest_of_line(
+        [header[j] for j in kept], ([row[j] for j in kept] for rows in blocks(None) for row in rows)), wide=wide)
     yield "\n".join([*fit(lines, wide=wide), ""]) + "\n"
-    yield from render_table_chunks(header, blocks, wide=wide)
+    yield from render_table_chunks(header, lambda: blocks(names), wide=wide)
+    legend_lines = slice_legend(renamed)  # the full name of every name shortened, written a block at a time
+    for start in range(0, len(legend_lines), BLOCK):
+        yield "\n" + "\n".join(legend_lines[start:start + BLOCK])
     if not full and (None in picked or unranked):
         notes = [f"shown: the {min(top, ranked.size)} worst and best ranked slices"
                  + (f"; {counted(unranked, 'slice')} not ranked {'is' if unranked == 1 else 'are'} not shown"

@@ -34,11 +34,11 @@ from ._common import (
     show_labels,
     terminal_progress,
 )
-from ._format import counted, fit, fmt, fmt_count, fmt_p, json_safe, json_text, listed, render_table
+from ._format import WIDTH, counted, fit, fmt, fmt_count, fmt_p, json_safe, json_text, listed, render_table
 from ._inputs import n_tied_rows, read_scores
 from ._intervals import CiOptions, bootstrap_kwargs, ci_options, drawn_as
-from ._slices import (MAX_SLICES, add_slice_options, by_columns, cut, resampled, slice_input, slice_rows,
-                      sliced_evaluation)
+from ._slices import (MAX_SLICES, add_slice_options, by_columns, resampled, rest_of_line, slice_input, slice_legend,
+                      slice_names_shown, slice_rows, sliced_evaluation)
 
 
 # ---------------------------------------------------------------------------
@@ -510,23 +510,30 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
                   + ("every ranked slice" if args.full else f"the {args.top} worst and best ranked")],
                  wide=args.wide)
     level = f"{args.level:.0%} CI of A - B"
+    header = ["slice", "metric", "test", "A", "B", "A - B", level, "p", "Holm p"][:None if family else -1]
+    tables = []  # each pair's rows, the slice's index first (-1: all rows)
     for a, b in itertools.combinations(scores, 2):
-        header = ["slice", "metric", "test", "A", "B", "A - B", level, "p", "Holm p"]
-        body = [["overall" if i < 0 else cut(result.names[i]), metric,
-                 "DeLong" if t.method == "delong" else "bootstrap", fmt(t.estimate_a, args.digits),
+        body = [[i, metric, "DeLong" if t.method == "delong" else "bootstrap", fmt(t.estimate_a, args.digits),
                  fmt(t.estimate_b, args.digits), fmt(t.difference, args.digits),
                  f"[{fmt(t.low, args.digits)}, {fmt(t.high, args.digits)}]", _p_text(t),
                  "" if (i, x, y, metric, t.method) not in holm else fmt_p(holm[i, x, y, metric, t.method])]
                 for i, c in parts for x, y, metric, t in c.rows if (x, y) == (a, b)]
-        if not family:
-            header, body = header[:-1], [row[:-1] for row in body]
-        lines += ["", *fit([f"A = {a!r}, B = {b!r}"]), *render_table(header, body, wide=args.wide, left=3)]
+        tables.append((a, b, [row[:len(header)] for row in body]))
+    # the slices' names as the tables show them: shortened alike in every table (a legend below them)
+    listed = [i for i, _ in parts if i >= 0] + (list(untested) if args.full else [])
+    names, renamed = slice_names_shown([result.names[i] for i in listed], lambda: rest_of_line(
+        header, (row for _, _, body in tables for row in body)), wide=args.wide)
+    name_of = {-1: "overall", **dict(zip(listed, names))}
+    for a, b, body in tables:
+        lines += ["", *fit([f"A = {a!r}, B = {b!r}"]),
+                  *render_table(header, [[name_of[row[0]], *row[1:]] for row in body], wide=args.wide, left=3)]
     if untested and args.full:  # every slice without a test, with the reason
         lines += ["", *fit([f"not tested: {counted(len(untested), 'slice')}"]),
                   *render_table(["slice", "n", "n_pos", "reason"],
-                                [[cut(result.names[i]), str(int(result.n_samples[i])), fmt_count(result.n_pos[i]),
+                                [[name_of[i], str(int(result.n_samples[i])), fmt_count(result.n_pos[i]),
                                   "; ".join(reasons)] for i, reasons in untested.items()],
                                 wide=args.wide, prose_last=True)]
+    lines += slice_legend(renamed)
     holm_note = ("Holm p: adjusted (Holm) across every ranked slice tested, for each metric and test (the overall "
                  "row is not one of them)" if family else
                  f"no Holm p: more than {MAX_SLICES} ranked slices to test (rank fewer with --min-support)")
@@ -582,7 +589,7 @@ def _slices_vs_reference(args: argparse.Namespace, score: str, metrics: list[str
         print(json_text(json_safe({"input": {**first.input, "score_columns": [score]}, **result.to_dict()})))
         return 0
     k = len(result.names) if args.full else args.top
-    print(result.to_text(k=max(k, 1), width=10**6 if args.wide else 80))
+    print(result.to_text(k=max(k, 1), width=None if args.wide else WIDTH))
     return 0
 
 

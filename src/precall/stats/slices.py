@@ -72,7 +72,7 @@ import numpy as np
 
 from .. import metrics
 from .._core.normal import isf, two_sided_p
-from .._core.text import clip, columns, pad, visible
+from .._core.text import columns, legend, name_limit, shortened, table_lines, visible, wrap
 from .._core.validate import AP_METHODS, check_binary, check_bool, check_choice, check_number
 from ..slices import slice_codes, slice_dicts, slices_csv_text, slices_frame
 from ._resample import (Draws, RankedColumn, cell_steps, count_design, draw_blocks, draw_counts, rank_column,
@@ -451,37 +451,58 @@ class SliceComparison:
         header, rows = self._table()
         return slices_frame(header, rows, self.keys, self.columns)
 
-    def to_text(self, k: int = 5, width: int = 80) -> str:
-        """At most ``width`` columns: the ``k`` worst and ``k`` best ranked slices with their
-        intervals and the Holm-adjusted p-values against the reference, then how they were computed."""
+    def to_text(self, k: int = 5, width: int | None = 80) -> str:
+        """The ``k`` worst and ``k`` best ranked slices with their intervals and the Holm-adjusted
+        p-values against the reference, then how they were computed; every line within ``width``
+        terminal columns (at least 60; None: no limit): a slice name too long to fit beside the
+        numbers is shortened to its start and end around ``...`` (distinct from every other name
+        shown; its full name in a legend below the table), and a table still wider is split in two,
+        AP's columns then ROC-AUC's (each with the names).  The numbers are never cut."""
         k = check_number(k, "k", low=1, integer=True, hint="how many worst and best slices to print")
+        if width is not None:
+            width = check_number(width, "width", low=60, integer=True, hint="the widest line; None: no limit")
         ranked = self.ranked.tolist()
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
-        name_w = max(5, min(16, max((columns(visible(n)) for n in self.names), default=5)))
         pct = f"{self.level:.0%}"
         versus, short = ("the rest", "-rest") if self.reference == "rest" else ("all rows", "-all")
         auc = "bootstrap" if self.weighted else "DeLong"
-        lines = [*textwrap.wrap(f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; AP "
-                                f"({self.method}) bootstrap and ROC-AUC {auc} {pct} intervals; vs {versus}, worst "
-                                "first", width),
-                 f"{'slice':<{name_w}} {'n':>7} {'AP [interval]':>21} {short:>7} {'pHolm':>6} "
-                 f"{'ROC-AUC':>7} {short:>7} {'pHolm':>6}"]
+        header = ["slice", "n", "AP [interval]", short, "pHolm", "ROC-AUC", short, "pHolm"]
+        numbers = []
+        for i in picked:
+            if i >= 0:
+                r = self.vs_reference[i]
+                numbers.append([str(int(self.n_samples[i])),
+                                f"{self.ap[i]:.4f} [{self.ap_low[i]:.4f},{self.ap_high[i]:.4f}]",
+                                f"{r.ap_difference:+.4f}", _p(self.ap_p_holm[i]), f"{self.auc[i]:.4f}",
+                                f"{r.auc_difference:+.4f}", _p(self.auc_p_holm[i])])
+        names = [visible(self.names[i]) for i in picked if i >= 0]
+        rest = sum(max([columns(h), *(columns(row[j]) for row in numbers)]) + (2 if j < 2 else 1)  # the separators
+                   for j, h in enumerate(header[1:]))  # as table_lines lays them: two after the names and after n
+        limit = name_limit(max(map(columns, ["slice", *names])), rest, width)
+        short_names = iter(shortened(names, limit))
+        made = iter(numbers)
+        body: list[Any] = []
+        renamed = []
         for i in picked:
             if i < 0:
-                lines.append(f"{'...':<{name_w}}  ({len(ranked) - 2 * k} more ranked slices)")
+                body.append(f"...  ({len(ranked) - 2 * k} more ranked slices)")
                 continue
-            name = pad(clip(visible(self.names[i]), name_w), name_w)
-            r = self.vs_reference[i]
-            lines.append(f"{name} {int(self.n_samples[i]):>7} {self.ap[i]:>6.4f} "
-                         f"[{self.ap_low[i]:.4f},{self.ap_high[i]:.4f}] {r.ap_difference:>+7.4f} "
-                         f"{_p(self.ap_p_holm[i]):>6} {self.auc[i]:>7.4f} {r.auc_difference:>+7.4f} "
-                         f"{_p(self.auc_p_holm[i]):>6}")
+            name = next(short_names)
+            body.append([name, *next(made)])
+            if name != visible(self.names[i]):
+                renamed.append((name, repr(self.names[i])))
+        title = (f"{len(self.names)} slices by {', '.join(map(visible, self.columns))}; AP ({self.method}) bootstrap "
+                 f"and ROC-AUC {auc} {pct} intervals; vs {versus}, worst first")
+        lines = wrap(title, width=width, hang=0) if width else [title]
+        lines += table_lines(header, body, width=width, keys=2, left=1, gap=1, groups=[[2, 3, 4], [5, 6, 7]])
         unranked = len(self.names) - len(ranked)
         if unranked:
-            lines.append(f"{unranked} slice(s) not ranked (undefined, or fewer than min_support="
-                         f"{self.min_support} rows)")
-        lines += ["", *textwrap.wrap(self._footer(), width)]  # apart from the table
-        return "\n".join(clip(line, width, "") for line in lines)
+            note = f"{unranked} slice(s) not ranked (undefined, or fewer than min_support={self.min_support} rows)"
+            lines += wrap(note, width=width, hang=0) if width else [note]
+        if renamed:
+            lines += ["", "slices:", *legend(renamed, width=width or 80, wide=width is None)]
+        lines += ["", *(textwrap.wrap(self._footer(), width) if width else [self._footer()])]  # apart from the table
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.to_text()
