@@ -908,3 +908,21 @@ def delong_subset_variance(positive, scores, subset):
         if stratum.sum() > 1:
             total += stratum.sum() * np.var(share[stratum], ddof=1)
     return total
+
+
+def slice_legend(lines: list[str]) -> dict[str, str]:
+    """The legend below a slice table (``slices:`` then ``  shown  'full name'``, a long full name wrapped
+    onto indented lines): each full name's shown text, read independently of the code under test."""
+    import ast
+
+    if "slices:" not in lines:
+        return {}
+    entries: list[list[str]] = []
+    for line in lines[lines.index("slices:") + 1:]:
+        if not line.startswith("  "):
+            break
+        if line.startswith("   "):  # a full name wrapped: its next piece
+            entries[-1][1] += line.strip()
+        else:
+            entries.append([part.strip() for part in line.strip().split("  ", 1)])
+    return {ast.literal_eval(full): shown for shown, full in entries}

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import oracles
 import precall
 from precall._core.steps import segment_sums
 from precall.slices import MISSING
@@ -1024,23 +1025,6 @@ def _text_columns(text: str) -> int:
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _legend(lines: list[str]) -> dict[str, str]:
-    """``slices:`` and ``  shown  'full name'`` (a long one wrapped): each full name's text."""
-    import ast
-
-    if "slices:" not in lines:
-        return {}
-    entries: list[list[str]] = []
-    for line in lines[lines.index("slices:") + 1:]:
-        if not line.startswith("  "):
-            break
-        if line.startswith("   "):
-            entries[-1][1] += line.strip()
-        else:
-            entries.append([p.strip() for p in line.strip().split("  ", 1)])
-    return {ast.literal_eval(full): shown for shown, full in entries}
-
-
 def _rows_of(lines: list[str], name: str) -> set[str]:
     """The cells of the rows that start with ``name`` (in every block of columns)."""
     return {cell for line in lines if line.startswith(name + " ") for cell in line[len(name):].split()}
@@ -1067,7 +1051,7 @@ def test_sliced_text_rounds_every_number_and_names_long_slices_apart():
     headers = [line.split("  ") for line in lines if line.startswith("slice ")]
     shown = {h.strip() for parts in headers for h in parts if h.strip()}
     assert {"n", "prevalence", "AP step", "min AP step", "ROC-AUC", "best F1"} <= shown
-    legend = _legend(lines)
+    legend = oracles.slice_legend(lines)
     names = {name: legend.get(name, name) for name in _ALIKE}
     assert len(set(names.values())) == len(_ALIKE) and set(legend) == set(_ALIKE) - {"DE"}
     d = r.to_dict()
@@ -1077,10 +1061,10 @@ def test_sliced_text_rounds_every_number_and_names_long_slices_apart():
                                                              "best F1")}
         assert want <= cells, (row["slice"], want - cells)
     whole = r.to_text(width=None).splitlines()
-    assert not _legend(whole) and all(any(line.startswith(name + " ") for line in whole) for name in _ALIKE)
+    assert not oracles.slice_legend(whole) and all(any(line.startswith(name + " ") for line in whole) for name in _ALIKE)
     for other in (precall.average_precision(y, s, by=g), precall.roc_auc(y, s, by=g)):
         lines = other.to_text().splitlines()
-        legend = _legend(lines)
+        legend = oracles.slice_legend(lines)
         names = {legend.get(name, name) for name in _ALIKE}  # fewer columns: more room for the names
         assert max(map(_text_columns, lines)) <= 80 and len(names) == len(_ALIKE) and legend
         assert all(any(line.startswith(name + " ") for line in lines) for name in names)
@@ -1096,7 +1080,7 @@ def test_slice_comparison_text_rounds_every_number_and_names_long_slices_apart()
     c = precall.stats.compare_slices(y, s, by=g, n_resamples=20)
     lines = c.to_text(k=5).splitlines()
     assert max(map(_text_columns, lines)) <= 80 and "~" not in "\n".join(lines)
-    legend = _legend(lines)
+    legend = oracles.slice_legend(lines)
     names = {name: legend.get(name, name) for name in _ALIKE}
     assert len(set(names.values())) == len(_ALIKE) and set(legend) == set(_ALIKE) - {"DE"}
     holm = lambda p: "<1e-4" if p < 1e-4 else f"{p:.4f}"  # noqa: E731
@@ -1107,7 +1091,7 @@ def test_slice_comparison_text_rounds_every_number_and_names_long_slices_apart()
                 f"{row['AUC - rest']:+.4f}", holm(row["AUC p Holm"])}
         assert want <= cells, (row["slice"], want - cells)
     whole = c.to_text(width=None).splitlines()
-    assert not _legend(whole) and sum(line.startswith("slice ") for line in whole) == 1
+    assert not oracles.slice_legend(whole) and sum(line.startswith("slice ") for line in whole) == 1
 
 
 @settings(max_examples=200, deadline=None)

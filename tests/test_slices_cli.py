@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 import pytest
 
+import oracles
 import precall
 from precall.cli._format import fmt_p
 from precall import readers
@@ -1141,23 +1142,6 @@ def _alike_file(tmp_path: Path) -> Path:
     return path
 
 
-def _legend_of(lines: list[str]) -> dict[str, str]:
-    """The legend below a table (``slices:`` then ``  shown  'full name'``): each full name's text."""
-    import ast
-
-    if "slices:" not in lines:
-        return {}
-    entries: list[list[str]] = []
-    for line in lines[lines.index("slices:") + 1:]:
-        if not line.startswith("  "):
-            break
-        if line.startswith("   "):  # a full name wrapped: its next piece
-            entries[-1][1] += line.strip()
-        else:
-            entries.append([part.strip() for part in line.strip().split("  ", 1)])
-    return {ast.literal_eval(full): shown for shown, full in entries}
-
-
 def _row_names(lines: list[str]) -> list[str]:
     """The first cell of every row of every table (a line after one starting ``slice `` up to a blank
     line; the names have no spaces)."""
@@ -1176,7 +1160,7 @@ def _check_names_apart(out: str, wide: bool) -> None:
     """Each slice's row named by one text of its own: the name whole, or (not ``wide``) shortened with
     ``...`` and its full name in the legend; every line within 80 columns unless ``wide``."""
     lines = out.splitlines()
-    legend = _legend_of(lines)
+    legend = oracles.slice_legend(lines)
     shown = {name: legend.get(name, name) for name in ALIKE}
     assert len(set(shown.values())) == len(ALIKE), shown  # no two slices alike
     rows = set(_row_names(lines)) - {"overall"}

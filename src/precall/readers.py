@@ -1850,8 +1850,8 @@ def _jsonl_file(path: str, meter: _Progress, *, chunk_rows: int, whole: bool, fa
         except _Retry:
             pass
     with _open_text(path, meter) as stream:
-        yield from _skip(_jsonl_chunks(stream, path, chunk_rows=chunk_rows, bounded=_field_limit(path) >= sys.maxsize,
-                                       **kw), done)
+        bounded = _field_limit(path) >= sys.maxsize  # a .gz file: its size bounds no line
+        yield from _skip(_jsonl_chunks(stream, path, chunk_rows=chunk_rows, bounded=bounded, **kw), done)
 
 
 # ---------------------------------------------------------------------------
