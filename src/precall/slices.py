@@ -118,7 +118,7 @@ class SliceCodes:
 
     @property
     def m(self) -> int:
-        return len(self.names)
+        return len(self.keys)
 
     def rows(self) -> np.ndarray:
         """The number of rows of each slice (m,)."""
@@ -418,7 +418,7 @@ def _column_codes(raw: Any, name: str, n: int) -> tuple[np.ndarray, list[Any], i
     return col, levels_list, len(levels_list), counts, dtype
 
 
-def slice_codes(by: Any, n: int) -> SliceCodes:
+def slice_codes(by: Any, n: int, named: bool = True) -> SliceCodes:
     """The slice codes of ``by`` for ``n`` rows (see the module docstring).
 
     Parameters
@@ -427,6 +427,8 @@ def slice_codes(by: Any, n: int) -> SliceCodes:
         One slice value per row in each column (see :func:`precall.evaluate`).
     n : int
         The number of rows.
+    named : bool, default=True
+        False: no ``names`` (an empty tuple; a stream's batches need only the keys).
 
     Returns
     -------
@@ -451,7 +453,7 @@ def slice_codes(by: Any, n: int) -> SliceCodes:
             continue
         present_codes, codes, counts = _dense(codes * k + col, len(keys) * k)
         keys = [keys[c // k] + (levels[c % k],) for c in present_codes.tolist()]
-    names = slice_names(keys, [c for c, _ in cols])
+    names = slice_names(keys, [c for c, _ in cols]) if named else ()
     if counts is None:
         counts = np.bincount(codes, minlength=len(keys))
     return SliceCodes(codes, names, tuple(keys), tuple(c for c, _ in cols), counts.astype(np.int64, copy=False),
@@ -2038,22 +2040,6 @@ def evaluate_slices(data: BinaryInput, codes: SliceCodes, kept_codes: np.ndarray
                                 min_support=min_support, numbers=per_slice)
 
 
-def ragged_steps(steps: Sequence[Steps]) -> SlicedSteps:
-    """The :class:`SlicedSteps` (grouped ties) of one problem's steps per slice, one after another
-    (a :class:`precall.SlicedAccumulator`'s slices), for :func:`sliced_evaluation_of`."""
-    lengths = [s.tp.shape[1] for s in steps]
-    m = len(steps)
-
-    def joined(name: str) -> np.ndarray:
-        parts = [getattr(s, name)[0] for s in steps]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-
-    r = _Ragged(np.repeat(np.arange(m, dtype=np.int64), lengths), joined("tp"), joined("fp"), joined("dtp"),
-                joined("fp_prev"), np.concatenate([s.thresholds for s in steps]) if steps else np.zeros(0))
-    return SlicedSteps(r, r, np.array([float(s.n_pos[0]) for s in steps]), np.array([float(s.n_neg[0]) for s in steps]),
-                       all(s.exact for s in steps), m)
-
-
 def _slice_numbers(st: SlicedSteps, m: int, recall_grid: str) -> tuple:
     """Every number of every slice's steps, a batch of slices of about the same size at once
     (before the undefined policy): ``(AP by convention, ROC-AUC, AUPRG, best F1, its threshold,
@@ -2093,7 +2079,7 @@ def sliced_evaluation_of(st: SlicedSteps, overall: Any, codes: SliceCodes, n_sam
     """The :class:`SlicedEvaluation` of every slice's steps (the numbers of a batch of slices of
     about the same size at once; ``numbers``: :func:`_slice_numbers` of them, computed already)
     and the overall :class:`~precall.Evaluation`: in memory (:func:`evaluate_slices`) and from a
-    stream (:func:`ragged_steps`) alike."""
+    stream (:meth:`precall.SlicedAccumulator.evaluate`: the steps of its pairs) alike."""
     m = codes.m
     n_pos, n_neg = st.n_pos, st.n_neg
     values, auc, prg, f1, thr, prec, rec = _slice_numbers(st, m, recall_grid) if numbers is None else numbers
@@ -2153,7 +2139,7 @@ def sliced_values_of(metric: Metric, st: SlicedSteps, overall: float, codes: Sli
     """The :class:`SlicedValues` of ``metric`` on every slice's steps (its kernel run once per part of
     a size bucket of slices, :func:`_slice_values`, unless given as ``values``; the undefined policy
     applied to all at once) and its value on all rows: in memory (:func:`metric_slices`) and from a
-    stream (:func:`ragged_steps`) alike."""
+    stream (:meth:`precall.SlicedAccumulator.evaluate`: the steps of its pairs) alike."""
     m = codes.m
     if values is None:
         values = _slice_values(metric, st, m)

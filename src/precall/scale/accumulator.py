@@ -179,7 +179,7 @@ def table_of_state(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> Thre
     return trusted_table(scores[::-1], tp, fp, tp[-1], fp[-1], "group")
 
 
-def score_sums(inverse: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+def score_sums(inverse: np.ndarray, values: np.ndarray, size: int, plain: np.ndarray | None = None) -> np.ndarray:
     """The sum of the non-negative ``values`` of each of ``size`` scores (``inverse``: each row's
     score), within about half an ulp of the exact sum however many rows share a score, where a
     weighted ``np.bincount`` (a sequential sum per score) drifts with them.
@@ -190,18 +190,20 @@ def score_sums(inverse: np.ndarray, values: np.ndarray, size: int) -> np.ndarray
     score add exactly in any order) and the rest ``v - high``; the rests split again the same way,
     and the last rests, below the sum's last bit by ~2**-100, are added by ``np.bincount``.  Scores
     whose sums come near the float64 maximum keep the plain sums, and so do all when no score has
-    more than two rows (one rounding: already correctly rounded).
+    more than two rows (one rounding: already correctly rounded).  ``plain`` (one flag a score): scores
+    that keep the plain sums all the same (the scores of groups summed together whose own rows had at
+    most two a score, as if each group were summed alone).
 
     >>> x, rows = np.full(10, 0.1), np.zeros(10, dtype=np.int64)
     >>> float(np.bincount(rows, weights=x)[0]), float(score_sums(rows, x, 1)[0])
     (0.9999999999999999, 1.0)
     """
-    plain = np.bincount(inverse, weights=values, minlength=size)
+    sums = np.bincount(inverse, weights=values, minlength=size)
     rows = np.bincount(inverse, minlength=size)
-    if rows.max(initial=0) <= 2:  # one rounding at most: the plain sums are correctly rounded
-        return plain
+    if rows.max(initial=0) <= 2 or (plain is not None and plain.all()):  # one rounding at most: the plain
+        return sums  # sums are correctly rounded
     grow = np.frexp(rows + 2.0)[1]  # 2**grow > rows + 2
-    top = np.frexp(plain)[1] + grow  # sigma = 2**top >= (rows + 2) * max, as plain >= max (non-negative)
+    top = np.frexp(sums)[1] + grow  # sigma = 2**top >= (rows + 2) * max, as sums >= max (non-negative)
     safe = top < 1000
     top = np.where(safe, top, 0)
     out, rest = [], values
@@ -212,7 +214,9 @@ def score_sums(inverse: np.ndarray, values: np.ndarray, size: int) -> np.ndarray
         out.append(np.bincount(inverse, weights=high, minlength=size))
         top = top - 53 + grow  # the rests are at most half of sigma's last bit
     last = np.bincount(inverse, weights=rest, minlength=size)
-    return np.where(safe, out[0] + (out[1] + last), plain)
+    if plain is not None:
+        safe &= ~plain
+    return np.where(safe, out[0] + (out[1] + last), sums)
 
 
 def _weighted_run(s: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> _Run:

@@ -1,4 +1,4 @@
-"""Exact streaming by slice: one :class:`~precall.Accumulator` state per slice value.
+"""Exact streaming by slice: the distinct (slice, score) pairs with their weights, in flat arrays.
 
 :class:`SlicedAccumulator` is the streaming form of ``precall.evaluate(y, s, by=...)``:
 ``update(y, s, by=...)`` adds a batch whose rows carry their slice values,
@@ -18,10 +18,17 @@ type (dates and numbers) or an object batch, the values as they are, equal ones 
 ``1.0``) one slice keyed by the widest type.  A pandas column counts as the numpy type of
 its values (categorical and string columns: objects).
 
-The state is each slice's (distinct scores, positive and negative counts),
-plus one for all the rows (the ``overall`` evaluation) and the rows given per
-slice (``n_samples``, zero weights included, as in memory).  Memory grows with
-the distinct (slice, score) pairs, not with the rows.
+The state is columnar: every distinct (slice, score) pair with its positive and negative
+count (or weight) in flat arrays sorted by slice, then score (:class:`_Pairs`: 16 bytes a pair
+without weights, 24 with, plus each distinct score once), an :class:`Accumulator` of all the
+rows (the ``overall`` evaluation), and the rows given per slice (``n_samples``, zero weights
+included, as in memory); the slices' keys in a dict from raw key to slice number.  Memory
+grows with the distinct (slice, score) pairs and the slices, not with the rows.  A batch is one
+sorted run of pairs and runs are merged as :class:`Accumulator`'s are (a binary counter of
+linear merges); :meth:`SlicedAccumulator.evaluate` computes every slice from one order of the
+pairs (slices in the in-memory order, scores decreasing) with the in-memory route's kernels
+(:func:`precall.slices._steps_of_runs` for counts; each slice's compensated sums for weights)
+and one kernel call per size bucket of slices (:func:`precall.slices.sliced_evaluation_of`).
 """
 
 from __future__ import annotations
@@ -31,17 +38,20 @@ import datetime
 import functools
 import io
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .._core.sort import distinct_counts, sorted_scores
 from .._core.validate import check_binary, check_number, label_array, check_on_undefined, check_options, \
     check_pos_label, is_multi
 from .._core.metric import Metric
-from ..slices import SliceCodes, SlicedEvaluation, SlicedTables, SlicedValues, _check_min_support, _level_list, \
-    _objects, _type_rank, ragged_steps, slice_codes, sliced_evaluation_of, sliced_tables, sliced_values_of
+from ..slices import SliceCodes, SlicedEvaluation, SlicedSteps, SlicedTables, SlicedValues, _changes, \
+    _check_min_support, _level_list, _objects, _Ragged, _segmented_cumsum, _steps_of_runs, _type_rank, slice_codes, \
+    sliced_evaluation_of, sliced_tables, sliced_values_of
 from ..table import ThresholdTable
-from .accumulator import Accumulator, _check_table, _plain, _read_payload, _same_label, _steps
+from .accumulator import _COUNT_DTYPES, _SCORE_DTYPES, Accumulator, _check_table, _merge_two, _plain, \
+    _read_payload, _same_label, score_sums, state_from_sorted, table_of_state
 
 __all__ = ["SlicedAccumulator"]
 
@@ -73,15 +83,16 @@ class SlicedAccumulator:
     def __init__(self, *, pos_label: Any = None) -> None:
         self.pos_label = check_pos_label(pos_label)
         self.columns: tuple[str, ...] | None = None  # the names of the by columns, fixed by the first batch
-        # the state by raw key: each value with the type its batch gave it (_raw_keys), so that the
-        # names made at the end (_view) are those of the concatenated column, in any batch order
-        self._slices: dict[tuple[Any, ...], Accumulator] = {}
-        self._rows: dict[tuple[Any, ...], int] = {}
+        # the slices by raw key: each value with the type its batch gave it (_raw_keys), so that the
+        # names made at the end (_view) are those of the concatenated column, in any batch order; a
+        # raw key's number (in the order first seen) is its slice in the pairs
+        self._index = _Keys()
+        self._rows = np.zeros(0, dtype=np.int64)  # rows given per raw key (zero weights included)
+        self._pairs = _Stack()  # the distinct (slice, score) pairs: sorted runs waiting to be merged
         self._all = Accumulator(pos_label=self.pos_label)
         self._n_samples = 0
         self._types: list[set[np.dtype]] | None = None  # each column's batch types (_batch_type)
         self._view: _View | None = None  # the slices as in memory: until a new raw key or type
-        self._merged: dict[tuple[Any, ...], Accumulator] = {}  # slices of several raw keys: until a batch
 
     # -- feeding --------------------------------------------------------------
     def update(self, y_true: Any, y_score: Any, *, by: Any, sample_weight: Any = None) -> "SlicedAccumulator":
@@ -97,7 +108,7 @@ class SlicedAccumulator:
         if nothing and np.shape(w) != (data.n_samples,):
             raise ValueError(f"`sample_weight` must have one weight per sample ({data.n_samples}); got shape "
                              f"{np.shape(w)}")
-        codes = slice_codes(by, data.n_samples)
+        codes = slice_codes(by, data.n_samples, named=False)
         if self.columns is None:
             self.columns = codes.columns
         elif codes.columns != self.columns:
@@ -109,28 +120,26 @@ class SlicedAccumulator:
             if _batch_type(dtype) not in types:  # a new type: the names are made again
                 types.add(_batch_type(dtype))
                 self._view = None
-        self._all.update(y_true, y_score, sample_weight=sample_weight)
+        if data.weight is not None and not nothing:  # the rows checked once: as Accumulator.update adds them
+            self._all._add(0, data.scores, data.positive, data.weight)
         self._n_samples += data.n_samples
-        self._merged = {}
-        states = []
-        for key, n in zip(_raw_keys(codes), codes.rows().tolist()):
-            state = self._slices.get(key)
-            if state is None:
-                state = self._slices[key] = Accumulator(pos_label=self.pos_label)
-                self._view = None
-            states.append(state)
-            self._rows[key] = self._rows.get(key, 0) + n
+        index = self._index
+        known = len(index)
+        at = index.of_batch(codes)  # each of the batch's slices: its number in the state
+        if len(index) > known:
+            self._view = None
+            self._rows = np.concatenate([self._rows, np.zeros(len(index) - known, dtype=np.int64)])
+        self._rows[at] += codes.rows()
         if nothing:
             return self
         kept = codes.codes
         if data.scores.shape[0] < data.n_samples:  # zero weights were set aside
             kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
-        order = np.argsort(kept, kind="stable")
-        bounds = np.searchsorted(kept[order], np.arange(codes.m + 1))
-        for c in np.flatnonzero(np.diff(bounds)).tolist():
-            rows = order[bounds[c]:bounds[c + 1]]
-            states[c]._add(0, data.scores[rows], data.positive[rows],
-                           None if data.weight is None else data.weight[rows])
+        if kept.shape[0]:
+            pairs = _batch_pairs(at[kept], data.scores, data.positive, data.weight)
+            self._pairs.push(pairs)
+            if data.weight is None:  # all the rows' counts from the batch's pairs: no row waits to be sorted
+                self._all._pending[0].push(_overall(pairs, kept.shape[0]))
         return self
 
     def merge(self, other: "SlicedAccumulator") -> "SlicedAccumulator":
@@ -151,11 +160,16 @@ class SlicedAccumulator:
             width = len(out.columns or ())
             out._types = [set().union(*(state._types[j] for state in (self, other) if state._types is not None))
                           for j in range(width)]
-        for state in (self, other):
-            for key, acc in state._slices.items():
-                out._slices[key] = out._slices[key].merge(acc) if key in out._slices else acc.merge(
-                    Accumulator(pos_label=self.pos_label))
-                out._rows[key] = out._rows.get(key, 0) + state._rows[key]
+        index = out._index = self._index.copy()
+        at = index.merged(other._index)  # other's slices: their numbers in out
+        out._rows = np.zeros(len(index), dtype=np.int64)
+        out._rows[:self._rows.shape[0]] = self._rows
+        out._rows[at] += other._rows
+        mine, theirs = self._state(), other._state()
+        if mine is not None:
+            out._pairs.push(mine)
+        if theirs is not None:
+            out._pairs.push(_renumbered(theirs, at))
         return out
 
     def relabel(self, mapping: Callable[[tuple[Any, ...]], tuple[Any, ...]]) -> "SlicedAccumulator":
@@ -182,7 +196,7 @@ class SlicedAccumulator:
         out._all = self._all.merge(Accumulator(pos_label=self.pos_label))
         out._n_samples = self._n_samples
         out._types = None if self._types is None else [set(t) for t in self._types]
-        if not self._slices:
+        if not len(self._index):
             return out
         columns = self.columns or ()
         view = self._view_of()
@@ -194,15 +208,21 @@ class SlicedAccumulator:
                                  f"got {got!r} for {key!r}")
             new.append(got)
         # each column of new values typed as by= types a list of them; equal new keys merged
-        codes = slice_codes({c: _values_array([k[j] for k in new]) for j, c in enumerate(columns)}, len(new))
+        codes = slice_codes({c: _values_array([k[j] for k in new]) for j, c in enumerate(columns)}, len(new),
+                            named=False)
+        del new
         out._types = [{_batch_type(d)} for d in codes.dtypes]
-        raw = _raw_keys(codes)
-        for key, code in zip(view.keys, codes.codes.tolist()):
-            acc, rows = self._group(view, key)
-            target = raw[code]
-            out._slices[target] = out._slices[target].merge(acc) if target in out._slices else acc.merge(
-                Accumulator(pos_label=self.pos_label))
-            out._rows[target] = out._rows.get(target, 0) + rows
+        first = list(dict.fromkeys(codes.codes.tolist()))  # the new slices in the order first met
+        number = np.empty(codes.m, dtype=np.int64)
+        number[first] = np.arange(len(first))
+        out._index.of_batch(codes, first)
+        target = number[codes.codes][view.raw_to_view]  # each slice of the state: its slice in out
+        out._rows = np.zeros(len(first), dtype=np.int64)
+        np.add.at(out._rows, target, self._rows)
+        state = self._state()
+        if state is not None:  # the merged slices' weights added in the order of their names (view), then raw keys
+            sl, rank, pos, neg = _regroup(state, target, order=np.argsort(view.raw_to_view, kind="stable"))
+            out._pairs.push(_Pairs(_compose(sl, rank, state.bits), pos, neg, state.scores, state.bits))
         return out
 
     # -- the slices as in memory ----------------------------------------------------
@@ -210,17 +230,12 @@ class SlicedAccumulator:
         """The slices as :func:`precall.evaluate` names them on the concatenated column (kept
         until a new raw key or batch type: :class:`_View`)."""
         if self._view is None:
-            self._view = _view(list(self._slices), self._types or [], self.columns or ())
+            self._view = _view(self._index, self._types or [], self.columns or ())
         return self._view
 
-    def _group(self, view: "_View", key: tuple[Any, ...]) -> tuple[Accumulator, int]:
-        """The state of one slice (``key`` of ``view``) and its rows: its raw keys' merged."""
-        raw = view.groups[key]
-        if len(raw) == 1:
-            return self._slices[raw[0]], self._rows[raw[0]]
-        if key not in self._merged:
-            self._merged[key] = functools.reduce(Accumulator.merge, (self._slices[r] for r in raw))
-        return self._merged[key], sum(self._rows[r] for r in raw)
+    def _state(self) -> "_Pairs | None":
+        """Every distinct (slice, score) pair as one sorted run (None: no pair yet)."""
+        return self._pairs.collapse()
 
     # -- results ----------------------------------------------------------------
     def table(self, key: tuple[Any, ...] | None = None) -> ThresholdTable:
@@ -238,10 +253,17 @@ class SlicedAccumulator:
         if key is None:
             return self._all.table()
         view = self._view_of()
-        if not isinstance(key, tuple) or key not in view.groups:
+        at = view.index.get(key) if isinstance(key, tuple) else None
+        if at is None:
             raise ValueError(f"`key` must be a slice of the accumulator; got {key!r} (the slices: "
                              f"{view.keys[:5]}{' ...' if len(view.keys) > 5 else ''})")
-        return self._group(view, key)[0].table()
+        state = self._state()
+        if state is None:
+            return table_of_state(np.zeros(0), np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32))
+        # the slice's raw keys, merged one after another (as their accumulators were)
+        parts = [state.segment(int(r)) for r in np.flatnonzero(view.raw_to_view == at)]
+        one = functools.reduce(_merge_pairs, parts)
+        return table_of_state(one.scores[one.ranks()], one.pos, one.neg)
 
     @property
     def keys(self) -> list[tuple[Any, ...]]:
@@ -251,11 +273,11 @@ class SlicedAccumulator:
         return list(self._view_of().keys)
 
     def __len__(self) -> int:
-        return len(self._view_of().keys)
+        return self._view_of().size
 
     def __repr__(self) -> str:
         by = ", ".join(self.columns or ())
-        return f"SlicedAccumulator({len(self)} slices by {by or '-'}, {sum(self._rows.values())} rows)"
+        return f"SlicedAccumulator({len(self)} slices by {by or '-'}, {int(self._rows.sum())} rows)"
 
     def evaluate(self, *, recall_grid: str = "reference", on_undefined: Any = "warn",
                  min_support: int = 0) -> SlicedEvaluation:
@@ -265,13 +287,13 @@ class SlicedAccumulator:
         check_options(recall_grid=recall_grid)
         policy = check_on_undefined(on_undefined)
         min_support = _check_min_support(min_support)
-        codes, ordered = self._ordered()
+        codes, final = self._ordered()
         overall = dataclasses.replace(self._all.evaluate(recall_grid=recall_grid, on_undefined=policy),
                                       n_samples=self._n_samples)
-        # every slice's steps in ragged batches: the numbers of the in-memory route, a batch at a time
-        st = ragged_steps([self._slice_steps(key) for key in ordered])
-        return sliced_evaluation_of(st, overall, codes, self._given(ordered), ties="group", recall_grid=recall_grid,
-                                    policy=policy, min_support=min_support)
+        # every slice's steps from the pairs at once: the numbers of the in-memory route, a batch at a time
+        st = self._sliced_steps(final, codes.m)
+        return sliced_evaluation_of(st, overall, codes, self._given(final, codes.m), ties="group",
+                                    recall_grid=recall_grid, policy=policy, min_support=min_support)
 
     def score(self, metric: Metric, *, min_support: int = 0) -> SlicedValues:
         """The :class:`~precall.SlicedValues` of one :class:`precall.Metric` (grouped ties):
@@ -287,9 +309,10 @@ class SlicedAccumulator:
         if not isinstance(metric, Metric):
             raise TypeError(f"`metric` must be a precall.Metric (precall.metric(...)); got {metric!r:.80}")
         min_support = _check_min_support(min_support)
-        codes, ordered = self._ordered()
-        st = ragged_steps([self._slice_steps(key) for key in ordered])
-        return sliced_values_of(metric, st, float(self._all.score(metric)), codes, self._given(ordered), min_support)
+        codes, final = self._ordered()
+        st = self._sliced_steps(final, codes.m)
+        return sliced_values_of(metric, st, float(self._all.score(metric)), codes, self._given(final, codes.m),
+                                min_support)
 
     def tables(self, *, min_support: int = 0, on_undefined: Any = "warn") -> SlicedTables:
         """The :class:`~precall.SlicedTables` of everything seen: what
@@ -297,30 +320,76 @@ class SlicedAccumulator:
         the rows (grouped ties): each slice's table and the overall one."""
         min_support = _check_min_support(min_support)
         policy = check_on_undefined(on_undefined)
-        codes, ordered = self._ordered()
-        tables = {name: self.table(key) for name, key in zip(codes.names, ordered)}
-        return sliced_tables(codes, tables, self._all.table(), self._given(ordered), min_support, policy)
+        codes, final = self._ordered()
+        state = self._state()
+        if state is None:
+            sl, rank = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+            pos = neg = np.zeros(0, dtype=np.uint32)
+            scores = np.zeros(0)
+        else:
+            sl, rank, pos, neg = _regroup(state, final)
+            scores = state.scores
+        bounds = np.searchsorted(sl, np.arange(codes.m + 1)).tolist()
+        tables = {name: table_of_state(scores[rank[a:b]], pos[a:b], neg[a:b])
+                  for name, a, b in zip(codes.names, bounds[:-1], bounds[1:])}
+        return sliced_tables(codes, tables, self._all.table(), self._given(final, codes.m), min_support, policy)
 
-    def _ordered(self) -> tuple[SliceCodes, list[tuple[Any, ...]]]:
-        """The slice codes of the keys (the in-memory order and names) and the keys in that order."""
-        if not self._slices:
+    def _ordered(self) -> tuple[SliceCodes, np.ndarray]:
+        """The slice codes of the keys (the in-memory order and names) and each raw key's place in
+        that order."""
+        if not len(self._index):
             raise ValueError("the accumulator has seen no row yet; update() it with a batch first")
         view = self._view_of()
         # the in-memory order and names: the slice codes of the keys themselves (each key once), each
         # column in its type
-        codes = slice_codes(dict(zip(self.columns or (), view.arrays)), len(view.keys))
-        at = np.empty(len(view.keys), dtype=np.int64)
-        at[codes.codes] = np.arange(len(view.keys))
-        return codes, [view.keys[i] for i in at.tolist()]
+        codes = slice_codes(dict(zip(self.columns or (), view.arrays)), view.size)
+        return codes, codes.codes.astype(np.int64)[view.raw_to_view]
 
-    def _slice_steps(self, key: tuple[Any, ...]) -> Any:
-        acc = self._group(self._view_of(), key)[0]
-        acc._flush(0)
-        return _steps(acc._scores[0], acc._pos[0], acc._neg[0])
+    def _given(self, final: np.ndarray, m: int) -> np.ndarray:
+        """The rows given to each slice in the in-memory order."""
+        given = np.zeros(m, dtype=np.int64)
+        np.add.at(given, final, self._rows)
+        return given
 
-    def _given(self, ordered: list[tuple[Any, ...]]) -> np.ndarray:
-        view = self._view_of()
-        return np.array([self._group(view, k)[1] for k in ordered], dtype=np.int64)
+    def _sliced_steps(self, final: np.ndarray, m: int) -> SlicedSteps:
+        """The steps of every slice (grouped ties), the slices in the in-memory order (``final``:
+        each raw key's place), from the pairs at once: without weights the in-memory route's
+        counted steps (:func:`precall.slices._steps_of_runs`); with weights each slice's
+        compensated sums (:func:`precall.slices._segmented_cumsum`), as :class:`Accumulator`
+        makes one slice's (:func:`precall.scale.accumulator._steps`)."""
+        state = self._state()
+        if state is None:
+            none = np.zeros(0, dtype=np.int64)
+            r = _Ragged(none, none, none, none, none, np.zeros(0, dtype=np.float32))
+            return SlicedSteps(r, r, np.zeros(m), np.zeros(m), True, m)
+        sl, rank, pos, neg = _regroup(state, final, descending=True)
+
+        def scores_of(ranks: np.ndarray) -> np.ndarray:
+            return state.scores[ranks]
+
+        if pos.dtype.kind in "iu" and neg.dtype.kind in "iu":
+            steps, _, n_pos, n_neg = _steps_of_runs(sl, rank, pos.astype(np.int64), neg.astype(np.int64), m,
+                                                    "group", scores_of)  # type: ignore[misc]
+            return SlicedSteps(steps, steps, n_pos, n_neg, True, m)
+        pos, neg = pos.astype(np.float64, copy=False), neg.astype(np.float64, copy=False)
+        lengths = np.bincount(sl, minlength=m)
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+        cum_neg = _segmented_cumsum(neg, starts, lengths)
+        rows = np.flatnonzero(pos)
+        slice_of = sl[rows]
+        fp = cum_neg[rows]
+        fp_prev = np.where(rows == starts[slice_of], 0.0, cum_neg[rows - 1])
+        dtp = pos[rows]
+        step_lengths = np.bincount(slice_of, minlength=m)
+        step_starts = np.concatenate([[0], np.cumsum(step_lengths)[:-1]]).astype(np.int64)
+        tp = _segmented_cumsum(dtp, step_starts, step_lengths)
+        n_pos, n_neg = np.zeros(m), np.zeros(m)
+        some = step_lengths > 0
+        n_pos[some] = tp[step_starts[some] + step_lengths[some] - 1]
+        some = lengths > 0
+        n_neg[some] = cum_neg[starts[some] + lengths[some] - 1]
+        r = _Ragged(slice_of, tp, fp, dtp, fp_prev, scores_of(rank[rows]))
+        return SlicedSteps(r, r, n_pos, n_neg, False, m)
 
     # -- shipping ---------------------------------------------------------------
     def to_bytes(self) -> bytes:
@@ -328,7 +397,7 @@ class SlicedAccumulator:
         record (each value with its batch's numpy type; dates and datetimes as ISO texts, read
         back as the same values) beside each column's batch types, every slice's table one
         after another in flat arrays."""
-        keys = list(self._slices)
+        keys = self._index.raw()
         try:
             meta = json.dumps({
                 "format": _FORMAT, "version": _VERSION, "pos_label": _plain(self.pos_label),
@@ -341,17 +410,23 @@ class SlicedAccumulator:
                             "numbers, booleans, dates, datetimes (numpy datetime64, pandas Timestamp), durations "
                             "(numpy timedelta64, Python timedelta) or missing, to be shipped; convert other slice "
                             "values to strings first") from None
-        tables = [self._all] + [self._slices[k] for k in keys]
-        for acc in tables:
-            acc._flush(0)
-        dtype = np.result_type(*(a._pos[0].dtype for a in tables))
+        self._all._flush(0)
+        a_scores, a_pos, a_neg = self._all._scores[0], self._all._pos[0], self._all._neg[0]
+        state = self._state()
+        if state is None:
+            sizes = np.zeros(len(keys), dtype=np.int64)
+            scores, pos, neg = np.zeros(0), np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.uint32)
+        else:
+            sizes = np.bincount(state.slices(), minlength=len(keys)).astype(np.int64)
+            scores, pos, neg = state.scores[state.ranks()], state.pos, state.neg
+        dtype = np.result_type(a_pos.dtype, pos.dtype)
         arrays = {
             "meta": np.frombuffer(meta.encode("utf-8"), dtype=np.uint8),
-            "sizes": np.array([a._scores[0].size for a in tables], dtype=np.int64),
-            "rows": np.array([self._rows[k] for k in keys], dtype=np.int64),
-            "scores": np.concatenate([a._scores[0].astype(np.float64) for a in tables]),
-            "pos": np.concatenate([a._pos[0].astype(dtype) for a in tables]),
-            "neg": np.concatenate([a._neg[0].astype(dtype) for a in tables]),
+            "sizes": np.concatenate([[a_scores.size], sizes]).astype(np.int64),
+            "rows": self._rows.astype(np.int64),
+            "scores": np.concatenate([a_scores.astype(np.float64), scores.astype(np.float64)]),
+            "pos": np.concatenate([a_pos.astype(dtype), pos.astype(dtype)]),
+            "neg": np.concatenate([a_neg.astype(dtype), neg.astype(dtype)]),
         }
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
@@ -378,32 +453,254 @@ class SlicedAccumulator:
             types = _types_of(meta["types"], len(columns or ()))
             keys = [_raw_key([None if e is None else _raw(_unshipped(e[1]), e[0], types[j]) for j, e in enumerate(k)])
                     for k in meta["keys"]]
-        if len(set(keys)) != len(keys):
+        index = _Keys()
+        index.numbers(keys)
+        if len(index) != len(keys):
             raise ValueError("corrupt SlicedAccumulator payload: a slice appears twice")
         sizes, rows = arrays["sizes"], arrays["rows"]
         if sizes.dtype.kind != "i" or rows.dtype.kind != "i" or sizes.size != len(keys) + 1 or \
                 rows.size != len(keys) or (sizes < 0).any() or (rows < 0).any() or \
                 int(sizes.sum()) != arrays["scores"].size:
             raise ValueError("corrupt SlicedAccumulator payload: table sizes do not match the slices and scores")
+        scores, pos, neg = arrays["scores"], arrays["pos"], arrays["neg"]
+        _check_tables(sizes, scores, pos, neg)
         out = cls(pos_label=meta["pos_label"])
         out.columns = columns
         out._types = types
-        bounds = np.concatenate([[0], np.cumsum(sizes)])
-        for i in range(len(keys) + 1):
-            part = slice(int(bounds[i]), int(bounds[i + 1]))
-            s, p, n = arrays["scores"][part], arrays["pos"][part], arrays["neg"][part]
-            _check_table(i, s, p, n, None)
-            acc = Accumulator(pos_label=out.pos_label)
-            if s.size:
-                acc._pending[0].push((s, p, n))
-                acc._flush(0)
-            if i == 0:
-                out._all = acc
-            else:
-                out._slices[keys[i - 1]] = acc
-                out._rows[keys[i - 1]] = int(rows[i - 1])
+        head = int(sizes[0])
+        if head:
+            out._all._pending[0].push((scores[:head], pos[:head], neg[:head]))
+            out._all._flush(0)
+        out._index = index
+        out._rows = rows.astype(np.int64)
         out._n_samples = int(rows.sum())
-        return out.relabel(lambda key: key) if meta["version"] == 1 and out._slices else out
+        if scores.size > head:
+            sl = np.repeat(np.arange(len(keys), dtype=np.int64), sizes[1:])
+            s = scores[head:]
+            distinct = np.unique(s)
+            bits = _bits(distinct.size)
+            out._pairs.push(_Pairs(_compose(sl, np.searchsorted(distinct, s), bits), pos[head:], neg[head:],
+                                   distinct, bits))
+        return out.relabel(lambda key: key) if meta["version"] == 1 and len(out._index) else out
+
+
+# ---------------------------------------------------------------------------
+# the state: the distinct (slice, score) pairs in flat arrays
+#
+# One sorted run holds every pair of a set of slices: ``key = slice << bits | rank`` (uint64, strictly
+# increasing: by slice, then by score), ``rank`` the score's place among the run's distinct scores
+# (``scores``, sorted), and the positive and negative weight of each pair (uint32 counts while no count
+# can reach 2**32, then int64; float64 sums with weights).  A batch becomes one run (its positives' and
+# its negatives' keys sorted apart and counted, as Accumulator does; with weights each pair's sums by
+# score_sums), and runs are merged like Accumulator's runs (a binary counter of linear merges: the
+# union of the two runs' scores, each run's ranks moved to it, then the merge of the keys).  16 bytes a
+# pair without weights (8 of key, 4 + 4 of counts), 24 with weights, plus the distinct scores once.
+@dataclasses.dataclass(frozen=True)
+class _Pairs:
+    key: np.ndarray  # uint64: slice << bits | rank, strictly increasing
+    pos: np.ndarray
+    neg: np.ndarray
+    scores: np.ndarray  # the distinct scores the ranks index, increasing (float32 or float64)
+    bits: int
+
+    @property
+    def size(self) -> int:
+        return int(self.key.shape[0])
+
+    def slices(self) -> np.ndarray:
+        return (self.key >> np.uint64(self.bits)).astype(np.int64)
+
+    def ranks(self) -> np.ndarray:
+        return (self.key & np.uint64((1 << self.bits) - 1)).astype(np.int64)
+
+    def segment(self, s: int) -> "_Pairs":
+        """The pairs of slice ``s`` (as slice 0)."""
+        lo, hi = np.searchsorted(self.key, np.array([s, s + 1], dtype=np.uint64) << np.uint64(self.bits))
+        return _Pairs(self.key[lo:hi] & np.uint64((1 << self.bits) - 1), self.pos[lo:hi], self.neg[lo:hi],
+                      self.scores, self.bits)
+
+
+def _bits(n_distinct: int) -> int:
+    """The bits of a rank among ``n_distinct`` scores."""
+    return max(0, int(n_distinct) - 1).bit_length()
+
+
+def _compose(slices: np.ndarray, ranks: np.ndarray, bits: int) -> np.ndarray:
+    """The keys ``slice << bits | rank`` (uint64)."""
+    if bits and slices.shape[0] and int(slices.max()) >> (64 - bits):
+        raise ValueError("too many slices and distinct scores for the accumulator's 64-bit keys")
+    key = slices.astype(np.uint64)
+    key <<= np.uint64(bits)
+    key |= ranks.astype(np.uint64, copy=False)
+    return key
+
+
+def _batch_pairs(slices: np.ndarray, scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None) -> _Pairs:
+    """One batch's rows (``slices``: each row's slice) as a run of pairs.  As :class:`Accumulator`:
+    float32 scores stay float32, -0.0 is 0.0; without weights the positives' and the negatives' keys
+    are sorted apart and counted (uint32); with weights each pair's sums are those
+    :func:`~precall.scale.accumulator.score_sums` gives the slice's rows of the batch alone (the
+    plain sums for every score of a slice with at most two rows at each)."""
+    dtype = np.float32 if scores.dtype == np.float32 else np.float64
+    s = scores.astype(dtype) + dtype(0.0)
+    distinct = distinct_counts(sorted_scores(s))[0]
+    bits = _bits(distinct.size)
+    key = _compose(slices, np.searchsorted(distinct, s), bits)
+    del s
+    if weight is None:
+        k, p, n = state_from_sorted(np.sort(key[positive]), np.sort(key[~positive]))
+        return _Pairs(k, p, n, distinct, bits)
+    k, inverse = np.unique(key, return_inverse=True)
+    inverse = inverse.ravel()
+    rows = np.bincount(inverse, minlength=k.shape[0])
+    first = _changes(k >> np.uint64(bits))  # each slice's first pair
+    plain = np.repeat(np.maximum.reduceat(rows, first) <= 2, np.diff(np.append(first, k.shape[0])))
+    p = score_sums(inverse, np.where(positive, weight, 0.0), k.shape[0], plain)
+    n = score_sums(inverse, np.where(positive, 0.0, weight), k.shape[0], plain)
+    return _Pairs(k, p, n, distinct, bits)
+
+
+def _overall(p: _Pairs, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An unweighted batch's run for the :class:`Accumulator` of all the rows: each score's counts
+    summed over the slices (exact), as that accumulator counts the batch's rows (uint32 counts)."""
+    rank, size = p.ranks(), p.scores.shape[0]
+    dtype = np.uint32 if rows < 1 << 32 else np.int64
+    return (p.scores, np.bincount(rank, weights=p.pos, minlength=size).astype(dtype),
+            np.bincount(rank, weights=p.neg, minlength=size).astype(dtype))
+
+
+def _union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of two sorted distinct arrays (in their common type)."""
+    dtype = np.result_type(a.dtype, b.dtype)
+    a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
+    if a.shape[0] < b.shape[0]:
+        a, b = b, a
+    at = np.searchsorted(a, b)
+    hit = at < a.shape[0]
+    hit[hit] = a[at[hit]] == b[hit]
+    if hit.all():
+        return a
+    new = ~hit
+    return np.insert(a, at[new], b[new])
+
+
+def _rekey(p: _Pairs, scores: np.ndarray, bits: int) -> np.ndarray:
+    """The keys of ``p`` with its ranks among ``scores`` (which hold its scores)."""
+    if bits == p.bits and scores.shape[0] == p.scores.shape[0]:
+        return p.key
+    return _compose(p.slices(), np.searchsorted(scores, p.scores)[p.ranks()], bits)
+
+
+def _merge_pairs(a: _Pairs, b: _Pairs) -> _Pairs:
+    """The pairs of both runs, the weights of equal pairs added (one addition: commutative)."""
+    if not a.size:
+        return b
+    if not b.size:
+        return a
+    scores = _union(a.scores, b.scores)
+    bits = _bits(scores.shape[0])
+    key, pos, neg = _merge_two((_rekey(a, scores, bits), a.pos, a.neg), (_rekey(b, scores, bits), b.pos, b.neg))
+    return _Pairs(key, pos, neg, scores, bits)
+
+
+class _Stack:
+    """Runs of pairs waiting to be merged, kept like :class:`Accumulator`'s: a run is merged with
+    the one below it when that one is no larger (n pairs cost O(n log n) in linear merges)."""
+
+    def __init__(self) -> None:
+        self.runs: list[_Pairs] = []
+
+    def push(self, run: _Pairs) -> None:
+        if not run.size:
+            return
+        self.runs.append(run)
+        while len(self.runs) > 1 and self.runs[-2].size <= self.runs[-1].size:
+            top = self.runs.pop()
+            self.runs[-1] = _merge_pairs(self.runs[-1], top)
+
+    def collapse(self) -> _Pairs | None:
+        while len(self.runs) > 1:
+            top = self.runs.pop()
+            self.runs[-1] = _merge_pairs(self.runs[-1], top)
+        return self.runs[0] if self.runs else None
+
+
+def _starts(lengths: np.ndarray) -> np.ndarray:
+    out = np.zeros(lengths.shape[0], dtype=np.int64)
+    np.cumsum(lengths[:-1], out=out[1:])
+    return out
+
+
+def _regroup(p: _Pairs, target: np.ndarray, *, order: np.ndarray | None = None, descending: bool = False
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of ``p`` with slice ``s`` moved to slice ``target[s]``: ``(slice, rank, pos, neg)``
+    sorted by the new slice, then by score (decreasing with ``descending``).  The pairs of a score
+    of slices moved to one slice are summed one after another, the slices in ``order`` (default:
+    by number), as the accumulators of the slices were merged.  O(pairs) (a gather by whole
+    slices) unless slices are merged (then a stable sort of the new keys)."""
+    n_old = target.shape[0]
+    sl, rank = p.slices(), p.ranks()
+    if not descending and order is None and (n_old < 2 or bool((np.diff(target) > 0).all())):
+        return target[sl], rank, p.pos, p.neg  # the slices keep their order
+    lengths = np.bincount(sl, minlength=n_old)
+    olds = np.arange(n_old, dtype=np.int64) if order is None else order
+    olds = olds[np.argsort(target[olds], kind="stable")]
+    moved = lengths[olds]
+    if descending:
+        idx = np.repeat(_starts(lengths)[olds] + moved - 1 + _starts(moved), moved)
+        idx -= np.arange(p.size, dtype=np.int64)
+    else:
+        idx = np.repeat(_starts(lengths)[olds] - _starts(moved), moved)
+        idx += np.arange(p.size, dtype=np.int64)
+    new_sl = target[sl[idx]]
+    rank, pos, neg = rank[idx], p.pos[idx], p.neg[idx]
+    del sl, idx
+    filled = target[lengths > 0]
+    if np.unique(filled).shape[0] == filled.shape[0]:  # no two slices with pairs moved to one
+        return new_sl, rank, pos, neg
+    key = _compose(new_sl, ((1 << p.bits) - 1) - rank if descending else rank, p.bits)
+    by = np.argsort(key, kind="stable")
+    key, new_sl, rank, pos, neg = key[by], new_sl[by], rank[by], pos[by], neg[by]
+    first = _changes(key)
+    del key, by
+    size = np.diff(np.append(first, new_sl.shape[0]))
+    summed_pos, summed_neg = pos[first], neg[first]
+    for j in range(1, int(size.max(initial=1))):  # one addition after another, as merges add them
+        longer = size > j
+        more = first[longer] + j
+        summed_pos[longer] += pos[more]
+        summed_neg[longer] += neg[more]
+    return new_sl[first], rank[first], summed_pos, summed_neg
+
+
+def _renumbered(p: _Pairs, at: np.ndarray) -> _Pairs:
+    """``p`` with slice ``s`` renumbered ``at[s]`` (distinct numbers)."""
+    sl, rank, pos, neg = _regroup(p, at)
+    return _Pairs(_compose(sl, rank, p.bits), pos, neg, p.scores, p.bits)
+
+
+def _check_tables(sizes: np.ndarray, scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> None:
+    """Every table of a payload as :func:`~precall.scale.accumulator._check_table` checks one, at
+    once; the first table found wrong is checked again alone for its message."""
+    if scores.shape == pos.shape == neg.shape and scores.dtype in _SCORE_DTYPES and pos.dtype in _COUNT_DTYPES \
+            and pos.dtype == neg.dtype:
+        with np.errstate(invalid="ignore"):
+            first = np.zeros(scores.shape[0], dtype=bool)
+            first[_starts(sizes)[sizes > 0]] = True
+            rising = np.ones(scores.shape[0], dtype=bool)
+            rising[1:] = scores[1:] > scores[:-1]
+            bad = ~np.isfinite(scores) | ~(rising | first) | ~np.isfinite(pos) | ~np.isfinite(neg) | (pos < 0) | (
+                neg < 0)
+        if not bad.any():
+            return
+        tables = [int(np.searchsorted(np.cumsum(sizes), np.flatnonzero(bad)[0], side="right"))]
+    else:
+        tables = range(sizes.shape[0])
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+    for i in tables:
+        part = slice(bounds[i], bounds[i + 1])
+        _check_table(i, scores[part], pos[part], neg[part], None)
+    raise ValueError("corrupt SlicedAccumulator payload: a table's scores or counts")  # pragma: no cover
 
 
 # ---------------------------------------------------------------------------
@@ -419,25 +716,52 @@ class SlicedAccumulator:
 # tags are one tuple (shared by a typed batch's keys), the values the slice key as the batch has it.
 @dataclasses.dataclass(frozen=True)
 class _View:
-    """The slices as in memory: ``keys`` (each once, in the order first seen), the raw keys of
-    each (``groups``), each column's values of the keys as the array :func:`slice_codes` orders
-    and names them (``arrays``)."""
+    """The slices as in memory: their number (``size``), the slice of each raw key
+    (``raw_to_view``, by the raw keys' numbers), each column's values of the slices as the array
+    :func:`slice_codes` orders and names them (``arrays``), and their keys (``keys``: each once, in
+    the order first seen; made when asked for, from ``made``)."""
 
-    keys: list[tuple[Any, ...]]
-    groups: dict[tuple[Any, ...], list[tuple[Any, ...]]]
+    size: int
+    raw_to_view: np.ndarray
     arrays: list[np.ndarray]
+    made: Any  # the keys, or a function that makes them
+
+    @functools.cached_property
+    def keys(self) -> list[tuple[Any, ...]]:
+        return self.made() if callable(self.made) else self.made
+
+    @functools.cached_property
+    def index(self) -> dict[tuple[Any, ...], int]:
+        """Each key's place in ``keys`` (made when a slice is looked up by its key)."""
+        return {key: i for i, key in enumerate(self.keys)}
 
 
-def _view(raw_keys: list[tuple[Any, ...]], types: list[set[np.dtype]], columns: tuple[str, ...]) -> _View:
+def _view(index: _Keys, types: list[set[np.dtype]], columns: tuple[str, ...]) -> _View:
     """The in-memory slices of the raw keys: each column's values written in the column's type
     (:func:`_common` of its batches' types, :func:`_converted`), raw keys of equal values one slice."""
     targets = [_common(t) for t in types]
+    stores = [(tags, store) for tags, store in index.by_tags.items() if len(store)]
+    if len(stores) == 1 and isinstance(stores[0][1], _ValueStore) and targets[0].kind != "O" and \
+            _same_values(stores[0][0][0], targets[0]):  # one column of numbers of one type: its values
+        store = stores[0][1]
+        column = np.empty(index.n, dtype=targets[0])
+        column[store.numbers] = store.values
+        if store.missing >= 0:
+            column[store.missing] = np.nan  # a float column's missing value
+
+        def keys() -> list[tuple[Any, ...]]:
+            out: list[Any] = [None] * index.n
+            for key, number in store.items():
+                out[number] = key
+            return out
+
+        return _View(index.n, np.arange(index.n, dtype=np.int64), [column], keys)
+    raw_keys = index.raw()
     tags = [{t[j] for t in {raw[0] for raw in raw_keys}} - {None} for j in range(len(columns))]
-    groups: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+    numbers: dict[tuple[Any, ...], int] = {}
     if all(all(_same_values(t, target) for t in column) and (target.kind != "O" or len(column) < 2)
            for column, target in zip(tags, targets)):  # each value its own key (one type a column)
-        for raw in raw_keys:
-            groups.setdefault(raw[1], []).append(raw)
+        to_view = [numbers.setdefault(raw[1], len(numbers)) for raw in raw_keys]
         dtypes = targets
     else:
         written, dtypes = [], []
@@ -445,11 +769,12 @@ def _view(raw_keys: list[tuple[Any, ...]], types: list[set[np.dtype]], columns: 
             values, dtype = _converted({(t[j], v[j]) for t, v in raw_keys if t[j] is not None}, target)
             written.append(values)
             dtypes.append(dtype)
-        for raw in raw_keys:
-            key = tuple(None if t is None else written[j][t, v] for j, (t, v) in enumerate(zip(*raw)))
-            groups.setdefault(key, []).append(raw)
-    keys = list(groups)
-    return _View(keys, groups, [_column_array([k[j] for k in keys], dtypes[j]) for j in range(len(columns))])
+        to_view = [numbers.setdefault(tuple(None if t is None else written[j][t, v] for j, (t, v) in
+                                            enumerate(zip(*raw))), len(numbers)) for raw in raw_keys]
+    keys = list(numbers)
+    del numbers, raw_keys
+    return _View(len(keys), np.array(to_view, dtype=np.int64),
+                 [_column_array([k[j] for k in keys], dtypes[j]) for j in range(len(columns))], keys)
 
 
 def _batch_type(dtype: np.dtype) -> np.dtype:
@@ -496,6 +821,210 @@ def _raw_keys(codes: SliceCodes) -> list[tuple[tuple[str | None, ...], tuple[Any
     return [(tags if None not in tags and None not in key else tuple(
         None if v is None and not f else t or _object_tag(v) for v, t, f in zip(key, tags, nan)), key)
         for key in codes.keys]
+
+
+class _DictStore:
+    """The raw keys of one tuple of tags: a dict of their values to their numbers."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[tuple[Any, ...], int] = {}
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def copy(self) -> "_DictStore":
+        out = _DictStore()
+        out.numbers = dict(self.numbers)
+        return out
+
+    def items(self) -> Any:
+        return self.numbers.items()
+
+    def batch(self, keys: Sequence[tuple[Any, ...]], start: int) -> np.ndarray:
+        """The numbers of distinct ``keys``, new ones numbered from ``start`` in their order."""
+        numbers = self.numbers
+        shift = start - len(numbers)
+        return np.fromiter((numbers.setdefault(key, len(numbers) + shift) for key in keys), dtype=np.int64,
+                           count=len(keys))
+
+    def find(self, keys: Sequence[tuple[Any, ...]]) -> np.ndarray:
+        numbers = self.numbers
+        return np.fromiter((numbers.get(key, -1) for key in keys), dtype=np.int64, count=len(keys))
+
+    def add(self, keys: Sequence[tuple[Any, ...]], numbers: np.ndarray) -> None:
+        self.numbers.update(zip(keys, numbers.tolist()))
+
+
+class _ValueStore:
+    """The raw keys of one slice column of numbers of one tag (booleans, integers, floats; the
+    float's NaN missing): the values sorted, with their numbers, 16 bytes a key (a dict of
+    Python values costs about 150).  Values are equal as numpy compares them, which is how
+    Python compares these (``-0.0`` is ``0.0``; NaN is never a value, it is missing)."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = dtype
+        self.values = np.zeros(0, dtype=dtype)  # increasing (replaced, never written, when keys are added)
+        self.numbers = np.zeros(0, dtype=np.int64)
+        self.missing = -1  # the number of the key (None,), if any
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0]) + (self.missing >= 0)
+
+    def copy(self) -> "_ValueStore":
+        out = _ValueStore(self.dtype)
+        out.values, out.numbers, out.missing = self.values, self.numbers, self.missing
+        return out
+
+    def items(self) -> Any:
+        yield from zip(((v,) for v in self.values.tolist()), self.numbers.tolist())
+        if self.missing >= 0:
+            yield (None,), self.missing
+
+    def _array(self, keys: Sequence[tuple[Any, ...]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The keys' values (those not missing), where they are among the keys, where missing ones are."""
+        values = [key[0] for key in keys]
+        if None not in values:
+            return np.array(values, dtype=self.dtype), np.arange(len(values)), np.zeros(0, dtype=np.int64)
+        missing = np.array([v is None for v in values], dtype=bool)
+        return (np.array([v for v in values if v is not None], dtype=self.dtype), np.flatnonzero(~missing),
+                np.flatnonzero(missing))
+
+    def find(self, keys: Sequence[tuple[Any, ...]]) -> np.ndarray:
+        values, at, missing = self._array(keys)
+        out = np.full(len(keys), -1, dtype=np.int64)
+        out[missing] = self.missing
+        out[at] = self.find_values(values)
+        return out
+
+    def find_values(self, values: np.ndarray) -> np.ndarray:
+        """The numbers of ``values`` (not missing; -1: not held)."""
+        out = np.full(values.shape[0], -1, dtype=np.int64)
+        where = np.searchsorted(self.values, values)
+        hit = where < self.values.shape[0]
+        hit[hit] = self.values[where[hit]] == values[hit]
+        out[hit] = self.numbers[where[hit]]
+        return out
+
+    def add(self, keys: Sequence[tuple[Any, ...]], numbers: np.ndarray) -> None:
+        """Distinct keys not held yet, with their numbers."""
+        values, at, missing = self._array(keys)
+        if missing.shape[0]:
+            self.missing = int(numbers[missing[0]])
+        self.add_values(values, numbers[at])
+
+    def add_values(self, values: np.ndarray, numbers: np.ndarray) -> None:
+        """Distinct values not held yet (not missing), with their numbers."""
+        order = np.argsort(values, kind="stable")
+        values, numbers = values[order], numbers[order]
+        where = np.searchsorted(self.values, values)
+        self.values = np.insert(self.values, where, values)
+        self.numbers = np.insert(self.numbers, where, numbers)
+
+    def batch(self, keys: Sequence[tuple[Any, ...]], start: int) -> np.ndarray:
+        out = self.find(keys)
+        new = np.flatnonzero(out < 0)
+        if new.shape[0]:
+            out[new] = start + np.arange(new.shape[0])
+            self.add([keys[i] for i in new.tolist()], out[new])
+        return out
+
+
+def _store_of(tags: tuple[str | None, ...]) -> "_DictStore | _ValueStore":
+    """A store for the raw keys of ``tags``: one column of numbers, by value (:class:`_ValueStore`),
+    anything else in a dict."""
+    if len(tags) == 1 and tags[0] is not None and not tags[0].startswith("O"):
+        dtype = np.dtype(tags[0])
+        if dtype.kind in "biuf":
+            return _ValueStore(dtype)
+    return _DictStore()
+
+
+class _Keys:
+    """The raw keys of the slices, numbered in the order first seen, one store a tuple of tags (the
+    keys of a typed batch share theirs): a key of one column of numbers costs 16 bytes
+    (:class:`_ValueStore`), others their values and a dict entry (:class:`_DictStore`)."""
+
+    def __init__(self) -> None:
+        self.by_tags: dict[tuple[str | None, ...], _DictStore | _ValueStore] = {}
+        self.n = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def copy(self) -> "_Keys":
+        out = _Keys()
+        out.by_tags = {tags: store.copy() for tags, store in self.by_tags.items()}
+        out.n = self.n
+        return out
+
+    def _store(self, tags: tuple[str | None, ...]) -> "_DictStore | _ValueStore":
+        store = self.by_tags.get(tags)
+        if store is None:
+            store = self.by_tags[tags] = _store_of(tags)
+        return store
+
+    def of_batch(self, codes: SliceCodes, order: Sequence[int] | None = None) -> np.ndarray:
+        """The numbers of a batch's slices (``order``: of those codes; new ones numbered in that
+        order), as :func:`_raw_keys` keys them."""
+        keys = codes.keys if order is None else [codes.keys[c] for c in order]
+        tags = tuple(None if d.kind == "O" else _tag(d) for d in codes.dtypes)
+        if None in tags or not (all(d.kind in "fc" for d in codes.dtypes) or not any(None in key for key in keys)):
+            raw = _raw_keys(codes)
+            return self.numbers(raw if order is None else [raw[c] for c in order])
+        out = self._store(tags).batch(keys, self.n)  # one tuple of tags: the values alone
+        self.n += int(np.count_nonzero(out >= self.n))
+        return out
+
+    def merged(self, other: "_Keys") -> np.ndarray:
+        """The numbers of ``other``'s keys (by their numbers there), new ones numbered in their order."""
+        stores = [(tags, store) for tags, store in other.by_tags.items() if len(store)]
+        if len(stores) != 1 or not isinstance(stores[0][1], _ValueStore):
+            return self.numbers(other.raw())
+        tags, theirs = stores[0]  # one column of numbers: at once, by value
+        mine = self._store(tags)
+        assert isinstance(mine, _ValueStore)
+        out = np.empty(other.n, dtype=np.int64)
+        found = mine.find_values(theirs.values)
+        out[theirs.numbers] = found
+        if theirs.missing >= 0:
+            out[theirs.missing] = mine.missing
+        new = np.flatnonzero(out < 0)  # in other's order
+        out[new] = self.n + np.arange(new.shape[0])
+        self.n += new.shape[0]
+        unseen = found < 0
+        mine.add_values(theirs.values[unseen], out[theirs.numbers[unseen]])
+        if theirs.missing >= 0 and mine.missing < 0:
+            mine.missing = int(out[theirs.missing])
+        return out
+
+    def numbers(self, raw_keys: Sequence[tuple[Any, ...]]) -> np.ndarray:
+        """The numbers of raw keys (new ones numbered in their order; a key given twice, once)."""
+        out = np.empty(len(raw_keys), dtype=np.int64)
+        groups: dict[tuple[str | None, ...], list[int]] = {}
+        for i, raw in enumerate(raw_keys):
+            groups.setdefault(raw[0], []).append(i)
+        for tags, at in groups.items():
+            out[at] = self._store(tags).find([raw_keys[i][1] for i in at])
+        new: dict[tuple[Any, ...], int] = {}
+        for i in np.flatnonzero(out < 0).tolist():
+            out[i] = new.setdefault(raw_keys[i], self.n + len(new))
+        self.n += len(new)
+        added: dict[tuple[str | None, ...], tuple[list[tuple[Any, ...]], list[int]]] = {}
+        for (tags, key), number in new.items():
+            keys, numbers = added.setdefault(tags, ([], []))
+            keys.append(key)
+            numbers.append(number)
+        for tags, (keys, numbers) in added.items():
+            self._store(tags).add(keys, np.array(numbers, dtype=np.int64))
+        return out
+
+    def raw(self) -> list[tuple[Any, ...]]:
+        """The raw keys in the order of their numbers."""
+        out: list[Any] = [None] * self.n
+        for tags, store in self.by_tags.items():
+            for key, number in store.items():
+                out[number] = (tags, key)
+        return out
 
 
 def _raw_key(elements: list[tuple[str, Any] | None]) -> tuple[tuple[str | None, ...], tuple[Any, ...]]:
