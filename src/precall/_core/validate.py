@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Callable, Literal, get_args
 
 import numpy as np
 
@@ -478,6 +478,21 @@ def _resolve_pos_label(classes: np.ndarray, pos_label: Any, rule: PosLabelRule, 
         "{-1, 1}, so the positive class is ambiguous; pass `pos_label=` naming "
         "the positive label"
     )
+
+
+def zero_weight_batch(sample_weight: Any, n_samples: int, check_rows: Callable[[], Any]) -> Any:
+    """A batch of a stream (an ``Accumulator`` update, a dask partition) whose weights are all zero adds
+    nothing: its labels and scores checked alone, ``check_rows()``'s value, after which the weights' length;
+    None for any other batch (its weights are checked with it)."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if not (w.size and w.dtype.kind in "iuf" and not np.any(w)):
+        return None
+    checked = check_rows()
+    if w.shape != (n_samples,):
+        raise ValueError(f"`sample_weight` must have one weight per sample ({n_samples}); got shape {w.shape}")
+    return checked
 
 
 def check_binary(

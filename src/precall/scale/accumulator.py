@@ -36,6 +36,7 @@ from .._core.steps import Steps, one_problem, reweight
 from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .._core.validate import (
     check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_array, label_kind,
+    zero_weight_batch,
 )
 from .._core.metric import Metric
 from ..multiclass import average_values
@@ -374,18 +375,13 @@ class Accumulator:
 
         A batch whose weights are all zero is checked and adds nothing.
         """
-        if sample_weight is not None:
-            w = np.asarray(sample_weight)
-            if w.size and w.dtype.kind in "iuf" and not np.any(w):
-                if self.multi:
-                    check_multi(y_true, y_score, None, self.labels)
-                else:
-                    check_binary(y_true, y_score, None, self.pos_label, batch=True)
-                if np.shape(w) != (np.shape(y_true)[0],):
-                    raise ValueError(
-                        f"`sample_weight` must have one weight per sample ({np.shape(y_true)[0]}); got shape "
-                        f"{np.shape(w)}")
-                return self
+        def rows() -> Any:  # a batch of zero weights: its labels and scores checked alone
+            if self.multi:
+                return check_multi(y_true, y_score, None, self.labels)
+            return check_binary(y_true, y_score, None, self.pos_label, batch=True)
+
+        if zero_weight_batch(sample_weight, np.shape(y_true)[0] if np.ndim(y_true) else 0, rows) is not None:
+            return self
         if self.multi:
             data = check_multi(y_true, y_score, sample_weight, self.labels)
             for c in range(data.scores.shape[1]):

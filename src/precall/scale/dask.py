@@ -41,7 +41,7 @@ from .._core.metric import Metric
 from .._core.undefined import NO_POSITIVES, undefined
 from ..slices import SlicedEvaluation, SlicedTables, SlicedValues
 from .._core.validate import (
-    BinaryInput, check_allocation, check_binary, check_number, check_on_undefined, check_probability, check_options, check_prevalence, check_prevalences,
+    BinaryInput, check_allocation, check_binary, check_number, zero_weight_batch, check_on_undefined, check_probability, check_options, check_prevalence, check_prevalences,
 )
 from ..table import ThresholdTable
 from .accumulator import Accumulator
@@ -158,15 +158,10 @@ def _checked(y: Any, s: Any, w: Any, pos_label: Any, index: int, rule: Any = "st
     if y.size == 0:
         return BinaryInput(s.astype(np.float64), np.zeros(0, dtype=bool), None, pos_label, 0)
     try:
-        if w is not None:
-            w = np.asarray(w)
-            if w.size and w.dtype.kind in "iuf" and not np.any(w):  # a partition of zero weights adds nothing,
-                data = check_binary(y, s, None, pos_label, pos_label_rule=rule)  # as an Accumulator's batch: checked
-                if w.shape != y.shape:
-                    raise ValueError(f"`sample_weight` must have one weight per sample ({y.shape[0]}); got shape "
-                                     f"{w.shape}")
-                return BinaryInput(data.scores[:0], data.positive[:0], np.zeros(0), data.pos_label, 0)  # weighted
-        return check_binary(y, s, w, pos_label, pos_label_rule=rule)
+        data = zero_weight_batch(w, y.shape[0], lambda: check_binary(y, s, None, pos_label, pos_label_rule=rule))
+        if data is not None:  # a partition of zero weights adds nothing, as an Accumulator's batch
+            return BinaryInput(data.scores[:0], data.positive[:0], np.zeros(0), data.pos_label, 0)  # weighted
+        return check_binary(y, s, None if w is None else np.asarray(w), pos_label, pos_label_rule=rule)
     except ValueError as exc:
         raise ValueError(f"partition {index} (indices below count from its start): {exc}") from None
 

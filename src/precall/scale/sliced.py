@@ -44,7 +44,7 @@ import numpy as np
 
 from .._core.sort import distinct_counts, sorted_scores
 from .._core.validate import check_binary, check_number, label_array, check_on_undefined, check_options, \
-    check_pos_label, is_multi
+    check_pos_label, is_multi, zero_weight_batch
 from .._core.metric import Metric
 from ..slices import SliceCodes, SlicedEvaluation, SlicedSteps, SlicedTables, SlicedValues, _changes, \
     _check_min_support, _level_list, _objects, _Ragged, _segmented_cumsum, _steps_of_runs, _type_rank, slice_codes, \
@@ -101,13 +101,11 @@ class SlicedAccumulator:
         if is_multi(y_true, y_score):
             raise ValueError("`by` applies to binary input; got multi-class or multi-label input. Accumulate "
                              "each class column as a binary problem (y_true == c, y_score[:, c])")
-        w = None if sample_weight is None else np.asarray(sample_weight)
-        nothing = w is not None and w.size > 0 and w.dtype.kind in "iuf" and not np.any(w)
         # a batch whose weights are all zero is checked and adds only its rows' count, as Accumulator
-        data = check_binary(y_true, y_score, None if nothing else sample_weight, self.pos_label, batch=True)
-        if nothing and np.shape(w) != (data.n_samples,):
-            raise ValueError(f"`sample_weight` must have one weight per sample ({data.n_samples}); got shape "
-                             f"{np.shape(w)}")
+        zero = zero_weight_batch(sample_weight, np.shape(y_true)[0] if np.ndim(y_true) else 0,
+                                 lambda: check_binary(y_true, y_score, None, self.pos_label, batch=True))
+        nothing = zero is not None
+        data = zero if nothing else check_binary(y_true, y_score, sample_weight, self.pos_label, batch=True)
         codes = slice_codes(by, data.n_samples, named=False)
         if self.columns is None:
             self.columns = codes.columns

@@ -248,7 +248,11 @@ def roc_auc_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None) -> 
             "`y_scores` must be 2-D, one column of scores per model (n_samples, k); got "
             f"an array of shape {matrix.shape}"
         )
-    columns = [_binary_unweighted(y_true, matrix[:, j], pos_label) for j in range(matrix.shape[1])]
+    return _covariance([_binary_unweighted(y_true, matrix[:, j], pos_label) for j in range(matrix.shape[1])])
+
+
+def _covariance(columns: list[BinaryInput]) -> DelongCovariance:
+    """:func:`roc_auc_covariance` of validated columns (the same labels)."""
     k = len(columns)
     positive = columns[0].positive
     m, n = int(positive.sum()), int((~positive).sum())
@@ -393,15 +397,15 @@ def roc_auc_test(
             f"{a.shape[0]} and {b.shape[0]}"
         )
     policy = check_on_undefined(on_undefined)
-    first = _binary_unweighted(y_true, a, pos_label)
-    m, n = int(first.positive.sum()), first.n_samples - int(first.positive.sum())
+    columns = [_binary_unweighted(y_true, a, pos_label), _binary_unweighted(y_true, b, pos_label)]
+    m = int(columns[0].positive.sum())
+    n = columns[0].n_samples - m
     if m < 2 or n < 2:  # no DeLong variance: the AUCs, and the policy's variance of the difference
-        auc_a, auc_b = (_delong(first, "nan")[0], _delong(_binary_unweighted(y_true, b, pos_label), "nan")[0])
+        estimate_a, estimate_b = (_delong(c, "nan")[0] for c in columns)
         variance = undefined("DeLong variance", _ONE_CLASS_DELONG.format(m=m, n=n), float("nan"), policy,
                              stacklevel=3)
-        estimate_a, estimate_b = auc_a, auc_b
     else:
-        cov = roc_auc_covariance(y_true, np.column_stack([a, b]), pos_label=pos_label)
+        cov = _covariance(columns)
         estimate_a, estimate_b = float(cov.auc[0]), float(cov.auc[1])
         c = cov.covariance
         variance = max(c[0, 0] + c[1, 1] - 2 * c[0, 1], 0.0)
