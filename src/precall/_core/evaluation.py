@@ -23,6 +23,7 @@ from .sort import untag_scores
 from .steps import (
     KeySteps, SplitSteps, Steps, key_steps, one_problem, row_sum, segment_sums, split_steps, tree_leaves, tree_total,
 )
+from .text import fixed
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .validate import AP_METHODS, BinaryInput
 
@@ -102,19 +103,17 @@ class Evaluation:
         return asdict(self)
 
     def __str__(self) -> str:
-        def z(value: float) -> float:  # no number shown as -0.000000 (an AUPRG of -7e-17 is a rounding of 0)
-            return round(value, 6) + 0.0
-
         width = max(len(m) for m in AP_METHODS)
         lines = [f"AP conventions (ties={self.ties!r}, recall_grid={self.recall_grid!r}):",
                  f"  {''.ljust(width)}  {'AP':>8}  {'min AP':>8}  {'normalised':>10}"]
         for m in AP_METHODS:
             lines.append(
-                f"  {m.ljust(width)}  {z(self.average_precision[m]):8.6f}  {z(self.min_average_precision[m]):8.6f}  "
-                f"{z(self.normalized_average_precision[m]):10.6f}  {CONVENTIONS[m].summary}"
+                f"  {m.ljust(width)}  {fixed(self.average_precision[m], 6):>8}  "
+                f"{fixed(self.min_average_precision[m], 6):>8}  {fixed(self.normalized_average_precision[m], 6):>10}  "
+                f"{CONVENTIONS[m].summary}"
             )
-        lines.append(f"ROC-AUC     {z(self.roc_auc):.6f}")
-        lines.append(f"AUPRG       {z(self.auprg):.6f}  area under the precision-recall-gain curve")
+        lines.append(f"ROC-AUC     {fixed(self.roc_auc, 6)}")
+        lines.append(f"AUPRG       {fixed(self.auprg, 6)}  area under the precision-recall-gain curve")
         lines.append(
             f"prevalence  {self.prevalence:.6f}  random baseline (n_pos={self.n_pos:g}, n_neg={self.n_neg:g})"
         )
