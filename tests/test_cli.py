@@ -982,6 +982,25 @@ def test_ci_with_a_class_of_one_row_says_the_intervals_are_undefined(tmp_path, c
     assert "at least two rows of each class" in message
 
 
+@pytest.mark.parametrize("by", [False, True], ids=["all rows", "--by"])
+def test_binary_ci_under_raise_fails_before_any_output(tmp_path, capsys, by):
+    """Binary --ci on a class of one row (its bootstrap intervals undefined): under --on-undefined raise
+    the text output stops before anything is printed, as --class-columns does (it printed the point
+    estimates first, then exited 2); the other policies still print the estimates, then the intervals."""
+    y = [1] + [0] * 30
+    path = write_csv(tmp_path / "one.csv", ["y", "s", "g"], [[a, (30 - i) / 30, "a"] for i, a in enumerate(y)])
+    base = ["evaluate", str(path), "--label", "y", "--score", "s", "--ci", "--resamples", "50",
+            *(["--by", "g"] if by else [])]
+    code = main([*base, "--on-undefined", "raise"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1, (out, err)
+    assert err.startswith(f"precall: error: {path}: ") and "at least two rows of each class" in err, err
+    code = main(base)
+    out, err = capsys.readouterr()
+    assert code == 0 and out.count(f"file        {path}") == 1 and "at least two rows of each class" in err
+    assert out.index("intervals   ") > out.index("slice" if by else "convention"), out
+
+
 def _classes_csv(tmp_path, labels, seed=5):
     rng = np.random.default_rng(seed)
     return write_csv(tmp_path / "m.csv", ["y", "a", "b", "c"],

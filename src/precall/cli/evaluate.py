@@ -611,7 +611,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     targets += [("threshold", v) for v in args.at_threshold or []]
     targets += [("best", v) for v in dict.fromkeys(args.at_best or [])]
     scores = columns.scores.reshape(len(columns.labels), -1)
-    if args.ci and len(names) == 1 and not (args.json or args.markdown or args.csv):
+    # text: the estimates first (flushed), then the intervals, which take longer; under
+    # --on-undefined raise every number first, so that an error comes before any output
+    if (args.ci and len(names) == 1 and not (args.json or args.markdown or args.csv)
+            and on_undefined_arg(args) != "raise"):
         return _estimates_then_intervals(args, Columns(columns.labels, scores[:, 0], columns.weights), names[0],
                                          targets)
     reports = [
@@ -703,14 +706,17 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
                                    pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
                                    on_undefined=on_undefined_arg(args), min_support=args.min_support)
     text = not (args.json or args.csv)
+    # text: the estimates first (flushed), then the intervals, which take longer; under
+    # --on-undefined raise every number first, so that an error comes before any output
+    streamed = args.ci and text and on_undefined_arg(args) != "raise"
     if args.ci:
-        if text:  # the estimates first (flushed), then the intervals, which take longer
+        if streamed:
             print_warning_messages(report.source, report.warnings)
             print_chunks(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide),
                          flush=True)
             print()
         picked = resampled(report.result, args.top, args.full or not text)
-        shown_before = set(report.warnings) if text else set()
+        shown_before = set(report.warnings) if streamed else set()
         if tables is not None:
             report = with_table_intervals(report, tables, sorted(got.counts), indices=picked,
                                           recall_grid=args.recall_grid, ci=ci_options(args),
@@ -728,9 +734,9 @@ def _evaluate_slices(args: argparse.Namespace) -> int:
         print_chunks(json_chunks(slices_json(report)))
     elif args.csv:
         print_chunks(slices_csv(report), file=data_stream())
-    else:  # with --ci the summary went out with the estimates; every slice (--full) a block at a time
+    else:  # streamed, the summary went out with the estimates; every slice (--full) a block at a time
         print_chunks(slices_text(report, top=args.top, full=args.full, digits=args.digits, wide=args.wide,
-                                 summary=not args.ci))
+                                 summary=not streamed))
     return 0
 
 
