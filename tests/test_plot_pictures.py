@@ -7,6 +7,7 @@ import csv
 import functools
 import io
 import logging
+import warnings
 
 import numpy as np
 import pytest
@@ -658,6 +659,46 @@ def test_multiclass_report_with_a_class_without_rows_gives_undefined_intervals_a
     assert "Undefined:</strong>" in text and "class 2: no positive sample" in text
     ev = precall.evaluate(y.astype(str), s, labels=["0", "1", "2"], on_undefined=0.0)
     assert f"macro-average (AP step = {ev.average_precision['macro']['step']:.3f})" in text  # no interval
+
+
+UNDEFINED_SHOWN = {"warn": ("0", "nan"), "nan": ("nan", "nan"), "zero": ("0", "0")}  # AP, ROC-AUC of no rows
+
+
+@pytest.mark.parametrize("command", ["plot", "report"])
+@pytest.mark.parametrize("policy", ["warn", "nan", "zero", "raise"])
+def test_plot_and_report_take_on_undefined_as_evaluate(tmp_path, capsys, saved_figures, command, policy):
+    """``plot`` and ``report`` draw and print numbers a class without rows leaves undefined; they take
+    ``--on-undefined`` as ``evaluate`` does (same choices, default warn): the legends and the report's
+    table quote the value ``precall.evaluate`` gives under the policy (the plot's legend said nan, the
+    report's table 0, whatever was asked), raise: one line naming the class, nothing written, exit 2."""
+    y, s, _ = _three_classes(n=150, seed=28)
+    y[y == 2] = 1  # no row of class 2
+    path = _write_three(tmp_path / "iris.csv", y, s)
+    out = tmp_path / ("m.png" if command == "plot" else "m.html")
+    code = main([command, str(path), "--label", "y", "--class-columns", MAPPING, "-o", str(out),
+                 "--on-undefined", policy])
+    err = capsys.readouterr().err
+    if policy == "raise":
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and not out.exists(), err
+        assert "class(es) '2' have no rows" in lines[0] and "--on-undefined raise" in lines[0], err
+        return
+    assert code == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", precall.UndefinedMetricWarning)
+        ev = precall.evaluate(y.astype(str), s, labels=["0", "1", "2"],
+                              on_undefined=0.0 if policy == "zero" else policy)
+    ap, auc = ev.per_class[2].average_precision["step"], ev.per_class[2].roc_auc
+    assert [f"{v:g}" for v in (ap, auc)] == list(UNDEFINED_SHOWN[policy])
+    pr, roc = (saved_figures[0].axes if command == "plot" else [f.axes[0] for f in saved_figures[:2]])
+    assert f"class 2 (AP step = {plot.value_text(ap)})" in _legend(pr), _legend(pr)
+    assert f"class 2 (AUC = {plot.value_text(auc)})" in _legend(roc), _legend(roc)
+    if command == "report":
+        summary = _html_tables(out.read_text(encoding="utf-8"))[0]
+        header, rows = summary[0], {r[0]: r for r in summary[1:]}
+        assert rows["2"][header.index("AP step")] == ("nan" if policy == "nan" else "0.0000")
+        assert rows["2"][header.index("ROC-AUC")] == ("0.0000" if policy == "zero" else "nan")
+        assert rows["macro"][header.index("ROC-AUC")] == (f"{ev.roc_auc['macro']:.4f}")
 
 
 def test_multiclass_report_of_one_label_says_what_is_undefined(tmp_path, capsys):

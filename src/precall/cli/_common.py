@@ -290,16 +290,23 @@ def on_undefined_arg(args: argparse.Namespace) -> Any:
     return 0.0 if value == "zero" else value
 
 
+def add_on_undefined_option(p: argparse.ArgumentParser) -> None:
+    """``--on-undefined``: the one undefined-metric policy of every command that prints or draws
+    numbers (read with :func:`on_undefined_arg`)."""
+    p.add_argument("--on-undefined", choices=ON_UNDEFINED, default="warn",
+                   help="a metric undefined for the data (AP without positives, ROC-AUC with one "
+                   "class): warn (default: AP 0.0 as scikit-learn, ROC-AUC nan, with a warning), "
+                   "nan, raise (an error, exit 2) or zero")
+
+
 def add_output_options(p: argparse.ArgumentParser, *, undefined: bool = True) -> None:
-    """``--wide`` (and ``--on-undefined``): shared by the commands that print tables."""
+    """``--wide`` (and ``--on-undefined``, :func:`add_on_undefined_option`): shared by the commands
+    that print tables."""
     p.add_argument("--wide", action="store_true",
                    help="print the full tables on one block each, descriptions inline, whatever the "
                    "width (default: fit 80 columns, long descriptions in a legend)")
     if undefined:
-        p.add_argument("--on-undefined", choices=ON_UNDEFINED, default="warn",
-                       help="a metric undefined for the data (AP without positives, ROC-AUC with one "
-                       "class): warn (default: AP 0.0 as scikit-learn, ROC-AUC nan, with a warning), "
-                       "nan, raise (an error, exit 2) or zero")
+        add_on_undefined_option(p)
 
 
 def add_ci_options(p: argparse.ArgumentParser) -> None:

@@ -5,14 +5,15 @@ columns of ``--score`` and of ``--class-columns`` / ``--class-prefix`` (through
 from __future__ import annotations
 
 import argparse
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from precall._core.sort import sorted_scores
+from precall._core.validate import check_multi
 from precall.readers import Columns, Labels, numeric_labels, positive_label, read_file
 
-from ._common import class_pairs
+from ._common import CliError, class_pairs
 
 _BLOCK = 1 << 20  # rows at a time in score_neighbours
 
@@ -40,6 +41,34 @@ def read_classes(args: argparse.Namespace) -> tuple[list[tuple[str, str]], Colum
     columns = read_file(args.file, label=args.label, score_columns=[(col, option) for _, col in pairs],
                         weight=args.weight, classes=[c for c, _ in pairs], delimiter=args.delimiter)
     return pairs, columns
+
+
+def undefined_classes(y: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, classes: list[str],
+                      label: str) -> str:
+    """The classes whose AP or ROC-AUC is undefined (no rows of the class; every row of it), in
+    words, or "" when there are none."""
+    positive = check_multi(y, scores, weights, classes).positive  # the rows of positive weight
+    of = " of positive weight" if weights is not None else ""
+    parts = []
+    for mask, what in ((~positive.any(axis=0), f"no rows{of} in column {label!r}: their AP and ROC-AUC are"),
+                       (positive.all(axis=0), f"every row{of} in column {label!r}: their ROC-AUC is")):
+        names = [c for c, bad in zip(classes, mask.tolist()) if bad]
+        if names:
+            parts.append(f"class(es) {', '.join(repr(str(c)) for c in names)} have {what} undefined")
+    return "; ".join(parts)
+
+
+def class_error(name: str, exc: Exception, columns: Columns, classes: list[str], label: str,
+                on_undefined: Any) -> CliError:
+    """The error of a library call on class columns (``evaluate``, ``plot``, ``report``): under
+    ``--on-undefined raise`` the classes whose metrics are undefined (:func:`undefined_classes`) and what
+    to do, in the command's options (the library cannot name the class); else the library's message."""
+    if on_undefined == "raise":
+        undefined = undefined_classes(np.array(columns.labels), columns.scores, columns.weights, classes, label)
+        if undefined:
+            return CliError(f"{name}: {undefined}, and --on-undefined raise makes that an error; leave them out "
+                            "of --class-columns, or choose --on-undefined warn, nan or zero")
+    return CliError(f"{name}: {exc}")
 
 
 def n_tied_rows(scores: np.ndarray, weights: np.ndarray | None) -> int:

@@ -14,7 +14,7 @@ import numpy as np
 import precall
 from precall._core.text import columns
 from precall._core.validate import AVERAGES as _LIBRARY_AVERAGES
-from precall._core.validate import RECALL_GRIDS, TIES, check_multi
+from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import Columns
 from precall.table import BEST_POINTS
 
@@ -49,7 +49,7 @@ from ._engines import (
 from ._format import (WIDTH, counted, data_stream, describe, fit, fmt, fmt_cell, fmt_count, fmt_interval,
                       interval_dict, json_chunks, json_safe, json_text, legend, listed, print_chunks, render_table,
                       short_names)
-from ._inputs import read_classes, read_scores
+from ._inputs import class_error, read_classes, read_scores
 from ._intervals import CiOptions, MultiIntervals, ci_options, method_name, multiclass_intervals
 from ._slices import (
     accumulated_evaluation,
@@ -307,11 +307,7 @@ def evaluate_classes(
             result = precall.evaluate(y, scores, ties=ties, recall_grid=recall_grid,
                                       on_undefined=on_undefined, **common)
         except (ValueError, TypeError) as exc:
-            undefined = _undefined_classes(y, scores, w, classes, label) if on_undefined == "raise" else ""
-            if undefined:  # which class, and what to do, in the command's options
-                raise CliError(f"{name}: {undefined}, and --on-undefined raise makes that an error; leave "
-                               "them out of --class-columns, or choose --on-undefined warn, nan or zero") from None
-            raise CliError(f"{name}: {exc}") from None
+            raise class_error(name, exc, columns, classes, label, on_undefined) from None
         except (OverflowError, ZeroDivisionError) as exc:
             raise CliError(f"{name}: {numeric_failure(exc, ())}") from None
     per_class_ap = {m: [float(v) for v in result.per_class_average_precision(m)] for m in methods}
@@ -344,21 +340,6 @@ def evaluate_classes(
     if ci is None:
         return report
     return multiclass_with_intervals(report, columns, ci=ci, on_undefined=on_undefined)
-
-
-def _undefined_classes(y: np.ndarray, scores: np.ndarray, weights: np.ndarray | None, classes: list[str],
-                       label: str) -> str:
-    """The classes whose AP or ROC-AUC is undefined (no rows of the class; every row of it), in
-    words, or "" when there are none."""
-    positive = check_multi(y, scores, weights, classes).positive  # the rows of positive weight
-    of = " of positive weight" if weights is not None else ""
-    parts = []
-    for mask, what in ((~positive.any(axis=0), f"no rows{of} in column {label!r}: their AP and ROC-AUC are"),
-                       (positive.all(axis=0), f"every row{of} in column {label!r}: their ROC-AUC is")):
-        names = [c for c, bad in zip(classes, mask.tolist()) if bad]
-        if names:
-            parts.append(f"class(es) {', '.join(repr(str(c)) for c in names)} have {what} undefined")
-    return "; ".join(parts)
 
 
 def multiclass_with_intervals(report: MultiReport, columns: Columns, *, ci: CiOptions,

@@ -19,17 +19,19 @@ from precall.readers import label_counts
 from ._common import (
     CliError,
     add_file_arguments,
+    add_on_undefined_option,
     class_warnings,
     finite_arg,
     int_in,
     max_fpr_arg,
+    on_undefined_arg,
     prevalence_arg,
     print_warning_messages,
     resolve_pos_label,
     show_labels,
     unit_arg,
 )
-from ._inputs import read_classes, read_scores
+from ._inputs import class_error, read_classes, read_scores
 
 
 # ---------------------------------------------------------------------------
@@ -122,8 +124,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if multi and (args.ci or args.at_points):
         raise CliError("--ci and --at-* draw on one model's curves; with --class-columns / --class-prefix "
                        "plot a class as a --score column")
+    on_undefined = on_undefined_arg(args)
     marks = {"best_f1": args.best_f1, "points": args.at_points or None, "ci": args.ci,
-             "print_thresholds": args.print_thresholds}
+             "print_thresholds": args.print_thresholds, "on_undefined": on_undefined}
     kinds = ["pr", "roc"] if args.kind == "both" else [args.kind]
     fig = Figure(figsize=(5.8 * len(kinds), 5.8))
     axes = fig.subplots(1, len(kinds), squeeze=False)[0]
@@ -137,7 +140,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
                                       method=args.method, iso_f1=args.iso_f1, ax=ax,
                                       prevalence=list(dict.fromkeys(args.prevalence)), best_f1=args.best_f1,
                                       points=args.at_points or None, print_thresholds=args.print_thresholds,
-                                      **common)
+                                      on_undefined=on_undefined, **common)
                         continue
                     plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
                                   method=args.method, envelope=args.envelope,
@@ -146,13 +149,15 @@ def cmd_plot(args: argparse.Namespace) -> int:
                     plot.roc_curve(y_true, y_score, sample_weight=columns.weights, max_fpr=args.max_fpr,
                                    ax=ax, **marks, **common)
         except (ValueError, TypeError) as exc:
+            if multi:  # under --on-undefined raise: the classes named (the library cannot name them)
+                raise class_error(path, exc, columns, classes, args.label, on_undefined) from None
             raise CliError(f"{path}: {exc}") from None
         if args.title:
             fig.suptitle(plot.mpl(args.title))  # drawn as written: no mathtext from user text
         _save(fig, out, args.dpi)
     messages = [str(w.message) for w in caught]
     if multi:
-        messages = class_warnings(messages, classes, columns.labels, args.label)
+        messages = class_warnings(messages, classes, columns.labels, args.label, option=True)
     print_warning_messages(path, messages)
     print(f"wrote {out}", file=sys.stderr)
     return 0
@@ -215,4 +220,5 @@ def register(sub: Any) -> None:
                     help="print each marked point's threshold beside it on the curve (pROC's print.thres)")
     pl.add_argument("--title", help="figure title")
     pl.add_argument("--dpi", type=int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
+    add_on_undefined_option(pl)
     pl.set_defaults(func=cmd_plot)

@@ -18,14 +18,16 @@ from precall.readers import label_counts
 from ._common import (
     CliError,
     add_file_arguments,
+    add_on_undefined_option,
     class_warnings,
     int_in,
     max_fpr_arg,
+    on_undefined_arg,
     print_warning_messages,
     resolve_pos_label,
     terminal_progress,
 )
-from ._inputs import read_classes, read_scores
+from ._inputs import class_error, read_classes, read_scores
 from ._slices import add_slice_options, by_columns, slice_input
 
 
@@ -77,9 +79,12 @@ def cmd_report(args: argparse.Namespace) -> int:
             text = html_report(
                 np.array(columns.labels), y_score, sample_weight=columns.weights, ties=args.ties,
                 title=args.title or f"precall report: {os.path.basename(path)}", source=path,
-                label_column=args.label, rank_rows=args.rank_rows, max_fpr=args.max_fpr, ci=args.ci, **kind,
+                label_column=args.label, rank_rows=args.rank_rows, max_fpr=args.max_fpr, ci=args.ci,
+                on_undefined=on_undefined_arg(args), **kind,
             )
         except (ValueError, TypeError) as exc:
+            if multi:  # under --on-undefined raise: the classes named (the library cannot name them)
+                raise class_error(path, exc, columns, classes, args.label, on_undefined_arg(args)) from None
             raise CliError(f"{path}: {exc}") from None
     try:
         with open(out, "w", encoding="utf-8") as fh:
@@ -88,7 +93,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CliError(f"-o {out!r}: cannot write the report: {exc.strerror or exc}") from None
     messages = [str(w.message) for w in caught]
     if multi:
-        messages = class_warnings(messages, classes, columns.labels, args.label)
+        messages = class_warnings(messages, classes, columns.labels, args.label, option=True)
     print_warning_messages(path, messages)
     print(f"wrote {out}", file=sys.stderr)
     return 0
@@ -128,6 +133,7 @@ def register(sub: Any) -> None:
                     "multi-class: the intervals of the macro step AP and macro ROC-AUC (no bands; skipped with "
                     "a note above 10 million cells, rows x classes)")
     rp.add_argument("--title", help="the report's title")
+    add_on_undefined_option(rp)
     add_slice_options(rp, what="also a section of the slices: a table, a forest plot of each slice's AP and "
                       "ROC-AUC with its interval (all rows as the reference line) and the PR curves of the worst "
                       "and best few,")

@@ -51,6 +51,16 @@ How it is drawn
     line's tables shorten it, so the figure keeps its size whatever the names;
     ``max_name=None`` draws whole names, ``max_name=k`` keeps ``k`` characters
     (the whole names stay the keys of ``intervals``).
+
+Undefined numbers
+    An AP or AUC quoted in a legend that the data leave undefined (a class
+    without positives; a ROC curve of one class) follows ``on_undefined``, the
+    one policy of :func:`precall.evaluate` (``"warn"``, the default: AP 0 as
+    scikit-learn and AUC NaN, with an :class:`~precall.UndefinedMetricWarning`;
+    ``"nan"``; ``"raise"``; or a number), so a legend quotes the number the
+    metrics and ``precall evaluate`` give; an interval the data leave undefined
+    has NaN bounds (with the warning under ``"warn"`` or a number) or, under
+    ``"raise"``, is a ValueError.
 """
 
 from __future__ import annotations
@@ -70,6 +80,7 @@ from .._core.validate import (
     check_allocation, check_binary, check_multi, check_number, check_numbers, check_options, check_prevalence,
     check_probability, is_multi,
 )
+from .._slicing import interval_policy
 from ..metrics import average_precision
 from ..multiclass import macro_pr_curve, macro_roc_curve, per_class_tables  # re-exported: drawn here
 from ..space import min_precision, pr_from_roc
@@ -569,6 +580,7 @@ def draw_pr(
     print_thresholds: bool = False,
     random_state: Any = 0,
     max_name: int | None = NAME_WIDTH,
+    on_undefined: Any = "warn",
     **line_kw: Any,
 ) -> Any:
     """Draw one table's PR curve as ``method`` measures it (and the envelope, the 11
@@ -587,9 +599,11 @@ def draw_pr(
     for Youden's and the closest-to-(0, 1) points) mark operating points, each
     threshold printed beside its marker with ``print_thresholds``.  ``label`` is
     drawn within ``max_name`` characters (:func:`short_name`; None: whole).
+    ``on_undefined``: the AP of a table without positives, as :func:`precall.evaluate`
+    gives it (default ``"warn"``: 0 with a warning).
     """
     label = mpl(short_name(label, max_name))
-    ap = table.average_precision(method=method, on_undefined="nan")
+    ap = table.average_precision(method=method, on_undefined=on_undefined)
     x, y, style = _convention_curve(table, method)
     if method == "voc2010":
         x, y = _envelope_curve(table)
@@ -657,6 +671,7 @@ def draw_roc(
     print_thresholds: bool = False,
     random_state: Any = 0,
     max_name: int | None = NAME_WIDTH,
+    on_undefined: Any = "warn",
     **line_kw: Any,
 ) -> Any:
     """Draw one table's ROC curve on ``ax``, the area shaded; returns ``ax``.
@@ -664,15 +679,18 @@ def draw_roc(
     ``interval``: ``(low, high)`` of the AUC for the legend; ``band``: the bootstrap
     band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``);
     ``best_f1`` / ``points``: operating points marked as in :func:`draw_pr`;
-    ``label`` within ``max_name`` characters (:func:`short_name`; None: whole).
+    ``label`` within ``max_name`` characters (:func:`short_name`; None: whole);
+    ``on_undefined``: the AUC of a table of one class, as :func:`precall.evaluate` gives it
+    (default ``"warn"``: NaN with a warning).
     """
     max_fpr = _max_fpr(max_fpr)
     label = mpl(short_name(label, max_name))
     curve = table.roc_curve(drop_intermediate=True)  # the corners: the same polyline
-    auc = table.roc_auc(on_undefined="nan")
+    auc = table.roc_auc(on_undefined=on_undefined)
     text = f"{label} (AUC = {value_text(auc, interval)}"
     if max_fpr is not None and max_fpr < 1:
-        text += f"; FPR <= {max_fpr:g}: {value_text(table.roc_auc(max_fpr=max_fpr, on_undefined='nan'))}"
+        partial = table.roc_auc(max_fpr=max_fpr, on_undefined=on_undefined)
+        text += f"; FPR <= {max_fpr:g}: {value_text(partial)}"
     fx, ty = _drawn(curve.fpr, curve.tpr, "default")
     (line,) = ax.plot(fx, ty, color=color, label=text + ")", zorder=3, **line_kw)
     if shade and not band:  # the band is the shading to read when there is one
@@ -712,14 +730,17 @@ def _note_intervals(ax: Any, drawn: Mapping[str, tuple[float, float]] | None) ->
 
 
 def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "group",
-              n_resamples: int = stats.DEFAULT_RESAMPLES, random_state: Any = stats.DEFAULT_SEED
-              ) -> dict[str, tuple[float, float]]:
+              n_resamples: int = stats.DEFAULT_RESAMPLES, random_state: Any = stats.DEFAULT_SEED,
+              on_undefined: Any = "warn") -> dict[str, tuple[float, float]]:
     """95% interval of each model's AP (``kind="pr"``: :func:`precall.stats.bootstrap_ci`,
     percentile, ``n_resamples``; drawn as counts of tied-score runs, score blocks past
     :data:`precall.stats.MAX_CELLS` cells, unless weighted or ``ties="stable"``) or ROC-AUC
     (``"roc"``: :func:`precall.stats.roc_auc_ci`, DeLong; the percentile bootstrap with
-    weights), from the raw data the series was built from; NaN bounds without a warning where
-    the interval is undefined (fewer than two of a class: ``on_undefined="nan"``)."""
+    weights), from the raw data the series was built from.  Where the interval is undefined
+    (fewer than two of a class) its bounds follow ``on_undefined`` as ``precall evaluate --ci``'s
+    (:func:`precall._slicing.interval_policy`): NaN with a warning (``"warn"``, the default, or a
+    number), NaN (``"nan"``) or a ValueError (``"raise"``)."""
+    policy = interval_policy(on_undefined)
     if series.data is None:
         return {}
     y_true, scores, weight = series.data
@@ -733,13 +754,13 @@ def intervals(series: _Series, kind: str, *, method: str = "step", ties: str = "
         if kind == "pr":
             metric = functools.partial(average_precision, method=method, ties=ties, pos_label=series.pos_label)
             ci = stats.bootstrap_ci(metric, y_true, s, sample_weight=weight, n_resamples=n_resamples,
-                                    random_state=random_state, resample="auto", on_undefined="nan")
+                                    random_state=random_state, resample="auto", on_undefined=policy)
         elif weight is None:
-            ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, on_undefined="nan")
+            ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, on_undefined=policy)
         else:
             ci = stats.roc_auc_ci(y_true, s, pos_label=series.pos_label, sample_weight=weight,
                                   method="percentile", n_resamples=n_resamples, random_state=random_state,
-                                  on_undefined="nan")
+                                  on_undefined=policy)
         out[name] = (ci.low, ci.high)
     return out
 
@@ -768,6 +789,7 @@ def pr_curve(
     macro: bool = False,
     print_thresholds: bool = False,
     max_name: int | None = NAME_WIDTH,
+    on_undefined: Any = "warn",
 ) -> Any:
     """Precision-recall curve(s) of one model, several models, or each class.
 
@@ -825,6 +847,12 @@ def pr_curve(
         The most characters of a name (model, class, positive label) in the
         legend and the axis labels: a longer one keeps its start and end
         around ``...`` (:func:`short_name`); None draws whole names.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        The AP quoted for a curve without positives (a class without rows), as
+        :func:`precall.evaluate` gives it: 0 with an
+        :class:`~precall.UndefinedMetricWarning` (``"warn"``, scikit-learn's),
+        NaN, a ValueError, or the number given; with ``ci``, an undefined
+        interval's bounds (:func:`intervals`).
 
     Returns
     -------
@@ -857,15 +885,16 @@ def pr_curve(
         return pr_prevalences(series[0][1], prevalence, label=series[0][0], method=method, iso_f1=iso_f1,
                               unachievable=True if unachievable is None else unachievable, ax=ax, roc_ax=roc_ax,
                               pos_label=series.pos_label, best_f1=best_f1, points=points,
-                              print_thresholds=print_thresholds, max_name=max_name)
+                              print_thresholds=print_thresholds, max_name=max_name, on_undefined=on_undefined)
     per_class = series.micro is not None
     if ci and per_class:
         raise ValueError("`ci` draws the bands of models; got one curve per class. Plot a class as a model")
     ax = pr_tables(series, per_class=per_class, method=method, envelope=envelope, eleven_point=eleven_point,
                    baseline=baseline, iso_f1=iso_f1, ax=ax, micro=series.micro, pos_label=series.pos_label,
-                   intervals=intervals(series, "pr", method=method, ties=ties) if ci else None, band=ci,
-                   best_f1=best_f1, points=points, legend=False, macro=macro and per_class,
-                   print_thresholds=print_thresholds, max_name=max_name)
+                   intervals=intervals(series, "pr", method=method, ties=ties, on_undefined=on_undefined)
+                   if ci else None, band=ci, best_f1=best_f1, points=points, legend=False,
+                   macro=macro and per_class, print_thresholds=print_thresholds, max_name=max_name,
+                   on_undefined=on_undefined)
     if unachievable:
         for _, table in series:
             draw_unachievable(ax, table)
@@ -895,13 +924,15 @@ def pr_prevalences(
     points: Any = None,
     print_thresholds: bool = False,
     max_name: int | None = NAME_WIDTH,
+    on_undefined: Any = "warn",
 ) -> Any:
     """One table's PR curve at its own prevalence and at each of ``prevalence``
     (:meth:`~precall.ThresholdTable.at_prevalence`), each with its baseline and
     (dotted, precision = prevalence) and (``unachievable``) its unachievable
     region; the ROC curve once on ``roc_ax``.  ``best_f1`` / ``points``: marked on
     each PR curve (the best F1 moves with the prevalence) and once on the ROC curve.
-    ``label`` and ``pos_label`` are drawn within ``max_name`` characters (:func:`short_name`).
+    ``label`` and ``pos_label`` are drawn within ``max_name`` characters (:func:`short_name`);
+    ``on_undefined`` as in :func:`pr_curve`.
 
     With ``ax=None`` a figure with two panels is made (PR, then ROC); returns
     the PR axes.
@@ -918,7 +949,7 @@ def pr_prevalences(
     own = table.n_pos / total if total else float("nan")
     for pi, t in [(own, table)] + [(pi, table.at_prevalence(pi)) for pi in values]:
         draw_pr(ax, t, label=f"{label} at prevalence {pi:.3g}", method=method, best_f1=best_f1, points=points,
-                print_thresholds=print_thresholds, max_name=None)
+                print_thresholds=print_thresholds, max_name=None, on_undefined=on_undefined)
         color = ax.get_lines()[-1].get_color()
         ax.axhline(pi, color=color, ls=":", lw=1, label="_random baseline")  # precision = prevalence
         if unachievable:
@@ -927,7 +958,7 @@ def pr_prevalences(
     if roc_ax is not None:
         setup_roc_axes(roc_ax, pos_label=pos_label, max_name=max_name)
         draw_roc(roc_ax, table.grouped(), label=f"{label} (every prevalence)", best_f1=best_f1, points=points,
-                 print_thresholds=print_thresholds, max_name=None)
+                 print_thresholds=print_thresholds, max_name=None, on_undefined=on_undefined)
         place_legend(roc_ax)
     return ax
 
@@ -952,6 +983,7 @@ def pr_tables(
     macro: bool = False,
     print_thresholds: bool = False,
     max_name: int | None = NAME_WIDTH,
+    on_undefined: Any = "warn",
 ) -> Any:
     """:func:`pr_curve` of tables already built: ``(name, table)`` for each curve.
 
@@ -963,6 +995,8 @@ def pr_tables(
     ``intervals``: ``{name: (low, high)}`` of the AP for the legend (the key
     ``"macro-average"`` for the macro curve).  Names are drawn within ``max_name``
     characters (:func:`short_name`; two that would read alike end in `` #k``).
+    ``on_undefined``: the AP of a table without positives (and so the macro AP), as in
+    :func:`pr_curve`.
     """
     ax = _axes(ax)
     _note_intervals(ax, intervals)
@@ -975,14 +1009,15 @@ def pr_tables(
                 baseline=baseline and not per_class and i == 0, baseline_color=_GRAY,
                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and not per_class,
                 points=None if per_class else points, print_thresholds=print_thresholds,
-                **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
+                on_undefined=on_undefined, **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
     if per_class:
         reference = micro if micro is not None else (series[0][1] if len(series) == 1 else None)
         if micro is not None:
-            draw_pr(ax, micro, label="micro-average", method=method, color="black", lw=2.2, ls=(0, (5, 1.5)))
+            draw_pr(ax, micro, label="micro-average", method=method, color="black", lw=2.2, ls=(0, (5, 1.5)),
+                    on_undefined=on_undefined)
         if macro:
             tables = [t for _, t in series]
-            ap = float(np.mean([t.average_precision(method="step", on_undefined=0.0) for t in tables]))
+            ap = float(np.mean([t.average_precision(method="step", on_undefined=on_undefined) for t in tables]))
             rx, px = _drawn(*macro_pr_curve(tables), "steps-post")
             ax.plot(rx, px, drawstyle="steps-post", color=_MACRO, lw=2.2, ls=(0, (1, 1)), zorder=4,
                     label=f"macro-average (AP step = {value_text(ap, (intervals or {}).get(MACRO))})")
@@ -1013,6 +1048,7 @@ def roc_curve(
     macro: bool = False,
     print_thresholds: bool = False,
     max_name: int | None = NAME_WIDTH,
+    on_undefined: Any = "warn",
 ) -> Any:
     """ROC curve(s) of one model, several models, or each class (one-vs-rest, with the
     micro-average curve).
@@ -1032,6 +1068,12 @@ def roc_curve(
         Classes only: also the macro-average curve (:func:`macro_roc_curve`:
         mean TPR at the union of the classes' FPRs, as scikit-learn's example;
         its area is the macro ROC-AUC), as ``precall report`` draws it.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        The AUC quoted for a curve of one class (a class without rows, or of
+        every row), as :func:`precall.evaluate` gives it: NaN with an
+        :class:`~precall.UndefinedMetricWarning` (``"warn"``), NaN, a
+        ValueError, or the number given; with ``ci``, an undefined interval's
+        bounds (:func:`intervals`).
 
     Returns
     -------
@@ -1052,9 +1094,9 @@ def roc_curve(
         raise ValueError("`ci` draws the bands of models; got one curve per class. Plot a class as a model")
     return roc_tables(series, max_fpr=max_fpr, shade=shade, ax=ax, micro=series.micro,
                       pos_label=None if series.micro is not None else series.pos_label,
-                      intervals=intervals(series, "roc") if ci else None, band=ci, best_f1=best_f1,
-                      points=points, macro=macro and series.micro is not None, print_thresholds=print_thresholds,
-                      max_name=max_name)
+                      intervals=intervals(series, "roc", on_undefined=on_undefined) if ci else None, band=ci,
+                      best_f1=best_f1, points=points, macro=macro and series.micro is not None,
+                      print_thresholds=print_thresholds, max_name=max_name, on_undefined=on_undefined)
 
 
 def roc_tables(
@@ -1062,13 +1104,14 @@ def roc_tables(
     ax: Any = None, micro: ThresholdTable | None = None, pos_label: Any = None,
     intervals: Mapping[str, tuple[float, float]] | None = None, band: bool = False, best_f1: bool = False,
     points: Any = None, macro: bool = False, print_thresholds: bool = False, max_name: int | None = NAME_WIDTH,
+    on_undefined: Any = "warn",
 ) -> Any:
     """:func:`roc_curve` of tables already built (``(name, table)``; ROC uses each
     table's grouped form, as :func:`precall.roc_auc`); ``micro``: the micro-average
     table of classes, drawn in black; ``macro``: also the classes' macro-average
     curve (:func:`macro_roc_curve`, dotted navy, its AUC the mean of the classes',
     ``intervals["macro-average"]`` beside it).  Names within ``max_name`` characters,
-    as :func:`pr_tables` draws them."""
+    as :func:`pr_tables` draws them; ``on_undefined`` as in :func:`roc_curve`."""
     max_fpr = _max_fpr(max_fpr)
     ax = _axes(ax)
     _note_intervals(ax, intervals)
@@ -1081,13 +1124,13 @@ def roc_tables(
         draw_roc(ax, table.grouped(), label=label, max_name=None, shade=shade, max_fpr=quoted,
                  interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
                  points=points if micro is None else None, print_thresholds=print_thresholds,
-                 **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
+                 on_undefined=on_undefined, **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
     if micro is not None:  # classes: a compact legend, no operating points
         draw_roc(ax, micro.grouped(), label="micro-average", shade=False, color="black",
-                 lw=2.2, ls=(0, (5, 1.5)))
+                 lw=2.2, ls=(0, (5, 1.5)), on_undefined=on_undefined)
     if macro:
         tables = [t for _, t in series]
-        auc = float(np.mean([t.roc_auc(on_undefined="nan") for t in tables]))
+        auc = float(np.mean([t.roc_auc(on_undefined=on_undefined) for t in tables]))
         fx, ty = _drawn(*macro_roc_curve(tables), "default")
         ax.plot(fx, ty, color=_MACRO, lw=2.2, ls=(0, (1, 1)), zorder=4,
                 label=f"macro-average (AUC = {value_text(auc, (intervals or {}).get(MACRO))})")

@@ -31,7 +31,7 @@ from .. import _version, stats
 from .._core.conventions import CONVENTIONS
 from .._core.normal import p_text
 from .._core.text import fixed, threshold_text, threshold_texts
-from .._core.validate import AP_METHODS, check_allocation, check_number, check_probability
+from .._core.validate import AP_METHODS, check_allocation, check_number, check_on_undefined, check_probability
 from ..metrics import evaluate
 from ..table import ThresholdTable, threshold_table
 from . import visible
@@ -323,6 +323,7 @@ def html_report(
     min_support: int = 0,
     slices_shown: int = 10,
     slice_values: Sequence[Sequence[str]] | None = None,
+    on_undefined: Any = "warn",
 ) -> str:
     """The report of one or more models scored on the same labelled samples, or of one
     multi-class (multi-label) model, as HTML text.
@@ -375,6 +376,13 @@ def html_report(
     slice_values : sequence of sequences of str, default=None
         With ``by`` given as codes (``precall._slicing.coded``, as the command line reads a
         file's columns): each column's values, which name the slices.
+    on_undefined : "warn", "nan", "raise" or float, default="warn"
+        The value of a metric the data leave undefined (the AP of a class without
+        positives, the ROC-AUC of one class), in the tables and the figures' legends
+        alike, as :func:`precall.evaluate` gives it: AP 0 (scikit-learn's) and ROC-AUC
+        NaN with an :class:`~precall.UndefinedMetricWarning` (``"warn"``), NaN, a
+        ValueError, or the number given; an undefined interval has NaN bounds (a
+        ValueError under ``"raise"``), as ``precall evaluate --ci``'s.
 
     Returns
     -------
@@ -397,11 +405,13 @@ def html_report(
     rank_rows = check_number(rank_rows, "rank_rows", low=1, integer=True, hint="rows of each rank table")
     check_allocation(rank_rows, 1024, "rank_rows", hint="choose fewer rows (each is a row of HTML in the report)")
     max_fpr = None if max_fpr is None else check_probability(max_fpr, "max_fpr")
+    on_undefined = check_on_undefined(on_undefined)
     if not isinstance(y_score, Mapping):
         return _multiclass_report(
             y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, labels=labels,
             score_columns=score_columns, ties=ties, title=title, source=source, label_column=label_column,
-            rank_rows=rank_rows, max_fpr=max_fpr, ci=ci, n_resamples=n_resamples, progress=progress)
+            rank_rows=rank_rows, max_fpr=max_fpr, ci=ci, n_resamples=n_resamples, progress=progress,
+            on_undefined=on_undefined)
     if labels is not None or score_columns is not None:
         raise ValueError("`labels` and `score_columns` go with multi-class scores (a 2-D array); "
                          "got a mapping of models")
@@ -419,14 +429,15 @@ def html_report(
                               ties=ties)
         for name in names
     }
-    results = {name: tables[name].evaluate() for name in names}
+    results = {name: tables[name].evaluate(on_undefined=on_undefined) for name in names}
     first = results[names[0]]
     series = plot._Series(tables.items())
     series.pos_label = pos_label if pos_label is not None else 1
     series.data = (y_true, {n: y_score[n] for n in names}, sample_weight)
     weighted = sample_weight is not None
-    auc_ci = plot.intervals(series, "roc", n_resamples=n_resamples) if (ci or not weighted) else {}
-    ap_ci = plot.intervals(series, "pr", ties=ties, n_resamples=n_resamples) if ci else {}
+    auc_ci = plot.intervals(series, "roc", n_resamples=n_resamples, on_undefined=on_undefined) \
+        if (ci or not weighted) else {}
+    ap_ci = plot.intervals(series, "pr", ties=ties, n_resamples=n_resamples, on_undefined=on_undefined) if ci else {}
     header = ["model", *(f"AP {m}" for m in AP_METHODS), "ROC-AUC"]
     if auc_ci:
         header.append("95% CI (DeLong)" if not weighted else "95% CI (bootstrap)")
@@ -442,7 +453,7 @@ def html_report(
             low, high = auc_ci[name]
             row.append(f"[{_num(low)}, {_num(high)}]")
         if max_fpr is not None and max_fpr < 1:
-            row.append(_num(tables[name].roc_auc(max_fpr=max_fpr, on_undefined="nan")))
+            row.append(_num(tables[name].roc_auc(max_fpr=max_fpr, on_undefined=on_undefined)))
         row += [_num(f1.f1) if f1 else "-", _threshold(tables[name], f1.threshold) if f1 else "-"]
         summary.append(row)
     ap_table = ""
@@ -457,9 +468,9 @@ def html_report(
     one = len(names) == 1
     pr_svg, roc_svg = _svgs(
         lambda ax: plot.pr_tables(series, envelope=one, ax=ax, pos_label=series.pos_label, intervals=ap_ci,
-                                  band=ci, best_f1=True),
+                                  band=ci, best_f1=True, on_undefined=on_undefined),
         lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, pos_label=series.pos_label, intervals=auc_ci,
-                                   band=ci, best_f1=True))
+                                   band=ci, best_f1=True, on_undefined=on_undefined))
     budget = max(500, INTERACTIVE_ROWS // (2 * len(names)))
     interactive = _interactive([
         _curve_data(tables[n], name=n, label=f"{plot.short_name(n)} (AP step {plot.value_text(results[n].average_precision['step'])}, "
@@ -486,7 +497,8 @@ def html_report(
         _thin_note(band_note),
         "" if by is None else _slices_section(
             y_true, y_score[names[0]], by, sample_weight=sample_weight, pos_label=pos_label, ties=ties,
-            min_support=min_support, k=slices_shown, n_resamples=n_resamples, values=slice_values),
+            min_support=min_support, k=slices_shown, n_resamples=n_resamples, values=slice_values,
+            on_undefined=on_undefined),
         f"<h2>Rank tables (the first threshold reaching each of {rank_rows} recalls)</h2>",
         ranks,
     ])
@@ -504,16 +516,18 @@ _AVERAGE_ROWS = (("macro", "macro"), ("weighted", "weighted"), ("micro", "micro"
 
 
 def _macro_intervals(y_true: Any, y_score: Any, *, sample_weight: Any, labels: Any, ties: str,
-                     n_resamples: int, progress: Any) -> dict[str, Any]:
+                     n_resamples: int, progress: Any, on_undefined: Any = "warn") -> dict[str, Any]:
     """The bootstrap intervals of the macro AP (step, ``"ap"``) and the macro one-vs-rest ROC-AUC
     (``"roc"``), as ``precall evaluate --class-columns --ci`` computes them
     (:func:`precall._slicing.class_intervals`: one set of row resamples for both, percentile, seed
     :data:`precall.stats.DEFAULT_SEED`); a macro average with an undefined class has NaN bounds with
-    a warning naming the class (``"undefined"``: which and why, "" if none); ``progress(fraction)``."""
+    a warning naming the class (``"undefined"``: which and why, "" if none; under ``on_undefined="raise"`` a
+    ValueError naming it); ``progress(fraction)``."""
     from .._slicing import class_intervals
 
     got = class_intervals(y_true, y_score, sample_weight, labels=labels, methods=["step"], ties=ties,
-                          n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, progress=progress)
+                          n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, progress=progress,
+                          on_undefined=on_undefined)
     return {"ap": got.average_precision["step"], "roc": got.roc_auc, "undefined": got.undefined}
 
 
@@ -541,10 +555,11 @@ def _class_curves(series: Any, result: Any, classes: list[str], rank_rows: int) 
     return curves
 
 
-def _undefined_classes_note(classes: list[str], result: Any) -> str:
+def _undefined_classes_note(classes: list[str], result: Any, on_undefined: Any = "warn") -> str:
     """What the multi-class report shows as undefined, and why: the classes without positives
-    (AP 0 and ROC-AUC NaN, as scikit-learn reports them) or without negatives (ROC-AUC NaN), the
-    averages that include them, and the macro ROC curve when no class has both; "" when none is."""
+    (by ``on_undefined``: AP 0 and ROC-AUC NaN, as scikit-learn reports them; NaN; a number) or
+    without negatives (ROC-AUC by the policy), the averages that include them, and the macro ROC
+    curve when no class has both; "" when none is."""
     no_pos = [c for c, ev in zip(classes, result.per_class) if not ev.n_pos > 0]
     no_neg = [c for c, ev in zip(classes, result.per_class) if ev.n_pos > 0 and not ev.n_neg > 0]
     if not (no_pos or no_neg):
@@ -553,12 +568,18 @@ def _undefined_classes_note(classes: list[str], result: Any) -> str:
     def named(names: list[str]) -> str:
         return ("class " if len(names) == 1 else "classes ") + _e(", ".join(names))
 
+    if on_undefined == "warn":
+        shown, auc = "shown as AP 0 and ROC-AUC nan, as scikit-learn reports them", "nan"
+    elif on_undefined == "nan":
+        shown, auc = "shown as nan", "nan"
+    else:
+        shown = auc = f"shown as {_num(on_undefined)}"
     parts = []
     if no_pos:
-        parts.append(f"{named(no_pos)}: no positive sample, so AP and ROC-AUC are undefined (shown as AP 0 and "
-                     "ROC-AUC nan, as scikit-learn reports them; the averages include them)")
+        parts.append(f"{named(no_pos)}: no positive sample, so AP and ROC-AUC are undefined ({shown}; the "
+                     "averages include them)")
     if no_neg:
-        parts.append(f"{named(no_neg)}: no negative sample, so ROC-AUC is undefined (nan)")
+        parts.append(f"{named(no_neg)}: no negative sample, so ROC-AUC is undefined ({auc})")
     curve = ("" if len(no_pos) + len(no_neg) < len(classes) else
              " No class has both positives and negatives, so the macro-average ROC curve is undefined too (not drawn).")
     return f'<p class="note"><strong>Undefined:</strong> {"; ".join(parts)}.{curve}</p>'
@@ -567,7 +588,7 @@ def _undefined_classes_note(classes: list[str], result: Any) -> str:
 def _multiclass_report(
     y_true: Any, y_score: Any, *, sample_weight: Any, pos_label: Any, labels: Any,
     score_columns: Sequence[str] | None, ties: str, title: str, source: str, label_column: str,
-    rank_rows: int, max_fpr: float | None, ci: bool, n_resamples: int, progress: Any,
+    rank_rows: int, max_fpr: float | None, ci: bool, n_resamples: int, progress: Any, on_undefined: Any = "warn",
 ) -> str:
     """:func:`html_report` of one score column per class: every number from
     :func:`precall.evaluate` (a :class:`precall.MultiEvaluation`), the curves from
@@ -580,7 +601,8 @@ def _multiclass_report(
     if np.ndim(y_score) != 2:
         raise ValueError("`y_score` must be a mapping {model name: scores} or a 2-D array with one column "
                          f"per class; got an array of {np.ndim(y_score)} dimension(s)")
-    result = evaluate(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties)
+    result = evaluate(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties,
+                      on_undefined=on_undefined)
     series = plot._tables(y_true, y_score, sample_weight=sample_weight, pos_label=None, labels=labels,
                           ties=ties, label=None)
     classes = [str(c) for c in result.classes.tolist()]
@@ -603,7 +625,7 @@ def _multiclass_report(
                       "cells; precall evaluate --class-columns ... --ci computes them", UserWarning, stacklevel=3)
     elif ci:
         intervals = _macro_intervals(y_true, y_score, sample_weight=sample_weight, labels=labels, ties=ties,
-                                     n_resamples=n_resamples, progress=progress)
+                                     n_resamples=n_resamples, progress=progress, on_undefined=on_undefined)
         undefined = intervals["undefined"]
         ci_note = (f'<p class="note">95% intervals of the macro averages: percentile bootstrap, {n_resamples} '
                    f"resamples of the rows (<code>precall.stats.bootstrap_ci</code>, seed {stats.DEFAULT_SEED}); also in the "
@@ -618,7 +640,7 @@ def _multiclass_report(
         f1 = ev.best_f1
         rows.append([_e(name), *([_e(columns[j])] if columns else []), _count(float(result.support[j])),
                      *(_num(ev.average_precision[m]) for m in AP_METHODS), _num(ev.roc_auc),
-                     *([_num(series[j][1].roc_auc(max_fpr=max_fpr, on_undefined="nan"))] if partial else []),
+                     *([_num(series[j][1].roc_auc(max_fpr=max_fpr, on_undefined=on_undefined))] if partial else []),
                      _num(f1.f1) if f1 else "-", _threshold(series[j][1], f1.threshold) if f1 else "-"])
     blank = [""] * (1 if columns else 0)
     tail = ["-"] * (int(partial) + 2)
@@ -644,15 +666,17 @@ def _multiclass_report(
            "2001)" if "ovo" in result.roc_auc else "")
         + (f". The partial AUC (McClish) is per class: the library gives no {kind} average of it"
            if partial else "") + ".</p>")
-    undefined_note = _undefined_classes_note(classes, result)
+    undefined_note = _undefined_classes_note(classes, result, on_undefined)
     # the legends quote the intervals that are defined
     legend_ci = {plot.MACRO: (intervals["ap"].low, intervals["ap"].high)} \
         if intervals and np.isfinite(intervals["ap"].low) else None
     roc_ci = {plot.MACRO: (intervals["roc"].low, intervals["roc"].high)} \
         if intervals and np.isfinite(intervals["roc"].low) else None
     pr_svg, roc_svg = _svgs(
-        lambda ax: plot.pr_tables(series, per_class=True, micro=series.micro, macro=True, ax=ax, intervals=legend_ci),
-        lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, micro=series.micro, macro=True, intervals=roc_ci))
+        lambda ax: plot.pr_tables(series, per_class=True, micro=series.micro, macro=True, ax=ax, intervals=legend_ci,
+                                  on_undefined=on_undefined),
+        lambda ax: plot.roc_tables(series, max_fpr=max_fpr, ax=ax, micro=series.micro, macro=True, intervals=roc_ci,
+                                   on_undefined=on_undefined))
     interactive = _interactive(_class_curves(series, result, classes, rank_rows),
                                baseline=series.micro.n_pos / (series.micro.n_pos + series.micro.n_neg))
     curves_note = (
@@ -700,7 +724,8 @@ def _figure_svg(fig: Any) -> str:
 
 
 def _slices_section(y_true: Any, y_score: Any, by: Any, *, sample_weight: Any, pos_label: Any, ties: str,
-                    min_support: int, k: int, n_resamples: int, values: Sequence[Sequence[str]] | None) -> str:
+                    min_support: int, k: int, n_resamples: int, values: Sequence[Sequence[str]] | None,
+                    on_undefined: Any = "warn") -> str:
     """The slices of one model: the table of the shown slices with their intervals, the forest
     plot (:func:`precall.plot.forest`) and the PR curves of the worst and best few beside all rows'."""
     from matplotlib.figure import Figure
@@ -712,18 +737,20 @@ def _slices_section(y_true: Any, y_score: Any, by: Any, *, sample_weight: Any, p
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         coded = evaluate(y_true, y_score, sample_weight=sample_weight, pos_label=pos_label, ties=ties, by=by,
-                         min_support=min_support)
+                         min_support=min_support, on_undefined=on_undefined)
         result = coded if values is None else with_values(coded, values)
         ranked = result.ranked.tolist()
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + ranked[-k:]
         pos = pos_label if pos_label is not None else 1
         iv = slice_intervals(y_true, y_score, by, slices=picked, sample_weight=sample_weight, pos_label=pos,
-                             ties=ties, n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, resample="auto")
+                             ties=ties, n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, resample="auto",
+                             on_undefined=on_undefined)
         # all rows: the intervals of `precall evaluate --ci` (and of `evaluate --by --ci`'s overall row)
         iv[-1] = interval_set(np.asarray(y_true), np.asarray(y_score),
                               None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64),
                               pos_label=pos, ties=ties, recall_grid="reference", level=0.95,
-                              n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, resample="auto")
+                              n_resamples=n_resamples, random_state=stats.DEFAULT_SEED, resample="auto",
+                              on_undefined=on_undefined)
     notes = list(dict.fromkeys(named_message(str(w.message), coded, result) for w in caught))
     method = result.rank_by
     rows = []
