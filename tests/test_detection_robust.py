@@ -442,6 +442,33 @@ def _voc_text_set(tmp_path):
     return detection.load_text(str(tmp_path / "g"), str(tmp_path / "d"))
 
 
+def test_voc_text_aligns_wide_names_by_their_columns_and_shortens_long_ones(tmp_path):
+    """VocEvaluation.to_text padded class names with len(): a CJK name (two terminal columns a
+    character) pushed its AP right of the others', a control character went to the terminal, and a
+    long name made lines of any length.  Now names are shown visibly, aligned by the columns they take
+    (:func:`precall._core.text.columns`), and a long one shortened within 80 columns, its full name in
+    a legend, as the other text tables do; ``width=None`` keeps every name whole."""
+    from precall._core.text import columns
+
+    long = "a_very_long_detection_class_name_" * 3 + "end"
+    (tmp_path / "g").mkdir()
+    (tmp_path / "d").mkdir()
+    names = ["cat", "\u732b\u732b\u732b", "dog\x1b[2J", long]
+    (tmp_path / "g" / "a.txt").write_text("".join(f"{n} 0 0 10 10\n" for n in names), encoding="utf-8")
+    (tmp_path / "d" / "a.txt").write_text("".join(f"{n} 0.9 0 0 10 10\n" for n in names), encoding="utf-8")
+    ev = detection.evaluate_voc(detection.load_text(str(tmp_path / "g"), str(tmp_path / "d")))
+    text = ev.to_text()
+    lines = text.splitlines()
+    table = lines[:lines.index("")]
+    assert len(table) == 2 + len(names) and "\x1b" not in text and "dog\u241b[2J" in text, text
+    starts = {columns(line[:line.index("1.000000" if i else "AP (")]) for i, line in enumerate(table)}
+    assert len(starts) == 1, text  # every AP (and the title) at one terminal column
+    assert max(map(columns, lines)) <= 80 and not any(long in line for line in table) and "..." in text, text
+    assert lines[lines.index("") + 1] == "classes:" and "'a_very_long" in text
+    whole = ev.to_text(width=None).splitlines()
+    assert len(whole) == 2 + len(names) and any(line.startswith(long) for line in whole)
+
+
 @pytest.mark.parametrize("options, error, message", [
     ({"iou_threshold": NAN}, ValueError, r"`iou_threshold` must be a finite number in \[0, 1\]; got nan"),
     ({"iou_threshold": 2}, ValueError, r"`iou_threshold` .*got 2"),

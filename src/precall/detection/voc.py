@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.text import columns, fixed, legend, name_limit, shortened, table_lines, visible
 from .._core.undefined import undefined
 from .._core.validate import AP_METHODS, check_number, check_on_undefined
 from ..table import ThresholdTable
@@ -63,11 +64,32 @@ class VocEvaluation:
         mean = float(np.mean(list(per_class.values()))) if per_class else float("nan")
         return mean, per_class
 
-    def to_text(self) -> str:
-        width = max([len("class")] + [len(str(c)) for c in self.ap])
-        lines = [f"{'class'.ljust(width)}  AP ({self.method}, IoU threshold {self.iou_threshold:g})"]
-        lines += [f"{str(c).ljust(width)}  {v:.6f}" for c, v in self.ap.items()]
-        lines.append(f"{'mAP'.ljust(width)}  {self.map:.6f}")
+    def to_text(self, width: int | None = 80) -> str:
+        """AP per class and mAP, as aligned text within ``width`` terminal columns.
+
+        Parameters
+        ----------
+        width : int or None
+            The widest line (at least 60).  Class names are shown visibly
+            (:func:`precall._core.text.visible`) and aligned by the terminal columns they take
+            (a CJK character two); a name too long to fit beside the AP is shortened to its start
+            and end around ``...`` (distinct from every other name shown), its full name in a
+            legend below the table, as :meth:`precall.SlicedEvaluation.to_text` shortens slice
+            names.  None: every name whole.
+        """
+        if width is not None:
+            width = check_number(width, "width", low=60, integer=True, hint="the widest line; None: no limit")
+        title = f"AP ({self.method}, IoU threshold {self.iou_threshold:g})"
+        names = [visible(c) for c in self.ap]
+        values = [fixed(v, 6) for v in self.ap.values()]
+        rest = 2 + max(map(columns, [title, *values, fixed(self.map, 6)]))
+        limit = name_limit(max(map(columns, ["class", "mAP", *names])), rest, width)
+        shown = shortened(names, limit, taken=["mAP"])
+        lines = table_lines(["class", title], [*map(list, zip(shown, values)), ["mAP", fixed(self.map, 6)]],
+                            width=width, left=2)
+        renamed = [(s, repr(c)) for s, n, c in zip(shown, names, self.ap) if s != n]
+        if renamed:
+            lines += ["", "classes:", *legend(renamed, width=width or 80, wide=width is None)]
         return "\n".join(lines)
 
 
