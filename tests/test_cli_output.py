@@ -1036,6 +1036,28 @@ def test_compare_names_multiclass_models_alike(tmp_path, capsys):
     assert "A = 'model 1', B = 'model 2'" in out
 
 
+def test_compare_lists_multiclass_models_in_the_order_given(tmp_path, capsys):
+    """--class-columns and --class-prefix models mixed: listed (and numbered model 1, model 2, ...) in
+    the order of the command line; the --class-columns ones came first whatever the order given."""
+    rng = np.random.default_rng(3)
+    classes = ["cat", "dog", "eel"]
+    y = rng.integers(0, 3, 120)
+    s = rng.random((120, 9)) + 0.5 * np.tile(np.eye(3)[y], 3)
+    header = ["y", *classes, *(f"p_{c}" for c in classes), *(f"a_very_long_column_name_{c}" for c in classes)]
+    path = str(write(tmp_path / "three.csv", header, [[classes[a], *row] for a, row in zip(y, s.tolist())]))
+    base = ["compare", path, "--label", "y", "--resamples", "10"]
+    code, out, err = run([*base, "--class-prefix", "p_", "--class-columns", "cat,dog,eel"], capsys)
+    assert code == 0, err
+    assert "scores      'p_*', 'cat,dog,eel'" in out and "A = 'p_*', B = 'cat,dog,eel'" in out, out
+    code, out, err = run([*base, "--class-prefix", "a_very_long_column_name_", "--class-columns", "cat,dog,eel",
+                          "--class-prefix", "p_", "--json"], capsys)
+    assert code == 0, err
+    given = json.loads(out)["input"]
+    assert given["score_columns"] == ["model 1", "model 2", "model 3"]
+    assert [given["class_columns"][m]["cat"] for m in given["score_columns"]] == [
+        "a_very_long_column_name_cat", "cat", "p_cat"]
+
+
 def test_explain_of_many_classes_is_bounded(tmp_path, capsys):
     """``explain --class-columns`` of 200 classes printed 19,148 lines (every class); it explains the first
     few and says how to get the others (``--class``, ``--full``)."""

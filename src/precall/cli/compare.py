@@ -310,10 +310,23 @@ def comparison_json_dict(report: Comparison) -> dict[str, Any]:
 
 
 
+class _ClassModel(argparse.Action):
+    """``--class-columns`` / ``--class-prefix``: appended to its own list (``args.class_columns``,
+    ``args.class_prefix``), as ``action="append"``, and ``(kind, value)`` to ``args.class_models``: every
+    multi-class model in the order given on the command line, whichever option gave it."""
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+        kind = "prefix" if self.dest == "class_prefix" else "cols"
+        namespace.class_models = [*(getattr(namespace, "class_models", None) or []), (kind, values)]
+
+
 def _models(args: argparse.Namespace) -> list[tuple[str, list[tuple[str, str]]]] | None:
     """Multi-class models: (name, [(class, column), ...]) from repeated ``--class-columns``
-    / ``--class-prefix``; None for binary input (``--score``)."""
-    specs = [("cols", v) for v in args.class_columns or []] + [("prefix", v) for v in args.class_prefix or []]
+    / ``--class-prefix``, in the order given (``args.class_models``, :class:`_ClassModel`); None for
+    binary input (``--score``)."""
+    specs = getattr(args, "class_models", None) or (
+        [("cols", v) for v in args.class_columns or []] + [("prefix", v) for v in args.class_prefix or []])
     if not specs:
         return None
     if args.score:
@@ -654,12 +667,13 @@ def register(sub: Any) -> None:
     cmp.add_argument("--score", action="append", metavar="COL",
                      help="a score column (give two or more: --score A --score B; with --by, one compares each "
                      "slice with the rest or, --reference overall, with all rows)")
-    cmp.add_argument("--class-columns", action="append", metavar="C1,C2,...",
+    cmp.add_argument("--class-columns", action=_ClassModel, metavar="C1,C2,...",
                      help="multi-class: one model's score columns, one per class (C1,C2,... named as "
                      "the classes, or LABEL=COLUMN pairs); repeat for each model; the macro AP and "
                      "macro one-vs-rest ROC-AUC are compared by a paired bootstrap")
-    cmp.add_argument("--class-prefix", action="append", metavar="P",
-                     help="multi-class: one model's columns are P + LABEL for each class; repeatable")
+    cmp.add_argument("--class-prefix", action=_ClassModel, metavar="P",
+                     help="multi-class: one model's columns are P + LABEL for each class; repeatable (the "
+                     "models, of either option, in the order given)")
     cmp.add_argument("--metric", choices=COMPARE_METRICS, action="append", metavar="M",
                      help="roc_auc or an AP convention (repeatable; default roc_auc and step)")
     cmp.add_argument("--ties", choices=TIES, default="group", help="tie rule for AP (default group)")
