@@ -128,6 +128,26 @@ def test_undefined_slices_reported_not_ranked_and_min_support():
     assert [row["slice"] for row in d["slices"]] == list(c.names)
 
 
+def test_text_prints_an_undefined_difference_as_nan_never_plus_nan():
+    """A slice whose reference has no negatives (the other slice is all positives): its ROC-AUC
+    difference is undefined.  SliceComparison.to_text printed it ``+nan`` (a signed format of NaN), and
+    SlicePair's text too; now ``nan`` as SlicedEvaluation.to_text prints an undefined number, and a
+    defined difference keeps its sign."""
+    rng = np.random.default_rng(0)
+    ya = rng.integers(0, 2, 40)
+    y = np.r_[ya, np.ones(30, dtype=int)]
+    s = np.r_[rng.random(40) + 0.4 * ya, rng.random(30)]
+    by = np.repeat(["a", "b"], [40, 30])
+    c = stats.compare_slices(y, s, by=by, n_resamples=50)
+    assert math.isnan(c.vs_reference[0].auc_difference) and not math.isnan(c.vs_reference[0].ap_difference)
+    text, pair = c.to_text(), str(c.vs_reference[0])
+    assert "+nan" not in text and "+nan" not in pair, (text, pair)
+    row = next(line for line in text.splitlines() if line.startswith("a "))
+    assert row.split()[-3:] == ["0.7903", "nan", "nan"] and row.split()[4] == "-0.1467", text
+    assert "ROC-AUC nan [nan, nan]" in pair and "AP -0.1467" in pair
+    assert "nan" in str(precall.evaluate(y, s, by=by, on_undefined="nan"))  # as the sliced evaluation prints it
+
+
 def test_text_is_bounded_with_many_slices():
     rng = np.random.default_rng(4)
     g = rng.integers(0, 30, 3000)

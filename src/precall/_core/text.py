@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["visible", "needs_showing", "columns", "pad", "clip", "shorten", "fixed", "threshold_texts",
+__all__ = ["visible", "needs_showing", "columns", "pad", "clip", "shorten", "fixed", "signed", "threshold_texts",
            "threshold_text", "value_digits", "values_text", "wrap", "legend", "name_limit", "shortened",
            "table_lines", "SHORT_NAME", "MIN_NAME"]
 
@@ -152,6 +152,19 @@ def fixed(value: Any, digits: int) -> str:
     if text.startswith("-") and not text.strip("-0."):  # -0.000: the sign of nothing
         return text[1:]
     return text
+
+
+def signed(value: Any, digits: int) -> str:
+    """A difference with ``digits`` decimals and its sign, by :func:`fixed`'s rule: ``nan`` for NaN or
+    None (never ``+nan``), and a value that rounds to zero ``+0.000`` whatever its sign.
+
+    Examples
+    --------
+    >>> signed(0.0125, 4), signed(-0.003, 4), signed(-1e-12, 3), signed(float("nan"), 4)
+    ('+0.0125', '-0.0030', '+0.000', 'nan')
+    """
+    text = fixed(value, digits)
+    return text if text == "nan" or text.startswith("-") else "+" + text
 
 
 _MAX_DIGITS = 17  # every double round-trips at 17 significant digits

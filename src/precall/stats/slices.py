@@ -72,7 +72,7 @@ import numpy as np
 
 from .. import metrics
 from .._core.normal import isf, two_sided_p
-from .._core.text import columns, legend, name_limit, shortened, table_lines, visible, wrap
+from .._core.text import columns, fixed, legend, name_limit, shortened, signed, table_lines, visible, wrap
 from .._core.validate import AP_METHODS, check_binary, check_bool, check_choice, check_number
 from ..slices import slice_codes, slice_dicts, slices_csv_text, slices_frame
 from ._resample import (Draws, RankedColumn, cell_steps, count_design, draw_blocks, draw_counts, rank_column,
@@ -238,9 +238,10 @@ class SlicePair:
     auc_method: str = UNPAIRED
 
     def __str__(self) -> str:
-        return (f"{visible(self.a)} - {visible(self.b)}: AP {self.ap_difference:+.4f} [{self.ap_difference_low:+.4f}, "
-                f"{self.ap_difference_high:+.4f}] p={self.ap_p_value:.3g}; ROC-AUC {self.auc_difference:+.4f} "
-                f"[{self.auc_difference_low:+.4f}, {self.auc_difference_high:+.4f}] p={self.auc_p_value:.3g}")
+        return (f"{visible(self.a)} - {visible(self.b)}: AP {signed(self.ap_difference, 4)} "
+                f"[{signed(self.ap_difference_low, 4)}, {signed(self.ap_difference_high, 4)}] p={self.ap_p_value:.3g}; "
+                f"ROC-AUC {signed(self.auc_difference, 4)} [{signed(self.auc_difference_low, 4)}, "
+                f"{signed(self.auc_difference_high, 4)}] p={self.auc_p_value:.3g}")
 
 
 _NONE = np.zeros(0)
@@ -472,9 +473,9 @@ class SliceComparison:
             if i >= 0:
                 r = self.vs_reference[i]
                 numbers.append([str(int(self.n_samples[i])),
-                                f"{self.ap[i]:.4f} [{self.ap_low[i]:.4f},{self.ap_high[i]:.4f}]",
-                                f"{r.ap_difference:+.4f}", _p(self.ap_p_holm[i]), f"{self.auc[i]:.4f}",
-                                f"{r.auc_difference:+.4f}", _p(self.auc_p_holm[i])])
+                                f"{fixed(self.ap[i], 4)} [{fixed(self.ap_low[i], 4)},{fixed(self.ap_high[i], 4)}]",
+                                signed(r.ap_difference, 4), _p(self.ap_p_holm[i]), fixed(self.auc[i], 4),
+                                signed(r.auc_difference, 4), _p(self.auc_p_holm[i])])
         names = [visible(self.names[i]) for i in picked if i >= 0]
         rest = sum(max([columns(h), *(columns(row[j]) for row in numbers)]) + (2 if j < 2 else 1)  # the separators
                    for j, h in enumerate(header[1:]))  # as table_lines lays them: two after the names and after n
