@@ -331,12 +331,12 @@ def _png_size(path):
     return struct.unpack(">II", head[16:24])  # width, height of the IHDR chunk
 
 
-def _plot_process(path, classes, out):
+def _plot_process(path, classes, out, *extra):
     import subprocess
     import sys
 
     return subprocess.run([sys.executable, "-m", "precall", "plot", path, "--label", "y", "--class-columns",
-                           ",".join(classes), "-o", str(out)], capture_output=True, text=True, check=False)
+                           ",".join(classes), "-o", str(out), *extra], capture_output=True, text=True, check=False)
 
 
 def test_a_long_class_name_keeps_the_plots_size_and_stderr_one_line(tmp_path):
@@ -357,15 +357,65 @@ def test_a_long_class_name_keeps_the_plots_size_and_stderr_one_line(tmp_path):
 
 
 def test_a_legend_taller_than_the_figure_gives_no_warning(tmp_path):
-    """80 classes: a legend of 41 rows under each panel; the layout is made for the panels, the file
-    cropped to the legends (matplotlib warned 'Tight layout not applied' on stderr)."""
+    """80 classes, every entry (--full): a legend of 41 rows under each panel; the layout is made for the
+    panels, the file cropped to the legends (matplotlib warned 'Tight layout not applied' on stderr)."""
     classes = [f"class_{k}" for k in range(80)]
     out = tmp_path / "many.png"
-    proc = _plot_process(_classes_file(tmp_path / "many.csv", classes, n=800), classes, out)
+    proc = _plot_process(_classes_file(tmp_path / "many.csv", classes, n=800), classes, out, "--full")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines() == [f"wrote {out}"]
     width, height = _png_size(out)
     assert height > width  # the legends are in the file, below the panels
+
+
+def test_a_legend_of_many_classes_is_capped_and_the_picture_bounded(tmp_path, capsys, monkeypatch):
+    """300 classes: the legends listed every class (a PNG some 3800 px tall).  Now each shows the first
+    :data:`precall.plot.LEGEND_ENTRIES` classes, one entry '... and 280 more', then the micro-average and
+    the baseline, every curve drawn: the PNG about the size of a plot of 4 classes.  --full (library:
+    max_legend=None) lists every class."""
+    from matplotlib.figure import Figure
+
+    classes = [f"c{k}" for k in range(300)]
+    path = _classes_file(tmp_path / "many.csv", classes, n=1500)
+    sizes = {}
+    for key, names in (("few", classes[:4]), ("many", classes)):
+        out = tmp_path / f"{key}.png"
+        few = path if key == "many" else _classes_file(tmp_path / "few.csv", names)
+        assert main(["plot", few, "--label", "y", "--class-columns", ",".join(names), "-o", str(out)]) == 0
+        sizes[key] = _png_size(out)
+    capsys.readouterr()
+    (w_few, h_few), (w_many, h_many) = sizes["few"], sizes["many"]
+    assert w_many <= 1.05 * w_few and h_many <= h_few + 250 and h_many < w_many, sizes
+    saved = []
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: saved.append(self))  # the legends only
+    for extra in ([], ["--full"]):
+        assert main(["plot", path, "--label", "y", "--class-columns", ",".join(classes), "-o",
+                     str(tmp_path / "m.png"), *extra]) == 0
+        pr, roc = (_legend_texts(ax) for ax in saved[-1].axes)
+        drawn = [line for line in saved[-1].axes[0].get_lines() if line.get_label().startswith("class ")]
+        assert len(drawn) == 300  # every curve drawn
+        if extra:
+            assert len(pr) == 300 + 2 and len(roc) == 1 + 300 + 1 and not any("more" in t for t in pr + roc)
+            continue
+        assert pr[:20] == [t for t in pr if t.startswith("class ")] and pr[0].startswith("class c0 ")
+        assert pr[20:] == ["... and 280 more", pr[21], pr[22]] and pr[21].startswith("micro-average")
+        assert pr[22].startswith("random classifier") and len(roc) == 1 + 20 + 1 + 1 and roc[21] == pr[20]
+    ax = plot.roc_curve(*_multi_data(k=30), max_legend=None)
+    assert sum(t.startswith("class ") for t in _legend_texts(ax)) == 30
+    ax = plot.pr_curve(*_multi_data(k=30), max_legend=5)
+    assert [t for t in _legend_texts(ax) if not t.startswith("class ")][0] == "... and 25 more"
+    with pytest.raises(ValueError, match="max_legend"):
+        plot.pr_curve(*_multi_data(k=3), max_legend=0)
+
+
+def _legend_texts(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def _multi_data(k, n=300, seed=4):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    return y, rng.random((n, k)) + 0.5 * np.eye(k)[y]
 
 
 def test_long_names_in_the_cli_legends_neither_overlap_nor_show_whole(tmp_path, capsys, monkeypatch):

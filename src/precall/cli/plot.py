@@ -127,6 +127,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     on_undefined = on_undefined_arg(args)
     marks = {"best_f1": args.best_f1, "points": args.at_points or None, "ci": args.ci,
              "print_thresholds": args.print_thresholds, "on_undefined": on_undefined}
+    legend = {"max_legend": None if args.full else plot.LEGEND_ENTRIES}
     kinds = ["pr", "roc"] if args.kind == "both" else [args.kind]
     fig = Figure(figsize=(5.8 * len(kinds), 5.8))
     axes = fig.subplots(1, len(kinds), squeeze=False)[0]
@@ -144,10 +145,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
                         continue
                     plot.pr_curve(y_true, y_score, sample_weight=columns.weights, ties=args.ties,
                                   method=args.method, envelope=args.envelope,
-                                  eleven_point=args.eleven_point, iso_f1=args.iso_f1, ax=ax, **marks, **common)
+                                  eleven_point=args.eleven_point, iso_f1=args.iso_f1, ax=ax, **marks, **legend,
+                                  **common)
                 else:
                     plot.roc_curve(y_true, y_score, sample_weight=columns.weights, max_fpr=args.max_fpr,
-                                   ax=ax, **marks, **common)
+                                   ax=ax, **marks, **legend, **common)
         except (ValueError, TypeError) as exc:
             if multi:  # under --on-undefined raise: the classes named (the library cannot name them)
                 raise class_error(path, exc, columns, classes, args.label, on_undefined) from None
@@ -220,5 +222,8 @@ def register(sub: Any) -> None:
                     help="print each marked point's threshold beside it on the curve (pROC's print.thres)")
     pl.add_argument("--title", help="figure title")
     pl.add_argument("--dpi", type=int_in(20, 1200), default=110, help="resolution of a PNG (default 110)")
+    pl.add_argument("--full", action="store_true",
+                    help="every curve's entry in the legends (default: the first 20 models' or classes' entries, "
+                    "then '... and K more', so that the figure keeps its size; every curve is drawn)")
     add_on_undefined_option(pl)
     pl.set_defaults(func=cmd_plot)

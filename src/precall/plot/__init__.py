@@ -357,19 +357,60 @@ TWO_COLUMNS = 42
 characters (two such columns are about as wide as a panel), one column otherwise."""
 
 
-def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None) -> Any:
+LEGEND_ENTRIES = 20
+"""The most legend entries of the curves of models or classes (each curve's own: its line, envelope,
+points) a figure shows by default: past it the first ones, then one entry ``... and K more``, then
+the entries of the figure (micro- and macro-average, baseline, chance); every curve is drawn.  The
+functions that draw them take ``max_legend`` (default this; None: every entry)."""
+
+
+def _max_legend(max_legend: Any) -> int | None:
+    """``max_legend`` checked: None (every entry) or a whole number of at least 1."""
+    if max_legend is None:
+        return None
+    return check_number(max_legend, "max_legend", low=1, integer=True,
+                        hint="the most legend entries of the curves, or None for every one")
+
+
+def _legend_ids(ax: Any) -> set[int]:
+    """The ids of the legend handles of ``ax`` (before curves are drawn: :func:`_curve_entries`)."""
+    return {id(h) for h in ax.get_legend_handles_labels()[0]}
+
+
+def _curve_entries(ax: Any, before: set[int]) -> None:
+    """Mark the legend handles of ``ax`` not in ``before`` (:func:`_legend_ids`) as the entries of the
+    curves of models or classes, which :func:`place_legend` caps at ``max_entries``."""
+    for handle in ax.get_legend_handles_labels()[0]:
+        if id(handle) not in before:
+            handle._precall_curve = True
+
+
+def place_legend(ax: Any, *, fontsize: float = 9, ncol: int | None = None, max_entries: int | None = None) -> Any:
     """The legend below the axes (never over the curves): by default in two columns when it has
-    more than 8 entries of at most :data:`TWO_COLUMNS` characters, else in one."""
+    more than 8 entries of at most :data:`TWO_COLUMNS` characters, else in one.  ``max_entries``: the
+    most entries of the curves of models or classes shown (the first ones, then ``... and K more``;
+    the figure's other entries all shown; None: every entry), so that a legend of hundreds of classes
+    keeps the figure's size."""
     if not (isinstance(fontsize, str) and fontsize in _FONT_SIZES):
         fontsize = check_number(fontsize, "fontsize", low=0, low_open=True,
                                 hint=f"points, or one of {', '.join(_FONT_SIZES)}")
     if ncol is not None:
         ncol = check_number(ncol, "ncol", low=1, integer=True, hint="legend columns, or None")
+    max_entries = _max_legend(max_entries)
     handles, labels = ax.get_legend_handles_labels()
     # a model drawn with its band: one entry, the band behind its line; the bands' meaning as the title
     bands = {id(h._precall_band): h._precall_band for h in handles if hasattr(h, "_precall_band")}
     entries = [((h._precall_band, h) if hasattr(h, "_precall_band") else h, text)
                for h, text in zip(handles, labels) if id(h) not in bands]
+    curves = [k for k, (h, _) in enumerate(entries)
+              if getattr(h[-1] if isinstance(h, tuple) else h, "_precall_curve", False)]
+    if max_entries is not None and len(curves) > max_entries:  # the first ones, then how many more
+        from matplotlib.lines import Line2D
+
+        hidden = set(curves[max_entries:])
+        more = (Line2D([], [], ls="none"), f"... and {len(hidden)} more")
+        last = curves[max_entries - 1]
+        entries = [*entries[:last + 1], more, *(e for k, e in enumerate(entries) if k > last and k not in hidden)]
     handles, labels = [h for h, _ in entries], [t for _, t in entries]
     notes = [next((b._precall_band_title for b in bands.values()), None), getattr(ax, "_precall_interval_note", None)]
     title = "\n".join(n for n in notes if n) or None
@@ -790,6 +831,7 @@ def pr_curve(
     print_thresholds: bool = False,
     max_name: int | None = NAME_WIDTH,
     on_undefined: Any = "warn",
+    max_legend: int | None = LEGEND_ENTRIES,
 ) -> Any:
     """Precision-recall curve(s) of one model, several models, or each class.
 
@@ -853,6 +895,11 @@ def pr_curve(
         :class:`~precall.UndefinedMetricWarning` (``"warn"``, scikit-learn's),
         NaN, a ValueError, or the number given; with ``ci``, an undefined
         interval's bounds (:func:`intervals`).
+    max_legend : int or None, default=LEGEND_ENTRIES (20)
+        The most legend entries of the models' or classes' curves: past it the
+        first ones and one entry ``... and K more`` (every curve is drawn, and
+        the micro-average and baseline are always in the legend), so that the
+        figure keeps its size whatever the number of classes; None: every entry.
 
     Returns
     -------
@@ -898,7 +945,7 @@ def pr_curve(
     if unachievable:
         for _, table in series:
             draw_unachievable(ax, table)
-    place_legend(ax)
+    place_legend(ax, max_entries=max_legend)
     return ax
 
 
@@ -984,6 +1031,7 @@ def pr_tables(
     print_thresholds: bool = False,
     max_name: int | None = NAME_WIDTH,
     on_undefined: Any = "warn",
+    max_legend: int | None = LEGEND_ENTRIES,
 ) -> Any:
     """:func:`pr_curve` of tables already built: ``(name, table)`` for each curve.
 
@@ -995,14 +1043,15 @@ def pr_tables(
     ``intervals``: ``{name: (low, high)}`` of the AP for the legend (the key
     ``"macro-average"`` for the macro curve).  Names are drawn within ``max_name``
     characters (:func:`short_name`; two that would read alike end in `` #k``).
-    ``on_undefined``: the AP of a table without positives (and so the macro AP), as in
-    :func:`pr_curve`.
+    ``on_undefined``: the AP of a table without positives (and so the macro AP), and
+    ``max_legend``, the most legend entries of the curves, as in :func:`pr_curve`.
     """
     ax = _axes(ax)
     _note_intervals(ax, intervals)
     setup_pr_axes(ax, iso_f1=iso_f1, pos_label=None if per_class else pos_label, max_name=max_name)
     thin_lines = per_class and len(series) > 1
     shown = _short_names([name for name, _ in series], max_name)
+    before = _legend_ids(ax)
     for i, ((name, table), label) in enumerate(zip(series, shown)):
         draw_pr(ax, table, label=label, max_name=None, method=method, envelope=envelope and not per_class,
                 eleven_point=eleven_point and not per_class,
@@ -1010,6 +1059,7 @@ def pr_tables(
                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and not per_class,
                 points=None if per_class else points, print_thresholds=print_thresholds,
                 on_undefined=on_undefined, **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
+    _curve_entries(ax, before)
     if per_class:
         reference = micro if micro is not None else (series[0][1] if len(series) == 1 else None)
         if micro is not None:
@@ -1027,7 +1077,7 @@ def pr_tables(
             ax.axhline(prevalence, color=_GRAY, ls=":", lw=1, zorder=1,
                        label=f"random classifier (micro prevalence {prevalence:.3f})")
     if legend:
-        place_legend(ax)
+        place_legend(ax, max_entries=max_legend)
     return ax
 
 
@@ -1049,6 +1099,7 @@ def roc_curve(
     print_thresholds: bool = False,
     max_name: int | None = NAME_WIDTH,
     on_undefined: Any = "warn",
+    max_legend: int | None = LEGEND_ENTRIES,
 ) -> Any:
     """ROC curve(s) of one model, several models, or each class (one-vs-rest, with the
     micro-average curve).
@@ -1074,6 +1125,8 @@ def roc_curve(
         :class:`~precall.UndefinedMetricWarning` (``"warn"``), NaN, a
         ValueError, or the number given; with ``ci``, an undefined interval's
         bounds (:func:`intervals`).
+    max_legend : int or None, default=LEGEND_ENTRIES (20)
+        As in :func:`pr_curve`.
 
     Returns
     -------
@@ -1096,7 +1149,8 @@ def roc_curve(
                       pos_label=None if series.micro is not None else series.pos_label,
                       intervals=intervals(series, "roc", on_undefined=on_undefined) if ci else None, band=ci,
                       best_f1=best_f1, points=points, macro=macro and series.micro is not None,
-                      print_thresholds=print_thresholds, max_name=max_name, on_undefined=on_undefined)
+                      print_thresholds=print_thresholds, max_name=max_name, on_undefined=on_undefined,
+                      max_legend=max_legend)
 
 
 def roc_tables(
@@ -1104,14 +1158,14 @@ def roc_tables(
     ax: Any = None, micro: ThresholdTable | None = None, pos_label: Any = None,
     intervals: Mapping[str, tuple[float, float]] | None = None, band: bool = False, best_f1: bool = False,
     points: Any = None, macro: bool = False, print_thresholds: bool = False, max_name: int | None = NAME_WIDTH,
-    on_undefined: Any = "warn",
+    on_undefined: Any = "warn", max_legend: int | None = LEGEND_ENTRIES,
 ) -> Any:
     """:func:`roc_curve` of tables already built (``(name, table)``; ROC uses each
     table's grouped form, as :func:`precall.roc_auc`); ``micro``: the micro-average
     table of classes, drawn in black; ``macro``: also the classes' macro-average
     curve (:func:`macro_roc_curve`, dotted navy, its AUC the mean of the classes',
     ``intervals["macro-average"]`` beside it).  Names within ``max_name`` characters,
-    as :func:`pr_tables` draws them; ``on_undefined`` as in :func:`roc_curve`."""
+    as :func:`pr_tables` draws them; ``on_undefined`` and ``max_legend`` as in :func:`roc_curve`."""
     max_fpr = _max_fpr(max_fpr)
     ax = _axes(ax)
     _note_intervals(ax, intervals)
@@ -1120,11 +1174,13 @@ def roc_tables(
     shade = len(series) == 1 if shade is None else shade
     # classes: the partial AUCs are left out of the legend (one entry a curve, short)
     quoted = max_fpr if micro is None else None
+    before = _legend_ids(ax)
     for (name, table), label in zip(series, _short_names([name for name, _ in series], max_name)):
         draw_roc(ax, table.grouped(), label=label, max_name=None, shade=shade, max_fpr=quoted,
                  interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
                  points=points if micro is None else None, print_thresholds=print_thresholds,
                  on_undefined=on_undefined, **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
+    _curve_entries(ax, before)
     if micro is not None:  # classes: a compact legend, no operating points
         draw_roc(ax, micro.grouped(), label="micro-average", shade=False, color="black",
                  lw=2.2, ls=(0, (5, 1.5)), on_undefined=on_undefined)
@@ -1134,7 +1190,7 @@ def roc_tables(
         fx, ty = _drawn(*macro_roc_curve(tables), "default")
         ax.plot(fx, ty, color=_MACRO, lw=2.2, ls=(0, (1, 1)), zorder=4,
                 label=f"macro-average (AUC = {value_text(auc, (intervals or {}).get(MACRO))})")
-    place_legend(ax)
+    place_legend(ax, max_entries=max_legend)
     return ax
 
 
