@@ -997,7 +997,7 @@ def test_binary_ci_under_raise_fails_before_any_output(tmp_path, capsys, by):
     assert err.startswith(f"precall: error: {path}: ") and "at least two rows of each class" in err, err
     code = main(base)
     out, err = capsys.readouterr()
-    assert code == 0 and out.count(f"file        {path}") == 1 and "at least two rows of each class" in err
+    assert code == 0 and out.count("file        ") == 1 and "at least two rows of each class" in err
     assert out.index("intervals   ") > out.index("slice" if by else "convention"), out
 
 
