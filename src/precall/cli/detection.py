@@ -171,10 +171,15 @@ def _diagnostics(args: argparse.Namespace, data: Any, ev: Any) -> dict[str, Any]
             if args.iou_type == "keypoints":
                 raise CliError("--errors needs boxes or masks (--iou-type bbox or segm)")
             # the evaluation's matching and AP (its options, as evaluated): the baseline AP is the summary's
-            out["eb"] = detection.error_breakdown(data, iou_type=args.iou_type, iou_thresholds=ev.iou_thresholds,
-                                                  max_dets=ev.max_dets, area_ranges=ev.area_ranges, ties=ev.ties,
-                                                  use_cats=not args.no_cats,
-                                                  recall_thresholds=ev.recall_thresholds)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out["eb"] = detection.error_breakdown(data, iou_type=args.iou_type, iou_thresholds=ev.iou_thresholds,
+                                                      max_dets=ev.max_dets, area_ranges=ev.area_ranges, ties=ev.ties,
+                                                      use_cats=not args.no_cats,
+                                                      recall_thresholds=ev.recall_thresholds)
+            # every number -1: the evaluation said it already
+            _print_warnings([str(w.message) for w in caught if str(w.message) != _no_ground_truth()], args.gt,
+                            args.results)
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, args.results)) from None
     if args.plot and out:
