@@ -847,12 +847,35 @@ def test_all_range_in_any_position_and_max_dets_in_any_order(position, max_dets)
 
 def test_without_an_all_range_per_class_is_undefined_and_bootstrap_refuses():
     gt, results = synthetic(22)
-    ev = detection.evaluate_coco(detection.load_coco(gt, results), area_ranges={"small": (0, 1024)})
-    assert all(r["AP"] == -1 and r["n_gt"] == -1 and "AP_small" in r for r in ev.per_class)
+    data = detection.load_coco(gt, results)
+    ev = detection.evaluate_coco(data, area_ranges={"small": (0, 1024)})
+    base = detection.evaluate_coco(data)  # its "all" range holds every area of these boxes
+    # n_gt without an "all" range: the ground truths of any area (not crowd, not flagged ignore)
+    assert [r["n_gt"] for r in ev.per_class] == [r["n_gt"] for r in base.per_class]
+    assert all(r["AP"] == -1 and "AP_small" in r for r in ev.per_class)
     with pytest.raises(ValueError, match=r"`area` must be one of the evaluated area ranges \['small'\]; got 'all'"):
         ev.bootstrap(10)
     with pytest.raises(ValueError, match=r"pass an 'all' range"):
         ev.mean_average_precision()
+
+
+def test_ranges_without_the_summarys_names_are_defined_and_not_warned_about(recwarn):
+    """A range named neither all, small, medium nor large: the summary's numbers are -1 (it has none of its
+    ranges) but ground truth counts: no warning that every number is undefined; per class its AP, n_gt."""
+    gt, results = synthetic(23)
+    gt["annotations"][0]["ignore"] = 1
+    data = detection.load_coco(gt, results)
+    recwarn.clear()
+    ev = detection.evaluate_coco(data, area_ranges={"everything": (0, 1e10)})
+    assert not [w for w in recwarn if issubclass(w.category, UndefinedMetricWarning)]
+    base = detection.evaluate_coco(data, area_ranges={"all": (0, 1e10)})
+    assert (ev.stats == -1).all()
+    for row, ref in zip(ev.per_class, base.per_class):
+        assert row["AP_everything"] == ref["AP"] and row["n_gt"] == ref["n_gt"] and row["n_det"] == ref["n_det"]
+    assert sum(r["n_gt"] for r in ev.per_class) == sum(not a.get("iscrowd") for a in gt["annotations"]) - 1
+    with pytest.warns(UndefinedMetricWarning, match="every number is undefined"):  # true there: said
+        detection.evaluate_coco(detection.load_coco(dict(gt, annotations=[]), results),
+                                area_ranges={"everything": (0, 1e10)})
 
 
 @pytest.mark.parametrize("change, setting", [

@@ -177,9 +177,9 @@ def _diagnostics(args: argparse.Namespace, data: Any, ev: Any) -> dict[str, Any]
                                                       max_dets=ev.max_dets, area_ranges=ev.area_ranges, ties=ev.ties,
                                                       use_cats=not args.no_cats,
                                                       recall_thresholds=ev.recall_thresholds)
-            # every number -1: the evaluation said it already
-            _print_warnings([str(w.message) for w in caught if str(w.message) != _no_ground_truth()], args.gt,
-                            args.results)
+            said = (ev.precision == -1).all()  # the evaluation's own warning: no ground truth counts anywhere
+            _print_warnings([str(w.message) for w in caught if not (said and str(w.message) == _no_ground_truth())],
+                            args.gt, args.results)
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, args.results)) from None
     if args.plot and out:

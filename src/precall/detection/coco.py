@@ -121,8 +121,9 @@ class CocoEvaluation:
         Per class: id, name, AP, AP50, AP75 (the area range named ``all``, the
         largest ``max_dets``), AP of every other area range (``AP_small``, ...),
         ``AR`` (``all``, the largest ``max_dets``), ``n_gt`` the number of
-        non-ignored ground truths in ``all`` and ``n_det`` of detections (AP..AR
-        and ``n_gt`` -1 when no range is named ``all``).
+        non-ignored ground truths in ``all`` (when no range is named ``all``: of
+        any area, i.e. neither crowd nor flagged ``ignore``) and ``n_det`` of
+        detections (AP..AR -1 when no range is named ``all``).
     iou_thresholds, recall_thresholds, max_dets, area_ranges
         The parameters used.
     """
@@ -557,9 +558,10 @@ def evaluate_coco(
                 AR=_mean_valid(recall[:, k, everything, M - 1]))
         row.update({f"AP_{name}": _mean_valid(precision[:, :, k, a, M - 1]) for a, name in enumerate(names)
                     if name != "all"})
-        row.update(n_gt=int(matched.n_gt[everything, k]) if everything is not None else -1, n_det=int(counts[k]))
+        row.update(n_gt=int(matched.n_gt[everything, k] if everything is not None else matched.n_gt_any_area[k]),
+                   n_det=int(counts[k]))
         per_class.append(row)
-    if (stats == -1).all():  # pycocotools' -1 for undefined, kept (its numbers), and said
+    if not matched.n_gt.any():  # pycocotools' -1 for undefined, kept (its numbers), and said
         import warnings
 
         warnings.warn(NO_GROUND_TRUTH, UndefinedMetricWarning, stacklevel=2)
