@@ -127,7 +127,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         print(json_text(json_safe(out)))
         return 0
     lines = [*fit([f"ground truth {args.gt}; results {args.results}; ties {args.ties}"], wide=args.wide), "",
-             ev.to_text()]
+             ev.to_text(width=None if args.wide else WIDTH)]
     if ci is not None:
         lines += ["", ci.to_text()]
     if args.per_class:
