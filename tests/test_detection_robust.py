@@ -418,7 +418,7 @@ def test_progress_must_be_callable():
 
 
 @pytest.mark.parametrize("call, error, message", [
-    (lambda ev: ev.bootstrap(0), ValueError, r"`n_resamples` must be a whole number in \[1, inf\).*got 0"),
+    (lambda ev: ev.bootstrap(0), ValueError, r"`n_resamples` must be a whole number in \[2, inf\).*got 0"),
     (lambda ev: ev.bootstrap(1.5), ValueError, r"`n_resamples` .*got 1.5"),
     (lambda ev: ev.bootstrap(True), TypeError, r"`n_resamples` .*got True"),
     (lambda ev: ev.bootstrap(10**12), ValueError, r"`n_resamples` = 1000000000000 would allocate"),

@@ -584,7 +584,7 @@ def register(sub: Any) -> None:
                         "with a warning), nan, raise (an error, exit 2) or zero")
         sp.set_defaults(func=cmd_detection_voc)
     for sp in (coco, compare, voc, text):
-        sp.add_argument("--n-resamples", type=int_in(1) if sp is coco else resamples_arg,
+        sp.add_argument("--n-resamples", type=resamples_arg,
                         default=precall.stats.DEFAULT_RESAMPLES, metavar="N",
                         help=f"bootstrap resamples (default {precall.stats.DEFAULT_RESAMPLES}, as every command)")
         sp.add_argument("--seed", type=int_in(0), default=precall.stats.DEFAULT_SEED, metavar="N",
