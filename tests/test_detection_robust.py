@@ -483,6 +483,26 @@ def test_cli_bad_options_one_line_exit_2(tmp_path, capsys, flags, message):
         assert err.strip().count("\n") == 0, err
 
 
+@pytest.mark.parametrize("flags, message", [
+    (["--area-ranges", "all=0:1e10,all=0:5"], r"--area-ranges: the names must be distinct; 'all' is given twice"),
+    (["--area-ranges", "all=0:1e10,small=0:1024, small=0:9"], r"--area-ranges: .*'small' is given twice"),
+    (["--iou-thresholds", "0.5,,0.7"], r"--iou-thresholds: .*field 2 of '0.5,,0.7' is empty"),
+    (["--iou-thresholds", "0.5,0.7,"], r"--iou-thresholds: .*field 3 of '0.5,0.7,' is empty"),
+    (["--iou-type", "keypoints", "--kpt-oks-sigmas", ",0.1"], r"--kpt-oks-sigmas: .*field 1 of ',0.1' is empty"),
+])
+def test_cli_repeated_area_range_and_empty_number_field_are_refused(tmp_path, capsys, flags, message):
+    """Neither the last of two ranges of one name silently wins nor an empty field is silently skipped."""
+    gt, results = synthetic(5)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    assert main(["detection", "coco", str(gt_path), str(res_path), *flags]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and re.search(message, err.strip().splitlines()[-1]), err
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--iou-thresholds", "0.5, 0.7", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stats"]["AP75"] == -1  # spaces still separate numbers
+
+
 def test_cli_voc_bad_pixel_offset_one_line(tmp_path, capsys):
     _voc_text_set(tmp_path)
     assert main(["detection", "text", str(tmp_path / "g"), str(tmp_path / "d"), "--pixel-offset", "nan"]) == 2

@@ -456,16 +456,25 @@ def _voc_text(ev: Any, wide: bool) -> tuple[list[str], list[str]]:
 
 
 def _float_list(text: str) -> list[float]:
-    try:
-        values = [float(t) for t in text.replace(",", " ").split()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas; got {text!r}") from None
-    if not values:
+    """Numbers separated by commas (or spaces); an empty field (``0.5,,0.7``, a trailing comma) is refused,
+    not skipped."""
+    if not text.strip():
         raise argparse.ArgumentTypeError("expected at least one number")
+    values = []
+    for i, field in enumerate(text.split(","), 1):
+        if not field.strip():
+            raise argparse.ArgumentTypeError(f"expected numbers separated by commas; field {i} of {text!r} is empty "
+                                             "(remove the extra comma)")
+        try:
+            values += [float(t) for t in field.split()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected numbers separated by commas; got {text!r}") from None
     return values
 
 
 def _area_ranges(text: str) -> dict[str, tuple[float, float]]:
+    """``NAME=LOW:HIGH,...``: distinct names (a repeated one is refused, as --max-dets refuses a repeated
+    value: which one was meant is not known)."""
     out: dict[str, tuple[float, float]] = {}
     for part in text.split(","):
         name, _, rng = part.partition("=")
@@ -476,6 +485,8 @@ def _area_ranges(text: str) -> dict[str, tuple[float, float]]:
             raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH,...; got {part!r}") from None
         if not name.strip() or not low <= high:
             raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH with LOW <= HIGH; got {part!r}")
+        if name.strip() in out:
+            raise argparse.ArgumentTypeError(f"the names must be distinct; {name.strip()!r} is given twice in {text!r}")
         out[name.strip()] = (low, high)
     return out
 
