@@ -159,6 +159,49 @@ def test_per_class_table_and_text(coco_example):
     assert text.count("\n") == 11 and "maxDets=100 ] = 0.505" in text
 
 
+def _pycocotools_summary(gt_dict, results, **params):
+    """The lines pycocotools' ``summarize`` prints."""
+    out = io.StringIO()
+    ev = _pycocotools(gt_dict, results, **params)
+    with contextlib.redirect_stdout(out):
+        ev.summarize()
+    return out.getvalue().splitlines()
+
+
+def test_summary_text_is_pycocotools_with_its_iou_label():
+    """pycocotools' lines byte for byte, its IoU label too: the first and last thresholds evaluated."""
+    gt, results = synthetic(7)
+    data = detection.load_coco(gt, results)
+    assert detection.evaluate_coco(data).to_text().splitlines() == _pycocotools_summary(gt, results)
+    for thresholds in ([0.6, 0.7], [0.3, 0.5, 0.75], [0.75, 0.5]):
+        ours = detection.evaluate_coco(data, iou_thresholds=thresholds).to_text()
+        assert ours.splitlines() == _pycocotools_summary(gt, results, iouThrs=np.array(thresholds))
+    assert "IoU=0.60:0.70 |" in detection.evaluate_coco(data, iou_thresholds=[0.6, 0.7]).to_text()
+
+
+def test_summary_text_fits_80_columns_with_wide_max_dets():
+    """A max_dets of 4 digits or more (wider than 80 columns in pycocotools' format): every line within 80,
+    the same words and numbers, still aligned; width=None: pycocotools' format."""
+    gt, results = synthetic(7)
+    data = detection.load_coco(gt, results)
+    for max_dets in ((100, 300, 1000), (1, 10, 10**9)):
+        ev = detection.evaluate_coco(data, max_dets=max_dets, area_ranges={"all": (0, 1e10), "large": (1e9, 1e10)})
+        theirs = _pycocotools(gt, results, maxDets=list(max_dets), areaRng=[[0, 1e10], [1e9, 1e10]],
+                              areaRngLbl=["all", "large"])
+        fitted = ev.to_text().splitlines()
+        assert max(map(len, fitted)) <= 80 and len(fitted) == 12
+        exact = ev.to_text(width=None).splitlines()
+        # pycocotools' first line is always maxDets=100 (cocoapi #558); ours max_dets[-1]
+        assert exact[1:] == _pycocotools_summary(gt, results, maxDets=list(max_dets),
+                                                 areaRng=[[0, 1e10], [1e9, 1e10]], areaRngLbl=["all", "large"])[1:]
+        assert max(map(len, exact)) > 80 and theirs.stats[5] == -1  # a -1.000 line of 4+ digits: 81 columns
+        for ours, line in zip(fitted, exact):  # the same words and numbers, fewer spaces
+            assert ours.split() == line.split() or ours.replace(" ", "") == line.replace(" ", "")
+        assert len({line.index("]") for line in fitted}) == 1  # still aligned
+    with pytest.raises(ValueError, match="`width`"):
+        ev.to_text(width=20)
+
+
 def test_loader_errors_name_the_record():
     gt, results = synthetic(1)
     with pytest.raises(ValueError, match="results detection 0: no 'score'"):

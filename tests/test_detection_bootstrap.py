@@ -207,6 +207,30 @@ def test_bad_bootstrap_options(kwargs, error, match):
         ev.bootstrap(**{"n_resamples": 10, **kwargs})
 
 
+def test_one_resample_is_refused_as_precall_stats_refuses_it(tmp_path, capsys):
+    """An interval needs at least 2 replicates: the rule (and message) of precall.stats, for the COCO and VOC
+    bootstraps, compare_coco and every command's --n-resamples."""
+    from precall import average_precision, stats
+    from precall.cli import main
+
+    gt, results = synthetic(418, n_images=5)
+    ev = detection.evaluate_coco(detection.load_coco(gt, results))
+    with pytest.raises(ValueError) as expected:
+        stats.bootstrap_ci(average_precision, [0, 1, 0, 1], [0.1, 0.9, 0.3, 0.2], n_resamples=1)
+    for call in (lambda: ev.bootstrap(1), lambda: detection.compare_coco(ev, ev, 1),
+                 lambda: detection.bootstrap_voc(detection.evaluate_voc(detection.load_coco(gt, results)), 1)):
+        with pytest.raises(ValueError) as got:
+            call()
+        assert str(got.value) == str(expected.value)
+    assert ev.bootstrap(2).n_resamples == 2
+    (tmp_path / "gt.json").write_text(json.dumps(gt))
+    (tmp_path / "res.json").write_text(json.dumps(results))
+    capsys.readouterr()
+    argv = ["detection", "coco", str(tmp_path / "gt.json"), str(tmp_path / "res.json"), "--ci", "--n-resamples", "1"]
+    assert main(argv) == 2
+    assert "--n-resamples: must be a whole number in [2, inf)" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------- defaults and the seed
 def test_every_detection_interval_defaults_to_the_packages_resamples_and_seed():
     """2000 resamples and seed 0 (precall.stats.DEFAULT_RESAMPLES, DEFAULT_SEED): the library and every command."""

@@ -259,6 +259,21 @@ def test_coco_errors_and_compare_fit_80_columns_with_long_class_names(tmp_path, 
         assert max(map(_terminal_columns, capsys.readouterr().out.splitlines())) <= 80
 
 
+def test_coco_summary_with_4_digit_max_dets_fits_80_columns_and_wide_is_pycocotools(tmp_path, capsys):
+    gt, res = _named_coco(tmp_path)
+    # no large ground truth: its lines print -1.000, 81 columns in pycocotools' format with maxDets=1000
+    argv = ["detection", "coco", gt, res, "--no-cats", "--max-dets", "100", "300", "1000", "--area-ranges",
+            "all=0:1e10,large=1e9:1e10"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(_terminal_columns, lines)) <= 80 and sum("maxDets=1000 ]" in line for line in lines) == 10
+    assert main([*argv, "--wide"]) == 0
+    ev = detection.evaluate_coco(detection.load_coco(gt, res), max_dets=(100, 300, 1000), use_cats=False,
+                                 area_ranges={"all": (0, 1e10), "large": (1e9, 1e10)})
+    exact = ev.to_text(width=None)
+    assert exact in capsys.readouterr().out and max(map(len, exact.splitlines())) == 81
+
+
 @pytest.mark.parametrize("extra", [[], ["--per-class"], ["--per-class", "--ci", "--n-resamples", "20"],
                                    ["--ci", "--n-resamples", "20"]])
 def test_text_and_voc_tables_fit_80_columns_with_long_and_wide_class_names(tmp_path, capsys, extra):

@@ -89,6 +89,64 @@ def test_confusion_matrix_with_crowds_and_empty_images():
     assert cm.labels[-1] == "background" and len(cm.labels) == len(gt["categories"]) + 1
 
 
+def test_confusion_matrix_in_blocks_is_the_whole_matrix_at_once(monkeypatch):
+    """The IoUs of an image are computed a block of detections at a time, each against the ground truths
+    near it: the same matrix for any block size (as the whole (D, G) matrix at once, which ultralytics
+    computes), on boxes with many equal IoUs (ties) and zero sizes; and ultralytics' on boxes without ties."""
+    from precall.detection import diagnostics
+
+    rng = np.random.default_rng(5)
+    gt = {"images": [{"id": i} for i in (1, 2, 3)], "categories": [{"id": c, "name": f"c{c}"} for c in (1, 2, 3)],
+          "annotations": []}
+    res = []
+    for image in (1, 2, 3):  # boxes on a coarse grid: equal IoUs everywhere
+        for _ in range(60):
+            x, y, w, h = (rng.integers(0, 30, 4) * 4).tolist()
+            gt["annotations"].append({"id": len(gt["annotations"]) + 1, "image_id": image, "bbox": [x, y, w, h],
+                                      "category_id": int(rng.integers(1, 4)), "area": float(w * h),
+                                      "iscrowd": int(rng.random() < 0.1)})
+        for _ in range(200):
+            x, y, w, h = (rng.integers(0, 30, 4) * 4).tolist()
+            res.append({"image_id": image, "category_id": int(rng.integers(1, 4)), "bbox": [x, y, w, h],
+                        "score": float(rng.integers(0, 10)) / 10})
+    with pytest.warns(UserWarning):  # boxes of zero width or height
+        tied = detection.load_coco(gt, res)
+    untied = scene(4, n_images=20)
+    options = ((0.0, 0.0), (0.25, 0.45), (0.5, 0.7))
+    monkeypatch.setattr(diagnostics, "_PAIRS_PER_BLOCK", 1 << 40)  # each image at once
+    whole = [detection.confusion_matrix(tied, confidence=c, iou_threshold=i).matrix for c, i in options]
+    for block in (1, 37, 1000):
+        monkeypatch.setattr(diagnostics, "_PAIRS_PER_BLOCK", block)
+        for (conf, iou), expected in zip(options, whole):
+            np.testing.assert_array_equal(detection.confusion_matrix(tied, confidence=conf, iou_threshold=iou).matrix,
+                                          expected)
+            np.testing.assert_array_equal(
+                detection.confusion_matrix(detection.load_coco(*untied), confidence=conf, iou_threshold=iou).matrix,
+                oracles.ultralytics_confusion_matrix(*untied, conf, iou))
+
+
+def test_confusion_matrix_memory_is_bounded_in_a_crowded_image():
+    """One image, 3,000 detections and 2,000 ground truths all overlapping each other (nothing to skip):
+    less memory than one (D, G) matrix of IoUs (was about six of them at once)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    gt = {"images": [{"id": 1}], "categories": [{"id": 1, "name": "a"}],
+          "annotations": [{"id": i + 1, "image_id": 1, "category_id": 1, "bbox": [x, y, 500.0, 500.0],
+                           "area": 250000.0, "iscrowd": 0} for i, (x, y) in enumerate(rng.uniform(0, 50, (2000, 2)))]}
+    res = [{"image_id": 1, "category_id": 1, "bbox": [x, y, 500.0, 500.0], "score": 0.5}
+           for x, y in rng.uniform(0, 50, (3000, 2))]
+    data = detection.load_coco(gt, res)
+    tracemalloc.start()
+    try:
+        cm = detection.confusion_matrix(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert cm.matrix[:, 0].sum() == 2000 and cm.matrix[0].sum() == 3000 and cm.matrix[0, 0] > 1000
+    assert peak < 8 * 3000 * 2000  # bytes of one float64 (D, G) matrix
+
+
 @pytest.mark.parametrize("call, error, match", [
     (lambda ev, d: detection.operating_points(ev, float("nan")), ValueError, "`confidence`"),
     (lambda ev, d: detection.operating_points(ev, "0.5"), TypeError, "`confidence`"),

@@ -214,6 +214,22 @@ def test_bad_voc_patterns_are_refused_naming_the_argument(voc, capsys, pattern, 
         == {"cat": 1.0}
 
 
+def test_a_detection_on_an_image_without_annotation_file_names_its_file_and_line(voc, capsys):
+    (voc / "dets" / "det_cat.txt").write_text("img1 0.9 10 10 50 50\nnosuchimg 0.9 1 1 5 5\n")
+    det = str(voc / "dets" / "det_cat.txt")
+    with pytest.raises(ValueError, match=rf"^{det}: line 2, column 1: detection on image 'nosuchimg', which has no "
+                                         r"annotation file in .* \(no 'nosuchimg.xml'\)"):
+        detection.load_voc(str(voc / "ann"), str(voc / "dets" / "det_{}.txt"))
+    _one_line_error(["detection", "voc", str(voc / "ann"), str(voc / "dets" / "det_{}.txt")], capsys,
+                    f"{det}: line 2, column 1: detection on image 'nosuchimg'")
+    # a directory of per-image files: the image is the file's name
+    (voc / "per_image").mkdir()
+    (voc / "per_image" / "img1.txt").write_text("cat 0.9 10 10 40 40\n")
+    (voc / "per_image" / "zzz.txt").write_text("\ncat 0.9 1 1 5 5\n")
+    _one_line_error(["detection", "voc", str(voc / "ann"), str(voc / "per_image")], capsys,
+                    f"{voc / 'per_image' / 'zzz.txt'}: line 2: detection on image 'zzz'", "(no 'zzz.xml')")
+
+
 @pytest.mark.parametrize("name, pattern, reason", [
     ("../evil", "{}.txt", "a path separator"),
     ("../../evil", "det_{}.txt", "a path separator"),

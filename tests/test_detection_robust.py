@@ -418,7 +418,7 @@ def test_progress_must_be_callable():
 
 
 @pytest.mark.parametrize("call, error, message", [
-    (lambda ev: ev.bootstrap(0), ValueError, r"`n_resamples` must be a whole number in \[1, inf\).*got 0"),
+    (lambda ev: ev.bootstrap(0), ValueError, r"`n_resamples` must be a whole number in \[2, inf\).*got 0"),
     (lambda ev: ev.bootstrap(1.5), ValueError, r"`n_resamples` .*got 1.5"),
     (lambda ev: ev.bootstrap(True), TypeError, r"`n_resamples` .*got True"),
     (lambda ev: ev.bootstrap(10**12), ValueError, r"`n_resamples` = 1000000000000 would allocate"),
@@ -508,6 +508,26 @@ def test_cli_bad_options_one_line_exit_2(tmp_path, capsys, flags, message):
     assert re.search(message, err.strip().splitlines()[-1]), err
     if not flags[0].startswith("--ci") or "--n-resamples" in flags:  # argparse's own errors print the usage
         assert err.strip().count("\n") == 0, err
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--area-ranges", "all=0:1e10,all=0:5"], r"--area-ranges: the names must be distinct; 'all' is given twice"),
+    (["--area-ranges", "all=0:1e10,small=0:1024, small=0:9"], r"--area-ranges: .*'small' is given twice"),
+    (["--iou-thresholds", "0.5,,0.7"], r"--iou-thresholds: .*field 2 of '0.5,,0.7' is empty"),
+    (["--iou-thresholds", "0.5,0.7,"], r"--iou-thresholds: .*field 3 of '0.5,0.7,' is empty"),
+    (["--iou-type", "keypoints", "--kpt-oks-sigmas", ",0.1"], r"--kpt-oks-sigmas: .*field 1 of ',0.1' is empty"),
+])
+def test_cli_repeated_area_range_and_empty_number_field_are_refused(tmp_path, capsys, flags, message):
+    """Neither the last of two ranges of one name silently wins nor an empty field is silently skipped."""
+    gt, results = synthetic(5)
+    gt_path, res_path = tmp_path / "gt.json", tmp_path / "res.json"
+    gt_path.write_text(json.dumps(gt))
+    res_path.write_text(json.dumps(results))
+    assert main(["detection", "coco", str(gt_path), str(res_path), *flags]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and re.search(message, err.strip().splitlines()[-1]), err
+    assert main(["detection", "coco", str(gt_path), str(res_path), "--iou-thresholds", "0.5, 0.7", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stats"]["AP75"] == -1  # spaces still separate numbers
 
 
 def test_cli_voc_bad_pixel_offset_one_line(tmp_path, capsys):
@@ -874,12 +894,35 @@ def test_all_range_in_any_position_and_max_dets_in_any_order(position, max_dets)
 
 def test_without_an_all_range_per_class_is_undefined_and_bootstrap_refuses():
     gt, results = synthetic(22)
-    ev = detection.evaluate_coco(detection.load_coco(gt, results), area_ranges={"small": (0, 1024)})
-    assert all(r["AP"] == -1 and r["n_gt"] == -1 and "AP_small" in r for r in ev.per_class)
+    data = detection.load_coco(gt, results)
+    ev = detection.evaluate_coco(data, area_ranges={"small": (0, 1024)})
+    base = detection.evaluate_coco(data)  # its "all" range holds every area of these boxes
+    # n_gt without an "all" range: the ground truths of any area (not crowd, not flagged ignore)
+    assert [r["n_gt"] for r in ev.per_class] == [r["n_gt"] for r in base.per_class]
+    assert all(r["AP"] == -1 and "AP_small" in r for r in ev.per_class)
     with pytest.raises(ValueError, match=r"`area` must be one of the evaluated area ranges \['small'\]; got 'all'"):
         ev.bootstrap(10)
     with pytest.raises(ValueError, match=r"pass an 'all' range"):
         ev.mean_average_precision()
+
+
+def test_ranges_without_the_summarys_names_are_defined_and_not_warned_about(recwarn):
+    """A range named neither all, small, medium nor large: the summary's numbers are -1 (it has none of its
+    ranges) but ground truth counts: no warning that every number is undefined; per class its AP, n_gt."""
+    gt, results = synthetic(23)
+    gt["annotations"][0]["ignore"] = 1
+    data = detection.load_coco(gt, results)
+    recwarn.clear()
+    ev = detection.evaluate_coco(data, area_ranges={"everything": (0, 1e10)})
+    assert not [w for w in recwarn if issubclass(w.category, UndefinedMetricWarning)]
+    base = detection.evaluate_coco(data, area_ranges={"all": (0, 1e10)})
+    assert (ev.stats == -1).all()
+    for row, ref in zip(ev.per_class, base.per_class):
+        assert row["AP_everything"] == ref["AP"] and row["n_gt"] == ref["n_gt"] and row["n_det"] == ref["n_det"]
+    assert sum(r["n_gt"] for r in ev.per_class) == sum(not a.get("iscrowd") for a in gt["annotations"]) - 1
+    with pytest.warns(UndefinedMetricWarning, match="every number is undefined"):  # true there: said
+        detection.evaluate_coco(detection.load_coco(dict(gt, annotations=[]), results),
+                                area_ranges={"everything": (0, 1e10)})
 
 
 @pytest.mark.parametrize("change, setting", [

@@ -3,6 +3,8 @@ precall's matching (its AP equals the COCO evaluation's), at every COCO IoU thre
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -256,3 +258,49 @@ def test_the_all_area_range_and_max_dets_as_evaluate_coco_takes_them():
                        ({"area_ranges": {"all": (10, 1)}}, ValueError)):
         with pytest.raises(error, match=f"`{next(iter(bad))}"):
             detection.error_breakdown(data, **bad)
+
+
+# ---------------------------------------------------------------------------
+# undefined numbers: no ground truth (every number -1, as evaluate_coco), and a fix leaving no class (gain 0)
+@pytest.mark.parametrize("use_cats", [True, False])
+def test_no_ground_truth_gives_the_evaluations_undefined_numbers(tmp_path, capsys, use_cats):
+    gt = {"images": [{"id": 1, "width": 100, "height": 100}], "categories": [{"id": 1, "name": "a"}],
+          "annotations": []}
+    res = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9}]
+    data = detection.load_coco(gt, res)
+    with pytest.warns(UserWarning, match="every number is undefined"):
+        ev = detection.evaluate_coco(data, use_cats=use_cats)
+    with pytest.warns(UserWarning, match="every number is undefined"):
+        eb = detection.error_breakdown(data, use_cats=use_cats)
+    assert eb.ap.tolist() == [-1.0] * 10 and eb.at(None)["AP"] == ev.stats[0] == -1
+    assert eb.at(0.5) == {"AP": -1.0, **{k: -1.0 for k in eb.delta}}
+    assert eb.counts["background"].tolist() == eb.n_fp.tolist() == [1] * 10
+    assert all(cell == "-1" for row in eb.rows() for cell in row[1:10])
+    from precall.cli import main
+
+    (tmp_path / "gt.json").write_text(json.dumps(gt))
+    (tmp_path / "res.json").write_text(json.dumps(res))
+    argv = ["detection", "coco", str(tmp_path / "gt.json"), str(tmp_path / "res.json"), "--errors",
+            *([] if use_cats else ["--no-cats"])]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert err.count("every number is undefined") == 1  # said once, by the evaluation
+    assert out.splitlines()[-1].split() == ["0.50:0.95", *["-1"] * 9]
+
+
+def test_a_fix_that_leaves_no_class_gains_nothing_as_tidecv():
+    """Class b: one ground truth, no detection; class a: a detection, no ground truth.  The false-negative
+    fix leaves no class with ground truth (its mean is pycocotools' -1): gain 0, as tidecv's, not -1 - 0."""
+    gt = {"images": [{"id": 1}, {"id": 2}], "categories": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
+          "annotations": [{"id": 1, "image_id": 2, "category_id": 2, "bbox": [0, 0, 10, 10], "area": 100,
+                           "iscrowd": 0}]}
+    res = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9}]
+    ap, main, special, counts = _tidecv(gt, res)
+    eb = detection.error_breakdown(detection.load_coco(gt, res), iou_thresholds=[0.5], recall_thresholds=TIDE_GRID)
+    assert 100 * eb.ap[0] == ap == 0
+    for name, short in SHORT.items():
+        assert eb.counts[name][0] == counts[short] and 100 * eb.delta[name][0] == main[short], name
+    assert 100 * eb.delta["false positives"][0] == special["FalsePos"] == 0
+    assert 100 * eb.delta["false negatives"][0] == special["FalseNeg"] == 0
+    eb = detection.error_breakdown(detection.load_coco(gt, res))  # every threshold, and their mean
+    assert eb.delta["false negatives"].tolist() == [0.0] * 10 and eb.at(None)["false negatives"] == 0

@@ -127,7 +127,7 @@ def cmd_detection_coco(args: argparse.Namespace) -> int:
         print(json_text(json_safe(out)))
         return 0
     lines = [*fit([f"ground truth {args.gt}; results {args.results}; ties {args.ties}"], wide=args.wide), "",
-             ev.to_text()]
+             ev.to_text(width=None if args.wide else WIDTH)]
     if ci is not None:
         lines += ["", ci.to_text()]
     if args.per_class:
@@ -171,10 +171,15 @@ def _diagnostics(args: argparse.Namespace, data: Any, ev: Any) -> dict[str, Any]
             if args.iou_type == "keypoints":
                 raise CliError("--errors needs boxes or masks (--iou-type bbox or segm)")
             # the evaluation's matching and AP (its options, as evaluated): the baseline AP is the summary's
-            out["eb"] = detection.error_breakdown(data, iou_type=args.iou_type, iou_thresholds=ev.iou_thresholds,
-                                                  max_dets=ev.max_dets, area_ranges=ev.area_ranges, ties=ev.ties,
-                                                  use_cats=not args.no_cats,
-                                                  recall_thresholds=ev.recall_thresholds)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out["eb"] = detection.error_breakdown(data, iou_type=args.iou_type, iou_thresholds=ev.iou_thresholds,
+                                                      max_dets=ev.max_dets, area_ranges=ev.area_ranges, ties=ev.ties,
+                                                      use_cats=not args.no_cats,
+                                                      recall_thresholds=ev.recall_thresholds)
+            said = (ev.precision == -1).all()  # the evaluation's own warning: no ground truth counts anywhere
+            _print_warnings([str(w.message) for w in caught if not (said and str(w.message) == _no_ground_truth())],
+                            args.gt, args.results)
     except (ValueError, TypeError) as exc:
         raise CliError(_in_file(str(exc), args.gt, args.results)) from None
     if args.plot and out:
@@ -451,16 +456,25 @@ def _voc_text(ev: Any, wide: bool) -> tuple[list[str], list[str]]:
 
 
 def _float_list(text: str) -> list[float]:
-    try:
-        values = [float(t) for t in text.replace(",", " ").split()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas; got {text!r}") from None
-    if not values:
+    """Numbers separated by commas (or spaces); an empty field (``0.5,,0.7``, a trailing comma) is refused,
+    not skipped."""
+    if not text.strip():
         raise argparse.ArgumentTypeError("expected at least one number")
+    values = []
+    for i, field in enumerate(text.split(","), 1):
+        if not field.strip():
+            raise argparse.ArgumentTypeError(f"expected numbers separated by commas; field {i} of {text!r} is empty "
+                                             "(remove the extra comma)")
+        try:
+            values += [float(t) for t in field.split()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected numbers separated by commas; got {text!r}") from None
     return values
 
 
 def _area_ranges(text: str) -> dict[str, tuple[float, float]]:
+    """``NAME=LOW:HIGH,...``: distinct names (a repeated one is refused, as --max-dets refuses a repeated
+    value: which one was meant is not known)."""
     out: dict[str, tuple[float, float]] = {}
     for part in text.split(","):
         name, _, rng = part.partition("=")
@@ -471,6 +485,8 @@ def _area_ranges(text: str) -> dict[str, tuple[float, float]]:
             raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH,...; got {part!r}") from None
         if not name.strip() or not low <= high:
             raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH with LOW <= HIGH; got {part!r}")
+        if name.strip() in out:
+            raise argparse.ArgumentTypeError(f"the names must be distinct; {name.strip()!r} is given twice in {text!r}")
         out[name.strip()] = (low, high)
     return out
 
@@ -579,7 +595,7 @@ def register(sub: Any) -> None:
                         "with a warning), nan, raise (an error, exit 2) or zero")
         sp.set_defaults(func=cmd_detection_voc)
     for sp in (coco, compare, voc, text):
-        sp.add_argument("--n-resamples", type=int_in(1) if sp is coco else resamples_arg,
+        sp.add_argument("--n-resamples", type=resamples_arg,
                         default=precall.stats.DEFAULT_RESAMPLES, metavar="N",
                         help=f"bootstrap resamples (default {precall.stats.DEFAULT_RESAMPLES}, as every command)")
         sp.add_argument("--seed", type=int_in(0), default=precall.stats.DEFAULT_SEED, metavar="N",

@@ -116,6 +116,7 @@ class _Matched:
     group_n_gt: np.ndarray | None = None  # (A, P) non-ignored ground truths of the group
     gt_row: np.ndarray | None = None  # (A, T, N) ground-truth row matched (-1: none); only with ``with_gt``
     dt_row: np.ndarray | None = None  # (N,) the detection's row in the DetectionSet; only with ``with_gt``
+    n_gt_any_area: np.ndarray | None = None  # (K,) ground truths per class not ignored, of any area
 
 
 def _decode(data: DetectionSet, kind: str, rows: np.ndarray) -> Any:
@@ -249,6 +250,7 @@ def _match(
     thr = np.minimum(thresholds, 1 - 1e-10)
     parts: dict[str, list[np.ndarray]] = {k: [] for k in ("image", "cls", "rank", "score", "tp", "ignored", "gt_row", "dt_row")}
     n_gt = np.zeros((A, K), dtype=np.int64)
+    n_gt_any_area = np.zeros(K, dtype=np.int64)
     dt_area = data.dt_area if data.dt_area is not None else data.dt_box[:, 2] * data.dt_box[:, 3]
     # one extra row at the end of every per-record array: the padding index -1 reads it
     dt_box, gt_box = np.vstack([data.dt_box, np.zeros((1, 4))]), np.vstack([data.gt_box, np.zeros((1, 4))])
@@ -282,6 +284,7 @@ def _match(
         tp = np.zeros((A, T, B, D), dtype=bool)
         ignored = np.zeros((A, T, B, D), dtype=bool)
         gt_of = np.full((A, T, B, D) if with_gt else (0,), -1, dtype=np.int64)
+        np.add.at(n_gt_any_area, grp.cls, (gvalid & ~gt_ignore[grow] & ~gt_crowd[grow]).sum(axis=1))
         for a, (lo, hi) in enumerate(area_ranges):
             area = gt_area[grow]
             gt_ig = gt_ignore[grow] | gt_crowd[grow] | (area < lo) | (area > hi)
@@ -329,4 +332,4 @@ def _match(
     g_cls = np.concatenate([g.cls for g in groups]) if groups else np.zeros(0, np.int64)
     return _Matched(cat["image"], cat["cls"], cat["rank"], cat["score"], cat["tp"].astype(bool),
                     cat["ignored"].astype(bool), n_gt, g_image, g_cls, g_counts,
-                    cat["gt_row"] if with_gt else None, cat["dt_row"] if with_gt else None)
+                    cat["gt_row"] if with_gt else None, cat["dt_row"] if with_gt else None, n_gt_any_area)

@@ -30,9 +30,9 @@ import numpy as np
 from .._core import normal
 from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
-from .._core.validate import check_allocation, check_choice, check_number
+from .._core.validate import check_choice, check_number
 from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ..stats.results import recorded_seed, seed_text
+from ..stats.results import _check_resamples, recorded_seed, seed_text
 from .coco import CocoEvaluation, _mean_valid
 from .voc import VocEvaluation
 
@@ -156,9 +156,9 @@ def resampling_text(n_resamples: int, seed: int | tuple[int, ...] | None) -> str
 
 
 def _check_resampling(n_resamples: Any, confidence_level: Any, per_replicate: int) -> tuple[int, float]:
-    """``n_resamples`` (an integer >= 1 whose replicates fit in memory) and ``confidence_level`` in (0, 1)."""
-    n = check_number(n_resamples, "n_resamples", low=1, integer=True)
-    check_allocation(n, 8 * (per_replicate + 3), "n_resamples")
+    """``n_resamples`` (a whole number >= 2 whose replicates, ``per_replicate`` float64 each, fit in memory:
+    :mod:`precall.stats`' rule, every interval's) and ``confidence_level`` in (0, 1)."""
+    n = _check_resamples(n_resamples, per_replicate)
     level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True, high_open=True)
     return n, level
 
@@ -305,7 +305,7 @@ def bootstrap_coco(
     """
     if ev._matched is None or ev._matched.group_n_gt is None:
         raise ValueError("this CocoEvaluation has no matching to resample; compute it with evaluate_coco")
-    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, len(ev.per_class))
+    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, len(ev.per_class) + 3)
     method = check_choice(method, "method", INTERVAL_METHODS)
     ev.area_index("all")  # the intervals are of the area range "all"
     rng = np.random.default_rng(random_state)
@@ -407,7 +407,7 @@ def compare_coco(
         if get(a) != get(b):
             raise ValueError(f"the two evaluations differ in `{name}` ({get(a)!r:.60} and {get(b)!r:.60}); a paired "
                              "comparison needs the same settings")
-    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, 3)
+    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, 6)
     a.area_index("all")
     rng = np.random.default_rng(random_state)
     n = a.n_images
@@ -491,10 +491,7 @@ def bootstrap_voc(ev: VocEvaluation, n_resamples: int = DEFAULT_RESAMPLES, *, co
     VocBootstrap
         NaN where a value is undefined in every replicate.
     """
-    n_resamples = check_number(n_resamples, "n_resamples", low=2, integer=True)
-    check_allocation(n_resamples, 8 * (len(ev._ranked) + 1), "n_resamples")
-    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
-                                    high_open=True)
+    n_resamples, confidence_level = _check_resampling(n_resamples, confidence_level, len(ev._ranked) + 1)
     rng = np.random.default_rng(random_state)
     n = ev._n_images
     maps = np.full(int(n_resamples), np.nan)

@@ -74,7 +74,7 @@ import numpy as np
 from .._core.conventions import COCO_GRID, grid_precisions
 from .._core.steps import steps_from_counts
 from .._core.undefined import UndefinedMetricWarning
-from .._core.validate import check_numbers
+from .._core.validate import check_number, check_numbers
 from ..table import ThresholdTable
 from ._match import _match
 from .io import DetectionSet, DetectionWarning
@@ -121,8 +121,9 @@ class CocoEvaluation:
         Per class: id, name, AP, AP50, AP75 (the area range named ``all``, the
         largest ``max_dets``), AP of every other area range (``AP_small``, ...),
         ``AR`` (``all``, the largest ``max_dets``), ``n_gt`` the number of
-        non-ignored ground truths in ``all`` and ``n_det`` of detections (AP..AR
-        and ``n_gt`` -1 when no range is named ``all``).
+        non-ignored ground truths in ``all`` (when no range is named ``all``: of
+        any area, i.e. neither crowd nor flagged ``ignore``) and ``n_det`` of
+        detections (AP..AR -1 when no range is named ``all``).
     iou_thresholds, recall_thresholds, max_dets, area_ranges
         The parameters used.
     """
@@ -226,28 +227,58 @@ class CocoEvaluation:
     KEYPOINT_STAT_NAMES = ("AP", "AP50", "AP75", "AP_medium", "AP_large", "AR", "AR50", "AR75", "AR_medium",
                            "AR_large")
 
-    def to_text(self) -> str:
-        """pycocotools-style summary lines."""
+    def to_text(self, width: int | None = 80) -> str:
+        """pycocotools-style summary lines (``COCOeval.summarize``), its IoU label included: the first and
+        last IoU thresholds evaluated (``IoU=0.60:0.70`` for thresholds 0.6, 0.7).
+
+        Every line within ``width`` terminal columns (at least 60; None: pycocotools' exact format): a
+        line wider than that (a ``max_dets`` value of 4 digits or more) drops pycocotools' padding
+        and then its spacing, one space at a time, as far as needed (the default settings' lines are
+        pycocotools' byte for byte).  The numbers are never cut."""
+        if width is not None:
+            width = check_number(width, "width", low=60, integer=True, hint="the widest line; None: no limit")
         m = self.max_dets
+        t = self.iou_thresholds
+        span = f"{t[0]:0.2f}:{t[-1]:0.2f}"  # pycocotools: p.iouThrs[0] and p.iouThrs[-1]
         if self.iou_type == "keypoints":
             rows = [(ap, iou, area, m[-1]) for ap in (1, 0) for iou, area in (
-                ("0.50:0.95", "all"), ("0.50", "all"), ("0.75", "all"), ("0.50:0.95", "medium"),
-                ("0.50:0.95", "large"))]
+                (span, "all"), ("0.50", "all"), ("0.75", "all"), (span, "medium"), (span, "large"))]
         else:
             rows = [
-                (1, "0.50:0.95", "all", m[-1]), (1, "0.50", "all", m[-1]), (1, "0.75", "all", m[-1]),
-                (1, "0.50:0.95", "small", m[-1]), (1, "0.50:0.95", "medium", m[-1]),
-                (1, "0.50:0.95", "large", m[-1]),
-                (0, "0.50:0.95", "all", m[0]), (0, "0.50:0.95", "all", m[1] if len(m) > 1 else m[0]),
-                (0, "0.50:0.95", "all", m[-1]), (0, "0.50:0.95", "small", m[-1]),
-                (0, "0.50:0.95", "medium", m[-1]), (0, "0.50:0.95", "large", m[-1]),
+                (1, span, "all", m[-1]), (1, "0.50", "all", m[-1]), (1, "0.75", "all", m[-1]),
+                (1, span, "small", m[-1]), (1, span, "medium", m[-1]), (1, span, "large", m[-1]),
+                (0, span, "all", m[0]), (0, span, "all", m[1] if len(m) > 1 else m[0]), (0, span, "all", m[-1]),
+                (0, span, "small", m[-1]), (0, span, "medium", m[-1]), (0, span, "large", m[-1]),
             ]
-        lines = []
-        for (ap, iou, area, md), value in zip(rows, self.stats):
+        return "\n".join(_summary_lines(rows, self.stats, width))
+
+
+def _summary_lines(rows: list[tuple[int, str, str, int]], values: np.ndarray, width: int | None) -> list[str]:
+    """pycocotools' summary lines (``ap``, IoU label, area, max_dets of each, and its value); when one is wider
+    than ``width`` (a ``max_dets`` of 4 digits or more), every line drops the same spaces, as many as the
+    widest needs, in this order: the title's padding to 18 characters, the leading space, the spaces inside
+    ``@[ ... ]``, before each ``|`` and around ``=``; max_dets right-aligned to the widest one (the lines stay
+    aligned)."""
+    def lines(drop: int, md_width: int) -> list[str]:
+        keep = [drop < k for k in range(1, 8)]  # the spaces kept, in the order they go
+        sp = [" " if k else "" for k in keep]
+        out = []
+        for (ap, iou, area, md), value in zip(rows, values):
             title = "Average Precision" if ap else "Average Recall"
             kind = "(AP)" if ap else "(AR)"
-            lines.append(f" {title:<18} {kind} @[ IoU={iou:<9} | area={area:>6s} | maxDets={md:>3d} ] = {value:0.3f}")
-        return "\n".join(lines)
+            out.append(f"{sp[1]}{title:<{18 - (not keep[0])}} {kind} @[{sp[2]}IoU={iou:<9}{sp[4]}| area={area:>6s}"
+                       f"{sp[5]}| maxDets={md:>{md_width}d}{sp[3]}]{sp[6]}={sp[6]}{value:0.3f}")
+        return out
+
+    exact = lines(0, 3)
+    if width is None or max(len(line) for line in exact) <= width:
+        return exact
+    md_width = max(3, *(len(str(md)) for *_, md in rows))
+    for drop in range(1, 8):
+        out = lines(drop, md_width)
+        if max(len(line) for line in out) <= width:
+            return out
+    return out
 
 
 def check_coco_options(
@@ -557,9 +588,10 @@ def evaluate_coco(
                 AR=_mean_valid(recall[:, k, everything, M - 1]))
         row.update({f"AP_{name}": _mean_valid(precision[:, :, k, a, M - 1]) for a, name in enumerate(names)
                     if name != "all"})
-        row.update(n_gt=int(matched.n_gt[everything, k]) if everything is not None else -1, n_det=int(counts[k]))
+        row.update(n_gt=int(matched.n_gt[everything, k] if everything is not None else matched.n_gt_any_area[k]),
+                   n_det=int(counts[k]))
         per_class.append(row)
-    if (stats == -1).all():  # pycocotools' -1 for undefined, kept (its numbers), and said
+    if not matched.n_gt.any():  # pycocotools' -1 for undefined, kept (its numbers), and said
         import warnings
 
         warnings.warn(NO_GROUND_TRUTH, UndefinedMetricWarning, stacklevel=2)

@@ -238,6 +238,48 @@ class ConfusionMatrix:
         return ["predicted \\ true", *self.labels]
 
 
+_PAIRS_PER_BLOCK = 1 << 18  # detection x ground-truth IoUs of one image computed at once (bounded memory)
+
+
+def _best_ground_truths(data: DetectionSet, iou_type: str, dets: np.ndarray, gts: np.ndarray,
+                        iou_threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each detection (rows ``dets`` of one image) its best ground truth (a position in ``gts``; the
+    first of equal IoUs) and their IoU, -1 when no IoU is above ``iou_threshold``.
+
+    The (D, G) IoUs are computed in blocks of detections of at most :data:`_PAIRS_PER_BLOCK` pairs (memory
+    bounded whatever the number of boxes in an image); boxes: in the order of their left edge (then top),
+    each block against the ground truths whose x and y ranges meet the block's (the others have IoU 0,
+    never above the threshold), so that the time follows the pairs near each other.  The same numbers as the whole matrix at
+    once: each IoU is computed by the same operations, and the first of equal maxima is kept.
+    """
+    D, G = dets.size, gts.size
+    best_g, best_iou = np.zeros(D, dtype=np.int64), np.full(D, -1.0)
+    boxes = iou_type == "bbox"
+    if boxes:
+        box, g_box = data.dt_box[dets], data.gt_box[gts]
+        left, right = box[:, 0], box[:, 0] + box[:, 2]  # as _iou's dx + dw
+        top, bottom = box[:, 1], box[:, 1] + box[:, 3]
+        g_left, g_right = g_box[:, 0], g_box[:, 0] + g_box[:, 2]
+        g_top, g_bottom = g_box[:, 1], g_box[:, 1] + g_box[:, 3]
+        order = np.lexsort((top, left))
+    else:
+        order = np.arange(D)
+    step = max(1, _PAIRS_PER_BLOCK // G)
+    for lo in range(0, D, step):
+        block = order[lo:lo + step]
+        near = np.arange(G)
+        if boxes:  # an intersection needs g_left < right, g_right > left, and so in y (IoU 0 otherwise)
+            near = np.flatnonzero((g_left < right[block].max()) & (g_right > left[block].min())
+                                  & (g_top < bottom[block].max()) & (g_bottom > top[block].min()))
+            if near.size == 0:
+                continue
+        iou = _image_ious(data, iou_type, dets[block], gts[near])
+        iou = np.where(iou > iou_threshold, iou, -1.0)
+        j = iou.argmax(axis=1)
+        best_g[block], best_iou[block] = near[j], iou[np.arange(block.size), j]
+    return best_g, best_iou
+
+
 def confusion_matrix(
     data: DetectionSet, *, confidence: float = 0.25, iou_threshold: float = 0.45, iou_type: str = "bbox",
 ) -> ConfusionMatrix:
@@ -256,6 +298,11 @@ def confusion_matrix(
     Returns
     -------
     ConfusionMatrix
+
+    Notes
+    -----
+    The IoUs of an image are computed a block of detections at a time (memory bounded however many boxes
+    an image holds), boxes only against the ground truths near them: the same pairs as the whole matrix.
 
     Examples
     --------
@@ -292,15 +339,12 @@ def confusion_matrix(
     pair_d, pair_g = [], []
     for i in np.flatnonzero((np.diff(g_bounds) > 0) & (np.diff(d_bounds) > 0)).tolist():
         gts, dets = g_rows[g_bounds[i]:g_bounds[i + 1]], d_rows[d_bounds[i]:d_bounds[i + 1]]
-        iou = _image_ious(data, iou_type, dets, gts)  # (D, G)
-        iou = np.where(iou > iou_threshold, iou, -1.0)
-        best_g = iou.argmax(axis=1)  # each detection's best ground truth
-        paired = iou[np.arange(dets.size), best_g] > -1
+        best_g, best_iou = _best_ground_truths(data, iou_type, dets, gts, iou_threshold)
         # each ground truth keeps the detection of highest IoU among those that chose it
-        d_idx = np.flatnonzero(paired)
+        d_idx = np.flatnonzero(best_iou > -1)
         if d_idx.size == 0:
             continue
-        order = np.lexsort((-iou[d_idx, best_g[d_idx]], best_g[d_idx]))
+        order = np.lexsort((-best_iou[d_idx], best_g[d_idx]))
         chosen = d_idx[order]
         first = np.r_[True, best_g[chosen][1:] != best_g[chosen][:-1]]
         pair_d.append(dets[chosen[first]])

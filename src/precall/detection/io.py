@@ -846,6 +846,7 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
             gts.append((image, cls, coords, difficult))
             first_seen.setdefault(cls, f"{path}: line {line[obj]}")
     dts: list[tuple] = []
+    where: list[str] = []  # each detection's file and line (where its image is named)
     if folder is not None:
         for cls in sorted({g[1] for g in gts}):
             path = detections.format(cls)
@@ -864,6 +865,7 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
                 values = _numbers(path, line_no, parts[1:], "the score and box")
                 _check_corners(values[1:], f"{path}: line {line_no}", "xyxy")
                 dts.append((parts[0], cls, values[1:], values[0]))
+                where.append(f"{path}: line {line_no}, column 1")
     else:
         if box_format not in BOX_FORMATS:
             raise ValueError(f"`box_format` must be one of {BOX_FORMATS}; got {box_format!r}")
@@ -874,8 +876,10 @@ def load_voc(annotations_dir: str, detections: str, *, box_format: str = "xyxy")
                 corners = _to_xyxy(np.array([values[1:]]), box_format)[0].tolist()
                 _check_corners(corners, f"{path}: line {line_no}", box_format)
                 dts.append((image, parts[0], corners, values[0]))
+                where.append(f"{path}: line {line_no}")  # the image: the file's name
     known = set(images)
-    for d in dts:
+    for d, at in zip(dts, where):
         if d[0] not in known:
-            raise ValueError(f"detection on image {d[0]!r}, which has no annotation file in {annotations_dir!r}")
+            raise ValueError(f"{at}: detection on image {d[0]!r}, which has no annotation file in "
+                             f"{annotations_dir!r} (no {d[0] + '.xml'!r}): remove the detection or add the annotation")
     return _assemble(gts, dts, images, box_format)

@@ -21,6 +21,13 @@ background errors are removed, missed ground truths are removed from the count. 
 errors: ``false positives`` (every true positive ranked above every false positive) and ``false
 negatives`` (the unmatched ground truths removed from the count); their gains may be of either sign.
 
+Undefined numbers: without a class with ground truth (an empty ground truth, or none in the
+``all`` area range) the mAP is undefined, and so is every gain: all are -1, pycocotools'
+convention as :func:`~precall.detection.evaluate_coco`'s, with the same warning.  A fix that leaves
+no class to average (e.g. the false-negative fix when no class has a true positive nor a
+detection) gains 0: the mean it leaves is never subtracted as the number -1 (tidecv: its mean is
+then over the classes with detections only, each AP 0, so its gain is 0 too).
+
 tidecv evaluates one threshold (0.5); here every IoU threshold of the evaluation is broken down
 and the means over thresholds explain mAP@[.5:.95].  The matching and the AP take
 :func:`~precall.detection.evaluate_coco`'s options (``ties``, ``use_cats``, the ``all`` area range,
@@ -47,9 +54,10 @@ import numpy as np
 
 from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
+from .._core.undefined import UndefinedMetricWarning
 from .._core.validate import check_number
 from ._match import _content_keys, _Groups, _iou, _match, _segm_ious
-from .coco import _mean_valid, _pooled_classes, check_coco_options
+from .coco import NO_GROUND_TRUTH, _mean_valid, _pooled_classes, check_coco_options
 from .io import DetectionSet
 
 __all__ = ["ERROR_TYPES", "SPECIAL_ERROR_TYPES", "ErrorBreakdown", "error_breakdown"]
@@ -71,10 +79,11 @@ class ErrorBreakdown:
     ----------
     iou_thresholds : ndarray of shape (T,)
     ap : ndarray of shape (T,)
-        mAP at each threshold (COCO's AP, all areas; equal to the evaluation's).
+        mAP at each threshold (COCO's AP, all areas; equal to the evaluation's; -1 without a class
+        with ground truth).
     delta : dict of str to ndarray of shape (T,)
         For each of :data:`ERROR_TYPES` and :data:`SPECIAL_ERROR_TYPES`: the mAP gained by fixing
-        errors of that type alone.
+        errors of that type alone (-1 where the mAP is -1; 0 where the fix leaves no class).
     counts : dict of str to ndarray of shape (T,)
         The number of errors of each main type.
     n_fp, n_fn : ndarray of shape (T,)
@@ -112,17 +121,21 @@ class ErrorBreakdown:
 
     def rows(self) -> list[list[str]]:
         """Table rows: one per threshold, then the mean (``0.50:0.95``): AP, the eight delta APs (x100,
-        tidecv's unit), #FP, #FN."""
+        tidecv's unit; ``-1`` where undefined, no class with ground truth), #FP, #FN."""
+        names = (*ERROR_TYPES, *SPECIAL_ERROR_TYPES)
+
+        def points(values: list[float], undefined: bool) -> list[str]:
+            return ["-1" if undefined else f"{100 * v:.2f}" for v in values]
+
         out = []
         for t, iou in enumerate(self.iou_thresholds.tolist()):
-            out.append([f"{iou:.2f}", f"{100 * self.ap[t]:.2f}",
-                        *(f"{100 * self.delta[k][t]:.2f}" for k in (*ERROR_TYPES, *SPECIAL_ERROR_TYPES)),
+            out.append([f"{iou:.2f}", *points([self.ap[t], *(self.delta[k][t] for k in names)], self.ap[t] == -1),
                         str(int(self.n_fp[t])), str(int(self.n_fn[t]))])
         if self.iou_thresholds.size > 1:
             mean = self.at(None)
             lo, hi = self.iou_thresholds[0], self.iou_thresholds[-1]
-            out.append([f"{lo:.2f}:{hi:.2f}", f"{100 * mean['AP']:.2f}",
-                        *(f"{100 * mean[k]:.2f}" for k in (*ERROR_TYPES, *SPECIAL_ERROR_TYPES)), "", ""])
+            out.append([f"{lo:.2f}:{hi:.2f}", *points([mean["AP"], *(mean[k] for k in names)], mean["AP"] == -1),
+                        "", ""])
         return out
 
     @staticmethod
@@ -178,6 +191,14 @@ def _class_aps(cls: np.ndarray, key: tuple[np.ndarray, ...], tp: np.ndarray, n_g
 def _mean_ap(precision: np.ndarray) -> float:
     """mAP of an (R, K) block of :func:`_class_aps`, summed as pycocotools' ``summarize`` (-1: no class)."""
     return _mean_valid(precision)
+
+
+def _gain(fixed: float, base: float) -> float:
+    """The mAP gained by a fix, ``fixed - base``: -1 (undefined) when ``base`` is (no class with ground
+    truth); 0 when ``fixed`` is (the fix leaves no class to average: nothing gained, as tidecv)."""
+    if base == -1:
+        return -1.0
+    return 0.0 if fixed == -1 else fixed - base
 
 
 def _image_ious(data: DetectionSet, iou_type: str, d_rows: np.ndarray, g_rows: np.ndarray) -> np.ndarray:
@@ -288,6 +309,7 @@ def error_breakdown(
     img_index = {c: i for i, c in enumerate(data.images.tolist())}
     g_cls = np.array([cls_index.get(c, -1) for c in data.gt_class.tolist()], dtype=np.int64)
     g_img = np.array([img_index.get(c, -1) for c in data.gt_image.tolist()], dtype=np.int64)
+    g_cls_at = np.r_[g_cls, -1]  # the class of a ground-truth row, -1 of none (target -1; no ground truth)
     g_valid = ((g_cls >= 0) & (g_img >= 0) & ~data.gt_crowd & ~data.gt_ignore
                & (data.gt_area >= lo) & (data.gt_area <= hi))
     g_rows = np.flatnonzero(g_valid)
@@ -379,17 +401,21 @@ def error_breakdown(
             counts[name][t] = int((kind == code).sum())
             keep = counted & (kind != code)
             fixed = (kind == code) & best
-            cls = np.where(fixed & (kind == _CLS), g_cls[np.maximum(target, 0)], m.cls)
+            cls = np.where(fixed & (kind == _CLS), g_cls_at[target], m.cls)
             keep |= fixed
             new = _mean_ap(aps(keep, cls, is_tp | fixed, n_gt))
-            delta[name][t] = max(new - ap[t], 0.0)
+            delta[name][t] = _gain(max(new, ap[t]), ap[t])
         counts["missed"][t] = int(missed.sum())
         new = _mean_ap(aps(counted, m.cls, is_tp, n_gt - miss_per_class))
-        delta["missed"][t] = max(new - ap[t], 0.0)
+        delta["missed"][t] = _gain(max(new, ap[t]), ap[t])
         # every true positive above every false positive (a step: equal scores of one kind)
         ranked_first = (m.rank, m.image, -m.score, ~is_tp)
-        delta["false positives"][t] = _mean_ap(aps(counted, m.cls, is_tp, n_gt, ranked_first,
-                                                   (m.score, is_tp))) - ap[t]
-        delta["false negatives"][t] = _mean_ap(aps(counted, m.cls, is_tp, n_gt - fn_per_class)) - ap[t]
+        delta["false positives"][t] = _gain(_mean_ap(aps(counted, m.cls, is_tp, n_gt, ranked_first,
+                                                         (m.score, is_tp))), ap[t])
+        delta["false negatives"][t] = _gain(_mean_ap(aps(counted, m.cls, is_tp, n_gt - fn_per_class)), ap[t])
         n_fp[t], n_fn[t] = int(fp.sum()), int(unmatched.sum())
+    if (ap == -1).all():  # no class with ground truth: every number undefined (-1), said as evaluate_coco says it
+        import warnings
+
+        warnings.warn(NO_GROUND_TRUTH, UndefinedMetricWarning, stacklevel=2)
     return ErrorBreakdown(thresholds, ap, delta, counts, n_fp, n_fn, float(bg), precision)

@@ -102,14 +102,17 @@ def draw_error_breakdown(eb: Any, *, ax: Any = None, iou_threshold: float | None
     ax = _axes(ax)
     values = eb.at(iou_threshold)
     names = [*ERROR_TYPES, *SPECIAL_ERROR_TYPES]
-    heights = [100 * values[k] for k in names]
+    undefined = values["AP"] == -1  # no class with ground truth: every number -1, no bar
+    heights = [0.0 if undefined else 100 * values[k] for k in names]
     colors = ["#4C72B0"] * len(ERROR_TYPES) + ["#8C8C8C"] * len(SPECIAL_ERROR_TYPES)
     bars = ax.barh(range(len(names)), heights, color=colors)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     for bar, h in zip(bars, heights):
-        ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {h:.2f}", va="center", fontsize=8)
+        ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, " -1" if undefined else f" {h:.2f}",
+                va="center", fontsize=8)
     where = "IoU 0.50:0.95 (mean)" if iou_threshold is None else f"IoU {iou_threshold:g}"
-    ax.set_xlabel(f"mAP gained by fixing (points); mAP {100 * values['AP']:.2f} at {where}")
+    shown = "undefined (-1: no ground truth)" if undefined else f"{100 * values['AP']:.2f}"
+    ax.set_xlabel(f"mAP gained by fixing (points); mAP {shown} at {where}")
     ax.set_title("errors (TIDE): main in blue, special in grey", fontsize=9)
     return ax
