@@ -753,12 +753,42 @@ CMP_CONST = "y,a,b\n0,0.5,0.1\n1,0.5,0.9\n0,0.5,0.3\n1,0.5,0.8\n"  # a constant,
 
 @pytest.mark.parametrize("extra", [[], ["--wide"]])
 def test_compare_prints_nothing_before_it_fails(tmp_path, capsys, extra):
-    """DeLong's test needs two positives and two negatives: one line on stderr, exit 2, and nothing on
-    stdout (the input summary used to go out before the tests ran)."""
+    """DeLong's test needs two positives and two negatives: under --on-undefined raise one line on stderr,
+    exit 2, and nothing on stdout (the input summary used to go out before the tests ran)."""
     path = _tiny(tmp_path, "two.csv", CMP_TWO)
-    code, out, err = run(["compare", path, "--label", "y", "--score", "a", "--score", "b", *extra], capsys)
+    code, out, err = run(["compare", path, "--label", "y", "--score", "a", "--score", "b", "--on-undefined", "raise",
+                          *extra], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "at least two positives" in err
+
+
+CMP_ONE_POSITIVE = "y,s,t\n0,0.1,0.2\n1,0.5,0.3\n0,0.3,0.1\n0,0.4,0.1\n"  # the audit's onepos.csv
+
+
+@pytest.mark.parametrize("metric", [[], ["--metric", "step"], ["--metric", "roc_auc"]])
+def test_compare_one_positive_follows_on_undefined(tmp_path, capsys, metric):
+    """One positive leaves DeLong's variance and every bootstrap interval undefined: compare takes
+    --on-undefined (evaluate's default, warn) for every metric alike: NaN bounds with warnings naming
+    only options compare has; nan: NaN without a warning; raise: one line saying why, exit 2, nothing on
+    stdout; zero: the number.  (It used to stop on DeLong advising --on-undefined, which compare refused.)"""
+    path = _tiny(tmp_path, "onepos.csv", CMP_ONE_POSITIVE)
+    argv = ["compare", path, "--label", "y", "--score", "s", "--score", "t", "--resamples", "20", *metric]
+    code, out, err = run([*argv, "--json"], capsys)
+    tests = json.loads(out)["tests"]
+    assert code == 0 and len(tests) == (3 if not metric else 2 if metric[1] == "roc_auc" else 1)
+    assert all(t["low"] is None and t["high"] is None and t["p_value"] is None for t in tests)
+    assert err and "on_undefined" not in err and "--on-undefined raise or zero" in err
+    assert not metric or metric[1] != "roc_auc" or "DeLong's variance needs at least two positives" in err
+    assert "variance of the ROC-AUC difference is zero" not in err
+    code, out, err = run([*argv, "--on-undefined", "nan", "--json"], capsys)
+    assert code == 0 and err == "" and all(t["low"] is None for t in json.loads(out)["tests"])
+    code, out, err = run([*argv, "--on-undefined", "zero", "--json"], capsys)
+    assert code == 0 and err == "" and all(t["low"] == 0.0 == t["high"] for t in json.loads(out)["tests"])
+    code, out, err = run([*argv, "--on-undefined", "raise"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "Stopped by --on-undefined raise; warn, nan or zero give a result instead" in err
+    assert ("DeLong's variance needs at least two positives" if not metric or metric[1] == "roc_auc"
+            else "at least two rows of each class") in err
 
 
 def test_counts_agree_in_number(tmp_path, capsys):
