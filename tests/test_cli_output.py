@@ -466,6 +466,35 @@ def test_evaluate_ci_prints_the_estimates_first_and_names_the_blocks(continuous_
     assert any(line.startswith("ROC-AUC") and "(DeLong)" in line for line in lines[intervals:])
 
 
+def test_evaluate_ci_of_several_scores_names_how_each_was_drawn(continuous_file, tmp_path, capsys):
+    """Several --score columns with --ci: the text says how each model's resamples were drawn (counts over
+    its own score blocks, approximate; or counts of runs, exact) as one model's text does, and as JSON
+    gives it; in the intervals line when every model's were drawn alike.  (It said only "stratified
+    bootstrap resamples", which read as exact rows.)"""
+    path, y, a, b = continuous_file
+    data = tmp_path / "scores.csv"  # r and r2: to one decimal, few runs, counted exactly
+    np.savetxt(data, np.column_stack([y, a, b, np.round(a, 1), np.round(b, 1)]), delimiter=",",
+               header="y,a,b,r,r2", comments="", fmt=["%d", "%.17g", "%.17g", "%.1f", "%.1f"])
+    for scores in (["a", "b"], ["a", "r"], ["r", "r2"]):
+        argv = ["evaluate", str(data), "--label", "y", "--ci", "--resamples", "20",
+                *[x for name in scores for x in ("--score", name)]]
+        code, out, err = run(argv, capsys)
+        assert code == 0, err
+        lines = out.splitlines()
+        assert max(len(line) for line in lines) <= 80
+        head = " ".join(line.strip() for line in lines[:lines.index("")])
+        code, js, _ = run([*argv, "--json"], capsys)
+        boots = [json.loads(js)["models"][name]["intervals"]["bootstrap"] for name in scores]
+        said = [("drawn as counts of score runs (exact)" if bt["n_blocks"] is None else
+                 f"drawn as counts over {bt['n_blocks']} score blocks (approximate)") for bt in boots]
+        assert all(bt["resample"] == "counts" for bt in boots)
+        if len(set(said)) == 1:
+            assert f"(percentile, seed 0) {said[0]} for AP" in head and "resamples   " not in head
+        else:
+            assert "resamples   " + "; ".join(f"{name!r}: {d}" for name, d in zip(scores, said)) in head
+        assert ("approximate" in head) == (scores != ["r", "r2"])
+
+
 def test_evaluate_ci_json_says_how_the_resamples_were_drawn(continuous_file, capsys):
     path, *_ = continuous_file
     code, out, err = run(["evaluate", str(path), "--label", "y", "--score", "a", "--ci", "--resamples", "30",
