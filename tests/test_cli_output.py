@@ -466,6 +466,35 @@ def test_evaluate_ci_prints_the_estimates_first_and_names_the_blocks(continuous_
     assert any(line.startswith("ROC-AUC") and "(DeLong)" in line for line in lines[intervals:])
 
 
+def test_evaluate_ci_of_several_scores_names_how_each_was_drawn(continuous_file, tmp_path, capsys):
+    """Several --score columns with --ci: the text says how each model's resamples were drawn (counts over
+    its own score blocks, approximate; or counts of runs, exact) as one model's text does, and as JSON
+    gives it; in the intervals line when every model's were drawn alike.  (It said only "stratified
+    bootstrap resamples", which read as exact rows.)"""
+    path, y, a, b = continuous_file
+    data = tmp_path / "scores.csv"  # r and r2: to one decimal, few runs, counted exactly
+    np.savetxt(data, np.column_stack([y, a, b, np.round(a, 1), np.round(b, 1)]), delimiter=",",
+               header="y,a,b,r,r2", comments="", fmt=["%d", "%.17g", "%.17g", "%.1f", "%.1f"])
+    for scores in (["a", "b"], ["a", "r"], ["r", "r2"]):
+        argv = ["evaluate", str(data), "--label", "y", "--ci", "--resamples", "20",
+                *[x for name in scores for x in ("--score", name)]]
+        code, out, err = run(argv, capsys)
+        assert code == 0, err
+        lines = out.splitlines()
+        assert max(len(line) for line in lines) <= 80
+        head = " ".join(line.strip() for line in lines[:lines.index("")])
+        code, js, _ = run([*argv, "--json"], capsys)
+        boots = [json.loads(js)["models"][name]["intervals"]["bootstrap"] for name in scores]
+        said = [("drawn as counts of score runs (exact)" if bt["n_blocks"] is None else
+                 f"drawn as counts over {bt['n_blocks']} score blocks (approximate)") for bt in boots]
+        assert all(bt["resample"] == "counts" for bt in boots)
+        if len(set(said)) == 1:
+            assert f"(percentile, seed 0) {said[0]} for AP" in head and "resamples   " not in head
+        else:
+            assert "resamples   " + "; ".join(f"{name!r}: {d}" for name, d in zip(scores, said)) in head
+        assert ("approximate" in head) == (scores != ["r", "r2"])
+
+
 def test_evaluate_ci_json_says_how_the_resamples_were_drawn(continuous_file, capsys):
     path, *_ = continuous_file
     code, out, err = run(["evaluate", str(path), "--label", "y", "--score", "a", "--ci", "--resamples", "30",
@@ -753,12 +782,42 @@ CMP_CONST = "y,a,b\n0,0.5,0.1\n1,0.5,0.9\n0,0.5,0.3\n1,0.5,0.8\n"  # a constant,
 
 @pytest.mark.parametrize("extra", [[], ["--wide"]])
 def test_compare_prints_nothing_before_it_fails(tmp_path, capsys, extra):
-    """DeLong's test needs two positives and two negatives: one line on stderr, exit 2, and nothing on
-    stdout (the input summary used to go out before the tests ran)."""
+    """DeLong's test needs two positives and two negatives: under --on-undefined raise one line on stderr,
+    exit 2, and nothing on stdout (the input summary used to go out before the tests ran)."""
     path = _tiny(tmp_path, "two.csv", CMP_TWO)
-    code, out, err = run(["compare", path, "--label", "y", "--score", "a", "--score", "b", *extra], capsys)
+    code, out, err = run(["compare", path, "--label", "y", "--score", "a", "--score", "b", "--on-undefined", "raise",
+                          *extra], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "at least two positives" in err
+
+
+CMP_ONE_POSITIVE = "y,s,t\n0,0.1,0.2\n1,0.5,0.3\n0,0.3,0.1\n0,0.4,0.1\n"  # the audit's onepos.csv
+
+
+@pytest.mark.parametrize("metric", [[], ["--metric", "step"], ["--metric", "roc_auc"]])
+def test_compare_one_positive_follows_on_undefined(tmp_path, capsys, metric):
+    """One positive leaves DeLong's variance and every bootstrap interval undefined: compare takes
+    --on-undefined (evaluate's default, warn) for every metric alike: NaN bounds with warnings naming
+    only options compare has; nan: NaN without a warning; raise: one line saying why, exit 2, nothing on
+    stdout; zero: the number.  (It used to stop on DeLong advising --on-undefined, which compare refused.)"""
+    path = _tiny(tmp_path, "onepos.csv", CMP_ONE_POSITIVE)
+    argv = ["compare", path, "--label", "y", "--score", "s", "--score", "t", "--resamples", "20", *metric]
+    code, out, err = run([*argv, "--json"], capsys)
+    tests = json.loads(out)["tests"]
+    assert code == 0 and len(tests) == (3 if not metric else 2 if metric[1] == "roc_auc" else 1)
+    assert all(t["low"] is None and t["high"] is None and t["p_value"] is None for t in tests)
+    assert err and "on_undefined" not in err and "--on-undefined raise or zero" in err
+    assert not metric or metric[1] != "roc_auc" or "DeLong's variance needs at least two positives" in err
+    assert "variance of the ROC-AUC difference is zero" not in err
+    code, out, err = run([*argv, "--on-undefined", "nan", "--json"], capsys)
+    assert code == 0 and err == "" and all(t["low"] is None for t in json.loads(out)["tests"])
+    code, out, err = run([*argv, "--on-undefined", "zero", "--json"], capsys)
+    assert code == 0 and err == "" and all(t["low"] == 0.0 == t["high"] for t in json.loads(out)["tests"])
+    code, out, err = run([*argv, "--on-undefined", "raise"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "Stopped by --on-undefined raise; warn, nan or zero give a result instead" in err
+    assert ("DeLong's variance needs at least two positives" if not metric or metric[1] == "roc_auc"
+            else "at least two rows of each class") in err
 
 
 def test_counts_agree_in_number(tmp_path, capsys):

@@ -286,6 +286,28 @@ def test_bidi_and_control_characters_are_neutralised_in_the_report(tmp_path, cap
     assert plot.visible("a\u202bb\u200fc\x7f") == "a[U+202B]b[U+200F]c\u2421"
 
 
+def test_control_characters_are_drawn_in_the_font_without_warnings(tmp_path, capsys):
+    """A control character in a name is drawn as Python's escape (``\\x1b``): DejaVu Sans, matplotlib's
+    default font, has no Control Pictures (``\u241b``), and each drawing of one warned "Glyph 9243 missing
+    from font(s)" (6-10 identical lines from plot and report).  A glyph the font lacks otherwise (CJK)
+    is warned of once."""
+    y, s = _data(200, seed=19)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plot.pr_curve(y, s, label="m\x1b[31m\x7f")
+        ax.figure.savefig(io.BytesIO(), format="png")
+    assert _legend(ax)[0].startswith("m\\x1b[31m\\x7f (AP step")
+    path = tmp_path / "esc.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["y", "m\x1b[31m", "\u6a21\u578b"], *zip(y, s, s)])
+    for command, out in (("plot", "e.png"), ("report", "e.html")):
+        assert main([command, str(path), "--label", "y", "--score", "m\x1b[31m", "-o", str(tmp_path / out)]) == 0
+        assert capsys.readouterr().err.splitlines() == [f"wrote {tmp_path / out}"]
+        assert main([command, str(path), "--label", "y", "--score", "\u6a21\u578b", "-o", str(tmp_path / out)]) == 0
+        lines = capsys.readouterr().err.splitlines()
+        assert len(lines) == len(set(lines)) <= 3 and lines[-1] == f"wrote {tmp_path / out}"
+
+
 # ------------------------------------------------------------------ the CLI
 @pytest.fixture
 def csv_file(tmp_path):

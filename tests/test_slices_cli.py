@@ -1080,6 +1080,28 @@ def test_compare_by_one_score_refuses_an_interval_method_it_does_not_use(tmp_pat
     code, out, err = _run(["compare", str(path), "--label", "y", "--score", "a", "--by", "g", "--ci-method", "bca"],
                           capsys)
     assert code == 2 and err.count("\n") == 1 and "--ci-method bca" in err and not out
+    code, out, err = _run(["compare", str(path), "--label", "y", "--score", "a", "--by", "g", "--on-undefined",
+                           "nan"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "--on-undefined nan" in err and not out
+
+
+def test_compare_by_a_slice_of_one_positive_follows_on_undefined(tmp_path, capsys):
+    """A slice with one positive has no DeLong variance and no bootstrap interval: its tests are NaN with
+    the warnings (--on-undefined, evaluate's default), the other slices tested as ever; under
+    --on-undefined raise one line and exit 2.  (It stopped the whole command, advising an option compare
+    did not have.)"""
+    path = tmp_path / "by.csv"
+    path.write_text("y,s,t,g\n0,0.1,0.2,a\n1,0.5,0.3,a\n0,0.3,0.1,a\n0,0.4,0.1,a\n0,0.1,0.2,b\n1,0.5,0.3,b\n"
+                    "0,0.3,0.1,b\n1,0.4,0.1,b\n0,0.2,0.6,b\n")
+    argv = ["compare", str(path), "--label", "y", "--score", "s", "--score", "t", "--by", "g", "--resamples", "20"]
+    code, out, err = _run([*argv, "--json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    assert all(t["p_value"] is None for t in got["slices"]["a"]["tests"])
+    assert all(t["p_value"] is not None for t in got["slices"]["b"]["tests"])
+    assert "at least two positives" in err and "on_undefined" not in err
+    code, out, err = _run([*argv, "--on-undefined", "raise"], capsys)
+    assert code == 2 and not out and err.count("\n") == 1 and "Stopped by --on-undefined raise" in err
 
 
 def test_csv_leaves_an_undefined_interval_bound_empty_as_every_nan_cell(tmp_path, capsys):

@@ -206,6 +206,9 @@ def test_delong_errors_name_the_argument():
         stats.roc_auc_test(y, [s, s], s)
     with pytest.raises(ValueError, match="`y_scores` must be 2-D"):
         stats.roc_auc_covariance(y, s)
+    for rows in (4, 0):  # no column (it was an IndexError)
+        with pytest.raises(ValueError, match="`y_scores` must have at least one column"):
+            stats.roc_auc_covariance(y[:rows], np.empty((rows, 0)))
     with pytest.raises(ValueError, match="NaN"):
         stats.roc_auc_variance(y, [0.1, np.nan, 0.3, 0.2])
 

@@ -84,6 +84,20 @@ def test_two_dimensional_y_true(fn):
 
 
 @pytest.mark.parametrize("fn", ALL)
+def test_indicator_matrix_without_columns(fn):
+    """Multi-label input of zero label columns: a ValueError saying a column is needed (the metrics returned
+    NaN with numpy's "Mean of empty slice"; the bootstrap said the metric had no positive)."""
+    y0, s0 = np.empty((len(Y), 0), dtype=int), np.empty((len(Y), 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="y_true"):
+            _call(fn, y0, s0)
+        if fn in ("average_precision", "roc_auc"):
+            with pytest.raises(ValueError, match="at least one column, one per label"):
+                precall.stats.bootstrap_ci(ENTRY_POINTS[fn], y0, s0, n_resamples=20)
+
+
+@pytest.mark.parametrize("fn", ALL)
 def test_two_dimensional_sample_weight(fn):
     w2 = np.ones((len(Y), 2))
     with pytest.raises(ValueError, match="sample_weight"):

@@ -132,6 +132,43 @@ def test_bootstrap_and_multiclass_are_invariant(rng, c):
                   precall.roc_auc(yc, sc, sample_weight=w, multi_class="ovo"))
 
 
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+@pytest.mark.parametrize("c", (1e-300, 1e-150, 1.0, 1e150, 1e300))
+def test_no_floating_point_warning_at_any_weight_scale(rng, kernel, c):
+    """Every metric, interval and test of weighted rows at scales 1e-300..1e300 with warnings as errors:
+    no numpy RuntimeWarning leaks (a bootstrap replicate's steps of zero weight overflowed in the
+    interpolated AP's ``a * slope``, masked afterwards: "overflow encountered in multiply" at 1e300)."""
+    from precall._core import backend
+
+    n = 120
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    s = np.round(rng.normal(size=n) + y, 1)
+    w = rng.uniform(0.05, 4.0, n) * c
+    yc, sc = rng.integers(0, 3, n), np.round(rng.random((n, 3)), 2)
+    g = rng.choice(["a", "b", "c"], n)
+    previous = backend.set_kernel(kernel)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for ties in ("group", "stable"):
+                precall.evaluate(y, s, sample_weight=w, ties=ties)
+            precall.evaluate(y, s, sample_weight=w, by=g)
+            precall.roc_auc(y, s, sample_weight=w, max_fpr=0.3)
+            precall.Accumulator().update(y, s, sample_weight=w).evaluate()
+            for m in precall.AP_METHODS:
+                metric = functools.partial(precall.average_precision, method=m)
+                stats.bootstrap_ci(metric, y, s, sample_weight=w, n_resamples=30)
+                stats.bootstrap_test(metric, y, s, s[::-1].copy(), sample_weight=w, n_resamples=30)
+            stats.bootstrap_ci(precall.roc_auc, y, s, sample_weight=w, n_resamples=30, method="bca")
+            for average in ("macro", "micro"):
+                stats.bootstrap_ci(functools.partial(precall.average_precision, average=average, method="interpolated"),
+                                   yc, sc, sample_weight=w, n_resamples=30)
+            stats.compare_slices(y, s, by=g, sample_weight=w, n_resamples=30)
+    finally:
+        backend.set_kernel(previous)
+
+
 def test_the_issue_examples():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -211,6 +211,8 @@ def interpolated_areas(s: Steps) -> np.ndarray:
     a = s.tp - d
     slope = s.fp - fa
     slope /= d
+    if step is not None:  # no step, no slope: a weight's scale squared (a * slope) would overflow
+        slope[~step] = 0.0
     c = slope + 1.0
     b = a + fa
     area = d / c

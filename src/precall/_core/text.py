@@ -19,6 +19,9 @@ That is every character of the Unicode categories Cc, Cf, Zl, Zp and Cs
 (Unicode 14); ``tests/test_cli_hostile.py`` checks the set against the running
 interpreter's ``unicodedata``.  Everything else, including non-Latin scripts
 and emoji, is left as it is.
+
+Pictures draw with matplotlib's default font, DejaVu Sans, which has no Control
+Pictures: :func:`drawable` writes them as Python's escapes (``␛`` -> ``\\x1b``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["visible", "needs_showing", "columns", "pad", "clip", "shorten", "fixed", "signed", "threshold_texts",
+__all__ = ["visible", "drawable", "needs_showing", "columns", "pad", "clip", "shorten", "fixed", "signed",
+           "threshold_texts",
            "threshold_text", "value_digits", "values_text", "wrap", "legend", "name_limit", "shortened",
            "table_lines", "SHORT_NAME", "MIN_NAME"]
 
@@ -71,6 +75,25 @@ def visible(value: Any) -> str:
     ('invoice[U+202E]txt.exe', 'tab␉here')
     """
     return _UNSAFE.sub(_show, str(value))
+
+
+_PICTURES = re.compile("[\u2400-\u241f\u2421]")
+"""The Control Pictures :func:`visible` writes for C0 controls and DEL."""
+
+
+def drawable(value: Any) -> str:
+    """:func:`visible` text as a picture's font can draw it: the Control Pictures of C0 controls and
+    DEL (``␛`` for ESC), which DejaVu Sans (matplotlib's default font) lacks, as Python's escapes
+    (``\\x1b``) rather than a missing glyph (and a warning from matplotlib for each).  It takes
+    text that :func:`visible` has shown already, so a Control Picture given as such is written so too.
+
+    Examples
+    --------
+    >>> drawable("m\\x1b[31m"), drawable(visible("a\\tb\\x7f"))
+    ('m\\\\x1b[31m', 'a\\\\x09b\\\\x7f')
+    """
+    return _PICTURES.sub(lambda m: f"\\x{0x7f if m.group() == chr(0x2421) else ord(m.group()) - 0x2400:02x}",
+                         visible(value))
 
 
 def columns(text: str) -> int:

@@ -836,6 +836,11 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
                 f"`y_score` must have the shape of the indicator matrix `y_true`, "
                 f"{truth.shape}; got {scores.shape}"
             )
+        if k == 0:
+            raise ValueError(
+                f"`y_true` (an indicator matrix) and `y_score` must have at least one column, one per label; "
+                f"got shape {scores.shape}"
+            )
         positive = _indicator(truth)
         if labels is None:
             classes = np.arange(k)

@@ -141,8 +141,9 @@ def cli_spelling(message: str) -> str:
 
 
 def print_warning_messages(source: str, messages: Sequence[str]) -> None:
-    for message in messages:
-        first = cli_spelling(message.splitlines()[0] if message else message)
+    """Each message's first line once (matplotlib warns of a glyph missing from its font at every
+    drawing of the text), in the CLI's spelling, on stderr."""
+    for first in dict.fromkeys(cli_spelling(message.splitlines()[0] if message else message) for message in messages):
         print(f"{PROG}: warning: {source}: {first}", file=sys.stderr)
 
 

@@ -27,6 +27,7 @@ from ._common import (
     class_columns_from_prefix,
     digits_arg,
     emit,
+    on_undefined_arg,
     parse_class_mapping,
     print_warning_messages,
     print_warnings,
@@ -69,15 +70,20 @@ COMPARE_METRICS = ("roc_auc", *precall.AP_METHODS)
 def compare_columns(
     columns: Columns, *, name: str, label: str, score_columns: list[str], weight: str | None,
     pos_label: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
-    n_tied: int = 0,
+    n_tied: int = 0, on_undefined: Any = "warn",
 ) -> Comparison:
     """Paired tests of every pair of score columns: DeLong (ROC-AUC, unweighted
     data) and the paired bootstrap of every chosen metric from one set of resamples
     (:func:`precall.stats.bootstrap_tests`; drawn as joint counts of both models' score
-    blocks without weights and with grouped ties)."""
+    blocks without weights and with grouped ties).  A class of one row leaves DeLong's
+    variance and every bootstrap interval undefined: ``on_undefined`` (``--on-undefined``)
+    says what they are, for every metric alike (DeLong first: ``"raise"`` stops before any
+    resample is drawn)."""
     counts = label_counts(columns.labels)
     positive = resolve_pos_label(counts, pos_label, label, name)
     refuse_one_class(counts, positive, label, name)
+    n_pos = counts[positive]
+    delong_defined = min(n_pos, sum(counts.values()) - n_pos) >= 2  # else its variance is the policy's
     labels = np.array(columns.labels)
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
     functions = [functools.partial(precall.roc_auc, pos_label=positive) if metric == "roc_auc" else
@@ -88,19 +94,21 @@ def compare_columns(
         try:
             for (i, a), (j, b) in itertools.combinations(enumerate(score_columns), 2):
                 sa, sb = columns.scores[:, i], columns.scores[:, j]
+                delong = None
+                if "roc_auc" in metrics and columns.weights is None:
+                    delong = precall.stats.roc_auc_test(labels, sa, sb, level=ci.level, pos_label=positive,
+                                                         on_undefined=on_undefined)
                 tests = precall.stats.bootstrap_tests(
-                    functions, labels, sa, sb, sample_weight=columns.weights,
+                    functions, labels, sa, sb, sample_weight=columns.weights, on_undefined=on_undefined,
                     **bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels), paired=True))
                 for metric, test in zip(metrics, tests):
-                    if metric == "roc_auc" and columns.weights is None:
-                        delong = precall.stats.roc_auc_test(labels, sa, sb, level=ci.level, pos_label=positive,
-                                                             on_undefined="raise")
-                        rows.append((a, b, "ROC-AUC", _zero_variance(delong)))
+                    if metric == "roc_auc" and delong is not None:
+                        rows.append((a, b, "ROC-AUC", _zero_variance(delong) if delong_defined else delong))
                     rows.append((a, b, "ROC-AUC" if metric == "roc_auc" else f"AP {metric}", test))
         except (ValueError, TypeError) as exc:
             raise CliError(f"{name}: {exc}") from None
     messages = [str(w.message) for w in caught]
-    messages += [zero_variance_warning(a, b) for a, b, _, t in rows if _degenerate(t)]
+    messages += [zero_variance_warning(a, b) for a, b, _, t in rows if delong_defined and _degenerate(t)]
     return Comparison(
         name, len(columns.labels), label, list(score_columns), weight, positive,
         dict(sorted(counts.items())), ci, ties, rows, list(dict.fromkeys(messages)), n_tied=n_tied,
@@ -145,11 +153,12 @@ def refuse_one_class(counts: Counter[str], positive: str, label: str, name: str)
 def compare_multiclass(
     columns: Columns, *, name: str, label: str, models: list[tuple[str, list[str]]], classes: list[str],
     weight: str | None, metrics: list[str], ties: str, recall_grid: str, ci: CiOptions,
-    n_tied: int = 0,
+    n_tied: int = 0, on_undefined: Any = "warn",
 ) -> Comparison:
     """Paired bootstrap (:func:`precall.stats.bootstrap_test`) of the macro AP / macro
     one-vs-rest ROC-AUC of every pair of models; ``columns.scores`` holds the models'
-    class columns side by side, ``len(classes)`` each."""
+    class columns side by side, ``len(classes)`` each; ``on_undefined`` as in
+    :func:`compare_columns`."""
     labels = np.array(columns.labels)
     k = len(classes)
     rows: list[tuple[str, str, str, precall.stats.PairedComparison]] = []
@@ -169,7 +178,7 @@ def compare_multiclass(
             for (i, (a, _)), (j, (b, _)) in itertools.combinations(enumerate(models), 2):
                 sa, sb = columns.scores[:, i * k:(i + 1) * k], columns.scores[:, j * k:(j + 1) * k]
                 tests = precall.stats.bootstrap_tests(  # rows: the joint cells of 2k columns are too many
-                    functions, labels, sa, sb, sample_weight=columns.weights,
+                    functions, labels, sa, sb, sample_weight=columns.weights, on_undefined=on_undefined,
                     **bootstrap_kwargs(ci, f"bootstrap {a} - {b}", len(labels) * k, paired=True))
                 rows += [(a, b, "macro ROC-AUC" if metric == "roc_auc" else f"macro AP {metric}", test)
                          for metric, test in zip(metrics, tests)]
@@ -484,7 +493,7 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
         parts.append((i, compare_columns(
             rows, name=f"{args.file} [{name}]" if i >= 0 else args.file, label=args.label, score_columns=scores,
             weight=args.weight, pos_label=first.input["pos_label"], metrics=metrics, ties=args.ties,
-            recall_grid=args.recall_grid, ci=ci_options(args))))
+            recall_grid=args.recall_grid, ci=ci_options(args), on_undefined=on_undefined_arg(args))))
     if progress is not None:
         progress(1.0)
     untested = dict(sorted(untested.items()))
@@ -575,6 +584,9 @@ def _slices_vs_reference(args: argparse.Namespace, score: str, metrics: list[str
     if args.ci_method != "percentile":  # compare_slices' intervals are percentile intervals (and DeLong's)
         raise CliError(f"--ci-method {args.ci_method}: --by with one --score gives percentile bootstrap intervals "
                        "(and DeLong's for ROC-AUC); leave --ci-method out")
+    if args.on_undefined != "warn":  # compare_slices has no policy: a slice it cannot test is NaN, not ranked
+        raise CliError(f"--on-undefined {args.on_undefined}: --by with one --score reports a slice without an "
+                       "interval or test as NaN, named in the output; leave --on-undefined out")
     columns = read_scores(args, [score], by_columns(args.by))
     first = sliced_evaluation(columns, name=args.file, label=args.label, score=score, weight=args.weight,
                               pos_label=args.pos_label, ties=args.ties, recall_grid=args.recall_grid,
@@ -629,7 +641,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                                                           zip(names, ordered)],
             classes=classes, weight=args.weight, metrics=metrics, ties=args.ties,
             recall_grid=args.recall_grid, ci=ci_options(args),
-            n_tied=_n_tied_columns(columns, args.ties),
+            n_tied=_n_tied_columns(columns, args.ties), on_undefined=on_undefined_arg(args),
         )
         return _emit_comparison(report, args)
     scores = list(dict.fromkeys(args.score or []))
@@ -639,7 +651,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     report = compare_columns(
         columns, name=path, label=args.label, score_columns=scores, weight=args.weight,
         pos_label=args.pos_label, metrics=metrics, ties=args.ties, recall_grid=args.recall_grid,
-        ci=ci_options(args), n_tied=_n_tied_columns(columns, args.ties),
+        ci=ci_options(args), n_tied=_n_tied_columns(columns, args.ties), on_undefined=on_undefined_arg(args),
     )
     return _emit_comparison(report, args)
 
@@ -689,5 +701,5 @@ def register(sub: Any) -> None:
                      help="with --by and one --score: compare each slice with the rest of the rows (default; "
                      "disjoint: unpaired DeLong and independent bootstraps) or with all rows (the slice among "
                      "them: one bootstrap by slice and class, DeLong with the shared cases)")
-    add_output_options(cmp, undefined=False)
+    add_output_options(cmp)
     cmp.set_defaults(func=cmd_compare)

@@ -203,8 +203,14 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
         f"ties        {first.evaluation.ties}; recall grid {first.evaluation.recall_grid}",
         *ties_note(max(reports, key=lambda r: r.n_tied)),
     ]
-    if with_ci:
-        lines.append("intervals   " + first.intervals.options.describe(first.weight_column is not None))  # type: ignore[union-attr]
+    if with_ci:  # how each model's resamples were drawn: the single model's words when alike, else by model
+        drawn = dict.fromkeys(r.intervals.drawn for r in reports)  # type: ignore[union-attr]
+        options = first.intervals.options  # type: ignore[union-attr]
+        lines.append("intervals   " + options.describe(first.weight_column is not None,
+                                                       next(iter(drawn)) if len(drawn) == 1 else ""))
+        if len(drawn) > 1:
+            lines.append("resamples   " + "; ".join(f"{name!r}: {r.intervals.drawn}"  # type: ignore[union-attr]
+                                                    for name, r in zip(names, reports)))
     table = render_table(header, text_rows, wide=wide, group=group)
     shown = ["", "models:", *legend(renamed, wide=wide)] if renamed else []
     return "\n".join([*fit(lines, wide=wide), "", *table, *shown])

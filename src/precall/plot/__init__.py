@@ -75,7 +75,7 @@ import numpy as np
 from .. import stats
 from ..stats.bands import Band, pr_band, roc_band  # the statistics; drawn by draw_band
 from ..stats.results import recorded_seed, seed_text
-from .._core.text import columns, shorten, threshold_text, threshold_texts, values_text, visible
+from .._core.text import columns, drawable, shorten, threshold_text, threshold_texts, values_text, visible
 from .._core.validate import (
     check_allocation, check_binary, check_multi, check_number, check_numbers, check_options, check_prevalence,
     check_probability, is_multi,
@@ -133,12 +133,14 @@ MACRO = "macro-average"  # the name of the macro-average curve (its key in ``int
 #   bidi and other format characters shown visibly (``\x1b`` -> ``␛``, U+202E ->
 #   ``[U+202E]``): nothing can reorder or hide the text around it (Trojan Source,
 #   CVE-2021-42574), and a name is one line.
-# * :func:`mpl`: :func:`visible`, then every ``$`` escaped, so matplotlib never
-#   parses a user string as mathtext (``$\\foo$`` is drawn as written, and no
-#   parse error is raised or logged).
+# * :func:`mpl`: :func:`visible` as the font can draw it (:func:`drawable`: ``\x1b``,
+#   not a Control Picture that DejaVu Sans lacks, with a warning for each), then every
+#   ``$`` escaped, so matplotlib never parses a user string as mathtext (``$\\foo$``
+#   is drawn as written, and no parse error is raised or logged).
 def mpl(value: Any) -> str:
-    """:func:`visible`, with ``$`` escaped for matplotlib (no mathtext from user strings)."""
-    return visible(value).replace("$", r"\$")
+    """:func:`visible` as the font draws it (:func:`precall._core.text.drawable`), with ``$`` escaped
+    for matplotlib (no mathtext from user strings)."""
+    return drawable(value).replace("$", r"\$")
 
 
 NAME_WIDTH = 40

@@ -248,6 +248,11 @@ def roc_auc_covariance(y_true: Any, y_scores: Any, *, pos_label: Any = None) -> 
             "`y_scores` must be 2-D, one column of scores per model (n_samples, k); got "
             f"an array of shape {matrix.shape}"
         )
+    if matrix.shape[1] == 0:
+        raise ValueError(
+            "`y_scores` must have at least one column, one column of scores per model (n_samples, k); got "
+            f"an array of shape {matrix.shape}"
+        )
     return _covariance([_binary_unweighted(y_true, matrix[:, j], pos_label) for j in range(matrix.shape[1])])
 
 
