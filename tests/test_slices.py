@@ -1084,11 +1084,12 @@ def test_slice_comparison_text_rounds_every_number_and_names_long_slices_apart()
     names = {name: legend.get(name, name) for name in _ALIKE}
     assert len(set(names.values())) == len(_ALIKE) and set(legend) == set(_ALIKE) - {"DE"}
     holm = lambda p: "<1e-4" if p < 1e-4 else f"{p:.4f}"  # noqa: E731
+    diff = lambda d: f"{d:+.4f}".replace("-0.0000", "+0.0000")  # noqa: E731  never a negative zero
     for row in c.to_dict()["slices"]:
         cells = _rows_of(lines, names[row["slice"]])
         want = {str(row["n"]), f"{row['AP']:.4f}", f"[{row['AP low']:.4f},{row['AP high']:.4f}]",
-                f"{row['AP - rest']:+.4f}", holm(row["AP p Holm"]), f"{row['ROC-AUC']:.4f}",
-                f"{row['AUC - rest']:+.4f}", holm(row["AUC p Holm"])}
+                diff(row['AP - rest']), holm(row["AP p Holm"]), f"{row['ROC-AUC']:.4f}",
+                diff(row['AUC - rest']), holm(row["AUC p Holm"])}
         assert want <= cells, (row["slice"], want - cells)
     whole = c.to_text(width=None).splitlines()
     assert not oracles.slice_legend(whole) and sum(line.startswith("slice ") for line in whole) == 1
