@@ -146,7 +146,7 @@ def test_at_prevalence_uses_n_pos_beyond_the_final_tp():
 
 @pytest.mark.parametrize("bad", [0, 1, 0.0, 1.0, -0.2, 1.5, float("nan"), float("inf")])
 def test_bad_prevalence_values(bad):
-    with pytest.raises(ValueError, match=r"`prevalence` must be a finite number in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"`prevalence` must be a finite number in \[1e-300, 1\)"):
         precall.average_precision([0, 1], [0.1, 0.9], prevalence=bad)
     with pytest.raises(ValueError, match="`prevalence`"):
         precall.threshold_table([0, 1], [0.1, 0.9]).at_prevalence(bad)
@@ -154,7 +154,7 @@ def test_bad_prevalence_values(bad):
 
 @pytest.mark.parametrize("bad", ["0.1", True, None.__class__])
 def test_bad_prevalence_types(bad):
-    with pytest.raises(TypeError, match="`prevalence` must be a finite number in \\(0, 1\\)"):
+    with pytest.raises(TypeError, match="`prevalence` must be a finite number in \\[1e-300, 1\\)"):
         precall.evaluate([0, 1], [0.1, 0.9], prevalence=bad)
 
 
