@@ -327,6 +327,38 @@ def test_min_ap_undefined_cases(rng):
         precall.min_average_precision(3, 1, method="auc")
 
 
+
+def test_min_ap_is_undefined_with_positives_never_ranked():
+    """A detection table's ground truths that no detection found (n_pos above the last TP): the minimum AP
+    is of a ranking of every positive, which this table is not. It was computed from (n_pos, n_neg) all the
+    same: min AP 0.8 above the AP 0.4167, normalised -1.9 (COCO class table, 4 ground truths, 2 found).
+    Now NaN with the documented warning (none under "nan", an error under "raise"), AP unchanged."""
+    table = precall.ThresholdTable(thresholds=[0.9, 0.8, 0.7], tp=[1, 1, 2], fp=[0, 1, 1], n_pos=4, n_neg=1)
+    with pytest.warns(precall.UndefinedMetricWarning, match="2 of the 4 positives are never ranked"):
+        ev = table.evaluate()
+    assert ev.average_precision["voc2010"] == pytest.approx(5 / 12)
+    assert all(math.isnan(v) for v in ev.min_average_precision.values())
+    assert all(math.isnan(v) for v in ev.normalized_average_precision.values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = table.evaluate(on_undefined="nan")
+        assert math.isnan(quiet.min_average_precision["step"]) and quiet.average_precision == ev.average_precision
+        ranked = precall.ThresholdTable(thresholds=[0.9, 0.8, 0.7], tp=[1, 1, 2], fp=[0, 1, 1], n_pos=2, n_neg=1)
+        assert ranked.evaluate().min_average_precision == precall.evaluate([1, 0, 1], [0.9, 0.8, 0.7]).min_average_precision
+    with pytest.raises(ValueError, match="min AP is undefined: 2 of the 4 positives are never ranked"):
+        table.evaluate(on_undefined="raise")
+    with pytest.warns(precall.UndefinedMetricWarning, match="never ranked"):  # at a prevalence too
+        assert math.isnan(table.at_prevalence(0.1).evaluate().min_average_precision["step"])
+    detection = pytest.importorskip("precall.detection")
+    gt = {"images": [{"id": 1, "width": 100, "height": 100}], "categories": [{"id": 1, "name": "a"}],
+          "annotations": [{"id": i + 1, "image_id": 1, "category_id": 1, "bbox": [10 * i, 10 * i, 8, 8], "area": 64,
+                           "iscrowd": 0} for i in range(4)]}
+    dt = [{"image_id": 1, "category_id": 1, "bbox": b, "score": sc}
+          for b, sc in (([0, 0, 8, 8], 0.9), ([50, 0, 8, 8], 0.8), ([10, 10, 8, 8], 0.7))]
+    coco = detection.evaluate_coco(detection.load_coco(gt, dt)).threshold_table(1, iou_threshold=0.5)
+    with pytest.warns(precall.UndefinedMetricWarning, match="2 of the 4 positives are never ranked"):
+        assert math.isnan(coco.evaluate().min_average_precision["voc2010"])
+
 # ---------------------------------------------------------------------------
 # precision-recall gain
 def test_prg_package_documented_example():

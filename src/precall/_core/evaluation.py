@@ -24,12 +24,12 @@ from .steps import (
     KeySteps, SplitSteps, Steps, key_steps, one_problem, row_sum, segment_sums, split_steps, tree_leaves, tree_total,
 )
 from .text import fixed
-from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
+from .undefined import NO_POSITIVES, ONE_CLASS_ROC, UNRANKED_POSITIVES, undefined
 from .validate import AP_METHODS, BinaryInput
 
 __all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
            "evaluation_from_keys", "evaluation_from_steps",
-           "gains", "make_evaluation", "min_average_precisions", "normalized_average_precision",
+           "gains", "make_evaluation", "unranked_positives", "min_average_precisions", "normalized_average_precision",
            "normalized_average_precisions",
            "unit_positives"]
 
@@ -76,7 +76,11 @@ class Evaluation:
     min_average_precision : dict of str to float
         The smallest AP any ranking of these class counts gets, by convention
         (:func:`precall.min_average_precision`; Boyd et al. 2012 for "step").
-        NaN without positives or with fractional positive weights.
+        NaN without positives or with fractional positive weights, and NaN with
+        an :class:`~precall.UndefinedMetricWarning` (``on_undefined``: none
+        under ``"nan"``, an error under ``"raise"``) when some positives are
+        never ranked (a detection table's ground truths that no detection found:
+        ``n_pos`` above the last TP), as no ranking of the rows reaches them.
     normalized_average_precision : dict of str to float
         ``(AP - min AP) / (1 - min AP)`` by convention: 0 for the worst
         ranking, 1 for a perfect one.
@@ -242,6 +246,17 @@ def _prg_terms(s: Steps, cols: slice, start: int, k: np.ndarray, t0: np.ndarray,
     return rg_b * pg_b
 
 
+def unranked_positives(s: Steps) -> float:
+    """The positive weight of one problem that is never ranked: ``n_pos`` above its last TP (a
+    detection table's ground truths that no detection found), 0 when every positive is ranked.
+    A difference from rounding (weights summed in another order) is not a positive: below half a
+    unit, or 2**-40 of ``n_pos`` (whole weights past 2**41)."""
+    n_pos = float(s.n_pos[0])
+    last = float(s.tp[0, -1]) if s.tp.shape[1] else 0.0
+    missing = n_pos - last
+    return missing if missing >= max(0.5, n_pos * 2.0**-40) else 0.0
+
+
 def unit_positives(s: Steps) -> bool:
     """Whether the positives' weights can be counts (whole step sizes)."""
     d = s.dtp
@@ -339,15 +354,17 @@ def _minimums(p: np.ndarray, n: np.ndarray, ties: str, recall_grid: str) -> np.n
 def make_evaluation(
     average_precision: dict[str, float], roc_auc: float, *, n_pos: float, n_neg: float, n_samples: int | None,
     best_f1: F1Point | None, ties: str, recall_grid: str, auprg: float, unit_positives: bool,
+    all_ranked: bool = True,
 ) -> Evaluation:
     """The one constructor of :class:`Evaluation`: the prevalence, the minimum AP of these
-    counts (NaN without positives or with fractional positive weights) and the
-    normalised AP follow from the counts."""
+    counts (NaN without positives, with fractional positive weights or, ``all_ranked`` False,
+    with positives never ranked: :func:`unranked_positives`) and the normalised AP follow from
+    the counts."""
     total = n_pos + n_neg
     average_precision = {m: float(unit_interval(v)) for m, v in average_precision.items()}
     roc_auc = float(unit_interval(roc_auc))
     auprg = auprg + 0.0  # no negative zero
-    usable = n_pos > 0 and float(n_pos).is_integer() and unit_positives
+    usable = n_pos > 0 and float(n_pos).is_integer() and unit_positives and all_ranked
     low = pair_minimums(float(n_pos), float(n_neg), usable, ties, recall_grid)
     return Evaluation(
         average_precision=average_precision, roc_auc=roc_auc,
@@ -686,9 +703,16 @@ def evaluation_from_steps(
         auc = undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=5)
     else:
         auc = float(numbers.roc_auc[0])  # type: ignore[index]
+    unit = unit_positives(steps)
+    missing = unranked_positives(steps) if n_pos > 0 else 0.0
+    if missing and unit and float(n_pos).is_integer() and policy != "nan":  # else NaN for another reason
+        # the minimum has no value a policy could give (as without positives): NaN, the policy only says
+        # whether to warn or to stop
+        undefined("min AP", UNRANKED_POSITIVES.format(missing=missing, n_pos=n_pos), float("nan"),
+                  "raise" if policy == "raise" else "warn", stacklevel=5)
     return make_evaluation(
         values, auc, n_pos=n_pos, n_neg=n_neg, n_samples=n_samples, best_f1=best_f1(steps, numbers.best_f1),
         ties=ties,
         recall_grid=recall_grid, auprg=float(numbers.auprg[0]),  # type: ignore[index]
-        unit_positives=unit_positives(steps) and steps.tp.shape[1] > 0,
+        unit_positives=unit and steps.tp.shape[1] > 0, all_ranked=not missing,
     )
