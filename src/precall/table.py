@@ -22,6 +22,7 @@ from ._core.conventions import APTerms
 from ._core.evaluation import Evaluation, evaluation_from_steps
 from ._core.sort import group_ends, table_arrays
 from ._core.steps import Steps, reweighting, steps_from_table
+from ._core.text import threshold_texts
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from ._core.validate import (
     Ties,
@@ -446,6 +447,11 @@ class ThresholdTable:
             rows = list(range(head)) + list(range(n - tail, n))
             cut = head
         cells = [[_fmt(cols[c][i].item()) for c in cols] for i in rows]
+        # thresholds by the one rule of a rank table's column (``precall explain``'s): 6 significant digits,
+        # more where a neighbouring distinct threshold would print the same
+        at = list(cols).index("threshold")
+        for cell, text in zip(cells, threshold_texts(self.thresholds, 6, rows)):
+            cell[at] = text
         if cut is not None:
             cells.insert(cut, ["..."] * len(cols))
         header = list(cols)
