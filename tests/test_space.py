@@ -437,11 +437,44 @@ def test_normalized_ap_of_arrays_is_the_scalar_function_element_by_element(rng):
     """The sliced results' vectorised normalisation gives the scalar function's floats, NaN cases included."""
     from precall._core.evaluation import normalized_average_precisions
 
-    ap = np.concatenate([rng.random(200), [np.nan, 0.3, 0.5, 1.0]])
     low = np.concatenate([rng.random(200) * 0.5, [0.1, np.nan, 1.0, 0.999999]])
+    ap = np.concatenate([low[:200] + rng.random(200) * (1 - low[:200]), [np.nan, 0.3, 1.0, 1.0]])  # AP >= min
     got = normalized_average_precisions(ap, low)
     want = np.array([precall.normalized_average_precision(a, b) for a, b in zip(ap, low)])
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("ap,low,error,match", [
+    ([0.5], 0.2, TypeError, r"`average_precision` must be a finite number in \[0, 1\] \(or NaN for an undefined AP\); "
+                            r"got \[0.5\]"),
+    ("a", 0.2, TypeError, "`average_precision` must be a finite number"),
+    (True, 0.2, TypeError, "`average_precision` must be a finite number"),
+    (0.5, None, TypeError, "`min_ap` must be a finite number"),
+    (1.5, 0.2, ValueError, r"`average_precision` must be a finite number in \[0, 1\].*got 1.5"),
+    (0.5, -0.1, ValueError, r"`min_ap` must be a finite number in \[0, 1\].*got -0.1"),
+    (0.5, float("inf"), ValueError, "`min_ap` must be a finite number"),
+    (0.5, 0.6, ValueError, r"`average_precision` 0.5 is below `min_ap` 0.6: no ranking scores below its minimum"),
+    (0.5, 1.0, ValueError, "is below `min_ap` 1"),
+])
+def test_normalized_ap_refuses_what_no_ranking_gives(ap, low, error, match):
+    """It converted with float(): a list failed naming no argument, an AP of 1.5 gave 1.625 and an AP below
+    its minimum -0.25. Now each argument is an AP in [0, 1] (NaN: undefined) and an AP below its minimum is
+    refused (no ranking scores below it: another convention's or other counts' minimum)."""
+    with pytest.raises(error, match=match):
+        precall.normalized_average_precision(ap, low)
+
+
+def test_normalized_ap_takes_nan_and_the_rounding_of_a_worst_ranking():
+    assert math.isnan(precall.normalized_average_precision(float("nan"), 0.2))
+    assert math.isnan(precall.normalized_average_precision(0.3, np.float64("nan")))
+    assert math.isnan(precall.normalized_average_precision(1.0, 1.0))  # no negatives: every ranking is perfect
+    assert precall.normalized_average_precision(np.float32(0.55), 0.1) == pytest.approx(0.5)
+    worst = precall.evaluate([0, 0, 1, 1], [0.9, 0.8, 0.2, 0.1])  # the worst ranking: step AP = its minimum
+    for m in METHODS:
+        value = precall.normalized_average_precision(worst.average_precision[m], worst.min_average_precision[m])
+        assert value == worst.normalized_average_precision[m] and value > -1e-12, m
+    assert worst.normalized_average_precision["step"] == pytest.approx(0.0, abs=1e-12)
+    assert precall.normalized_average_precision(0.5 - 1e-12, 0.5) == pytest.approx(0.0, abs=1e-11)
 
 
 def test_interpolated_pr_from_roc_refuses_an_allocation_past_the_limit():

@@ -8,6 +8,8 @@ and the score ranges of :mod:`precall.dask` give the same object.
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -25,7 +27,7 @@ from .steps import (
 )
 from .text import fixed
 from .undefined import NO_POSITIVES, ONE_CLASS_ROC, UNRANKED_POSITIVES, undefined
-from .validate import AP_METHODS, BinaryInput
+from .validate import AP_METHODS, BinaryInput, check_number
 
 __all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
            "evaluation_from_keys", "evaluation_from_steps",
@@ -277,18 +279,28 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
     """``(AP - AP_min) / (1 - AP_min)``: 0 at the worst ranking, 1 at a perfect one.
 
     NaN when ``AP_min`` is 1 (no negatives: every ranking is perfect) or either
-    value is NaN.
+    value is NaN (undefined, as :class:`precall.Evaluation` reports it).
 
     Parameters
     ----------
-    average_precision : float
+    average_precision : float in [0, 1]
         An AP by some convention.
-    min_ap : float
+    min_ap : float in [0, 1]
         The minimum AP of the same convention and class counts (:func:`precall.min_average_precision`).
 
     Returns
     -------
     float
+
+    Raises
+    ------
+    TypeError
+        If either is not a real number.
+    ValueError
+        If either is outside [0, 1] or infinite, or ``average_precision`` is
+        below ``min_ap`` (by more than :data:`MIN_AP_ROUNDING`, the rounding
+        of two separately computed values): no ranking scores below its
+        minimum, so the two are not of the same convention and class counts.
 
     See Also
     --------
@@ -299,8 +311,30 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
     >>> import precall
     >>> round(precall.normalized_average_precision(0.55, 0.1), 6)
     0.5
+    >>> precall.normalized_average_precision(0.5, 0.6)
+    Traceback (most recent call last):
+    ...
+    ValueError: `average_precision` 0.5 is below `min_ap` 0.6: no ranking scores below its minimum AP; give the minimum of the same convention and class counts (precall.min_average_precision)
     """
-    return _normalized(float(average_precision), float(min_ap))
+    ap, low = (_unit_or_nan(v, name) for v, name in ((average_precision, "average_precision"), (min_ap, "min_ap")))
+    if ap < low - MIN_AP_ROUNDING:
+        raise ValueError(
+            f"`average_precision` {ap:g} is below `min_ap` {low:g}: no ranking scores below its minimum AP; give "
+            "the minimum of the same convention and class counts (precall.min_average_precision)"
+        )
+    return _normalized(ap, low)
+
+
+#: How far an AP may lie below its minimum AP in :func:`normalized_average_precision`: the two are
+#: computed apart (the minimum past 2**20 positives by an expansion equal to the sum to 1e-12)
+MIN_AP_ROUNDING = 1e-9
+
+
+def _unit_or_nan(value: Any, name: str) -> float:
+    """An AP argument: NaN (undefined) or a number in [0, 1] (:func:`~precall._core.validate.check_number`)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isnan(value):
+        return float("nan")
+    return check_number(value, name, low=0, high=1, hint="or NaN for an undefined AP")
 
 
 def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str, recall_grid: str
