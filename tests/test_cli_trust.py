@@ -173,6 +173,32 @@ def test_fixed_never_prints_a_negative_zero(value, digits, expected):
 NEGATIVE_ZERO = re.compile(r"(?<![\w.])-0(\.0+)?(?![\d.e])")
 
 
+@pytest.mark.parametrize("value,digits,expected", [
+    (-1.6666666666666666e299, 6, "-1.666667e+299"), (2.5e16, 3, "2.500e+16"), (-1e300, 1, "-1.0e+300"),
+    (9.99e15, 2, "9990000000000000.00"), (float("inf"), 3, "inf"), (float("-inf"), 3, "-inf"),
+])
+def test_fixed_prints_huge_values_in_bounded_form(value, digits, expected):
+    """AUPRG at prevalence 1e-300 is -1.67e299 (right by definition): fixed notation printed it in 300
+    digits. From 1e16 on (no fraction left in a double) the one formatter writes scientific notation."""
+    assert fixed(value, digits) == expected
+
+
+@pytest.mark.parametrize("extra", [[], ["--markdown"], ["--csv"], ["--wide"]])
+def test_huge_auprg_at_an_extreme_prevalence_is_printed_bounded(extra, tmp_path, capsys):
+    path = write(tmp_path / "toy.csv", ["y", "s"], [[0, 0.1], [1, 0.4], [1, 0.35], [0, 0.8], [1, 0.6], [0, 0.2]])
+    code, out, err = run(["evaluate", str(path), "--label", "y", "--score", "s", "--prevalence", "1e-300", *extra],
+                         capsys)
+    assert code == 0, err
+    assert re.search(r"-1\.66666\d*e\+299", out), out  # CSV: every digit of the double (repr)
+    assert not re.search(r"\d{20}", out), out  # no number of 300 digits
+    if extra in ([], ["--markdown"]):
+        assert "-1.666667e+299" in out
+    if not extra:
+        assert max(len(line) for line in out.splitlines()) <= 80
+    ev = precall.evaluate([0, 1, 1, 0, 1, 0], [0.1, 0.4, 0.35, 0.8, 0.6, 0.2], prevalence=1e-300)
+    assert "AUPRG       -1.666667e+299" in str(ev)
+
+
 def _seed(tmp_path: Path) -> Path:
     # AUPRG of this ranking is -7e-17 (printed -0.000000 before)
     seed = [(0, 0.65), (0, 0.1), (1, 0.15), (0, 0.43), (1, 0.97), (1, 0.24), (0, 0.82), (1, 0.7), (1, 0.32),
@@ -264,7 +290,8 @@ def test_the_left_out_line_counts_one_kind_of_thing(method, n, tmp_path, capsys)
     ("plot", "--max-fpr", "0", "(0, 1]"), ("plot", "--max-fpr", "1.5", "(0, 1]"), ("plot", "--max-fpr", "nan", "(0, 1]"),
     ("report", "--max-fpr", "-0.1", "(0, 1]"), ("evaluate", "--level", "1", "(0, 1)"),
     ("evaluate", "--level", "inf", "(0, 1)"), ("compare", "--level", "x", "(0, 1)"),
-    ("evaluate", "--prevalence", "0", "(0, 1)"), ("explain", "--prevalence", "1", "(0, 1)"),
+    ("evaluate", "--prevalence", "0", "[1e-300, 1)"), ("explain", "--prevalence", "1", "[1e-300, 1)"),
+    ("evaluate", "--prevalence", "1e-310", "[1e-300, 1)"), ("plot", "--prevalence", "1e-320", "[1e-300, 1)"),
     ("evaluate", "--at-recall", "1.01", "[0, 1]"), ("plot", "--at-precision", "-1", "[0, 1]"),
     ("evaluate", "--at-threshold", "nan", "finite"), ("evaluate", "--digits", "0", "[1, 17]"),
     ("evaluate", "--digits", "2.5", "[1, 17]"), ("explain", "--max-rows", "1", "[2, inf)"),

@@ -146,7 +146,7 @@ def test_at_prevalence_uses_n_pos_beyond_the_final_tp():
 
 @pytest.mark.parametrize("bad", [0, 1, 0.0, 1.0, -0.2, 1.5, float("nan"), float("inf")])
 def test_bad_prevalence_values(bad):
-    with pytest.raises(ValueError, match=r"`prevalence` must be a finite number in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"`prevalence` must be a finite number in \[1e-300, 1\)"):
         precall.average_precision([0, 1], [0.1, 0.9], prevalence=bad)
     with pytest.raises(ValueError, match="`prevalence`"):
         precall.threshold_table([0, 1], [0.1, 0.9]).at_prevalence(bad)
@@ -154,7 +154,7 @@ def test_bad_prevalence_values(bad):
 
 @pytest.mark.parametrize("bad", ["0.1", True, None.__class__])
 def test_bad_prevalence_types(bad):
-    with pytest.raises(TypeError, match="`prevalence` must be a finite number in \\(0, 1\\)"):
+    with pytest.raises(TypeError, match="`prevalence` must be a finite number in \\[1e-300, 1\\)"):
         precall.evaluate([0, 1], [0.1, 0.9], prevalence=bad)
 
 
@@ -327,6 +327,38 @@ def test_min_ap_undefined_cases(rng):
         precall.min_average_precision(3, 1, method="auc")
 
 
+
+def test_min_ap_is_undefined_with_positives_never_ranked():
+    """A detection table's ground truths that no detection found (n_pos above the last TP): the minimum AP
+    is of a ranking of every positive, which this table is not. It was computed from (n_pos, n_neg) all the
+    same: min AP 0.8 above the AP 0.4167, normalised -1.9 (COCO class table, 4 ground truths, 2 found).
+    Now NaN with the documented warning (none under "nan", an error under "raise"), AP unchanged."""
+    table = precall.ThresholdTable(thresholds=[0.9, 0.8, 0.7], tp=[1, 1, 2], fp=[0, 1, 1], n_pos=4, n_neg=1)
+    with pytest.warns(precall.UndefinedMetricWarning, match="2 of the 4 positives are never ranked"):
+        ev = table.evaluate()
+    assert ev.average_precision["voc2010"] == pytest.approx(5 / 12)
+    assert all(math.isnan(v) for v in ev.min_average_precision.values())
+    assert all(math.isnan(v) for v in ev.normalized_average_precision.values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = table.evaluate(on_undefined="nan")
+        assert math.isnan(quiet.min_average_precision["step"]) and quiet.average_precision == ev.average_precision
+        ranked = precall.ThresholdTable(thresholds=[0.9, 0.8, 0.7], tp=[1, 1, 2], fp=[0, 1, 1], n_pos=2, n_neg=1)
+        assert ranked.evaluate().min_average_precision == precall.evaluate([1, 0, 1], [0.9, 0.8, 0.7]).min_average_precision
+    with pytest.raises(ValueError, match="min AP is undefined: 2 of the 4 positives are never ranked"):
+        table.evaluate(on_undefined="raise")
+    with pytest.warns(precall.UndefinedMetricWarning, match="never ranked"):  # at a prevalence too
+        assert math.isnan(table.at_prevalence(0.1).evaluate().min_average_precision["step"])
+    detection = pytest.importorskip("precall.detection")
+    gt = {"images": [{"id": 1, "width": 100, "height": 100}], "categories": [{"id": 1, "name": "a"}],
+          "annotations": [{"id": i + 1, "image_id": 1, "category_id": 1, "bbox": [10 * i, 10 * i, 8, 8], "area": 64,
+                           "iscrowd": 0} for i in range(4)]}
+    dt = [{"image_id": 1, "category_id": 1, "bbox": b, "score": sc}
+          for b, sc in (([0, 0, 8, 8], 0.9), ([50, 0, 8, 8], 0.8), ([10, 10, 8, 8], 0.7))]
+    coco = detection.evaluate_coco(detection.load_coco(gt, dt)).threshold_table(1, iou_threshold=0.5)
+    with pytest.warns(precall.UndefinedMetricWarning, match="2 of the 4 positives are never ranked"):
+        assert math.isnan(coco.evaluate().min_average_precision["voc2010"])
+
 # ---------------------------------------------------------------------------
 # precision-recall gain
 def test_prg_package_documented_example():
@@ -405,11 +437,44 @@ def test_normalized_ap_of_arrays_is_the_scalar_function_element_by_element(rng):
     """The sliced results' vectorised normalisation gives the scalar function's floats, NaN cases included."""
     from precall._core.evaluation import normalized_average_precisions
 
-    ap = np.concatenate([rng.random(200), [np.nan, 0.3, 0.5, 1.0]])
     low = np.concatenate([rng.random(200) * 0.5, [0.1, np.nan, 1.0, 0.999999]])
+    ap = np.concatenate([low[:200] + rng.random(200) * (1 - low[:200]), [np.nan, 0.3, 1.0, 1.0]])  # AP >= min
     got = normalized_average_precisions(ap, low)
     want = np.array([precall.normalized_average_precision(a, b) for a, b in zip(ap, low)])
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("ap,low,error,match", [
+    ([0.5], 0.2, TypeError, r"`average_precision` must be a finite number in \[0, 1\] \(or NaN for an undefined AP\); "
+                            r"got \[0.5\]"),
+    ("a", 0.2, TypeError, "`average_precision` must be a finite number"),
+    (True, 0.2, TypeError, "`average_precision` must be a finite number"),
+    (0.5, None, TypeError, "`min_ap` must be a finite number"),
+    (1.5, 0.2, ValueError, r"`average_precision` must be a finite number in \[0, 1\].*got 1.5"),
+    (0.5, -0.1, ValueError, r"`min_ap` must be a finite number in \[0, 1\].*got -0.1"),
+    (0.5, float("inf"), ValueError, "`min_ap` must be a finite number"),
+    (0.5, 0.6, ValueError, r"`average_precision` 0.5 is below `min_ap` 0.6: no ranking scores below its minimum"),
+    (0.5, 1.0, ValueError, "is below `min_ap` 1"),
+])
+def test_normalized_ap_refuses_what_no_ranking_gives(ap, low, error, match):
+    """It converted with float(): a list failed naming no argument, an AP of 1.5 gave 1.625 and an AP below
+    its minimum -0.25. Now each argument is an AP in [0, 1] (NaN: undefined) and an AP below its minimum is
+    refused (no ranking scores below it: another convention's or other counts' minimum)."""
+    with pytest.raises(error, match=match):
+        precall.normalized_average_precision(ap, low)
+
+
+def test_normalized_ap_takes_nan_and_the_rounding_of_a_worst_ranking():
+    assert math.isnan(precall.normalized_average_precision(float("nan"), 0.2))
+    assert math.isnan(precall.normalized_average_precision(0.3, np.float64("nan")))
+    assert math.isnan(precall.normalized_average_precision(1.0, 1.0))  # no negatives: every ranking is perfect
+    assert precall.normalized_average_precision(np.float32(0.55), 0.1) == pytest.approx(0.5)
+    worst = precall.evaluate([0, 0, 1, 1], [0.9, 0.8, 0.2, 0.1])  # the worst ranking: step AP = its minimum
+    for m in METHODS:
+        value = precall.normalized_average_precision(worst.average_precision[m], worst.min_average_precision[m])
+        assert value == worst.normalized_average_precision[m] and value > -1e-12, m
+    assert worst.normalized_average_precision["step"] == pytest.approx(0.0, abs=1e-12)
+    assert precall.normalized_average_precision(0.5 - 1e-12, 0.5) == pytest.approx(0.0, abs=1e-11)
 
 
 def test_interpolated_pr_from_roc_refuses_an_allocation_past_the_limit():

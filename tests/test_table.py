@@ -277,6 +277,24 @@ def test_to_text_and_str_contain_thresholds():
         assert col in text
 
 
+@pytest.mark.parametrize("ties", ["group", "stable"])
+def test_to_text_prints_distinct_thresholds_apart(ties):
+    """0.99999798 and 0.99999771 both printed 0.999998 (6 significant digits); the table's text uses the one
+    rule of a rank table's threshold column (``threshold_texts``, as ``precall explain``): more digits where
+    a neighbouring distinct threshold would print the same, shown rows or not; equal ones print alike."""
+    y = np.array([1, 0, 1, 0, 1])
+    s = np.array([0.99999798, 0.99999798, 0.99999771, 0.5, 0.1])
+    t = precall.threshold_table(y, s, ties=ties)
+    column = 1 if ties == "stable" else 0
+    shown = [line.split()[column] for line in t.to_text().splitlines()[2:]]
+    want = ["0.999998"] * (2 if ties == "stable" else 1) + ["0.9999977", "0.5", "0.1"]
+    assert shown == want
+    assert len(set(shown)) == len(set(t.thresholds))
+    assert str(t) == t.to_text()
+    first_last = [line.split()[column] for line in t.to_text(max_rows=2).splitlines()[2:]]
+    assert first_last == ["0.999998", "...", "0.1"]
+
+
 def test_to_text_max_rows():
     y = np.arange(60) % 2
     s = np.arange(60) / 4.0

@@ -112,6 +112,67 @@ def test_accumulator_dask_free_paths_are_invariant(data, c):
     assert _close([a.value, a.low, a.high], [b.value, b.low, b.high])
 
 
+PREVALENCES = (1e-300, 1e-10, 0.5, 0.999)
+
+
+def _at_prevalence(y, s, w, pi):
+    """Every route to the numbers at prevalence ``pi``, with any warning an error (no silent NaN from
+    numpy's overflow)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev = precall.evaluate(y, s, sample_weight=w, prevalence=pi)
+        table = precall.threshold_table(y, s, sample_weight=w).at_prevalence(pi)
+        acc = precall.Accumulator().update(y, s, sample_weight=w).evaluate(prevalence=pi)
+        curve = precall.precision_recall_curve(y, s, sample_weight=w, prevalence=pi)
+        return {
+            "evaluate": [ev.average_precision[m] for m in precall.AP_METHODS] + [ev.auprg, ev.roc_auc],
+            "table": [table.average_precision(method=m) for m in precall.AP_METHODS] + [table.evaluate().auprg],
+            "accumulator": [acc.average_precision[m] for m in precall.AP_METHODS] + [acc.auprg],
+            "functions": [precall.average_precision(y, s, sample_weight=w, prevalence=pi, method=m)
+                          for m in precall.AP_METHODS] + [precall.auprg(y, s, sample_weight=w, prevalence=pi)],
+            "curve": list(curve.precision) + list(curve.recall),
+            "prevalence": [ev.prevalence, table.n_pos / (table.n_pos + table.n_neg)],
+        }
+
+
+@pytest.mark.parametrize("pi", PREVALENCES)
+@given(weighted(), st.sampled_from(SCALES))
+def test_prevalence_is_invariant_to_the_weight_scale(pi, data, c):
+    """Reweighting to a prevalence multiplies the negatives by (1 - pi) / pi * n_pos / n_neg: at weights of
+    1e300 and pi = 1e-10 the reweighted weight is 1e310. The counts are rescaled first (a power of two on the
+    positives, the negatives as a rate of their total): every route gives the scale-1 numbers, finite, with
+    no warning (before: NaN from AP and AUPRG, precision 0 from the curve, OverflowError from evaluate)."""
+    y, s, w = data
+    base, scaled = _at_prevalence(y, s, w, pi), _at_prevalence(y, s, w * c, pi)
+    for route, values in scaled.items():
+        assert np.all(np.isfinite(values)), route
+        assert _close(values, base[route]), route
+    for route in ("table", "accumulator", "functions"):  # one answer: every AP convention and AUPRG
+        assert _close(scaled[route], scaled["evaluate"][:7]), route
+    assert _close(scaled["prevalence"], [pi, pi])
+
+
+@pytest.mark.parametrize("pi", [1e-301, 1e-310, 1e-320, 5e-324])
+def test_prevalence_below_its_range_is_one_value_error_everywhere(pi):
+    """Below 1e-300 the odds (1 - pi) / pi overflow (a subnormal prevalence passed "in (0, 1)" and gave NaN,
+    an OverflowError or an internal name): one ValueError naming `prevalence` and its range, from every
+    entry point."""
+    y, s = np.array([0, 1, 1, 0, 1]), np.array([0.1, 0.4, 0.35, 0.8, 0.6])
+    table = precall.threshold_table(y, s)
+    calls = [
+        lambda: precall.average_precision(y, s, prevalence=pi),
+        lambda: precall.evaluate(y, s, prevalence=pi),
+        lambda: precall.auprg(y, s, prevalence=pi),
+        lambda: precall.precision_recall_curve(y, s, prevalence=pi),
+        lambda: table.at_prevalence(pi),
+        lambda: precall.Accumulator().update(y, s).evaluate(prevalence=pi),
+        lambda: precall.Accumulator().update(y, s).evaluations([None, pi]),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"`prevalences?` must be a finite number in \[1e-300, 1\)"):
+            call()
+
+
 @pytest.mark.parametrize("c", SCALES)
 def test_bootstrap_and_multiclass_are_invariant(rng, c):
     y = rng.integers(0, 2, 80)

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._core.sort import table_arrays
-from ._core.steps import negative_scale
+from ._core.steps import reweighting
 from ._core.undefined import UndefinedMetricWarning
 from ._core.validate import check_binary, check_bool
 
@@ -182,7 +182,7 @@ def precision_recall_curve(
         Non-negative weights.  Zero-weight samples add no threshold.
     drop_intermediate : bool, default=False
         Drop the rows where TP does not change from the rows on both sides.
-    prevalence : float in (0, 1), default=None
+    prevalence : float in [1e-300, 1), default=None
         The curve if positives made up this share of the data: the negatives
         are reweighted by ``(1 - pi) / pi * n_pos / n_neg``
         (:meth:`ThresholdTable.at_prevalence`).  Recall does not change,
@@ -213,8 +213,8 @@ def precision_recall_curve(
     drop_intermediate = check_bool(drop_intermediate, "drop_intermediate")
     thresholds, tp, fp, n_pos, n_neg = table_arrays(check_binary(y_true, y_score, sample_weight, pos_label), "group")
     if prevalence is not None:
-        fp = fp * negative_scale(n_pos, n_neg, prevalence)
-        tp = tp.astype(np.float64)
+        r = reweighting(n_pos, n_neg, prevalence)
+        fp, tp, n_pos = r.negatives(fp), r.positives(tp), r.n_pos_at
     return pr_curve_from_counts(thresholds, tp, fp, n_pos, drop_intermediate=drop_intermediate)
 
 

@@ -317,7 +317,7 @@ def average_precision(
         Without positives: ``"warn"`` returns 0.0 with an
         :class:`~precall.UndefinedMetricWarning` (scikit-learn), ``"nan"`` NaN,
         ``"raise"`` raises ``ValueError``, a number is returned as given.
-    prevalence : float in (0, 1), default=None
+    prevalence : float in [1e-300, 1), default=None
         Binary input: the AP if positives made up this share of the data, the
         negatives reweighted by ``(1 - pi) / pi * n_pos / n_neg``
         (:meth:`ThresholdTable.at_prevalence`).  Needs both classes.
@@ -463,7 +463,7 @@ def evaluate(
     y_true, y_score, sample_weight, pos_label, labels, ties, recall_grid, on_undefined
         As in :func:`average_precision`.  ``pos_label=None`` needs binary labels
         in {0, 1} or {-1, 1}.
-    prevalence : float in (0, 1), default=None
+    prevalence : float in [1e-300, 1), default=None
         Binary input: evaluate as if positives made up this share of the data
         (negatives reweighted, :meth:`ThresholdTable.at_prevalence`): every AP,
         the minimum AP, AUPRG, the best F1, ``prevalence`` and ``n_neg`` are

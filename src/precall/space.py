@@ -443,7 +443,7 @@ def precision_recall_gain_curve(
     ----------
     y_true, y_score, sample_weight, pos_label
         As in :func:`precall.precision_recall_curve`.
-    prevalence : float in (0, 1), default=None
+    prevalence : float in [1e-300, 1), default=None
         Evaluate at this prevalence (:meth:`~precall.ThresholdTable.at_prevalence`).
 
     Returns

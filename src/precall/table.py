@@ -21,7 +21,8 @@ from ._core import conventions
 from ._core.conventions import APTerms
 from ._core.evaluation import Evaluation, evaluation_from_steps
 from ._core.sort import group_ends, table_arrays
-from ._core.steps import Steps, negative_scale, steps_from_table
+from ._core.steps import Steps, reweighting, steps_from_table
+from ._core.text import threshold_texts
 from ._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from ._core.validate import (
     Ties,
@@ -228,11 +229,16 @@ class ThresholdTable:
         every AP convention of the result answer "what would this be if
         positives were ``pi`` of the population", assuming the scores of each
         class are distributed as in this data.  TPR and FPR, hence the ROC
-        curve and ROC-AUC, do not change.  The counts become float64.
+        curve and ROC-AUC, do not change.  The counts become float64.  Where
+        the reweighted counts would come near the ends of float range (weights
+        near 1e300 or 1e-300 at an extreme prevalence), every count is
+        rescaled, ``n_pos`` to [0.5, 1) by a power of two
+        (:func:`~precall._core.steps.reweighting`): every rate and metric is
+        the same, and no count overflows or underflows.
 
         Parameters
         ----------
-        prevalence : float in (0, 1)
+        prevalence : float in [1e-300, 1)
             The share of positives to evaluate at (e.g. the deployment rate).
 
         Returns
@@ -242,7 +248,7 @@ class ThresholdTable:
         Raises
         ------
         ValueError
-            If ``prevalence`` is not in (0, 1), or the table has no positive
+            If ``prevalence`` is not in [1e-300, 1), or the table has no positive
             or no negative weight.
 
         Examples
@@ -257,10 +263,10 @@ class ThresholdTable:
         >>> round(t.average_precision(), 4), round(u.average_precision(), 4)
         (0.8333, 0.6667)
         """
-        c = negative_scale(self.n_pos, self.n_neg, prevalence)
+        r = reweighting(self.n_pos, self.n_neg, prevalence)
         return trusted_table(
-            thresholds=self.thresholds, tp=self.tp.astype(np.float64), fp=self.fp * c,
-            n_pos=self.n_pos, n_neg=self.n_neg * c, ties=self.ties,
+            thresholds=self.thresholds, tp=r.positives(self.tp), fp=r.negatives(self.fp), n_pos=float(r.n_pos_at),
+            n_neg=float(r.n_neg_at), ties=self.ties,
         )
 
     def _steps(self) -> Steps:
@@ -441,6 +447,11 @@ class ThresholdTable:
             rows = list(range(head)) + list(range(n - tail, n))
             cut = head
         cells = [[_fmt(cols[c][i].item()) for c in cols] for i in rows]
+        # thresholds by the one rule of a rank table's column (``precall explain``'s): 6 significant digits,
+        # more where a neighbouring distinct threshold would print the same
+        at = list(cols).index("threshold")
+        for cell, text in zip(cells, threshold_texts(self.thresholds, 6, rows)):
+            cell[at] = text
         if cut is not None:
             cells.insert(cut, ["..."] * len(cols))
         header = list(cols)

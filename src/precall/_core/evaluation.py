@@ -8,6 +8,8 @@ and the score ranges of :mod:`precall.dask` give the same object.
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -24,12 +26,12 @@ from .steps import (
     KeySteps, SplitSteps, Steps, key_steps, one_problem, row_sum, segment_sums, split_steps, tree_leaves, tree_total,
 )
 from .text import fixed
-from .undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
-from .validate import AP_METHODS, BinaryInput
+from .undefined import NO_POSITIVES, ONE_CLASS_ROC, UNRANKED_POSITIVES, undefined
+from .validate import AP_METHODS, BinaryInput, check_number
 
 __all__ = ["BatchNumbers", "Evaluation", "F1Point", "auprg", "auprg_values", "batch_numbers", "best_f1", "best_f1_points",
            "evaluation_from_keys", "evaluation_from_steps",
-           "gains", "make_evaluation", "min_average_precisions", "normalized_average_precision",
+           "gains", "make_evaluation", "unranked_positives", "min_average_precisions", "normalized_average_precision",
            "normalized_average_precisions",
            "unit_positives"]
 
@@ -76,7 +78,11 @@ class Evaluation:
     min_average_precision : dict of str to float
         The smallest AP any ranking of these class counts gets, by convention
         (:func:`precall.min_average_precision`; Boyd et al. 2012 for "step").
-        NaN without positives or with fractional positive weights.
+        NaN without positives or with fractional positive weights, and NaN with
+        an :class:`~precall.UndefinedMetricWarning` (``on_undefined``: none
+        under ``"nan"``, an error under ``"raise"``) when some positives are
+        never ranked (a detection table's ground truths that no detection found:
+        ``n_pos`` above the last TP), as no ranking of the rows reaches them.
     normalized_average_precision : dict of str to float
         ``(AP - min AP) / (1 - min AP)`` by convention: 0 for the worst
         ranking, 1 for a perfect one.
@@ -242,6 +248,17 @@ def _prg_terms(s: Steps, cols: slice, start: int, k: np.ndarray, t0: np.ndarray,
     return rg_b * pg_b
 
 
+def unranked_positives(s: Steps) -> float:
+    """The positive weight of one problem that is never ranked: ``n_pos`` above its last TP (a
+    detection table's ground truths that no detection found), 0 when every positive is ranked.
+    A difference from rounding (weights summed in another order) is not a positive: below half a
+    unit, or 2**-40 of ``n_pos`` (whole weights past 2**41)."""
+    n_pos = float(s.n_pos[0])
+    last = float(s.tp[0, -1]) if s.tp.shape[1] else 0.0
+    missing = n_pos - last
+    return missing if missing >= max(0.5, n_pos * 2.0**-40) else 0.0
+
+
 def unit_positives(s: Steps) -> bool:
     """Whether the positives' weights can be counts (whole step sizes)."""
     d = s.dtp
@@ -262,18 +279,28 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
     """``(AP - AP_min) / (1 - AP_min)``: 0 at the worst ranking, 1 at a perfect one.
 
     NaN when ``AP_min`` is 1 (no negatives: every ranking is perfect) or either
-    value is NaN.
+    value is NaN (undefined, as :class:`precall.Evaluation` reports it).
 
     Parameters
     ----------
-    average_precision : float
+    average_precision : float in [0, 1]
         An AP by some convention.
-    min_ap : float
+    min_ap : float in [0, 1]
         The minimum AP of the same convention and class counts (:func:`precall.min_average_precision`).
 
     Returns
     -------
     float
+
+    Raises
+    ------
+    TypeError
+        If either is not a real number.
+    ValueError
+        If either is outside [0, 1] or infinite, or ``average_precision`` is
+        below ``min_ap`` (by more than :data:`MIN_AP_ROUNDING`, the rounding
+        of two separately computed values): no ranking scores below its
+        minimum, so the two are not of the same convention and class counts.
 
     See Also
     --------
@@ -284,8 +311,30 @@ def normalized_average_precision(average_precision: float, min_ap: float) -> flo
     >>> import precall
     >>> round(precall.normalized_average_precision(0.55, 0.1), 6)
     0.5
+    >>> precall.normalized_average_precision(0.5, 0.6)
+    Traceback (most recent call last):
+    ...
+    ValueError: `average_precision` 0.5 is below `min_ap` 0.6: no ranking scores below its minimum AP; give the minimum of the same convention and class counts (precall.min_average_precision)
     """
-    return _normalized(float(average_precision), float(min_ap))
+    ap, low = (_unit_or_nan(v, name) for v, name in ((average_precision, "average_precision"), (min_ap, "min_ap")))
+    if ap < low - MIN_AP_ROUNDING:
+        raise ValueError(
+            f"`average_precision` {ap:g} is below `min_ap` {low:g}: no ranking scores below its minimum AP; give "
+            "the minimum of the same convention and class counts (precall.min_average_precision)"
+        )
+    return _normalized(ap, low)
+
+
+#: How far an AP may lie below its minimum AP in :func:`normalized_average_precision`: the two are
+#: computed apart (the minimum past 2**20 positives by an expansion equal to the sum to 1e-12)
+MIN_AP_ROUNDING = 1e-9
+
+
+def _unit_or_nan(value: Any, name: str) -> float:
+    """An AP argument: NaN (undefined) or a number in [0, 1] (:func:`~precall._core.validate.check_number`)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and math.isnan(value):
+        return float("nan")
+    return check_number(value, name, low=0, high=1, hint="or NaN for an undefined AP")
 
 
 def min_average_precisions(n_pos: np.ndarray, n_neg: np.ndarray, usable: np.ndarray, ties: str, recall_grid: str
@@ -339,15 +388,17 @@ def _minimums(p: np.ndarray, n: np.ndarray, ties: str, recall_grid: str) -> np.n
 def make_evaluation(
     average_precision: dict[str, float], roc_auc: float, *, n_pos: float, n_neg: float, n_samples: int | None,
     best_f1: F1Point | None, ties: str, recall_grid: str, auprg: float, unit_positives: bool,
+    all_ranked: bool = True,
 ) -> Evaluation:
     """The one constructor of :class:`Evaluation`: the prevalence, the minimum AP of these
-    counts (NaN without positives or with fractional positive weights) and the
-    normalised AP follow from the counts."""
+    counts (NaN without positives, with fractional positive weights or, ``all_ranked`` False,
+    with positives never ranked: :func:`unranked_positives`) and the normalised AP follow from
+    the counts."""
     total = n_pos + n_neg
     average_precision = {m: float(unit_interval(v)) for m, v in average_precision.items()}
     roc_auc = float(unit_interval(roc_auc))
     auprg = auprg + 0.0  # no negative zero
-    usable = n_pos > 0 and float(n_pos).is_integer() and unit_positives
+    usable = n_pos > 0 and float(n_pos).is_integer() and unit_positives and all_ranked
     low = pair_minimums(float(n_pos), float(n_neg), usable, ties, recall_grid)
     return Evaluation(
         average_precision=average_precision, roc_auc=roc_auc,
@@ -686,9 +737,16 @@ def evaluation_from_steps(
         auc = undefined("ROC AUC", ONE_CLASS_ROC, float("nan"), policy, stacklevel=5)
     else:
         auc = float(numbers.roc_auc[0])  # type: ignore[index]
+    unit = unit_positives(steps)
+    missing = unranked_positives(steps) if n_pos > 0 else 0.0
+    if missing and unit and float(n_pos).is_integer() and policy != "nan":  # else NaN for another reason
+        # the minimum has no value a policy could give (as without positives): NaN, the policy only says
+        # whether to warn or to stop
+        undefined("min AP", UNRANKED_POSITIVES.format(missing=missing, n_pos=n_pos), float("nan"),
+                  "raise" if policy == "raise" else "warn", stacklevel=5)
     return make_evaluation(
         values, auc, n_pos=n_pos, n_neg=n_neg, n_samples=n_samples, best_f1=best_f1(steps, numbers.best_f1),
         ties=ties,
         recall_grid=recall_grid, auprg=float(numbers.auprg[0]),  # type: ignore[index]
-        unit_positives=unit_positives(steps) and steps.tp.shape[1] > 0,
+        unit_positives=unit and steps.tp.shape[1] > 0, all_ranked=not missing,
     )

@@ -41,7 +41,8 @@ __all__ = [
     "SplitSteps",
     "Steps",
     "key_steps",
-    "negative_scale",
+    "Reweighting",
+    "reweighting",
     "no_steps",
     "one_problem",
     "reweight",
@@ -713,11 +714,75 @@ def row_steps(scores: np.ndarray, positive: np.ndarray, ties: Ties) -> Steps:
     return steps_from_counts(per_run(tp), per_run(fp))
 
 
-def negative_scale(n_pos: Any, n_neg: Any, prevalence: Any) -> Any:
-    """The factor on the negatives' weight that makes positives ``prevalence`` of the total.
+#: The reweighted counts are used as they are while the sizes the kernels form from them stay within
+#: [2**-1000, 2**1016] (about 9e-302 to 7e305); else every count of the problem is rescaled (:func:`reweighting`)
+WEIGHT_RANGE = (2.0**-1000, 2.0**1016)
 
-    ``(1 - pi) / pi * n_pos / n_neg``: after it, ``n_pos / (n_pos + scaled n_neg) = pi``.
-    Raises ``ValueError`` for a prevalence outside (0, 1) or a class without weight.
+
+@dataclass(frozen=True)
+class Reweighting:
+    """How the counts of one or ``m`` problems change to a prevalence (:func:`reweighting`).
+
+    Attributes
+    ----------
+    pos : ndarray of shape () or (m,)
+        The factor on positive counts: 1, or a power of two where the counts are rescaled.
+    neg : ndarray of shape () or (m,)
+        The factor on negative counts where they are not rescaled.
+    n_neg : ndarray of shape () or (m,)
+        The negatives' total weight before.
+    n_pos_at, n_neg_at : ndarray of shape () or (m,)
+        The totals after.
+    rescaled : ndarray of bool of shape () or (m,)
+        The problems whose counts are rescaled: a negative count becomes its share of
+        ``n_neg`` times ``n_neg_at`` (the factor alone could overflow).
+    """
+
+    pos: np.ndarray
+    neg: np.ndarray
+    n_neg: np.ndarray
+    n_pos_at: np.ndarray
+    n_neg_at: np.ndarray
+    rescaled: np.ndarray
+
+    @staticmethod
+    def _per_row(factor: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        return factor[:, None] if factor.ndim == 1 and counts.ndim == 2 else factor
+
+    def positives(self, counts: Any) -> np.ndarray:
+        """Positive counts (TP, dTP) at the prevalence, float64."""
+        x = np.asarray(counts)
+        if not self.rescaled.any():
+            return x.astype(np.float64)
+        return x * self._per_row(self.pos, x)
+
+    def negatives(self, counts: Any) -> np.ndarray:
+        """Negative counts (FP) at the prevalence, float64."""
+        x = np.asarray(counts)
+        if not self.rescaled.any():
+            return x * self._per_row(self.neg, x)
+        with np.errstate(over="ignore", invalid="ignore"):
+            kept = x * self._per_row(self.neg, x)
+            moved = x / self._per_row(self.n_neg, x) * self._per_row(self.n_neg_at, x)  # a rate first
+        return np.where(self._per_row(self.rescaled, x), moved, kept)
+
+
+def reweighting(n_pos: Any, n_neg: Any, prevalence: Any) -> Reweighting:
+    """The counts' change that makes positives ``prevalence`` of the total weight: the
+    negatives' weight times ``(1 - pi) / pi * n_pos / n_neg``.
+
+    The factor is the odds times a ratio of weights, ``(1 - pi) / pi * (n_pos / n_neg)``, so no
+    product of two weights forms.  The counts are used as they are while the sizes the kernels
+    form from them lie in :data:`WEIGHT_RANGE`: the reweighted negative weight ``N' = P (1 - pi) / pi``,
+    AUPRG's ``P^2 / (P + N') = P pi`` and ``(P / N') P``.  Else (weights near 1e300 at a small or a
+    large prevalence, near 1e-300 at a small one) every count is rescaled: the positives' by the
+    power of two that brings ``n_pos`` into [0.5, 1) (exact), the negatives' as their share of
+    ``n_neg`` times the reweighted total ``(1 - pi) / pi * n_pos'``.  Those sizes then lie between
+    ``pi / 2`` and ``1 / pi``, and every rate and metric (a ratio of counts) is what the true counts
+    give (``tests/test_weight_scale.py``).  ``n_pos``, ``n_neg``: floats or arrays of shape (m,).
+
+    Raises ``ValueError`` for a prevalence outside [1e-300, 1)
+    (:func:`~precall._core.validate.check_prevalence`) or a class without weight.
     """
     pi = check_prevalence(prevalence)
     for name, total in (("positives", n_pos), ("negatives", n_neg)):
@@ -727,12 +792,24 @@ def negative_scale(n_pos: Any, n_neg: Any, prevalence: Any) -> Any:
                 f"{float(np.min(total)):g}), so the precision at another class ratio is unknown; evaluate "
                 "data with both classes, or drop `prevalence`"
             )
-    return (1.0 - pi) / pi * n_pos / n_neg
+    p, q = np.asarray(n_pos, dtype=np.float64), np.asarray(n_neg, dtype=np.float64)
+    odds = (1.0 - pi) / pi  # at most 1e300
+    with np.errstate(over="ignore", under="ignore"):
+        c = odds * (p / q)
+        fits = np.isfinite(c) & (c > 0)
+        for size in (p * odds, p * pi, p / odds):  # N', P^2 / (P + N'), (P / N') P
+            fits = fits & (size >= WEIGHT_RANGE[0]) & (size <= WEIGHT_RANGE[1])
+        mantissa, exponent = np.frexp(p)
+        pos = np.where(fits, 1.0, np.ldexp(1.0, -exponent))
+        n_pos_at = np.where(fits, p, mantissa)
+        n_neg_at = np.where(fits, q * c, odds * mantissa)
+    return Reweighting(pos, c, q, n_pos_at, n_neg_at, ~fits)
 
 
 def reweight(steps: Steps, prevalence: Any) -> Steps:
-    """The steps with the negatives' weight scaled to reach ``prevalence`` (float64 counts)."""
-    c = negative_scale(steps.n_pos, steps.n_neg, prevalence)
-    col = c[:, None]
-    return Steps(steps.tp.astype(np.float64), steps.fp * col, steps.dtp.astype(np.float64), steps.fp_prev * col,
-                 steps.n_pos, steps.n_neg * c, steps.thresholds, False, steps.dense)
+    """The steps with the negatives' weight scaled to reach ``prevalence`` (float64 counts;
+    every count rescaled where the kernels' sizes would leave :data:`WEIGHT_RANGE`,
+    :func:`reweighting`)."""
+    r = reweighting(steps.n_pos, steps.n_neg, prevalence)
+    return Steps(r.positives(steps.tp), r.negatives(steps.fp), r.positives(steps.dtp), r.negatives(steps.fp_prev),
+                 r.n_pos_at, r.n_neg_at, steps.thresholds, False, steps.dense)

@@ -33,8 +33,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["visible", "drawable", "needs_showing", "columns", "pad", "clip", "shorten", "fixed", "signed",
-           "threshold_texts",
+__all__ = ["visible", "drawable", "needs_showing", "columns", "pad", "clip", "shorten", "FIXED_LIMIT", "fixed",
+           "signed", "threshold_texts",
            "threshold_text", "value_digits", "values_text", "wrap", "legend", "name_limit", "shortened",
            "table_lines", "SHORT_NAME", "MIN_NAME"]
 
@@ -160,17 +160,27 @@ def shorten(text: str, width: int) -> str:
 
 # ---------------------------------------------------------------------------
 # numbers as text: one rule for every printed value and threshold
+#: From this magnitude on :func:`fixed` prints in scientific notation: past 2**53 a double holds no
+#: fraction, and AUPRG at a prevalence of 1e-300 is about -1e299 (300 digits in fixed notation)
+FIXED_LIMIT = 1e16
+
+
 def fixed(value: Any, digits: int) -> str:
     """A value with ``digits`` decimals; ``nan`` for NaN or None, and never ``-0.000``:
-    a value that rounds to zero prints as zero, whatever its sign.
+    a value that rounds to zero prints as zero, whatever its sign.  From :data:`FIXED_LIMIT`
+    on, ``digits`` decimals of scientific notation (a bounded length at any magnitude).
 
     Examples
     --------
     >>> fixed(-1e-12, 6), fixed(-0.0, 3), fixed(0.5, 2), fixed(float("nan"), 4), fixed(-0.25, 1)
     ('0.000000', '0.000', '0.50', 'nan', '-0.2')
+    >>> fixed(-1.6666666666666666e299, 6), fixed(123456.5, 2), fixed(float("-inf"), 3)
+    ('-1.666667e+299', '123456.50', '-inf')
     """
     if value is None or math.isnan(value):
         return "nan"
+    if FIXED_LIMIT <= abs(value) < math.inf:
+        return f"{value:.{digits}e}"
     text = f"{value:.{digits}f}"
     if text.startswith("-") and not text.strip("-0."):  # -0.000: the sign of nothing
         return text[1:]

@@ -7,7 +7,8 @@ import sys
 import warnings
 from typing import Any
 
-__all__ = ["NO_POSITIVES", "ONE_CLASS_ROC", "RAISED", "UndefinedMetricWarning", "raised_text", "undefined"]
+__all__ = ["NO_POSITIVES", "ONE_CLASS_ROC", "RAISED", "UNRANKED_POSITIVES", "UndefinedMetricWarning", "raised_text",
+           "undefined"]
 
 
 def _base() -> type:
@@ -41,6 +42,11 @@ NO_POSITIVES = (
 ONE_CLASS_ROC = (
     "Only one class is present in y_true. ROC AUC score is not defined in that case. "
     "Choose another result than NaN with on_undefined='raise' or a number"
+)
+
+UNRANKED_POSITIVES = (
+    "{missing:g} of the {n_pos:g} positives are never ranked (ground truths no detection found): the minimum AP "
+    "is that of a ranking of every positive, so it and the normalised AP are undefined here. The result is NaN"
 )
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "check_allocation",
     "MAX_ALLOCATION_BYTES",
     "check_on_undefined",
+    "MIN_PREVALENCE",
     "check_prevalence",
     "check_prevalences",
     "check_probability",
@@ -587,16 +588,32 @@ def check_probability(value: Any, name: str, *, open_low: bool = True) -> float:
     return check_number(value, name, low=0, high=1, low_open=open_low)
 
 
+#: The smallest prevalence precall evaluates at.  Reweighting the negatives to prevalence ``pi``
+#: multiplies them by ``(1 - pi) / pi``; from 1e-300 on that odds and the reweighted weight (in units of
+#: the positives') stay far inside float range, below it (down to 5e-324) they overflow.
+MIN_PREVALENCE = 1e-300
+
+
 def check_prevalence(value: Any, name: str = "prevalence") -> float:
-    """Check a class prevalence: a number in the open interval (0, 1) (:func:`check_number`)."""
-    return check_number(value, name, low=0, high=1, low_open=True, high_open=True,
+    """Check a class prevalence: a number in [:data:`MIN_PREVALENCE`, 1) (:func:`check_number`).
+
+    Examples
+    --------
+    >>> check_prevalence(0.001)
+    0.001
+    >>> check_prevalence(1e-310)
+    Traceback (most recent call last):
+    ...
+    ValueError: `prevalence` must be a finite number in [1e-300, 1) (the share of positives to evaluate at, e.g. 0.001); got 1e-310
+    """
+    return check_number(value, name, low=MIN_PREVALENCE, high=1, high_open=True,
                         hint="the share of positives to evaluate at, e.g. 0.001")
 
 
 def check_prevalences(values: Any, name: str = "prevalences") -> tuple[float | None, ...]:
-    """Check a sequence of prevalences, each None (the data's own) or in (0, 1)."""
+    """Check a sequence of prevalences, each None (the data's own) or in [1e-300, 1)."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"`{name}` must be a sequence of prevalences in (0, 1) or None; got {values!r:.80}")
+        raise TypeError(f"`{name}` must be a sequence of prevalences in [1e-300, 1) or None; got {values!r:.80}")
     return tuple(None if v is None else check_prevalence(v, name) for v in values)
 
 

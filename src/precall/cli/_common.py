@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 
 import precall
 from precall import readers
-from precall._core.validate import check_number
+from precall._core.validate import MIN_PREVALENCE, check_number
 
 from ._format import json_text, listed
 
@@ -246,7 +246,7 @@ digits_arg = int_in(1, 17)
 resamples_arg = int_in(2)
 level_arg = number_arg(low=0, high=1, low_open=True, high_open=True, hint="a confidence level, e.g. 0.95")
 unit_arg = number_arg(low=0, high=1)
-prevalence_arg = number_arg(low=0, high=1, low_open=True, high_open=True,
+prevalence_arg = number_arg(low=MIN_PREVALENCE, high=1, high_open=True,
                             hint="the share of positives, e.g. 0.001")
 finite_arg = number_arg()
 max_fpr_arg = number_arg(low=0, high=1, low_open=True,

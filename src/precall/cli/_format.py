@@ -12,7 +12,7 @@ import numpy as np
 
 import precall
 from precall._core.normal import p_text
-from precall._core.text import SHORT_NAME, clip, columns, fixed, legend, pad, shortened, visible, wrap
+from precall._core.text import FIXED_LIMIT, SHORT_NAME, clip, columns, fixed, legend, pad, shortened, visible, wrap
 from precall.slices import BLOCK, LazyRows
 
 
@@ -38,7 +38,9 @@ def interval_dict(ci: Any) -> dict[str, Any]:
 
 
 def fmt_count(value: float) -> str:
-    return f"{value:.0f}" if float(value).is_integer() else f"{value:.6g}"
+    """A count: a whole number in full below :data:`~precall._core.text.FIXED_LIMIT`, else 6
+    significant digits (``3e+300``: a bounded length)."""
+    return f"{value:.0f}" if float(value).is_integer() and abs(value) < FIXED_LIMIT else f"{value:.6g}"
 
 
 def counted(n: float, unit: str, plural: str | None = None) -> str:
@@ -58,7 +60,8 @@ def listed(items: list[str], limit: int | None) -> str:
 
 def fmt_cell(value: Any, digits: int) -> str:
     if isinstance(value, float):
-        return fmt(value, digits) if not float(value).is_integer() or abs(value) < 1 else fmt_count(value)
+        whole = float(value).is_integer() and 1 <= abs(value) < FIXED_LIMIT
+        return fmt_count(value) if whole else fmt(value, digits)
     return str(value)
 
 

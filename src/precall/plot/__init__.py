@@ -859,7 +859,7 @@ def pr_curve(
     ax : matplotlib Axes, default=None
         Where to draw; a new figure when None (with ``prevalence``: a new
         figure with the ROC panel beside, ``ax.figure.axes[1]``).
-    prevalence : float or sequence of float in (0, 1), default=None
+    prevalence : float or sequence of float in [1e-300, 1), default=None
         One model only: also draw its PR curve at each of these prevalences
         (the deployment rates), with the AP of each in the legend, and its
         ROC curve once beside (:func:`pr_prevalences`).
@@ -954,7 +954,7 @@ def pr_curve(
 def _prevalences(prevalence: Any) -> list[float]:
     values = [prevalence] if np.ndim(prevalence) == 0 else list(prevalence)
     if not values:
-        raise ValueError("`prevalence` must name at least one prevalence in (0, 1); got an empty sequence")
+        raise ValueError("`prevalence` must name at least one prevalence in [1e-300, 1); got an empty sequence")
     return [check_prevalence(v) for v in values]
 
 

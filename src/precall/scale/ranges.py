@@ -40,7 +40,7 @@ import numpy as np
 from .._core import conventions as kernels
 from .._core.evaluation import Evaluation, F1Point, auprg, best_f1, make_evaluation, unit_positives
 from .._core.sort import sorted_scores, sorted_split
-from .._core.steps import Steps, negative_scale, no_steps, reweight, steps_from_sorted, steps_of
+from .._core.steps import Steps, no_steps, reweighting, reweight, steps_from_sorted, steps_of
 from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .._core.validate import AP_METHODS, BinaryInput
 from ..table import ThresholdTable, table_of, trusted_table
@@ -334,7 +334,8 @@ def wire_table(partitions: list[Any], delayed: Callable[..., Any], *, n_ranges: 
 
 
 def _grand_at(grand: tuple[Any, Any], prevalence: float) -> tuple[float, float]:
-    return float(grand[0]), float(grand[1]) * negative_scale(float(grand[0]), float(grand[1]), prevalence)
+    r = reweighting(float(grand[0]), float(grand[1]), prevalence)  # the totals reweight gives each range's steps
+    return float(r.n_pos_at), float(r.n_neg_at)
 
 
 def _n_ranges(cuts: np.ndarray) -> int:
