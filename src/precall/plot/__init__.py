@@ -299,6 +299,18 @@ class _Series(list):  # type: ignore[type-arg]
     data: Any = None  # (y_true, {name: scores}, sample_weight) for the intervals
 
 
+def _band_rows(series: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The weighted rows (scores, positive, weights) of model ``name`` of ``series``: its bands
+    draw them as :func:`intervals` draws them (:func:`pr_band`'s ``rows``); None without weights
+    (or without the raw data): the bands draw counts over blocks of thresholds."""
+    data = getattr(series, "data", None)
+    if data is None or data[2] is None or name not in data[1]:
+        return None
+    y_true, scores, weight = data
+    rows = check_binary(y_true, scores[name], weight, series.pos_label)
+    return rows.scores, rows.positive, rows.weight  # type: ignore[return-value]
+
+
 def _series_name(y_score: Any, label: str | None) -> str:
     if label is not None:
         return str(label)
@@ -569,6 +581,7 @@ def draw_pr(
     print_thresholds: bool = False,
     random_state: Any = 0,
     max_name: int | None = NAME_WIDTH,
+    band_rows: Any = None,
     **line_kw: Any,
 ) -> Any:
     """Draw one table's PR curve as ``method`` measures it (and the envelope, the 11
@@ -581,7 +594,8 @@ def draw_pr(
     drawn vertices are thinned, :mod:`precall.plot.thin`) and ``interval``
     (``(low, high)``) when given; the baseline is drawn in the curve's colour unless
     ``baseline_color`` is given.  ``band``: the bootstrap band of precision at each
-    recall (:func:`precall.plot.pr_band`).  ``best_f1`` and ``points``
+    recall (:func:`precall.plot.pr_band`; ``band_rows``: its ``rows``, the table's weighted
+    rows, drawn as rows).  ``best_f1`` and ``points``
     (``[(kind, value)]``, kind ``"recall"``, ``"precision"`` or ``"threshold"``, as
     :meth:`~precall.ThresholdTable.operating_point`; ``("best", "youden" | "closest")``
     for Youden's and the closest-to-(0, 1) points) mark operating points, each
@@ -601,7 +615,7 @@ def draw_pr(
                       label=f"{label} (AP {method} = {value_text(ap, interval)})", **line_kw)
     color = line.get_color()
     if band and table.n_pos > 0:
-        draw_band(ax, pr_band(table, random_state=random_state), color=color)
+        draw_band(ax, pr_band(table, random_state=random_state, rows=band_rows), color=color)
         line._precall_band = ax._precall_last_band
     if envelope and table.n_pos > 0 and method != "voc2010":
         ap10 = table.average_precision(method="voc2010", on_undefined="nan")
@@ -657,12 +671,14 @@ def draw_roc(
     print_thresholds: bool = False,
     random_state: Any = 0,
     max_name: int | None = NAME_WIDTH,
+    band_rows: Any = None,
     **line_kw: Any,
 ) -> Any:
     """Draw one table's ROC curve on ``ax``, the area shaded; returns ``ax``.
 
     ``interval``: ``(low, high)`` of the AUC for the legend; ``band``: the bootstrap
-    band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``);
+    band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``; ``band_rows``:
+    its ``rows``, the table's weighted rows, drawn as rows);
     ``best_f1`` / ``points``: operating points marked as in :func:`draw_pr`;
     ``label`` within ``max_name`` characters (:func:`short_name`; None: whole).
     """
@@ -678,7 +694,7 @@ def draw_roc(
     if shade and not band:  # the band is the shading to read when there is one
         ax.fill_between(fx, ty, color=line.get_color(), alpha=0.15, lw=0, zorder=0)
     if band and table.n_pos > 0 and table.n_neg > 0:
-        draw_band(ax, roc_band(table, random_state=random_state), color=line.get_color())
+        draw_band(ax, roc_band(table, random_state=random_state, rows=band_rows), color=line.get_color())
         line._precall_band = ax._precall_last_band
     _draw_points(ax, table, label=label, color=line.get_color(), best_f1=best_f1, points=points, roc=True,
                  print_thresholds=print_thresholds)
@@ -974,6 +990,7 @@ def pr_tables(
                 eleven_point=eleven_point and not per_class,
                 baseline=baseline and not per_class and i == 0, baseline_color=_GRAY,
                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and not per_class,
+                band_rows=_band_rows(series, name) if band else None,
                 points=None if per_class else points, print_thresholds=print_thresholds,
                 **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
     if per_class:
@@ -1080,6 +1097,7 @@ def roc_tables(
     for (name, table), label in zip(series, _short_names([name for name, _ in series], max_name)):
         draw_roc(ax, table.grouped(), label=label, max_name=None, shade=shade, max_fpr=quoted,
                  interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
+                 band_rows=_band_rows(series, name) if band else None,
                  points=points if micro is None else None, print_thresholds=print_thresholds,
                  **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
     if micro is not None:  # classes: a compact legend, no operating points
