@@ -65,7 +65,7 @@ import numpy as np
 from .. import stats
 from ..stats.bands import Band, pr_band, roc_band  # the statistics; drawn by draw_band
 from ..stats.results import recorded_seed, seed_text
-from .._core.text import columns, shorten, threshold_text, threshold_texts, values_text, visible
+from .._core.text import columns, percent, shorten, threshold_text, threshold_texts, values_text, visible
 from .._core.validate import (
     check_allocation, check_binary, check_multi, check_number, check_numbers, check_options, check_prevalence,
     check_probability, is_multi,
@@ -482,14 +482,14 @@ def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> An
     legend's title)."""
     ok = np.isfinite(band.low) & np.isfinite(band.high)
     text = label if label is not None else (
-        f"{band.level:.0%} band (bootstrap, {band.n_resamples} resamples)")
+        f"{percent(band.level)} band (bootstrap, {band.n_resamples} resamples)")
     if label is None and any(c.get_label() == text for c in ax.collections):
         text = "_band"
     fill = ax.fill_between(band.x[ok], band.low[ok], band.high[ok], color=color, alpha=0.1, lw=0, label=text,
                            zorder=1)
     for edge in (band.low[ok], band.high[ok]):
         ax.plot(band.x[ok], edge, color=color, lw=0.6, alpha=0.8, ls=(0, (3, 1.5)), zorder=2, label="_band edge")
-    fill._precall_band_title = (f"shaded: pointwise {band.level:.0%} bands (bootstrap, {band.n_resamples} resamples, "
+    fill._precall_band_title = (f"shaded: pointwise {percent(band.level)} bands (bootstrap, {band.n_resamples} resamples, "
                                 f"{seed_text(band.seed)})")
     ax._precall_last_band = fill
     return ax
@@ -1226,7 +1226,7 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
         got = [(y, interval(i)) for y, i in zip(ys, picked) if interval(i) is not None]
         if got:
             ax.hlines([y for y, _ in got], [lo for _, (lo, _) in got], [hi for _, (_, hi) in got], color="C0",
-                      linewidth=1.6, label=f"{level:.0%} interval")
+                      linewidth=1.6, label=f"{percent(level)} interval")
         ax.plot(shown, ys, "o", color="C0", markersize=5, label=title)
         if overall is not None:
             ax.axvline(overall, color=_GRAY, linestyle="--", linewidth=1, label=f"all rows: {overall:.4f}")
