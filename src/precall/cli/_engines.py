@@ -753,7 +753,8 @@ _SPARK_CONF = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "fal
 """A new session's settings: no web UI, no ``[Stage N:==>]`` progress bars."""
 
 
-_JVM_NOISE = re.compile(r"\s*at |WARNING: |Using |Setting default log level|To adjust logging level|\S+ \S+ (WARN|INFO) ")
+_JVM_NOISE = re.compile(
+    r"\s*at |WARNING: |Using |Setting default log level|To adjust logging level|\S+ \S+ (WARN|INFO) ")
 """Lines of a JVM's log that say nothing about why it stopped: stack frames, warnings, log4j's notes."""
 
 

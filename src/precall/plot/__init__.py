@@ -489,8 +489,8 @@ def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> An
                            zorder=1)
     for edge in (band.low[ok], band.high[ok]):
         ax.plot(band.x[ok], edge, color=color, lw=0.6, alpha=0.8, ls=(0, (3, 1.5)), zorder=2, label="_band edge")
-    fill._precall_band_title = (f"shaded: pointwise {percent(band.level)} bands (bootstrap, {band.n_resamples} resamples, "
-                                f"{seed_text(band.seed)})")
+    fill._precall_band_title = (f"shaded: pointwise {percent(band.level)} bands (bootstrap, {band.n_resamples} "
+                                f"resamples, {seed_text(band.seed)})")
     ax._precall_last_band = fill
     return ax
 
