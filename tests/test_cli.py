@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -547,6 +548,26 @@ def test_evaluate_ci_matches_the_stats_api(csv_file, data, capsys):
     delong = stats.roc_auc_ci(y, score, level=0.9)
     assert iv["roc_auc"]["method"] == "delong"
     assert (iv["roc_auc"]["low"], iv["roc_auc"]["high"]) == (delong.low, delong.high)
+
+
+@pytest.mark.parametrize("level,shown", [("0.999", "99.9%"), ("0.975", "97.5%"), ("0.9999", "99.99%"),
+                                         ("0.95", "95%")])
+def test_every_ci_header_prints_the_level_with_the_digits_it_has(level, shown, capsys):
+    """A level is never rounded to a whole percent (0.999 is not "100% CI"): evaluate's, its
+    slices' and compare's headers print it as :func:`precall._core.text.percent` does."""
+    asah = Path(__file__).parent / "data" / "pROC_aSAH.csv"
+    base = [str(asah), "--label", "outcome", "--pos-label", "Poor", "--score", "s100b", "--level", level,
+            "--resamples", "200"]
+    outputs = {
+        "evaluate": ["evaluate", *base, "--ci"],
+        "evaluate --by": ["evaluate", *base, "--ci", "--by", "gender"],
+        "compare": ["compare", *base, "--score", "ndka"],
+    }
+    for what, argv in outputs.items():
+        assert main(argv) == 0, what
+        out = capsys.readouterr().out
+        headers = re.findall(r"\S+% CI", out)
+        assert headers and set(headers) == {f"{shown} CI"}, (what, headers)
 
 
 def test_evaluate_ci_weighted_bootstraps_roc_auc(csv_file, data, capsys):

@@ -147,6 +147,36 @@ def test_evaluate_report_plot_explain_and_the_library_agree(tmp_path, capsys):
         assert row.group(2) == f"{ev['min_average_precision'][m]:.{digits}f}"
 
 
+def test_fractional_weights_evaluate_report_and_plot_give_the_same_intervals(tmp_path, capsys):
+    """Weights that are not whole: ``evaluate --ci`` bootstraps the rows with their weights, and
+    ``report --ci`` / ``plot --ci`` print and draw those intervals (their bands draw the same
+    weighted rows) instead of refusing the data."""
+    rng = np.random.default_rng(3)
+    n = 400
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.normal(y * 0.8, 1.0), 3)
+    w = np.round(rng.random(n) + 0.05, 3)
+    path = tmp_path / "w.csv"
+    path.write_text("y,s,w\n" + "".join(f"{a},{b},{c}\n" for a, b, c in zip(y, s, w)), encoding="utf-8")
+    base = [str(path), "--label", "y", "--score", "s", "--weight", "w"]
+    iv = json.loads(_out(["evaluate", *base, "--ci", "--json"], capsys))["intervals"]
+    step, auc = iv["average_precision"]["step"], iv["roc_auc"]
+    out = tmp_path / "r.html"
+    _out(["report", *base, "--ci", "-o", str(out)], capsys)
+    html = out.read_text(encoding="utf-8")
+    assert f"[{step['low']:.4f}, {step['high']:.4f}]" in html
+    assert f"[{auc['low']:.4f}, {auc['high']:.4f}]" in html
+    assert "Shaded bands" in html and "weighted rows" in html
+    _out(["plot", *base, "--ci", "-o", str(tmp_path / "p.svg")], capsys)
+    plot = pytest.importorskip("precall.plot")
+    ax = plot.pr_curve(y, s, sample_weight=w, label="s", ci=True)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(f"[{step['low']:.3f}, {step['high']:.3f}]" in text for text in legend), legend
+    ax = plot.roc_curve(y, s, sample_weight=w, label="s", ci=True)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(f"[{auc['low']:.3f}, {auc['high']:.3f}]" in text for text in legend), legend
+
+
 def test_compare_agrees_with_evaluate_and_its_p_value_with_its_interval(capsys):
     y, cols = _asah()
     cmp = json.loads(_out(["compare", *BASE, "--score", "s100b", "--score", "ndka", "--json",

@@ -182,11 +182,41 @@ def test_pr_band_and_bootstrap_interval_in_the_legend():
     assert ok.sum() >= 95 and (band.low[ok] <= band.high[ok]).all()
 
 
-def test_band_needs_counts():
+def test_band_as_counts_needs_whole_counts_and_says_to_give_the_rows():
     y, s = _data(200, seed=11)
     w = np.full(y.size, 0.5)
-    with pytest.raises(ValueError, match="whole"):
-        plot.pr_curve(y, s, sample_weight=w, ci=True)
+    with pytest.raises(ValueError, match="whole.*`rows`"):
+        plot.pr_band(precall.threshold_table(y, s, sample_weight=w))
+
+
+def test_band_of_fractional_weights_is_the_weighted_row_bootstrap():
+    """Weights that are not whole: the plot draws the band of the weighted rows (each class's
+    rows resampled, a drawn row counting its weight, as the intervals draw them); its width
+    agrees with a direct weighted row bootstrap of TPR at FPR 0.2 within Monte Carlo error."""
+    y, s = _data(3000, seed=9)
+    w = np.random.default_rng(4).random(y.size) * 2 + 0.01
+    table = precall.threshold_table(y, s, sample_weight=w)
+    band = plot.roc_band(table, n_resamples=400, random_state=1, rows=(s, y == 1, w))
+    assert band.resample == "rows" and band.n_blocks > 1000
+    rng = np.random.default_rng(2)
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    tprs = []
+    for _ in range(400):
+        rows = np.r_[rng.choice(pos, pos.size), rng.choice(neg, neg.size)]
+        roc = precall.roc_curve(y[rows], s[rows], sample_weight=w[rows])
+        tprs.append(np.interp(0.2, roc.fpr, roc.tpr))
+    low, high = np.percentile(tprs, [2.5, 97.5])
+    i = int(np.argmin(abs(band.x - 0.2)))
+    assert band.low[i] == pytest.approx(low, abs=0.02) and band.high[i] == pytest.approx(high, abs=0.02)
+    # what pr_curve / roc_curve draw with the weights: these bands, no error
+    ax = plot.roc_curve(y, s, sample_weight=w, label="m", ci=True)
+    x, _ = _fill(ax, "95% band").get_paths()[0].vertices.T
+    assert set(np.round(x, 12)) <= set(np.round(band.x, 12))
+    ax = plot.pr_curve(y, s, sample_weight=w, label="m", ci=True)
+    pr = plot.pr_band(table, rows=(s, y == 1, w))
+    assert pr.resample == "rows" and np.isfinite(pr.low).sum() >= 95
+    with pytest.raises(ValueError, match="not the rows"):
+        plot.pr_band(table, rows=(s[:-1], y[:-1] == 1, w[:-1]))
 
 
 def test_roc_legend_interval_of_several_models():

@@ -412,6 +412,44 @@ def test_auprg_of_a_perfect_ranking_and_undefined_cases():
         assert math.isnan(precall.evaluate([1, 1], [0.3, 0.2], on_undefined="nan").auprg)
 
 
+def test_auprg_is_at_most_one_on_every_route(tmp_path, capsys):
+    """A perfect ranking's AUPRG is at most 1, never the float sum's 1.0000000000000002 (as an AP
+    is clipped to [0, 1]; an ulp below stays): the function, evaluate, its slices, both accumulators, the score-range
+    algorithm of dask and Spark, and the command's JSON."""
+    import json
+
+    from precall.cli import main
+    from precall.scale import ranges
+    from precall._core.validate import check_binary
+
+    for n_pos in range(1, 6):
+        for n_neg in range(1, 9):
+            for weight in (None, 0.3):
+                n = n_pos + n_neg
+                y, s = np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)], np.linspace(1.0, 0.1, n)
+                w = None if weight is None else np.full(n, weight)
+                one = np.zeros(n, int)
+                acc = precall.Accumulator().update(y, s, sample_weight=w)
+                sliced = precall.SlicedAccumulator().update(y, s, by=one, sample_weight=w)
+                parts = [check_binary(y[a:b], s[a:b], None if w is None else w[a:b], None)
+                         for a, b in ((0, n // 2), (n // 2, n))]
+                (by_ranges,) = ranges.wire(parts, lambda f, **_: f, n_ranges=3, recall_grid="reference")
+                routes = {
+                    "auprg": precall.auprg(y, s, sample_weight=w),
+                    "evaluate": precall.evaluate(y, s, sample_weight=w).auprg,
+                    "by": precall.evaluate(y, s, sample_weight=w, by=one).auprg[0],
+                    "Accumulator": acc.evaluate().auprg,
+                    "SlicedAccumulator": sliced.evaluate().auprg[0],
+                    "ranges": by_ranges.auprg,
+                }
+                for route, value in routes.items():
+                    assert value <= 1.0 and value == pytest.approx(1.0, abs=1e-15), (route, n_pos, n_neg, weight, value)
+    path = tmp_path / "perfect.csv"
+    path.write_text("y,s\n" + "".join(f"{int(i < 3)},{1 - i / 10:.1f}\n" for i in range(10)), encoding="utf-8")
+    assert main(["evaluate", str(path), "--label", "y", "--score", "s", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["auprg"] == 1.0
+
+
 # ---------------------------------------------------------------------------
 # the evaluation result
 def test_evaluation_carries_the_context(rng):

@@ -282,6 +282,41 @@ def test_cli_engine_spark(spark, tmp_path):
         assert words in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_cli_engine_spark_stderr_holds_precall_lines_only(tmp_path):
+    """A fresh session in its own process (as a user's command starts one): the JVM's output (log4j
+    banners and warnings, "Using incubator modules", [Stage N] progress bars) stays off the
+    terminal, so an error is the one line of precall, a result has a clean stderr, and a JVM that
+    cannot start is one line saying what Java said."""
+    pytest.importorskip("pyspark")
+    pa = pytest.importorskip("pyarrow")
+    import subprocess
+
+    import pyarrow.parquet as pq
+
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        _missing("Java is not installed (Spark needs a JVM: openjdk-17-jre-headless)")
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"y": [0, 1] * 50, "s": [i / 100 for i in range(100)]}), path)
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable,
+           "PYTHONPATH": os.pathsep.join([os.path.dirname(os.path.dirname(precall.__file__)),
+                                         os.environ.get("PYTHONPATH", "")])}
+
+    def run(*argv):
+        return subprocess.run([sys.executable, "-m", "precall", "evaluate", str(path), "--engine", "spark", *argv],
+                              capture_output=True, text=True, timeout=600, env=env)
+
+    bad = run("--label", "nope", "--score", "s")
+    assert bad.returncode == 2 and bad.stderr.splitlines() == [
+        f"precall: error: {path}: no column 'nope' (given by --label); the columns are 'y', 's'"], bad.stderr
+    good = run("--label", "y", "--score", "s", "--json")
+    assert good.returncode == 0 and good.stderr == "", good.stderr
+    assert json.loads(good.stdout)["input"]["n_rows"] == 100
+    master = run("--label", "y", "--score", "s", "--master", "nope://x")
+    lines = master.stderr.splitlines()
+    assert master.returncode == 2 and len(lines) == 1, master.stderr
+    assert lines[0].startswith("precall: error: --master nope://x: cannot start Spark") and "Master must" in lines[0]
+
+
 def test_cli_engine_spark_refuses_an_integer_beyond_2_53_as_the_readers_do(spark, tmp_path):
     """A 64-bit integer score or weight column beyond 2**53: the in-memory command refuses it (the readers
     hold scores as float64), and so does ``--engine spark``, with the readers' message for a file and the

@@ -71,7 +71,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ._core.conventions import unit_interval
+from ._core.conventions import at_most_one, unit_interval
 from ._core.evaluation import (
     Evaluation,
     F1Point,
@@ -2096,7 +2096,7 @@ def sliced_evaluation_of(st: SlicedSteps, overall: Any, codes: SliceCodes, n_sam
     return SlicedEvaluation(
         names=names, keys=codes.keys, columns=codes.columns, n_samples=n_samples, n_pos=n_pos, n_neg=n_neg,
         min_support=min_support, overall=overall, average_precision=values, min_average_precision=low,
-        normalized_average_precision=normalized, roc_auc=auc, auprg=prg + 0.0, best_f1=f1,
+        normalized_average_precision=normalized, roc_auc=auc, auprg=at_most_one(prg), best_f1=f1,
         best_f1_threshold=thr, best_f1_precision=prec, best_f1_recall=rec, ties=ties, recall_grid=recall_grid,
     )
 

@@ -94,6 +94,7 @@ __all__ = [
     "VOC07_GRID",
     "ap",
     "ap_terms",
+    "at_most_one",
     "defined_ap",
     "grid_average",
     "grid_bounds",
@@ -405,6 +406,19 @@ def unit_interval(values: Any) -> Any:
     if type(values) is float or type(values) is np.float64:  # one number: as np.clip gives it, without its cost
         return np.float64((0.0 if values < 0.0 else 1.0 if values > 1.0 else values) + 0.0)
     return np.clip(values, 0.0, 1.0) + 0.0
+
+
+def at_most_one(values: Any) -> Any:
+    """Clip rounding above 1 (and turn -0.0 into 0.0); NaN stays NaN: AUPRG's range.
+
+    The area under the PRG curve is at most 1 (recall gain spans [0, 1], precision gain is
+    at most 1) but can be negative (parts below precision gain 0 count negatively, as the
+    ``prg`` package's ``calc_auprg``), so only its upper end is clipped: a perfect ranking's
+    float sum 1.0000000000000002 is reported as 1.0, as :func:`unit_interval` does for an AP.
+    """
+    if type(values) is float or type(values) is np.float64:  # one number, as np.minimum gives it
+        return np.float64((1.0 if values > 1.0 else values) + 0.0)
+    return np.minimum(values, 1.0) + 0.0
 
 
 def ap(s: Steps, method: str, grid: str = "reference", precision: np.ndarray | None = None) -> np.ndarray:

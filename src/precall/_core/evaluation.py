@@ -17,9 +17,10 @@ import numpy as np
 
 from . import backend
 from .conventions import (
-    COCO_GRID, CONVENTIONS, VOC07_GRID, _coco_precision, _envelope, _grid_indices, ap, defined_ap, grid_average,
-    grid_bounds, interpolated_areas, one_step_average, one_step_averages, precision_of, roc_auc, roc_auc_from_sum,
-    roc_auc_from_twice, step_sum, trapezoid_sum, twice_fp_area, unit_interval, voc2010_sum, worst_precision_sums,
+    COCO_GRID, CONVENTIONS, VOC07_GRID, _coco_precision, _envelope, _grid_indices, ap, at_most_one, defined_ap,
+    grid_average, grid_bounds, interpolated_areas, one_step_average, one_step_averages, precision_of, roc_auc,
+    roc_auc_from_sum, roc_auc_from_twice, step_sum, trapezoid_sum, twice_fp_area, unit_interval, voc2010_sum,
+    worst_precision_sums,
 )
 from .sort import untag_scores
 from .steps import (
@@ -219,7 +220,7 @@ def auprg_values(s: Steps) -> np.ndarray:
         counts = keep.sum(axis=1)
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         area = segment_sums(terms[keep], starts, counts) / 2.0 + 0.0  # no -0.0
-    return np.where(defined, area, np.nan)
+    return np.where(defined, at_most_one(area), np.nan)  # at most 1, as an AP is in [0, 1]
 
 
 def _prg_defined(s: Steps) -> np.ndarray:
@@ -397,7 +398,7 @@ def make_evaluation(
     total = n_pos + n_neg
     average_precision = {m: float(unit_interval(v)) for m, v in average_precision.items()}
     roc_auc = float(unit_interval(roc_auc))
-    auprg = auprg + 0.0  # no negative zero
+    auprg = float(at_most_one(float(auprg)))  # at most 1 (a float sum can land an ulp above), no -0.0
     usable = n_pos > 0 and float(n_pos).is_integer() and unit_positives and all_ranked
     low = pair_minimums(float(n_pos), float(n_neg), usable, ties, recall_grid)
     return Evaluation(
@@ -553,10 +554,10 @@ def _pass_ranked(passed: tuple, g: Steps) -> tuple[np.ndarray, np.ndarray]:
         both = p > 0 and n > 0
         length = g.tp.shape[1] if g.lengths is None else int(g.lengths[0])
         auc = roc_auc_from_sum(twice[0], p, n, g.exact) if both else np.nan
-        prg = sums[0, 5] / 2.0 + 0.0 if both and length > 0 and g.tp.shape[1] > 0 else np.nan
+        prg = at_most_one(sums[0, 5] / 2.0) if both and length > 0 and g.tp.shape[1] > 0 else np.nan
         return np.array([auc]), np.array([prg])
     auc = roc_auc(g) if twice is None else roc_auc_from_twice(twice, g.n_pos, g.n_neg, g.exact)
-    return auc, np.where(_prg_defined(g), sums[:, 5] / 2.0 + 0.0, np.nan)
+    return auc, np.where(_prg_defined(g), at_most_one(sums[:, 5] / 2.0), np.nan)
 
 
 def _compiled_pass(fast: Any, s: Steps, want_ap: bool, want_ranked: bool, recall_grid: str) -> tuple:

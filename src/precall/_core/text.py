@@ -34,7 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["visible", "drawable", "needs_showing", "columns", "pad", "clip", "shorten", "FIXED_LIMIT", "fixed",
-           "signed", "threshold_texts",
+           "signed", "percent", "threshold_texts",
            "threshold_text", "value_digits", "values_text", "wrap", "legend", "name_limit", "shortened",
            "table_lines", "SHORT_NAME", "MIN_NAME"]
 
@@ -198,6 +198,19 @@ def signed(value: Any, digits: int) -> str:
     """
     text = fixed(value, digits)
     return text if text == "nan" or text.startswith("-") else "+" + text
+
+
+def percent(value: float) -> str:
+    """A fraction (a confidence level) as a percentage with the digits it has: never rounded
+    to a whole percent (0.999 is not ``100%``), float noise (``100 * 0.07`` is
+    7.000000000000001) left out at 12 significant digits.
+
+    Examples
+    --------
+    >>> percent(0.95), percent(0.975), percent(0.999), percent(0.9999), percent(0.07)
+    ('95%', '97.5%', '99.9%', '99.99%', '7%')
+    """
+    return f"{100 * float(value):.12g}%"
 
 
 _MAX_DIGITS = 17  # every double round-trips at 17 significant digits

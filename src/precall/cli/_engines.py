@@ -11,6 +11,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 import warnings
 from collections import Counter
 from typing import Any, Callable, Iterator, Sequence
@@ -748,9 +749,54 @@ def _spark_session(builder_class: Any, master: str | None) -> Iterator[Any]:
             yield spark
 
 
+_SPARK_CONF = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
+"""A new session's settings: no web UI, no ``[Stage N:==>]`` progress bars."""
+
+
+_JVM_NOISE = re.compile(
+    r"\s*at |WARNING: |Using |Setting default log level|To adjust logging level|\S+ \S+ (WARN|INFO) ")
+"""Lines of a JVM's log that say nothing about why it stopped: stack frames, warnings, log4j's notes."""
+
+
+def _jvm_said(log: Any) -> str:
+    """What the JVM said about a start that failed: the first line of its log (``log``, a file)
+    that is not a stack frame, a warning or a note (``Exception in thread "main" ...``, or the
+    launcher's ``java: No such file or directory``)."""
+    try:
+        log.seek(0)
+        lines = [line.strip() for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return ""
+    said = next((line for line in lines if not _JVM_NOISE.match(line)), "")
+    said = said.removeprefix('Exception in thread "main" ')
+    return f" (Java: {said})" if said else ""
+
+
+def _start(builder_class: Any, master: str, log: Any) -> Any:
+    """A new session whose JVM writes its stdout and stderr (log4j's lines, the JVM's own warnings
+    such as "Using incubator modules", Spark's progress) to ``log``, not to the terminal: the
+    command's stderr holds precall's lines only, and its stdout the output alone.  A JVM already
+    running in this process (an earlier session) keeps its streams."""
+    from pyspark import SparkConf, SparkContext
+
+    try:
+        from pyspark.java_gateway import launch_gateway
+    except ImportError:  # pragma: no cover - a pyspark without a local JVM (Spark Connect only)
+        launch_gateway = None
+    builder = builder_class.builder.master(master).appName("precall")
+    for key, value in _SPARK_CONF.items():
+        builder = builder.config(key, value)
+    if launch_gateway is not None and SparkContext._gateway is None:
+        conf = SparkConf().setMaster(master).setAppName("precall").setAll(list(_SPARK_CONF.items()))
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
+        SparkContext(conf=conf, gateway=gateway)
+    return builder.getOrCreate()
+
+
 @contextlib.contextmanager
 def _session(builder_class: Any, master: str | None) -> Iterator[Any]:
-    """The active Spark session, or a new one (``--master``, default ``local[*]``) stopped at the end."""
+    """The active Spark session, or a new one (``--master``, default ``local[*]``) stopped at the end,
+    its JVM's output kept off the terminal (:func:`_start`)."""
     active = builder_class.getActiveSession()
     if active is not None:
         yield active
@@ -758,14 +804,14 @@ def _session(builder_class: Any, master: str | None) -> Iterator[Any]:
     master = master or "local[*]"
     if master.startswith("local") and "PYSPARK_PYTHON" not in os.environ:
         os.environ["PYSPARK_PYTHON"] = sys.executable  # local workers run this interpreter (with precall)
-    try:
-        spark = (builder_class.builder.master(master).appName("precall").config("spark.ui.enabled", "false")
-                 .getOrCreate())
-    except Exception as exc:  # noqa: BLE001 - Java missing, a bad master URL: one line, exit 2
-        raise CliError(f"--master {master}: cannot start Spark: {str(exc).splitlines()[0] if str(exc) else exc!r}")\
-            from None
-    spark.sparkContext.setLogLevel("ERROR")
-    try:
-        yield spark
-    finally:
-        spark.stop()
+    with tempfile.TemporaryFile() as log:
+        try:
+            spark = _start(builder_class, master, log)
+        except Exception as exc:  # noqa: BLE001 - Java missing, a bad master URL: one line, exit 2
+            said = str(exc).splitlines()[0] if str(exc) else repr(exc)
+            raise CliError(f"--master {master}: cannot start Spark: {said}{_jvm_said(log)}") from None
+        spark.sparkContext.setLogLevel("ERROR")
+        try:
+            yield spark
+        finally:
+            spark.stop()

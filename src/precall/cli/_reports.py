@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import precall
-from precall._core.text import threshold_text
+from precall._core.text import percent, threshold_text
 from precall.readers import Columns, Labels, label_counts
 
 from ._common import TIES_HELP, CliError, resolve_pos_label, show_labels
@@ -274,7 +274,7 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     no_min = _min_ap_undefined(ev)
     header = ["convention", "AP"]
     if iv is not None:
-        header.append(f"{iv.options.level:.0%} CI")
+        header.append(f"{percent(iv.options.level)} CI")
     header += ["min AP", "normalised"] + [f"AP at {pi:g}" for pi, _ in report.at_prevalence]
     if wide:
         header.append("description")
@@ -338,7 +338,7 @@ def format_text(report: Report, digits: int = 6, wide: bool = False, with_legend
     if report.at_prevalence:
         items.append(("AP at PI", "the AP with the negatives reweighted to prevalence PI"))
     if iv is not None:
-        items.append((f"{iv.options.level:.0%} CI", "bootstrap for AP; " + method_name(iv.roc_auc.method)
+        items.append((f"{percent(iv.options.level)} CI", "bootstrap for AP; " + method_name(iv.roc_auc.method)
                       + " for ROC-AUC"))
     items += [
         ("AUPRG", "area under the precision-recall-gain curve (Flach & Kull 2015)"),

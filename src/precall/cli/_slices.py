@@ -19,7 +19,7 @@ from precall._slicing import (MAX_SLICES, IntervalSet, coded, interval_set, name
                               slice_intervals, with_values)
 from precall.readers import Columns, label_counts
 from precall.slices import BLOCK, MISSING, slice_codes
-from precall._core.text import MIN_NAME, columns, name_limit, shortened, visible
+from precall._core.text import MIN_NAME, columns, name_limit, percent, shortened, visible
 
 from ._common import CliError, cli_spelling, int_in, resolve_pos_label
 from ._format import WIDTH, counted, fit, fmt, fmt_count, json_safe, legend, render_table, render_table_chunks
@@ -307,8 +307,8 @@ def slices_text(report: SliceReport, *, top: int, full: bool, digits: int, wide:
     if not summary:
         lines = lines[4:]
     header = ["slice", "n", "n_pos", "prevalence", f"AP {r.rank_by}"]
-    header += [f"{report.options.level:.0%} CI"] if iv is not None and report.options else []
-    header += ["ROC-AUC"] + ([f"{report.options.level:.0%} CI"] if iv is not None and report.options else [])
+    header += [f"{percent(report.options.level)} CI"] if iv is not None and report.options else []
+    header += ["ROC-AUC"] + ([f"{percent(report.options.level)} CI"] if iv is not None and report.options else [])
     header += ["best F1"]
 
     def cells(i: int, name: str, n: int, n_pos: float, prevalence: float, ap: float, auc: float,

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 import precall
+from precall._core.text import percent
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import Columns, label_counts, read_file
 from precall.slices import by_headers, by_values
@@ -251,7 +252,7 @@ def format_comparison_text(report: Comparison, digits: int = 4, wide: bool = Fal
     then for each pair of models one row per (metric, test); 80 columns unless ``wide`` (``wide``: one
     table with the models' names, z and the method)."""
     lines = comparison_header(report, wide, full) if summary else []
-    level = f"{report.options.level:.0%} CI of A - B"
+    level = f"{percent(report.options.level)} CI of A - B"
 
     p_of = _p_text
 
@@ -531,7 +532,7 @@ def _compare_slices(args: argparse.Namespace, metrics: list[str]) -> int:
                   + "; shown: all rows and "
                   + ("every ranked slice" if args.full else f"the {args.top} worst and best ranked")],
                  wide=args.wide)
-    level = f"{args.level:.0%} CI of A - B"
+    level = f"{percent(args.level)} CI of A - B"
     header = ["slice", "metric", "test", "A", "B", "A - B", level, "p", "Holm p"][:None if family else -1]
     tables = []  # each pair's rows, the slice's index first (-1: all rows)
     for a, b in itertools.combinations(scores, 2):

@@ -11,7 +11,7 @@ import warnings
 from typing import Any
 
 import precall
-from precall._core.text import columns, pad, visible
+from precall._core.text import columns, pad, percent, visible
 
 from ._common import (ON_UNDEFINED, CliError, add_output_options, finite_arg, int_in, level_arg, on_undefined_arg,
                       print_warning_messages, resamples_arg, terminal_progress, unit_arg)
@@ -286,7 +286,7 @@ def cmd_detection_compare(args: argparse.Namespace) -> int:
                                               "p_b_better": out.p_b_better[name]} for name, i in names.items()}}),
                          indent=2, allow_nan=False))
         return 0
-    pct = f"{100 * out.confidence_level:g}%"
+    pct = percent(out.confidence_level)
     rows = [[name, fmt(a.stats[i], 3), fmt(b.stats[i], 3), fmt(out.difference[name], 3),
              f"[{fmt(out.intervals[name][0], 3)}, {fmt(out.intervals[name][1], 3)}]", fmt(out.p_b_better[name], 3)]
             for name, i in names.items()]

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 import precall
-from precall._core.text import columns
+from precall._core.text import columns, percent
 from precall._core.validate import AVERAGES as _LIBRARY_AVERAGES
 from precall._core.validate import RECALL_GRIDS, TIES
 from precall.readers import Columns
@@ -89,7 +89,7 @@ def format_intervals(report: Report, digits: int = 6, wide: bool = False) -> str
                 wide=wide)
     rows = [[m, fmt(ev.average_precision[m], digits), fmt_interval(iv.average_precision[m], digits)]
             for m in precall.AP_METHODS]
-    lines += render_table(["convention", "AP", f"{iv.options.level:.0%} CI"], rows, wide=wide)
+    lines += render_table(["convention", "AP", f"{percent(iv.options.level)} CI"], rows, wide=wide)
     width = max(len(r[0]) for r in rows + [["convention"]])
     vwidth = max(len(r[1]) for r in rows)
     lines += fit([f"{'ROC-AUC'.ljust(width)}  {fmt(ev.roc_auc, digits).rjust(vwidth)}  "
@@ -137,7 +137,7 @@ def _cell(report: Report, name: str, value: Any, digits: int) -> str:
 
 def format_markdown(report: Report, digits: int = 6) -> str:
     """A GitHub-flavoured markdown table of :func:`report_rows`."""
-    level = f"{report.intervals.options.level:.0%} CI" if report.intervals else None
+    level = f"{percent(report.intervals.options.level)} CI" if report.intervals else None
     header = ["metric", "value"] + ([f"{level} low", f"{level} high"] if level else [])
     rows = [[name, _cell(report, name, value, digits)] + ([fmt_cell(low, digits), fmt_cell(high, digits)] if level else [])
             for name, value, low, high in report_rows(report)]
@@ -182,7 +182,7 @@ def format_side_by_side(reports: list[Report], *, digits: int = 6, style: str = 
         ci_cell = 2 + columns(f"[{'0' * cells}, {'0' * cells}]") if with_ci else 0
         names, renamed = short_names(names, WIDTH - key - 2 - ci_cell)
     if style == "text" and with_ci and not wide:  # a model's interval as one cell: [low, high]
-        level = f"{first.intervals.options.level:.0%} CI"  # type: ignore[union-attr]
+        level = f"{percent(first.intervals.options.level)} CI"  # type: ignore[union-attr]
         header = ["metric"]
         for name in names:
             header += [name, level]
@@ -465,7 +465,7 @@ def format_multiclass_intervals(report: MultiReport, digits: int = 6, wide: bool
     rows = [[m, fmt(report.average_ap["macro"][m], digits), fmt_interval(iv.average_precision[m], digits)]
             for m in report.methods]
     rows.append(["ROC-AUC", fmt(report.roc_auc_ovr["macro"], digits), fmt_interval(iv.roc_auc, digits)])
-    lines += render_table(["metric", "macro", f"{iv.level:.0%} CI"], rows, wide=wide)
+    lines += render_table(["metric", "macro", f"{percent(iv.level)} CI"], rows, wide=wide)
     return "\n".join(lines)
 
 

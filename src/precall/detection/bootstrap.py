@@ -30,6 +30,7 @@ import numpy as np
 from .._core import normal
 from .._core.conventions import grid_precisions
 from .._core.steps import steps_from_counts
+from .._core.text import percent
 from .._core.validate import check_choice, check_number
 from ..stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..stats.results import _check_resamples, recorded_seed, seed_text
@@ -139,7 +140,7 @@ class CocoBootstrap:
 
     def to_text(self) -> str:
         """One line per statistic (its interval and bias), then the resamples and the seed."""
-        pct = f"{100 * self.confidence_level:g}%"
+        pct = percent(self.confidence_level)
         lines = []
         for name, (lo, hi) in self.intervals.items():
             line = f" {name:<5} {pct} {self.method} bootstrap interval over images: [{lo:.3f}, {hi:.3f}]"
@@ -369,7 +370,7 @@ class CocoComparison:
 
     def to_text(self) -> str:
         """One line per statistic (B - A, its interval, P(B > A)), then the design, resamples and seed."""
-        pct = f"{100 * self.confidence_level:g}%"
+        pct = percent(self.confidence_level)
         lines = [f" {name:<5} B - A {self.difference[name]:+.3f}, {pct} interval [{lo:.3f}, {hi:.3f}], "
                  f"P(B > A) {self.p_b_better[name]:.3f}" for name, (lo, hi) in self.intervals.items()]
         lines.append(f" (paired percentile bootstrap over images, the same draws for both; "

@@ -75,7 +75,7 @@ import numpy as np
 from .. import stats
 from ..stats.bands import Band, pr_band, roc_band  # the statistics; drawn by draw_band
 from ..stats.results import recorded_seed, seed_text
-from .._core.text import columns, drawable, shorten, threshold_text, threshold_texts, values_text, visible
+from .._core.text import columns, drawable, percent, shorten, threshold_text, threshold_texts, values_text, visible
 from .._core.validate import (
     check_allocation, check_binary, check_multi, check_number, check_numbers, check_options, check_prevalence,
     check_probability, is_multi,
@@ -312,6 +312,18 @@ class _Series(list):  # type: ignore[type-arg]
     data: Any = None  # (y_true, {name: scores}, sample_weight) for the intervals
 
 
+def _band_rows(series: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The weighted rows (scores, positive, weights) of model ``name`` of ``series``: its bands
+    draw them as :func:`intervals` draws them (:func:`pr_band`'s ``rows``); None without weights
+    (or without the raw data): the bands draw counts over blocks of thresholds."""
+    data = getattr(series, "data", None)
+    if data is None or data[2] is None or name not in data[1]:
+        return None
+    y_true, scores, weight = data
+    rows = check_binary(y_true, scores[name], weight, series.pos_label)
+    return rows.scores, rows.positive, rows.weight  # type: ignore[return-value]
+
+
 def _series_name(y_score: Any, label: str | None) -> str:
     if label is not None:
         return str(label)
@@ -524,15 +536,15 @@ def draw_band(ax: Any, band: Any, *, color: Any, label: str | None = None) -> An
     legend's title)."""
     ok = np.isfinite(band.low) & np.isfinite(band.high)
     text = label if label is not None else (
-        f"{band.level:.0%} band (bootstrap, {band.n_resamples} resamples)")
+        f"{percent(band.level)} band (bootstrap, {band.n_resamples} resamples)")
     if label is None and any(c.get_label() == text for c in ax.collections):
         text = "_band"
     fill = ax.fill_between(band.x[ok], band.low[ok], band.high[ok], color=color, alpha=0.1, lw=0, label=text,
                            zorder=1)
     for edge in (band.low[ok], band.high[ok]):
         ax.plot(band.x[ok], edge, color=color, lw=0.6, alpha=0.8, ls=(0, (3, 1.5)), zorder=2, label="_band edge")
-    fill._precall_band_title = (f"shaded: pointwise {band.level:.0%} bands (bootstrap, {band.n_resamples} resamples, "
-                                f"{seed_text(band.seed)})")
+    fill._precall_band_title = (f"shaded: pointwise {percent(band.level)} bands (bootstrap, {band.n_resamples} "
+                                f"resamples, {seed_text(band.seed)})")
     ax._precall_last_band = fill
     return ax
 
@@ -624,6 +636,7 @@ def draw_pr(
     random_state: Any = 0,
     max_name: int | None = NAME_WIDTH,
     on_undefined: Any = "warn",
+    band_rows: Any = None,
     **line_kw: Any,
 ) -> Any:
     """Draw one table's PR curve as ``method`` measures it (and the envelope, the 11
@@ -636,7 +649,8 @@ def draw_pr(
     drawn vertices are thinned, :mod:`precall.plot.thin`) and ``interval``
     (``(low, high)``) when given; the baseline is drawn in the curve's colour unless
     ``baseline_color`` is given.  ``band``: the bootstrap band of precision at each
-    recall (:func:`precall.plot.pr_band`).  ``best_f1`` and ``points``
+    recall (:func:`precall.plot.pr_band`; ``band_rows``: its ``rows``, the table's weighted
+    rows, drawn as rows).  ``best_f1`` and ``points``
     (``[(kind, value)]``, kind ``"recall"``, ``"precision"`` or ``"threshold"``, as
     :meth:`~precall.ThresholdTable.operating_point`; ``("best", "youden" | "closest")``
     for Youden's and the closest-to-(0, 1) points) mark operating points, each
@@ -658,7 +672,7 @@ def draw_pr(
                       label=f"{label} (AP {method} = {value_text(ap, interval)})", **line_kw)
     color = line.get_color()
     if band and table.n_pos > 0:
-        draw_band(ax, pr_band(table, random_state=random_state), color=color)
+        draw_band(ax, pr_band(table, random_state=random_state, rows=band_rows), color=color)
         line._precall_band = ax._precall_last_band
     if envelope and table.n_pos > 0 and method != "voc2010":
         ap10 = table.average_precision(method="voc2010", on_undefined="nan")
@@ -715,12 +729,14 @@ def draw_roc(
     random_state: Any = 0,
     max_name: int | None = NAME_WIDTH,
     on_undefined: Any = "warn",
+    band_rows: Any = None,
     **line_kw: Any,
 ) -> Any:
     """Draw one table's ROC curve on ``ax``, the area shaded; returns ``ax``.
 
     ``interval``: ``(low, high)`` of the AUC for the legend; ``band``: the bootstrap
-    band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``);
+    band of TPR at each FPR (:func:`precall.plot.roc_band`, pROC's ``ci.se``; ``band_rows``:
+    its ``rows``, the table's weighted rows, drawn as rows);
     ``best_f1`` / ``points``: operating points marked as in :func:`draw_pr`;
     ``label`` within ``max_name`` characters (:func:`short_name`; None: whole);
     ``on_undefined``: the AUC of a table of one class, as :func:`precall.evaluate` gives it
@@ -739,7 +755,7 @@ def draw_roc(
     if shade and not band:  # the band is the shading to read when there is one
         ax.fill_between(fx, ty, color=line.get_color(), alpha=0.15, lw=0, zorder=0)
     if band and table.n_pos > 0 and table.n_neg > 0:
-        draw_band(ax, roc_band(table, random_state=random_state), color=line.get_color())
+        draw_band(ax, roc_band(table, random_state=random_state, rows=band_rows), color=line.get_color())
         line._precall_band = ax._precall_last_band
     _draw_points(ax, table, label=label, color=line.get_color(), best_f1=best_f1, points=points, roc=True,
                  print_thresholds=print_thresholds)
@@ -1059,6 +1075,7 @@ def pr_tables(
                 eleven_point=eleven_point and not per_class,
                 baseline=baseline and not per_class and i == 0, baseline_color=_GRAY,
                 interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and not per_class,
+                band_rows=_band_rows(series, name) if band else None,
                 points=None if per_class else points, print_thresholds=print_thresholds,
                 on_undefined=on_undefined, **({"lw": 1.2, "alpha": 0.9} if thin_lines else {}))
     _curve_entries(ax, before)
@@ -1180,6 +1197,7 @@ def roc_tables(
     for (name, table), label in zip(series, _short_names([name for name, _ in series], max_name)):
         draw_roc(ax, table.grouped(), label=label, max_name=None, shade=shade, max_fpr=quoted,
                  interval=(intervals or {}).get(name), band=band, best_f1=best_f1 and micro is None,
+                 band_rows=_band_rows(series, name) if band else None,
                  points=points if micro is None else None, print_thresholds=print_thresholds,
                  on_undefined=on_undefined, **({"lw": 1.2, "alpha": 0.9} if micro is not None else {}))
     _curve_entries(ax, before)
@@ -1309,7 +1327,7 @@ def forest(result: Any, intervals: Mapping[int, Any] | None = None, *, k: int = 
         got = [(y, interval(i)) for y, i in zip(ys, picked) if interval(i) is not None]
         if got:
             ax.hlines([y for y, _ in got], [lo for _, (lo, _) in got], [hi for _, (_, hi) in got], color="C0",
-                      linewidth=1.6, label=f"{level:.0%} interval")
+                      linewidth=1.6, label=f"{percent(level)} interval")
         ax.plot(shown, ys, "o", color="C0", markersize=5, label=title)
         if overall is not None:
             ax.axvline(overall, color=_GRAY, linestyle="--", linewidth=1, label=f"all rows: {overall:.4f}")

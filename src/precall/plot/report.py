@@ -215,9 +215,11 @@ threshold table's row (exact counts), only the rows between are left out."""
 
 
 def _curve_data(table: ThresholdTable, *, name: str, label: str, color: str, budget: int, keep: Any,
-                band: bool = False, width: float | None = None, dash: str = "") -> dict[str, Any]:
+                band: bool = False, width: float | None = None, dash: str = "", band_rows: Any = None
+                ) -> dict[str, Any]:
     """One curve for ``report.js``: the kept rows' TP, FP and threshold texts (those of the
-    rank tables), P and N; the row the control starts at (the best F1); bands (``band``).
+    rank tables), P and N; the row the control starts at (the best F1); bands (``band``; of the
+    weighted rows ``band_rows`` when given, :func:`precall.plot.pr_band`'s ``rows``).
     ``name`` is shown within :data:`precall.plot.NAME_WIDTH` characters (``label``, the legend's
     text, is given so); a shortened name's whole text is ``full`` (the legend entry's tooltip)."""
     from .. import plot
@@ -245,8 +247,9 @@ def _curve_data(table: ThresholdTable, *, name: str, label: str, color: str, bud
     if width is not None:
         out.update(width=width, dash=dash)
     if band and table.n_pos > 0 and table.n_neg > 0:
-        out["band"] = {kind: _band_data(b) for kind, b in (("pr", plot.pr_band(table, random_state=0)),
-                                                            ("roc", plot.roc_band(table, random_state=0)))}
+        out["band"] = {kind: _band_data(b) for kind, b in (
+            ("pr", plot.pr_band(table, random_state=0, rows=band_rows)),
+            ("roc", plot.roc_band(table, random_state=0, rows=band_rows)))}
     return out
 
 
@@ -475,14 +478,17 @@ def html_report(
     interactive = _interactive([
         _curve_data(tables[n], name=n, label=f"{plot.short_name(n)} (AP step {plot.value_text(results[n].average_precision['step'])}, "
                     f"AUC {plot.value_text(results[n].roc_auc)})", color=plot.PALETTE[i % len(plot.PALETTE)],
-                    budget=budget, keep=_rank_indices(tables[n], rank_rows), band=ci)
+                    budget=budget, keep=_rank_indices(tables[n], rank_rows), band=ci,
+                    band_rows=plot._band_rows(series, n) if ci else None)
         for i, n in enumerate(names)], baseline=first.prevalence)
     ranks = "".join(
         f"<h3>{_e(name)}</h3>" + _table(RANK_HEADER, _rank_rows(tables[name], rank_rows)) for name in names
     )
     weight_word = "weight" if weighted else "count"
+    drawn = ("of the weighted rows (a drawn row counts its weight, as the intervals draw them), counted over "
+             "blocks of thresholds" if weighted else "drawn as counts over blocks of thresholds")
     band_note = (f" Shaded bands: pointwise 95% bootstrap bands ({stats.bands.BAND_RESAMPLES} stratified resamples "
-                 "drawn as counts over blocks of thresholds, seed 0; pROC's <code>ci.se</code>)." if ci else "")
+                 f"{drawn}, seed 0; pROC's <code>ci.se</code>)." if ci else "")
     note = (f"data {_e(source)}; labels {_e(label_column)}, positive "
             f"{_e(pos_label if pos_label is not None else 1)}; positive {weight_word} {_count(first.n_pos)}, "
             f"negative {weight_word} {_count(first.n_neg)}, prevalence {_num(first.prevalence)}; ties "

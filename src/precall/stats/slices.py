@@ -72,7 +72,7 @@ import numpy as np
 
 from .. import metrics
 from .._core.normal import isf, two_sided_p
-from .._core.text import columns, fixed, legend, name_limit, shortened, signed, table_lines, visible, wrap
+from .._core.text import columns, fixed, legend, name_limit, percent, shortened, signed, table_lines, visible, wrap
 from .._core.validate import AP_METHODS, check_binary, check_bool, check_choice, check_number
 from ..slices import slice_codes, slice_dicts, slices_csv_text, slices_frame
 from ._resample import (Draws, RankedColumn, cell_steps, count_design, draw_blocks, draw_counts, rank_column,
@@ -464,7 +464,7 @@ class SliceComparison:
             width = check_number(width, "width", low=60, integer=True, hint="the widest line; None: no limit")
         ranked = self.ranked.tolist()
         picked = ranked if len(ranked) <= 2 * k else ranked[:k] + [-1] + ranked[-k:]
-        pct = f"{self.level:.0%}"
+        pct = percent(self.level)
         versus, short = ("the rest", "-rest") if self.reference == "rest" else ("all rows", "-all")
         auc = "bootstrap" if self.weighted else "DeLong"
         header = ["slice", "n", "AP [interval]", short, "pHolm", "ROC-AUC", short, "pHolm"]
