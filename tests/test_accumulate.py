@@ -262,6 +262,86 @@ def test_counts_widen_before_they_overflow():
     np.testing.assert_array_equal(small[2], [2, 0])
 
 
+def test_integer_scores_beyond_2_53_are_refused_not_tied():
+    """float64 state scores cannot hold 2**62 + 1 and 2**62 apart: refused (as the readers refuse them), the
+    state unchanged, where a silent tie gave ROC-AUC 0.5 against the in-memory 1.0."""
+    y, s = np.array([1, 0]), np.array([2**62 + 1, 2**62], dtype=np.int64)
+    acc = precall.Accumulator().update([0, 1], [0.2, 0.7])
+    for feed in (lambda: acc.update(y, s), lambda: acc.update(y, -s), lambda: acc.update(y, s.astype(np.uint64)),
+                 lambda: acc.update(y, s, sample_weight=[1.0, 2.0])):
+        with pytest.raises(ValueError, match=r"`y_score` -?4611686018427387905 \(index 0\) is an integer beyond "
+                                             r"2\*\*53.*evaluate the arrays in memory"):
+            feed()
+    assert repr(acc) == "Accumulator(binary, 2 distinct scores, n_pos=1, n_neg=1)"
+    with pytest.raises(ValueError, match=r"row 1, column 1\) is an integer beyond 2\*\*53"):
+        precall.Accumulator(labels=[0, 1]).update([0, 1], np.array([[1, 2], [3, 2**60]]))
+    with pytest.raises(ValueError, match="beyond 2"):
+        precall.Accumulator(bins=4, score_range=(0, 2**63)).update(y, s)
+    sliced = precall.SlicedAccumulator().update([0, 1], [0.2, 0.7], by=["a", "b"])
+    with pytest.raises(ValueError, match="beyond 2"):
+        sliced.update(y, s, by=["c", "c"])
+    assert sliced.keys == [("a",), ("b",)] and repr(sliced) == "SlicedAccumulator(2 slices by slice, 2 rows)"
+    edge = np.array([2**53, 2**53 - 1, -(2**53)], dtype=np.int64)  # still exact as float64: kept
+    got = precall.Accumulator().update([1, 0, 1], edge).evaluate().roc_auc
+    assert got == precall.roc_auc([1, 0, 1], edge) == 0.5
+
+
+@pytest.mark.parametrize("labels, match", [
+    ([0, 1, np.nan], r"`labels` must name classes of `y_true`; got nan at index 2, which equals no label"),
+    (np.array([0, 1, float("nan")], dtype=object), r"got nan at index 2, which equals no label"),
+    ([0, 1, 1], r"`labels` must be unique"),
+    ([[0, 1, 2]], r"`labels` must be 1-D"),
+])
+def test_labels_pass_the_in_memory_front_door(labels, match):
+    """labels= with a NaN was taken by the Accumulator, then "label nan is not one of [0.0, 1.0, nan]": one
+    validator refuses it up front, in memory and streaming alike (NaN equals no label, as for pos_label)."""
+    s = np.random.default_rng(0).random((6, 3))
+    y = [0, 1, 0, 1, 0, 1]
+    with pytest.raises(ValueError, match=match):
+        precall.average_precision(y, s, labels=labels, average=None)
+    with pytest.raises(ValueError, match=match):
+        precall.Accumulator(labels=labels)
+
+
+def _count_payload(pos: list[int], neg: list[int]) -> bytes:
+    with np.load(io.BytesIO(precall.Accumulator().update([0, 1], [0.1, 0.9]).to_bytes())) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays.update(scores_0=np.array([0.1, 0.9]), pos_0=np.array(pos, np.int64), neg_0=np.array(neg, np.int64))
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def test_counts_past_int64_are_refused_not_wrapped():
+    """Totals past 2**63 - 1 wrapped round to negative counts (ROC-AUC NaN, no warning): a payload, a merge
+    or an update that would count more rows in one table is refused, naming the limit."""
+    with pytest.raises(ValueError, match=r"corrupt Accumulator payload: table 0: counts adding up to "
+                                         r"9223372036854775808 rows, beyond the 2\*\*63 - 1"):
+        precall.Accumulator.from_bytes(_count_payload([0, 2**62], [2**62, 0]))
+    a = precall.Accumulator.from_bytes(_count_payload([0, 2**61], [2**61, 0]))  # 2**62 rows: exact
+    e = a.evaluate()
+    assert (e.roc_auc, e.average_precision["step"], e.n_pos, e.n_neg) == (1.0, 1.0, 2**61, 2**61)
+    with pytest.raises(ValueError, match=r"the merge would count 9223372036854775808 rows in one table, beyond "
+                                         r"the 2\*\*63 - 1 an int64 count holds"):
+        a.merge(a)
+    full = precall.Accumulator.from_bytes(_count_payload([0, 2**62 - 1], [2**62, 0]))  # 2**63 - 1 rows
+    with pytest.raises(ValueError, match="this batch would count 9223372036854775809 rows"):
+        full.update([0, 1], [0.1, 0.9])
+    assert full.table().tp[-1] == 2**62 - 1  # unchanged
+    full.update([0, 1], [0.1, 0.9], sample_weight=[1.0, 1.0])  # weights: float sums, no int64 count
+    binned = precall.Accumulator(bins=2, score_range=(0, 1))
+    with np.load(io.BytesIO(binned.update([0, 1], [0.1, 0.9]).to_bytes())) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays.update(pos_0=np.array([0, 2**62], np.int64), neg_0=np.array([2**62 - 1, 0], np.int64))
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    big = precall.Accumulator.from_bytes(buffer.getvalue())
+    with pytest.raises(ValueError, match="beyond the 2"):
+        big.merge(big)
+    with pytest.raises(ValueError, match="beyond the 2"):
+        big.update([1], [0.5])
+
+
 @given(rows, st.booleans(), st.sampled_from(["reference", "exact"]))
 def test_evaluate_from_the_state_equals_in_memory(data, weighted, grid):
     y = np.array([r[0] for r in data], dtype=int)

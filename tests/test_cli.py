@@ -273,6 +273,15 @@ def test_bad_weight(tmp_path, capsys, value, word):
     assert "line 3" in message and "column 'w'" in message and word in message
 
 
+@pytest.mark.parametrize("engine", [[], ["--stream"], ["--engine", "dask", "--scheduler", "synchronous"]])
+def test_subnormal_weight_is_refused_on_its_line(tmp_path, capsys, engine):
+    rows = [["1", "0.9", "1"], ["0", "0.4", "0"], ["1", "0.7", "5e-324"]]
+    path = write_csv(tmp_path / "w.csv", ["y", "s", "w"], rows)
+    message = run_error(["evaluate", str(path), "--label", "y", "--score", "s", "--weight", "w", *engine], capsys)
+    assert "line 4" in message and "column 'w'" in message and "'5e-324'" in message
+    assert "0 or at least 2.2250738585072014e-308" in message
+
+
 def test_all_zero_weights(tmp_path, capsys):
     path = write_csv(tmp_path / "z.csv", ["y", "s", "w"], [["1", "0.9", "0"], ["0", "0.4", "0"]])
     message = run_error(
@@ -799,6 +808,12 @@ def test_prevalence_json_matches_sklearn_on_reweighted_data(csv_file, data, caps
             average_precision_score(y, score, sample_weight=w2), rel=1e-9)
         assert entry["prevalence"] == pytest.approx(pi, rel=1e-12)
         assert entry["roc_auc"] == pytest.approx(result["roc_auc"], rel=1e-12)
+    # the rows given, as precall.evaluate(prevalence=) and --stream / --engine dask count them
+    assert [e["n_samples"] for e in result["at_prevalence"]] == [len(y)] * 2 == [
+        precall.evaluate(y, score, prevalence=0.05).n_samples] * 2
+    for engine in (["--stream"], ["--engine", "dask", "--scheduler", "synchronous"]):
+        streamed = run_json([*argv, *engine], capsys)
+        assert [e["n_samples"] for e in streamed["at_prevalence"]] == [len(y)] * 2
     # the test-set numbers are unchanged, and carry their context
     assert result["average_precision"]["step"] == pytest.approx(
         average_precision_score(y, score, sample_weight=weight if weighted else None), rel=1e-12)
@@ -898,6 +913,17 @@ def test_stream_with_a_pos_label_absent_from_the_first_chunk(tmp_path, capsys):
     assert main(["evaluate", str(path), "--label", "y", "--score", "s", "--pos-label", "7", "--stream",
                  "--chunk-rows", "4"]) == 2
     assert "--pos-label '7' does not occur" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["1e20", "9223372036854775808", "1000000000001"])
+def test_a_huge_chunk_rows_is_refused_naming_the_option(csv_file, capsys, value):
+    """--chunk-rows past int64 was an OverflowError naming no option ("rescale the weights or the option")."""
+    assert main(["evaluate", str(csv_file), "--label", "y", "--score", "score", "--stream", "--chunk-rows",
+                 value]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1].endswith(
+        f"argument --chunk-rows: must be a whole number in [1, 1e+12]; got '{value}'"), err
+    assert "Overflow" not in err and "Traceback" not in err
 
 
 ONE_CLASS = {"no positive": (["0,0.1,1", "0,0.2,2", "0,0.3,1"], ["average precision", "ROC-AUC"]),

@@ -244,6 +244,35 @@ def test_payloads_are_byte_for_byte_those_of_before(weighted):
     assert back.to_bytes() == merged.to_bytes() and back.keys == merged.keys
 
 
+def test_counts_past_int64_are_refused_in_payloads_and_merges():
+    """The overall table's rows bound every slice's: a payload counting more than 2**63 - 1 rows, or slices
+    counting more rows than the overall table, is refused, and so is a merge past the limit (the counts wrapped
+    round to negative numbers)."""
+    import io
+
+    def payload(pos: list[int], neg: list[int]) -> bytes:
+        acc = SlicedAccumulator().update([0, 1], [0.1, 0.9], by=["a", "a"])
+        with np.load(io.BytesIO(acc.to_bytes())) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        arrays.update(pos=np.array(pos, np.int64), neg=np.array(neg, np.int64))
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        return buffer.getvalue()
+
+    big = SlicedAccumulator.from_bytes(payload([0, 2**61, 0, 2**61], [2**61, 0, 2**61, 0]))
+    assert big.evaluate().overall.roc_auc == 1.0
+    with pytest.raises(ValueError, match=r"the merge would count 9223372036854775808 rows in one table, beyond the "
+                                         r"2\*\*63 - 1"):
+        big.merge(big)
+    with pytest.raises(ValueError, match="this batch would count"):
+        SlicedAccumulator.from_bytes(payload([0, 2**62 - 1, 0, 1], [2**62, 0, 0, 0])).update([1], [0.5], by=["a"])
+    with pytest.raises(ValueError, match="corrupt SlicedAccumulator payload: the overall table counts "
+                                         "9223372036854775808 rows"):
+        SlicedAccumulator.from_bytes(payload([0, 2**62, 0, 1], [2**62, 0, 1, 0]))
+    with pytest.raises(ValueError, match="corrupt SlicedAccumulator payload: the slices count more rows"):
+        SlicedAccumulator.from_bytes(payload([0, 1, 0, 2**62], [1, 0, 2**62, 0]))
+
+
 def test_a_slice_table_of_several_raw_keys_and_relabel_merging_slices():
     """Raw keys of one slice (an int batch's 1 and a float batch's 1.0) and slices merged by
     relabel: their pairs added, as in memory on the renamed rows."""

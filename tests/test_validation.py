@@ -420,6 +420,23 @@ def test_weights_whose_total_overflows_are_refused(fn):
     fn(y, s, sample_weight=[1e307] * 4)
 
 
+@pytest.mark.parametrize("tiny", [5e-324, 1e-312, 2.2250738585072009e-308])
+def test_subnormal_weights_are_refused_naming_the_smallest_allowed(tiny):
+    """A subnormal weight keeps too few digits (5e-324 gave step AP 0.0 where 0.5 is right, silently): one
+    validator refuses it in every route, naming the smallest weight allowed; 0 and the smallest normal pass."""
+    y, s = [1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4]
+    for fn in (precall.average_precision, precall.roc_auc, precall.evaluate,
+               lambda *a, **k: precall.Accumulator().update(*a, **k),
+               lambda *a, **k: precall.SlicedAccumulator().update(*a, by=[0, 0, 1, 1], **k)):
+        with pytest.raises(ValueError, match=r"`sample_weight` must be 0 or at least 2\.2250738585072014e-308 .*"
+                                             r"the first at index 1 .*multiply every weight by one number"):
+            fn(y, s, sample_weight=[1.0, tiny, 0.0, 1.0])
+    smallest = 2.2250738585072014e-308
+    assert precall.evaluate(y, s, sample_weight=[smallest] * 4).average_precision["step"] == 0.5
+    assert precall.Accumulator().update(y, s, sample_weight=[smallest, 0.0, smallest, smallest]).evaluate(
+        ).average_precision["step"] == precall.average_precision(y, s, sample_weight=[1.0, 0.0, 1.0, 1.0])
+
+
 @pytest.mark.parametrize("func", [precall.average_precision, precall.roc_auc, precall.evaluate])
 def test_multi_class_scores_of_a_batch_without_a_class_point_to_labels(func):
     """Three score columns and two labels in ``y_true`` (a batch without one class): the error said to pass

@@ -114,6 +114,7 @@ from typing import IO, Any, Callable, Iterator, Sequence
 import numpy as np
 
 from ._core.jsonshape import MAX_JSON_DEPTH, JsonShape as _JsonShape
+from ._core.validate import SMALLEST_WEIGHT
 
 __all__ = ["Columns", "InputError", "Labels", "MISSING_LABELS", "SliceColumn", "column_names", "default_delimiter",
            "file_format", "iter_file", "label_counts", "label_problem", "label_text", "read_arrow", "read_delimited",
@@ -493,13 +494,13 @@ def _finish(
             f"got {shown(int(i), int(j), scores[i, j])}"
         )
     if weights is not None:
-        bad_weight = _first(lambda w: ~np.isfinite(w) | (w < 0), weights)
+        bad_weight = _first(lambda w: ~np.isfinite(w) | (w < 0) | ((w < SMALLEST_WEIGHT) & (w != 0)), weights)
         if bad_weight is not None:
             i = bad_weight[0]
             at = where(i)
             raise InputError(
                 f"{name}: {at}, column {weight!r}: the weight must be finite and "
-                f"non-negative; got {shown(i, -1, weights[i])}"
+                f"non-negative, 0 or at least {SMALLEST_WEIGHT!r}; got {shown(i, -1, weights[i])}"
             )
         if whole and not weights.any():
             raise InputError(f"{name}: column {weight!r}: every weight is zero; at least one must be positive")

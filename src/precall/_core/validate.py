@@ -167,6 +167,10 @@ def _check_scores(y_score: Any) -> np.ndarray:
     return scores
 
 
+#: the smallest positive weight accepted: the smallest normal float64 (a subnormal weight has too few digits)
+SMALLEST_WEIGHT = float(np.finfo(np.float64).tiny)
+
+
 def _check_weight(sample_weight: Any, n: int, *, require_positive: bool = True) -> np.ndarray | None:
     """Finite, non-negative weights, one per sample; with ``require_positive`` at least
     one positive (off for one part of a larger input, e.g. a Spark partition)."""
@@ -192,6 +196,14 @@ def _check_weight(sample_weight: Any, n: int, *, require_positive: bool = True) 
         raise ValueError(
             f"`sample_weight` must be non-negative; got {bad.size} negative "
             f"weight(s), the first at index {bad[0]} ({w[bad[0]].item()!r})"
+        )
+    small = (w < SMALLEST_WEIGHT) & (w != 0)
+    if small.any():
+        bad = np.flatnonzero(small)
+        raise ValueError(
+            f"`sample_weight` must be 0 or at least {SMALLEST_WEIGHT!r} (the smallest normal float64; a smaller "
+            f"weight keeps too few digits for the metrics' sums); got {bad.size} weight(s) below it, the first at "
+            f"index {bad[0]} ({w[bad[0]].item()!r}): multiply every weight by one number (every metric is the same)"
         )
     if require_positive and not (w > 0).any():
         raise ValueError("`sample_weight` must have at least one positive weight; got all zeros")
@@ -862,7 +874,7 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
         if labels is None:
             classes = np.arange(k)
         else:
-            classes = _check_labels(labels)
+            classes = check_labels(labels)
             if classes.size != k:
                 raise ValueError(
                     f"`labels` must name one class per column of `y_score`; got "
@@ -875,7 +887,7 @@ def check_multi(y_true: Any, y_score: Any, sample_weight: Any = None, labels: An
         if labels is None:
             classes = present
         else:
-            classes = _check_labels(labels)
+            classes = check_labels(labels)
             check_label_types(present, classes, "labels")
             missing = np.setdiff1d(present, classes)
             if missing.size:
@@ -917,10 +929,18 @@ def _indicator(truth: np.ndarray) -> np.ndarray:
     return truth.astype(bool)
 
 
-def _check_labels(labels: Any) -> np.ndarray:
+def check_labels(labels: Any) -> np.ndarray:
+    """``labels=``, the class of each score column: 1-D, of one kind, unique, no NaN (which equals no
+    label, so its class could never be named, as ``pos_label``)."""
     classes = _as_1d(labels, "labels", labels=True)
     if classes.dtype.kind == "O":
         label_kind(classes, "labels")
+    nan = (np.isnan(classes) if classes.dtype.kind in "fc" else
+           np.array([_value_kind(v) == "number" and v != v for v in classes.tolist()], dtype=bool)
+           if classes.dtype.kind == "O" else np.zeros(classes.shape, dtype=bool))
+    if nan.any():
+        raise ValueError(f"`labels` must name classes of `y_true`; got nan at index {int(np.flatnonzero(nan)[0])}, "
+                         "which equals no label (a NaN label of `y_true` is refused): drop it")
     if np.unique(classes).size != classes.size:
         raise ValueError(f"`labels` must be unique; got {_describe(classes)}")
     return classes

@@ -99,7 +99,8 @@ def evaluate_columns(
                     except ValueError:  # not reached: reported as such
                         point = None
                     points.append((kind, value, point))
-            at_prevalence = at_prevalences(table, prevalences, recall_grid) if table is not None else ()
+            at_prevalence = (at_prevalences(table, prevalences, recall_grid, n_samples=result.n_samples)
+                             if table is not None else ())
             intervals = None
             if ci is not None:
                 intervals = compute_intervals(
@@ -166,11 +167,13 @@ def numeric_failure(exc: Exception, prevalences: Sequence[float]) -> str:
 
 
 def at_prevalences(
-    table: precall.ThresholdTable, prevalences: Sequence[float], recall_grid: str
+    table: precall.ThresholdTable, prevalences: Sequence[float], recall_grid: str, *, n_samples: int | None = None
 ) -> tuple[tuple[float, precall.Evaluation], ...]:
     """``--prevalence``: the evaluation of the table reweighted to each prevalence
-    (:meth:`precall.ThresholdTable.at_prevalence`; ROC-AUC is unchanged)."""
-    return tuple((pi, table.at_prevalence(pi).evaluate(recall_grid=recall_grid))
+    (:meth:`precall.ThresholdTable.at_prevalence`; ROC-AUC is unchanged), of the ``n_samples``
+    rows given, as :func:`precall.evaluate` with ``prevalence`` and the one-pass engines count them."""
+    return tuple((pi, dataclasses.replace(table.at_prevalence(pi).evaluate(recall_grid=recall_grid),
+                                          n_samples=n_samples))
                  for pi in dict.fromkeys(prevalences))
 
 

@@ -827,13 +827,13 @@ def register(sub: Any) -> None:
                     "significant digits that tell them from the scores next to them; CSV and JSON: full "
                     "precision)")
     ev.add_argument("--prevalence", type=prevalence_arg, action="append", metavar="PI",
-                    help="binary, in memory (not --stream): also report every AP at this prevalence (share "
-                    "of positives, e.g. the deployment rate 0.001), negatives reweighted; repeatable")
+                    help="binary (also with --stream and --engine): also report every AP at this prevalence "
+                    "(share of positives, e.g. the deployment rate 0.001), negatives reweighted; repeatable")
     ev.add_argument("--stream", action="store_true",
                     help="binary: read the file in chunks through an exact streaming accumulator (memory "
                     "grows with the distinct scores, not the rows): for files larger than memory")
-    ev.add_argument("--chunk-rows", type=int_in(1), default=1 << 18, metavar="N",
-                    help="with --stream: rows per chunk of text files (default 262144)")
+    ev.add_argument("--chunk-rows", type=int_in(1, 10**12), default=1 << 18, metavar="N",
+                    help="with --stream: rows per chunk of text files (default 262144, at most 1e12)")
     ev.add_argument("--engine", choices=ENGINES, default="memory",
                     help="binary, one --score: 'memory' (default) loads the columns; 'stream' is --stream; "
                     "'dask' reads the file with dask.dataframe and evaluates exactly by score ranges on a "

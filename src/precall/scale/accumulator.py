@@ -35,7 +35,7 @@ from .._core.sort import compensated_cumsum, cumulative_sums, distinct_counts, s
 from .._core.steps import Steps, one_problem, reweight
 from .._core.undefined import NO_POSITIVES, ONE_CLASS_ROC, undefined
 from .._core.validate import (
-    check_binary, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_array, label_kind,
+    check_binary, check_labels, check_multi, check_on_undefined, check_options, check_pos_label, check_prevalence, check_prevalences, is_multi, label_kind,
     zero_weight_batch,
 )
 from .._core.metric import Metric
@@ -54,6 +54,50 @@ _U32 = 1 << 32
 _ROWS = 1 << 24  # at most this many unweighted rows wait to be sorted together into one run
 _MIN_ROWS = 1 << 20  # and at least this many (fewer rows per sort: more, smaller merges)
 _PROBE = 1 << 16  # rows whose distinct share decides between the two
+_EXACT = 2**53  # every integer of magnitude at most 2**53 is a float64; beyond it, neighbours round to one float
+_MAX_COUNT = 2**63 - 1  # an int64 count: the rows of one table (positives plus negatives) stay at most this
+
+
+def float_scores(scores: np.ndarray) -> np.ndarray:
+    """The scores as the accumulators hold them: float32 scores stay float32 (half the state), others
+    float64, -0.0 as 0.0 (as in the in-memory sort).  An integer score beyond 2**53 in magnitude is
+    refused, as the readers refuse it: a float64 cannot hold it (neighbouring integers would tie, where
+    the in-memory functions keep them apart)."""
+    if scores.dtype.kind in "iu" and scores.dtype.itemsize == 8 and scores.size:  # (32 bits or fewer: exact)
+        beyond = scores > _EXACT if scores.dtype.kind == "u" else (scores > _EXACT) | (scores < -_EXACT)
+        if beyond.any():
+            at = tuple(int(i) for i in np.argwhere(beyond)[0])
+            where = f"index {at[0]}" if len(at) == 1 else f"row {at[0]}, column {at[1]}"
+            raise ValueError(
+                f"`y_score` {scores[at].item()} ({where}) is an integer beyond 2**53, which the accumulator's "
+                "float64 scores cannot hold exactly (neighbouring values would tie); rescale the scores (e.g. "
+                "subtract their minimum) or evaluate the arrays in memory (precall.evaluate), which keeps them "
+                "exact")
+    dtype = np.float32 if scores.dtype == np.float32 else np.float64
+    return scores.astype(dtype) + dtype(0.0)
+
+
+def count_total(*counts: np.ndarray) -> int:
+    """The exact sum of non-negative integer count arrays (a Python int: the high and low 32 bits of
+    each count summed apart, so no sum overflows); 0 for weights (floats, which do not overflow)."""
+    total = 0
+    for a in counts:
+        if a.dtype.kind not in "iu":
+            continue
+        a = a.astype(np.uint64, copy=False)
+        total += (int((a >> np.uint64(32)).sum(dtype=np.uint64)) << 32) + int(
+            (a & np.uint64(0xFFFFFFFF)).sum(dtype=np.uint64))
+    return total
+
+
+def check_count(total: int, what: str) -> int:
+    """``total`` (rows counted in one table) if an int64 count holds it, else a ``ValueError``."""
+    if total > _MAX_COUNT:
+        raise ValueError(
+            f"{what} would count {total} rows in one table, beyond the 2**63 - 1 an int64 count holds (the "
+            "counts would wrap round to negative numbers); merge fewer states, or pass weights (float sums) "
+            "instead of repeated rows")
+    return total
 
 
 def _count_dtype(*runs: _Run) -> np.dtype:
@@ -315,10 +359,11 @@ class Accumulator:
         score_range: tuple[float, float] | None = None,
     ) -> None:
         self.pos_label = check_pos_label(pos_label)
-        self.labels = None if labels is None else label_array(labels, "labels")  # no mixture turned into strings
+        self.labels = None if labels is None else check_labels(labels)  # as in memory: 1-D, one kind, unique, no NaN
         self.edges = edges_of(bins, score_range, 1 if self.labels is None else max(self.labels.size, 1))
         k = 1 if self.labels is None else self.labels.size
         self._pending = [_Runs() for _ in range(k)]  # exact: batches' states waiting to be merged
+        self._counted = [0] * k  # the rows counted (integer counts) in each table: at most _MAX_COUNT
         if self.edges is None:
             self._scores = [np.zeros(0, dtype=np.float32) for _ in range(k)]
             self._pos = [np.zeros(0, dtype=np.uint32) for _ in range(k)]
@@ -334,10 +379,13 @@ class Accumulator:
     def multi(self) -> bool:
         return self.labels is not None
 
+    def _count(self, rows: int) -> None:
+        """Count ``rows`` more rows (integer counts) in every table, refused past an int64 count
+        before any table changes."""
+        self._counted = [check_count(n + rows, "this batch") for n in self._counted]
+
     def _add(self, c: int, scores: np.ndarray, positive: np.ndarray, weight: np.ndarray | None) -> None:
-        # float32 scores stay float32 (half the state); -0.0 is 0.0, as in the in-memory sort
-        dtype = np.float32 if scores.dtype == np.float32 else np.float64
-        s = scores.astype(dtype) + dtype(0.0)
+        s = scores  # float_scores of the batch, its rows counted (the callers, before any table changes)
         if self.edges is not None:  # binned: scores outside the range go to the end bins
             slot = np.clip(np.searchsorted(self.edges, s, side="right") - 1, 0, self.edges.size - 2)
             n_bins = self.edges.size - 1
@@ -373,7 +421,10 @@ class Accumulator:
     def update(self, y_true: Any, y_score: Any, *, sample_weight: Any = None) -> "Accumulator":
         """Add a batch (validated as the in-memory functions validate it); returns ``self``.
 
-        A batch whose weights are all zero is checked and adds nothing.
+        A batch whose weights are all zero is checked and adds nothing.  The state holds
+        float scores and int64 counts: an integer score beyond 2**53 (which a float64
+        would tie with its neighbours) and a batch that would count more than 2**63 - 1
+        rows in one table are refused, the state unchanged.
         """
         def rows() -> Any:  # a batch of zero weights: its labels and scores checked alone
             if self.multi:
@@ -384,8 +435,11 @@ class Accumulator:
             return self
         if self.multi:
             data = check_multi(y_true, y_score, sample_weight, self.labels)
-            for c in range(data.scores.shape[1]):
-                self._add(c, data.scores[:, c], data.positive[:, c], data.weight)
+            scores = float_scores(data.scores)  # every column checked before any table changes
+            if data.weight is None:
+                self._count(scores.shape[0])
+            for c in range(scores.shape[1]):
+                self._add(c, scores[:, c], data.positive[:, c], data.weight)
             return self
         if is_multi(y_true, y_score):
             raise ValueError(
@@ -393,7 +447,10 @@ class Accumulator:
                 "`labels=` (the class of each score column)"
             )
         data = check_binary(y_true, y_score, sample_weight, self.pos_label, batch=True)
-        self._add(0, data.scores, data.positive, data.weight)
+        scores = float_scores(data.scores)
+        if data.weight is None:
+            self._count(scores.shape[0])
+        self._add(0, scores, data.positive, data.weight)
         return self
 
     def merge(self, other: "Accumulator") -> "Accumulator":
@@ -413,6 +470,7 @@ class Accumulator:
         if not same_bins:
             raise ValueError("can only merge accumulators with the same bins (or both exact)")
         out = Accumulator(pos_label=self.pos_label, labels=self.labels, bins=self.edges)
+        out._counted = [check_count(a + b, "the merge") for a, b in zip(self._counted, other._counted)]
         self._flush()
         other._flush()
         if self.edges is not None:
@@ -647,6 +705,7 @@ class Accumulator:
             s, p, n = arrays[f"scores_{c}"], arrays[f"pos_{c}"], arrays[f"neg_{c}"]
             _check_table(c, s, p, n, None if out.edges is None else out.edges.size - 1)
             out._scores[c], out._pos[c], out._neg[c] = s, p, n
+            out._counted[c] = count_total(p, n)
             if out.edges is None and s.size:
                 out._pending[c].push((s, p, n))
         return out
@@ -755,6 +814,8 @@ def _check_table(c: int, s: np.ndarray, p: np.ndarray, n: np.ndarray, n_bins: in
         problem = "counts not finite and non-negative"
     elif n_bins is not None and s.size != n_bins:
         problem = f"{s.size} bins where the edges give {n_bins}"
+    elif count_total(p, n) > _MAX_COUNT:
+        problem = f"counts adding up to {count_total(p, n)} rows, beyond the 2**63 - 1 an int64 count holds"
     if problem is not None:
         raise ValueError(f"corrupt Accumulator payload: table {c}: {problem}")
 

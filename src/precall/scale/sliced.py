@@ -51,7 +51,7 @@ from ..slices import SliceCodes, SlicedEvaluation, SlicedSteps, SlicedTables, Sl
     sliced_evaluation_of, sliced_tables, sliced_values_of
 from ..table import ThresholdTable
 from .accumulator import _COUNT_DTYPES, _SCORE_DTYPES, Accumulator, _check_table, _merge_two, _plain, \
-    _read_payload, _same_label, score_sums, state_from_sorted, table_of_state
+    _MAX_COUNT, _read_payload, _same_label, count_total, float_scores, score_sums, state_from_sorted, table_of_state
 
 __all__ = ["SlicedAccumulator"]
 
@@ -106,12 +106,18 @@ class SlicedAccumulator:
                                  lambda: check_binary(y_true, y_score, None, self.pos_label, batch=True))
         nothing = zero is not None
         data = zero if nothing else check_binary(y_true, y_score, sample_weight, self.pos_label, batch=True)
+        scores = float_scores(data.scores)  # as Accumulator holds them, checked before the state changes
         codes = slice_codes(by, data.n_samples, named=False)
-        if self.columns is None:
-            self.columns = codes.columns
-        elif codes.columns != self.columns:
+        if self.columns is not None and codes.columns != self.columns:
             raise ValueError(f"`by` must name the same slice columns in every batch ({list(self.columns)}); got "
                              f"{list(codes.columns)}. Pass the columns in the same order, with the same names")
+        kept = codes.codes
+        if data.scores.shape[0] < data.n_samples:  # zero weights were set aside
+            kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
+        if data.weight is None and not nothing and kept.shape[0]:  # rows counted in the overall table (the
+            self._all._count(kept.shape[0])  # slices' counts add up to its), refused before the state changes
+        if self.columns is None:
+            self.columns = codes.columns
         if self._types is None:
             self._types = [set() for _ in codes.columns]
         for types, dtype in zip(self._types, codes.dtypes):
@@ -119,7 +125,7 @@ class SlicedAccumulator:
                 types.add(_batch_type(dtype))
                 self._view = None
         if data.weight is not None and not nothing:  # the rows checked once: as Accumulator.update adds them
-            self._all._add(0, data.scores, data.positive, data.weight)
+            self._all._add(0, scores, data.positive, data.weight)
         self._n_samples += data.n_samples
         index = self._index
         known = len(index)
@@ -130,11 +136,8 @@ class SlicedAccumulator:
         self._rows[at] += codes.rows()
         if nothing:
             return self
-        kept = codes.codes
-        if data.scores.shape[0] < data.n_samples:  # zero weights were set aside
-            kept = kept[np.asarray(sample_weight, dtype=np.float64).ravel() > 0]
         if kept.shape[0]:
-            pairs = _batch_pairs(at[kept], data.scores, data.positive, data.weight)
+            pairs = _batch_pairs(at[kept], scores, data.positive, data.weight)
             self._pairs.push(pairs)
             if data.weight is None:  # all the rows' counts from the batch's pairs: no row waits to be sorted
                 self._all._pending[0].push(_overall(pairs, kept.shape[0]))
@@ -462,10 +465,17 @@ class SlicedAccumulator:
             raise ValueError("corrupt SlicedAccumulator payload: table sizes do not match the slices and scores")
         scores, pos, neg = arrays["scores"], arrays["pos"], arrays["neg"]
         _check_tables(sizes, scores, pos, neg)
+        head = int(sizes[0])
+        counted = count_total(pos[:head], neg[:head])  # the overall table's rows (integer counts), at most 2**63 - 1
+        if counted > _MAX_COUNT:
+            raise ValueError(f"corrupt SlicedAccumulator payload: the overall table counts {counted} rows, beyond the "
+                             "2**63 - 1 an int64 count holds")
+        if count_total(pos[head:], neg[head:]) > counted:  # the slices' rows add up to its: a merge stays bounded
+            raise ValueError("corrupt SlicedAccumulator payload: the slices count more rows than the overall table")
         out = cls(pos_label=meta["pos_label"])
+        out._all._counted = [counted]
         out.columns = columns
         out._types = types
-        head = int(sizes[0])
         if head:
             out._all._pending[0].push((scores[:head], pos[:head], neg[:head]))
             out._all._flush(0)
@@ -539,8 +549,7 @@ def _batch_pairs(slices: np.ndarray, scores: np.ndarray, positive: np.ndarray, w
     are sorted apart and counted (uint32); with weights each pair's sums are those
     :func:`~precall.scale.accumulator.score_sums` gives the slice's rows of the batch alone (the
     plain sums for every score of a slice with at most two rows at each)."""
-    dtype = np.float32 if scores.dtype == np.float32 else np.float64
-    s = scores.astype(dtype) + dtype(0.0)
+    s = scores  # float_scores: float32 stays float32, -0.0 is 0.0
     distinct = distinct_counts(sorted_scores(s))[0]
     bits = _bits(distinct.size)
     key = _compose(slices, np.searchsorted(distinct, s), bits)
