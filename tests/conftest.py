@@ -40,19 +40,6 @@ except ImportError:  # pragma: no cover - hypothesis is a test dependency
 DATA_DIR = TESTS_DIR / "data"
 
 
-ONE_WORKER = ("spark", "browser")
-"""Markers whose tests share one expensive process-wide resource (a Spark session, a Chromium): under
-pytest-xdist (the suite's ``-n auto --dist loadgroup``) each such group runs on one worker, so the
-resource starts once, not once a worker."""
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        for name in ONE_WORKER:
-            if item.get_closest_marker(name) is not None:
-                item.add_marker(pytest.mark.xdist_group(name))
-
-
 @pytest.fixture(scope="session")
 def shared_data_dir() -> Path:
     """The public reference data sets the tests compare against (``tests/data``; sources and

@@ -715,16 +715,18 @@ def evaluation_from_keys(data: BinaryInput, *, ties: str, recall_grid: str, poli
     numbers = BatchNumbers(_pass_averages(passed, step.n_pos, recall_grid),
                            best_f1_points(step, np.zeros(1, dtype=np.int64)), auc, prg)
     return evaluation_from_steps(step, step, ties=ties, n_samples=data.n_samples, recall_grid=recall_grid,
-                                 policy=policy, numbers=numbers)
+                                 policy=policy, numbers=numbers, all_ranked=True)  # rows: every positive ranked
 
 
 def evaluation_from_steps(
     steps: Steps, grouped: Steps, *, ties: str, n_samples: int | None, recall_grid: str, policy: Any,
-    numbers: BatchNumbers | None = None,
+    numbers: BatchNumbers | None = None, all_ranked: bool = False,
 ) -> Evaluation:
     """The :class:`Evaluation` of one problem's steps; ``grouped`` are its steps with
     grouped ties, from which ROC-AUC and AUPRG are computed whatever ``ties`` is (``numbers``:
-    their :func:`batch_numbers`, computed already)."""
+    their :func:`batch_numbers`, computed already; ``all_ranked``: every positive is known to be
+    ranked, as in rows of data, so ``steps`` may be one step alone; else :func:`unranked_positives`
+    reads it from the last step)."""
     n_pos, n_neg = float(steps.n_pos[0]), float(steps.n_neg[0])
     if numbers is None:
         numbers = batch_numbers(steps, grouped, recall_grid)
@@ -739,7 +741,7 @@ def evaluation_from_steps(
     else:
         auc = float(numbers.roc_auc[0])  # type: ignore[index]
     unit = unit_positives(steps)
-    missing = unranked_positives(steps) if n_pos > 0 else 0.0
+    missing = 0.0 if all_ranked or n_pos == 0 else unranked_positives(steps)
     if missing and unit and float(n_pos).is_integer() and policy != "nan":  # else NaN for another reason
         # the minimum has no value a policy could give (as without positives): NaN, the policy only says
         # whether to warn or to stop
